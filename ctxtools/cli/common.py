@@ -1,0 +1,357 @@
+"""What every ctx-* command shares: options, input reading, JSON output, errors -> exit codes.
+
+A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``.
+``make_main`` is the one place where library errors become ``ctx-NAME: error: …`` on stderr
+with the error's exit status, where a closed stdout pipe ends the command quietly, and where
+``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import click
+
+from ctxtools import __version__
+from ctxtools.errors import CtxError, ExitStatus, InputError, NotFoundError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+_debug = False
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    global _debug
+    if value:
+        _debug = True
+    return value
+
+
+def debug_enabled() -> bool:
+    return _debug or os.environ.get("CTX_DEBUG", "") not in ("", "0")
+
+
+# --- decorator bundles -----------------------------------------------------------------------
+
+
+def _apply(decorators: list[Callable]) -> Callable:
+    def wrap(func: Callable) -> Callable:
+        for dec in reversed(decorators):
+            func = dec(func)
+        return func
+
+    return wrap
+
+
+def standard_options(func: Callable) -> Callable:
+    """``--version`` and ``--debug``: on every command."""
+    return _apply(
+        [
+            click.version_option(__version__, "--version", message="%(prog)s %(version)s"),
+            click.option(
+                "--debug",
+                is_flag=True,
+                expose_value=False,
+                is_eager=True,
+                callback=_set_debug,
+                help="Show a traceback on errors (also CTX_DEBUG=1).",
+            ),
+        ]
+    )(func)
+
+
+def input_files(func: Callable) -> Callable:
+    """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
+    return _apply(
+        [
+            click.argument("files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True)),
+            click.option(
+                "--files-from",
+                "files_from",
+                type=click.Path(allow_dash=True, dir_okay=False),
+                default=None,
+                help="Read file names from FILE, one a line ('-' for stdin).",
+            ),
+            click.option(
+                "-0",
+                "--null",
+                "null",
+                is_flag=True,
+                help="With --files-from: names are NUL-separated (git ls-files -z).",
+            ),
+        ]
+    )(func)
+
+
+def json_option(func: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
+
+
+def store_options(func: Callable) -> Callable:
+    """``--store DIR`` ($CTX_STORE) and ``--session NAME`` ($CTX_SESSION)."""
+    return _apply(
+        [
+            click.option(
+                "--store",
+                "store",
+                envvar="CTX_STORE",
+                type=click.Path(file_okay=False),
+                default=None,
+                help="Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
+            ),
+            click.option(
+                "--session",
+                "session",
+                envvar="CTX_SESSION",
+                default="default",
+                show_default=True,
+                help="Session the handles belong to [env CTX_SESSION].",
+            ),
+        ]
+    )(func)
+
+
+def ruler_options(func: Callable) -> Callable:
+    """The ruler: ``--encoding``, ``--tokenizer``, ``--heuristic``, ``--exact``."""
+    return _apply(
+        [
+            click.option(
+                "--encoding",
+                envvar="CTX_ENCODING",
+                default=None,
+                help="tiktoken encoding: cl100k_base (default) or o200k_base [env CTX_ENCODING].",
+            ),
+            click.option(
+                "--tokenizer",
+                type=click.Path(),
+                default=None,
+                help="Count with a Hugging Face tokenizer.json (exact for that model).",
+            ),
+            click.option(
+                "--heuristic",
+                is_flag=True,
+                help="1 token per CJK code point, 1 per 4 other characters; needs nothing.",
+            ),
+            click.option(
+                "--exact",
+                is_flag=True,
+                help="Fail (exit 1) instead of falling back to the heuristic.",
+            ),
+        ]
+    )(func)
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees."""
+
+    label: str
+    path: str | None
+
+
+STDIN = Source("-", None)
+
+
+def read_names(files_from: str, null: bool) -> list[str]:
+    """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated."""
+    if files_from == "-":
+        data = stdin_bytes().read()
+    else:
+        data = read_path_bytes(files_from)
+    sep = b"\0" if null else b"\n"
+    names = []
+    for raw in data.split(sep):
+        if not null:
+            raw = raw.rstrip(b"\r")
+        if raw:
+            names.append(os.fsdecode(raw))
+    return names
+
+
+def resolve_sources(
+    files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
+) -> list[Source]:
+    """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
+    if null and files_from is None:
+        raise click.UsageError("-0/--null goes with --files-from")
+    names = list(files)
+    if files_from is not None:
+        names.extend(read_names(files_from, null))
+    elif not names:
+        return [STDIN]
+    if files_from is not None and not names:
+        return []
+    return [STDIN if n == "-" else Source(n, n) for n in names]
+
+
+def stdin_bytes() -> BinaryIO:
+    stream = click.get_binary_stream("stdin")
+    if stream.isatty():
+        click.echo(
+            f"{click.get_current_context().info_name}: reading from standard input "
+            "(end with Ctrl-D; --help for usage)",
+            err=True,
+        )
+    return stream
+
+
+def check_file(path: str) -> None:
+    """Raise a one-line error for a path that cannot be read as a file."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory", hint="give files, or use ctx-repomap for trees")
+    if not os.path.exists(path):
+        raise NotFoundError(f"{path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: permission denied")
+
+
+def open_source(src: Source) -> BinaryIO:
+    """A binary stream for SRC; one-line errors for missing files, directories, permissions."""
+    if src.path is None:
+        return stdin_bytes()
+    check_file(src.path)
+    try:
+        return open(src.path, "rb")
+    except OSError as exc:
+        raise InputError(f"{src.path}: {exc.strerror or exc}") from None
+
+
+def read_path_bytes(path: str) -> bytes:
+    check_file(path)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+
+
+def read_source_bytes(src: Source) -> bytes:
+    if src.path is None:
+        return stdin_bytes().read()
+    return read_path_bytes(src.path)
+
+
+def decode(data: bytes) -> str:
+    """Bytes as text: UTF-8, invalid bytes shown as U+FFFD (never a crash)."""
+    return data.decode("utf-8", "replace")
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def stdout_bytes() -> BinaryIO:
+    return click.get_binary_stream("stdout")
+
+
+def write(text: str) -> None:
+    """Write text to stdout as UTF-8 (lone surrogates from surrogateescape become bytes)."""
+    out = stdout_bytes()
+    out.write(text.encode("utf-8", "surrogateescape"))
+
+
+def write_bytes(data: bytes) -> None:
+    stdout_bytes().write(data)
+
+
+def json_dumps(obj: object, *, pretty: bool = False) -> bytes:
+    import orjson
+
+    option = orjson.OPT_APPEND_NEWLINE
+    if pretty:
+        option |= orjson.OPT_INDENT_2
+    return orjson.dumps(obj, option=option)
+
+
+def emit_json(obj: object, *, pretty: bool = False) -> None:
+    """Print one JSON document (keys in the order the code built them: deterministic)."""
+    write_bytes(json_dumps(obj, pretty=pretty))
+
+
+def warn(message: str) -> None:
+    """A note on stderr, prefixed with the command's name."""
+    ctx = click.get_current_context(silent=True)
+    name = ctx.find_root().info_name if ctx else "ctx"
+    click.echo(f"{name}: {message}", err=True)
+
+
+def fail(message: str, status: int = ExitStatus.FAILURE) -> None:
+    """Raise a CtxError with STATUS from the CLI layer."""
+    err = CtxError(message)
+    err.exit_status = status
+    raise err
+
+
+# --- the entry point -----------------------------------------------------------------------
+
+
+def _quiet_broken_pipe() -> None:
+    # Python flushes stdout again at exit; point it at /dev/null so that flush cannot fail.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def make_main(command: click.Command, name: str) -> Callable[..., None]:
+    """The console-script entry point for COMMAND: errors become one line and an exit status."""
+
+    def main(argv: list[str] | None = None) -> None:
+        global _debug
+        _debug = False
+        try:
+            rv = command.main(args=argv, prog_name=name, standalone_mode=False)
+        except click.exceptions.Abort:
+            click.echo(f"{name}: aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except CtxError as exc:
+            if debug_enabled():
+                raise
+            try:
+                sys.stdout.flush()
+            except BrokenPipeError:
+                _quiet_broken_pipe()
+            click.echo(f"{name}: error: {exc}", err=True)
+            sys.exit(int(exc.exit_status))
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+            sys.exit(0)
+        except KeyboardInterrupt:
+            click.echo(f"{name}: interrupted", err=True)
+            sys.exit(130)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+            sys.exit(0)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+    return main
+
+
+def not_implemented(name: str, issue: str) -> tuple[click.Command, Callable[..., None]]:
+    """The one allowed placeholder: a documented command that exits 1, to be replaced."""
+
+    @click.command(name=name, context_settings=CONTEXT_SETTINGS)
+    @standard_options
+    def cli() -> None:
+        raise CtxError(f"not implemented yet ({issue})")
+
+    cli.help = f"Not implemented yet ({issue}). Exits 1."
+    return cli, make_main(cli, name)
+
+
+def iter_nonempty(items: list[str]) -> Iterator[str]:
+    for item in items:
+        if item:
+            yield item

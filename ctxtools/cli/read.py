@@ -1,0 +1,5 @@
+"""ctx-read: not implemented yet (issue 3)."""
+
+from ctxtools.cli.common import not_implemented
+
+cli, main = not_implemented("ctx-read", "issue 3")

@@ -1,0 +1,34 @@
+"""Where things live by default. Flags beat environment; environment beats these defaults.
+
+The CLI reads ``CTX_STORE``, ``CTX_SESSION``, ``CTX_MODEL``, ``CTX_ENCODING`` and
+``CTX_PROFILES`` through click's ``envvar=``; the library functions here give the defaults
+below them, so a library user gets the same answers as the commands.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_SESSION = "default"
+
+
+def default_store_root() -> Path:
+    """``$CTX_STORE``, else ``${XDG_CACHE_HOME:-~/.cache}/ctxtools``."""
+    env = os.environ.get("CTX_STORE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "ctxtools"
+
+
+def store_root(explicit: str | os.PathLike | None = None) -> Path:
+    """The store root: an explicit ``--store`` value, else ``default_store_root()``."""
+    if explicit:
+        return Path(explicit)
+    return default_store_root()
+
+
+def default_session() -> str:
+    return os.environ.get("CTX_SESSION") or DEFAULT_SESSION

