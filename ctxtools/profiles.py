@@ -280,3 +280,12 @@ def pack_budget(
 
 def usage_percent(tokens: int, context_limit: int) -> float:
     return 100.0 * tokens / context_limit if context_limit else 0.0
+
+
+def usage_status(percent: float) -> str:
+    """``ok`` below 80%, ``warn`` from 80%, ``compact`` from 90% of the window."""
+    if percent >= COMPACT_PERCENT:
+        return "compact"
+    if percent >= WARN_PERCENT:
+        return "warn"
+    return "ok"

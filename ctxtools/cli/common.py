@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -192,7 +192,11 @@ def resolve_sources(
 
 
 def stdin_bytes() -> BinaryIO:
-    stream = click.get_binary_stream("stdin")
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text-only stdin (an embedding test harness): re-encode it
+        import io
+
+        return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
     if stream.isatty():
         click.echo(
             f"{click.get_current_context().info_name}: reading from standard input "
@@ -246,8 +250,24 @@ def decode(data: bytes) -> str:
 # --- output ------------------------------------------------------------------------------
 
 
+class _TextSink:
+    """Bytes written to a text-only stdout (an embedding test harness)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, data: bytes) -> int:
+        self.stream.write(data.decode("utf-8", "surrogateescape"))
+        return len(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def stdout_bytes() -> BinaryIO:
-    return click.get_binary_stream("stdout")
+    """Standard output as a binary stream."""
+    buf = getattr(sys.stdout, "buffer", None)
+    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
 
 
 def write(text: str) -> None:
@@ -349,9 +369,3 @@ def not_implemented(name: str, issue: str) -> tuple[click.Command, Callable[...,
 
     cli.help = f"Not implemented yet ({issue}). Exits 1."
     return cli, make_main(cli, name)
-
-
-def iter_nonempty(items: list[str]) -> Iterator[str]:
-    for item in items:
-        if item:
-            yield item

@@ -1,0 +1,351 @@
+"""ctx-count: the ruler."""
+
+from __future__ import annotations
+
+import click
+
+from ctxtools.cli.common import (
+    CONTEXT_SETTINGS,
+    emit_json,
+    input_files,
+    json_option,
+    make_main,
+    resolve_sources,
+    ruler_options,
+    standard_options,
+    warn,
+    write,
+)
+from ctxtools.errors import CtxError, NotFoundError, OverLimitError, UsageError
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+def _pct(p: float) -> str:
+    return f"{p:.1f}%"
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@input_files
+@ruler_options
+@click.option("--allow-special", is_flag=True, help="Count special-token strings as one token.")
+@click.option("--model", envvar="CTX_MODEL", default=None, help="Model profile [env CTX_MODEL].")
+@click.option(
+    "--limit",
+    "limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Context window in tokens (instead of the model's).",
+)
+@click.option(
+    "--fail-over",
+    "fail_over",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Exit 3 when usage is over PCT percent of the window.",
+)
+@click.option(
+    "--sort",
+    "sort",
+    type=click.Choice(["tokens", "name"]),
+    default=None,
+    help="Order of the per-file lines: heaviest first, or by name.",
+)
+@click.option("--keep-going", is_flag=True, help="Count what exists when some files are missing.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads for exact counting of big inputs [default: cores, up to 4].",
+)
+@click.option("--budget", is_flag=True, help="Print the pack budget of --model/--role and exit.")
+@click.option("--role", default=None, help="With --budget: the role whose share applies.")
+@click.option("--reserve-system", type=click.IntRange(min=0), default=500, show_default=True)
+@click.option("--reserve-tools", type=click.IntRange(min=0), default=900, show_default=True)
+@click.option("--reserve-response", type=click.IntRange(min=0), default=2048, show_default=True)
+@click.option(
+    "--slack-percent", type=click.IntRange(min=0, max=99), default=10, show_default=True
+)
+@click.option("--profiles", "list_profiles", is_flag=True, help="List the model profiles.")
+@click.option(
+    "--profiles-file",
+    envvar="CTX_PROFILES",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML file of extra/overriding profiles [env CTX_PROFILES].",
+)
+@json_option
+@standard_options
+@click.pass_context
+def cli(ctx: click.Context, **opts) -> int:
+    """Count the tokens of stdin or files: the ruler every ctx command uses.
+
+    One input prints its token count. Several files print one line per file and a total,
+    like wc. The counter is exact: a tiktoken encoding (cl100k_base by default, o200k_base,
+    or the one of --model), or a Hugging Face tokenizer.json with --tokenizer. Encoding
+    files ship in an installed package and are checked against tiktoken's published
+    SHA-256; nothing is downloaded. If no exact counter can be had, ctx-count falls back to
+    the heuristic (1 token per CJK code point, 1 per 4 other characters) and says so on
+    stderr -- never silently; --exact makes that an error. Special-token strings such as
+    <|endoftext|> count as ordinary text unless --allow-special.
+
+    FILE arguments may be '-' for stdin; --files-from FILE reads names (one a line, or
+    NUL-separated with -0, as from git ls-files -z). Invalid UTF-8 and binary input are
+    counted with U+FFFD in place of bad bytes.
+
+    With --model (or --limit), a usage line follows: tokens, percent of the window, and
+    the model. From 80% a warning goes to stderr, from 90% a "compact now" warning.
+    --fail-over PCT exits 3 when usage is over PCT, for CI gates. Counts for models whose
+    tokenizer is not a tiktoken encoding are marked approximate unless --tokenizer is given.
+
+    --budget prints the pack budget: (context limit - reserve system - reserve tools -
+    reserve response - slack) x role share, never below 512 tokens. --profiles lists the
+    model profiles; --profiles-file adds or overrides them from a TOML file.
+
+    --json prints {"counter", "kind", "exact", "files": [{"path", "tokens", "chars",
+    "lines", "bytes"}], "total": {"tokens", "chars", "lines", "bytes"}} and, with a
+    model or limit, "usage": {"model", "context_limit", "percent", "status",
+    "approximate", "matched_by"}. Missing files are listed in "missing".
+
+    Exit status: 0 ok, 1 bad input (missing file, unknown encoding or model, bad
+    tokenizer.json), 2 usage error, 3 over --fail-over.
+
+    \b
+    Examples:
+      pytest -q 2>&1 | ctx-count
+      ctx-count --model gpt-4o --fail-over 80 prompt.md
+      git ls-files -z | ctx-count --files-from - -0 --sort tokens
+      ctx-count --budget --model qwen2.5-coder:32b --role reviewer
+    """
+    from ctxtools import profiles as prof
+
+    table = prof.load_profiles(opts["profiles_file"]) if opts["profiles_file"] else None
+
+    if opts["list_profiles"]:
+        return _list_profiles(table, opts["as_json"])
+
+    model = opts["model"]
+    profile = None
+    if model:
+        table = table or prof.load_profiles()
+        profile = prof.resolve(model, table)
+        if profile.matched_by in ("default", "size") and opts["limit"] is None:
+            warn(f"note: no profile for {model!r}; using the {profile.matched} profile "
+                 f"({_fmt(profile.context_limit)} tokens)")
+
+    if opts["budget"]:
+        return _budget(profile, opts, table)
+
+    if opts["fail_over"] is not None and profile is None and opts["limit"] is None:
+        raise UsageError("--fail-over needs --model or --limit")
+
+    ruler = _choose_ruler(ctx, opts, profile)
+    return _count(ruler, profile, opts)
+
+
+def _choose_ruler(ctx: click.Context, opts: dict, profile):
+    from ctxtools.tokens import get_ruler
+
+    encoding = opts["encoding"]
+    from_env = ctx.get_parameter_source("encoding") == click.core.ParameterSource.ENVIRONMENT
+    if profile is not None and (encoding is None or from_env):
+        encoding = profile.encoding
+    choice = get_ruler(
+        encoding=encoding,
+        tokenizer=opts["tokenizer"],
+        heuristic=opts["heuristic"],
+        exact=opts["exact"],
+        allow_special=opts["allow_special"],
+        store_root=None,
+    )
+    for note in choice.notes:
+        warn(f"note: {note}")
+    return choice.ruler
+
+
+def _count(ruler, profile, opts) -> int:
+    from ctxtools.cli.common import open_source
+    from ctxtools.tokens import Counts, count_stream
+
+    sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
+    missing = []
+    for src in sources:
+        if src.path is not None and not _exists_as_file(src.path):
+            missing.append(src)
+    if missing and not opts["keep_going"]:
+        if len(missing) == 1:
+            _raise_for(missing[0].path)
+        names = ", ".join(m.label for m in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        raise NotFoundError(
+            f"{len(missing)} files cannot be read: {names}{more}",
+            hint="--keep-going counts the rest",
+        )
+    rows: list[tuple[str, Counts]] = []
+    total = Counts()
+    for src in sources:
+        if src in missing:
+            continue
+        stream = open_source(src)
+        try:
+            counts = count_stream(stream, ruler, jobs=opts["jobs"])
+        finally:
+            if src.path is not None:
+                stream.close()
+        rows.append((src.label, counts))
+        total.add(counts)
+    for m in missing:
+        warn(f"error: {_why(m.path)}")
+
+    if opts["sort"] == "tokens":
+        rows.sort(key=lambda r: (-r[1].tokens, r[0]))
+    elif opts["sort"] == "name":
+        rows.sort(key=lambda r: r[0])
+
+    usage = _usage(total.tokens, profile, opts, ruler)
+    if opts["as_json"]:
+        doc = ruler.describe()
+        if usage and usage["approximate"]:
+            doc["exact"] = False
+        doc["files"] = [{"path": label, **c.as_dict()} for label, c in rows]
+        doc["total"] = total.as_dict()
+        if usage:
+            doc["usage"] = usage
+        if missing:
+            doc["missing"] = [m.label for m in missing]
+        emit_json(doc)
+    else:
+        if len(rows) == 1 and len(sources) == 1:
+            write(f"{rows[0][1].tokens}\n")
+        else:
+            width = max([len(str(total.tokens))] + [len(str(c.tokens)) for _, c in rows])
+            lines = [f"{c.tokens:>{width}} {label}\n" for label, c in rows]
+            lines.append(f"{total.tokens:>{width}} total\n")
+            write("".join(lines))
+        if usage:
+            write(
+                f"{_fmt(total.tokens)} tokens · {_pct(usage['percent'])} of "
+                f"{_fmt(usage['context_limit'])} ({usage['model']})\n"
+            )
+    if usage:
+        if usage["approximate"]:
+            warn(
+                f"note: counts for {usage['model']} are approximate ({ruler.name} is not its "
+                "tokenizer; --tokenizer gives exact counts)"
+            )
+        if usage["status"] == "compact":
+            warn(f"warning: {_pct(usage['percent'])} of the window used: compact now")
+        elif usage["status"] == "warn":
+            warn(f"warning: {_pct(usage['percent'])} of the window used")
+        if opts["fail_over"] is not None and usage["percent"] > opts["fail_over"]:
+            raise OverLimitError(
+                f"usage {_pct(usage['percent'])} is over the limit of {opts['fail_over']:g}%"
+            )
+    return 1 if missing else 0
+
+
+def _exists_as_file(path: str) -> bool:
+    import os
+
+    return os.path.isfile(path) and os.access(path, os.R_OK)
+
+
+def _why(path: str) -> str:
+    from ctxtools.cli.common import check_file
+
+    try:
+        check_file(path)
+    except CtxError as exc:
+        return str(exc)
+    return f"{path}: cannot be read"
+
+
+def _raise_for(path: str) -> None:
+    from ctxtools.cli.common import check_file
+
+    check_file(path)
+    raise NotFoundError(f"{path}: cannot be read")
+
+
+def _usage(tokens: int, profile, opts, ruler) -> dict | None:
+    from ctxtools import profiles as prof
+
+    if profile is None and opts["limit"] is None:
+        return None
+    limit = opts["limit"] or profile.context_limit
+    percent = prof.usage_percent(tokens, limit)
+    approximate = not ruler.exact or bool(
+        profile is not None and profile.approximate and ruler.kind != "tokenizers"
+    )
+    return {
+        "model": profile.name if profile else f"limit {limit:,}",
+        "context_limit": limit,
+        "tokens": tokens,
+        "percent": round(percent, 2),
+        "status": prof.usage_status(percent),
+        "approximate": approximate,
+        "matched_by": profile.matched_by if profile else "limit",
+    }
+
+
+def _budget(profile, opts, table) -> int:
+    from ctxtools import profiles as prof
+
+    if profile is None and opts["limit"] is None:
+        table = table or prof.load_profiles()
+        profile = prof.resolve("default", table)
+    limit = opts["limit"] or profile.context_limit
+    b = prof.pack_budget(
+        limit,
+        opts["role"],
+        reserve_system=opts["reserve_system"],
+        reserve_tools=opts["reserve_tools"],
+        reserve_response=opts["reserve_response"],
+        slack_percent=opts["slack_percent"],
+    )
+    model = profile.name if profile else None
+    if opts["as_json"]:
+        doc = {"model": model, "matched_by": profile.matched_by if profile else "limit"}
+        doc.update(b.as_dict())
+        emit_json(doc)
+        return 0
+    rows = [
+        ("model", f"{model} ({profile.matched_by})" if profile else "(none)"),
+        ("context limit", _fmt(b.context_limit)),
+        ("reserve system", f"- {_fmt(b.reserve_system)}"),
+        ("reserve tools", f"- {_fmt(b.reserve_tools)}"),
+        ("reserve response", f"- {_fmt(b.reserve_response)}"),
+        (f"slack ({b.slack_percent}%)", f"- {_fmt(b.slack)}"),
+        ("before role share", _fmt(b.before_share)),
+        (f"role share ({b.role})", f"× {b.role_share}%"),
+        ("computed", _fmt(b.computed)),
+        ("floor", _fmt(b.floor)),
+        ("available", _fmt(b.available) + ("  (floor)" if b.floored else "")),
+    ]
+    width = max(len(k) for k, _ in rows)
+    write("".join(f"{k:<{width}}  {v}\n" for k, v in rows))
+    return 0
+
+
+def _list_profiles(table, as_json: bool) -> int:
+    from ctxtools import profiles as prof
+
+    rows = prof.list_profiles(table)
+    if as_json:
+        emit_json(rows)
+        return 0
+    w = max(len(r["name"]) for r in rows)
+    out = [f"{'name':<{w}}  {'kind':<7}  {'context':>9}  {'output':>7}  encoding\n"]
+    for r in rows:
+        approx = "  (approximate)" if r["approximate"] else ""
+        out.append(
+            f"{r['name']:<{w}}  {r['kind']:<7}  {r['context_limit']:>9,}  "
+            f"{r['max_output']:>7,}  {r['encoding']}{approx}\n"
+        )
+    write("".join(out))
+    return 0
+
+
+main = make_main(cli, "ctx-count")
