@@ -392,7 +392,12 @@ class Counts:
         self.bytes += other.bytes
 
     def as_dict(self) -> dict:
-        return {"tokens": self.tokens, "chars": self.chars, "lines": self.lines, "bytes": self.bytes}
+        return {
+            "tokens": self.tokens,
+            "chars": self.chars,
+            "lines": self.lines,
+            "bytes": self.bytes,
+        }
 
 
 def line_count(newlines: int, last_char: str) -> int:

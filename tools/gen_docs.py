@@ -67,7 +67,9 @@ def generate(out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT, help="root to write man/ and completions/")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT, help="root to write man/ and completions/"
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     for path in generate(args.out):

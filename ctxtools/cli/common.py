@@ -161,10 +161,7 @@ STDIN = Source("-", None)
 
 def read_names(files_from: str, null: bool) -> list[str]:
     """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated."""
-    if files_from == "-":
-        data = stdin_bytes().read()
-    else:
-        data = read_path_bytes(files_from)
+    data = stdin_bytes().read() if files_from == "-" else read_path_bytes(files_from)
     sep = b"\0" if null else b"\n"
     names = []
     for raw in data.split(sep):

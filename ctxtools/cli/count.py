@@ -65,9 +65,7 @@ def _pct(p: float) -> str:
 @click.option("--reserve-system", type=click.IntRange(min=0), default=500, show_default=True)
 @click.option("--reserve-tools", type=click.IntRange(min=0), default=900, show_default=True)
 @click.option("--reserve-response", type=click.IntRange(min=0), default=2048, show_default=True)
-@click.option(
-    "--slack-percent", type=click.IntRange(min=0, max=99), default=10, show_default=True
-)
+@click.option("--slack-percent", type=click.IntRange(min=0, max=99), default=10, show_default=True)
 @click.option("--profiles", "list_profiles", is_flag=True, help="List the model profiles.")
 @click.option(
     "--profiles-file",
@@ -132,8 +130,10 @@ def cli(ctx: click.Context, **opts) -> int:
         table = table or prof.load_profiles()
         profile = prof.resolve(model, table)
         if profile.matched_by in ("default", "size") and opts["limit"] is None:
-            warn(f"note: no profile for {model!r}; using the {profile.matched} profile "
-                 f"({_fmt(profile.context_limit)} tokens)")
+            warn(
+                f"note: no profile for {model!r}; using the {profile.matched} profile "
+                f"({_fmt(profile.context_limit)} tokens)"
+            )
 
     if opts["budget"]:
         return _budget(profile, opts, table)

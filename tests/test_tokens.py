@@ -1,0 +1,206 @@
+"""The ruler: exact counters equal tiktoken/tokenizers on the same full text, offline."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxtools import tokens
+from ctxtools.errors import TokenizerError
+
+STDLIB = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+
+CJK_LOG = (
+    "2026-11-30 12:00:01 INFO 服务启动完成，监听端口 8080\n"
+    "2026-11-30 12:00:02 ERROR 認証に失敗しました: トークンの有効期限切れ\n"
+    "2026-11-30 12:00:03 WARN 요청 시간이 초과되었습니다 (timeout=30s)\n"
+).encode()
+
+
+def stdlib_text(limit: int) -> bytes:
+    out = bytearray()
+    for p in sorted(STDLIB.glob("*.py")):
+        out += p.read_bytes()
+        if len(out) >= limit:
+            break
+    return bytes(out[:limit])
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return tokens.load_encoding("cl100k_base")
+
+
+def test_offline_encodings_match_tiktokens_published_hashes():
+    for name, expected in tokens.OFFLINE_ENCODINGS.items():
+        data = tokens.verified_encoding_bytes(name)
+        assert hashlib.sha256(data).hexdigest() == expected
+
+
+def test_both_exact_encodings_load_without_network(store_dir):
+    for name in ("cl100k_base", "o200k_base"):
+        enc = tokens.load_encoding(name)
+        assert enc.name == name
+    # "hello world" is two tokens in both vocabularies
+    assert tokens.get_ruler(encoding="o200k_base").ruler.count("hello world") == 2
+
+
+def test_known_token_ids_for_cl100k(cl100k):
+    # a value that only the real vocabulary produces
+    assert cl100k.encode_ordinary("hello world") == [15339, 1917]
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_streamed_pieces_add_up_to_the_whole_count(monkeypatch, encoding):
+    """Cut into many pieces, the count equals one encode_ordinary of the full text."""
+    data = stdlib_text(600_000) + CJK_LOG * 50 + b"\xff\xfe broken \x80 bytes\n" + b"a  b\n\n\nc"
+    ruler = tokens.get_ruler(encoding=encoding).ruler
+    expected = len(ruler.encoding.encode_ordinary(data.decode("utf-8", "replace")))
+    monkeypatch.setattr(tokens, "CHUNK_CHARS", 5_000)
+    monkeypatch.setattr(tokens, "READ_BLOCK", 4_096)
+    for jobs in (1, 2):
+        counts = tokens.count_stream(io.BytesIO(data), ruler, jobs=jobs)
+        assert counts.tokens == expected
+        assert counts.bytes == len(data)
+        assert counts.chars == len(data.decode("utf-8", "replace"))
+
+
+def test_pieces_really_are_cut(monkeypatch):
+    monkeypatch.setattr(tokens, "CHUNK_CHARS", 2_000)
+    monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
+    counts = tokens.Counts()
+    pieces = list(tokens.iter_text_pieces(io.BytesIO(stdlib_text(50_000)), counts, True))
+    assert len(pieces) > 10
+    assert "".join(pieces) == stdlib_text(50_000).decode("utf-8", "replace")
+
+
+def test_whitespace_runs_and_cjk_at_cut_points(monkeypatch):
+    text = ("word \n\n  \nNext line\tx  y\r\n日本\n" * 3000).encode()
+    ruler = tokens.get_ruler(encoding="cl100k_base").ruler
+    expected = len(ruler.encoding.encode_ordinary(text.decode()))
+    monkeypatch.setattr(tokens, "CHUNK_CHARS", 777)
+    monkeypatch.setattr(tokens, "READ_BLOCK", 500)
+    assert tokens.count_stream(io.BytesIO(text), ruler, jobs=2).tokens == expected
+
+
+def test_special_tokens_are_ordinary_text_unless_allowed():
+    text = "before <|endoftext|> after"
+    plain = tokens.get_ruler().ruler
+    special = tokens.get_ruler(allow_special=True).ruler
+    assert plain.count(text) == len(plain.encoding.encode_ordinary(text))
+    assert special.count(text) == plain.count("before ") + 1 + plain.count(" after")
+    assert special.count(text) < plain.count(text)
+
+
+def test_a_single_line_without_cut_points_is_still_exact(monkeypatch):
+    data = b"x" * 50_000  # no newline, no space: one piece
+    ruler = tokens.get_ruler().ruler
+    monkeypatch.setattr(tokens, "CHUNK_CHARS", 1_000)
+    monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
+    assert tokens.count_stream(io.BytesIO(data), ruler).tokens == ruler.count("x" * 50_000)
+
+
+def test_heuristic_cjk_and_other_characters():
+    assert tokens.heuristic_count("") == 0
+    assert tokens.heuristic_count("abcd") == 1
+    assert tokens.heuristic_count("abcde") == 2
+    assert tokens.heuristic_count("日本語") == 3
+    assert tokens.heuristic_count("カタカナ ひらがな") == 8 + 1  # 8 kana, 1 space
+    assert tokens.heuristic_count("한국어") == 3
+    assert tokens.heuristic_count("中文 text") == 2 + 2  # 2 ideographs, " text" is 5 chars
+
+
+def test_heuristic_streams_like_the_whole(monkeypatch):
+    data = CJK_LOG * 200
+    monkeypatch.setattr(tokens, "CHUNK_CHARS", 300)
+    monkeypatch.setattr(tokens, "READ_BLOCK", 100)
+    counts = tokens.count_stream(io.BytesIO(data), tokens.HeuristicRuler())
+    assert counts.tokens == tokens.heuristic_count(data.decode())
+
+
+def test_lines_count_a_last_line_without_newline():
+    ruler = tokens.HeuristicRuler()
+    assert tokens.count_stream(io.BytesIO(b""), ruler).lines == 0
+    assert tokens.count_stream(io.BytesIO(b"a"), ruler).lines == 1
+    assert tokens.count_stream(io.BytesIO(b"a\n"), ruler).lines == 1
+    assert tokens.count_stream(io.BytesIO(b"a\nb"), ruler).lines == 2
+
+
+def test_unknown_encoding_is_an_error():
+    with pytest.raises(TokenizerError, match="unknown encoding 'nope'"):
+        tokens.get_ruler(encoding="nope")
+
+
+def test_online_only_encoding_falls_back_with_a_note_or_fails_with_exact():
+    choice = tokens.get_ruler(encoding="p50k_base")
+    assert isinstance(choice.ruler, tokens.HeuristicRuler)
+    assert choice.notes and "approximate" in choice.notes[0]
+    with pytest.raises(TokenizerError, match="not available offline"):
+        tokens.get_ruler(encoding="p50k_base", exact=True)
+
+
+def test_tampered_encoding_file_is_refused(monkeypatch):
+    monkeypatch.setitem(tokens.OFFLINE_ENCODINGS, "cl100k_base", "0" * 64)
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    with pytest.raises(TokenizerError, match="does not match tiktoken's published SHA-256"):
+        tokens.verified_encoding_bytes("cl100k_base")
+    choice = tokens.get_ruler(encoding="cl100k_base")
+    assert isinstance(choice.ruler, tokens.HeuristicRuler)
+    assert "approximate" in choice.notes[0]
+
+
+def test_a_corrupted_cache_file_is_replaced(store_dir, monkeypatch):
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    tokens.load_encoding("cl100k_base")
+    cached = [p for p in (store_dir / "tiktoken").iterdir() if not p.name.startswith(".")]
+    assert len(cached) == 1
+    cached[0].write_bytes(b"garbage")
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    enc = tokens.load_encoding("cl100k_base")
+    assert enc.encode_ordinary("hello world") == [15339, 1917]
+    assert (
+        hashlib.sha256(cached[0].read_bytes()).hexdigest()
+        == tokens.OFFLINE_ENCODINGS["cl100k_base"]
+    )
+
+
+def make_tokenizer_json(path: Path) -> Path:
+    """A real (tiny) BPE tokenizer.json trained here, no download."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]", "<s>"])
+    tok.train_from_iterator([stdlib_text(40_000).decode("utf-8", "replace")], trainer)
+    tok.save(str(path))
+    return path
+
+
+def test_hf_tokenizer_counts_exactly(tmp_path):
+    path = make_tokenizer_json(tmp_path / "tokenizer.json")
+    from tokenizers import Tokenizer
+
+    ref = Tokenizer.from_file(str(path))
+    text = stdlib_text(20_000).decode("utf-8", "replace") + CJK_LOG.decode()
+    ruler = tokens.get_ruler(tokenizer=str(path)).ruler
+    assert ruler.exact
+    assert ruler.count(text) == len(ref.encode(text, add_special_tokens=False).ids)
+    counts = tokens.count_stream(io.BytesIO(text.encode()), ruler)
+    assert counts.tokens == len(ref.encode(text, add_special_tokens=False).ids)
+    # a directory holding tokenizer.json works too
+    assert tokens.get_ruler(tokenizer=str(tmp_path)).ruler.count("def f") > 0
+
+
+def test_bad_tokenizer_files(tmp_path):
+    with pytest.raises(TokenizerError, match="tokenizer file not found"):
+        tokens.get_ruler(tokenizer=str(tmp_path / "missing.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a tokenizer"}')
+    with pytest.raises(TokenizerError, match="not a usable tokenizer.json"):
+        tokens.get_ruler(tokenizer=str(bad))
+    with pytest.raises(TokenizerError, match="no tokenizer.json"):
+        tokens.get_ruler(tokenizer=str(tmp_path))
