@@ -1,0 +1,1242 @@
+"""The handle store: payloads on disk behind small handle cards (virtual memory for the model).
+
+Layout under the store root (created with mode 0700 on the first write)::
+
+    blobs/ab/<sha256>          raw bytes, immutable, content-addressed
+    blobs/ab/<sha256>.idx      line index and block checksums (see ``LineIndex``)
+    sessions/<session>/<name>.json   the current card of that name (plus private fields)
+    access.jsonl               append-only access log, compacted now and then
+    .lock                      flock: writers share it, gc/rm/compaction take it alone
+
+Every write goes to a temporary file in the target's filesystem, is fsync'ed and then
+``os.replace``d into place, so a killed writer leaves at most a ``.tmp-<pid>-*`` file that no
+card refers to (``gc`` removes it once that process is gone). The blob is in place before
+its card is written, so a visible card always has its bytes.
+
+Integrity: at stash time we record SHA-256 and xxh3-128 of the whole payload, and xxh3-64 of
+every 1 MiB block in the ``.idx`` file (which also carries its own checksum and the payload's
+xxh3-128, binding it to the card). Every byte a read serves comes from a block whose
+checksum was verified; a blob of at most ``FULL_CHECK_BYTES`` is verified whole on every
+open. ``verify=True`` re-hashes the whole payload with SHA-256. A line range on a huge blob
+costs a binary search in the index plus at most a 64 KiB scan, never a scan of the blob.
+
+The library never prints; errors are ``ctxtools.errors`` exceptions.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import errno
+import hashlib
+import math
+import os
+import re
+import time
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import xxhash
+
+from ctxtools.errors import (
+    IntegrityError,
+    NotFoundError,
+    StaleHandleError,
+    StoreError,
+    UsageError,
+)
+
+DEFAULT_SESSION = "default"
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+SHA_PREFIX_RE = re.compile(r"[0-9a-f]{4,64}")
+REF_PREFIX_LEN = 12
+TYPES = ("text", "json", "jsonl")
+PUBLIC_FIELDS = (
+    "kind",
+    "session_id",
+    "name",
+    "type",
+    "length",
+    "lines",
+    "bytes",
+    "repr_preview",
+    "sha256",
+    "ref",
+    "exit_status",
+)
+
+READ_CHUNK = 1 << 20  # bytes per read while stashing
+BLOCK_SIZE = 1 << 20  # bytes per xxh3-64 block checksum
+STRIDE = 1 << 16  # a line checkpoint about every 64 KiB
+FULL_CHECK_BYTES = 8 << 20  # blobs up to this size are verified whole on every open
+HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
+JSON_PARSE_LIMIT = 64 << 20  # whole-document JSON validation up to this size
+PREVIEW_CHARS = 72
+ACCESS_COMPACT_BYTES = 1 << 20
+TMP_PREFIX = ".tmp-"
+TMP_STALE_SECONDS = 24 * 3600
+
+_IDX_MAGIC = 0x3158444958544301  # b"\x01CTXIDX1" read little-endian
+_IDX_VERSION = 1
+_IDX_HEADER = 10
+
+
+# --- names and references -------------------------------------------------------------------
+
+
+def validate_name(name: str, what: str = "name") -> str:
+    """Return NAME if it is a valid handle name or session (else UsageError, exit 2).
+
+    Valid: ``[A-Za-z0-9][A-Za-z0-9._-]{0,127}`` -- no ``/``, no ``..`` at the start, at most
+    128 characters, so a name can never point outside the store.
+    """
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        shown = name if isinstance(name, str) and len(name) <= 40 else f"{str(name)[:40]}..."
+        reason = "empty" if name == "" else "invalid"
+        if isinstance(name, str) and len(name) > 128:
+            reason = f"too long ({len(name)} characters, at most 128)"
+        raise UsageError(
+            f"{reason} {what} {shown!r}",
+            hint=f"a {what} is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit",
+        )
+    return name
+
+
+def validate_session(session: str) -> str:
+    return validate_name(session, "session")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed reference: ``[ctx:][SESSION/]NAME[@SHA_PREFIX]``."""
+
+    session: str
+    name: str
+    sha_prefix: str | None = None
+
+    def __str__(self) -> str:
+        at = f"@{self.sha_prefix}" if self.sha_prefix else ""
+        return f"ctx:{self.session}/{self.name}{at}"
+
+
+def parse_ref(ref: str, session: str = DEFAULT_SESSION) -> Ref:
+    """Parse ``[ctx:][SESSION/]NAME[@SHA_PREFIX]``; SESSION defaults to ``session``.
+
+    Raises UsageError (exit 2) for anything else: more than one ``/``, a bad name or
+    session, a prefix that is not 4-64 lowercase hex digits.
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise UsageError("empty handle reference", hint="give [ctx:][SESSION/]NAME[@SHA]")
+    text = ref.strip()
+    if text.startswith("ctx:"):
+        text = text[4:]
+    sha = None
+    if "@" in text:
+        text, sha = text.rsplit("@", 1)
+        sha = sha.lower()
+        if not SHA_PREFIX_RE.fullmatch(sha):
+            raise UsageError(
+                f"bad handle reference {ref!r}: @{sha} is not a 4-64 digit hex SHA-256 prefix"
+            )
+    parts = text.split("/")
+    if len(parts) == 1:
+        sess, name = session, parts[0]
+    elif len(parts) == 2:
+        sess, name = parts
+    else:
+        raise UsageError(
+            f"bad handle reference {ref!r}", hint="give [ctx:][SESSION/]NAME[@SHA_PREFIX]"
+        )
+    validate_session(sess)
+    validate_name(name)
+    return Ref(sess, name, sha)
+
+
+def public_card(record: dict) -> dict:
+    """The card as printed: the public fields in their documented order."""
+    return {k: record[k] for k in PUBLIC_FIELDS if k in record}
+
+
+def looks_like_card(obj: object) -> bool:
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") == "handle"
+        and isinstance(obj.get("ref") or obj.get("name"), str)
+    )
+
+
+def card_ref(card: dict) -> str:
+    """The reference a card stands for (its ``ref``, else session/name@sha)."""
+    if isinstance(card.get("ref"), str):
+        return card["ref"]
+    sess = card.get("session_id") or DEFAULT_SESSION
+    sha = card.get("sha256") or ""
+    at = f"@{sha[:REF_PREFIX_LEN]}" if sha else ""
+    return f"ctx:{sess}/{card['name']}{at}"
+
+
+# --- the line index ---------------------------------------------------------------------------
+
+
+class Indexer:
+    """Fed the payload chunk by chunk: hashes, counts and the line index, in bounded memory."""
+
+    def __init__(self, *, sha256: bool = True) -> None:
+        self.size = 0
+        self.newlines = 0
+        self.chars = 0
+        self.last_byte = b""
+        self._sha = hashlib.sha256() if sha256 else None
+        self._xxh = xxhash.xxh3_128()
+        self.blocks = array("Q")
+        self._block = xxhash.xxh3_64()
+        self._block_fill = 0
+        self.ck_lines = array("Q")
+        self.ck_offs = array("Q")
+        self._next_ck = STRIDE
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.head = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        n = len(chunk)
+        if self._sha is not None:
+            self._sha.update(chunk)
+        self._xxh.update(chunk)
+        # Block checksums at absolute 1 MiB boundaries.
+        pos = 0
+        while pos < n:
+            take = min(BLOCK_SIZE - self._block_fill, n - pos)
+            if pos == 0 and take == n:
+                self._block.update(chunk)
+            else:
+                self._block.update(chunk[pos : pos + take])
+            self._block_fill += take
+            pos += take
+            if self._block_fill == BLOCK_SIZE:
+                self.blocks.append(self._block.intdigest())
+                self._block.reset()
+                self._block_fill = 0
+        # Line checkpoints: the first line start at or after every STRIDE boundary.
+        base = self.size
+        end = base + n
+        counted_to = 0
+        nl_seen = self.newlines
+        while self._next_ck - 1 < end:
+            rel = max(self._next_ck - 1 - base, 0)
+            p = chunk.find(b"\n", rel)
+            if p < 0:
+                break
+            nl_seen += chunk.count(b"\n", counted_to, p + 1)
+            counted_to = p + 1
+            start = base + p + 1
+            self.ck_lines.append(nl_seen)
+            self.ck_offs.append(start)
+            self._next_ck = (start // STRIDE + 1) * STRIDE
+        self.newlines = nl_seen + chunk.count(b"\n", counted_to)
+        # Characters as decoded with U+FFFD for invalid bytes.
+        if chunk.isascii() and not self._decoder.getstate()[0]:
+            self.chars += n
+        else:
+            self.chars += len(self._decoder.decode(chunk))
+        if len(self.head) < HEAD_KEEP:
+            self.head += chunk[: HEAD_KEEP - len(self.head)]
+        self.last_byte = chunk[-1:]
+        self.size = end
+
+    def finish(self) -> None:
+        self.chars += len(self._decoder.decode(b"", True))
+        if self._block_fill:
+            self.blocks.append(self._block.intdigest())
+            self._block.reset()
+            self._block_fill = 0
+
+    @property
+    def sha256(self) -> str:
+        assert self._sha is not None
+        return self._sha.hexdigest()
+
+    @property
+    def xxh3(self) -> str:
+        return self._xxh.hexdigest()
+
+    @property
+    def lines(self) -> int:
+        return self.newlines + (1 if self.size and self.last_byte != b"\n" else 0)
+
+    def index(self) -> LineIndex:
+        return LineIndex(
+            size=self.size,
+            newlines=self.newlines,
+            lines=self.lines,
+            xxh3=self.xxh3,
+            blocks=self.blocks,
+            ck_lines=self.ck_lines,
+            ck_offs=self.ck_offs,
+        )
+
+
+@dataclass
+class LineIndex:
+    """Sparse line-start offsets (a checkpoint every ~64 KiB) and 1 MiB block checksums."""
+
+    size: int
+    newlines: int
+    lines: int
+    xxh3: str
+    blocks: array
+    ck_lines: array
+    ck_offs: array
+
+    def to_bytes(self) -> bytes:
+        hi, lo = divmod(int(self.xxh3, 16), 1 << 64)
+        head = array(
+            "Q",
+            [
+                _IDX_MAGIC,
+                _IDX_VERSION,
+                self.size,
+                self.newlines,
+                BLOCK_SIZE,
+                STRIDE,
+                len(self.blocks),
+                len(self.ck_lines),
+                hi,
+                lo,
+            ],
+        )
+        body = head.tobytes() + self.blocks.tobytes() + self.ck_lines.tobytes()
+        body += self.ck_offs.tobytes()
+        return body + array("Q", [xxhash.xxh3_64_intdigest(body)]).tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LineIndex | None:
+        """The index in DATA, or None when it is damaged, foreign or from another version."""
+        if len(data) < (_IDX_HEADER + 1) * 8 or len(data) % 8:
+            return None
+        body, tail = data[:-8], array("Q", data[-8:])[0]
+        if xxhash.xxh3_64_intdigest(body) != tail:
+            return None
+        words = array("Q", body)
+        magic, version, size, newlines, bsize, stride, nb, nc, hi, lo = words[:_IDX_HEADER]
+        if (magic, version, bsize, stride) != (_IDX_MAGIC, _IDX_VERSION, BLOCK_SIZE, STRIDE):
+            return None
+        if len(words) != _IDX_HEADER + nb + 2 * nc:
+            return None
+        at = _IDX_HEADER
+        return cls(
+            size=size,
+            newlines=newlines,
+            lines=newlines,  # the reader adds an unterminated last line (it sees the blob)
+            xxh3=f"{(hi << 64) | lo:032x}",
+            blocks=words[at : at + nb],
+            ck_lines=words[at + nb : at + nb + nc],
+            ck_offs=words[at + nb + nc :],
+        )
+
+
+def index_stream(stream: BinaryIO, *, sha256: bool = False) -> Indexer:
+    """Read STREAM to its end through an Indexer (bounded memory)."""
+    ix = Indexer(sha256=sha256)
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        chunk = read(READ_CHUNK)
+        if not chunk:
+            break
+        ix.feed(chunk)
+    ix.finish()
+    return ix
+
+
+# --- reading a payload --------------------------------------------------------------------------
+
+
+class Payload:
+    """Random access to a stored (or spooled) payload through its line index.
+
+    Every byte returned comes from a 1 MiB block whose xxh3-64 was checked against the index
+    (``IntegrityError`` otherwise). ``label`` names the payload in error messages.
+    """
+
+    def __init__(self, fh: BinaryIO, index: LineIndex, *, label: str, record: dict | None = None):
+        self.fh = fh
+        self.index = index
+        self.label = label
+        self.record = record or {}
+        self._verified: set[int] = set()
+        self._cache: tuple[int, bytes] | None = None
+
+    # sizes
+    @property
+    def size(self) -> int:
+        return self.index.size
+
+    @property
+    def lines(self) -> int:
+        return self.index.lines
+
+    @property
+    def chars(self) -> int:
+        return int(self.record.get("length", -1))
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> Payload:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # blocks
+    def block(self, i: int) -> bytes:
+        """The verified bytes of block I."""
+        if self._cache is not None and self._cache[0] == i:
+            return self._cache[1]
+        self.fh.seek(i * BLOCK_SIZE)
+        want = min(BLOCK_SIZE, self.size - i * BLOCK_SIZE)
+        data = self.fh.read(want)
+        if len(data) != want:
+            raise IntegrityError(
+                f"handle {self.label} is truncated: the blob has fewer bytes than recorded",
+                hint="re-stash it",
+            )
+        if i not in self._verified:
+            blocks = self.index.blocks
+            if i >= len(blocks) or xxhash.xxh3_64_intdigest(data) != blocks[i]:
+                raise IntegrityError(
+                    f"handle {self.label} is corrupt: block {i} (bytes {i * BLOCK_SIZE}-"
+                    f"{i * BLOCK_SIZE + want - 1}) does not match its checksum",
+                    hint="re-stash it",
+                )
+            self._verified.add(i)
+        self._cache = (i, data)
+        return data
+
+    def verify_all(self) -> None:
+        for i in range((self.size + BLOCK_SIZE - 1) // BLOCK_SIZE):
+            self.block(i)
+
+    def pread(self, offset: int, n: int) -> bytes:
+        """Up to N verified bytes from OFFSET."""
+        end = min(self.size, offset + n)
+        if offset >= end:
+            return b""
+        first, last = offset // BLOCK_SIZE, (end - 1) // BLOCK_SIZE
+        if first == last:
+            base = first * BLOCK_SIZE
+            return self.block(first)[offset - base : end - base]
+        parts = []
+        for i in range(first, last + 1):
+            base = i * BLOCK_SIZE
+            data = self.block(i)
+            parts.append(data[max(offset - base, 0) : min(end - base, len(data))])
+        return b"".join(parts)
+
+    def iter_bytes(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """Verified bytes from START to END in block-sized pieces."""
+        end = self.size if end is None else min(end, self.size)
+        pos = start
+        while pos < end:
+            i = pos // BLOCK_SIZE
+            base = i * BLOCK_SIZE
+            data = self.block(i)
+            piece = data[pos - base : min(end - base, len(data))]
+            yield piece
+            pos = base + len(data) if end - base >= len(data) else end
+
+    # lines
+    def line_start(self, line: int) -> int:
+        """Byte offset where zero-based LINE starts (``size`` for line >= lines)."""
+        if line <= 0:
+            return 0
+        if line >= self.lines:
+            return self.size
+        ix = self.index
+        j = bisect_right(ix.ck_lines, line) - 1
+        if j >= 0:
+            have, pos = ix.ck_lines[j], ix.ck_offs[j]
+        else:
+            have, pos = 0, 0
+        need = line - have  # newlines still to pass
+        while need > 0:
+            chunk = self.pread(pos, STRIDE)
+            if not chunk:
+                return self.size
+            c = chunk.count(b"\n")
+            if c < need:
+                need -= c
+                pos += len(chunk)
+                continue
+            p = -1
+            for _ in range(need):
+                p = chunk.find(b"\n", p + 1)
+            return pos + p + 1
+        return pos
+
+    def iter_lines(self, first: int = 0, last: int | None = None) -> Iterator[bytes]:
+        """Zero-based lines FIRST..LAST-1 as bytes without their newline."""
+        last = self.lines if last is None else min(last, self.lines)
+        if first >= last:
+            return
+        start = self.line_start(first)
+        end = self.line_start(last)
+        rest = b""
+        emitted = 0
+        want = last - first
+        for piece in self.iter_bytes(start, end):
+            data = rest + piece if rest else piece
+            parts = data.split(b"\n")
+            rest = parts.pop()
+            for p in parts:
+                yield p
+                emitted += 1
+                if emitted >= want:
+                    return
+        if rest or emitted < want:
+            yield rest
+
+
+def open_spooled(stream: BinaryIO, *, label: str = "stdin") -> Payload:
+    """Spool STREAM into an anonymous temporary file and return it as a Payload."""
+    import tempfile
+
+    fh = tempfile.TemporaryFile()  # noqa: SIM115 - owned by the Payload
+    ix = Indexer(sha256=False)
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        chunk = read(READ_CHUNK)
+        if not chunk:
+            break
+        ix.feed(chunk)
+        fh.write(chunk)
+    ix.finish()
+    fh.flush()
+    record = {"length": ix.chars, "lines": ix.lines, "bytes": ix.size, "type": None}
+    record["type"] = detect_type_head(bytes(ix.head), ix.size, fh)
+    return Payload(fh, ix.index(), label=label, record=record)
+
+
+def open_bytes(data: bytes, *, label: str = "stdin") -> Payload:
+    import io
+
+    return open_spooled(io.BytesIO(data), label=label)
+
+
+# --- type detection ------------------------------------------------------------------------------
+
+
+def _json_loads(data: bytes) -> object:
+    import orjson
+
+    return orjson.loads(data)
+
+
+def _is_jsonl(lines: Iterator[bytes]) -> bool:
+    seen = 0
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if line[:1] not in (b"{", b"["):
+            return False
+        try:
+            _json_loads(line)
+        except ValueError:
+            return False
+        seen += 1
+    return seen > 0
+
+
+def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
+    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line) or ``text``."""
+    first = head.lstrip()[:1]
+    if first not in (b"{", b"["):
+        return "text"
+    if size <= JSON_PARSE_LIMIT:
+        fh.seek(0)
+        data = fh.read()
+        try:
+            _json_loads(data)
+            return "json"
+        except ValueError:
+            pass
+        return "jsonl" if _is_jsonl(iter(data.splitlines())) else "text"
+    fh.seek(0)
+    if _is_jsonl(iter(fh)):
+        return "jsonl"
+    # Too big to validate whole: judge a single document by its shape.
+    fh.seek(max(0, size - 4096))
+    tail = fh.read().rstrip()[-1:]
+    return "json" if (first, tail) in ((b"{", b"}"), (b"[", b"]")) else "text"
+
+
+def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
+    text = head[: chars * 4 + 16].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    if len(text) > chars:
+        return text[:chars].rstrip() + "\u2026"
+    return text
+
+
+# --- the store ----------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
+    if not m:
+        raise UsageError(f"bad size {text!r}", hint="e.g. 500M, 1G, 1048576")
+    mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+    return int(float(m.group(1)) * mult)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of DATA to FD (the one place the store writes payload bytes)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Chain:
+    """A stream that first returns HEAD, then reads STREAM."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head = head
+        self.read_more = getattr(stream, "read1", stream.read)
+
+    def read1(self, n: int = -1) -> bytes:
+        if self.head:
+            out, self.head = self.head, b""
+            return out
+        return self.read_more(n)
+
+    read = read1
+
+
+class HandleStore:
+    """The on-disk handle store. ``root=None`` means ``ctxtools.config.default_store_root()``.
+
+    Nothing is created until the first write (then with mode 0700).
+    """
+
+    def __init__(self, root: str | os.PathLike | None = None) -> None:
+        if root is None:
+            from ctxtools.config import default_store_root
+
+            root = default_store_root()
+        self.root = Path(root)
+
+    # paths
+    @property
+    def blobs_dir(self) -> Path:
+        return self.root / "blobs"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def access_log(self) -> Path:
+        return self.root / "access.jsonl"
+
+    def blob_path(self, sha256: str) -> Path:
+        return self.blobs_dir / sha256[:2] / sha256
+
+    def idx_path(self, sha256: str) -> Path:
+        return self.blobs_dir / sha256[:2] / f"{sha256}.idx"
+
+    def card_path(self, session: str, name: str) -> Path:
+        return self.sessions_dir / validate_session(session) / f"{validate_name(name)}.json"
+
+    # low level
+    def _store_error(self, exc: OSError, doing: str) -> StoreError:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOSPC:
+            reason = "no space left on device"
+        elif exc.errno in (errno.EROFS,):
+            reason = "read-only file system"
+        elif exc.errno in (errno.EACCES, errno.EPERM):
+            reason = "permission denied"
+        return StoreError(
+            f"cannot {doing} in store {self.root}: {reason}",
+            hint="nothing was changed; free space, fix permissions or use --store DIR",
+        )
+
+    def _ensure_dir(self, path: Path) -> None:
+        try:
+            if not self.root.is_dir():
+                if self.root.exists():
+                    raise StoreError(
+                        f"store root {self.root} is not a directory",
+                        hint="point --store or CTX_STORE at a directory",
+                    )
+                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except NotADirectoryError as exc:
+            raise StoreError(
+                f"store root {self.root} is not a directory (a parent is a file)",
+                hint="point --store or CTX_STORE at a directory",
+            ) from exc
+        except OSError as exc:
+            raise self._store_error(exc, "create directories") from exc
+
+    @contextlib.contextmanager
+    def _lock(self, exclusive: bool = False) -> Iterator[None]:
+        import fcntl
+
+        self._ensure_dir(self.root)
+        try:
+            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise self._store_error(exc, "take the lock") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)
+
+    def _tmp_name(self, directory: Path) -> Path:
+        return directory / f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
+
+    def _atomic_write(self, path: Path, data: bytes) -> None:
+        tmp = self._tmp_name(path.parent)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(path.parent)
+
+    # writing
+    def put_bytes(
+        self,
+        data: bytes,
+        *,
+        name: str | None = None,
+        session: str = DEFAULT_SESSION,
+        type: str | None = None,
+        exit_status: int | None = None,
+    ) -> dict:
+        """Store DATA and return its card (always stores; thresholds are the caller's)."""
+        import io
+
+        return self.put_stream(
+            io.BytesIO(bytes(data)), name=name, session=session, type=type, exit_status=exit_status
+        )
+
+    def put_stream(
+        self,
+        stream: BinaryIO,
+        *,
+        name: str | None = None,
+        session: str = DEFAULT_SESSION,
+        type: str | None = None,
+        exit_status: int | None = None,
+        head: bytes = b"",
+    ) -> dict:
+        """Stream STREAM (after HEAD, bytes already read from it) into the store; its card.
+
+        Memory stays bounded whatever the size. Without NAME the name is the first 12 hex
+        digits of the SHA-256. TYPE is detected when None. Re-stashing a name replaces its
+        card (the old ``@sha`` reference then reads as stale).
+        """
+        validate_session(session)
+        if name is not None:
+            validate_name(name)
+        if type is not None and type not in TYPES:
+            raise UsageError(f"unknown type {type!r}", hint="one of: " + ", ".join(TYPES))
+        if head:
+            stream = _Chain(head, stream)  # type: ignore[assignment]
+        self._ensure_dir(self.blobs_dir)
+        with self._lock():
+            return self._put_locked(stream, name, session, type, exit_status)
+
+    def _put_locked(
+        self,
+        stream: BinaryIO,
+        name: str | None,
+        session: str,
+        type_: str | None,
+        exit_status: int | None,
+    ) -> dict:
+        tmp = self._tmp_name(self.blobs_dir)
+        ix = Indexer()
+        try:
+            try:
+                fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError as exc:
+                raise self._store_error(exc, "write") from exc
+            with open(fd, "w+b", buffering=0) as fh:
+                read = getattr(stream, "read1", stream.read)
+                while True:
+                    chunk = read(READ_CHUNK)
+                    if not chunk:
+                        break
+                    ix.feed(chunk)
+                    try:
+                        _write_all(fd, chunk)
+                    except OSError as exc:
+                        raise self._store_error(exc, "write") from exc
+                ix.finish()
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    raise self._store_error(exc, "write") from exc
+                detected = type_ or detect_type_head(bytes(ix.head), ix.size, fh)
+            sha = ix.sha256
+            final = self.blob_path(sha)
+            try:
+                final.parent.mkdir(mode=0o700, exist_ok=True)
+                self._atomic_write(self.idx_path(sha), ix.index().to_bytes())
+                os.replace(tmp, final)
+                _fsync_dir(final.parent)
+            except OSError as exc:
+                raise self._store_error(exc, "write") from exc
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        name = name or sha[:REF_PREFIX_LEN]
+        record = {
+            "kind": "handle",
+            "session_id": session,
+            "name": name,
+            "type": detected,
+            "length": ix.chars,
+            "lines": ix.lines,
+            "bytes": ix.size,
+            "repr_preview": make_preview(bytes(ix.head)),
+            "sha256": sha,
+            "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
+        }
+        if exit_status is not None:
+            record["exit_status"] = int(exit_status)
+        record["xxh3"] = ix.xxh3
+        record["created_at"] = round(time.time(), 3)
+        import orjson
+
+        path = self.card_path(session, name)
+        self._ensure_dir(self.sessions_dir)
+        try:
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            self._atomic_write(path, orjson.dumps(record) + b"\n")
+        except OSError as exc:
+            raise self._store_error(exc, "write the card") from exc
+        return public_card(record)
+
+    # reading
+    def _load_record(self, session: str, name: str) -> dict | None:
+        path = self.card_path(session, name)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read card {path}: {exc.strerror or exc}") from exc
+        try:
+            record = _json_loads(data)
+        except ValueError:
+            raise IntegrityError(
+                f"handle {session}/{name}: its card {path} is not valid JSON",
+                hint="remove it with ctx-stash --rm",
+            ) from None
+        if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
+            raise IntegrityError(f"handle {session}/{name}: its card {path} is damaged")
+        return record
+
+    def record(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
+        """The full stored record of REF (card plus private fields); checks staleness."""
+        r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
+        record = self._load_record(r.session, r.name)
+        if record is None:
+            raise NotFoundError(
+                f"no handle {r.session}/{r.name}",
+                hint="ctx-stash --list shows the handles of a session",
+            )
+        if r.sha_prefix and not record["sha256"].startswith(r.sha_prefix):
+            raise StaleHandleError(
+                f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
+                f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
+                hint=f"read ctx:{r.session}/{r.name} for the current version",
+            )
+        return record
+
+    def card(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
+        """The current card of REF (raises NotFoundError / StaleHandleError)."""
+        return public_card(self.record(ref, session))
+
+    def _load_index(self, record: dict, fh: BinaryIO, label: str) -> LineIndex:
+        sha = record["sha256"]
+        ipath = self.idx_path(sha)
+        index = None
+        try:
+            index = LineIndex.from_bytes(ipath.read_bytes())
+        except OSError:
+            index = None
+        if index is not None and (
+            index.size != record.get("bytes") or index.xxh3 != record.get("xxh3")
+        ):
+            index = None
+        if index is None:
+            # Missing or damaged index: rebuild it, trusting it only if the payload still has
+            # the xxh3 recorded at stash time.
+            fh.seek(0)
+            ix = index_stream(fh)
+            if ix.xxh3 != record.get("xxh3") or ix.size != record.get("bytes"):
+                raise IntegrityError(
+                    f"handle {label} is corrupt: its bytes no longer match the checksum "
+                    "recorded when it was stashed",
+                    hint="re-stash it",
+                )
+            index = ix.index()
+            with contextlib.suppress(OSError, StoreError):
+                self._atomic_write(ipath, index.to_bytes())
+        # lines: newlines plus an unterminated last line
+        if index.size:
+            fh.seek(index.size - 1)
+            last = fh.read(1)
+            index.lines = index.newlines + (1 if last != b"\n" else 0)
+        else:
+            index.lines = 0
+        return index
+
+    def open(
+        self, ref: str | Ref, session: str = DEFAULT_SESSION, *, verify: bool = False
+    ) -> Payload:
+        """Open REF for reading: a Payload that serves only verified bytes.
+
+        Raises NotFoundError, StaleHandleError, IntegrityError (corrupt, truncated, or --verify
+        SHA-256 mismatch).
+        """
+        r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
+        record = self.record(r)
+        label = f"ctx:{record['session_id']}/{record['name']}@{record['sha256'][:REF_PREFIX_LEN]}"
+        path = self.blob_path(record["sha256"])
+        try:
+            fh = open(path, "rb")  # noqa: SIM115 - owned by the Payload
+        except FileNotFoundError:
+            raise IntegrityError(
+                f"handle {label}: its blob is missing from the store", hint="re-stash it"
+            ) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            if size != record.get("bytes"):
+                raise IntegrityError(
+                    f"handle {label} is {'truncated' if size < record['bytes'] else 'corrupt'}: "
+                    f"the blob has {size} bytes, {record['bytes']} were stashed",
+                    hint="re-stash it",
+                )
+            index = self._load_index(record, fh, label)
+            payload = Payload(fh, index, label=label, record=record)
+            if verify:
+                h = hashlib.sha256()
+                for piece in payload.iter_bytes():
+                    h.update(piece)
+                if h.hexdigest() != record["sha256"]:
+                    raise IntegrityError(
+                        f"handle {label} is corrupt: SHA-256 mismatch", hint="re-stash it"
+                    )
+            elif size <= FULL_CHECK_BYTES:
+                payload.verify_all()
+        except BaseException:
+            fh.close()
+            raise
+        return payload
+
+    def read_bytes(
+        self, ref: str | Ref, *, session: str = DEFAULT_SESSION, verify: bool = False
+    ) -> bytes:
+        """The whole verified payload of REF.
+
+        Raises NotFoundError, StaleHandleError, IntegrityError.
+        """
+        with self.open(ref, session, verify=verify) as payload:
+            return b"".join(payload.iter_bytes())
+
+    # access log
+    def record_access(self, session: str, name: str, *, when: float | None = None) -> None:
+        """Append one access record (best effort: a read-only store just is not logged)."""
+        import orjson
+
+        line = orjson.dumps({"s": session, "n": name, "t": round(when or time.time(), 3), "c": 1})
+        try:
+            if not self.root.is_dir():
+                return
+            with self._lock():
+                fd = os.open(self.access_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    os.write(fd, line + b"\n")
+                    size = os.fstat(fd).st_size
+                finally:
+                    os.close(fd)
+            if size > ACCESS_COMPACT_BYTES:
+                self.compact_access()
+        except (OSError, StoreError):
+            return
+
+    def access_stats(self) -> dict[tuple[str, str], tuple[int, float]]:
+        """(session, name) -> (read count, last read time) from the access log."""
+        import orjson
+
+        stats: dict[tuple[str, str], tuple[int, float]] = {}
+        try:
+            data = self.access_log.read_bytes()
+        except OSError:
+            return stats
+        for raw in data.splitlines():
+            try:
+                rec = orjson.loads(raw)
+                key = (str(rec["s"]), str(rec["n"]))
+                c, t = int(rec.get("c", 1)), float(rec["t"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a torn or foreign line: skip it
+            old = stats.get(key)
+            stats[key] = (c, t) if old is None else (old[0] + c, max(old[1], t))
+        return stats
+
+    def compact_access(self, keep: set[tuple[str, str]] | None = None) -> None:
+        """Rewrite the access log as one record per handle (only KEEP's, when given)."""
+        import orjson
+
+        with self._lock(exclusive=True):
+            stats = self.access_stats()
+            lines = []
+            for (s, n), (c, t) in sorted(stats.items()):
+                if keep is not None and (s, n) not in keep:
+                    continue
+                lines.append(orjson.dumps({"s": s, "n": n, "t": t, "c": c}) + b"\n")
+            try:
+                self._atomic_write(self.access_log, b"".join(lines))
+            except OSError as exc:
+                raise self._store_error(exc, "compact the access log") from exc
+
+    # listing, removal, gc
+    def sessions(self) -> list[str]:
+        try:
+            return sorted(p.name for p in self.sessions_dir.iterdir() if p.is_dir())
+        except OSError:
+            return []
+
+    def records(self, session: str | None = None) -> list[dict]:
+        """Every readable card record (of SESSION, or of all sessions), sorted by session/name."""
+        out = []
+        for sess in [validate_session(session)] if session else self.sessions():
+            d = self.sessions_dir / sess
+            try:
+                names = sorted(p.name for p in d.iterdir())
+            except OSError:
+                continue
+            for fname in names:
+                if not fname.endswith(".json") or fname.startswith(TMP_PREFIX):
+                    continue
+                if not NAME_RE.fullmatch(fname[:-5]):
+                    continue
+                try:
+                    rec = self._load_record(sess, fname[:-5])
+                except (IntegrityError, StoreError):
+                    continue
+                if rec is not None:
+                    out.append(rec)
+        return out
+
+    def entries(self, session: str | None = None, now: float | None = None) -> list[dict]:
+        """Cards with their access figures: id, size_bytes, last_accessed_at, access_count,
+        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first."""
+        now = time.time() if now is None else now
+        stats = self.access_stats()
+        lam = math.log(2) / (7 * 24 * 3600)
+        out = []
+        for rec in self.records(session):
+            key = (rec["session_id"], rec["name"])
+            count, last = stats.get(key, (0, 0.0))
+            created = float(rec.get("created_at", 0.0))
+            last = max(last, created)
+            age = max(0.0, now - last)
+            frecency = (count + 1) * math.exp(-lam * age)
+            out.append(
+                {
+                    "id": f"{key[0]}/{key[1]}",
+                    "size_bytes": int(rec.get("bytes", 0)),
+                    "last_accessed_at": last,
+                    "access_count": count,
+                    "frecency": frecency,
+                    "card": public_card(rec),
+                }
+            )
+        out.sort(key=lambda e: (-e["frecency"], e["id"]))
+        return out
+
+    def remove(self, refs: list[str], session: str = DEFAULT_SESSION) -> list[str]:
+        """Remove the cards of REFS (blobs go at the next gc); the removed ids."""
+        parsed = [parse_ref(r, session) for r in refs]
+        for r in parsed:
+            self.record(r)  # NotFound / stale before anything is removed
+        removed = []
+        with self._lock(exclusive=True):
+            for r in parsed:
+                try:
+                    self.card_path(r.session, r.name).unlink()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise self._store_error(exc, "remove a card") from exc
+                removed.append(f"{r.session}/{r.name}")
+        return removed
+
+    def gc(
+        self,
+        *,
+        max_bytes: int | None = None,
+        max_entries: int | None = None,
+        strategy: str = "lru",
+        dry_run: bool = False,
+        now: float | None = None,
+    ) -> dict:
+        """Evict handles over budget, then remove unreferenced blobs and dead temp files.
+
+        Returns {"evicted": [ids], "blobs_removed": n, "bytes_freed": n, "temp_removed": n,
+        "kept": n, "kept_bytes": n}.
+        """
+        from ctxtools import evict
+
+        if not self.root.is_dir():
+            return {
+                "evicted": [],
+                "blobs_removed": 0,
+                "bytes_freed": 0,
+                "temp_removed": 0,
+                "kept": 0,
+                "kept_bytes": 0,
+            }
+        with self._lock(exclusive=True):
+            entries = self.entries(now=now)
+            budget = evict.Budget(max_bytes=max_bytes, max_entries=max_entries)
+            victims = evict.evict(strategy, entries, budget, now=now)
+            vset = set(victims)
+            kept = [e for e in entries if e["id"] not in vset]
+            referenced = {e["card"]["sha256"] for e in kept}
+            if not dry_run:
+                for vid in victims:
+                    s, n = vid.split("/", 1)
+                    with contextlib.suppress(FileNotFoundError):
+                        self.card_path(s, n).unlink()
+            blobs_removed = 0
+            freed = 0
+            temp_removed = 0
+            now_t = time.time()
+            for path in self._walk_files():
+                fname = path.name
+                if fname.startswith(TMP_PREFIX):
+                    if self._tmp_is_dead(fname, path, now_t):
+                        temp_removed += 1
+                        if not dry_run:
+                            with contextlib.suppress(OSError):
+                                freed += path.stat().st_size
+                                path.unlink()
+                        else:
+                            with contextlib.suppress(OSError):
+                                freed += path.stat().st_size
+                    continue
+                if path.parent.parent != self.blobs_dir:
+                    continue
+                sha = fname[:-4] if fname.endswith(".idx") else fname
+                if sha in referenced:
+                    continue
+                if not fname.endswith(".idx"):
+                    blobs_removed += 1
+                with contextlib.suppress(OSError):
+                    freed += path.stat().st_size
+                    if not dry_run:
+                        path.unlink()
+            if not dry_run:
+                keep = {(e["id"].split("/", 1)[0], e["id"].split("/", 1)[1]) for e in kept}
+                stats = self.access_stats()
+                lines = [
+                    _access_line(s, n, c, t)
+                    for (s, n), (c, t) in sorted(stats.items())
+                    if (s, n) in keep
+                ]
+                if self.access_log.exists():
+                    with contextlib.suppress(OSError):
+                        self._atomic_write(self.access_log, b"".join(lines))
+        return {
+            "evicted": victims,
+            "blobs_removed": blobs_removed,
+            "bytes_freed": freed,
+            "temp_removed": temp_removed,
+            "kept": len(kept),
+            "kept_bytes": sum(e["size_bytes"] for e in kept),
+        }
+
+    def _walk_files(self) -> Iterator[Path]:
+        """The root's own files, then every file under blobs/ and sessions/."""
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(self.root), key=lambda e: e.name):
+                if entry.is_file(follow_symlinks=False):
+                    yield Path(entry.path)
+        for top in (self.blobs_dir, self.sessions_dir):
+            for dirpath, dirs, files in os.walk(top):
+                dirs.sort()
+                for f in sorted(files):
+                    yield Path(dirpath) / f
+
+    @staticmethod
+    def _tmp_is_dead(fname: str, path: Path, now: float) -> bool:
+        """A temp file is a leftover when its writer is gone (or it is a day old)."""
+        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", fname)
+        try:
+            age = now - path.stat().st_mtime
+        except OSError:
+            return False
+        if m is None:
+            return True
+        pid = int(m.group(1))
+        if pid == os.getpid():
+            return False
+        return not _pid_alive(pid) or age > TMP_STALE_SECONDS
+
+
+def _access_line(s: str, n: str, c: int, t: float) -> bytes:
+    import orjson
+
+    return orjson.dumps({"s": s, "n": n, "t": t, "c": c}) + b"\n"

@@ -1,0 +1,454 @@
+"""The handle store as a library: layout, cards, references, integrity, crash safety."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+
+import pytest
+
+from ctxtools import store as store_mod
+from ctxtools.errors import (
+    IntegrityError,
+    NotFoundError,
+    StaleHandleError,
+    StoreError,
+    UsageError,
+)
+from ctxtools.store import HandleStore, parse_ref, validate_name
+
+LOG = "".join(
+    f"tests/test_mod{i % 7}.py::test_case_{i} {'PASSED' if i % 13 else 'FAILED'} [{i % 100:3d}%]\n"
+    for i in range(4000)
+).encode()
+
+
+@pytest.fixture
+def st(store_dir) -> HandleStore:
+    return HandleStore()
+
+
+def test_default_root_is_ctx_store(store_dir):
+    assert HandleStore().root == store_dir
+    assert not store_dir.exists()  # nothing created until the first write
+
+
+def test_put_and_read_round_trip(st, store_dir):
+    card = st.put_bytes(LOG, name="tests")
+    sha = hashlib.sha256(LOG).hexdigest()
+    assert card == {
+        "kind": "handle",
+        "session_id": "default",
+        "name": "tests",
+        "type": "text",
+        "length": len(LOG),
+        "lines": 4000,
+        "bytes": len(LOG),
+        "repr_preview": card["repr_preview"],
+        "sha256": sha,
+        "ref": f"ctx:default/tests@{sha[:12]}",
+    }
+    assert card["repr_preview"].startswith("tests/test_mod0.py::test_case_0 FAILED [ 0%] tests/")
+    assert len(card["repr_preview"]) <= 73
+    assert st.read_bytes("tests") == LOG
+    assert st.read_bytes(card["ref"], verify=True) == LOG
+    assert st.card("ctx:default/tests") == card
+    # layout
+    assert (store_dir / "blobs" / sha[:2] / sha).read_bytes() == LOG
+    assert (store_dir / "blobs" / sha[:2] / f"{sha}.idx").is_file()
+    assert (store_dir / "sessions" / "default" / "tests.json").is_file()
+    for p in [
+        store_dir,
+        store_dir / "blobs",
+        store_dir / "sessions",
+        store_dir / "sessions/default",
+    ]:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700, p
+
+
+def test_exit_status_and_unnamed_handle(st):
+    card = st.put_bytes(b"x" * 50, exit_status=3)
+    assert card["exit_status"] == 3
+    assert card["name"] == card["sha256"][:12]
+    assert st.read_bytes(card["name"]) == b"x" * 50
+
+
+def test_put_stream_with_head(st):
+    import io
+
+    card = st.put_stream(io.BytesIO(b"world\n"), head=b"hello ", name="h")
+    assert st.read_bytes("h") == b"hello world\n"
+    assert card["lines"] == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b'{"a": [1, 2, {"b": null}]}\n', "json"),
+        (b"  [1, 2, 3]", "json"),
+        (b'{"a": 1}\n{"a": 2}\n\n{"a": 3}\n', "jsonl"),
+        (b'{"a": 1}\n{"a": \n', "text"),
+        (b"plain text {not json}\n", "text"),
+        (b"", "text"),
+        (b"\xff\xfe{", "text"),
+    ],
+)
+def test_type_detection(st, data, kind):
+    assert st.put_bytes(data, name="t")["type"] == kind
+
+
+def test_given_type_wins_and_bad_type_refused(st):
+    assert st.put_bytes(b"{}", name="t", type="text")["type"] == "text"
+    with pytest.raises(UsageError):
+        st.put_bytes(b"{}", name="u", type="yaml")
+    assert not (st.root / "sessions" / "default" / "u.json").exists()
+
+
+def test_restash_makes_old_ref_stale(st):
+    old = st.put_bytes(b"first version\n", name="n")
+    new = st.put_bytes(b"second version\n", name="n")
+    with pytest.raises(StaleHandleError, match="stale handle ctx:default/n@"):
+        st.read_bytes(old["ref"])
+    with pytest.raises(StaleHandleError):
+        st.card(old["ref"])
+    assert st.read_bytes("n") == b"second version\n"
+    assert st.read_bytes(new["ref"]) == b"second version\n"
+    # the same content again keeps the old ref valid (same version)
+    again = st.put_bytes(b"second version\n", name="n")
+    assert again["ref"] == new["ref"]
+
+
+def test_sessions_are_separate(st):
+    st.put_bytes(b"a", name="n", session="s1")
+    st.put_bytes(b"b", name="n", session="s2")
+    assert st.read_bytes("s1/n") == b"a"
+    assert st.read_bytes("n", session="s2") == b"b"
+    assert st.read_bytes("ctx:s2/n") == b"b"
+    with pytest.raises(NotFoundError, match="no handle default/n"):
+        st.read_bytes("n")
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("tests", ("default", "tests", None)),
+        ("ctx:tests", ("default", "tests", None)),
+        ("s/tests", ("s", "tests", None)),
+        ("ctx:s/tests@ABCDEF123456", ("s", "tests", "abcdef123456")),
+        ("a.b_c-d@0123", ("default", "a.b_c-d", "0123")),
+    ],
+)
+def test_parse_ref(ref, expected):
+    r = parse_ref(ref)
+    assert (r.session, r.name, r.sha_prefix) == expected
+
+
+@pytest.mark.parametrize(
+    "ref", ["", "a/b/c", "../x", "x@zz", "x@123", "/x", "s/", "ctx:", "a b", ".hidden"]
+)
+def test_parse_ref_rejects(ref):
+    with pytest.raises(UsageError) as exc:
+        parse_ref(ref)
+    assert exc.value.exit_status == 2
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "..", "../x", ".x", "-x", "a" * 129, "a b", "é"])
+def test_validate_name_rejects(st, name):
+    with pytest.raises(UsageError) as exc:
+        validate_name(name)
+    assert exc.value.exit_status == 2
+    with pytest.raises(UsageError):
+        st.put_bytes(b"data", name=name)
+    with pytest.raises(UsageError):
+        st.put_bytes(b"data", name="ok", session=name)
+    assert not st.root.exists()  # nothing written anywhere
+
+
+def test_validate_name_accepts_128():
+    assert validate_name("a" * 128) == "a" * 128
+    assert validate_name("A1.b_c-d") == "A1.b_c-d"
+
+
+def _files(root):
+    """Every file under ROOT with its bytes (empty directories do not count)."""
+    return sorted(
+        (str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*") if p.is_file()
+    )
+
+
+def _blob(st, card):
+    return st.blob_path(card["sha256"])
+
+
+def test_corrupt_blob_is_an_error(st):
+    card = st.put_bytes(LOG, name="c")
+    path = _blob(st, card)
+    data = bytearray(path.read_bytes())
+    data[1000] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(IntegrityError, match="handle ctx:default/c@.* is corrupt"):
+        st.read_bytes("c")
+    with pytest.raises(IntegrityError):
+        st.read_bytes("c", verify=True)
+
+
+def test_truncated_blob_is_an_error(st):
+    card = st.put_bytes(LOG, name="c")
+    path = _blob(st, card)
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(IntegrityError, match="truncated"):
+        st.read_bytes("c")
+
+
+def test_corrupt_block_in_big_blob_detected_when_read(st):
+    big = LOG * 300  # ~ 20 MB, more than FULL_CHECK_BYTES
+    assert len(big) > store_mod.FULL_CHECK_BYTES
+    card = st.put_bytes(big, name="big")
+    path = _blob(st, card)
+    with open(path, "r+b") as fh:
+        fh.seek(len(big) - 100)
+        fh.write(b"#")
+    p = st.open("big")  # opening a big blob does not read it all
+    assert p.pread(0, 20) == big[:20]
+    with pytest.raises(IntegrityError, match="block"):
+        p.pread(len(big) - 200, 200)
+    p.close()
+    with pytest.raises(IntegrityError):
+        st.read_bytes("big", verify=True)
+
+
+def test_missing_or_damaged_index_is_rebuilt(st):
+    card = st.put_bytes(LOG, name="c")
+    idx = st.idx_path(card["sha256"])
+    idx.unlink()
+    assert st.read_bytes("c") == LOG
+    assert idx.is_file()
+    idx.write_bytes(b"garbage" * 10)
+    with st.open("c") as p:
+        assert list(p.iter_lines(2, 3)) == [LOG.split(b"\n")[2]]
+
+
+def test_index_rebuild_with_corrupt_blob_fails(st):
+    card = st.put_bytes(LOG, name="c")
+    st.idx_path(card["sha256"]).unlink()
+    path = _blob(st, card)
+    data = bytearray(path.read_bytes())
+    data[5] ^= 0x20
+    path.write_bytes(bytes(data))
+    with pytest.raises(IntegrityError, match="no longer match"):
+        st.read_bytes("c")
+
+
+def test_missing_blob(st):
+    card = st.put_bytes(LOG, name="c")
+    _blob(st, card).unlink()
+    with pytest.raises(IntegrityError, match="missing"):
+        st.read_bytes("c")
+
+
+def test_damaged_card(st):
+    st.put_bytes(LOG, name="c")
+    (st.root / "sessions" / "default" / "c.json").write_bytes(b"{not json")
+    with pytest.raises(IntegrityError, match="not valid JSON"):
+        st.read_bytes("c")
+
+
+def test_binary_and_invalid_utf8_byte_exact(st):
+    data = bytes(range(256)) * 40 + "日本語のログ\n".encode() + b"\xc3\x28 bad \xe2\x82\n"
+    card = st.put_bytes(data, name="bin")
+    assert st.read_bytes("bin", verify=True) == data
+    assert card["sha256"] == hashlib.sha256(data).hexdigest()
+    assert card["length"] == len(data.decode("utf-8", "replace"))
+    assert card["type"] == "text"
+
+
+def test_cjk_counts(st):
+    text = "测试失败：断言错误\n第二行\n".encode()
+    card = st.put_bytes(text, name="cjk")
+    assert card["length"] == 14
+    assert card["lines"] == 2
+    assert card["bytes"] == len(text)
+    assert card["repr_preview"] == "测试失败：断言错误 第二行"
+
+
+def test_chars_across_chunk_boundaries(st, monkeypatch):
+    monkeypatch.setattr(store_mod, "READ_CHUNK", 7)
+    text = ("日本語" * 1000 + "\n").encode() + b"\xff"
+    card = st.put_bytes(text, name="cjk")
+    assert card["length"] == len(text.decode("utf-8", "replace"))
+    assert st.read_bytes("cjk") == text
+
+
+def test_line_index_on_many_lines(st):
+    lines = [f"line {i} " + "x" * (i % 50) for i in range(200_000)]
+    data = ("\n".join(lines)).encode()  # no final newline
+    card = st.put_bytes(data, name="l")
+    assert card["lines"] == 200_000
+    with st.open("l") as p:
+        assert len(p.index.ck_lines) > 100  # sparse checkpoints exist
+        for first in (0, 1, 1234, 99_999, 150_000, 199_990):
+            got = [b.decode() for b in p.iter_lines(first, first + 20)]
+            assert got == lines[first : first + 20]
+        assert p.line_start(200_000) == len(data)
+
+
+def test_empty_payload(st):
+    card = st.put_bytes(b"", name="e")
+    assert (card["length"], card["lines"], card["bytes"]) == (0, 0, 0)
+    assert st.read_bytes("e") == b""
+
+
+def test_unknown_handle(st):
+    with pytest.raises(NotFoundError, match="no handle default/nope"):
+        st.read_bytes("nope")
+    with pytest.raises(NotFoundError):
+        st.card("nope")
+
+
+def test_store_root_is_a_file(tmp_path):
+    root = tmp_path / "file"
+    root.write_text("i am a file")
+    with pytest.raises(StoreError, match="not a directory"):
+        HandleStore(root).put_bytes(b"x", name="n")
+    assert root.read_text() == "i am a file"
+    with pytest.raises(StoreError, match="not a directory"):
+        HandleStore(root / "sub").put_bytes(b"x", name="n")
+
+
+def test_full_disk_leaves_store_intact(st, monkeypatch):
+    st.put_bytes(LOG, name="keep")
+    before = _files(st.root)
+
+    def failing(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_mod, "_write_all", failing)
+    with pytest.raises(StoreError, match="no space left on device"):
+        st.put_bytes(LOG + b"more", name="new")
+    with pytest.raises(StoreError, match="no space left"):
+        st.put_bytes(LOG + b"more", name="keep")
+    monkeypatch.undo()
+    after = _files(st.root)
+    assert after == before
+    assert st.read_bytes("keep") == LOG
+
+
+def test_failing_replace_leaves_store_intact(st, monkeypatch):
+    st.put_bytes(LOG, name="keep")
+    before = _files(st.root)
+
+    def failing(src, dst):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(store_mod.os, "replace", failing)
+    with pytest.raises(StoreError, match="read-only file system"):
+        st.put_bytes(b"other" * 1000, name="keep")
+    monkeypatch.undo()
+    after = _files(st.root)
+    assert after == before
+    assert st.read_bytes("keep") == LOG
+
+
+STASH_ONE = """
+import sys
+from ctxtools.store import HandleStore
+data = (f"writer {sys.argv[1]}\\n" * 20000).encode()
+card = HandleStore(sys.argv[2]).put_bytes(data, name="same")
+sys.stdout.write(card["ref"])
+"""
+
+
+def test_concurrent_stashes_of_one_name(tmp_path):
+    import subprocess
+    import sys
+
+    root = tmp_path / "conc"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", STASH_ONE, str(i), str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(16)
+    ]
+    refs = []
+    for p in procs:
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        refs.append(out.decode())
+    st = HandleStore(root)
+    final = st.card("same")
+    assert final["ref"] in refs
+    writer = final["repr_preview"].split()[1]
+    assert st.read_bytes("same", verify=True) == (f"writer {writer}\n" * 20000).encode()
+    for i, ref in enumerate(refs):
+        if ref == final["ref"]:
+            continue
+        with pytest.raises(StaleHandleError):
+            st.read_bytes(ref)
+        # every version that was stashed is complete and intact until gc
+        sha = [p.name for p in (root / "blobs").rglob("*") if p.name.startswith(ref[-12:])]
+        blob = [n for n in sha if not n.endswith(".idx")]
+        assert len(blob) == 1
+        data = st.blob_path(blob[0]).read_bytes()
+        assert data == (f"writer {i}\n" * 20000).encode()
+    leftovers = [p for p in root.rglob(".tmp-*")]
+    assert leftovers == []
+    report = st.gc()
+    assert report["blobs_removed"] == 15
+    assert len([p for p in (root / "blobs").rglob("*") if p.is_file()]) == 2
+    assert st.read_bytes("same", verify=True)
+
+
+KILLED = """
+import sys
+from ctxtools.store import HandleStore
+HandleStore(sys.argv[1]).put_stream(sys.stdin.buffer, name="victim")
+"""
+
+
+def test_sigkill_midway_leaves_no_handle(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "killed"
+    st = HandleStore(root)
+    st.put_bytes(LOG, name="survivor")
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, str(root)], stdin=subprocess.PIPE)
+    proc.stdin.write(LOG * 50)
+    proc.stdin.flush()
+    deadline = time.monotonic() + 30
+    tmp = []
+    while time.monotonic() < deadline:
+        tmp = [p for p in (root / "blobs").glob(".tmp-*") if p.stat().st_size > 0]
+        if tmp:
+            break
+        time.sleep(0.01)
+    assert tmp, "the writer never started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdin.close()
+    assert proc.returncode == -signal.SIGKILL
+    with pytest.raises(NotFoundError):
+        st.read_bytes("victim")
+    assert [e["id"] for e in st.entries()] == ["default/survivor"]
+    assert st.read_bytes("survivor", verify=True) == LOG
+    dry = st.gc(dry_run=True)
+    assert dry["temp_removed"] == 1
+    assert tmp[0].exists()
+    report = st.gc()
+    assert report["temp_removed"] == 1
+    assert not list(root.rglob(".tmp-*"))
+    assert st.read_bytes("survivor", verify=True) == LOG
+
+
+def test_gc_keeps_temp_files_of_live_writers(st):
+    st.put_bytes(b"x", name="n")
+    mine = st.blobs_dir / f".tmp-{os.getpid()}-abcdef"
+    mine.write_bytes(b"in flight")
+    assert st.gc()["temp_removed"] == 0
+    assert mine.exists()
