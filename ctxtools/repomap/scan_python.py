@@ -1,0 +1,232 @@
+"""Python scanner: indentation-aware, comment- and string-aware, no ``ast``.
+
+Why not ``ast``: measured on Django 5.1.4's 2,788 ``.py`` files, ``ast.parse`` alone takes
+2.5 s (1,100 files/s) before any walking, and fails on Python 2 files; this scanner does
+the whole job (definitions, references, imports) several times faster and never fails.
+
+Steps: mask comments and strings (prefixes, triple quotes, escapes; an unterminated
+string runs to the end of its line, or of the file for triple quotes); find ``def`` /
+``class`` at line starts and module-level assignments at column 0; a block ends at the
+first later non-blank line indented no deeper than its header (the masked text makes
+docstring and comment lines blank, so they never end a block). A ``def`` inside a class
+is a method scoped to the class (dotted for nested classes); anything inside a function
+is local and not reported.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from ctxtools.repomap.scan import (
+    Definition,
+    LineIndex,
+    ScanResult,
+    blank_string,
+    collapse,
+    count_references,
+)
+
+# Comments and strings. No string prefix here: a pattern that starts with an optional part
+# defeats the regex engine's first-character scan (measured 4x slower); the loop in
+# ``mask`` takes a prefix (r, b, f, u, rb, ...) back from the code before the quote.
+_MASK = re.compile(
+    r"""\#[^\n]*
+      | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)
+      | \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
+      | '[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)
+      | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
+    """,
+    re.X | re.S | re.M,
+)
+_PREFIX = frozenset("rRbBuUfF")
+
+
+def mask(text: str) -> str:
+    """The text with comments and string literals blanked (same length, same lines)."""
+    out: list[str] = []
+    last = 0
+    for m in _MASK.finditer(text):
+        s, e = m.span()
+        if text[s] == "#":
+            out.append(text[last:s])
+            out.append(" " * (e - s))
+        else:
+            p = s
+            while p > last and p > s - 2 and text[p - 1] in _PREFIX:
+                p -= 1
+            if p < s and (p == 0 or not (text[p - 1].isalnum() or text[p - 1] == "_")):
+                s = p
+            out.append(text[last:s])
+            out.append(blank_string(text[s:e]))
+        last = e
+    out.append(text[last:])
+    return "".join(out)
+
+
+# Patterns start with a literal or a plain character class so that the regex engine can
+# skip ahead quickly; line-start conditions are checked in Python on the few hits.
+_DEF = re.compile(r"(?:def|class)[ \t]+([^\W\d]\w*)")
+_VAR = re.compile(r"\n([^\W\d]\w*)[ \t]*(:[^=\n]*)?=(?!=)")
+_IMPORT = re.compile(r"\n[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([^\n;]+))")
+# Where a def/class header ends: the first ':' outside brackets.
+_HEADER_TOKEN = re.compile(r"[()\[\]{}:]")
+_MAX_HEADER = 4000
+
+_KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls"}
+
+_dedent_cache: dict[int, re.Pattern[str]] = {}
+
+
+def _dedent(indent: int) -> re.Pattern[str]:
+    pat = _dedent_cache.get(indent)
+    if pat is None:
+        pat = re.compile(rf"^[ \t]{{0,{indent}}}[^ \t\r\n\f\v]", re.M)
+        _dedent_cache[indent] = pat
+    return pat
+
+
+def _header_end(masked: str, start: int) -> int:
+    """Offset just past the ':' that ends the header beginning at ``start`` (or -1)."""
+    depth = 0
+    limit = min(len(masked), start + _MAX_HEADER)
+    for m in _HEADER_TOKEN.finditer(masked, start, limit):
+        c = m.group()
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth <= 0:
+            return m.end()
+    return -1
+
+
+def _strip_comments(orig: str, masked_part: str) -> str:
+    """Drop '#' comments from a multi-line header (comments are blank in the mask)."""
+    out = []
+    pos = 0
+    for line in orig.split("\n"):
+        mline = masked_part[pos : pos + len(line)]
+        pos += len(line) + 1
+        h = line.find("#")
+        while h >= 0:
+            if not mline[h:].strip():
+                line = line[:h]
+                break
+            h = line.find("#", h + 1)
+        out.append(line)
+    return "\n".join(out)
+
+
+def _last_content_end(masked: str, lo: int, hi: int) -> int:
+    """Offset of the last non-blank character in masked[lo:hi] (or lo)."""
+    step = 4096
+    end = hi
+    while end > lo:
+        start = max(lo, end - step)
+        chunk = masked[start:end].rstrip()
+        if chunk:
+            return start + len(chunk) - 1
+        end = start
+        step *= 4
+    return lo
+
+
+def scan(text: str) -> ScanResult:
+    masked = mask(text)
+    lines = LineIndex(masked)
+    n = len(masked)
+    nl_masked = "\n" + masked  # so that the first line starts after a newline too
+
+    # (line start offset, indent, keyword or None for a variable, match)
+    candidates: list[tuple[int, int, str | None, re.Match[str]]] = []
+    for m in _DEF.finditer(masked):
+        start = m.start()
+        ls = masked.rfind("\n", 0, start) + 1
+        pre = masked[ls:start]
+        if pre:
+            if not pre[-1].isspace():
+                continue
+            stripped = pre.strip()
+            if stripped and stripped != "async":
+                continue
+        indent = len(pre) - len(pre.lstrip())
+        candidates.append((ls, indent, "class" if masked[start] == "c" else "def", m))
+    has_vars = False
+    for m in _VAR.finditer(nl_masked):
+        name = m.group(1)
+        if (
+            (m.group(2) or (name.upper() == name and name.lower() != name))
+            and not (name.startswith("__") and name.endswith("__"))
+            and name not in _KEYWORDS
+        ):
+            candidates.append((m.start(1) - 1, 0, None, m))
+            has_vars = True
+    if has_vars:
+        candidates.sort(key=lambda c: c[0])
+
+    definitions: list[Definition] = []
+    # Open blocks: (end offset, keyword, name)
+    stack: list[tuple[int, str, str]] = []
+    in_function = 0  # how many "def" entries the stack holds
+    for pos, indent, keyword_, m in candidates:
+        while stack and stack[-1][0] <= pos:
+            if stack.pop()[1] == "def":
+                in_function -= 1
+        if keyword_ is None:
+            if stack:
+                continue
+            name = m.group(1)
+            eol = masked.find("\n", pos)
+            if eol < 0:
+                eol = n
+            sig_text = text[pos:eol]
+            if "#" in sig_text:
+                sig_text = _strip_comments(sig_text, masked[pos:eol])
+            line = lines.line(pos)
+            definitions.append(Definition("variable", name, line, collapse(sig_text), None, line))
+            continue
+        if in_function:
+            continue  # local to a function
+        name = m.group(1)
+        head_start = pos + indent
+        hend = _header_end(masked, m.end())
+        if hend < 0:
+            eol = masked.find("\n", m.end())
+            hend = n if eol < 0 else eol
+            sig_text = text[head_start:hend]
+        else:
+            sig_text = text[head_start:hend]
+            if "#" in sig_text and "\n" in sig_text:
+                sig_text = _strip_comments(sig_text, masked[head_start:hend])
+        # The body: from the line after the header to the first line indented no deeper.
+        body_line_end = masked.find("\n", hend)
+        if body_line_end < 0:
+            block_end = n
+        else:
+            d = _dedent(indent).search(masked, body_line_end + 1)
+            block_end = n if d is None else d.start()
+        last = _last_content_end(masked, hend, block_end)
+        line = lines.line(pos)
+        end_line = max(line, lines.line(last))
+        scope = ".".join(entry[2] for entry in stack) or None
+        if keyword_ == "class":
+            kind = "class"
+        else:
+            kind = "method" if stack else "function"
+            in_function += 1
+        definitions.append(Definition(kind, name, line, collapse(sig_text), scope, end_line))
+        stack.append((block_end, keyword_, name))
+
+    imports: list[str] = []
+    for m in _IMPORT.finditer(nl_masked):
+        if m.group(1) is not None:
+            imports.append(m.group(1))
+        else:
+            for part in m.group(2).split(","):
+                words = part.split()
+                if words and words[0] not in ("(", "\\"):
+                    imports.append(words[0])
+    return ScanResult(
+        "python", definitions, count_references(masked, _KEYWORDS, definitions), imports
+    )
