@@ -4,8 +4,8 @@ Three kinds of ruler, one per run:
 
 * ``TiktokenRuler`` -- an exact tiktoken encoding (``cl100k_base``, ``o200k_base``). The
   encoding files come from a registry package (``bpe-openai`` ships them gzipped), are
-  checked against the SHA-256 that tiktoken itself publishes, and are handed to tiktoken
-  through its own cache mechanism, so nothing is ever downloaded.
+  checked against the SHA-256 that tiktoken itself publishes, and are handed to
+  ``tiktoken.Encoding``, so nothing is ever downloaded.
 * ``HFRuler`` -- an exact Hugging Face ``tokenizer.json`` through ``tokenizers``.
 * ``HeuristicRuler`` -- needs nothing: one token per CJK code point (ideographs, kana,
   hangul), one per four other characters, rounded up.
@@ -20,12 +20,11 @@ on two threads (tiktoken releases the GIL while encoding).
 from __future__ import annotations
 
 import codecs
-import gzip
-import hashlib
+import contextlib
 import math
 import os
 import re
-import tempfile
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +35,7 @@ from ctxtools.errors import TokenizerError
 DEFAULT_ENCODING = "cl100k_base"
 HEURISTIC = "heuristic"
 
-# Published by tiktoken in tiktoken_ext/openai_public.py: the address is tiktoken's cache
-# key (sha1 of it), the hash is what tiktoken checks the file against.
-_BLOB_BASE = "https://openaipublic.blob.core.windows.net/encodings/"
+# Published by tiktoken in tiktoken_ext/openai_public.py: the SHA-256 of each official file.
 OFFLINE_ENCODINGS: dict[str, str] = {
     "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
@@ -65,7 +62,14 @@ _CJK_CLASS = (
     "\U00020000-\U0003134f"  # CJK Extensions B..G (planes 2 and 3)
     "\U0002f800-\U0002fa1f"  # CJK Compatibility Ideographs Supplement
 )
-_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RE: re.Pattern[str] | None = None
+
+
+def _cjk_re() -> re.Pattern[str]:
+    global _CJK_RE
+    if _CJK_RE is None:
+        _CJK_RE = re.compile(f"[{_CJK_CLASS}]")
+    return _CJK_RE
 
 READ_BLOCK = 1 << 20  # bytes read per call
 CHUNK_CHARS = 1 << 22  # characters per counted piece (about 4 MB of text)
@@ -73,7 +77,7 @@ CHUNK_CHARS = 1 << 22  # characters per counted piece (about 4 MB of text)
 
 def heuristic_parts(text: str) -> tuple[int, int]:
     """Return (CJK code points, other characters) of ``text``."""
-    cjk = len(_CJK_RE.findall(text))
+    cjk = len(_cjk_re().findall(text))
     return cjk, len(text) - cjk
 
 
@@ -215,6 +219,9 @@ def _cache_dir(store_root: str | os.PathLike | None) -> Path:
 
 def verified_encoding_bytes(name: str) -> bytes:
     """The official ``NAME.tiktoken`` file from the registry package, SHA-256 checked."""
+    import gzip
+    import hashlib
+
     expected = OFFLINE_ENCODINGS[name]
     data_dir = _encoding_data_dir()
     if data_dir is None or not (data_dir / f"{name}.tiktoken.gz").is_file():
@@ -234,42 +241,82 @@ def verified_encoding_bytes(name: str) -> bytes:
     return data
 
 
-def _materialise(name: str, cache_dir: Path) -> Path:
-    """Put the verified file where tiktoken's cache looks for it; return the cache dir."""
-    key = hashlib.sha1((_BLOB_BASE + name + ".tiktoken").encode()).hexdigest()
-    target = cache_dir / key
-    if target.is_file():
-        with open(target, "rb") as fh:
-            if hashlib.sha256(fh.read()).hexdigest() == OFFLINE_ENCODINGS[name]:
-                return cache_dir
-    data = verified_encoding_bytes(name)
+def parse_tiktoken_file(data: bytes) -> dict[bytes, int]:
+    """The ``.tiktoken`` format: one ``base64(token) rank`` pair a line."""
+    import base64
+
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _ranks_cache_file(name: str, cache_dir: Path) -> Path:
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return cache_dir / f"{name}-{OFFLINE_ENCODINGS[name][:16]}-{tag}.ranks"
+
+
+def _load_cached_ranks(path: Path) -> dict[bytes, int] | None:
+    """Ranks from our cache file: a 16-byte xxh3-128 digest, then the marshalled dict."""
+    import marshal
+
+    import xxhash
+
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{key}.", suffix=".tmp")
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError:
+        return None
+    digest, body = blob[:16], blob[16:]
+    if len(digest) != 16 or xxhash.xxh3_128_digest(body) != digest:
+        return None
+    try:
+        ranks = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return ranks if isinstance(ranks, dict) else None
+
+
+def _store_cached_ranks(path: Path, ranks: dict[bytes, int]) -> None:
+    import marshal
+    import tempfile
+
+    import xxhash
+
+    body = marshal.dumps(ranks)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                fh.write(xxhash.xxh3_128_digest(body))
+                fh.write(body)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, target)
+            os.replace(tmp, path)
         except BaseException:
-            with _suppress():
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        return cache_dir
     except OSError:
-        # The store is not writable: use a private temporary cache for this process.
-        tmpdir = Path(tempfile.mkdtemp(prefix="ctxtools-tiktoken-"))
-        (tmpdir / key).write_bytes(data)
-        return tmpdir
+        pass  # a read-only store only costs speed: the next run parses the file again
 
 
-class _suppress:
-    def __enter__(self):
-        return self
+def mergeable_ranks(name: str, store_root: str | os.PathLike | None = None) -> dict[bytes, int]:
+    """The BPE ranks of NAME from the verified official file.
 
-    def __exit__(self, *exc):
-        return exc[0] is not None and issubclass(exc[0], OSError)
+    Parsing the 1.7-3.6 MB text file costs 0.2-0.4 s, so the parsed ranks are kept in the
+    store (``tiktoken/NAME-HASH-pyXY.ranks``), guarded by an xxh3-128 digest; a damaged or
+    foreign cache file is rebuilt from the verified file.
+    """
+    cache = _ranks_cache_file(name, _cache_dir(store_root))
+    ranks = _load_cached_ranks(cache)
+    if ranks is None:
+        ranks = parse_tiktoken_file(verified_encoding_bytes(name))
+        _store_cached_ranks(cache, ranks)
+    return ranks
 
 
 _ENCODINGS: dict[str, object] = {}
@@ -278,6 +325,9 @@ _ENCODINGS: dict[str, object] = {}
 def load_encoding(name: str, store_root: str | os.PathLike | None = None):
     """A ``tiktoken.Encoding`` for NAME, built offline from the verified file.
 
+    The pattern and special tokens come from tiktoken's own constructor for NAME
+    (``tiktoken_ext.openai_public``), handed our verified ranks instead of a download; it
+    also confirms that the hash tiktoken publishes is the one we verified against.
     Raises TokenizerError for an unknown name or one that cannot be had offline.
     """
     if name in _ENCODINGS:
@@ -291,20 +341,27 @@ def load_encoding(name: str, store_root: str | os.PathLike | None = None):
         raise TokenizerError(
             f"unknown encoding {name!r}", hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS))
         )
-    cache_dir = _materialise(name, _cache_dir(store_root))
+    ranks = mergeable_ranks(name, store_root)
     import tiktoken
     from tiktoken_ext import openai_public
 
-    # tiktoken reads TIKTOKEN_CACHE_DIR at load time and re-checks the published hash.
-    saved = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
+    asked: list[str | None] = []
+
+    def verified_ranks(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        asked.append(expected_hash)
+        return ranks
+
+    original = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = verified_ranks
     try:
         params = getattr(openai_public, name)()
     finally:
-        if saved is None:
-            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = saved
+        openai_public.load_tiktoken_bpe = original
+    if asked != [OFFLINE_ENCODINGS[name]]:
+        raise TokenizerError(
+            f"tiktoken now publishes another hash for {name} than the file we verified",
+            hint="upgrade ctxtools",
+        )
     enc = tiktoken.Encoding(**params)
     _ENCODINGS[name] = enc
     return enc
@@ -476,7 +533,12 @@ def count_stream(stream: BinaryIO, ruler: Ruler, jobs: int | None = None) -> Cou
     pieces = iter_text_pieces(stream, counts, ruler.splittable)
     jobs = jobs if jobs is not None else default_jobs()
     if ruler.parallel and jobs > 1:
-        counts.tokens = _parallel_count(pieces, ruler, jobs)
+        first = next(pieces, None)
+        second = next(pieces, None) if first is not None else None
+        if second is None:  # small input: no threads
+            counts.tokens = ruler.count(first) if first else 0
+        else:
+            counts.tokens = _parallel_count(_chain(first, second, pieces), ruler, jobs)
     else:
         tally = ruler.tally()
         for piece in pieces:
@@ -500,6 +562,12 @@ def default_jobs() -> int:
         return max(1, min(4, len(os.sched_getaffinity(0))))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, min(4, os.cpu_count() or 1))
+
+
+def _chain(first: str, second: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield second
+    yield from rest
 
 
 def _parallel_count(pieces: Iterable[str], ruler: Ruler, jobs: int) -> int:

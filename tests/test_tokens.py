@@ -153,19 +153,37 @@ def test_tampered_encoding_file_is_refused(monkeypatch):
     assert "approximate" in choice.notes[0]
 
 
-def test_a_corrupted_cache_file_is_replaced(store_dir, monkeypatch):
+def test_parsed_ranks_are_cached_and_a_damaged_cache_is_rebuilt(store_dir, monkeypatch):
     monkeypatch.setattr(tokens, "_ENCODINGS", {})
     tokens.load_encoding("cl100k_base")
     cached = [p for p in (store_dir / "tiktoken").iterdir() if not p.name.startswith(".")]
-    assert len(cached) == 1
-    cached[0].write_bytes(b"garbage")
+    assert [p.name[:12] for p in cached] == ["cl100k_base-"]
+    cached[0].write_bytes(cached[0].read_bytes()[:-100] + b"x" * 100)  # bit rot
     monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    parsed = []
+    real_parse = tokens.parse_tiktoken_file
+    monkeypatch.setattr(tokens, "parse_tiktoken_file", lambda d: parsed.append(1) or real_parse(d))
     enc = tokens.load_encoding("cl100k_base")
+    assert parsed == [1]  # the damaged cache was not trusted
     assert enc.encode_ordinary("hello world") == [15339, 1917]
-    assert (
-        hashlib.sha256(cached[0].read_bytes()).hexdigest()
-        == tokens.OFFLINE_ENCODINGS["cl100k_base"]
-    )
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    tokens.load_encoding("cl100k_base")
+    assert parsed == [1]  # the rebuilt cache is used
+
+
+def test_ranks_equal_the_official_file(store_dir):
+    enc = tokens.load_encoding("o200k_base")
+    official = tokens.parse_tiktoken_file(tokens.verified_encoding_bytes("o200k_base"))
+    assert enc._mergeable_ranks == official
+    assert len(official) == 199_998
+
+
+def test_unwritable_store_still_counts(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    enc = tokens.load_encoding("cl100k_base", store_root=blocker / "store")
+    assert enc.encode_ordinary("hello world") == [15339, 1917]
 
 
 def make_tokenizer_json(path: Path) -> Path:

@@ -117,17 +117,18 @@ def cli(ctx: click.Context, **opts) -> int:
       git ls-files -z | ctx-count --files-from - -0 --sort tokens
       ctx-count --budget --model qwen2.5-coder:32b --role reviewer
     """
-    from ctxtools import profiles as prof
+    model = opts["model"]
+    table = None
+    if opts["profiles_file"] or opts["list_profiles"] or model or opts["budget"]:
+        from ctxtools import profiles as prof  # only when a model is involved: start-up cost
 
-    table = prof.load_profiles(opts["profiles_file"]) if opts["profiles_file"] else None
+        table = prof.load_profiles(opts["profiles_file"])
 
     if opts["list_profiles"]:
         return _list_profiles(table, opts["as_json"])
 
-    model = opts["model"]
     profile = None
     if model:
-        table = table or prof.load_profiles()
         profile = prof.resolve(model, table)
         if profile.matched_by in ("default", "size") and opts["limit"] is None:
             warn(
