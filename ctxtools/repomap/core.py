@@ -1,0 +1,368 @@
+"""``build_map``: a ranked symbol map of a repository under a token budget.
+
+The steps, each in its own module: ``files`` lists what to look at, ``cache`` remembers
+what scanning found per file, the scanners (``scan``) find definitions and references,
+``graph`` ranks files and definitions, ``render`` fits the map to the budget. This module
+ties them together and is what ``ctx-repomap`` and ``ctx-pack`` call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ctxtools.errors import InputError, UsageError
+from ctxtools.repomap import files as filesmod
+from ctxtools.repomap.graph import FileScan
+
+DEFAULT_TOKENS = 1000
+MIN_TOKENS = 50
+MAX_FILES = 4000
+MAX_FILE_SIZE = 512 * 1024
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ScanSet:
+    """The scanned files of a repository, in path order, and what happened on the way."""
+
+    root: str
+    via: str
+    scans: list[FileScan]
+    skipped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    truncated: bool = False
+    candidates: int = 0  # files that could have been mapped (before --max-files)
+    scanned: int = 0  # files read and scanned in this run (cache misses)
+    cache_path: str | None = None
+
+
+@dataclass
+class RepoMap:
+    """The result of ``build_map``: the text, and everything ``--json`` shows."""
+
+    root: str
+    text: str
+    tokens: int
+    budget: int
+    ruler: str
+    exact: bool
+    files: list  # list[render.RankedFile], in rank order
+    shown_files: int
+    shown_symbols: int
+    edges: dict
+    scanset: ScanSet
+    notes: list[str]
+
+    def to_json(self) -> dict:
+        ss = self.scanset
+        return {
+            "root": self.root,
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "counter": self.ruler,
+            "exact": self.exact,
+            "files_listed_by": ss.via,
+            "mapped_files": len(self.files),
+            "candidates": ss.candidates,
+            "truncated": ss.truncated,
+            "skipped": dict(sorted(ss.skipped.items())),
+            "shown": {"files": self.shown_files, "symbols": self.shown_symbols},
+            "notes": self.notes,
+            "map": self.text,
+            "edges": self.edges,
+            "files": [
+                {
+                    "path": f.rel,
+                    "rank": round(f.rank, 9),
+                    "language": f.language,
+                    "definitions": [
+                        {
+                            "kind": d[0],
+                            "name": d[1],
+                            "line": d[2],
+                            "end_line": d[5],
+                            "signature": d[3],
+                            "scope": d[4],
+                            "score": round(s, 9),
+                        }
+                        for d, s in zip(f.defs, f.scores, strict=True)
+                    ],
+                }
+                for f in self.files
+            ],
+        }
+
+
+def _scan_payload(rel: str, data: bytes) -> object:
+    """What the cache stores for a file's content: a skip reason, None, or the scan."""
+    from ctxtools.repomap.scan import scan_source
+
+    reason = filesmod.classify(data)
+    if reason is not None:
+        return reason
+    result = scan_source(rel, data.decode("utf-8", "replace"))
+    if result is None:
+        return None
+    defs = tuple(
+        (d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in result.definitions
+    )
+    return (result.language, defs, dict(result.references), tuple(result.imports))
+
+
+def _to_scan(rel: str, payload: object, manifest: bool) -> FileScan | None:
+    if isinstance(payload, tuple):
+        language, defs, refs, imports = payload
+        return FileScan(rel, language, defs, refs, imports)
+    if manifest and payload is None:
+        return FileScan(rel, None, manifest=True)
+    return None
+
+
+def scan_repository(
+    root: str,
+    *,
+    use_cache: bool = True,
+    store: str | os.PathLike | None = None,
+    max_files: int = MAX_FILES,
+    max_file_size: int = MAX_FILE_SIZE,
+    progress: Progress | None = None,
+) -> ScanSet:
+    """List, read (where the cache cannot answer) and scan the files of ROOT."""
+    from ctxtools.repomap.scan import language_for
+
+    if not os.path.isdir(root):
+        if os.path.exists(root):
+            raise InputError(f"{root}: not a directory", hint="give the repository's directory")
+        raise InputError(f"{root}: no such directory")
+    listing = filesmod.list_files(root, language_for)
+    ss = ScanSet(root, listing.via, [], dict(listing.skipped))
+    cache = None
+    if use_cache:
+        from ctxtools.config import store_root
+        from ctxtools.repomap.cache import ScanCache, cache_path, scanner_fingerprint
+
+        path = cache_path(store_root(store), root)
+        cache = ScanCache(path, root, scanner_fingerprint())
+        cache.load()
+        ss.cache_path = str(path)
+
+    def skip(reason: str) -> None:
+        ss.skipped[reason] = ss.skipped.get(reason, 0) + 1
+
+    candidates = listing.candidates
+    total = len(candidates)
+    kept: list[FileScan] = []
+    for n, cand in enumerate(candidates):
+        if len(kept) >= max_files:
+            ss.truncated = True
+            break
+        if progress is not None and n % 64 == 0:
+            progress(n, total)
+        if cand.manifest:
+            kept.append(FileScan(cand.rel, None, manifest=True))
+            continue
+        if cand.size > max_file_size:
+            skip("too large")
+            continue
+        hit, payload = (False, None)
+        if cache is not None:
+            hit, payload = cache.get(cand.rel, cand.size, cand.mtime_ns)
+        if not hit:
+            try:
+                with open(cand.path, "rb") as fh:
+                    data = fh.read(max_file_size + 1)
+            except OSError:
+                skip("unreadable")
+                continue
+            if len(data) > max_file_size:
+                skip("too large")
+                continue
+            digest = 0
+            if cache is not None:
+                from ctxtools.repomap.cache import content_hash
+
+                digest = content_hash(data)
+                hit, payload = cache.get_by_hash(cand.rel, cand.size, cand.mtime_ns, digest)
+            if not hit:
+                payload = _scan_payload(cand.rel, data)
+                ss.scanned += 1
+                if cache is not None:
+                    cache.put(cand.rel, len(data), cand.mtime_ns, digest, payload)
+        if isinstance(payload, str):
+            skip(payload)
+            continue
+        scan = _to_scan(cand.rel, payload, False)
+        if scan is not None:
+            kept.append(scan)
+    if progress is not None:
+        progress(total, total)
+    ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
+    if cache is not None:
+        if ss.truncated:  # keep the entries of files past the cut, they are not stale
+            cache.seen.update(c.rel for c in candidates if c.rel in cache.entries)
+        cache.save()
+        ss.notes.extend(cache.notes)
+    kept.sort(key=lambda s: s.rel)
+    ss.scans = kept
+    if ss.truncated:
+        ss.notes.append(
+            f"truncated: mapped the first {max_files} of {total} files "
+            "(shallowest paths first; raise --max-files to map more)"
+        )
+    unreadable = ss.skipped.get("unreadable", 0)
+    if unreadable:
+        ss.notes.append(f"skipped {unreadable} unreadable file(s)")
+    if not kept:
+        ss.notes.append("no source files to map")
+    return ss
+
+
+def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str | None = None):
+    """(ranked files in rank order, query identifiers, edges summary) for a ScanSet."""
+    from ctxtools.repomap.graph import build_graph, definition_scores, pagerank, personalisation
+    from ctxtools.repomap.render import RankedFile
+
+    scans = ss.scans
+    graph = build_graph(scans)
+    personal, idents = personalisation(scans, set(focus), query)
+    rank = pagerank(graph.out, personal)
+    dscores = definition_scores(graph, rank)
+    ranked = []
+    for i, s in enumerate(scans):
+        sc = dscores[i]
+        ranked.append(
+            RankedFile(
+                s.rel,
+                rank[i],
+                s.language,
+                tuple(s.defs),
+                [sc.get(d[1], 0.0) for d in s.defs],
+                s.manifest,
+            )
+        )
+    ranked.sort(key=lambda f: (-f.rank, f.rel))
+    totals = {}
+    for i, o in enumerate(graph.out):
+        if o:
+            totals[i] = sum(o.values())
+    edges = {
+        "count": graph.edge_count(),
+        "import_edges": graph.import_edges,
+        "top": _top_edges(graph, rank, totals),
+    }
+    return ranked, idents, edges
+
+
+def _top_edges(graph, rank, totals, limit: int = 50) -> list[dict]:
+    """The heaviest edges by the rank they carry: who depends on whom, most of all."""
+    flows = []
+    for i, o in enumerate(graph.out):
+        if not o:
+            continue
+        for t, w in o.items():
+            flows.append((rank[i] * w / totals[i], graph.files[i], graph.files[t], w))
+    flows.sort(key=lambda x: (-x[0], x[1], x[2]))
+    return [
+        {"from": a, "to": b, "weight": round(w, 6), "flow": round(f, 9)}
+        for f, a, b, w in flows[:limit]
+    ]
+
+
+def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) -> list[str]:
+    """Focus paths (relative to ROOT, or to the current directory) as mapped relative paths;
+    a directory stands for the mapped files under it."""
+    mapped = [s.rel for s in ss.scans]
+    root_real = os.path.realpath(root)
+    out: list[str] = []
+    for item in focus:
+        rels = []
+        for base in (root, os.getcwd()):
+            cand = os.path.realpath(os.path.join(base, item))
+            if os.path.exists(cand):
+                rel = os.path.relpath(cand, root_real).replace(os.sep, "/")
+                if not rel.startswith(".."):
+                    rels.append(rel)
+                break
+        if not rels:
+            raise InputError(f"--focus {item}: no such file under {root}")
+        rel = rels[0]
+        if rel == ".":
+            out.extend(mapped)
+            continue
+        hits = [m for m in mapped if m == rel or m.startswith(rel + "/")]
+        if not hits:
+            ss.notes.append(f"--focus {item}: not a mapped file (no scanner, skipped or ignored)")
+        out.extend(hits)
+    return sorted(set(out))
+
+
+def build_map(
+    root: str = ".",
+    *,
+    tokens: int = DEFAULT_TOKENS,
+    focus: list[str] | tuple[str, ...] = (),
+    query: str | None = None,
+    ruler=None,
+    use_cache: bool = True,
+    store: str | os.PathLike | None = None,
+    max_files: int = MAX_FILES,
+    max_file_size: int = MAX_FILE_SIZE,
+    progress: Progress | None = None,
+) -> RepoMap:
+    """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
+
+    RULER is a ``ctxtools.tokens.Ruler`` (default: ``get_ruler()``'s choice). Raises
+    ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when ROOT is
+    not a directory or a focus path does not exist.
+    """
+    if tokens < MIN_TOKENS:
+        raise UsageError(f"--tokens {tokens} is below the minimum of {MIN_TOKENS}")
+    if max_files < 1:
+        raise UsageError("--max-files must be at least 1")
+    if max_file_size < 1:
+        raise UsageError("--max-file-size must be at least 1 byte")
+    notes: list[str] = []
+    if ruler is None:
+        from ctxtools.tokens import get_ruler
+
+        choice = get_ruler(store_root=store)
+        ruler = choice.ruler
+        notes.extend(choice.notes)
+    ss = scan_repository(
+        root,
+        use_cache=use_cache,
+        store=store,
+        max_files=max_files,
+        max_file_size=max_file_size,
+        progress=progress,
+    )
+    notes.extend(ss.notes)
+    focus_rels = resolve_focus(root, focus, ss) if focus else []
+    notes.extend(n for n in ss.notes if n not in notes)
+    ranked, idents, edges = rank_scans(ss, focus_rels, query)
+
+    from ctxtools.repomap.render import MapLayout, fit
+
+    layout = MapLayout(ranked, idents)
+    header = ""
+    if ss.truncated:
+        header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
+    fitted = fit(layout, tokens, ruler.count, header)
+    shown_files = len({fpos for fpos, _ in fitted.selection})
+    return RepoMap(
+        root=root,
+        text=fitted.text,
+        tokens=fitted.tokens,
+        budget=tokens,
+        ruler=ruler.name,
+        exact=ruler.exact,
+        files=ranked,
+        shown_files=shown_files,
+        shown_symbols=sum(1 for line in fitted.text.splitlines() if line.startswith("  ")),
+        edges=edges,
+        scanset=ss,
+        notes=notes,
+    )

@@ -1,0 +1,414 @@
+"""The reference graph between files, and a personalised PageRank over it.
+
+An edge runs from a file that *uses* an identifier to each other file that *defines* it.
+Its weight is ``sqrt(uses) * ident_weight(name, definers)``: longer names weigh more (they
+are specific), private ``_names`` and dunders weigh a tenth, and a name defined in several
+files is shared out between them and damped further when it is defined in many (``get``,
+``name``, ``__init__`` say little about who depends on whom). Every reference the scanner
+reports counts -- calls, base classes, imports, type annotations, attribute access -- which
+is what lets a framework's central classes outrank the small helpers they call. An import
+that resolves to a file of the repository adds an edge of its own.
+
+PageRank is a plain power iteration (damping 0.85, at most 100 rounds, stop when the L1
+change is below 1e-9), deterministic: files are numbered in path order and every sum runs in
+a fixed order. Rank that would leave a file with no out-edges goes back through the
+personalisation vector, which is uniform unless ``--focus`` files or ``--query`` matches
+pull it their way. Definitions are then scored by the rank that flows into them: each
+using file passes its rank along its out-edges, and the share carried by an identifier is
+credited to that identifier's definition in the target file.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from dataclasses import dataclass, field
+from operator import mul
+
+DAMPING = 0.85
+MAX_ITER = 100
+TOLERANCE = 1e-9
+IMPORT_WEIGHT = 1.0
+MAX_DEFINERS = 40  # a name defined in more files than this links nothing
+FOCUS_SHARE = 0.9  # personalisation mass that goes to --focus/--query files
+
+# (kind, name, line, signature, scope, end_line)
+Def = tuple
+
+
+@dataclass(slots=True)
+class FileScan:
+    """What the map knows about one file: its scan, flattened to plain values."""
+
+    rel: str
+    language: str | None
+    defs: tuple = ()
+    refs: dict = field(default_factory=dict)
+    imports: tuple = ()
+    manifest: bool = False
+
+
+@dataclass
+class Graph:
+    files: list[str]
+    out: list[dict[int, float]]  # per source file: target file -> weight
+    # (using file, identifier, weight per defining file): where def scores come from
+    uses: list[tuple[int, str, float]]
+    definers: dict[str, list[int]]
+    import_edges: int = 0
+
+    def edge_count(self) -> int:
+        return sum(len(o) for o in self.out)
+
+
+_MORE_COMMON = (
+    "close open read write run call apply main init new next value name type data "
+    "size length push pop map filter reduce then toString equals hashCode len "
+    "String Error Result Option Some None Ok Err self this super"
+)
+
+
+def _common_names() -> frozenset[str]:
+    """Method names of the built-in types (``get``, ``items``, ``format``, ``append``...):
+    a use of one says nothing about which file of the repository it refers to."""
+    import builtins
+
+    names: set[str] = {n for n in dir(builtins) if not n.startswith("_")}
+    for t in (str, bytes, list, dict, set, int, float, tuple, object, type):
+        names.update(n for n in dir(t) if not n.startswith("_"))
+    names.update(_MORE_COMMON.split())
+    return frozenset(names)
+
+
+COMMON = _common_names()
+
+
+# How much a use of a name says, by the kind of definition it names: a class (base class,
+# annotation, construction) ties files together more than a function; a bare method or
+# field name could be any object's attribute.
+KIND_WEIGHT = {
+    "class": 2.0,
+    "struct": 2.0,
+    "interface": 2.0,
+    "trait": 2.0,
+    "enum": 1.5,
+    "type": 1.5,
+    "impl": 1.0,
+    "function": 1.0,
+    "const": 0.5,
+    "variable": 0.5,
+    "method": 0.3,
+}
+
+
+def ident_weight(name: str, definers: int, kind_weight: float = 1.0) -> float:
+    """The weight of one use of NAME, towards each of the DEFINERS files defining it."""
+    if name in COMMON or (len(name) <= 2 and name.islower()):
+        return 0.0
+    w = 0.2 + min(len(name), 20) / 10.0
+    if name.isalpha() and name.islower():
+        w *= 0.2  # a plain word (results, default, date) is as often a local variable
+    if name.startswith("_"):
+        w *= 0.1
+    w *= kind_weight
+    w /= definers
+    if definers > 5:
+        w *= 0.2
+    return w
+
+
+# --- imports -------------------------------------------------------------------------------
+
+_CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+_STRIP_EXT = re.compile(r"\.[A-Za-z0-9]+$")
+_INDEX_STEMS = frozenset({"__init__", "index", "mod", "lib"})
+
+
+class ImportResolver:
+    """Resolves an import string to files of the repository, where that is cheap.
+
+    Every file is indexed under its path without extension and under each of that path's
+    suffixes (``django/db/models/base`` also as ``db/models/base``, ``models/base``, ``base``);
+    a package file (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``) also under its
+    directory, and every directory (a Go package) under its suffixes too.
+    """
+
+    def __init__(self, files: list[str]):
+        self.full: dict[str, list[int]] = {}
+        self.suffix: dict[str, list[int]] = {}
+        for i, rel in enumerate(files):
+            stem_path = _STRIP_EXT.sub("", rel)
+            keys = [stem_path]
+            head, _, stem = stem_path.rpartition("/")
+            if stem in _INDEX_STEMS:
+                keys.append(head)
+            if rel.endswith(".go"):
+                keys.append(head)
+            for key in keys:
+                if not key:
+                    continue
+                self.full.setdefault(key, []).append(i)
+                parts = key.split("/")
+                for k in range(len(parts)):
+                    lst = self.suffix.setdefault("/".join(parts[k:]), [])
+                    if not lst or lst[-1] != i:
+                        lst.append(i)
+
+    def resolve(self, importer: str, language: str | None, spec: str) -> list[int]:
+        spec = spec.strip().strip("\"'<>")
+        if not spec:
+            return []
+        path = self._to_path(importer, language, spec)
+        if path is None:
+            return []
+        hit = self.full.get(path)
+        if hit:
+            return hit
+        parts = [p for p in path.split("/") if p and p != "."]
+        if language == "go":
+            # A Go import path names a directory; the module prefix is not in the tree.
+            for k in range(len(parts) - 1):
+                hit = self.suffix.get("/".join(parts[k:]))
+                if hit and len(hit) <= 64:
+                    return hit
+            return []
+        # The last one or two components may name a symbol, not a module. A bare one-word
+        # suffix (``collections`` of ``collections.abc``) is too weak a clue to follow.
+        for drop in range(0, min(3, len(parts))):
+            key = "/".join(parts[: len(parts) - drop])
+            hit = self.full.get(key)
+            if hit:
+                return hit
+            if len(parts) - drop >= 2:
+                hit = self.suffix.get(key)
+                if hit and len(hit) <= 4:
+                    return hit
+        return []
+
+    @staticmethod
+    def _to_path(importer: str, language: str | None, spec: str) -> str | None:
+        base = posixpath.dirname(importer)
+        if language == "python":
+            if spec.startswith("."):
+                dots = len(spec) - len(spec.lstrip("."))
+                rest = spec[dots:].replace(".", "/")
+                pkg = base
+                for _ in range(dots - 1):
+                    pkg = posixpath.dirname(pkg)
+                return posixpath.normpath(posixpath.join(pkg, rest)) if rest else pkg or None
+            return spec.replace(".", "/")
+        if language in ("javascript", "typescript"):
+            if spec.startswith("."):
+                joined = posixpath.normpath(posixpath.join(base, spec))
+                return _STRIP_EXT.sub("", joined) if not joined.startswith("..") else None
+            if spec.startswith(("@/", "~/")):
+                return _STRIP_EXT.sub("", spec[2:])
+            return spec if "/" in spec and not spec.startswith("@") else None
+        if language == "rust":
+            parts = [p for p in spec.replace("{", "").split("::") if p]
+            while parts and parts[0] in ("crate", "self", "super", "std", "core", "alloc"):
+                if parts[0] in ("std", "core", "alloc"):
+                    return None
+                parts.pop(0)
+            return "/".join(parts) or None
+        if language == "java":
+            spec = spec.removeprefix("static ").removesuffix(".*")
+            return spec.replace(".", "/")
+        if language == "go":
+            return spec
+        return spec.replace(".", "/").replace("::", "/")
+
+
+# --- building --------------------------------------------------------------------------------
+
+
+def build_graph(scans: list[FileScan]) -> Graph:
+    """The weighted file graph of SCANS (which must be sorted by path)."""
+    files = [s.rel for s in scans]
+    definers: dict[str, list[int]] = {}
+    own: list[set[str]] = []
+    kind_w: dict[str, float] = {}
+    for i, s in enumerate(scans):
+        names = {d[1] for d in s.defs}
+        own.append(names)
+        for d in s.defs:
+            kw = 0.3 if d[4] and d[0] not in _CLASSLIKE else KIND_WEIGHT.get(d[0], 1.0)
+            if kw > kind_w.get(d[1], 0.0):
+                kind_w[d[1]] = kw
+        for name in sorted(names):
+            definers.setdefault(name, []).append(i)
+
+    out: list[dict[int, float]] = [{} for _ in scans]
+    uses: list[tuple[int, str, float]] = []
+    sqrt = math.sqrt
+    get_definers = definers.get
+    for i, s in enumerate(scans):
+        mine = own[i]
+        oi = out[i]
+        for name, count in s.refs.items():
+            ds = get_definers(name)
+            if ds is None or name in mine:
+                continue
+            nd = len(ds)
+            if nd > MAX_DEFINERS:
+                continue
+            w = sqrt(count) * ident_weight(name, nd, kind_w[name])
+            if w <= 0.0:
+                continue
+            for d in ds:
+                oi[d] = oi.get(d, 0.0) + w
+            uses.append((i, name, w))
+
+    resolver = None
+    import_edges = 0
+    for i, s in enumerate(scans):
+        if not s.imports:
+            continue
+        if resolver is None:
+            resolver = ImportResolver(files)
+        oi = out[i]
+        for spec in s.imports:
+            targets = [t for t in resolver.resolve(s.rel, s.language, spec) if t != i]
+            if not targets:
+                continue
+            share = IMPORT_WEIGHT / len(targets)
+            for t in targets:
+                oi[t] = oi.get(t, 0.0) + share
+            import_edges += 1
+    return Graph(files, out, uses, definers, import_edges)
+
+
+# --- ranking ---------------------------------------------------------------------------------
+
+
+def pagerank(
+    out: list[dict[int, float]],
+    personal: list[float] | None = None,
+    damping: float = DAMPING,
+    max_iter: int = MAX_ITER,
+    tol: float = TOLERANCE,
+) -> list[float]:
+    """Stationary distribution of a random walk over OUT (weighted adjacency), jumping to
+    PERSONAL (a distribution; uniform when None) with probability 1 - DAMPING."""
+    n = len(out)
+    if n == 0:
+        return []
+    p = personal if personal is not None else [1.0 / n] * n
+    # In-lists: for each target, its sources and the normalised weights.
+    in_src: list[list[int]] = [[] for _ in range(n)]
+    in_w: list[list[float]] = [[] for _ in range(n)]
+    dangling: list[int] = []
+    for i, targets in enumerate(out):
+        total = sum(targets.values())
+        if total <= 0:
+            dangling.append(i)
+            continue
+        for t in sorted(targets):
+            in_src[t].append(i)
+            in_w[t].append(targets[t] / total)
+    rank = list(p)
+    teleport = 1.0 - damping
+    for _ in range(max_iter):
+        lost = sum(rank[i] for i in dangling)
+        jump = teleport + damping * lost
+        get = rank.__getitem__
+        new = [
+            jump * p[t] + damping * sum(map(mul, map(get, in_src[t]), in_w[t])) for t in range(n)
+        ]
+        delta = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
+        rank = new
+        if delta < tol:
+            break
+    total = sum(rank)
+    return [r / total for r in rank] if total > 0 else rank
+
+
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "what",
+        "when",
+        "where",
+        "which",
+        "how",
+        "why",
+        "fix",
+        "add",
+        "use",
+        "make",
+        "not",
+        "are",
+        "was",
+        "has",
+        "have",
+        "get",
+        "set",
+        "new",
+    ]
+)
+
+
+def query_terms(query: str | None) -> tuple[set[str], set[str]]:
+    """(identifiers, words) of a query: identifiers as written (lowercased), and the words
+    they are made of (``HandleStore`` -> handle, store), three letters or more."""
+    if not query:
+        return set(), set()
+    idents, words = set(), set()
+    for tok in _WORD_RE.findall(query):
+        low = tok.lower()
+        if len(tok) >= 3 and low not in _STOP:
+            idents.add(low)
+        for part in _SPLIT_RE.findall(tok.replace("_", " ")):
+            part = part.lower()
+            if len(part) >= 3 and part not in _STOP:
+                words.add(part)
+    return idents, words
+
+
+def personalisation(
+    scans: list[FileScan], focus: set[str], query: str | None
+) -> tuple[list[float] | None, set[str]]:
+    """The teleport vector, and the query's identifiers (lowercased) for boosting defs."""
+    idents, words = query_terms(query)
+    n = len(scans)
+    weights = [0.0] * n
+    for i, s in enumerate(scans):
+        w = 0.0
+        if s.rel in focus:
+            w += 1.0
+        if idents or words:
+            if any(d[1].lower() in idents for d in s.defs):
+                w += 1.0
+            parts = re.split(r"[/._-]", s.rel.lower())
+            if any(p in words or p in idents for p in parts if p):
+                w += 0.5
+        weights[i] = w
+    total = sum(weights)
+    if total <= 0:
+        return None, idents
+    base = (1.0 - FOCUS_SHARE) / n
+    return [base + FOCUS_SHARE * w / total for w in weights], idents
+
+
+def definition_scores(graph: Graph, rank: list[float]) -> list[dict[str, float]]:
+    """Per file: identifier -> rank flowing into its definition there from other files."""
+    n = len(graph.files)
+    scores: list[dict[str, float]] = [{} for _ in range(n)]
+    totals = [sum(o.values()) for o in graph.out]
+    definers = graph.definers
+    for i, name, w in graph.uses:
+        share = rank[i] * w / totals[i]
+        for d in definers[name]:
+            sd = scores[d]
+            sd[name] = sd.get(name, 0.0) + share
+    return scores
