@@ -1,5 +1,375 @@
-"""ctx-compact: not implemented yet (issue 6)."""
+"""ctx-compact: compact an agent transcript without losing the work or breaking the API."""
 
-from ctxtools.cli.common import not_implemented
+from __future__ import annotations
 
-cli, main = not_implemented("ctx-compact", "issue 6")
+import click
+
+from ctxtools.cli.common import (
+    CONTEXT_SETTINGS,
+    STDIN,
+    Source,
+    json_dumps,
+    make_main,
+    read_source_bytes,
+    ruler_options,
+    standard_options,
+    store_options,
+    warn,
+    write_bytes,
+)
+from ctxtools.errors import CtxError, InputError, NoHeadroomError, UsageError
+
+
+@click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
+@standard_options
+@click.argument("file", required=False, type=click.Path(allow_dash=True))
+@click.option("--model", envvar="CTX_MODEL", help="Model whose window counts [env CTX_MODEL].")
+@click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
+@click.option(
+    "--at",
+    type=click.FloatRange(0, 100, min_open=True),
+    default=80.0,
+    show_default=True,
+    help="Compact at this percent of the window; aim 5 points lower.",
+)
+@click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
+@click.option(
+    "--keep-recent",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Turns at the end that are never touched.",
+)
+@click.option(
+    "--keep-tokens",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Also keep the newest tool results before them up to this many tokens "
+    "[default: 10% of the window].",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "openai", "anthropic"]),
+    default="auto",
+    show_default=True,
+    help="Transcript format.",
+)
+@click.option("--repair", is_flag=True, help="Fix orphaned tool results and unanswered calls.")
+@click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
+@click.option(
+    "--summarizer-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds the summarizer may take.",
+)
+@click.option(
+    "--min-ratio",
+    type=click.FloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="Gate: shortest summary, as a share of the original's length.",
+)
+@click.option(
+    "--min-path-share",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Gate: share of the original's file paths a summary must keep.",
+)
+@click.option(
+    "--accept",
+    nargs=2,
+    type=click.Path(allow_dash=True),
+    metavar="ORIGINAL CANDIDATE",
+    default=None,
+    help="Only run the gate: print CANDIDATE if it may replace ORIGINAL.",
+)
+@click.option("--evict", is_flag=True, help="Read entries (JSON Lines), print the ids to evict.")
+@click.option(
+    "--strategy",
+    type=click.Choice(["lru", "importance"]),
+    default="lru",
+    show_default=True,
+    help="With --evict: the eviction strategy.",
+)
+@click.option("--max-bytes", metavar="SIZE", help="With --evict: bytes that may stay (64k, 1M).")
+@click.option("--max-entries", type=click.IntRange(min=0), help="With --evict: entries to keep.")
+@click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@store_options
+@ruler_options
+def cli(
+    file,
+    model,
+    limit,
+    at,
+    force,
+    keep_recent,
+    keep_tokens,
+    fmt,
+    repair,
+    summarizer,
+    summarizer_timeout,
+    min_ratio,
+    min_path_share,
+    accept,
+    evict,
+    strategy,
+    max_bytes,
+    max_entries,
+    json_report,
+    store,
+    session,
+    encoding,
+    tokenizer,
+    heuristic,
+    exact,
+):
+    """Compact an agent transcript without losing the work or breaking the API.
+
+    Reads a transcript from FILE (or stdin) and writes it, compacted, to stdout in the same
+    format and shape. Formats (detected; force with --format): OpenAI chat messages -- a JSON
+    list, {"messages": [...]} (its other keys are kept), or JSON Lines -- with tool_calls and
+    role "tool" results; Anthropic messages with tool_use / tool_result blocks and a top-level
+    "system". Fields ctx-compact does not know pass through untouched.
+
+    Tokens are counted with the ruler (--encoding, default the model's) over each message's
+    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply. Below
+    --at percent of the window (--model or --limit) the output is the input, byte for byte,
+    with a note on stderr, unless --force. Compaction aims 5 points below --at; when it cannot
+    get there it still prints its best valid result, says so and exits 4 -- pause
+    auto-compaction instead of retrying.
+
+    Stage 1 replaces old tool results outside the protected tail (the last --keep-recent
+    turns, plus the newest results before them up to --keep-tokens) by a one-line placeholder
+    naming a handle: the result is stashed in the store first (--store, --session), so
+    `ctx-read REF` brings it back byte for byte. Handles are named after their content, so
+    reruns give identical output. The system prompt and first user message are never
+    touched; calls and results stay paired.
+
+    Stage 2, only if still over the target, drops the oldest messages after the system
+    prompt and first user message, at a cut where the kept part neither starts on nor
+    contains a result whose call was dropped (Anthropic: starts on an assistant turn). The
+    dropped messages are stashed (JSON Lines) and one digest takes their place, naming that
+    handle and listing files read, files edited, commands with exit status, failed calls
+    with their error line, and decisions. OpenAI: a user message after the first user
+    message; Anthropic: a text block appended to the first user turn, so turns alternate.
+
+    --summarizer 'CMD ARGS' runs CMD (no shell) with the dropped messages as text on stdin;
+    its stdout joins the digest as a narrative only if it exits 0 within
+    --summarizer-timeout and passes the gate: not empty, not longer than what it replaces,
+    at least --min-ratio of it, keeps --min-path-share of its file paths, no chatty preamble
+    or refusal ("Sure!", "Here is", "I can't", "As an AI"), not an error message. A rejected
+    summary is reported on stderr with the reason.
+
+    --accept ORIGINAL CANDIDATE runs only the gate: exit 0 and print CANDIDATE if it passes,
+    exit 1 with the reasons otherwise (ORIGINAL is never touched).
+
+    --evict reads JSON Lines {"id", "path", "last_accessed_at", "size_bytes",
+    "access_count"?} and prints the ids to evict, in order, one a line, until the rest fits
+    --max-bytes / --max-entries (--strategy lru or importance, pure: same input, same ids).
+
+    A transcript that already has orphaned tool results (or calls without results) is
+    refused (exit 1) with what is wrong; --repair drops orphaned results (stashed first,
+    and named in a note) and answers calls that have none with a placeholder result.
+
+    --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
+    "target_tokens", "messages_before", "tokens_before", "percent_before", "messages_after",
+    "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom",
+    "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
+    "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
+    "reasons", ...}, "repair": null|{"removed", "added"}, "ruler": {...}}.
+
+    Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
+    transcript, orphaned results without --repair) or a rejected --accept candidate; 2
+    usage error; 4 compaction could not get under the target (output still written).
+
+    \b
+    Examples:
+      ctx-compact --model gpt-4o < transcript.json > compacted.json
+      ctx-compact --limit 32000 --json-report run.jsonl > run.compacted.jsonl
+      ctx-compact --limit 32000 --summarizer 'llm -m qwen2.5 -s "Summarise."' < t.json
+      ctx-compact --accept CONTEXT.md CONTEXT.new.md > /dev/null && mv CONTEXT.new.md CONTEXT.md
+      ctx-compact --evict --strategy importance --max-bytes 200k < working-set.jsonl
+    """
+    if accept and evict:
+        raise UsageError("--accept and --evict are separate modes")
+    if accept:
+        return _accept(accept, min_ratio, min_path_share, json_report)
+    if evict:
+        return _evict(file, strategy, max_bytes, max_entries)
+    return _compact(**locals())
+
+
+def _source(path: str | None) -> Source:
+    return STDIN if path in (None, "-") else Source(path, path)
+
+
+def _report(obj: dict) -> None:
+    click.get_binary_stream("stderr").write(json_dumps(obj))
+
+
+def _accept(paths, min_ratio, min_path_share, json_report) -> int:
+    from ctxtools.compact.accept import gate
+
+    if paths[0] == "-" and paths[1] == "-":
+        raise UsageError("--accept: ORIGINAL and CANDIDATE cannot both be stdin")
+    original = read_source_bytes(_source(paths[0]))
+    candidate = read_source_bytes(_source(paths[1]))
+    verdict = gate(
+        original.decode("utf-8", "replace"),
+        candidate.decode("utf-8", "replace"),
+        min_ratio=min_ratio,
+        min_path_share=min_path_share,
+    )
+    if json_report:
+        _report(verdict.as_dict())
+    if not verdict.accepted:
+        raise CtxError(
+            "candidate rejected: " + "; ".join(verdict.reasons) + f" ({paths[0]} is untouched)"
+        )
+    write_bytes(candidate)
+    return 0
+
+
+def _evict(file, strategy, max_bytes, max_entries) -> int:
+    import orjson
+
+    from ctxtools import evict as evictmod
+
+    if max_bytes is None and max_entries is None:
+        raise UsageError("--evict needs --max-bytes and/or --max-entries")
+    from ctxtools.store import parse_size
+
+    budget = evictmod.Budget(
+        max_bytes=parse_size(max_bytes) if max_bytes is not None else None,
+        max_entries=max_entries,
+    )
+    data = read_source_bytes(_source(file))
+    entries = []
+    seen: set[str] = set()
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"line {n}: invalid JSON ({exc})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"line {n}: not a JSON object")
+        for key in ("id", "size_bytes", "last_accessed_at"):
+            if key not in obj:
+                raise InputError(f"line {n}: missing {key!r}")
+        if not isinstance(obj["id"], str) or not obj["id"]:
+            raise InputError(f'line {n}: "id" must be a non-empty string')
+        for key in ("size_bytes", "last_accessed_at", "access_count"):
+            value = obj.get(key)
+            if (
+                key in obj
+                and value is not None
+                and (isinstance(value, bool) or not isinstance(value, int | float))
+            ):
+                raise InputError(f"line {n}: {key!r} must be a number")
+        if obj["id"] in seen:
+            raise InputError(f"line {n}: duplicate id {obj['id']!r}")
+        seen.add(obj["id"])
+        entries.append(obj)
+    ids = evictmod.evict(strategy, entries, budget)
+    write_bytes("".join(f"{i}\n" for i in ids).encode("utf-8"))
+    return 0
+
+
+def _compact(**kw) -> int:
+    from ctxtools.compact import NO_HEADROOM, Options, compact
+    from ctxtools.compact.accept import parse_command
+    from ctxtools.compact.elide import StoreStash, repair
+    from ctxtools.compact.transcript import TokenCounter, dump, links, load
+    from ctxtools.config import store_root
+    from ctxtools.tokens import get_ruler
+
+    model, limit = kw["model"], kw["limit"]
+    if limit is None and not model:
+        raise UsageError("give --limit TOKENS or --model NAME (or set CTX_MODEL)")
+    argv = parse_command(kw["summarizer"]) if kw["summarizer"] is not None else None
+    encoding = kw["encoding"]
+    if model:
+        from ctxtools.profiles import resolve
+
+        profile = resolve(model)
+        if limit is None:
+            limit = profile.context_limit
+        if encoding is None and not kw["tokenizer"] and not kw["heuristic"]:
+            encoding = profile.encoding
+    root = store_root(kw["store"])
+    data = read_source_bytes(_source(kw["file"]))
+    tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
+    choice = get_ruler(
+        encoding=encoding,
+        tokenizer=kw["tokenizer"],
+        heuristic=kw["heuristic"],
+        exact=kw["exact"],
+        store_root=root,
+    )
+    for note in choice.notes:
+        warn(note)
+    stash = StoreStash(root, kw["session"])
+    found = links(tr)
+    broken = [p for p in found.problems if p.kind in ("orphan", "unanswered")]
+    repaired = None
+    if broken and not kw["repair"]:
+        orphans = sum(1 for p in broken if p.kind == "orphan")
+        raise InputError(
+            f"the transcript is already invalid for the {tr.format} API: {orphans} orphaned "
+            f"tool result(s), {len(broken) - orphans} call(s) without a result; first: "
+            f"{broken[0]}",
+            hint="--repair drops orphaned results (stashed) and answers missing ones",
+        )
+    for p in found.problems:
+        if p.kind not in ("orphan", "unanswered"):
+            warn(f"note: {p} (left as it is)")
+    if broken:
+        fixed = repair(tr, found, stash)
+        tr.messages = fixed.messages
+        repaired = {"removed": fixed.removed, "added": fixed.added}
+        warn(
+            f"repaired: removed {len(fixed.removed)} orphaned tool result(s), "
+            f"answered {len(fixed.added)} call(s) without a result"
+        )
+    opts = Options(
+        limit=limit,
+        at=kw["at"],
+        force=kw["force"],
+        keep_recent=kw["keep_recent"],
+        keep_tokens=kw["keep_tokens"],
+        session=kw["session"],
+        summarizer=argv,
+        summarizer_timeout=kw["summarizer_timeout"],
+        min_ratio=kw["min_ratio"],
+        min_path_share=kw["min_path_share"],
+    )
+    outcome = compact(tr, TokenCounter(choice.ruler), opts, stash)
+    if outcome.messages is not None:
+        write_bytes(dump(tr, outcome.messages))
+    elif repaired is not None:
+        write_bytes(dump(tr))
+    else:
+        write_bytes(data)
+    headroom_note = outcome.notes[-1] if outcome.status == NO_HEADROOM else None
+    for note in outcome.notes:
+        if note is not headroom_note:
+            warn(note)
+    if kw["json_report"]:
+        report = dict(outcome.report)
+        report["repair"] = repaired
+        report["ruler"] = choice.ruler.describe()
+        _report(report)
+    if outcome.status == NO_HEADROOM:
+        raise NoHeadroomError(
+            (headroom_note or "compaction could not get under the target")
+            + "; pause auto-compaction"
+        )
+    return 0
+
+
+main = make_main(cli, "ctx-compact")

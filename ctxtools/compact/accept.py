@@ -1,0 +1,183 @@
+"""The acceptance gate for model-written summaries, and the summarizer runner.
+
+A candidate replaces an original only if it is:
+
+* not empty;
+* not longer than the original (characters);
+* not shorter than ``min_ratio`` of it (a 30 KB document is not three bullets);
+* keeping at least ``min_path_share`` of the distinct file paths of the original (when the
+  original names any);
+* not opening with a chatty preamble or a refusal ("Sure!", "Here is", "I can't",
+  "As an AI", ...);
+* not an error message (a traceback, an HTTP/API error, "Error: ..." as the whole answer).
+
+The summarizer command (``--summarizer 'CMD ARGS'``) runs without a shell, reads the dropped
+messages on stdin, and must exit 0 within the timeout; its stdout is then gated like above.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from ctxtools.errors import UsageError
+
+DEFAULT_MIN_RATIO = 0.05
+DEFAULT_MIN_PATH_SHARE = 0.5
+DEFAULT_TIMEOUT = 60.0
+
+# A path: something with a slash and a name, or a bare file name with a known-looking suffix.
+_PATH = re.compile(
+    r"(?<![\w/.:-])(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]"
+    r"|(?<![\w/.:-])[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b"
+)
+_NOT_PATH = re.compile(r"^(?:https?|ftp)$|^\d+(?:\.\d+)+$|^[\w-]+\.(?:com|org|net|io)$", re.I)
+
+_PREAMBLE = re.compile(
+    r"^\W*(sure\b|certainly\b|of course\b|absolutely\b|okay\b|ok\b|here is\b|here's\b|"
+    r"here are\b|below is\b|i can't\b|i can’t\b|i cannot\b|i can not\b|i'm sorry\b|i am sorry\b|"
+    r"sorry\b|unfortunately\b|as an ai\b|as a language model\b|as an assistant\b|"
+    r"i'm unable\b|i am unable\b|i won't\b|i will not\b|i'd be happy\b|i would be happy\b|"
+    r"great question\b)",
+    re.I,
+)
+_ERROR_OPEN = re.compile(
+    r"^\W*(error\b|traceback \(most recent call last\)|exception\b|fatal\b|panic:|"
+    r"http/\d(?:\.\d)? [45]\d\d|[45]\d\d (?:bad request|unauthorized|forbidden|not found|"
+    r"too many requests|internal server error|bad gateway|service unavailable)|"
+    r"\{\s*\"error\"|\{\s*'error')",
+    re.I,
+)
+_ERROR_ANYWHERE = re.compile(
+    r"rate limit|context_length_exceeded|maximum context length|insufficient_quota|"
+    r"invalid_api_key|internal server error|connection refused|service unavailable",
+    re.I,
+)
+
+
+def paths_in(text: str) -> list[str]:
+    """Distinct path-like tokens of TEXT, in first-seen order."""
+    seen: dict[str, None] = {}
+    for m in _PATH.finditer(text):
+        tok = m.group(0).rstrip(".,:;")
+        if len(tok) < 3 or _NOT_PATH.match(tok):
+            continue
+        seen.setdefault(tok, None)
+    return list(seen)
+
+
+@dataclass
+class Verdict:
+    accepted: bool
+    reasons: list[str] = field(default_factory=list)
+    ratio: float = 0.0
+    paths_total: int = 0
+    paths_kept: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "accepted": self.accepted,
+            "reasons": self.reasons,
+            "ratio": round(self.ratio, 4),
+            "paths_total": self.paths_total,
+            "paths_kept": self.paths_kept,
+        }
+
+
+def gate(
+    original: str,
+    candidate: str,
+    *,
+    min_ratio: float = DEFAULT_MIN_RATIO,
+    min_path_share: float = DEFAULT_MIN_PATH_SHARE,
+) -> Verdict:
+    """Judge CANDIDATE as a replacement for ORIGINAL; every failed check is a reason."""
+    reasons: list[str] = []
+    v = Verdict(False, reasons)
+    body = candidate.strip()
+    if not original.strip():
+        reasons.append("the original is empty: nothing to summarise")
+        return v
+    if not body:
+        reasons.append("empty output")
+        return v
+    v.ratio = len(body) / len(original)
+    if len(body) > len(original):
+        reasons.append(f"longer than what it replaces ({len(body):,} > {len(original):,} chars)")
+    elif v.ratio < min_ratio:
+        reasons.append(f"too short: {v.ratio:.1%} of the original (minimum {min_ratio:.0%})")
+    first_line = body.split("\n", 1)[0].strip()
+    m = _PREAMBLE.match(first_line)
+    if m:
+        reasons.append(f"opens with a chatty preamble or refusal ({_clip(first_line)!r})")
+    if _ERROR_OPEN.match(first_line) or (len(body) < 600 and _ERROR_ANYWHERE.search(body)):
+        reasons.append(f"looks like an error message ({_clip(first_line)!r})")
+    wanted = paths_in(original)
+    v.paths_total = len(wanted)
+    if wanted:
+        kept = sum(1 for p in wanted if p in candidate)
+        v.paths_kept = kept
+        if kept < min_path_share * len(wanted):
+            reasons.append(
+                f"keeps {kept} of {len(wanted)} file paths (minimum {min_path_share:.0%})"
+            )
+    v.accepted = not reasons
+    return v
+
+
+def _clip(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+@dataclass
+class RunOutcome:
+    ok: bool
+    output: str = ""
+    reason: str | None = None
+    exit_status: int | None = None
+
+
+def parse_command(command: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"--summarizer: {exc}") from None
+    if not argv:
+        raise UsageError("--summarizer: empty command")
+    return argv
+
+
+def run_summarizer(argv: list[str], text: str, timeout: float = DEFAULT_TIMEOUT) -> RunOutcome:
+    """Run ARGV (no shell) with TEXT on stdin; the outcome says why it is unusable, if it is."""
+    import signal
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return RunOutcome(False, reason=f"cannot run {argv[0]!r}: {exc.strerror or exc}")
+    try:
+        out, err = proc.communicate(text.encode("utf-8", "surrogatepass"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        proc.communicate()
+        return RunOutcome(False, reason=f"timed out after {timeout:g} s")
+    output = out.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        last = err.decode("utf-8", "replace").strip().splitlines()
+        tail = f": {_clip(last[-1], 120)}" if last else ""
+        return RunOutcome(
+            False, output, f"exited with status {proc.returncode}{tail}", proc.returncode
+        )
+    return RunOutcome(True, output, None, 0)

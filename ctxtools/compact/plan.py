@@ -1,0 +1,399 @@
+"""Compaction: trigger, stage 1 (elision), stage 2 (cut + digest), the optional summary.
+
+``compact(tr, counter, opts, stash)`` decides everything on token counts first and writes to
+the stash only what the output will reference:
+
+1. Trigger: below ``at`` percent of ``limit`` nothing changes (unless ``force``). The target is
+   ``at - band`` percent (hysteresis: a compaction must open that much headroom).
+2. Stage 1: tool results outside the protected tail are elided, oldest first, until the
+   transcript is under the target (``force``: all of them). The protected tail is the last
+   ``keep_recent`` turns (a turn: an assistant message and the results answering it) plus the
+   newest tool results before it up to ``keep_tokens``. The system prompt and the first user
+   message are never touched. A result is only elided when its placeholder is shorter.
+3. Stage 2, only if still over the target: the oldest messages after the head (system prompt,
+   first user message and any earlier digests) are dropped up to a cut ``k`` -- the smallest
+   that gets under the target, else the largest allowed (then the outcome is ``no_headroom``).
+   A cut is allowed when the kept tail does not start on a tool result (OpenAI) or starts on an
+   assistant turn (Anthropic), contains no result whose call was dropped, and keeps the
+   protected tail. The dropped messages, unchanged, are stashed as JSON Lines, and one digest
+   names that handle: an OpenAI ``user`` message after the head; for Anthropic a text block
+   appended to the first user turn, so that user and assistant turns keep alternating.
+4. A summarizer's narrative joins the digest only if it passes the gate and still fits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+from ctxtools.compact import accept as acceptmod
+from ctxtools.compact.digest import Facts, is_digest, render, render_dropped, results_by_call
+from ctxtools.compact.elide import (
+    Stash,
+    content_bytes,
+    handle_name,
+    is_placeholder,
+    placeholder,
+    predict_ref,
+)
+from ctxtools.compact.transcript import (
+    ANTHROPIC,
+    MESSAGE_OVERHEAD,
+    OPENAI,
+    REPLY_PRIMING,
+    TokenCounter,
+    Transcript,
+    dumps_message,
+    links,
+    message_text,
+    result_text,
+    tool_results,
+)
+
+UNCHANGED = "unchanged"
+COMPACTED = "compacted"
+NO_HEADROOM = "no_headroom"
+
+
+@dataclass
+class Options:
+    limit: int
+    at: float = 80.0
+    band: float = 5.0
+    force: bool = False
+    keep_recent: int = 3
+    keep_tokens: int | None = None  # None: 10% of the limit
+    session: str = "default"
+    summarizer: list[str] | None = None
+    summarizer_timeout: float = acceptmod.DEFAULT_TIMEOUT
+    min_ratio: float = acceptmod.DEFAULT_MIN_RATIO
+    min_path_share: float = acceptmod.DEFAULT_MIN_PATH_SHARE
+
+
+@dataclass
+class Outcome:
+    status: str
+    messages: list[dict] | None  # None: the input stays as it is
+    tokens_before: int
+    tokens_after: int
+    report: dict
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Unit:
+    index: int
+    block: int | None  # Anthropic: index of the tool_result block in the message's content
+    content: object
+    tokens: int
+
+
+def _percent(tokens: int, limit: int) -> float:
+    return round(100.0 * tokens / limit, 2) if limit else 0.0
+
+
+def _headroom_note(tokens: int, limit: int, target_pct: float, target: int) -> str:
+    return (
+        f"compaction reached {tokens:,} tokens = {100.0 * tokens / limit:.1f}% of {limit:,}, "
+        f"not under the {target_pct:g}% target ({target:,} tokens)"
+    )
+
+
+def head_end(tr: Transcript) -> int:
+    """Index of the last head message: the first user message plus earlier digests after it
+    (or the leading system messages when there is no user message; -1 for none)."""
+    msgs = tr.messages
+    first_user = next(
+        (i for i, m in enumerate(msgs) if m["role"] == "user" and not tool_results(m)), None
+    )
+    if first_user is None:
+        end = -1
+        while end + 1 < len(msgs) and msgs[end + 1]["role"] in ("system", "developer"):
+            end += 1
+        return end
+    end = first_user
+    while end + 1 < len(msgs) and is_digest(msgs[end + 1]):
+        end += 1
+    return end
+
+
+def protected_start(tr: Transcript, head: int, keep_recent: int) -> int:
+    msgs = tr.messages
+    if keep_recent <= 0:
+        return len(msgs)
+    turns = [i for i in range(head + 1, len(msgs)) if msgs[i]["role"] == "assistant"]
+    if len(turns) >= keep_recent:
+        return turns[-keep_recent]
+    return head + 1
+
+
+def _units(tr: Transcript, counter: TokenCounter, start: int, stop: int) -> list[_Unit]:
+    out = []
+    for i in range(start, stop):
+        msg = tr.messages[i]
+        if tr.format == OPENAI:
+            if msg["role"] == "tool" and not is_placeholder(msg.get("content")):
+                content = msg.get("content")
+                out.append(_Unit(i, None, content, counter.text(result_text(content))))
+        else:
+            content = msg.get("content")
+            if msg["role"] != "user" or not isinstance(content, list):
+                continue
+            for bi, b in enumerate(content):
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    c = b.get("content", "")
+                    if not is_placeholder(c):
+                        out.append(_Unit(i, bi, c, counter.text(result_text(c))))
+    return out
+
+
+def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
+    if fmt == OPENAI:
+        return dict(msg, content=blocks[None])
+    content = list(msg["content"])
+    for bi, text in blocks.items():
+        content[bi] = dict(content[bi], content=text)
+    return dict(msg, content=content)
+
+
+def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) -> Outcome:
+    msgs = tr.messages
+    n = len(msgs)
+    limit = opts.limit
+    texts = [message_text(m) for m in msgs]
+    system = tr.system_text()
+    counter.prefill(texts + ([system] if system else []))
+    tok = [MESSAGE_OVERHEAD + counter.text(t) for t in texts]
+    fixed = REPLY_PRIMING + (MESSAGE_OVERHEAD + counter.text(system) if system is not None else 0)
+    before = sum(tok) + fixed
+    target_pct = opts.at - opts.band
+    target = math.floor(limit * target_pct / 100.0)
+    report: dict = {
+        "format": tr.format,
+        "shape": tr.shape,
+        "limit": limit,
+        "at": opts.at,
+        "target_percent": target_pct,
+        "target_tokens": target,
+        "messages_before": n,
+        "tokens_before": before,
+        "percent_before": _percent(before, limit),
+        "messages_after": n,
+        "tokens_after": before,
+        "percent_after": _percent(before, limit),
+        "action": UNCHANGED,
+        "stage1": {"elided": 0, "tokens_saved": 0, "handles": []},
+        "stage2": None,
+        "summarizer": None,
+    }
+    notes: list[str] = []
+    pct = 100.0 * before / limit if limit else math.inf
+    if pct < opts.at and not opts.force:
+        notes.append(
+            f"{before:,} tokens = {pct:.1f}% of {limit:,}, below the {opts.at:g}% trigger: "
+            "unchanged (--force compacts anyway)"
+        )
+        return Outcome(UNCHANGED, None, before, before, report, notes)
+
+    head = head_end(tr)
+    prot = protected_start(tr, head, opts.keep_recent)
+
+    # --- stage 1: plan the elisions -------------------------------------------------------
+    units = _units(tr, counter, head + 1, prot)
+    allowance = opts.keep_tokens if opts.keep_tokens is not None else limit // 10
+    kept_newest = 0
+    used = 0
+    for u in reversed(units):
+        if used + u.tokens > allowance:
+            break
+        used += u.tokens
+        kept_newest += 1
+    eligible = units[: len(units) - kept_newest]
+    elided: dict[int, dict[int | None, tuple[bytes, int]]] = {}
+    cur = before
+    new_tok = list(tok)
+    for u in eligible:
+        if cur <= target and not opts.force:
+            break
+        data = content_bytes(u.content)
+        ph = placeholder(data, predict_ref(opts.session, data))
+        saving = u.tokens - counter.text(ph)
+        if saving <= 0:
+            continue
+        elided.setdefault(u.index, {})[u.block] = (data, saving)
+        new_tok[u.index] -= saving
+        cur -= saving
+
+    # --- stage 2: the cut -------------------------------------------------------------------
+    cut = None
+    digest_text = None
+    dropped_lines: list[bytes] = []
+    stage2: dict | None = None
+    if cur > target:
+        origin = links(tr).origin
+        inf = n + 1
+        min_origin = [inf] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            o = origin.get(j, inf)
+            min_origin[j] = min(min_origin[j + 1], o if o >= 0 else -1)
+        suffix = [0] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            suffix[j] = suffix[j + 1] + new_tok[j]
+        head_tokens = fixed + sum(new_tok[: head + 1])
+        facts = Facts()
+        results = results_by_call(msgs, tr.format)
+        sha = hashlib.sha256()
+        fed = head + 1
+        last_valid = None
+        chosen = None
+        chosen_digest = None
+        for k in range(head + 2, prot + 1):
+            if k < n:
+                role = msgs[k]["role"]
+                if tr.format == OPENAI and role == "tool":
+                    continue
+                if tr.format == ANTHROPIC and role != "assistant":
+                    continue
+            if min_origin[k] < k:
+                continue
+            while fed < k:
+                m = msgs[fed]
+                facts.add_message(m, results, tr.format)
+                line = dumps_message(m, tr.stdjson) + b"\n"
+                dropped_lines.append(line)
+                sha.update(line)
+                fed += 1
+            last_valid = k
+            lower = head_tokens + suffix[k] + MESSAGE_OVERHEAD
+            if lower > target:
+                continue
+            ref = f"ctx:{opts.session}/compact-{sha.hexdigest()[:16]}@{sha.hexdigest()[:12]}"
+            text = render(facts, first=head + 2, last=k, count=k - head - 1, total=n, ref=ref)
+            if lower + counter.text(text) <= target:
+                chosen, chosen_digest = k, text
+                break
+        if chosen is None and last_valid is not None:
+            chosen = last_valid
+            chosen_digest = render(
+                facts,
+                first=head + 2,
+                last=chosen,
+                count=chosen - head - 1,
+                total=n,
+                ref=f"ctx:{opts.session}/compact-{sha.hexdigest()[:16]}@{sha.hexdigest()[:12]}",
+            )
+        if chosen is None:
+            notes.append(
+                "no valid cut: every message after the head is in the protected tail or "
+                "bound to a tool call there; only stage 1 applied"
+            )
+            stage2 = {"dropped": 0, "reason": "no valid cut"}
+        else:
+            cut = chosen
+            dropped_lines = dropped_lines[: cut - head - 1]
+            digest_text = chosen_digest
+            stage2 = {"dropped": cut - head - 1, "first": head + 2, "last": cut}
+
+    # --- the summarizer ---------------------------------------------------------------------
+    if cut is not None and opts.summarizer:
+        stage2_lower = fixed + sum(new_tok[: head + 1]) + sum(new_tok[cut:]) + MESSAGE_OVERHEAD
+        dropped_text = render_dropped(msgs[head + 1 : cut], head + 1)
+        run = acceptmod.run_summarizer(opts.summarizer, dropped_text, opts.summarizer_timeout)
+        verdict_info: dict = {"command": opts.summarizer}
+        if not run.ok:
+            verdict_info.update({"accepted": False, "reasons": [run.reason]})
+        else:
+            verdict = acceptmod.gate(
+                dropped_text,
+                run.output,
+                min_ratio=opts.min_ratio,
+                min_path_share=opts.min_path_share,
+            )
+            verdict_info.update(verdict.as_dict())
+            if verdict.accepted:
+                assert digest_text is not None
+                with_narrative = digest_text + "\nNarrative (summarizer):\n" + run.output.strip()
+                over = stage2_lower + counter.text(with_narrative) - target
+                if over > 0:
+                    verdict_info["accepted"] = False
+                    verdict_info["reasons"] = [
+                        f"does not fit: the digest with it would be {over:,} tokens over the target"
+                    ]
+                else:
+                    digest_text = with_narrative
+        if not verdict_info["accepted"]:
+            notes.append(
+                "summary rejected ("
+                + "; ".join(verdict_info["reasons"])
+                + "): the digest alone is used"
+            )
+        report["summarizer"] = verdict_info
+
+    # --- apply: stash, then build the output --------------------------------------------------
+    start = head + 1 if cut is None else cut
+    if cut is None and not any(i >= start for i in elided):
+        notes.append("nothing to elide or drop outside the protected tail: unchanged")
+        status = NO_HEADROOM if before > target else UNCHANGED
+        report["action"] = status
+        report["stage2"] = stage2
+        if status == NO_HEADROOM:
+            notes.append(_headroom_note(before, limit, target_pct, target))
+        return Outcome(status, None, before, before, report, notes)
+
+    handles: list[str] = []
+    saved = 0
+    count = 0
+    tail: list[dict] = []
+    for i in range(start, n):
+        msg = msgs[i]
+        if i in elided:
+            blocks: dict[int | None, str] = {}
+            for bi, (data, saving) in elided[i].items():
+                ref = stash.put(data, handle_name(data))
+                handles.append(ref)
+                blocks[bi] = placeholder(data, ref)
+                saved += saving
+                count += 1
+            msg = _with_elisions(msg, tr.format, blocks)
+        tail.append(msg)
+    out = list(msgs[: head + 1])
+    if cut is not None:
+        assert digest_text is not None
+        blob = b"".join(dropped_lines)
+        ref = stash.put(blob, handle_name(blob))
+        predicted = predict_ref(opts.session, blob)
+        if ref != predicted:
+            digest_text = digest_text.replace(predicted, ref)
+        stage2["handle"] = ref
+        if tr.format == OPENAI:
+            out.append({"role": "user", "content": digest_text})
+        elif out and out[-1]["role"] == "user":
+            first = out[-1]
+            content = first.get("content")
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            out[-1] = dict(first, content=list(content) + [{"type": "text", "text": digest_text}])
+        else:
+            out.append({"role": "user", "content": [{"type": "text", "text": digest_text}]})
+        stage2["digest_tokens"] = counter.text(digest_text)
+    out.extend(tail)
+    after = counter.transcript(tr, out)
+    status = COMPACTED if after <= target else NO_HEADROOM
+    report.update(
+        {
+            "messages_after": len(out),
+            "tokens_after": after,
+            "percent_after": _percent(after, limit),
+            "action": status,
+            "stage2": stage2,
+        }
+    )
+    report["stage1"] = {
+        "elided": count,
+        "tokens_saved": saved,
+        "handles": list(dict.fromkeys(handles)),
+    }
+    if status == NO_HEADROOM:
+        notes.append(_headroom_note(after, limit, target_pct, target))
+    return Outcome(status, out, before, after, report, notes)

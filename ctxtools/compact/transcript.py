@@ -1,0 +1,445 @@
+"""Transcript formats: detection, parsing, writing back in the same shape, token counts, checks.
+
+Two message formats:
+
+* ``openai`` -- chat messages: roles ``system``, ``developer``, ``user``, ``assistant``,
+  ``tool``; an assistant message's ``tool_calls`` are answered by ``role: "tool"`` messages
+  carrying ``tool_call_id``.
+* ``anthropic`` -- Messages API: roles ``user`` and ``assistant`` only, content as a string or
+  a list of blocks; ``tool_use`` blocks in an assistant turn are answered by ``tool_result``
+  blocks (``tool_use_id``) in the next user turn; the system prompt is the top-level
+  ``system`` of the request.
+
+Three shapes: a JSON list of messages, a JSON object with ``"messages"`` (its other keys --
+``model``, ``system``, ``tools``... -- are kept as they are), or JSON Lines, one message a line.
+The output is written in the shape of the input. Fields this module does not know pass
+through untouched.
+
+Token count of a transcript (the ruler over what the model reads): for each message, the
+ruler's count of its text -- string content, text of content parts and blocks, tool-call
+names and arguments, ``tool_use`` names and inputs (compact JSON), ``tool_result`` content
+-- plus ``MESSAGE_OVERHEAD`` tokens for the message's framing; the Anthropic top-level
+``system`` counts like one more message; plus ``REPLY_PRIMING`` tokens for the reply's
+start. Images and other non-text blocks count only their framing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ctxtools.errors import InputError, UsageError
+
+OPENAI = "openai"
+ANTHROPIC = "anthropic"
+FORMATS = (OPENAI, ANTHROPIC)
+
+SHAPE_LIST = "list"
+SHAPE_WRAPPER = "messages"
+SHAPE_JSONL = "jsonl"
+
+OPENAI_ROLES = ("assistant", "developer", "system", "tool", "user")
+ANTHROPIC_ROLES = ("assistant", "user")
+
+MESSAGE_OVERHEAD = 4
+REPLY_PRIMING = 3
+
+
+@dataclass
+class Transcript:
+    """A parsed transcript. ``wrapper`` is the top-level object of the ``messages`` shape."""
+
+    format: str
+    shape: str
+    messages: list[dict]
+    wrapper: dict | None = None
+    stdjson: bool = False  # parsed by the json module (orjson refused: huge ints, surrogates)
+
+    def system_text(self) -> str | None:
+        """The Anthropic top-level system prompt as text (None when there is none)."""
+        if self.format != ANTHROPIC or not self.wrapper or "system" not in self.wrapper:
+            return None
+        parts: list[str] = []
+        _content_text(self.wrapper["system"], parts)
+        return "\n".join(parts)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+def _loads(data: bytes) -> tuple[object, bool]:
+    import orjson
+
+    try:
+        return orjson.loads(data), False
+    except orjson.JSONDecodeError:
+        pass
+    # The json module accepts what orjson refuses (integers beyond 64 bits, lone surrogate
+    # escapes) and gives the line/column of real syntax errors.
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"invalid UTF-8 at byte {exc.start}") from None
+    return json.loads(text), True
+
+
+def _json_error(exc: json.JSONDecodeError, line_offset: int = 0) -> InputError:
+    return InputError(
+        f"invalid JSON at line {exc.lineno + line_offset}, column {exc.colno}: {exc.msg}",
+        hint='give a JSON list of messages, {"messages": [...]}, or JSON Lines',
+    )
+
+
+def load(data: bytes, fmt: str | None = None) -> Transcript:
+    """Parse DATA (bytes) as a transcript; FMT forces ``openai`` or ``anthropic``."""
+    if fmt not in (None, "auto", *FORMATS):
+        raise UsageError(f"unknown format {fmt!r}", hint="openai, anthropic or auto")
+    if not data.strip():
+        raise InputError("empty transcript: no input", hint="give a JSON transcript on stdin")
+    stdjson = False
+    try:
+        doc, stdjson = _loads(data)
+        shape = None
+    except json.JSONDecodeError as exc:
+        doc, shape, stdjson = _load_jsonl(data, exc)
+    wrapper = None
+    if shape == SHAPE_JSONL:
+        messages = doc
+    elif isinstance(doc, list):
+        shape, messages = SHAPE_LIST, doc
+    elif isinstance(doc, dict) and "messages" in doc:
+        shape, wrapper, messages = SHAPE_WRAPPER, doc, doc["messages"]
+        if not isinstance(messages, list):
+            raise InputError('"messages" is not a list')
+    elif isinstance(doc, dict) and "role" in doc:
+        shape, messages = SHAPE_JSONL, [doc]
+    else:
+        raise InputError(
+            'not a transcript: expected a list of messages, an object with "messages", '
+            "or JSON Lines of messages"
+        )
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            raise InputError(f"message {i + 1} is not a JSON object")
+        if not isinstance(msg.get("role"), str):
+            raise InputError(f'message {i + 1} has no "role"')
+    if fmt in (None, "auto"):
+        fmt = detect_format(messages, wrapper)
+    tr = Transcript(fmt, shape, messages, wrapper, stdjson)
+    check_roles(tr)
+    return tr
+
+
+def _load_jsonl(data: bytes, first_error: json.JSONDecodeError) -> tuple[list, str, bool]:
+    lines = data.split(b"\n")
+    nonblank = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    if len(nonblank) < 2:
+        raise _json_error(first_error) from None
+    out = []
+    stdjson = False
+    for n, line in nonblank:
+        try:
+            obj, std = _loads(line)
+        except json.JSONDecodeError as exc:
+            raise _json_error(exc, n - 1) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"line {n}: a JSON Lines transcript has one message object a line")
+        stdjson = stdjson or std
+        out.append(obj)
+    return out, SHAPE_JSONL, stdjson
+
+
+def _block_types(messages: list[dict]) -> set[str]:
+    types: set[str] = set()
+    for msg in messages:
+        content = msg.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and isinstance(block.get("type"), str):
+                    types.add(block["type"])
+    return types
+
+
+def detect_format(messages: list[dict], wrapper: dict | None) -> str:
+    """``anthropic`` when there are tool_use/tool_result blocks or a top-level system;
+    ``openai`` otherwise (including the plain user/assistant case, valid in both)."""
+    roles = {m["role"] for m in messages}
+    if roles & {"system", "developer", "tool"} or any("tool_calls" in m for m in messages):
+        return OPENAI
+    if _block_types(messages) & {"tool_use", "tool_result"}:
+        return ANTHROPIC
+    if wrapper is not None and "system" in wrapper:
+        return ANTHROPIC
+    return OPENAI
+
+
+def check_roles(tr: Transcript) -> None:
+    allowed = OPENAI_ROLES if tr.format == OPENAI else ANTHROPIC_ROLES
+    for i, msg in enumerate(tr.messages):
+        if msg["role"] not in allowed:
+            raise InputError(
+                f"message {i + 1}: unknown role {msg['role']!r} for the {tr.format} format",
+                hint="roles: " + ", ".join(allowed),
+            )
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def _dumps(obj: object, stdjson: bool) -> bytes:
+    if stdjson:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", "surrogatepass")
+    import orjson
+
+    return orjson.dumps(obj)
+
+
+def dump(tr: Transcript, messages: list[dict] | None = None) -> bytes:
+    """TR (or TR with MESSAGES instead of its own) as bytes, in TR's shape, ending in a newline."""
+    msgs = tr.messages if messages is None else messages
+    if tr.shape == SHAPE_JSONL:
+        return b"".join(_dumps(m, tr.stdjson) + b"\n" for m in msgs)
+    if tr.shape == SHAPE_WRAPPER:
+        doc = dict(tr.wrapper or {})
+        doc["messages"] = msgs
+        return _dumps(doc, tr.stdjson) + b"\n"
+    return _dumps(msgs, tr.stdjson) + b"\n"
+
+
+def dumps_message(msg: dict, stdjson: bool = False) -> bytes:
+    return _dumps(msg, stdjson)
+
+
+# --- text of a message (what is counted, summarised, searched) ------------------------------
+
+
+def _compact_json(obj: object) -> str:
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    except (TypeError, ValueError):
+        return str(obj)
+
+
+def _content_text(content: object, parts: list[str]) -> None:
+    if isinstance(content, str):
+        parts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                btype = block.get("type")
+                if btype == "tool_use":
+                    parts.append(str(block.get("name", "")))
+                    parts.append(_compact_json(block.get("input", {})))
+                elif btype == "tool_result":
+                    _content_text(block.get("content", ""), parts)
+                elif isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif isinstance(block.get("thinking"), str):
+                    parts.append(block["thinking"])
+
+
+def message_text(msg: dict) -> str:
+    """The text of MSG the model reads: content, tool calls (name + arguments), tool results."""
+    parts: list[str] = []
+    _content_text(msg.get("content"), parts)
+    calls = msg.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function") or {}
+            if isinstance(fn, dict):
+                parts.append(str(fn.get("name", "")))
+                args = fn.get("arguments", "")
+                parts.append(args if isinstance(args, str) else _compact_json(args))
+    return "\n".join(parts)
+
+
+def result_text(content: object) -> str:
+    """The text of a tool result's content (a string, or parts/blocks)."""
+    parts: list[str] = []
+    _content_text(content, parts)
+    return "\n".join(parts)
+
+
+class TokenCounter:
+    """Counts messages with one ruler; identical texts are counted once (agents re-read files)."""
+
+    def __init__(self, ruler) -> None:
+        self.ruler = ruler
+        self._memo: dict[str, int] = {}
+
+    def text(self, text: str) -> int:
+        n = self._memo.get(text)
+        if n is None:
+            n = self.ruler.count(text) if text else 0
+            self._memo[text] = n
+        return n
+
+    def message(self, msg: dict) -> int:
+        return MESSAGE_OVERHEAD + self.text(message_text(msg))
+
+    def prefill(self, texts: list[str]) -> None:
+        """Count TEXTS ahead, on two threads when the ruler releases the GIL."""
+        todo = list(dict.fromkeys(t for t in texts if t and t not in self._memo))
+        if len(todo) < 64 or not getattr(self.ruler, "parallel", False):
+            for t in todo:
+                self.text(t)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for t, n in zip(todo, pool.map(self.ruler.count, todo, chunksize=64), strict=True):
+                self._memo[t] = n
+
+    def transcript(self, tr: Transcript, messages: list[dict] | None = None) -> int:
+        msgs = tr.messages if messages is None else messages
+        self.prefill([message_text(m) for m in msgs])
+        total = sum(self.message(m) for m in msgs) + REPLY_PRIMING
+        system = tr.system_text()
+        if system is not None:
+            total += MESSAGE_OVERHEAD + self.text(system)
+        return total
+
+
+# --- structure: which result answers which call ----------------------------------------------
+
+
+@dataclass
+class Problem:
+    """Something the API would reject. ``kind``: orphan, unanswered, alternation, order, system."""
+
+    kind: str
+    index: int  # zero-based message index
+    detail: str
+    call_id: str | None = None
+
+    def __str__(self) -> str:
+        return f"message {self.index + 1}: {self.detail}"
+
+
+@dataclass
+class Links:
+    """Tool-call structure of a transcript.
+
+    ``origin[j]`` is, for a message j holding tool results, the index of the assistant
+    message whose calls they answer (or -1 for an orphan); ``problems`` lists what is wrong.
+    """
+
+    origin: dict[int, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def openai_call_ids(msg: dict) -> list[str]:
+    calls = msg.get("tool_calls")
+    if msg.get("role") != "assistant" or not isinstance(calls, list):
+        return []
+    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)]
+
+
+def tool_uses(msg: dict) -> list[dict]:
+    content = msg.get("content")
+    if msg.get("role") != "assistant" or not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def tool_results(msg: dict) -> list[dict]:
+    content = msg.get("content")
+    if msg.get("role") != "user" or not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def links(tr: Transcript) -> Links:
+    return _links_openai(tr.messages) if tr.format == OPENAI else _links_anthropic(tr.messages)
+
+
+def _links_openai(messages: list[dict]) -> Links:
+    out = Links()
+    owner = -1  # the assistant message whose results may follow
+    pending: list[str] = []
+    answered: set[str] = set()
+
+    def close() -> None:
+        for cid in pending:
+            if cid not in answered:
+                out.problems.append(
+                    Problem("unanswered", owner, f"tool call {cid!r} has no result", cid)
+                )
+
+    for j, msg in enumerate(messages):
+        role = msg["role"]
+        if role == "tool":
+            cid = msg.get("tool_call_id")
+            if owner >= 0 and cid in pending and cid not in answered:
+                answered.add(cid)
+                out.origin[j] = owner
+            else:
+                out.origin[j] = -1
+                why = "answers no call of the preceding assistant message"
+                if cid in answered:
+                    why = "answers a call that already has a result"
+                out.problems.append(Problem("orphan", j, f"tool result {cid!r} {why}", cid))
+            continue
+        if owner >= 0:
+            close()
+        owner, pending, answered = -1, [], set()
+        if role == "assistant":
+            ids = openai_call_ids(msg)
+            if ids:
+                owner, pending = j, ids
+    # Calls of the last assistant message may still be running: pending, not a problem.
+    return out
+
+
+def _is_result(block: object) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool_result"
+
+
+def _links_anthropic(messages: list[dict]) -> Links:
+    out = Links()
+    prev_role = None
+    for j, msg in enumerate(messages):
+        role = msg["role"]
+        if j == 0 and role != "user":
+            out.problems.append(Problem("alternation", j, "the first message is not a user turn"))
+        if prev_role == role:
+            out.problems.append(Problem("alternation", j, f"two {role} turns in a row"))
+        prev_role = role
+        results = tool_results(msg)
+        if results:
+            kinds = [_is_result(b) for b in msg["content"]]
+            if True in kinds[kinds.index(False) :] if False in kinds else False:
+                out.problems.append(Problem("order", j, "a tool_result follows other content"))
+            prev = messages[j - 1] if j > 0 else None
+            ids = {b.get("id") for b in tool_uses(prev)} if prev else set()
+            seen: set[str] = set()
+            orphan = False
+            for b in results:
+                uid = b.get("tool_use_id")
+                if uid not in ids or uid in seen:
+                    orphan = True
+                    out.problems.append(
+                        Problem(
+                            "orphan",
+                            j,
+                            f"tool_result {uid!r} answers no tool_use of the previous turn",
+                            uid if isinstance(uid, str) else None,
+                        )
+                    )
+                seen.add(uid)
+            out.origin[j] = -1 if orphan else j - 1
+        uses = tool_uses(msg)
+        if uses and j + 1 < len(messages):
+            nxt = {b.get("tool_use_id") for b in tool_results(messages[j + 1])}
+            for b in uses:
+                if b.get("id") not in nxt:
+                    uid = b.get("id")
+                    out.problems.append(
+                        Problem("unanswered", j, f"tool_use {uid!r} has no result", uid)
+                    )
+    return out
