@@ -1,0 +1,895 @@
+"""Files windowed around what a task is about, with real line numbers.
+
+A file is not cut at its first N bytes (which routinely loses the function the task is
+about): it is cut down to its first lines (package clause, imports), plus windows of lines
+around the lines that mention the task's identifiers, each line keeping its real number so
+that a model can ask for more by number. When nothing matches, the file's last lines stand
+in for the windows.
+
+The pieces, for a library user such as ctx-pack::
+
+    matcher = Matcher(identifiers_from_query(task))      # once per run
+    ex = excerpt_text(text_or_bytes, matcher)             # -> Excerpt (spans, lines, scores)
+    ex = excerpt_file(path, matcher)                      # files over 512 KB are streamed
+    render_excerpt(ex, label)                             # the text ctx-excerpt prints
+    fit_budget(items, tokens, ruler.count)                # drop windows, then files, to fit
+
+Matching: a line matches an identifier when the identifier occurs in it as a whole word
+(case-sensitive unless ``ignore_case``) -- an *exact* hit -- or when the identifier's words
+are a run of the words of a compound name on the line (``verifyJwtToken`` holds ``jwt``;
+``verify_token`` and ``verifyToken`` hold each other), compared without regard to case --
+a *part* hit. A dotted identifier (``auth.jwt.verify``) matches its whole path.
+
+Scoring: an exact hit weighs 3 (a dotted path 4), a part hit 1, doubled on a line that
+defines the name (``def``, ``class``, ``func``, ``fn``, ``function``, a Java method...). A
+window scores the sum over the distinct identifiers in it of their best weight there, plus
+0.25 for each further line that mentions them (at most 1 per identifier): distinct
+identifiers count for more than repeats.
+
+Lines are lines between ``\\n`` bytes (as grep and editors number them): a ``\\r`` before the
+``\\n`` is not shown, invalid UTF-8 shows as U+FFFD, and neither moves a line number.
+A line longer than ``max_line_chars`` is cut and ends with ``…[+N chars]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import BinaryIO
+
+from ctxtools.identifiers import compound_parts, contains_parts, is_dotted, split_dotted
+
+LARGE_FILE = 512 * 1024  # files above this are streamed in blocks, never held whole
+BLOCK_SIZE = 1 << 20
+BINARY_SNIFF = 8192  # a NUL byte in the first 8 KB makes a file binary (as git decides)
+
+WEIGHT_EXACT = 3.0
+WEIGHT_PATH = 4.0
+WEIGHT_PART = 1.0
+DEFINITION_FACTOR = 2.0
+REPEAT_BONUS = 0.25
+REPEAT_CAP = 4
+
+_WORD_RE = re.compile(r"[^\W\d]\w*")
+_IDENT = r"[A-Za-z_$][\w$]*"
+# Lines that define a name, in the languages we know (Python, Go, JS/TS, Rust, Java and
+# their cousins). Used only to rank windows; the repo map's scanners do the real parsing.
+_DEF_RES = (
+    re.compile(
+        r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
+        r"(?:(?:export|default|declare|pub(?:\([^)]*\))?|public|private|protected|internal|"
+        r"static|final|abstract|async|unsafe|extern(?:\s+\"[^\"]*\")?|override|sealed|const|"
+        r"open|data|inline)\s+)*"
+        r"(?:def|class|func|fn|function\*?|struct|enum|trait|interface|type|impl(?:<[^>]*>)?|"
+        r"record|mod|object|union|namespace)\s+(?:\([^)]*\)\s*)?"
+        rf"(?P<name>{_IDENT})"
+    ),
+    re.compile(
+        r"\s*(?:export\s+)?(?:const|let|var)\s+"
+        rf"(?P<name>{_IDENT})\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\(|{_IDENT}\s*=>)"
+    ),
+    re.compile(
+        r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
+        r"(?:(?:public|private|protected|static|final|abstract|synchronized|native|default|"
+        r"async|override|virtual|readonly)\s+)+"
+        r"(?:<[^>]*>\s*)?(?:[\w$.<>\[\],?]+\s+)?"
+        rf"(?P<name>{_IDENT})\s*\("
+    ),
+    re.compile(
+        r"\s*(?!(?:return|new|else|throw|if|for|while|switch|catch|case|await|yield|typeof|"
+        r"delete|do|try)\b)(?:[\w$.<>\[\],?]+\s+)?"
+        rf"(?P<name>{_IDENT})\s*\([^;]*\)\s*(?:throws\s+[\w., ]+)?\{{\s*$"
+    ),
+)
+_NOT_NAMES = frozenset(["if", "for", "while", "switch", "catch", "function", "return"])
+# Bytes 0x80-0xBF continue a UTF-8 character: deleting them leaves one byte per character.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def defined_name(line: str) -> str | None:
+    """The name a line defines (``def verify(`` -> ``verify``), or None."""
+    for rx in _DEF_RES:
+        m = rx.match(line)
+        if m and m.group("name") not in _NOT_NAMES:
+            return m.group("name")
+    return None
+
+
+# --- options and results -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExcerptOptions:
+    """How a file is cut: ±``window`` lines around matches, the first ``head`` lines always,
+    at most ``max_windows`` windows, the last ``tail`` lines when nothing matches."""
+
+    window: int = 25
+    head: int = 15
+    max_windows: int = 6
+    tail: int = 40
+    ignore_case: bool = False
+    max_line_chars: int = 500
+
+    def as_dict(self) -> dict:
+        return {
+            "window": self.window,
+            "head": self.head,
+            "max_windows": self.max_windows,
+            "tail": self.tail,
+            "ignore_case": self.ignore_case,
+        }
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A matching line: its number and, per identifier, the weight of its best hit there."""
+
+    line: int
+    weights: tuple[tuple[str, float], ...]
+
+    @property
+    def identifiers(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.weights)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Lines ``start``..``end`` (1-based, inclusive) shown for one reason: ``head``,
+    ``window`` (around matches) or ``tail`` (the fallback when nothing matched)."""
+
+    kind: str
+    start: int
+    end: int
+    score: float = 0.0
+    identifiers: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return self.end - self.start + 1
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """One file cut down: disjoint ``spans`` in file order, the text of their ``lines``,
+    the query identifiers ``matched`` anywhere in the file (query order), its ``hits``,
+    and how many windows were ``omitted`` (over ``max_windows``, or dropped for a budget)."""
+
+    line_count: int
+    spans: tuple[Span, ...]
+    lines: dict[int, str] = field(repr=False)
+    matched: tuple[str, ...] = ()
+    hits: tuple[Hit, ...] = field(default=(), repr=False)
+    omitted: int = 0
+    binary: bool = False
+    size: int = 0
+
+    @property
+    def score(self) -> float:
+        return sum(s.score for s in self.spans)
+
+    @property
+    def windows(self) -> tuple[Span, ...]:
+        return tuple(s for s in self.spans if s.kind == "window")
+
+    def without(self, span: Span) -> Excerpt:
+        """This excerpt with SPAN dropped (a dropped window counts as omitted)."""
+        spans = tuple(s for s in self.spans if s != span)
+        omitted = self.omitted + (1 if span.kind == "window" else 0)
+        return replace(self, spans=spans, omitted=omitted)
+
+    def shown(self) -> Iterator[tuple[int, str]]:
+        """(line number, text) of every shown line, in order."""
+        for span in self.spans:
+            for n in range(span.start, span.end + 1):
+                yield n, self.lines.get(n, "")
+
+
+# --- matching -----------------------------------------------------------------------------
+
+
+class _Ident:
+    __slots__ = ("name", "key", "parts", "probe", "path_re")
+
+    def __init__(self, name: str, ignore_case: bool):
+        self.name = name
+        self.key = name.lower() if ignore_case else name
+        self.path_re = None
+        if is_dotted(name):
+            flags = re.IGNORECASE if ignore_case else 0
+            self.path_re = re.compile(r"(?<![\w.:])" + re.escape(name) + r"(?!\w)", flags)
+            words = split_dotted(name)
+            self.parts = ()
+        else:
+            words = [name]
+            self.parts = compound_parts(name) or (name.lower(),)
+        # What to look for in the lower-cased bytes: the longest word of the name.
+        probe_words = list(self.parts) or [w.lower() for w in words]
+        self.probe = max(probe_words, key=len).encode("utf-8", "surrogatepass").lower()
+
+
+class Matcher:
+    """The identifiers of one run, compiled for fast scanning of many files."""
+
+    def __init__(self, identifiers: Iterable[str], ignore_case: bool = False):
+        self.ignore_case = ignore_case
+        idents: list[_Ident] = []
+        seen: set[str] = set()
+        for name in identifiers:
+            ident = _Ident(name, ignore_case)
+            if name and ident.key not in seen:
+                seen.add(ident.key)
+                idents.append(ident)
+        self.idents = tuple(idents)
+        self.identifiers = tuple(i.name for i in idents)
+        self._order = {name: k for k, name in enumerate(self.identifiers)}
+        self._plain = tuple(i for i in idents if i.path_re is None)
+        self._paths = tuple(i for i in idents if i.path_re is not None)
+        self._probes = tuple(sorted({i.probe for i in idents if i.probe}))
+
+    def order(self, names: Iterable[str]) -> tuple[str, ...]:
+        """NAMES in query order."""
+        return tuple(sorted(set(names), key=self._order.__getitem__))
+
+    def classify(self, line: str) -> dict[str, float]:
+        """Identifier -> weight of its best hit on LINE (empty when the line does not match)."""
+        words = set(_WORD_RE.findall(line))
+        keys = {w.lower() for w in words} if self.ignore_case else words
+        found: dict[str, float] = {}
+        part_of: dict[str, str] = {}
+        for ident in self._plain:
+            if ident.key in keys:
+                found[ident.name] = WEIGHT_EXACT
+                continue
+            probe = ident.probe.decode("utf-8", "replace")
+            for word in words:
+                if probe in word.lower() and contains_parts(compound_parts(word), ident.parts):
+                    found[ident.name] = WEIGHT_PART
+                    part_of[ident.name] = word
+                    break
+        for ident in self._paths:
+            if ident.path_re.search(line):
+                found[ident.name] = WEIGHT_PATH
+        if found:
+            name = defined_name(line)
+            if name is not None:
+                for ident in self.idents:
+                    if ident.name not in found:
+                        continue
+                    if ident.path_re is not None:
+                        hit = name == split_dotted(ident.name)[-1]
+                    elif self.ignore_case:
+                        hit = name.lower() == ident.key or name == part_of.get(ident.name)
+                    else:
+                        hit = name == ident.name or name == part_of.get(ident.name)
+                    if hit:
+                        found[ident.name] *= DEFINITION_FACTOR
+        return found
+
+    def scan(self, data: bytes, first_line: int, hits: dict[int, dict[str, float]]) -> None:
+        """Add the matching lines of DATA (whose first line is FIRST_LINE) to HITS."""
+        if not self._probes:
+            return
+        low = data.lower()  # ASCII only: offsets stay those of DATA
+        positions: list[int] = []
+        for probe in self._probes:
+            find = low.find
+            p = find(probe)
+            step = len(probe)
+            while p >= 0:
+                positions.append(p)
+                p = find(probe, p + step)
+        if not positions:
+            return
+        positions.sort()
+        line = first_line
+        prev = 0
+        line_end = -1
+        for p in positions:
+            if p <= line_end:
+                continue
+            line += data.count(b"\n", prev, p)
+            prev = p
+            start = data.rfind(b"\n", 0, p) + 1
+            line_end = data.find(b"\n", p)
+            if line_end < 0:
+                line_end = len(data)
+            found = self.classify(data[start:line_end].decode("utf-8", "replace"))
+            if found:
+                old = hits.get(line)
+                if old is None:
+                    hits[line] = found
+                else:
+                    for name, w in found.items():
+                        if w > old.get(name, 0.0):
+                            old[name] = w
+
+
+# --- windows --------------------------------------------------------------------------------
+
+
+def plan_spans(
+    hits: dict[int, dict[str, float]], line_count: int, options: ExcerptOptions, matcher: Matcher
+) -> tuple[tuple[Span, ...], int]:
+    """The spans to show for a file with HITS, and how many windows were left out."""
+    n = line_count
+    h = max(0, min(options.head, n))
+    lines = sorted(hits)
+    windows: list[Span] = []
+    w = max(0, options.window)
+    cur_start = cur_end = None
+    members: list[int] = []
+
+    def close() -> None:
+        windows.append(_score_window(cur_start, cur_end, members, hits, matcher))
+
+    for line in lines:
+        s, e = max(1, line - w), min(n, line + w)
+        if cur_end is not None and s <= cur_end + 1:
+            cur_end = max(cur_end, e)
+            members.append(line)
+        else:
+            if cur_end is not None:
+                close()
+            cur_start, cur_end, members = s, e, [line]
+    if cur_end is not None:
+        close()
+    omitted = 0
+    keep = max(0, options.max_windows)
+    if len(windows) > keep:
+        omitted = len(windows) - keep
+        best = sorted(windows, key=lambda s: (-s.score, s.start))[:keep]
+        windows = sorted(best, key=lambda s: s.start)
+    head = Span("head", 1, h) if h else None
+    spans: list[Span] = []
+    for win in windows:
+        if win.start <= h:
+            if win.end <= h:  # wholly inside the head: the head carries its score
+                assert head is not None
+                head = Span(
+                    "head",
+                    1,
+                    h,
+                    head.score + win.score,
+                    matcher.order(head.identifiers + win.identifiers),
+                )
+                continue
+            win = replace(win, start=h + 1)
+        spans.append(win)
+    if not lines:
+        t = max(0, options.tail)
+        start = max(h + 1, n - t + 1)
+        if t and start <= n:
+            spans.append(Span("tail", start, n))
+    if head is not None:
+        spans.insert(0, head)
+    return tuple(spans), omitted
+
+
+def _score_window(
+    start: int, end: int, members: list[int], hits: dict[int, dict[str, float]], matcher: Matcher
+) -> Span:
+    best: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for line in members:
+        for name, weight in hits[line].items():
+            if weight > best.get(name, 0.0):
+                best[name] = weight
+            count[name] = count.get(name, 0) + 1
+    score = sum(best.values()) + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values())
+    return Span("window", start, end, score, matcher.order(best))
+
+
+# --- reading lines --------------------------------------------------------------------------
+
+Piece = tuple[int, bytes, bool]  # (number of its first line, bytes, starts mid-line)
+
+
+def _char_count(data: bytes) -> int:
+    return len(data) - len(data.translate(None, _CONTINUATION))
+
+
+def _pieces_of_stream(fh: BinaryIO, block: int = BLOCK_SIZE) -> Iterator[Piece]:
+    """Pieces of complete lines; a line longer than BLOCK is cut into several pieces."""
+    line = 1
+    mid = False
+    carry = b""
+    while True:
+        chunk = fh.read(block)
+        if not chunk:
+            break
+        buf = carry + chunk if carry else chunk
+        cut = buf.rfind(b"\n")
+        if cut >= 0:
+            piece, carry = buf[: cut + 1], buf[cut + 1 :]
+            yield line, piece, mid
+            line += piece.count(b"\n")
+            mid = False
+        else:
+            carry = buf
+        if len(carry) >= block:  # one line longer than a block: cut it between words
+            k = max(carry.rfind(b" ", len(carry) // 2), carry.rfind(b"\t", len(carry) // 2))
+            if k < 0:
+                k = len(carry) - 1
+            yield line, carry[: k + 1], mid
+            carry = carry[k + 1 :]
+            mid = True
+    if carry:
+        yield line, carry, mid
+
+
+def _count_lines(last: Piece | None) -> int:
+    """Lines of a text whose last piece is LAST (a last line without a newline counts)."""
+    if last is None:
+        return 0
+    first, data, _ = last
+    n = first + data.count(b"\n")
+    return n - 1 if data.endswith(b"\n") else n
+
+
+def _collect_lines(
+    pieces: Iterable[Piece], spans: Sequence[Span], max_chars: int
+) -> dict[int, str]:
+    """The text of the lines SPANS cover, read from PIECES."""
+    ranges = [(s.start, s.end) for s in spans if s.end >= s.start]
+    if not ranges:
+        return {}
+    cap = max_chars * 4 + 8
+    acc: dict[int, list] = {}
+    ri = 0
+    for first, data, _mid in pieces:
+        last = first + data.count(b"\n")
+        while ri < len(ranges) and ranges[ri][1] < first:
+            ri += 1
+        if ri == len(ranges):
+            break
+        if ranges[ri][0] > last:
+            continue
+        wanted: list[int] = []
+        for a, b in ranges[ri:]:
+            if a > last:
+                break
+            wanted.extend(range(max(a, first), min(b, last) + 1))
+        lo, hi = wanted[0], wanted[-1]
+        if hi - first <= last - lo:
+            frags = data.split(b"\n", hi - first + 1)
+
+            def frag(line: int, frags=frags, first=first) -> bytes:
+                return frags[line - first]
+        else:
+            frags = data.rsplit(b"\n", last - lo + 1)
+
+            def frag(line: int, frags=frags, last=last) -> bytes:
+                return frags[len(frags) - 1 - (last - line)]
+
+        for line in wanted:
+            piece = frag(line)
+            slot = acc.get(line)
+            if slot is None:
+                slot = acc[line] = [b"", 0]
+            room = cap - len(slot[0])
+            if room > 0:
+                slot[0] += piece[:room]
+                if len(piece) > room:
+                    slot[1] += _char_count(piece[room:])
+            else:
+                slot[1] += _char_count(piece)
+    out: dict[int, str] = {}
+    for line, (prefix, extra) in acc.items():
+        if extra == 0 and prefix.endswith(b"\r"):
+            prefix = prefix[:-1]
+        if extra or len(prefix) > max_chars:
+            text = prefix.decode("utf-8", "replace")
+            total = (_char_count(prefix) if extra else len(text)) + extra
+            if total > max_chars:
+                text = f"{text[:max_chars]}…[+{total - max_chars} chars]"
+        else:
+            text = prefix.decode("utf-8", "replace")
+        out[line] = text
+    return out
+
+
+# --- excerpts -------------------------------------------------------------------------------
+
+
+def _as_matcher(identifiers: Matcher | Iterable[str], options: ExcerptOptions) -> Matcher:
+    if isinstance(identifiers, Matcher):
+        return identifiers
+    return Matcher(identifiers, options.ignore_case)
+
+
+def _to_bytes(text: str | bytes) -> bytes:
+    if isinstance(text, bytes | bytearray | memoryview):
+        return bytes(text)
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def _excerpt(
+    pieces: Callable[[], Iterable[Piece]],
+    matcher: Matcher,
+    options: ExcerptOptions,
+    size: int,
+) -> Excerpt:
+    hits: dict[int, dict[str, float]] = {}
+    last: Piece | None = None
+    for piece in pieces():
+        matcher.scan(piece[1], piece[0], hits)
+        last = piece
+    line_count = _count_lines(last)
+    spans, omitted = plan_spans(hits, line_count, options, matcher)
+    lines = _collect_lines(pieces(), spans, options.max_line_chars)
+    matched: set[str] = set()
+    for found in hits.values():
+        matched.update(found)
+    hit_list = tuple(
+        Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
+        for line in sorted(hits)
+    )
+    return Excerpt(
+        line_count=line_count,
+        spans=spans,
+        lines=lines,
+        matched=matcher.order(matched),
+        hits=hit_list,
+        omitted=omitted,
+        size=size,
+    )
+
+
+def is_binary(head: bytes) -> bool:
+    return b"\0" in head[:BINARY_SNIFF]
+
+
+def excerpt_text(
+    text: str | bytes,
+    identifiers: Matcher | Iterable[str],
+    options: ExcerptOptions | None = None,
+) -> Excerpt:
+    """Cut TEXT (a str, or bytes read as UTF-8) down to the windows around IDENTIFIERS.
+
+    IDENTIFIERS is a ``Matcher`` (build it once for many files) or a list of names (e.g.
+    from ``identifiers_from_query``). Text with a NUL byte in its first 8 KB is binary:
+    the result has ``binary=True`` and no spans.
+    """
+    options = options or ExcerptOptions()
+    matcher = _as_matcher(identifiers, options)
+    data = _to_bytes(text)
+    if is_binary(data):
+        return Excerpt(0, (), {}, binary=True, size=len(data))
+    pieces: list[Piece] = [(1, data, False)] if data else []
+    return _excerpt(lambda: pieces, matcher, options, len(data))
+
+
+def excerpt_stream(
+    fh: BinaryIO,
+    identifiers: Matcher | Iterable[str],
+    options: ExcerptOptions | None = None,
+    *,
+    block: int = BLOCK_SIZE,
+) -> Excerpt:
+    """Like ``excerpt_text`` for a seekable binary stream of any size, in bounded memory:
+    one pass finds the matches, a second keeps only the lines the spans need (a line
+    longer than ``max_line_chars`` is kept as its cut prefix and a count)."""
+    options = options or ExcerptOptions()
+    matcher = _as_matcher(identifiers, options)
+    fh.seek(0)
+    head = fh.read(BINARY_SNIFF)
+    size = fh.seek(0, 2)
+    if is_binary(head):
+        return Excerpt(0, (), {}, binary=True, size=size)
+
+    def pieces() -> Iterator[Piece]:
+        fh.seek(0)
+        return _pieces_of_stream(fh, block)
+
+    return _excerpt(pieces, matcher, options, size)
+
+
+def read_file_bytes(path: str) -> bytes:
+    """A whole file's bytes (plain os calls: measurably cheaper over thousands of files)."""
+    import os
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        chunks = []
+        data = os.read(fd, size + 1)
+        while data:
+            chunks.append(data)
+            data = os.read(fd, 1 << 20)
+        return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+    finally:
+        os.close(fd)
+
+
+def excerpt_file(
+    path: str,
+    identifiers: Matcher | Iterable[str],
+    options: ExcerptOptions | None = None,
+    *,
+    large: int = LARGE_FILE,
+) -> Excerpt:
+    """Excerpt the file at PATH: read whole up to LARGE bytes, streamed above that.
+
+    OSError (missing file, permissions...) is left to the caller."""
+    import os
+
+    options = options or ExcerptOptions()
+    if os.path.getsize(path) <= large:
+        data = read_file_bytes(path)
+        if len(data) <= large:
+            return excerpt_text(data, identifiers, options)
+    with open(path, "rb") as fh:
+        return excerpt_stream(fh, identifiers, options)
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def gutter_width(line_count: int) -> int:
+    """Width of the line-number column: the file's largest number, plus two spaces."""
+    return len(str(max(line_count, 1))) + 2
+
+
+def render_header(ex: Excerpt, label: str) -> str:
+    n = ex.line_count
+    parts = [f"{n} line" + ("" if n == 1 else "s")]
+    if ex.matched:
+        parts.append("matched: " + ", ".join(ex.matched))
+    elif n == 0:
+        parts.append("empty")
+    else:
+        tail = next((s for s in ex.spans if s.kind == "tail"), None)
+        parts.append(f"no match, last {len(tail)} lines" if tail else "no match")
+    if ex.omitted:
+        parts.append(f"{ex.omitted} more window{'' if ex.omitted == 1 else 's'} not shown")
+    return f"==> {label} <== " + "; ".join(parts)
+
+
+def render_body(ex: Excerpt) -> list[str]:
+    """The shown lines as ``  120│ code``, with a ``⋮`` line between non-adjacent spans."""
+    w = gutter_width(ex.line_count)
+    out: list[str] = []
+    lines = ex.lines
+    prev_end = None
+    sep = "⋮".rjust(w)
+    for span in ex.spans:
+        if prev_end is not None and span.start > prev_end + 1:
+            out.append(sep)
+        out.extend(f"{n:>{w}}│ {lines.get(n, '')}" for n in range(span.start, span.end + 1))
+        prev_end = span.end
+    return out
+
+
+def render_excerpt(ex: Excerpt, label: str) -> str:
+    """The text block ctx-excerpt prints for one file (ends with a newline)."""
+    body = render_body(ex)
+    body.insert(0, render_header(ex, label))
+    body.append("")
+    return "\n".join(body)
+
+
+def render_all(items: Sequence[tuple[str, Excerpt]]) -> str:
+    """Several files' blocks, separated by a blank line."""
+    return "\n".join(render_excerpt(ex, label) for label, ex in items)
+
+
+def excerpt_dict(ex: Excerpt, label: str) -> dict:
+    """The JSON form of one file (see ctx-excerpt --help for the schema)."""
+    spans = []
+    for s in ex.spans:
+        text = "".join(ex.lines.get(n, "") + "\n" for n in range(s.start, s.end + 1))
+        spans.append(
+            {
+                "kind": s.kind,
+                "start": s.start,
+                "end": s.end,
+                "score": s.score,
+                "identifiers": list(s.identifiers),
+                "text": text,
+            }
+        )
+    return {
+        "path": label,
+        "status": "ok",
+        "lines": ex.line_count,
+        "bytes": ex.size,
+        "matched": list(ex.matched),
+        "score": ex.score,
+        "omitted_windows": ex.omitted,
+        "spans": spans,
+    }
+
+
+# --- budget -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """What a budget took out: a ``window`` of a file, or a whole ``file``."""
+
+    label: str
+    kind: str
+    start: int = 0
+    end: int = 0
+    score: float = 0.0
+    matched: bool = False
+
+
+def _drop_order(items: Sequence[tuple[str, Excerpt]]) -> list[tuple[int, Span | None]]:
+    """Lowest value first: files with nothing matched (their head and tail score 0; the
+    last file first), then windows by score (on ties later files and later windows
+    first), then matched files left with only their head (lowest score first)."""
+    order: list[tuple[tuple, int, Span | None]] = []
+    n = len(items)
+    for i, (_label, ex) in enumerate(items):
+        if not ex.matched:
+            order.append(((0, 0.0, n - i, 0), i, None))
+            continue
+        for k, span in enumerate(ex.spans):
+            if span.kind == "window":
+                order.append(((1, span.score, n - i, -k), i, span))
+        order.append(((2, ex.score, n - i, 0), i, None))
+    order.sort(key=lambda t: t[0])
+    return [(i, span) for _key, i, span in order]
+
+
+def fit_budget(
+    items: Sequence[tuple[str, Excerpt]],
+    tokens: int,
+    count: Callable[[str], int],
+    render_one: Callable[[Excerpt, str], str] = render_excerpt,
+) -> tuple[list[tuple[str, Excerpt]], list[Dropped], int]:
+    """Drop windows, then whole files, until ``count(render(kept)) <= tokens``.
+
+    Lowest value first: files with nothing matched (head and tail both score 0; the last
+    file first), then windows, lowest score first (a file that keeps any window keeps its
+    head), then matched files left with their head only, lowest score first. Returns the
+    kept items (in the given order), what was dropped, and the token count of the result.
+    """
+
+    def render(kept: Sequence[tuple[str, Excerpt]]) -> str:
+        return "\n".join(render_one(ex, label) for label, ex in kept)
+
+    current = list(items)
+    alive = [True] * len(current)
+    total = count(render(current))
+    dropped: list[Dropped] = []
+    if total <= tokens:
+        return current, dropped, total
+    plan = _drop_order(current)
+    pos = 0
+    while total > tokens and pos < len(plan):
+        over = total - tokens
+        saved = 0
+        while saved < over and pos < len(plan):
+            i, span = plan[pos]
+            pos += 1
+            if not alive[i]:
+                continue
+            label, ex = current[i]
+            if span is None:
+                saved += count(render_one(ex, label)) + 1
+                alive[i] = False
+                dropped.append(Dropped(label, "file", matched=bool(ex.matched), score=ex.score))
+            else:
+                text = "\n".join(
+                    f"{n}│ {ex.lines.get(n, '')}" for n in range(span.start, span.end + 1)
+                )
+                saved += count(text) + 1
+                current[i] = (label, ex.without(span))
+                dropped.append(
+                    Dropped(label, "window", span.start, span.end, span.score, matched=True)
+                )
+        total = count(render([it for it, ok in zip(current, alive, strict=True) if ok]))
+    kept = [it for it, ok in zip(current, alive, strict=True) if ok]
+    return kept, dropped, total
+
+
+# --- signatures -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Signatures:
+    """What a file declares, from the repo map's scanners: ``language`` (None: no scanner
+    for this file type), ``definitions`` in line order, and the query identifiers their
+    signatures match. ``too_large``: over 512 KB, not scanned (as the repo map skips it)."""
+
+    language: str | None
+    definitions: tuple = ()
+    line_count: int = 0
+    matched: tuple[str, ...] = ()
+    score: float = 0.0
+    size: int = 0
+    binary: bool = False
+    too_large: bool = False
+    spans: tuple[Span, ...] = ()
+
+
+def signatures_of(
+    path: str,
+    data: bytes | None,
+    matcher: Matcher | None = None,
+    *,
+    size: int | None = None,
+    binary: bool = False,
+) -> Signatures:
+    """The definitions of the source DATA named PATH (the name picks the language).
+
+    DATA None means the file was too large to scan (SIZE bytes)."""
+    from ctxtools.repomap.scan import language_for, scan_source
+
+    language = language_for(path) if path else None
+    if binary:
+        return Signatures(language, binary=True)
+    if data is None:
+        return Signatures(language, size=size or 0, too_large=True)
+    line_count = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    if language is None:
+        return Signatures(None, line_count=line_count, size=len(data))
+    result = scan_source(path, data.decode("utf-8", "replace"))
+    defs = tuple(sorted(result.definitions, key=lambda d: (d.line, d.name))) if result else ()
+    matched: set[str] = set()
+    score = 0.0
+    if matcher is not None and matcher.identifiers:
+        for d in defs:
+            found = matcher.classify(d.signature)
+            matched.update(found)
+            score += sum(found.values())
+    return Signatures(
+        language,
+        defs,
+        line_count,
+        matcher.order(matched) if matcher else (),
+        score,
+        len(data),
+    )
+
+
+def render_signatures(sig: Signatures, label: str) -> str:
+    """A file's header, then ``  120│ def verify(token)`` per definition, indented by scope."""
+    n = sig.line_count
+    parts = []
+    if sig.too_large:
+        parts.append(f"{sig.size} bytes; over 512 KB, not scanned")
+    else:
+        parts.append(f"{n} line" + ("" if n == 1 else "s"))
+        if sig.language is None:
+            parts.append("no definition scanner for this file type")
+        else:
+            k = len(sig.definitions)
+            parts.append(f"{sig.language}, {k} definition" + ("" if k == 1 else "s"))
+    if sig.matched:
+        parts.append("matched: " + ", ".join(sig.matched))
+    out = [f"==> {label} <== " + "; ".join(parts)]
+    w = gutter_width(n)
+    for d in sig.definitions:
+        depth = d.scope.count(".") + 1 if d.scope else 0
+        out.append(f"{d.line:>{w}}│ {'  ' * depth}{d.signature}")
+    out.append("")
+    return "\n".join(out)
+
+
+def signatures_dict(sig: Signatures, label: str) -> dict:
+    return {
+        "path": label,
+        "status": "too_large" if sig.too_large else "ok",
+        "lines": sig.line_count,
+        "bytes": sig.size,
+        "language": sig.language,
+        "matched": list(sig.matched),
+        "score": sig.score,
+        "definitions": [
+            {
+                "kind": d.kind,
+                "name": d.name,
+                "line": d.line,
+                "end_line": d.end_line,
+                "scope": d.scope,
+                "signature": d.signature,
+            }
+            for d in sig.definitions
+        ],
+    }
