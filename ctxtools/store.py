@@ -35,7 +35,7 @@ import re
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -743,6 +743,16 @@ class HandleStore:
             raise
         _fsync_dir(path.parent)
 
+    def check_writable(self) -> None:
+        """Raise StoreError now if a stash could not be written (before running anything)."""
+        self._ensure_dir(self.blobs_dir)
+        tmp = self._tmp_name(self.blobs_dir)
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.unlink(tmp)
+        except OSError as exc:
+            raise self._store_error(exc, "write") from exc
+
     # writing
     def put_bytes(
         self,
@@ -767,14 +777,15 @@ class HandleStore:
         name: str | None = None,
         session: str = DEFAULT_SESSION,
         type: str | None = None,
-        exit_status: int | None = None,
+        exit_status: int | Callable[[], int] | None = None,
         head: bytes = b"",
     ) -> dict:
         """Stream STREAM (after HEAD, bytes already read from it) into the store; its card.
 
         Memory stays bounded whatever the size. Without NAME the name is the first 12 hex
         digits of the SHA-256. TYPE is detected when None. Re-stashing a name replaces its
-        card (the old ``@sha`` reference then reads as stale).
+        card (the old ``@sha`` reference then reads as stale). EXIT_STATUS may be a callable,
+        called once the stream is exhausted (e.g. a child process's ``wait``).
         """
         validate_session(session)
         if name is not None:
@@ -793,7 +804,7 @@ class HandleStore:
         name: str | None,
         session: str,
         type_: str | None,
-        exit_status: int | None,
+        exit_status: int | Callable[[], int] | None,
     ) -> dict:
         tmp = self._tmp_name(self.blobs_dir)
         ix = Indexer()
@@ -845,6 +856,8 @@ class HandleStore:
             "sha256": sha,
             "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
         }
+        if callable(exit_status):
+            exit_status = exit_status()
         if exit_status is not None:
             record["exit_status"] = int(exit_status)
         record["xxh3"] = ix.xxh3
@@ -939,12 +952,17 @@ class HandleStore:
         return index
 
     def open(
-        self, ref: str | Ref, session: str = DEFAULT_SESSION, *, verify: bool = False
+        self,
+        ref: str | Ref,
+        session: str = DEFAULT_SESSION,
+        *,
+        verify: bool = False,
+        touch: bool = True,
     ) -> Payload:
         """Open REF for reading: a Payload that serves only verified bytes.
 
         Raises NotFoundError, StaleHandleError, IntegrityError (corrupt, truncated, or --verify
-        SHA-256 mismatch).
+        SHA-256 mismatch). With TOUCH (the default) the read is logged in the access log.
         """
         r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
         record = self.record(r)
@@ -981,16 +999,23 @@ class HandleStore:
         except BaseException:
             fh.close()
             raise
+        if touch:
+            self.record_access(record["session_id"], record["name"])
         return payload
 
     def read_bytes(
-        self, ref: str | Ref, *, session: str = DEFAULT_SESSION, verify: bool = False
+        self,
+        ref: str | Ref,
+        *,
+        session: str = DEFAULT_SESSION,
+        verify: bool = False,
+        touch: bool = True,
     ) -> bytes:
         """The whole verified payload of REF.
 
         Raises NotFoundError, StaleHandleError, IntegrityError.
         """
-        with self.open(ref, session, verify=verify) as payload:
+        with self.open(ref, session, verify=verify, touch=touch) as payload:
             return b"".join(payload.iter_bytes())
 
     # access log

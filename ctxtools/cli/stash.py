@@ -1,5 +1,343 @@
-"""ctx-stash: not implemented yet (issue 3)."""
+"""ctx-stash: park big output in the store and print a small handle card."""
 
-from ctxtools.cli.common import not_implemented
+from __future__ import annotations
 
-cli, main = not_implemented("ctx-stash", "issue 3")
+import os
+import time
+
+import click
+
+from ctxtools.cli.common import (
+    CONTEXT_SETTINGS,
+    Source,
+    emit_json,
+    json_option,
+    make_main,
+    open_source,
+    standard_options,
+    stdin_bytes,
+    store_options,
+    write,
+    write_bytes,
+)
+from ctxtools.errors import CommandNotFoundError, CtxError, UsageError
+
+PROG = "ctx-stash"
+
+
+class _StashCommand(click.Command):
+    """Splits ``-- CMD ARGS`` off before click parses the options."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            i = args.index("--")
+            ctx.meta["ctx_stash.command"] = args[i + 1 :]
+            args = args[:i]
+        return super().parse_args(ctx, args)
+
+
+class _PipeReader:
+    """Reads a child's output as it arrives (os.read), optionally copying it to stderr."""
+
+    def __init__(self, fd: int, tee: bool) -> None:
+        self.fd = fd
+        self.tee = click.get_binary_stream("stderr") if tee else None
+
+    def read1(self, n: int = -1) -> bytes:
+        data = os.read(self.fd, 1 << 16 if n < 0 else min(n, 1 << 20))
+        if data and self.tee is not None:
+            self.tee.write(data)
+            self.tee.flush()
+        return data
+
+    read = read1
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "K", "M", "G", "T"):
+        if size < 1024 or unit == "T":
+            return f"{int(size)}{unit}" if unit == "B" else f"{size:.1f}{unit}"
+        size /= 1024
+    return f"{n}B"  # pragma: no cover
+
+
+def _age(seconds: float) -> str:
+    s = max(0, int(seconds))
+    for unit, span in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= span:
+            return f"{s // span}{unit} ago"
+    return f"{s}s ago"
+
+
+def _read_head(stream, limit: int) -> tuple[bytes, bool]:
+    """Up to LIMIT bytes from STREAM, and whether the stream ended within them."""
+    read = getattr(stream, "read1", stream.read)
+    parts, size = [], 0
+    while size < limit:
+        chunk = read(limit - size)
+        if not chunk:
+            return b"".join(parts), True
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts), False
+
+
+def _run(store, argv: list[str], opts: dict) -> int:
+    import subprocess
+
+    store.check_writable()
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except FileNotFoundError:
+        raise CommandNotFoundError(f"{argv[0]}: command not found") from None
+    except PermissionError:
+        err = CtxError(f"{argv[0]}: permission denied (not executable)")
+        err.exit_status = 126
+        raise err from None
+    except OSError as exc:
+        err = CtxError(f"{argv[0]}: cannot run: {exc.strerror or exc}")
+        err.exit_status = 126
+        raise err from None
+    assert proc.stdout is not None
+    reader = _PipeReader(proc.stdout.fileno(), opts["tee"])
+    try:
+        card = store.put_stream(
+            reader,
+            name=opts["name"],
+            session=opts["session"],
+            type=opts["type"],
+            exit_status=proc.wait,
+        )
+    except BaseException:
+        # Let the command finish (draining its output) rather than kill it by SIGPIPE.
+        while reader.read1(1 << 16):
+            pass
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()
+    emit_json(card)
+    code = proc.returncode
+    return 128 - code if code < 0 else code
+
+
+def _list(store, opts: dict) -> None:
+    entries = store.entries(None if opts["all_sessions"] else opts["session"])
+    if opts["as_json"]:
+        out = []
+        for e in entries:
+            card = e["card"]
+            rec = {
+                "ref": card["ref"],
+                "session_id": card["session_id"],
+                "name": card["name"],
+                "type": card["type"],
+                "length": card["length"],
+                "lines": card["lines"],
+                "bytes": card["bytes"],
+                "access_count": e["access_count"],
+                "last_accessed_at": e["last_accessed_at"],
+                "frecency": round(e["frecency"], 6),
+            }
+            if "exit_status" in card:
+                rec["exit_status"] = card["exit_status"]
+            out.append(rec)
+        emit_json(out)
+        return
+    now = time.time()
+    rows = []
+    for e in entries:
+        c = e["card"]
+        label = c["name"] if not opts["all_sessions"] else f"{c['session_id']}/{c['name']}"
+        status = f" exit={c['exit_status']}" if "exit_status" in c else ""
+        rows.append(
+            (
+                label,
+                c["type"],
+                _human(c["bytes"]),
+                f"{c['lines']} lines",
+                f"{e['access_count']} reads",
+                _age(now - e["last_accessed_at"]),
+                c["ref"] + status,
+            )
+        )
+    if not rows:
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    lines = []
+    for r in rows:
+        cells = [r[i].ljust(widths[i]) if i in (0, 1) else r[i].rjust(widths[i]) for i in range(6)]
+        lines.append("  ".join(cells) + "  " + r[6])
+    write("\n".join(lines) + "\n")
+
+
+def _gc(store, opts: dict) -> None:
+    from ctxtools.store import parse_size
+
+    max_bytes = parse_size(opts["max_bytes"]) if opts["max_bytes"] is not None else None
+    report = store.gc(
+        max_bytes=max_bytes,
+        max_entries=opts["max_entries"],
+        strategy=opts["strategy"],
+        dry_run=opts["dry_run"],
+    )
+    if opts["as_json"]:
+        emit_json({"dry_run": opts["dry_run"], **report})
+        return
+    verb = "would evict" if opts["dry_run"] else "evicted"
+    lines = [f"{verb} {ident}" for ident in report["evicted"]]
+    lines.append(
+        f"{'would remove' if opts['dry_run'] else 'removed'} "
+        f"{len(report['evicted'])} handles, {report['blobs_removed']} unreferenced blobs, "
+        f"{report['temp_removed']} leftover temp files ({_human(report['bytes_freed'])}); "
+        f"kept {report['kept']} handles ({_human(report['kept_bytes'])})"
+    )
+    write("\n".join(lines) + "\n")
+
+
+@click.command(cls=_StashCommand, context_settings=CONTEXT_SETTINGS)
+@click.argument("args", nargs=-1, metavar="[FILE | NAME...]")
+@click.option("--name", default=None, help="Handle name [default: first 12 hex of the SHA-256].")
+@click.option(
+    "--type",
+    "type_",
+    type=click.Choice(["text", "json", "jsonl"]),
+    default=None,
+    help="Payload type [default: detected].",
+)
+@click.option(
+    "--threshold",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="Inputs of at most this many characters pass through unchanged.",
+)
+@click.option("--always", is_flag=True, help="Store even inputs under the threshold.")
+@click.option("--tee", is_flag=True, help="With -- CMD: also copy the output to stderr.")
+@click.option("--list", "do_list", is_flag=True, help="List the session's handles (frecency).")
+@click.option("--all-sessions", is_flag=True, help="With --list: every session.")
+@click.option("--rm", "do_rm", is_flag=True, help="Remove the handles NAME... (blobs at --gc).")
+@click.option("--gc", "do_gc", is_flag=True, help="Evict over budget; drop unreferenced blobs.")
+@click.option("--max-bytes", default=None, help="With --gc: keep at most this much (500M, 1G).")
+@click.option("--max-entries", type=click.IntRange(min=0), default=None, help="With --gc.")
+@click.option(
+    "--strategy",
+    type=click.Choice(["lru", "importance"]),
+    default="lru",
+    show_default=True,
+    help="With --gc: what goes first.",
+)
+@click.option("--dry-run", is_flag=True, help="With --gc: say what would go, change nothing.")
+@click.option("--path", "do_path", is_flag=True, help="Print the store root and exit.")
+@store_options
+@json_option
+@standard_options
+@click.pass_context
+def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
+    """Store stdin, FILE, or a command's output; print a handle card.
+
+    Reads stdin (or FILE) in bounded memory into the store and prints the handle card as
+    one JSON line. Inputs of at most --threshold characters are passed through unchanged
+    and nothing is stored (unless --always), so a filter chain stays cheap for small
+    outputs. Without --name the name is the first 12 hex digits of the content's SHA-256;
+    --type is detected (one JSON document: json; one JSON value a line: jsonl; else text).
+    Re-stashing a name makes a new version: cards carrying the old @sha then read as stale.
+
+    With -- CMD ARGS... the command is run (no shell), its stdout and stderr are captured
+    interleaved as they arrive (--tee also copies them to stderr), always stored, and the
+    card records exit_status; ctx-stash then exits with the command's status.
+
+    Card: {"kind": "handle", "session_id", "name", "type": "text"|"json"|"jsonl",
+    "length": chars, "lines", "bytes", "repr_preview", "sha256",
+    "ref": "ctx:SESSION/NAME@SHA12", "exit_status" (with -- CMD only)}.
+
+    Housekeeping: --list (most recently and frequently read first, half-life 7 days;
+    --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
+    last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
+    [--max-entries N] [--strategy lru|importance] [--dry-run] (also removes blobs no card
+    refers to and temp files of killed writers; --json: {dry_run, evicted, blobs_removed,
+    bytes_freed, temp_removed, kept, kept_bytes}), --path (the store root).
+
+    Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
+
+    Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
+    does not exist, 126 when it cannot be run); 1 store errors (read-only, full, not a
+    directory) or unknown handles; 2 usage errors (bad names, conflicting options).
+
+    \b
+    Examples:
+      pytest -q 2>&1 | ctx-stash --name tests
+      ctx-stash --name tests --tee -- pytest -q
+      ctx-read tests --grep 'FAILED|Error' -C 3
+      ctx-stash --list
+      ctx-stash --gc --max-bytes 500M --strategy importance --dry-run
+    """
+    from ctxtools.store import HandleStore, validate_name, validate_session
+
+    command = ctx.meta.get("ctx_stash.command")
+    store = HandleStore(opts["store"])
+    modes = [m for m in ("do_list", "do_rm", "do_gc", "do_path") if opts[m]]
+    if command is not None:
+        modes.append("command")
+    if len(modes) > 1:
+        names = {"do_list": "--list", "do_rm": "--rm", "do_gc": "--gc", "do_path": "--path"}
+        raise UsageError(
+            " and ".join(names.get(m, "-- CMD") for m in modes) + " cannot be combined"
+        )
+    mode = modes[0] if modes else "stash"
+    validate_session(opts["session"])
+    if opts["name"] is not None:
+        validate_name(opts["name"])
+    gc_only = ("max_bytes", "max_entries", "dry_run")
+    if mode != "do_gc" and any(opts[k] not in (None, False) for k in gc_only):
+        raise UsageError("--max-bytes, --max-entries and --dry-run go with --gc")
+    if opts["as_json"] and mode not in ("do_list", "do_gc"):
+        raise UsageError("--json goes with --list or --gc (the card is always JSON)")
+    if opts["tee"] and mode != "command":
+        raise UsageError("--tee goes with -- CMD")
+
+    if mode == "do_path":
+        if args:
+            raise UsageError("--path takes no arguments")
+        write(f"{store.root}\n")
+        return 0
+    if mode == "do_list":
+        if args:
+            raise UsageError("--list takes no arguments")
+        _list(store, opts)
+        return 0
+    if mode == "do_rm":
+        if not args:
+            raise UsageError("--rm needs the NAMEs of the handles to remove")
+        for ident in store.remove(list(args), session=opts["session"]):
+            write(f"removed ctx:{ident}\n")
+        return 0
+    if mode == "do_gc":
+        if args:
+            raise UsageError("--gc takes no arguments")
+        _gc(store, opts)
+        return 0
+    if mode == "command":
+        if not command:
+            raise UsageError("nothing to run after --")
+        if args:
+            raise UsageError("give either FILE or -- CMD, not both")
+        return _run(store, command, {**opts, "type": opts["type_"]})
+
+    if len(args) > 1:
+        raise UsageError("give at most one FILE (or -- CMD ARGS)")
+    stream = open_source(Source(args[0], args[0])) if args and args[0] != "-" else stdin_bytes()
+    limit = 4 * opts["threshold"] + 4  # enough bytes to know "more than threshold chars"
+    head, ended = _read_head(stream, limit) if not opts["always"] else (b"", False)
+    if ended and len(head.decode("utf-8", "replace")) <= opts["threshold"]:
+        write_bytes(head)
+        return 0
+    card = store.put_stream(
+        stream, name=opts["name"], session=opts["session"], type=opts["type_"], head=head
+    )
+    emit_json(card)
+    return 0
+
+
+main = make_main(cli, PROG)
