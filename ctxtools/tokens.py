@@ -72,7 +72,7 @@ def _cjk_re() -> re.Pattern[str]:
     return _CJK_RE
 
 READ_BLOCK = 1 << 20  # bytes read per call
-CHUNK_CHARS = 1 << 22  # characters per counted piece (about 4 MB of text)
+CHUNK_CHARS = 1 << 18  # characters per counted piece: small pieces keep peak memory low
 
 
 def heuristic_parts(text: str) -> tuple[int, int]:
@@ -462,15 +462,15 @@ def line_count(newlines: int, last_char: str) -> int:
     return newlines + (1 if last_char and last_char != "\n" else 0)
 
 
-def _safe_cut(text: str, start: int) -> int:
-    """The last index >= start where the text may be cut without changing tiktoken's
+def _safe_cut(text: str, start: int, end: int | None = None) -> int:
+    """The last index in (start, end) where the text may be cut without changing tiktoken's
     pre-tokenization (cl100k_base, o200k_base), or -1.
 
     Safe: just after a newline followed by a letter, and between a letter and a space.
     No piece of either encoding's pattern runs across those points, and the pieces on
     either side match the same way when the text starts or ends there.
     """
-    pos = len(text) - 1
+    pos = (len(text) if end is None else min(end, len(text))) - 1
     while pos > start:
         nl = text.rfind("\n", start, pos)
         sp = text.rfind(" ", start, pos)
@@ -487,11 +487,17 @@ def _safe_cut(text: str, start: int) -> int:
     return -1
 
 
-def iter_text_pieces(stream: BinaryIO, counts: Counts, splittable: bool) -> Iterator[str]:
+def iter_text_pieces(
+    stream: BinaryIO,
+    counts: Counts,
+    splittable: bool,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[str]:
     """Decode STREAM (UTF-8, invalid bytes replaced) into pieces of about CHUNK_CHARS that
     are safe to count separately; fill ``counts`` with chars, lines and bytes as it goes.
 
-    When ``splittable`` is false, yields the whole text once.
+    When ``splittable`` is false, yields the whole text once. ``progress`` is called with
+    the number of bytes of each block read.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     buf: list[str] = []
@@ -502,6 +508,8 @@ def iter_text_pieces(stream: BinaryIO, counts: Counts, splittable: bool) -> Iter
         block = stream.read(READ_BLOCK)
         final = not block
         counts.bytes += len(block)
+        if progress is not None and block:
+            progress(len(block))
         text = decoder.decode(block, final=final)
         if text:
             newlines += text.count("\n")
@@ -513,24 +521,32 @@ def iter_text_pieces(stream: BinaryIO, counts: Counts, splittable: bool) -> Iter
             break
         if splittable and buf_len >= CHUNK_CHARS:
             joined = "".join(buf)
-            cut = _safe_cut(joined, len(joined) // 2)
-            if cut < 0:
-                cut = _safe_cut(joined, 0)
-            if cut > 0:
-                yield joined[:cut]
-                rest = joined[cut:]
-                buf, buf_len = [rest], len(rest)
-            else:
-                buf, buf_len = [joined], len(joined)
+            pos = 0
+            while len(joined) - pos >= CHUNK_CHARS:
+                # a cut in the second half of the next CHUNK_CHARS, else anywhere before
+                cut = _safe_cut(joined, pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
+                if cut < 0:
+                    cut = _safe_cut(joined, pos, len(joined))
+                if cut <= pos:
+                    break  # no cut point yet: keep reading
+                yield joined[pos:cut]
+                pos = cut
+            rest = joined[pos:]
+            buf, buf_len = [rest], len(rest)
     counts.lines = line_count(newlines, last)
     if buf_len:
         yield "".join(buf)
 
 
-def count_stream(stream: BinaryIO, ruler: Ruler, jobs: int | None = None) -> Counts:
+def count_stream(
+    stream: BinaryIO,
+    ruler: Ruler,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Counts:
     """Count tokens, chars, lines and bytes of a binary stream in bounded memory."""
     counts = Counts()
-    pieces = iter_text_pieces(stream, counts, ruler.splittable)
+    pieces = iter_text_pieces(stream, counts, ruler.splittable, progress)
     jobs = jobs if jobs is not None else default_jobs()
     if ruler.parallel and jobs > 1:
         first = next(pieces, None)

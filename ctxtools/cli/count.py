@@ -186,17 +186,18 @@ def _count(ruler, profile, opts) -> int:
         )
     rows: list[tuple[str, Counts]] = []
     total = Counts()
-    for src in sources:
-        if src in missing:
-            continue
-        stream = open_source(src)
-        try:
-            counts = count_stream(stream, ruler, jobs=opts["jobs"])
-        finally:
-            if src.path is not None:
-                stream.close()
-        rows.append((src.label, counts))
-        total.add(counts)
+    with _progress_bar([s for s in sources if s not in missing]) as advance:
+        for src in sources:
+            if src in missing:
+                continue
+            stream = open_source(src)
+            try:
+                counts = count_stream(stream, ruler, jobs=opts["jobs"], progress=advance)
+            finally:
+                if src.path is not None:
+                    stream.close()
+            rows.append((src.label, counts))
+            total.add(counts)
     for m in missing:
         warn(f"error: {_why(m.path)}")
 
@@ -245,6 +246,39 @@ def _count(ruler, profile, opts) -> int:
                 f"usage {_pct(usage['percent'])} is over the limit of {opts['fail_over']:g}%"
             )
     return 1 if missing else 0
+
+
+PROGRESS_MIN_BYTES = 64 << 20
+
+
+class _progress_bar:
+    """A progress bar on stderr for big inputs, only when stderr is a terminal."""
+
+    def __init__(self, sources):
+        import os
+        import sys
+
+        self.bar = None
+        if not sys.stderr.isatty():
+            return
+        size = 0
+        for src in sources:
+            if src.path is None:
+                return  # stdin: size unknown
+            size += os.path.getsize(src.path)
+        if size >= PROGRESS_MIN_BYTES:
+            self.bar = click.progressbar(length=size, label="counting", file=sys.stderr)
+
+    def __enter__(self):
+        if self.bar is None:
+            return None
+        self.bar.__enter__()
+        return self.bar.update
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
 
 
 def _exists_as_file(path: str) -> bool:
