@@ -78,8 +78,9 @@ _DEF_RES = (
     ),
     re.compile(
         r"\s*(?!(?:return|new|else|throw|if|for|while|switch|catch|case|await|yield|typeof|"
-        r"delete|do|try)\b)(?:[\w$.<>\[\],?]+\s+)?"
-        rf"(?P<name>{_IDENT})\s*\([^;]*\)\s*(?:throws\s+[\w., ]+)?\{{\s*$"
+        r"delete|do|try)\b)(?:(?:async|static|get|set)\s+)*(?:[\w$.<>\[\],?]+\s+)?"
+        rf"(?P<name>{_IDENT})\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^{{;=]+)?(?:throws\s+[\w., ]+)?"
+        r"\{\s*$"
     ),
 )
 _NOT_NAMES = frozenset(["if", "for", "while", "switch", "catch", "function", "return"])
@@ -385,7 +386,7 @@ Piece = tuple[int, bytes, bool]  # (number of its first line, bytes, starts mid-
 
 
 def _char_count(data: bytes) -> int:
-    return len(data) - len(data.translate(None, _CONTINUATION))
+    return len(data.translate(None, _CONTINUATION))
 
 
 def _pieces_of_stream(fh: BinaryIO, block: int = BLOCK_SIZE) -> Iterator[Piece]:
@@ -759,33 +760,31 @@ def fit_budget(
     dropped: list[Dropped] = []
     if total <= tokens:
         return current, dropped, total
-    plan = _drop_order(current)
-    pos = 0
-    while total > tokens and pos < len(plan):
-        over = total - tokens
-        saved = 0
-        while saved < over and pos < len(plan):
-            i, span = plan[pos]
-            pos += 1
-            if not alive[i]:
-                continue
-            label, ex = current[i]
-            if span is None:
-                saved += count(render_one(ex, label)) + 1
-                alive[i] = False
-                dropped.append(Dropped(label, "file", matched=bool(ex.matched), score=ex.score))
-            else:
-                text = "\n".join(
-                    f"{n}│ {ex.lines.get(n, '')}" for n in range(span.start, span.end + 1)
-                )
-                saved += count(text) + 1
-                current[i] = (label, ex.without(span))
-                dropped.append(
-                    Dropped(label, "window", span.start, span.end, span.score, matched=True)
-                )
-        total = count(render([it for it, ok in zip(current, alive, strict=True) if ok]))
+    # Each file's own count, kept current as units go: their sum (plus one token per
+    # separating newline) estimates the whole, which is counted again to be sure.
+    cost = [count(render_one(ex, label)) for label, ex in current]
+    estimate = sum(cost) + len(cost) - 1
+    for i, span in _drop_order(current):
+        if total <= tokens:
+            break
+        if not alive[i]:
+            continue
+        label, ex = current[i]
+        if span is None:
+            alive[i] = False
+            estimate -= cost[i] + 1
+            dropped.append(Dropped(label, "file", matched=bool(ex.matched), score=ex.score))
+        else:
+            ex = ex.without(span)
+            current[i] = (label, ex)
+            new = count(render_one(ex, label))
+            estimate -= cost[i] - new
+            cost[i] = new
+            dropped.append(Dropped(label, "window", span.start, span.end, span.score, True))
+        if estimate <= tokens:
+            total = count(render([it for it, ok in zip(current, alive, strict=True) if ok]))
     kept = [it for it, ok in zip(current, alive, strict=True) if ok]
-    return kept, dropped, total
+    return kept, dropped, (total if kept else 0)
 
 
 # --- signatures -----------------------------------------------------------------------------

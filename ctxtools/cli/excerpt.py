@@ -249,7 +249,7 @@ class _Run:
             from ctxtools.store import HandleStore
 
             self._store = HandleStore(store_root(self.opts["store"]))
-        return self._store.read_bytes(ref[len(HANDLE_PREFIX) :], session=self.opts["session"])
+        return self._store.read_bytes(ref, session=self.opts["session"])
 
     def _load(self, src: Source):
         """The Excerpt (or signatures) of SRC; None when it was skipped."""
@@ -287,7 +287,7 @@ class _Run:
 
         if _is_handle(src):
             data = self._handle_bytes(src.path)
-            path = src.path.rsplit("/", 1)[-1]
+            path = src.path.rsplit("/", 1)[-1].split("@", 1)[0]
         elif src.path is None:
             data = read_source_bytes(src)
             path = ""

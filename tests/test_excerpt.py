@@ -1,0 +1,409 @@
+"""The excerpt library: windows, scores, merging, caps, fallbacks, odd bytes, budgets."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from ctxtools.excerpt import (
+    ExcerptOptions,
+    Matcher,
+    defined_name,
+    excerpt_dict,
+    excerpt_file,
+    excerpt_stream,
+    excerpt_text,
+    fit_budget,
+    render_all,
+    render_excerpt,
+)
+from ctxtools.identifiers import identifiers_from_query
+from ctxtools.tokens import HeuristicRuler
+
+DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+
+
+def spans(ex):
+    return [(s.kind, s.start, s.end) for s in ex.spans]
+
+
+def body_lines(path: Path, first: int, last: int) -> list[str]:
+    lines = path.read_text().split("\n")
+    return lines[first - 1 : last]
+
+
+def excerpt_of(name: str, query: str, **opts):
+    return excerpt_text(
+        (DATA / name).read_bytes(), identifiers_from_query(query), ExcerptOptions(**opts)
+    )
+
+
+# (file, query, expected spans, the named function's first and last line)
+CASES = [
+    (
+        "auth.py",
+        "verify_token rejects expired tokens",
+        [("head", 1, 15), ("window", 34, 105)],
+        (59, 78),
+    ),
+    ("server.go", "RetryAfter waits too long", [("head", 1, 15), ("window", 44, 96)], (69, 79)),
+    (
+        "cart.ts",
+        "applyDiscount ignores minimumTotal",
+        [("head", 1, 15), ("window", 16, 67)],
+        (41, 47),
+    ),
+    ("lexer.rs", "read_number", [("head", 1, 15), ("window", 19, 95)], (44, 55)),
+    ("LruCache.java", "evictEldest", [("head", 1, 15), ("window", 36, 90)], (65, 70)),
+    ("inventory.py", "reconcile_stock", [("head", 1, 15), ("window", 227, 274)], (252, 268)),
+]
+
+
+@pytest.mark.parametrize("name, query, expected, body", CASES, ids=[c[0] for c in CASES])
+def test_windows_of_real_files_hold_the_named_function(name, query, expected, body):
+    ex = excerpt_of(name, query)
+    assert spans(ex) == expected
+    shown = dict(ex.shown())
+    first, last = body
+    for n, line in enumerate(body_lines(DATA / name, first, last), start=first):
+        assert shown[n] == line, (name, n)
+    text = render_excerpt(ex, name)
+    width = len(str(ex.line_count)) + 2
+    assert f"\n{first:>{width}}│ " in text
+
+
+def test_head_truncation_would_have_missed_the_function():
+    data = (DATA / "inventory.py").read_bytes()
+    assert b"def reconcile_stock" not in data[:2800]
+    ex = excerpt_text(data, ["reconcile_stock"])
+    text = render_excerpt(ex, "inventory.py")
+    assert (
+        "  252│ def reconcile_stock(ledger: Ledger, counted: dict[str, int]) -> list[Move]:" in text
+    )
+    assert "  268│     return corrections" in text
+    assert ex.matched == ("reconcile_stock",)
+    # the definition line weighs double an exact hit
+    assert ex.windows[0].score == 6.0
+
+
+def test_exact_rendering_with_separator_and_gutter():
+    ex = excerpt_of("server.go", "ErrLimited", window=1, head=3)
+    assert render_excerpt(ex, "server.go") == (
+        "==> server.go <== 96 lines; matched: ErrLimited\n"
+        "   1│ // Package ratelimit limits requests per client with a token bucket.\n"
+        "   2│ package ratelimit\n"
+        "   3│ \n"
+        "   ⋮\n"
+        "  11│ \n"
+        "  12│ // ErrLimited is returned when a client has no tokens left.\n"
+        '  13│ var ErrLimited = errors.New("rate limited")\n'
+        "  14│ \n"
+        "   ⋮\n"
+        "  50│ \n"
+        "  51│ // Allow takes one token from the bucket of key, or reports ErrLimited.\n"
+        "  52│ func (l *Limiter) Allow(key string) error {\n"
+        "   ⋮\n"
+        "  62│ \tif b.tokens < 1 {\n"
+        "  63│ \t\treturn ErrLimited\n"
+        "  64│ \t}\n"
+    )
+
+
+def test_windows_merge_when_they_overlap_or_touch():
+    lines = ["x"] * 200
+    for n in (40, 91, 160):  # 40±25 = 15..65 and 91±25 = 66..116 touch; 160 stands apart
+        lines[n - 1] = "call(marker)"
+    ex = excerpt_text("\n".join(lines) + "\n", ["marker"], ExcerptOptions(head=0))
+    assert spans(ex) == [("window", 15, 116), ("window", 135, 185)]
+    lines[91] = "x"
+    lines[92 - 1] = "x"
+    lines[93 - 1] = "call(marker)"  # 93±25 = 68..118: one line apart from 15..65 -> separate
+    lines[90] = "x"
+    ex = excerpt_text("\n".join(lines) + "\n", ["marker"], ExcerptOptions(head=0))
+    assert spans(ex) == [("window", 15, 65), ("window", 68, 118), ("window", 135, 185)]
+    assert "⋮" in render_excerpt(ex, "f")
+
+
+def test_at_most_six_windows_the_best_in_file_order():
+    # ship_order's definition scores double; every *_summary/check_* line only a part hit
+    ex = excerpt_of("inventory.py", "ledger record", window=2)
+    windows = ex.windows
+    assert len(windows) == 6
+    assert ex.omitted > 0
+    assert [w.start for w in windows] == sorted(w.start for w in windows)
+    uncapped = excerpt_of("inventory.py", "ledger record", window=2, max_windows=100)
+    best = sorted(uncapped.windows, key=lambda s: (-s.score, s.start))[:6]
+    assert {(w.start, w.end) for w in windows} == {(w.start, w.end) for w in best}
+    # uncapped, one window falls inside the head and gives the head its score
+    assert uncapped.spans[0].score > 0
+    assert len(uncapped.windows) + 1 == 6 + ex.omitted
+    assert "more windows not shown" in render_excerpt(ex, "inventory.py")
+    # ties go to the earlier window; "class Ledger" is only a part hit of "ledger" (case)
+    two = excerpt_of("inventory.py", "ledger", window=2, max_windows=2)
+    assert [(s.start, s.end, s.score) for s in two.windows] == [(250, 257, 3.5), (269, 274, 3.5)]
+
+
+def test_tail_when_nothing_matches():
+    ex = excerpt_of("lexer.rs", "frobnicate the quux")
+    assert spans(ex) == [("head", 1, 15), ("tail", 60, 99)]
+    assert ex.matched == ()
+    text = render_excerpt(ex, "lexer.rs")
+    assert text.startswith("==> lexer.rs <== 99 lines; no match, last 40 lines\n")
+    assert "  99│ }\n" in text
+    # a short file: head and tail meet, nothing is shown twice
+    short = excerpt_text("a\nb\nc\n", ["zzz"], ExcerptOptions(head=2, tail=40))
+    assert spans(short) == [("head", 1, 2), ("tail", 3, 3)]
+
+
+def test_exact_hits_rank_above_part_hits():
+    text = "\n".join(
+        ["header"] * 3
+        + ["ok = verifyJwtToken(t)"]  # part hit of jwt
+        + ["x"] * 20
+        + ["payload = jwt.decode(t)"]  # exact hit of jwt
+        + ["x"] * 20
+    )
+    ex = excerpt_text(text, ["jwt"], ExcerptOptions(head=0, window=0, max_windows=1))
+    assert spans(ex) == [("window", 25, 25)]
+    both = excerpt_text(text, ["jwt"], ExcerptOptions(head=0, window=0))
+    assert [(s.start, s.score) for s in both.windows] == [(4, 1.0), (25, 3.0)]
+
+
+def test_case_sensitive_first_and_ignore_case():
+    text = "a\nTOKEN = 1\nb\ntoken = 2\n"
+    cs = excerpt_text(text, ["token"], ExcerptOptions(head=0, window=0))
+    assert [(s.start, s.score) for s in cs.windows] == [(2, 1.0), (4, 3.0)]
+    ci = excerpt_text(text, ["token"], ExcerptOptions(head=0, window=0, ignore_case=True))
+    assert [(s.start, s.score) for s in ci.windows] == [(2, 3.0), (4, 3.0)]
+
+
+def test_whole_words_only_and_cross_style_compounds():
+    text = "tokens = 1\n\nmytoken = 2\n\nverify_token()\n\nverifyToken()\n\nVerifyTokenError\n"
+    ex = excerpt_text(text, ["verify_token"], ExcerptOptions(head=0, window=0))
+    assert [(s.start, s.score) for s in ex.windows] == [(5, 3.0), (7, 1.0), (9, 1.0)]
+    none = excerpt_text(text, ["token"], ExcerptOptions(head=0, window=0))
+    assert [s.start for s in none.windows] == [5, 7, 9]  # not "tokens", not "mytoken"
+
+
+def test_dotted_paths_match_whole():
+    text = "import auth\nauth.jwt.verify(t)\nx.auth.jwt.verify(t)\nverify(t)\n"
+    ex = excerpt_text(text, ["auth.jwt.verify"], ExcerptOptions(head=0, window=0))
+    assert [(s.start, s.score) for s in ex.windows] == [(2, 4.0)]
+
+
+def test_distinct_identifiers_count_more_than_repeats():
+    a = "\n".join(["x"] * 5 + ["alpha()", "alpha()", "alpha()", "alpha()"] + ["x"] * 5)
+    b = "\n".join(["x"] * 5 + ["alpha()", "beta()"] + ["x"] * 5)
+    opts = ExcerptOptions(head=0)
+    sa = excerpt_text(a, ["alpha", "beta"], opts).windows[0].score
+    sb = excerpt_text(b, ["alpha", "beta"], opts).windows[0].score
+    assert sb > sa
+    assert sa == 3.0 + 0.75 and sb == 6.0
+
+
+@pytest.mark.parametrize(
+    "line, name",
+    [
+        ("def verify_token(token):", "verify_token"),
+        ("    async def open(self):", "open"),
+        ("class SessionStore:", "SessionStore"),
+        ("func (l *Limiter) Allow(key string) error {", "Allow"),
+        ("type Bucket struct {", "Bucket"),
+        ("pub(crate) fn tokenize(input: &str) {", "tokenize"),
+        ("impl<'a> Lexer<'a> {", "Lexer"),
+        ("export const emptyCart = (country: string): Cart => new Cart(country);", "emptyCart"),
+        ("  applyDiscount(discount: Discount): boolean {", "applyDiscount"),
+        ("    private void evictEldest() {", "evictEldest"),
+        ("export default async function handler(req, res) {", "handler"),
+        ("    if (node == head) {", None),
+        ("        return node.value;", None),
+        ("x = verify_token(t)", None),
+    ],
+)
+def test_definition_lines(line, name):
+    assert defined_name(line) == name
+
+
+def test_a_match_inside_the_head_gives_the_head_its_score():
+    ex = excerpt_of("auth.py", "CLOCK_SKEW", window=1)
+    # line 16 (window 15..17) overlaps the head: clipped to 16..17; line 76 stands apart
+    assert spans(ex) == [("head", 1, 15), ("window", 16, 17), ("window", 75, 77)]
+    ex = excerpt_of("auth.py", "hmac", window=0, head=15)
+    assert ex.spans[0].kind == "head" and ex.spans[0].score > 0
+    assert ex.spans[0].identifiers == ("hmac",)
+
+
+def test_crlf_and_invalid_utf8_keep_line_numbers():
+    raw = (DATA / "auth.py").read_bytes()
+    crlf = raw.replace(b"\n", b"\r\n")
+    plain = excerpt_text(raw, ["verify_token"])
+    ex = excerpt_text(crlf, ["verify_token"])
+    assert spans(ex) == spans(plain)
+    assert dict(ex.shown()) == dict(plain.shown())
+    assert render_excerpt(ex, "f") == render_excerpt(plain, "f")
+    # invalid UTF-8 on lines before the match, and a form feed (not a line break for us)
+    lines = raw.split(b"\n")
+    lines[2] = b"A token is \xff\xfe three \xc3 parts\x0cjoined"
+    broken = b"\n".join(lines)
+    ex = excerpt_text(broken, ["verify_token"])
+    assert spans(ex) == spans(plain)
+    shown = dict(ex.shown())
+    assert shown[3] == "A token is \ufffd\ufffd three \ufffd parts\x0cjoined"
+    assert shown[59].startswith("def verify_token(")
+
+
+def test_str_and_bytes_give_the_same_excerpt():
+    raw = (DATA / "cart.ts").read_bytes()
+    a = excerpt_text(raw, ["total"])
+    b = excerpt_text(raw.decode(), ["total"])
+    assert a == b
+
+
+def test_binary_text_is_flagged():
+    ex = excerpt_text(b"\x7fELF\x00\x01\x02 verify_token", ["verify_token"])
+    assert ex.binary and ex.spans == ()
+
+
+def test_empty_text():
+    ex = excerpt_text(b"", ["x1"])
+    assert ex.line_count == 0 and ex.spans == ()
+    assert render_excerpt(ex, "empty") == "==> empty <== 0 lines; empty\n"
+
+
+def test_no_trailing_newline_counts_the_last_line():
+    ex = excerpt_text("a\nb\nlast_line_here", ["last_line_here"], ExcerptOptions(head=1, window=0))
+    assert ex.line_count == 3
+    assert spans(ex) == [("head", 1, 1), ("window", 3, 3)]
+
+
+def big_source(copies: int) -> bytes:
+    base = (DATA / "inventory.py").read_bytes()
+    return base * copies
+
+
+@pytest.mark.parametrize("block", [64, 1000, 4096, 1 << 20])
+def test_streaming_equals_whole_text(block):
+    data = big_source(3) + b"x" * 5000 + b" reconcile_stock tail\n" + b"last\n"
+    ids = Matcher(["reconcile_stock", "ledger"])
+    whole = excerpt_text(data, ids)
+    streamed = excerpt_stream(io.BytesIO(data), ids, block=block)
+    assert spans(streamed) == spans(whole)
+    assert dict(streamed.shown()) == dict(whole.shown())
+    assert streamed.line_count == whole.line_count
+    assert streamed.matched == whole.matched
+
+
+def test_large_file_is_streamed_and_matches(tmp_path):
+    data = big_source(60)  # about 600 KB
+    assert len(data) > 512 * 1024
+    path = tmp_path / "big.py"
+    path.write_bytes(data)
+    ex = excerpt_file(str(path), ["reconcile_stock"])
+    assert ex.line_count == 274 * 60
+    assert ex == excerpt_text(data, ["reconcile_stock"])
+    assert len(ex.windows) == 6 and ex.omitted == 54
+
+
+def test_one_five_megabyte_line_is_cut(tmp_path):
+    head = b'package main\n\nimport "fmt"\n\n'
+    giant = b'var blob = "' + b"ab" * (5 * 512 * 1024) + b'" // checksumTable\n'
+    tail = b"\nfunc checksumTable() {\n\tfmt.Println(blob)\n}\n"
+    path = tmp_path / "blob.go"
+    path.write_bytes(head + giant + tail)
+    ex = excerpt_file(str(path), ["checksumTable"])
+    assert ex.line_count == 9
+    shown = dict(ex.shown())
+    line5 = shown[5]
+    assert line5.startswith('var blob = "abab')
+    assert len(line5) < 600
+    total_chars = len(giant) - 1
+    assert line5.endswith(f"…[+{total_chars - 500} chars]")
+    assert shown[7] == "func checksumTable() {"
+    assert len(render_excerpt(ex, "blob.go")) < 2000
+    # the same through the in-memory path
+    again = excerpt_text(path.read_bytes(), ["checksumTable"])
+    assert dict(again.shown())[5] == line5
+
+
+def test_json_form():
+    ex = excerpt_of("lexer.rs", "tokenize", window=1)
+    d = excerpt_dict(ex, "lexer.rs")
+    assert d["path"] == "lexer.rs" and d["lines"] == 99 and d["matched"] == ["tokenize"]
+    assert [(s["kind"], s["start"], s["end"]) for s in d["spans"]] == [
+        ("head", 1, 15),
+        ("window", 91, 93),
+    ]
+    win = d["spans"][1]
+    assert win["identifiers"] == ["tokenize"] and win["score"] == 6.0
+    assert win["text"] == (
+        "\n"
+        "pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n"
+        "    let mut lexer = Lexer::new(input);\n"
+    )
+
+
+def test_deterministic():
+    ids = identifiers_from_query("Cart total applyDiscount subtotal money")
+    a = render_excerpt(excerpt_text((DATA / "cart.ts").read_bytes(), ids), "cart.ts")
+    b = render_excerpt(excerpt_text((DATA / "cart.ts").read_bytes(), list(ids)), "cart.ts")
+    assert a == b
+
+
+# --- budget ------------------------------------------------------------------------------
+
+
+def _items(query: str, names: list[str], **opts):
+    m = Matcher(identifiers_from_query(query))
+    o = ExcerptOptions(**opts)
+    return [(n, excerpt_text((DATA / n).read_bytes(), m, o)) for n in names]
+
+
+def test_budget_that_fits_drops_nothing():
+    ruler = HeuristicRuler()
+    items = _items("verify_token", ["auth.py", "lexer.rs"])
+    kept, dropped, used = fit_budget(items, 100_000, ruler.count)
+    assert kept == items and dropped == [] and used == ruler.count(render_all(items))
+
+
+def test_budget_drops_unmatched_files_then_lowest_windows():
+    ruler = HeuristicRuler()
+    items = _items("verify_token sweep", ["auth.py", "lexer.rs", "cart.ts"], window=3)
+    full = ruler.count(render_all(items))
+    auth = items[0][1]
+    assert [(w.start, w.score) for w in auth.windows] == [(56, 6.0), (86, 3.0), (96, 6.0)]
+    # a little less than everything: the files with nothing matched go first, last first
+    unmatched = ruler.count(render_excerpt(items[2][1], "cart.ts"))
+    kept, dropped, used = fit_budget(items, full - unmatched // 2, ruler.count)
+    assert [(d.label, d.kind) for d in dropped] == [("cart.ts", "file")]
+    assert [label for label, _ in kept] == ["auth.py", "lexer.rs"]
+    assert used <= full - unmatched // 2
+    # tighter: both unmatched files, then auth.py's lowest-scoring window: the call at
+    # line 89 (3.0) goes before the definitions of verify_token and sweep (6.0 each)
+    only_auth = ruler.count(render_excerpt(auth, "auth.py"))
+    kept, dropped, used = fit_budget(items, only_auth - 5, ruler.count)
+    assert [(d.label, d.kind, d.start) for d in dropped] == [
+        ("cart.ts", "file", 0),
+        ("lexer.rs", "file", 0),
+        ("auth.py", "window", 86),
+    ]
+    assert used <= only_auth - 5
+    ((label, ex),) = kept
+    assert label == "auth.py"
+    assert [s.kind for s in ex.spans] == ["head", "window", "window"]
+    assert ex.omitted == 1
+    # tighter still: windows go, the head stays while a window stays; then the file
+    head_only = ruler.count(
+        render_excerpt(
+            auth.without(auth.windows[0]).without(auth.windows[1]).without(auth.windows[2]),
+            "auth.py",
+        )
+    )
+    kept, dropped, used = fit_budget(items, head_only, ruler.count)
+    assert [label for label, _ in kept] == ["auth.py"]
+    assert [s.kind for s in kept[0][1].spans] == ["head"]
+    assert used <= head_only
+    kept, dropped, used = fit_budget(items, 5, ruler.count)
+    assert kept == [] and used == 0
+    assert dropped[-1] == dropped[-1].__class__("auth.py", "file", score=0.0, matched=True)
