@@ -609,6 +609,11 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _create(path: Path) -> int:
+    """Create the new temp file PATH (mode 0600) for writing; its descriptor."""
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     """Write all of DATA to FD (the one place the store writes payload bytes)."""
     view = memoryview(data)
@@ -730,7 +735,7 @@ class HandleStore:
     def _atomic_write(self, path: Path, data: bytes) -> None:
         tmp = self._tmp_name(path.parent)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = _create(tmp)
             try:
                 _write_all(fd, data)
                 os.fsync(fd)
@@ -748,7 +753,7 @@ class HandleStore:
         self._ensure_dir(self.blobs_dir)
         tmp = self._tmp_name(self.blobs_dir)
         try:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.close(_create(tmp))
             os.unlink(tmp)
         except OSError as exc:
             raise self._store_error(exc, "write") from exc
@@ -810,7 +815,7 @@ class HandleStore:
         ix = Indexer()
         try:
             try:
-                fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = _create(tmp)
             except OSError as exc:
                 raise self._store_error(exc, "write") from exc
             with open(fd, "w+b", buffering=0) as fh:

@@ -324,12 +324,12 @@ def test_full_disk_leaves_store_intact(st, monkeypatch):
     def failing(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(store_mod, "_write_all", failing)
-    with pytest.raises(StoreError, match="no space left on device"):
-        st.put_bytes(LOG + b"more", name="new")
-    with pytest.raises(StoreError, match="no space left"):
-        st.put_bytes(LOG + b"more", name="keep")
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(store_mod, "_write_all", failing)
+        with pytest.raises(StoreError, match="no space left on device"):
+            st.put_bytes(LOG + b"more", name="new")
+        with pytest.raises(StoreError, match="no space left"):
+            st.put_bytes(LOG + b"more", name="keep")
     after = _files(st.root)
     assert after == before
     assert st.read_bytes("keep") == LOG
@@ -342,10 +342,10 @@ def test_failing_replace_leaves_store_intact(st, monkeypatch):
     def failing(src, dst):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(store_mod.os, "replace", failing)
-    with pytest.raises(StoreError, match="read-only file system"):
-        st.put_bytes(b"other" * 1000, name="keep")
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(store_mod.os, "replace", failing)
+        with pytest.raises(StoreError, match="read-only file system"):
+            st.put_bytes(b"other" * 1000, name="keep")
     after = _files(st.root)
     assert after == before
     assert st.read_bytes("keep") == LOG

@@ -331,11 +331,17 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     limit = 4 * opts["threshold"] + 4  # enough bytes to know "more than threshold chars"
     head, ended = _read_head(stream, limit) if not opts["always"] else (b"", False)
     if ended and len(head.decode("utf-8", "replace")) <= opts["threshold"]:
+        if args and args[0] != "-":
+            stream.close()
         write_bytes(head)
         return 0
-    card = store.put_stream(
-        stream, name=opts["name"], session=opts["session"], type=opts["type_"], head=head
-    )
+    try:
+        card = store.put_stream(
+            stream, name=opts["name"], session=opts["session"], type=opts["type_"], head=head
+        )
+    finally:
+        if args and args[0] != "-":
+            stream.close()
     emit_json(card)
     return 0
 

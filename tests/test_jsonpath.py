@@ -1,0 +1,113 @@
+"""JSONPath: the whole RFC 9535 compliance suite through ctxtools.jsonpath, some via ctx-read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import run_bytes
+
+from ctxtools.jsonpath import JSONPathError, compile_query, query
+
+CTS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "jsonpath-cts" / "cts.json"
+CASES = json.loads(CTS.read_text())["tests"]
+
+
+def canon(value) -> str:
+    # bool/int and key order distinguished the JSON way
+    return json.dumps(value, sort_keys=True)
+
+
+def test_suite_is_whole():
+    assert len(CASES) == 703
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{i:03d}" for i in range(len(CASES))])
+def test_cts(case):
+    selector = case["selector"]
+    if case.get("invalid_selector"):
+        with pytest.raises(JSONPathError) as exc:
+            compile_query(selector)
+        assert exc.value.exit_status == 1
+        assert "invalid JSONPath" in str(exc.value)
+        return
+    matches = query(case["document"], selector)
+    values = canon([m.value for m in matches])
+    paths = [m.path for m in matches]
+    if "result" in case:
+        assert values == canon(case["result"])
+        assert paths == case["result_paths"]
+    else:
+        allowed = list(zip(case["results"], case["results_paths"], strict=True))
+        assert any(values == canon(r) and paths == p for r, p in allowed), (values, paths)
+
+
+def test_error_names_the_column():
+    with pytest.raises(JSONPathError, match=r"at column 13: unexpected end of expression"):
+        compile_query("$.a[?@.b == ]")
+    with pytest.raises(JSONPathError, match=r"at column 1"):
+        compile_query(" $")
+
+
+def test_ng_dialect_extensions():
+    doc = {"a": [{"n": 3}, {"n": 1}, {"n": 2}]}
+    assert [m.value for m in query(doc, "$.a[*].n", "ng")] == [3, 1, 2]
+    assert [m.value for m in query(doc, "$.a.`len`", "ng")] == [3]
+    assert [m.value for m in query(doc, "$.a[/n][*].n", "ng")] == [1, 2, 3]
+    with pytest.raises(JSONPathError, match="jsonpath-ng"):
+        compile_query("$.a[?(@.n ==", "ng")
+
+
+def test_unknown_dialect():
+    from ctxtools.errors import UsageError
+
+    with pytest.raises(UsageError):
+        compile_query("$", "xpath")
+
+
+# A handful of suite cases end to end: stash the document, query it with ctx-read.
+CLI_CASES = [
+    c
+    for c in CASES
+    if c["name"]
+    in {
+        "basic, root",
+        "filter, equals string, single quotes",
+        "functions, length, string data",
+        "slice selector, negative step with default start",
+        "basic, descendant segment, wildcard shorthand, object data",
+        "filter, and",
+    }
+]
+INVALID_CLI = [c for c in CASES if c.get("invalid_selector")][:4]
+
+
+def test_cli_cases_found():
+    assert len(CLI_CASES) == 6
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=lambda c: c["name"])
+def test_cts_through_cli(script_runner, case):
+    doc = orjson.dumps(case["document"])
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--name", "doc"], doc)
+    assert r.returncode == 0, r.stderr
+    r = script_runner.run(["ctx-read", "doc", "--jsonpath", case["selector"]])
+    assert r.returncode == 0, r.stderr
+    got = canon(json.loads(r.stdout))
+    expected = [case["result"]] if "result" in case else case["results"]
+    assert got in [canon(x) for x in expected]
+    r = script_runner.run(["ctx-read", "doc", "--jsonpath", case["selector"], "--paths"])
+    paths = json.loads(r.stdout)
+    assert paths in ([case["result_paths"]] if "result" in case else case["results_paths"])
+
+
+@pytest.mark.parametrize("case", INVALID_CLI, ids=lambda c: c["name"])
+def test_invalid_through_cli(script_runner, case):
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "doc"], b'{"a": 1}')
+    r = script_runner.run(["ctx-read", "doc", "--jsonpath", case["selector"]])
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr.startswith("ctx-read: error: invalid JSONPath")
+    assert "column" in r.stderr

@@ -1,0 +1,479 @@
+"""ctx-stash: cards, passthrough, -- CMD, housekeeping, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_bytes
+
+from ctxtools.store import HandleStore
+
+BIN = Path(sys.executable).parent
+PYTEST_LOG = "".join(
+    f"tests/test_auth.py::test_login_{i} {'FAILED' if i % 17 == 0 else 'PASSED'}\n"
+    for i in range(300)
+).encode()
+
+
+def card_of(result) -> dict:
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n") == 1 and result.stdout.endswith("\n")
+    return json.loads(result.stdout)
+
+
+def test_big_input_becomes_a_card(script_runner, store_dir):
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], PYTEST_LOG)
+    card = card_of(r)
+    assert list(card) == [
+        "kind",
+        "session_id",
+        "name",
+        "type",
+        "length",
+        "lines",
+        "bytes",
+        "repr_preview",
+        "sha256",
+        "ref",
+    ]
+    assert card["ref"] == f"ctx:default/tests@{card['sha256'][:12]}"
+    assert (card["lines"], card["bytes"], card["type"]) == (300, len(PYTEST_LOG), "text")
+    assert HandleStore(store_dir).read_bytes("tests") == PYTEST_LOG
+
+
+def test_small_input_passes_through(script_runner, store_dir):
+    data = b"3 passed in 0.01s\n\xff raw byte kept\n"
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "small"], data)
+    assert r.returncode == 0
+    assert r.stdout.encode("utf-8", "surrogateescape") == data or "raw byte" in r.stdout
+    assert not store_dir.exists()
+
+
+def test_small_input_passthrough_is_byte_exact(tmp_path, store_dir):
+    data = b"ok \xff\xfe \xe6\x97\xa5\n"
+    out = subprocess.run(
+        [BIN / "ctx-stash"], input=data, capture_output=True, env={**os.environ}, check=True
+    )
+    assert out.stdout == data
+    assert not store_dir.exists()
+
+
+def test_threshold_counts_characters(script_runner, store_dir):
+    cjk = ("日本語" * 300).encode()  # 900 chars, 2700 bytes
+    r = run_bytes(script_runner, ["ctx-stash"], cjk)
+    assert r.stdout == "日本語" * 300
+    r = run_bytes(script_runner, ["ctx-stash", "--threshold", "899"], cjk)
+    assert card_of(r)["length"] == 900
+    r = run_bytes(script_runner, ["ctx-stash", "--threshold", "0", "--name", "e"], b"")
+    assert r.stdout == ""
+
+
+def test_always_stores_small_input(script_runner, store_dir):
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--always"], b"tiny\n"))
+    assert card["name"] == card["sha256"][:12]
+    assert HandleStore(store_dir).read_bytes(card["name"]) == b"tiny\n"
+
+
+def test_file_argument(script_runner, tmp_path, store_dir):
+    f = tmp_path / "log.txt"
+    f.write_bytes(PYTEST_LOG)
+    card = card_of(script_runner.run(["ctx-stash", str(f), "--name", "f"]))
+    assert card["bytes"] == len(PYTEST_LOG)
+
+
+def test_missing_file(script_runner, tmp_path, store_dir):
+    r = script_runner.run(["ctx-stash", str(tmp_path / "nope.txt")])
+    assert r.returncode == 1
+    assert "no such file" in r.stderr
+    assert not store_dir.exists()
+
+
+def test_type_detection_and_override(script_runner):
+    doc = json.dumps({"tests": [{"name": f"t{i}"} for i in range(100)]}).encode()
+    assert card_of(run_bytes(script_runner, ["ctx-stash"], doc))["type"] == "json"
+    lines = b"".join(json.dumps({"i": i}).encode() + b"\n" for i in range(200))
+    assert card_of(run_bytes(script_runner, ["ctx-stash"], lines))["type"] == "jsonl"
+    r = run_bytes(script_runner, ["ctx-stash", "--type", "text"], doc)
+    assert card_of(r)["type"] == "text"
+    r = run_bytes(script_runner, ["ctx-stash", "--type", "yaml"], doc)
+    assert r.returncode == 2
+
+
+def test_restash_makes_a_new_version(script_runner):
+    old = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "t"], PYTEST_LOG))
+    new = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "t"], PYTEST_LOG + b"more\n"))
+    assert old["ref"] != new["ref"]
+    r = script_runner.run(["ctx-read", old["ref"], "--head", "1"])
+    assert r.returncode == 1
+    assert "stale handle" in r.stderr and r.stdout == ""
+    r = script_runner.run(["ctx-read", "t", "--tail", "1"])
+    assert r.stdout == "more\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--name", "a/b"],
+        ["--name", ".."],
+        ["--name", "../x"],
+        ["--name", ""],
+        ["--name", "x" * 129],
+        ["--session", "../s"],
+        ["--session", ""],
+    ],
+)
+def test_bad_names(script_runner, store_dir, args):
+    r = run_bytes(script_runner, ["ctx-stash", *args], PYTEST_LOG)
+    assert r.returncode == 2
+    assert r.stderr.startswith("ctx-stash: error: ")
+    assert "name" in r.stderr or "session" in r.stderr
+    assert not store_dir.exists()
+
+
+def test_name_of_128_is_fine(script_runner):
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "x" * 128], PYTEST_LOG))
+    assert card["name"] == "x" * 128
+
+
+# --- -- CMD ----------------------------------------------------------------------------------
+
+
+def test_command_exit_status_and_interleaving(script_runner, store_dir):
+    prog = (
+        "import sys\n"
+        "for i in range(3):\n"
+        " print('out', i, flush=True)\n"
+        " print('err', i, file=sys.stderr, flush=True)\n"
+        "sys.exit(3)"
+    )
+    r = script_runner.run(["ctx-stash", "--name", "run", "--", sys.executable, "-c", prog])
+    assert r.returncode == 3
+    card = json.loads(r.stdout)
+    assert card["exit_status"] == 3
+    assert list(card)[-1] == "exit_status"
+    data = HandleStore(store_dir).read_bytes("run")
+    assert data == b"out 0\nerr 0\nout 1\nerr 1\nout 2\nerr 2\n"
+
+
+def test_command_success_and_no_shell(script_runner, store_dir):
+    r = script_runner.run(["ctx-stash", "--name", "e", "--", "echo", "$HOME", "*", ";", "ls"])
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["exit_status"] == 0
+    assert HandleStore(store_dir).read_bytes("e") == b"$HOME * ; ls\n"
+
+
+def test_command_tee(store_dir):
+    out = subprocess.run(
+        [BIN / "ctx-stash", "--tee", "--name", "t", "--", "printf", "a\\nb\\n"],
+        capture_output=True,
+        check=True,
+    )
+    assert out.stderr == b"a\nb\n"
+    assert json.loads(out.stdout)["lines"] == 2
+
+
+def test_command_killed_by_signal(store_dir):
+    out = subprocess.run(
+        [BIN / "ctx-stash", "--name", "k", "--", "sh", "-c", "echo hi; kill -TERM $$"],
+        capture_output=True,
+    )
+    assert out.returncode == 128 + signal.SIGTERM
+    assert json.loads(out.stdout)["exit_status"] == -signal.SIGTERM
+
+
+def test_command_not_found(script_runner, store_dir):
+    r = script_runner.run(["ctx-stash", "--name", "x", "--", "no-such-command-xyz", "-v"])
+    assert r.returncode == 127
+    assert r.stderr == "ctx-stash: error: no-such-command-xyz: command not found\n"
+    assert r.stdout == ""
+    assert not list(store_dir.rglob("*.json"))
+
+
+def test_command_not_executable(script_runner, tmp_path):
+    f = tmp_path / "script.sh"
+    f.write_text("echo hi\n")
+    f.chmod(0o644)
+    r = script_runner.run(["ctx-stash", "--", str(f)])
+    assert r.returncode == 126
+    assert "permission denied" in r.stderr
+
+
+def test_nothing_after_dashes(script_runner):
+    r = script_runner.run(["ctx-stash", "--"])
+    assert r.returncode == 2
+
+
+def test_command_not_run_when_store_unusable(script_runner, tmp_path, monkeypatch):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    monkeypatch.setenv("CTX_STORE", str(blocker / "store"))
+    marker = tmp_path / "ran"
+    r = script_runner.run(["ctx-stash", "--", "touch", str(marker)])
+    assert r.returncode == 1
+    assert "not a directory" in r.stderr
+    assert not marker.exists()
+    assert blocker.read_text() == "x"
+
+
+# --- bad stores ----------------------------------------------------------------------------
+
+
+def test_store_root_is_a_file(script_runner, tmp_path, monkeypatch):
+    f = tmp_path / "store-file"
+    f.write_text("precious")
+    monkeypatch.setenv("CTX_STORE", str(f))
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "x"], PYTEST_LOG)
+    assert r.returncode == 2  # click refuses a file for --store / CTX_STORE
+    assert "is a file" in r.stderr
+    assert f.read_text() == "precious"
+
+
+def test_store_root_under_a_file(script_runner, tmp_path, monkeypatch):
+    f = tmp_path / "store-file"
+    f.write_text("precious")
+    monkeypatch.setenv("CTX_STORE", str(f / "store"))
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "x"], PYTEST_LOG)
+    assert r.returncode == 1
+    assert r.stderr.startswith("ctx-stash: error: store root")
+    assert "not a directory" in r.stderr
+    assert f.read_text() == "precious"
+    r = script_runner.run(["ctx-read", "x"])
+    assert r.returncode == 1 and "no handle default/x" in r.stderr
+
+
+def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch):
+    import errno
+
+    from ctxtools import store as store_mod
+
+    card_of(run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG))
+    before = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(store_mod, "_write_all", full)
+        r = run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG * 2)
+    assert r.returncode == 1
+    assert "no space left on device" in r.stderr
+    assert "nothing was changed" in r.stderr
+    after = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+    assert after == before
+    assert script_runner.run(["ctx-read", "keep", "--verify", "--count", "--heuristic"]).success
+
+
+def test_read_only_store_directory(script_runner, store_dir, monkeypatch):
+    import errno
+
+    from ctxtools import store as store_mod
+
+    card_of(run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG))
+    before = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+    with monkeypatch.context() as m:
+        if os.geteuid() == 0:
+            # root ignores directory permissions: refuse the way a read-only directory does
+            def refuse(path):
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+            m.setattr(store_mod, "_create", refuse)
+        else:  # pragma: no cover - CI runs as root
+            for d in [store_dir, *store_dir.rglob("*")]:
+                if d.is_dir():
+                    d.chmod(0o500)
+        try:
+            r = run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG * 2)
+            r2 = script_runner.run(["ctx-stash", "--name", "k2", "--", "echo", "hi"])
+        finally:
+            for d in [store_dir, *store_dir.rglob("*")]:
+                if d.is_dir():
+                    d.chmod(0o700)
+    assert r.returncode == 1
+    assert r.stderr.startswith("ctx-stash: error: cannot write in store")
+    assert "permission denied" in r.stderr
+    assert r2.returncode == 1 and "permission denied" in r2.stderr and r2.stdout == ""
+    after = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+    assert after == before
+    assert HandleStore(store_dir).read_bytes("keep") == PYTEST_LOG
+
+
+# --- housekeeping --------------------------------------------------------------------------
+
+
+def _stash(script_runner, name, data, session=None):
+    args = ["ctx-stash", "--always", "--name", name]
+    if session:
+        args += ["--session", session]
+    return card_of(run_bytes(script_runner, args, data))
+
+
+def test_list_by_frecency(script_runner):
+    _stash(script_runner, "alpha", b"a" * 2000)
+    _stash(script_runner, "beta", b"b" * 3000)
+    _stash(script_runner, "other", b"o", session="s2")
+    for _ in range(3):
+        assert script_runner.run(["ctx-read", "alpha", "--head", "1"]).success
+    r = script_runner.run(["ctx-stash", "--list", "--json"])
+    rows = json.loads(r.stdout)
+    assert [row["name"] for row in rows] == ["alpha", "beta"]
+    assert rows[0]["access_count"] == 3 and rows[1]["access_count"] == 0
+    assert rows[0]["frecency"] > rows[1]["frecency"]
+    r = script_runner.run(["ctx-stash", "--list"])
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("alpha") and "3 reads" in lines[0]
+    assert lines[1].startswith("beta") and lines[1].endswith(rows[1]["ref"])
+    r = script_runner.run(["ctx-stash", "--list", "--all-sessions", "--json"])
+    assert sorted(row["ref"].split("@")[0] for row in json.loads(r.stdout)) == [
+        "ctx:default/alpha",
+        "ctx:default/beta",
+        "ctx:s2/other",
+    ]
+    r = script_runner.run(["ctx-stash", "--list", "--session", "empty"])
+    assert r.success and r.stdout == ""
+
+
+def test_rm(script_runner, store_dir):
+    _stash(script_runner, "a", b"1")
+    _stash(script_runner, "b", b"2")
+    r = script_runner.run(["ctx-stash", "--rm", "a"])
+    assert r.stdout == "removed ctx:default/a\n"
+    assert script_runner.run(["ctx-read", "a"]).returncode == 1
+    r = script_runner.run(["ctx-stash", "--rm", "b", "nope"])
+    assert r.returncode == 1 and "no handle default/nope" in r.stderr
+    assert script_runner.run(["ctx-read", "b"]).stdout == "2\n"  # nothing removed
+    assert script_runner.run(["ctx-stash", "--rm"]).returncode == 2
+    assert script_runner.run(["ctx-stash", "--rm", "../etc"]).returncode == 2
+
+
+def test_gc_budget_and_dry_run(script_runner, store_dir):
+    st = HandleStore(store_dir)
+    for i, name in enumerate(["old", "mid", "new"]):
+        _stash(script_runner, name, bytes([65 + i]) * 1000)
+        time.sleep(0.01)
+    st.record_access("default", "mid")  # read later than "new" was stashed
+    before = sorted(p for p in store_dir.rglob("*") if p.is_file())
+    r = script_runner.run(["ctx-stash", "--gc", "--max-bytes", "1500", "--dry-run", "--json"])
+    report = json.loads(r.stdout)
+    assert report["dry_run"] is True
+    assert report["evicted"] == ["default/old", "default/new"]
+    assert sorted(p for p in store_dir.rglob("*") if p.is_file()) == before
+    r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1"])
+    assert r.stdout.splitlines()[:2] == ["evicted default/old", "evicted default/new"]
+    assert [e["id"] for e in st.entries()] == ["default/mid"]
+    assert st.read_bytes("mid") == b"B" * 1000
+    blobs = [p for p in (store_dir / "blobs").rglob("*") if p.is_file()]
+    assert len(blobs) == 2  # the blob and its index
+
+
+def test_gc_importance(script_runner, store_dir):
+    _stash(script_runner, "big", b"x" * 50_000)
+    _stash(script_runner, "small", b"y" * 2000)
+    r = script_runner.run(
+        ["ctx-stash", "--gc", "--max-entries", "1", "--strategy", "importance", "--json"]
+    )
+    assert json.loads(r.stdout)["evicted"] == ["default/big"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--gc", "--max-bytes", "lots"],
+        ["--gc", "--strategy", "fifo"],
+        ["--max-bytes", "1G"],
+        ["--dry-run"],
+        ["--list", "--gc"],
+        ["--list", "x"],
+        ["--path", "--rm", "x"],
+        ["--json"],
+        ["--tee"],
+        ["a", "b"],
+        ["--list", "--", "ls"],
+    ],
+)
+def test_usage_errors(script_runner, store_dir, args):
+    r = run_bytes(script_runner, ["ctx-stash", *args], b"")
+    assert r.returncode == 2, r.stderr
+    assert not store_dir.exists()
+
+
+def test_size_suffixes():
+    from ctxtools.store import parse_size
+
+    assert parse_size("500M") == 500 << 20
+    assert parse_size("1G") == 1 << 30
+    assert parse_size("64k") == 64 << 10
+    assert parse_size("2.5GB") == int(2.5 * (1 << 30))
+    assert parse_size("1024") == 1024
+
+
+def test_path(script_runner, store_dir, tmp_path):
+    assert script_runner.run(["ctx-stash", "--path"]).stdout == f"{store_dir}\n"
+    other = tmp_path / "elsewhere"
+    r = script_runner.run(["ctx-stash", "--path", "--store", str(other)])
+    assert r.stdout == f"{other}\n"
+    assert not store_dir.exists() and not other.exists()
+
+
+# --- processes -----------------------------------------------------------------------------
+
+
+def test_sixteen_concurrent_cli_stashes(tmp_path, store_dir):
+    procs = []
+    for i in range(16):
+        data = f"version {i}\n".encode() * 500
+        p = subprocess.Popen(
+            [BIN / "ctx-stash", "--name", "same"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        procs.append((p, data))
+    for p, data in procs:
+        p.stdin.write(data)
+        p.stdin.close()
+    cards = []
+    for p, _data in procs:
+        assert p.wait(timeout=60) == 0, p.stderr.read()
+        cards.append(json.loads(p.stdout.read()))
+        p.stdout.close()
+        p.stderr.close()
+    st = HandleStore(store_dir)
+    current = st.card("same")
+    assert current in cards
+    for card, (_, data) in zip(cards, procs, strict=True):
+        blob = st.blob_path(card["sha256"]).read_bytes()
+        assert blob == data  # every stashed version landed whole
+    assert st.read_bytes("same", verify=True) == procs[cards.index(current)][1]
+    assert not list(store_dir.rglob(".tmp-*"))
+    assert [e["id"] for e in st.entries()] == ["default/same"]
+
+
+def test_sigkill_midway(tmp_path, store_dir):
+    p = subprocess.Popen(
+        [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    p.stdin.write(PYTEST_LOG * 200)
+    p.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if [t for t in (store_dir / "blobs").glob(".tmp-*") if t.stat().st_size]:
+            break
+        time.sleep(0.01)
+    p.kill()
+    p.wait(timeout=30)
+    p.stdin.close()
+    p.stdout.close()
+    r = subprocess.run([BIN / "ctx-read", "victim"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no handle default/victim" in r.stderr
+    assert len(list((store_dir / "blobs").glob(".tmp-*"))) == 1
+    r = subprocess.run([BIN / "ctx-stash", "--gc", "--json"], capture_output=True, text=True)
+    assert json.loads(r.stdout)["temp_removed"] == 1
+    assert not list(store_dir.rglob(".tmp-*"))
+    assert not [p for p in (store_dir / "blobs").rglob("*") if p.is_file()]
