@@ -67,7 +67,7 @@ from ctxtools.errors import CtxError, InputError, NoHeadroomError, UsageError
 @click.option(
     "--min-ratio",
     type=click.FloatRange(0, 1),
-    default=0.05,
+    default=0.02,
     show_default=True,
     help="Gate: shortest summary, as a share of the original's length.",
 )
@@ -207,7 +207,7 @@ def _source(path: str | None) -> Source:
 
 
 def _report(obj: dict) -> None:
-    click.get_binary_stream("stderr").write(json_dumps(obj))
+    click.echo(json_dumps(obj).decode("utf-8").rstrip("\n"), err=True)
 
 
 def _accept(paths, min_ratio, min_path_share, json_report) -> int:
@@ -274,7 +274,15 @@ def _evict(file, strategy, max_bytes, max_entries) -> int:
         if obj["id"] in seen:
             raise InputError(f"line {n}: duplicate id {obj['id']!r}")
         seen.add(obj["id"])
-        entries.append(obj)
+        entries.append(
+            {
+                "id": obj["id"],
+                "path": obj.get("path"),
+                "last_accessed_at": obj["last_accessed_at"],
+                "size_bytes": obj["size_bytes"],
+                "access_count": obj.get("access_count") or 0,  # optional: 0 when unknown
+            }
+        )
     ids = evictmod.evict(strategy, entries, budget)
     write_bytes("".join(f"{i}\n" for i in ids).encode("utf-8"))
     return 0

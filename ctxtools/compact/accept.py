@@ -24,15 +24,13 @@ from dataclasses import dataclass, field
 
 from ctxtools.errors import UsageError
 
-DEFAULT_MIN_RATIO = 0.05
+DEFAULT_MIN_RATIO = 0.02
 DEFAULT_MIN_PATH_SHARE = 0.5
 DEFAULT_TIMEOUT = 60.0
 
-# A path: something with a slash and a name, or a bare file name with a known-looking suffix.
-_PATH = re.compile(
-    r"(?<![\w/.:-])(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]"
-    r"|(?<![\w/.:-])[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b"
-)
+# A path: a token with a slash between names (``src/app.py``, ``/srv/x``, ``./run.sh``).
+# Bare names (``README.md``) are too common in listings to be a fair retention measure.
+_PATH = re.compile(r"(?<![\w/.:-])(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]")
 _NOT_PATH = re.compile(r"^(?:https?|ftp)$|^\d+(?:\.\d+)+$|^[\w-]+\.(?:com|org|net|io)$", re.I)
 
 _PREAMBLE = re.compile(

@@ -295,8 +295,17 @@ def render(
     total: int,
     ref: str | None,
     narrative: str | None = None,
+    scale: float = 1.0,
 ) -> str:
-    """The digest text. FIRST..LAST are 1-based message numbers of the dropped span."""
+    """The digest text. FIRST..LAST are 1-based message numbers of the dropped span.
+
+    SCALE < 1 shortens the capped lists (a tighter digest when the full one does not fit).
+    NARRATIVE (a summarizer's text, with its own heading) goes last: state before story.
+    """
+
+    def cap(key: str) -> int:
+        return max(3, int(CAPS[key] * scale))
+
     where = f"; the originals: ctx-read {ref}" if ref else ""
     head = (
         f"{HEADER}: messages {first:,}–{last:,} of {total:,} were dropped "
@@ -306,19 +315,19 @@ def render(
     if facts.earlier_digests:
         lines.append("Earlier digests:")
         lines += [f"- {d}" for d in facts.earlier_digests]
-    lines += _section("Files read", list(facts.read), CAPS["read"], False, "files")
+    lines += _section("Files read", list(facts.read), cap("read"), False, "files")
     lines += _section("Files edited", list(facts.edited), CAPS["edited"], False, "files")
     lines += _section(
         "Commands (exit status)",
         _counted(facts.commands, lambda k: f"`{k[0]}` → {k[1]}"),
-        CAPS["commands"],
+        cap("commands"),
         True,
         "commands",
     )
-    lines += _section("Failed calls", _counted(facts.failed, str), CAPS["failed"], True, "failures")
-    lines += _section("Decisions", facts.decisions, CAPS["decisions"], True, "decisions")
+    lines += _section("Failed calls", _counted(facts.failed, str), cap("failed"), True, "failures")
+    lines += _section("Decisions", facts.decisions, cap("decisions"), True, "decisions")
     if narrative:
-        lines += ["Narrative (summarizer):", narrative.strip()]
+        lines.append(narrative)
     return "\n".join(lines)
 
 

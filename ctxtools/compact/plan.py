@@ -51,6 +51,8 @@ from ctxtools.compact.transcript import (
     tool_results,
 )
 
+DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
+
 UNCHANGED = "unchanged"
 COMPACTED = "compacted"
 NO_HEADROOM = "no_headroom"
@@ -241,48 +243,70 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         for j in range(n - 1, -1, -1):
             suffix[j] = suffix[j + 1] + new_tok[j]
         head_tokens = fixed + sum(new_tok[: head + 1])
-        facts = Facts()
         results = results_by_call(msgs, tr.format)
-        sha = hashlib.sha256()
-        fed = head + 1
-        last_valid = None
-        chosen = None
-        chosen_digest = None
-        for k in range(head + 2, prot + 1):
-            if k < n:
-                role = msgs[k]["role"]
-                if tr.format == OPENAI and role == "tool":
+
+        def search(narrative: str | None) -> tuple[int | None, str | None, list[bytes], bool]:
+            """The smallest allowed cut under the target with this digest (else the largest)."""
+            facts = Facts()
+            sha = hashlib.sha256()
+            lines: list[bytes] = []
+            fed = head + 1
+            last_valid = None
+            for k in range(head + 2, prot + 1):
+                if k < n:
+                    role = msgs[k]["role"]
+                    if tr.format == OPENAI and role == "tool":
+                        continue
+                    if tr.format == ANTHROPIC and role != "assistant":
+                        continue
+                if min_origin[k] < k:
                     continue
-                if tr.format == ANTHROPIC and role != "assistant":
+                while fed < k:
+                    m = msgs[fed]
+                    facts.add_message(m, results, tr.format)
+                    line = dumps_message(m, tr.stdjson) + b"\n"
+                    lines.append(line)
+                    sha.update(line)
+                    fed += 1
+                last_valid = k
+                lower = head_tokens + suffix[k] + MESSAGE_OVERHEAD
+                if lower > target:
                     continue
-            if min_origin[k] < k:
-                continue
-            while fed < k:
-                m = msgs[fed]
-                facts.add_message(m, results, tr.format)
-                line = dumps_message(m, tr.stdjson) + b"\n"
-                dropped_lines.append(line)
-                sha.update(line)
-                fed += 1
-            last_valid = k
-            lower = head_tokens + suffix[k] + MESSAGE_OVERHEAD
-            if lower > target:
-                continue
-            ref = f"ctx:{opts.session}/compact-{sha.hexdigest()[:16]}@{sha.hexdigest()[:12]}"
-            text = render(facts, first=head + 2, last=k, count=k - head - 1, total=n, ref=ref)
-            if lower + counter.text(text) <= target:
-                chosen, chosen_digest = k, text
-                break
-        if chosen is None and last_valid is not None:
-            chosen = last_valid
-            chosen_digest = render(
-                facts,
-                first=head + 2,
-                last=chosen,
-                count=chosen - head - 1,
-                total=n,
-                ref=f"ctx:{opts.session}/compact-{sha.hexdigest()[:16]}@{sha.hexdigest()[:12]}",
-            )
+                hexd = sha.hexdigest()
+                ref = f"ctx:{opts.session}/compact-{hexd[:16]}@{hexd[:12]}"
+                text = render(
+                    facts,
+                    first=head + 2,
+                    last=k,
+                    count=k - head - 1,
+                    total=n,
+                    ref=ref,
+                    narrative=narrative,
+                )
+                if lower + counter.text(text) <= target:
+                    return k, text, lines, True
+            if last_valid is None:
+                return None, None, lines, False
+            # Nothing fits with the full digest: drop all that may go, tighten the digest.
+            hexd = sha.hexdigest()
+            ref = f"ctx:{opts.session}/compact-{hexd[:16]}@{hexd[:12]}"
+            lower = head_tokens + suffix[last_valid] + MESSAGE_OVERHEAD
+            for scale in DIGEST_SCALES:
+                text = render(
+                    facts,
+                    first=head + 2,
+                    last=last_valid,
+                    count=last_valid - head - 1,
+                    total=n,
+                    ref=ref,
+                    narrative=narrative,
+                    scale=scale,
+                )
+                if lower + counter.text(text) <= target:
+                    return last_valid, text, lines, True
+            return last_valid, text, lines, False
+
+        chosen, chosen_digest, dropped_lines, _fits = search(None)
         if chosen is None:
             notes.append(
                 "no valid cut: every message after the head is in the protected tail or "
@@ -290,45 +314,47 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             )
             stage2 = {"dropped": 0, "reason": "no valid cut"}
         else:
+            # --- the summarizer: its narrative joins the digest if it passes and fits -------
+            if opts.summarizer:
+                dropped_text = render_dropped(msgs[head + 1 : chosen], head + 1)
+                run = acceptmod.run_summarizer(
+                    opts.summarizer, dropped_text, opts.summarizer_timeout
+                )
+                info: dict = {"command": opts.summarizer}
+                if not run.ok:
+                    info.update({"accepted": False, "reasons": [run.reason]})
+                else:
+                    verdict = acceptmod.gate(
+                        dropped_text,
+                        run.output,
+                        min_ratio=opts.min_ratio,
+                        min_path_share=opts.min_path_share,
+                    )
+                    info.update(verdict.as_dict())
+                    if verdict.accepted:
+                        narrative = (
+                            f"Narrative (summarizer, messages {head + 2:,}–{chosen:,}):\n"
+                            + run.output.strip()
+                        )
+                        k2, text2, lines2, fits2 = search(narrative)
+                        if fits2 and k2 is not None:
+                            chosen, chosen_digest, dropped_lines = k2, text2, lines2
+                        else:
+                            info["accepted"] = False
+                            info["reasons"] = [
+                                "does not fit: no cut gets the digest with it under the target"
+                            ]
+                if not info["accepted"]:
+                    notes.append(
+                        "summary rejected ("
+                        + "; ".join(info["reasons"])
+                        + "): the digest alone is used"
+                    )
+                report["summarizer"] = info
             cut = chosen
             dropped_lines = dropped_lines[: cut - head - 1]
             digest_text = chosen_digest
             stage2 = {"dropped": cut - head - 1, "first": head + 2, "last": cut}
-
-    # --- the summarizer ---------------------------------------------------------------------
-    if cut is not None and opts.summarizer:
-        stage2_lower = fixed + sum(new_tok[: head + 1]) + sum(new_tok[cut:]) + MESSAGE_OVERHEAD
-        dropped_text = render_dropped(msgs[head + 1 : cut], head + 1)
-        run = acceptmod.run_summarizer(opts.summarizer, dropped_text, opts.summarizer_timeout)
-        verdict_info: dict = {"command": opts.summarizer}
-        if not run.ok:
-            verdict_info.update({"accepted": False, "reasons": [run.reason]})
-        else:
-            verdict = acceptmod.gate(
-                dropped_text,
-                run.output,
-                min_ratio=opts.min_ratio,
-                min_path_share=opts.min_path_share,
-            )
-            verdict_info.update(verdict.as_dict())
-            if verdict.accepted:
-                assert digest_text is not None
-                with_narrative = digest_text + "\nNarrative (summarizer):\n" + run.output.strip()
-                over = stage2_lower + counter.text(with_narrative) - target
-                if over > 0:
-                    verdict_info["accepted"] = False
-                    verdict_info["reasons"] = [
-                        f"does not fit: the digest with it would be {over:,} tokens over the target"
-                    ]
-                else:
-                    digest_text = with_narrative
-        if not verdict_info["accepted"]:
-            notes.append(
-                "summary rejected ("
-                + "; ".join(verdict_info["reasons"])
-                + "): the digest alone is used"
-            )
-        report["summarizer"] = verdict_info
 
     # --- apply: stash, then build the output --------------------------------------------------
     start = head + 1 if cut is None else cut

@@ -1,0 +1,652 @@
+"""ctx-compact end to end, on real OpenHands transcripts converted to OpenAI and Anthropic form."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, SHARED, run_bytes
+from test_compact_validator import strict_problems
+
+from ctxtools.store import HandleStore
+
+CORPUS = SHARED / "corpus" / "transcripts" / "openhands-multi-swe-bench-output.jsonl"
+_spec = importlib.util.spec_from_file_location(
+    "convert_openhands", DATA / "compact" / "convert_openhands.py"
+)
+convert = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(convert)
+
+PLACEHOLDER = re.compile(
+    r"^\[elided tool result: [\d,]+ chars, [\d,]+ lines; full text: ctx-read (\S+)\]$"
+)
+DIGEST_REF = re.compile(r"the originals: ctx-read (\S+)\]")
+
+
+@pytest.fixture(scope="session")
+def runs(shared_dir) -> dict[str, list[dict]]:
+    """instance id -> OpenAI messages of that real run."""
+    return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
+
+
+def as_bytes(doc) -> bytes:
+    return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+
+
+def compact(script_runner, doc_bytes: bytes, *args: str):
+    return run_bytes(script_runner, ["ctx-compact", *args], doc_bytes)
+
+
+def report_of(result) -> dict:
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("{")]
+    assert lines, result.stderr
+    return json.loads(lines[-1])
+
+
+def digest_text(doc, fmt: str) -> str | None:
+    msgs = doc["messages"] if isinstance(doc, dict) else doc
+    for m in msgs:
+        content = m.get("content")
+        if isinstance(content, str) and content.startswith("[ctx-compact digest"):
+            return content
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and str(b.get("text", "")).startswith("[ctx-compact digest"):
+                    return b["text"]
+    return None
+
+
+def tool_outputs(doc, fmt: str) -> dict[str, object]:
+    """call id -> result content, for every tool result in DOC."""
+    out = {}
+    msgs = doc["messages"] if isinstance(doc, dict) else doc
+    for m in msgs:
+        if fmt == "openai" and m["role"] == "tool":
+            out[m["tool_call_id"]] = m["content"]
+        elif fmt == "anthropic" and isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_result":
+                    out[b["tool_use_id"]] = b["content"]
+    return out
+
+
+def read_back(ref: str) -> bytes:
+    return HandleStore().read_bytes(ref)
+
+
+def check_elided_come_back(original, output, fmt: str) -> int:
+    """Every placeholder in OUTPUT reads back as the byte-exact original result."""
+    before = tool_outputs(original, fmt)
+    after = tool_outputs(output, fmt)
+    n = 0
+    for cid, content in after.items():
+        if isinstance(content, str) and (m := PLACEHOLDER.match(content)):
+            assert read_back(m.group(1)) == before[cid].encode("utf-8")
+            n += 1
+        else:
+            assert content == before[cid]
+    return n
+
+
+def failed_commands_and_edits(messages: list[dict]) -> tuple[set[str], set[str]]:
+    """From OpenAI MESSAGES, independently of ctxtools: failed shell commands, edited files."""
+    results = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    failed, edited = set(), set()
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            args = json.loads(c["function"]["arguments"])
+            res = results.get(c["id"], "")
+            if c["function"]["name"] == "execute_bash":
+                code = re.findall(r"exit code (-?\d+)", res)
+                if code and code[-1] != "0":
+                    failed.add(args["command"])
+            elif args.get("command") in ("create", "str_replace", "insert") and not res.startswith(
+                "ERROR"
+            ):
+                edited.add(args["path"])
+    return failed, edited
+
+
+# --- real transcripts, both formats, stage 1 and stage 2 --------------------------------------
+
+RUN_IDS = ["ponylang__ponyc-4588", "ponylang__ponyc-4593", "ponylang__ponyc-4595"]
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+@pytest.mark.parametrize("run_id", RUN_IDS)
+def test_stage1_elides_and_everything_comes_back(script_runner, runs, run_id, fmt):
+    msgs = runs[run_id]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    full = report_of(compact(script_runner, data, "--limit", "1000000", "--json-report"))
+    tokens = full["tokens_before"]
+    # a window the transcript fills to ~90%: stage 1 alone gets it under 75%
+    limit = int(tokens / 0.9)
+    res = compact(script_runner, data, "--limit", str(limit), "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["action"] == "compacted"
+    assert rep["stage2"] is None
+    assert rep["stage1"]["elided"] > 0
+    assert rep["tokens_after"] <= rep["target_tokens"]
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert check_elided_come_back(doc, out, fmt) == rep["stage1"]["elided"]
+    # the head and the protected tail are untouched
+    o_msgs = out if fmt == "openai" else out["messages"]
+    d_msgs = doc if fmt == "openai" else doc["messages"]
+    assert o_msgs[:2] == d_msgs[:2]
+    assert o_msgs[-6:] == d_msgs[-6:]
+    if fmt == "anthropic":
+        assert {k: v for k, v in out.items() if k != "messages"} == {
+            k: v for k, v in doc.items() if k != "messages"
+        }
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+@pytest.mark.parametrize("run_id", RUN_IDS)
+def test_stage2_cut_digest_and_dropped_originals(script_runner, runs, run_id, fmt):
+    msgs = runs[run_id]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    # the smallest size stage 1 can reach (every old result elided) decides the window: 90%
+    floor = report_of(
+        compact(
+            script_runner,
+            data,
+            "--limit",
+            "10000000",
+            "--force",
+            "--keep-tokens",
+            "0",
+            "--json-report",
+        )
+    )["tokens_after"]
+    res = compact(script_runner, data, "--limit", str(int(floor / 0.9)), "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["stage2"]["dropped"] > 0
+    assert rep["tokens_after"] <= rep["target_tokens"]
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    check_elided_come_back(doc, out, fmt)
+    digest = digest_text(out, fmt)
+    assert digest is not None
+    # the dropped messages come back unchanged from the digest's handle
+    ref = DIGEST_REF.search(digest).group(1)
+    assert ref == rep["stage2"]["handle"]
+    dropped = [json.loads(line) for line in read_back(ref).decode().splitlines()]
+    d_msgs = doc if fmt == "openai" else doc["messages"]
+    first, last = rep["stage2"]["first"], rep["stage2"]["last"]
+    assert dropped == d_msgs[first - 1 : last]
+    # the digest names each edited file and each failed command of the dropped span
+    oa_dropped = msgs[2 : 2 + len(dropped)] if fmt == "openai" else None
+    if oa_dropped is not None:
+        failed, edited = failed_commands_and_edits(oa_dropped)
+        for path in edited:
+            assert path in digest.split("Files edited:")[1].split("Commands")[0]
+        for cmd in failed:
+            assert f"`{cmd}`" in digest.split("Failed calls:")[1]
+    sections = [
+        "Files read:",
+        "Files edited:",
+        "Commands (exit status):",
+        "Failed calls:",
+        "Decisions:",
+    ]
+    positions = [digest.index(s) for s in sections]
+    assert positions == sorted(positions)
+
+
+def test_digest_names_every_edit_and_failure_of_a_whole_run(script_runner, runs):
+    """The heaviest cut: everything but the protected tail goes; the digest still has it all."""
+    msgs = runs["ponylang__ponyc-4588"]
+    res = compact(
+        script_runner, as_bytes(msgs), "--limit", "6000", "--keep-recent", "1", "--json-report"
+    )
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    first, last = rep["stage2"]["first"], rep["stage2"]["last"]
+    assert first == 3 and last > 40
+    digest = digest_text(json.loads(res.stdout), "openai")
+    failed, edited = failed_commands_and_edits(msgs[first - 1 : last])
+    assert edited and len(failed) >= 3
+    for path in edited:
+        assert path in digest
+    for cmd in failed:
+        assert f"`{cmd}`" in digest
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_output_is_byte_identical_across_runs_and_stores(script_runner, runs, fmt, tmp_path):
+    msgs = runs["ponylang__ponyc-4588"]
+    data = as_bytes(msgs if fmt == "openai" else convert.to_anthropic(msgs))
+    a = compact(script_runner, data, "--limit", "12000")
+    b = compact(script_runner, data, "--limit", "12000")
+    c = compact(script_runner, data, "--limit", "12000", "--store", str(tmp_path / "other"))
+    assert a.returncode == b.returncode == c.returncode == 0
+    assert a.stdout == b.stdout == c.stdout
+
+
+def test_below_the_trigger_the_output_is_the_input(script_runner, runs, store_dir):
+    data = json.dumps(runs["ponylang__ponyc-4595"], indent=3).encode() + b"\n\n"
+    res = compact(script_runner, data, "--limit", "2000000")
+    assert res.returncode == 0
+    assert res.stdout.encode() == data
+    assert "below the 80% trigger: unchanged" in res.stderr
+    assert not store_dir.exists()
+    forced = compact(
+        script_runner,
+        data,
+        "--limit",
+        "2000000",
+        "--force",
+        "--keep-tokens",
+        "500",
+        "--json-report",
+    )
+    assert forced.returncode == 0
+    rep = report_of(forced)
+    assert rep["stage1"]["elided"] > 0 and rep["action"] == "compacted"
+    assert strict_problems(json.loads(forced.stdout), "openai") == []
+
+
+def test_at_sets_the_trigger_and_the_target(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4595"])
+    tokens = report_of(compact(script_runner, data, "--limit", "1000000", "--json-report"))[
+        "tokens_before"
+    ]
+    limit = str(int(tokens / 0.6))  # 60% full
+    assert compact(script_runner, data, "--limit", limit).stdout.encode() == data
+    res = compact(script_runner, data, "--limit", limit, "--at", "50", "--json-report")
+    rep = report_of(res)
+    assert rep["target_percent"] == 45 and rep["percent_after"] <= 45
+
+
+# --- shapes and pass-through -------------------------------------------------------------
+
+
+def test_wrapper_jsonl_and_unknown_fields_pass_through(script_runner, runs):
+    msgs = json.loads(json.dumps(runs["ponylang__ponyc-4595"]))
+    for i, m in enumerate(msgs):
+        m["x_meta"] = {"turn": i}
+        for c in m.get("tool_calls") or []:
+            c["x_call"] = True
+    wrapper = {"model": "gpt-4o", "temperature": 0, "messages": msgs, "tools": [{"x": 1}]}
+    res = compact(script_runner, as_bytes(wrapper), "--limit", "30000")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert list(out) == ["model", "temperature", "messages", "tools"]
+    assert out["tools"] == [{"x": 1}]
+    assert [m["x_meta"] for m in out["messages"]] == [m["x_meta"] for m in msgs]
+    assert all(c["x_call"] for m in out["messages"] for c in m.get("tool_calls") or [])
+    assert strict_problems(out, "openai") == []
+    jsonl = b"".join(as_bytes(m) + b"\n" for m in msgs)
+    res = compact(script_runner, jsonl, "--limit", "30000")
+    assert res.returncode == 0
+    lines = res.stdout.splitlines()
+    assert len(lines) == len(msgs)
+    assert [json.loads(x) for x in lines] == out["messages"]
+
+
+def test_format_can_be_forced(script_runner):
+    chat = [{"role": "user", "content": "hi " * 50}, {"role": "assistant", "content": "yo " * 50}]
+    res = compact(
+        script_runner, as_bytes(chat), "--limit", "100", "--format", "anthropic", "--json-report"
+    )
+    assert report_of(res)["format"] == "anthropic"
+    sysmsg = [{"role": "system", "content": "s"}, *chat]
+    bad = compact(script_runner, as_bytes(sysmsg), "--limit", "100", "--format", "anthropic")
+    assert bad.returncode == 1
+    assert "unknown role 'system' for the anthropic format" in bad.stderr
+
+
+def test_model_gives_the_window(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4595"])
+    res = compact(script_runner, data, "--model", "qwen2.5-coder:7b", "--json-report")
+    rep = report_of(res)
+    assert rep["limit"] == 8192 or rep["limit"] > 0
+    assert res.returncode in (0, 4)
+    assert strict_problems(json.loads(res.stdout), "openai") == []
+
+
+def test_limit_or_model_is_required(script_runner):
+    res = compact(script_runner, b"[]")
+    assert res.returncode == 2
+    assert "--limit" in res.stderr
+
+
+# --- no headroom -------------------------------------------------------------------------
+
+
+def test_exit_4_when_the_target_cannot_be_reached(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4588"])
+    res = compact(script_runner, data, "--limit", "2500", "--json-report")
+    assert res.returncode == 4
+    assert "pause auto-compaction" in res.stderr
+    rep = report_of(res)
+    assert rep["action"] == "no_headroom"
+    out = json.loads(res.stdout)  # the best valid result is still written
+    assert strict_problems(out, "openai") == []
+    assert rep["tokens_after"] < rep["tokens_before"]
+
+
+def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
+    big = "x = 1\n" * 4000
+    msgs = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "task"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": big},
+    ]
+    res = compact(script_runner, as_bytes(msgs), "--limit", "3000", "--json-report")
+    assert res.returncode == 4
+    assert "no valid cut" in res.stderr
+    assert json.loads(res.stdout) == msgs  # the only result is in the protected tail
+    res = compact(
+        script_runner, as_bytes(msgs), "--limit", "3000", "--keep-recent", "0", "--json-report"
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert PLACEHOLDER.match(out[3]["content"])
+    assert strict_problems(out, "openai") == []
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'[{"role": "user", "content": "x"}', "invalid JSON at line 1"),
+        (b"", "empty transcript"),
+        (b"  \n", "empty transcript"),
+        (b'{"role": "user"}\n{"role": "user", oops}\n', "invalid JSON at line 2"),
+        (b'[{"role": "wizard", "content": "x"}]', "unknown role 'wizard'"),
+        (b'[{"content": "x"}]', 'message 1 has no "role"'),
+        (b"[1, 2]", "message 1 is not a JSON object"),
+        (b'{"foo": 1}', "not a transcript"),
+        (b'[{"role": "user", "content": "\xff\xfe"}]', "invalid UTF-8"),
+    ],
+)
+def test_bad_input_is_refused(script_runner, store_dir, data, message):
+    res = compact(script_runner, data, "--limit", "100")
+    assert res.returncode == 1
+    assert message in res.stderr
+    assert res.stdout == ""
+    assert "Traceback" not in res.stderr
+    assert not store_dir.exists()
+
+
+def test_empty_message_list_is_unchanged(script_runner):
+    res = compact(script_runner, b"[]", "--limit", "100")
+    assert res.returncode == 0
+    assert res.stdout == "[]"
+
+
+ORPHANED = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "task"},
+    {"role": "tool", "tool_call_id": "ghost", "content": "output without a call " * 40},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+        ],
+    },
+    {"role": "assistant", "content": "no result came for c1"},
+]
+
+
+def test_orphans_are_reported_not_made_worse(script_runner, store_dir):
+    res = compact(script_runner, as_bytes(ORPHANED), "--limit", "50")
+    assert res.returncode == 1
+    assert "1 orphaned tool result(s), 1 call(s) without a result" in res.stderr
+    assert "--repair" in res.stderr
+    assert res.stdout == ""
+    assert not store_dir.exists()
+
+
+def test_repair_drops_orphans_into_the_store_and_answers_calls(script_runner):
+    res = compact(
+        script_runner, as_bytes(ORPHANED), "--limit", "100000", "--repair", "--json-report"
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert strict_problems(out, "openai") == []
+    rep = report_of(res)
+    (removed,) = rep["repair"]["removed"]
+    assert read_back(removed["ref"]) == ORPHANED[2]["content"].encode()
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "assistant"]
+
+
+def test_repair_anthropic(script_runner):
+    doc = {
+        "system": "s",
+        "messages": [
+            {"role": "user", "content": "task"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "zzz", "content": "orphan"},
+                ],
+            },
+            {"role": "assistant", "content": "ok"},
+        ],
+    }
+    bad = compact(script_runner, as_bytes(doc), "--limit", "100000")
+    assert bad.returncode == 1
+    res = compact(script_runner, as_bytes(doc), "--limit", "100000", "--repair", "--json-report")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert strict_problems(out, "anthropic") == []
+    ref = report_of(res)["repair"]["removed"][0]["ref"]
+    assert read_back(ref) == b"orphan"
+
+
+# --- the summarizer ----------------------------------------------------------------------
+
+
+def _summarizer(code: str) -> str:
+    import shlex
+
+    return shlex.join([sys.executable, "-c", code])
+
+
+GOOD_SUMMARY = r"""
+import re, sys
+text = sys.stdin.read()
+print("The agent explored the repository, edited files and tried to build.")
+for p in dict.fromkeys(re.findall(r"[\w./-]*/[\w./@+-]+", text)):
+    print("- path", p)
+"""
+
+
+@pytest.mark.parametrize(
+    "code, reason",
+    [
+        ("import time; time.sleep(30)", "timed out after 0.5 s"),
+        ("import sys; sys.stderr.write('boom\\n'); sys.exit(3)", "exited with status 3: boom"),
+        ("pass", "empty output"),
+        (
+            "import sys; sys.stdin.read(); print('Sure! Here is the summary:')",
+            "chatty preamble",
+        ),
+        ("print('Error: rate limit exceeded, retry later')", "looks like an error message"),
+        ("print('I cannot help with that.')", "chatty preamble or refusal"),
+    ],
+)
+def test_bad_summarizers_are_rejected(script_runner, runs, code, reason):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(
+        script_runner,
+        data,
+        "--limit",
+        "6000",
+        "--summarizer",
+        _summarizer(code),
+        "--summarizer-timeout",
+        "0.5",
+        "--json-report",
+    )
+    assert res.returncode == 0, res.stderr
+    assert "summary rejected" in res.stderr and reason in res.stderr
+    rep = report_of(res)
+    assert rep["summarizer"]["accepted"] is False
+    out = json.loads(res.stdout)
+    assert strict_problems(out, "openai") == []
+    assert "Narrative (summarizer)" not in digest_text(out, "openai")
+    plain = compact(script_runner, data, "--limit", "6000")
+    assert plain.stdout == res.stdout
+
+
+def test_good_summary_joins_the_digest(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(
+        script_runner,
+        data,
+        "--limit",
+        "6000",
+        "--summarizer",
+        _summarizer(GOOD_SUMMARY),
+        "--min-ratio",
+        "0.01",
+        "--json-report",
+    )
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["summarizer"]["accepted"] is True, rep["summarizer"]
+    digest = digest_text(json.loads(res.stdout), "openai")
+    assert re.search(r"\nNarrative \(summarizer, messages 3–\d+\):\nThe agent explored", digest)
+    assert strict_problems(json.loads(res.stdout), "openai") == []
+
+
+def test_summarizer_that_does_not_exist(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(
+        script_runner, data, "--limit", "6000", "--summarizer", "/nonexistent/summarize --fast"
+    )
+    assert res.returncode == 0
+    assert "cannot run '/nonexistent/summarize'" in res.stderr
+
+
+def test_summarizer_command_must_parse(script_runner):
+    res = compact(script_runner, b"[]", "--limit", "10", "--summarizer", "'unclosed")
+    assert res.returncode == 2
+    assert "--summarizer" in res.stderr
+
+
+# --- --accept ----------------------------------------------------------------------------
+
+ORIGINAL_DOC = (
+    "# Project memory\n\nThe build uses `make` in /srv/app; tests live in tests/test_api.py and "
+    "src/app/server.py holds the HTTP layer.\n" + "Details about the deployment. " * 40
+)
+
+
+def test_accept_passes_a_good_candidate(script_runner, tmp_path):
+    orig = tmp_path / "CONTEXT.md"
+    orig.write_text(ORIGINAL_DOC)
+    cand = tmp_path / "new.md"
+    text = "Build: `make` in /srv/app. Tests: tests/test_api.py. HTTP: src/app/server.py.\n" * 2
+    cand.write_text(text)
+    res = script_runner.run(["ctx-compact", "--accept", str(orig), str(cand)])
+    assert res.returncode == 0
+    assert res.stdout == text
+
+
+@pytest.mark.parametrize(
+    "candidate, reason",
+    [
+        ("Sure! Here is the compressed context:\n- make\n" * 3, "chatty preamble"),
+        ("", "empty output"),
+        ("x" * 5000, "longer than what it replaces"),
+        ("short", "too short"),
+        ("The project builds with make and has tests and a server. " * 3, "file paths"),
+    ],
+)
+def test_accept_rejects_and_leaves_the_original(script_runner, tmp_path, candidate, reason):
+    orig = tmp_path / "CONTEXT.md"
+    orig.write_text(ORIGINAL_DOC)
+    cand = tmp_path / "new.md"
+    cand.write_text(candidate)
+    res = script_runner.run(["ctx-compact", "--accept", str(orig), str(cand)])
+    assert res.returncode == 1
+    assert reason in res.stderr
+    assert res.stdout == ""
+    assert orig.read_text() == ORIGINAL_DOC
+
+
+def test_accept_reads_the_candidate_from_stdin(script_runner, tmp_path):
+    orig = tmp_path / "CONTEXT.md"
+    orig.write_text(ORIGINAL_DOC)
+    res = run_bytes(
+        script_runner, ["ctx-compact", "--accept", str(orig), "-"], b"I'm sorry, I can't do that."
+    )
+    assert res.returncode == 1
+    missing = script_runner.run(["ctx-compact", "--accept", str(tmp_path / "nope"), str(orig)])
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+
+
+# --- --evict -----------------------------------------------------------------------------
+
+ENTRIES = [
+    {"id": "a", "path": "src/a.py", "last_accessed_at": 100, "size_bytes": 4000, "access_count": 9},
+    {"id": "b", "path": "src/b.py", "last_accessed_at": 200, "size_bytes": 3000},
+    {"id": "c", "path": "src/c.py", "last_accessed_at": 50, "size_bytes": 1000, "access_count": 1},
+    {"id": "d", "path": "README.md", "last_accessed_at": 300, "size_bytes": 8000},
+]
+
+
+@pytest.mark.parametrize("strategy", ["lru", "importance"])
+def test_evict_prints_the_strategy_order(script_runner, strategy):
+    from ctxtools import evict
+
+    data = b"".join(as_bytes(e) + b"\n" for e in ENTRIES)
+    res = run_bytes(
+        script_runner,
+        ["ctx-compact", "--evict", "--strategy", strategy, "--max-bytes", "9000"],
+        data,
+    )
+    assert res.returncode == 0, res.stderr
+    entries = [dict(e, access_count=e.get("access_count", 0)) for e in ENTRIES]
+    expected = evict.evict(strategy, entries, evict.Budget(max_bytes=9000))
+    assert res.stdout.split() == expected
+    assert expected  # something had to go
+    if strategy == "lru":
+        assert expected[0] == "c"
+
+
+def test_evict_bad_input(script_runner):
+    res = run_bytes(script_runner, ["ctx-compact", "--evict", "--max-bytes", "1k"], b"{nope\n")
+    assert res.returncode == 1 and "line 1: invalid JSON" in res.stderr
+    res = run_bytes(
+        script_runner, ["ctx-compact", "--evict", "--max-bytes", "1k"], b'{"id": "a"}\n'
+    )
+    assert res.returncode == 1 and "missing 'size_bytes'" in res.stderr
+    res = run_bytes(script_runner, ["ctx-compact", "--evict"], b"")
+    assert res.returncode == 2
+    res = run_bytes(script_runner, ["ctx-compact", "--evict", "--max-bytes", "lots"], b"")
+    assert res.returncode == 2
+
+
+def test_fixture_converter_output_is_valid(runs):
+    for msgs in runs.values():
+        assert strict_problems(msgs, "openai") == []
+        assert strict_problems(convert.to_anthropic(msgs), "anthropic") == []
+    assert Path(CORPUS).is_file()
