@@ -218,3 +218,463 @@ def count_references(
             else:
                 counts[d.name] = n - 1
     return dict(counts)
+
+
+# ---------------------------------------------------------------------------------------
+# The C-like family (Go, JavaScript/TypeScript, Rust, Java): masking
+
+
+class Masked:
+    """Masked text plus the comment spans (to drop comments from signatures)."""
+
+    __slots__ = ("text", "comments")
+
+    def __init__(self, text: str, comments: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.comments = comments
+
+
+_NESTED_COMMENT = re.compile(r"/\*|\*/")
+_JS_REGEX_BODY = re.compile(r"/(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[a-zA-Z]*")
+_TPL_PART = re.compile(r"`|\\.|\$\{", re.S)
+_TPL_EXPR = re.compile(r"[{}`'\"]|//|/\*", re.S)
+_JS_STRING = {
+    "'": re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)", re.S | re.M),
+    '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)', re.S | re.M),
+}
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+# Characters after which a '/' starts a regular expression literal, not a division.
+_REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
+_REGEX_AFTER_WORDS = frozenset(
+    ("return", "typeof", "case", "do", "else", "in", "of", "void", "yield", "await",
+     "delete", "throw", "new", "instanceof")
+)  # fmt: skip
+
+
+def mask_clike(text: str, master: re.Pattern[str]) -> Masked:
+    """Blank comments and literals found by ``master`` (named groups decide how):
+
+    c: comment; nc: nestable /* */ comment (Rust); s: string or char literal;
+    tpl: JS template literal (``${}`` code stays code, recursively masked);
+    rx: a '/' that may start a JS regular expression literal.
+    """
+    out: list[str] = []
+    comments: list[tuple[int, int]] = []
+    _mask_into(text, 0, len(text), master, out, comments)
+    return Masked("".join(out), comments)
+
+
+def _mask_into(text, start, stop, master, out, comments) -> None:
+    pos = start
+    last = start
+    search = master.search
+    while True:
+        m = search(text, pos, stop)
+        if m is None:
+            break
+        kind = m.lastgroup
+        s, e = m.span()
+        if kind == "c":
+            out.append(text[last:s])
+            out.append(blank(text[s:e]))
+            comments.append((s, e))
+        elif kind == "s":
+            out.append(text[last:s])
+            out.append(blank_string(text[s:e]))
+        elif kind == "nc":
+            e = _nested_comment_end(text, s, stop)
+            out.append(text[last:s])
+            out.append(blank(text[s:e]))
+            comments.append((s, e))
+        elif kind == "tpl":
+            out.append(text[last:s])
+            e = _template(text, s, stop, master, out, comments)
+        elif kind == "rx":
+            if _slash_starts_regex(text, s, start):
+                r = _JS_REGEX_BODY.match(text, s, stop)
+                if r is not None:
+                    e = r.end()
+                    out.append(text[last:s])
+                    out.append(blank_string(text[s:e]))
+                    last = pos = e
+                    continue
+            pos = s + 1
+            continue
+        last = pos = e
+    out.append(text[last:stop])
+
+
+def _nested_comment_end(text: str, s: int, stop: int) -> int:
+    depth = 0
+    pos = s
+    while True:
+        m = _NESTED_COMMENT.search(text, pos, stop)
+        if m is None:
+            return stop
+        depth += 1 if m.group() == "/*" else -1
+        pos = m.end()
+        if depth == 0:
+            return pos
+
+
+def _slash_starts_regex(text: str, s: int, start: int) -> bool:
+    """Whether the '/' at ``s`` begins a regular expression literal (by what precedes)."""
+    j = s - 1
+    while j >= start and text[j] in " \t\r\n":
+        j -= 1
+    if j < start:
+        return True
+    c = text[j]
+    if c in _REGEX_AFTER:
+        return True
+    if c.isalpha():
+        k = j
+        while k > start and (text[k - 1].isalnum() or text[k - 1] in "_$"):
+            k -= 1
+        return text[k : j + 1] in _REGEX_AFTER_WORDS
+    return False
+
+
+def _blank_template_piece(text: str, a: int, b: int, s: int, closed: bool) -> str:
+    piece = blank(text[a:b])
+    if a == s and piece:
+        piece = '"' + piece[1:]
+    if closed and piece:
+        piece = piece[:-1] + '"'
+    return piece
+
+
+def _template(text, s, stop, master, out, comments) -> int:
+    """Mask the template literal at ``s``; return its end. The code of each ``${...}``
+    stays code (masked recursively); the literal text, ``${`` and ``}`` are blanked."""
+    pos = s + 1
+    lit_start = s
+    while True:
+        m = _TPL_PART.search(text, pos, stop)
+        if m is None:
+            out.append(_blank_template_piece(text, lit_start, stop, s, False))
+            return stop
+        g = m.group()
+        if g == "`":
+            out.append(_blank_template_piece(text, lit_start, m.end(), s, True))
+            return m.end()
+        if g[0] == "\\":
+            pos = m.end()
+            continue
+        out.append(_blank_template_piece(text, lit_start, m.end(), s, False))
+        code_end = _template_expr_end(text, m.end(), stop)
+        _mask_into(text, m.end(), code_end, master, out, comments)
+        if code_end >= stop:
+            return stop
+        lit_start = code_end
+        pos = code_end + 1
+
+
+def _template_expr_end(text: str, pos: int, stop: int) -> int:
+    """Offset of the '}' closing a ``${`` expression that starts at ``pos``."""
+    depth = 1
+    while True:
+        m = _TPL_EXPR.search(text, pos, stop)
+        if m is None:
+            return stop
+        g = m.group()
+        if g == "{":
+            depth += 1
+            pos = m.end()
+        elif g == "}":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+            pos = m.end()
+        elif g == "`":
+            pos = _skip_template(text, m.start(), stop)
+        elif g == "//":
+            c = _LINE_COMMENT.match(text, m.start(), stop)
+            pos = c.end()
+        elif g == "/*":
+            c = _BLOCK_COMMENT.match(text, m.start(), stop)
+            pos = c.end()
+        else:
+            c = _JS_STRING[g].match(text, m.start(), stop)
+            pos = c.end() if c is not None else m.end()
+
+
+def _skip_template(text: str, s: int, stop: int) -> int:
+    pos = s + 1
+    while True:
+        m = _TPL_PART.search(text, pos, stop)
+        if m is None:
+            return stop
+        g = m.group()
+        if g == "`":
+            return m.end()
+        if g[0] == "\\":
+            pos = m.end()
+            continue
+        end = _template_expr_end(text, m.end(), stop)
+        pos = min(stop, end + 1)
+
+
+# ---------------------------------------------------------------------------------------
+# The C-like family: structure
+
+
+@dataclass
+class Decl:
+    """A declaration found by a language's classifier in one statement.
+
+    Offsets are relative to the statement text. ``body`` says what the statement's brace
+    block holds, when this declaration owns it: "members" (definitions scoped to
+    ``scope_name or name``; methods), "items" (definitions scoped likewise but keeping
+    their top-level kinds: a namespace or module) or None (code, not walked).
+    ``emit`` False for a declaration that only provides a scope (a Rust ``mod``).
+    """
+
+    kind: str
+    name: str
+    name_at: int
+    start: int
+    body: str | None = None
+    scope_name: str | None = None
+    emit: bool = True
+    one_line: bool = False  # signature: the first line only (values, type aliases)
+    scope: str | None = None  # overrides the enclosing scope (a Go method's receiver type)
+    end: int = -1  # where the declaration ends when not at the statement's end (group specs)
+
+
+class CLikeLanguage:
+    """Per-language hooks for ``scan_clike``; subclasses set the attributes."""
+
+    name = ""
+    master: re.Pattern[str]
+    keywords: frozenset[str] = frozenset()
+    asi = False  # statements also end at newlines (Go, JavaScript, TypeScript)
+
+    def classify(self, stmt: str, container: str, has_body: bool, scope: str | None) -> list[Decl]:
+        """Declarations in one statement. ``container`` is "root", "items" or the kind of
+        the enclosing definition (class, interface, trait, impl, enum...); ``scope`` its
+        dotted name."""
+        raise NotImplementedError
+
+    def imports(self, masked: str, text: str) -> list[str]:
+        return []
+
+
+_BRACE = re.compile(r"[{}]")
+_CONTINUES_AFTER = frozenset(",=([{|&+-*/%:?<>.!^~")
+_CONTINUES_BEFORE = frozenset(".?:|&+-*/%=,)]>}")
+_CONTINUE_WORDS = ("extends", "implements", "as ", "satisfies", "=>")
+
+
+def _frames(masked: str) -> list:
+    """Brace tree: each frame is [open, close, children]; the root is [-1, len, [...]]."""
+    root: list = [-1, len(masked), []]
+    stack = [root]
+    for m in _BRACE.finditer(masked):
+        if m.group() == "{":
+            frame = [m.start(), -1, []]
+            stack[-1][2].append(frame)
+            stack.append(frame)
+        elif len(stack) > 1:
+            stack.pop()[1] = m.start()
+    n = len(masked)
+    for frame in stack[1:]:
+        frame[1] = n
+    return root
+
+
+def _split_statements(flat: str, asi: bool) -> list[tuple[int, int]]:
+    """Statement spans of a flattened segment: split at ';' outside brackets and, with
+    ``asi``, at line ends outside brackets where neither side looks like a continuation."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    if not asi:
+        pos = flat.find(";")
+        while pos >= 0:
+            spans.append((start, pos))
+            start = pos + 1
+            pos = flat.find(";", start)
+        spans.append((start, len(flat)))
+        return [(a, b) for a, b in spans if not flat[a:b].isspace() and b > a]
+    depth = 0
+    pos = 0
+    prev = ""  # the previous non-blank line, stripped
+    for line in flat.split("\n"):
+        stripped = line.strip()
+        if stripped:
+            if (
+                depth <= 0
+                and prev
+                and pos > start
+                and prev[-1] not in _CONTINUES_AFTER
+                and not prev.endswith(_CONTINUE_WORDS)
+                and stripped[0] not in _CONTINUES_BEFORE
+                and not stripped.startswith(_CONTINUE_WORDS)
+            ):
+                spans.append((start, pos))
+                start = pos
+            if ";" in line:
+                off = pos
+                base = depth
+                for part in line.split(";")[:-1]:
+                    base += part.count("(") + part.count("[") - part.count(")") - part.count("]")
+                    off += len(part)
+                    if base <= 0:
+                        spans.append((start, off))
+                        start = off + 1
+                    off += 1
+            depth += line.count("(") + line.count("[") - line.count(")") - line.count("]")
+            if depth < 0:
+                depth = 0
+            prev = stripped
+        pos += len(line) + 1
+    spans.append((start, len(flat)))
+    return [(a, b) for a, b in spans if b > a and not flat[a:b].isspace()]
+
+
+def _strip_comment_spans(text: str, a: int, b: int, comments: list[tuple[int, int]]) -> str:
+    """text[a:b] without the comments inside it."""
+    i = bisect_right(comments, (a, -1))
+    if i > 0 and comments[i - 1][1] > a:
+        i -= 1
+    parts = []
+    pos = a
+    while i < len(comments) and comments[i][0] < b:
+        cs, ce = comments[i]
+        if cs > pos:
+            parts.append(text[pos:cs])
+        parts.append(" ")
+        pos = max(pos, ce)
+        i += 1
+    if pos < b:
+        parts.append(text[pos:b])
+    return "".join(parts)
+
+
+def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
+    """Definitions, references and imports of a C-like source text."""
+    masked_obj = mask_clike(text, lang.master)
+    masked = masked_obj.text
+    comments = masked_obj.comments
+    lines = LineIndex(masked)
+    root = _frames(masked)
+    definitions: list[Definition] = []
+    classify = lang.classify
+    asi = lang.asi
+    count = masked.count
+
+    def signature(a: int, b: int, one_line: bool) -> str:
+        b = max(a, b)
+        if one_line:
+            nl = masked.find("\n", a, b)
+            if nl >= 0:
+                b = nl
+        if b - a > 4 * MAX_SIGNATURE:
+            b = a + 4 * MAX_SIGNATURE
+        if comments and masked[a:b] != text[a:b]:
+            return collapse(_strip_comment_spans(text, a, b, comments))
+        return collapse(text[a:b])
+
+    def segment(a: int, b: int, inner: list, body, container: str, scope: str | None):
+        """Handle the statements of masked[a:b] (inner: child frames inside it, shown as
+        '{}'); ``body`` is the frame that follows the segment, or None."""
+        if inner:
+            pieces = []
+            marks = []  # (flat offset, real offset)
+            pos = a
+            flat_len = 0
+            for child in inner:
+                pieces.append(masked[pos : child[0]])
+                flat_len += child[0] - pos
+                marks.append((flat_len, child[0]))
+                pieces.append("{}")
+                flat_len += 2
+                pos = child[1] + 1
+                marks.append((flat_len, pos))
+            pieces.append(masked[pos:b])
+            flat = "".join(pieces)
+
+            def real(f: int) -> int:
+                r = a + f
+                for fl, rl in marks:
+                    if fl > f:
+                        break
+                    r = rl + (f - fl)
+                return r
+        else:
+            flat = masked[a:b]
+
+            def real(f: int) -> int:
+                return a + f
+
+        spans = _split_statements(flat, asi)
+        last_index = len(spans) - 1
+        for i, (sa, sb) in enumerate(spans):
+            has_body = body is not None and i == last_index and not flat[sb:].strip()
+            stmt = flat[sa:sb]
+            decls = classify(stmt, container, has_body, scope)
+            if not decls:
+                if has_body:
+                    body = None  # code block: not walked
+                continue
+            for j, d in enumerate(decls):
+                owns = has_body and j == len(decls) - 1
+                start = real(sa + d.start)
+                name_at = real(sa + d.name_at)
+                line = lines.line(name_at)
+                if owns:
+                    end = body[1]
+                    sig = signature(start, body[0], d.one_line)
+                elif d.end >= 0:
+                    end = real(sa + d.end)
+                    sig = signature(start, end, d.one_line)
+                else:
+                    end = real(sa + len(stmt.rstrip()))
+                    sig = signature(start, end, d.one_line)
+                if d.emit:
+                    definitions.append(
+                        Definition(
+                            d.kind,
+                            d.name,
+                            line,
+                            sig,
+                            d.scope if d.scope is not None else scope,
+                            max(line, lines.line(end)),
+                        )
+                    )
+                if owns:
+                    if d.body is not None:
+                        inner_scope = d.scope_name if d.scope_name is not None else d.name
+                        if not inner_scope:
+                            inner_scope = scope
+                        elif scope:
+                            inner_scope = scope + "." + inner_scope
+                        walk(body, d.body if d.body == "items" else d.kind, inner_scope)
+                    body = None
+
+    def walk(frame, container: str, scope: str | None):
+        pos = frame[0] + 1
+        end = frame[1]
+        seg_start = pos
+        balance = 0
+        inner: list = []
+        for child in frame[2]:
+            o = child[0]
+            balance += (
+                count("(", pos, o) + count("[", pos, o) - count(")", pos, o) - count("]", pos, o)
+            )
+            if balance > 0:
+                inner.append(child)
+            else:
+                segment(seg_start, o, inner, child, container, scope)
+                inner = []
+                seg_start = child[1] + 1
+                balance = 0
+            pos = child[1] + 1
+        segment(seg_start, end, inner, None, container, scope)
+
+    walk(root, "root", None)
+    definitions.sort(key=lambda d: d.line)
+    refs = count_references(masked, lang.keywords, definitions)
+    return ScanResult(lang.name, definitions, refs, lang.imports(masked, text))

@@ -1,7 +1,92 @@
-"""Java scanner (placeholder until the shared C-like scanner lands: no definitions yet)."""
+"""Java scanner: classes, interfaces, enums, records and annotation types (nested and
+inner ones scoped, dotted), methods and constructors (generic ones too), in any order of
+annotations and modifiers. Text blocks, strings, chars and comments are masked first."""
 
-from ctxtools.repomap.scan import ScanResult
+from __future__ import annotations
+
+import re
+
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+
+_MASTER = re.compile(
+    r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
+      | (?P<s>\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
+          | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
+          | '(?:[^'\\\n]|\\(?:u+[0-9a-fA-F]{4}|[0-7]{1,3}|.))')
+    """,
+    re.S | re.M | re.X,
+)
+
+# Annotations (with arguments, one level of nested parentheses) before a declaration.
+_PREFIX = re.compile(
+    r"\s*(?:@(?!interface\b)[\w$.]+\s*(?:\((?:[^()]|\([^()]*\))*\)\s*)?)*",
+)
+_MODIFIERS = re.compile(
+    r"(?:(?:public|protected|private|static|final|abstract|native|synchronized|transient"
+    r"|volatile|strictfp|default|sealed|non-sealed)\s+)*"
+)
+_TYPE = re.compile(r"(class|interface|enum|record|@\s*interface)\s+([A-Za-z_$][\w$]*)")
+_METHOD = re.compile(
+    r"(?:<[^{};=]*?>\s*)?"  # type parameters
+    r"(?:([\w$.]+(?:\s*<[^{};=()]*>)?(?:\s*\[\s*\])*)\s+)?"  # return type (none: constructor)
+    r"([A-Za-z_$][\w$]*)\s*\("
+)
+_TYPE_KINDS = {
+    "class": "class",
+    "interface": "interface",
+    "enum": "enum",
+    "record": "class",
+}
+_NOT_NAMES = frozenset(
+    ("if", "for", "while", "switch", "catch", "synchronized", "return", "new", "throw",
+     "else", "try", "do", "case", "assert", "super", "this")
+)  # fmt: skip
+_IMPORT = re.compile(r"\bimport\s+(?:static\s+)?([\w$.]+(?:\s*\.\s*\*)?)\s*;")
+
+KEYWORDS = frozenset(
+    """abstract assert boolean break byte case catch char class const continue default do
+    double else enum extends final finally float for goto if implements import instanceof
+    int interface long native new package private protected public return short static
+    strictfp super switch synchronized this throw throws transient try void volatile while
+    true false null var record yield sealed permits non""".split()
+)
+
+
+class Java(CLikeLanguage):
+    name = "java"
+    master = _MASTER
+    keywords = KEYWORDS
+
+    def classify(self, stmt, container, has_body, scope):
+        p = _PREFIX.match(stmt).end()
+        start = p
+        p = _MODIFIERS.match(stmt, p).end()
+        m = _TYPE.match(stmt, p)
+        if m is not None:
+            word = m.group(1)
+            kind = "interface" if word.startswith("@") else _TYPE_KINDS[word]
+            return [Decl(kind, m.group(2), m.start(2), start, body="members")]
+        if container == "root":
+            return []
+        m = _METHOD.match(stmt, p)
+        if m is None:
+            return []
+        name = m.group(2)
+        if name in _NOT_NAMES or (m.group(1) in _NOT_NAMES):
+            return []
+        if m.group(1) is None:
+            # a constructor, or an enum constant with arguments
+            own = scope.rsplit(".", 1)[-1] if scope else None
+            if name != own:
+                return []
+        return [Decl("method", name, m.start(2), start)]
+
+    def imports(self, masked, text):
+        return [re.sub(r"\s+", "", m.group(1)) for m in _IMPORT.finditer(masked)]
+
+
+_JAVA = Java()
 
 
 def scan(text: str) -> ScanResult:
-    return ScanResult("java")
+    return scan_clike(text, _JAVA)

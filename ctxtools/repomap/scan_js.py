@@ -1,11 +1,162 @@
-"""JavaScript/TypeScript scanner (placeholder until the shared C-like scanner lands)."""
+"""JavaScript and TypeScript scanner (.js .jsx .mjs .cjs .ts .tsx .mts .cts).
 
-from ctxtools.repomap.scan import ScanResult
+Definitions: classes (abstract, exported, default, declared, decorated) with their methods,
+getters/setters, constructors and arrow-function fields; functions (generators, async,
+overloads, ``declare``); ``const``/``let``/``var`` at module level (an arrow function or
+function expression makes it a function: ``export const f = async (a: number) => ...``);
+``X.prototype.m = function``; TypeScript interfaces (with their methods), type aliases and
+enums; namespaces and ``declare module`` blocks scope what they contain. Comments,
+strings, template literals (their ``${}`` code stays code) and regular expression
+literals are masked first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+
+_MASTER = re.compile(
+    r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
+      | (?P<s>'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)|"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$))
+      | (?P<tpl>`)
+      | (?P<rx>/)
+    """,
+    re.S | re.M | re.X,
+)
+
+_DECORATORS = re.compile(r"\s*(?:@[\w$.]+\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*)?)*")
+_TOP_MODS = re.compile(r"(?:(?:export|default|declare|abstract|async)\s+)*")
+_ID = r"[A-Za-z_$][\w$]*"
+_TOP = re.compile(
+    rf"""(?:
+        (?P<class>class)\s+(?P<cname>{_ID})
+      | (?P<function>function)\s*\*?\s*(?P<fname>{_ID})
+      | (?P<interface>interface)\s+(?P<iname>{_ID})
+      | (?P<type>type)\s+(?P<tname>{_ID})\s*(?:<.*?>)?\s*=
+      | (?:const\s+)?(?P<enum>enum)\s+(?P<ename>{_ID})
+      | (?P<ns>namespace|module)\s+(?P<nname>{_ID}(?:\.{_ID})*)
+      | (?P<module>module|global)\b
+      | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*(?::(?P<vtype>[^=]*))?(?:=(?P<value>.*))?
+      | (?P<proto>{_ID})\.prototype\.(?P<pname>{_ID})\s*=\s*(?:async\s+)?function\b
+    )""",
+    re.S | re.X,
+)
+_FUNCTION_VALUE = re.compile(
+    rf"""\s*(?:async\s*)?(?:
+        function\b
+      | (?:<[^=]*?>\s*)?(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|{_ID})\s*(?::[^=]*?)?=>
+    )""",
+    re.S | re.X,
+)
+_MEMBER_MODS = (
+    r"(?:(?:public|private|protected|static|readonly|abstract|override|declare|async"
+    r"|accessor|get|set)\s+)*"
+)
+_MEMBER = re.compile(
+    rf"""{_MEMBER_MODS}\*?\s*(?P<name>\#?{_ID})\s*[?!]?\s*(?:
+        (?P<call><.*?>\s*\(|\()
+      | (?::[^=]*)?=(?P<value>.*)
+    )""",
+    re.S | re.X,
+)
+_IMPORT = re.compile(
+    r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*"( *)"|\bimport\s*"( *)\""""
+)
+
+KEYWORDS = frozenset(
+    """break case catch class const continue debugger default delete do else export extends
+    finally for function if import in instanceof new return super switch this throw try
+    typeof var void while with yield let static enum await implements package protected
+    interface private public null true false undefined async of as from get set type
+    declare abstract readonly namespace module keyof infer is any unknown never string
+    number boolean symbol object bigint satisfies""".split()
+)
+
+
+class JavaScript(CLikeLanguage):
+    name = "javascript"
+    master = _MASTER
+    keywords = KEYWORDS
+    asi = True
+
+    def classify(self, stmt, container, has_body, scope):
+        p = _DECORATORS.match(stmt).end()
+        start = p
+        if container in ("root", "items"):
+            p = _TOP_MODS.match(stmt, p).end()
+            m = _TOP.match(stmt, p)
+            if m is None:
+                return []
+            if m.group("class"):
+                return [Decl("class", m.group("cname"), m.start("cname"), start, body="members")]
+            if m.group("function"):
+                return [Decl("function", m.group("fname"), m.start("fname"), start)]
+            if m.group("interface"):
+                name = m.group("iname")
+                return [Decl("interface", name, m.start("iname"), start, body="members")]
+            if m.group("type"):
+                return [Decl("type", m.group("tname"), m.start("tname"), start, one_line=True)]
+            if m.group("enum"):
+                return [Decl("enum", m.group("ename"), m.start("ename"), start)]
+            if m.group("ns"):
+                name = m.group("nname")
+                return [Decl("namespace", name, m.start("nname"), start, body="items", emit=False)]
+            if m.group("module"):
+                return [Decl("namespace", "", m.start("module"), start, body="items", emit=False)]
+            if m.group("var"):
+                name = m.group("vname")
+                value = m.group("value")
+                vtype = m.group("vtype")
+                if (value is not None and _FUNCTION_VALUE.match(value)) or (
+                    value is None and vtype is not None and "=>" in vtype
+                ):
+                    return [Decl("function", name, m.start("vname"), start)]
+                kind = "const" if m.group("var") == "const" else "variable"
+                return [Decl(kind, name, m.start("vname"), start, one_line=True)]
+            if m.group("proto"):
+                return [
+                    Decl(
+                        "method",
+                        m.group("pname"),
+                        m.start("pname"),
+                        start,
+                        scope=m.group("proto"),
+                    )
+                ]
+            return []
+        if container not in ("class", "interface"):
+            return []
+        m = _MEMBER.match(stmt, p)
+        if m is None:
+            return []
+        name = m.group("name")
+        if m.group("call") is not None:
+            return [Decl("method", name, m.start("name"), start)]
+        value = m.group("value")
+        if container == "class" and value is not None and _FUNCTION_VALUE.match(value):
+            return [Decl("method", name, m.start("name"), start)]
+        return []
+
+    def imports(self, masked, text):
+        out = []
+        for m in _IMPORT.finditer(masked):
+            g = 1 if m.group(1) is not None else 2
+            out.append(text[m.start(g) : m.end(g)])
+        return out
+
+
+class TypeScript(JavaScript):
+    name = "typescript"
+
+
+_JS = JavaScript()
+_TS = TypeScript()
 
 
 def scan_javascript(text: str) -> ScanResult:
-    return ScanResult("javascript")
+    return scan_clike(text, _JS)
 
 
 def scan_typescript(text: str) -> ScanResult:
-    return ScanResult("typescript")
+    return scan_clike(text, _TS)

@@ -1,7 +1,169 @@
-"""Rust scanner (placeholder until the shared C-like scanner lands: no definitions yet)."""
+"""Rust scanner: functions, structs, enums, unions, traits (with their methods), ``impl``
+blocks (``impl<T> Trait for Type<T>``: the block is named after the type, and its methods
+are scoped to it), type aliases, consts and statics; items inside ``mod`` blocks are scoped
+to the module. Nested block comments, raw strings (``r#"..."#``), byte strings and char
+literals are masked first; a lifetime (``'a``) is not mistaken for a char literal."""
 
-from ctxtools.repomap.scan import ScanResult
+from __future__ import annotations
+
+import re
+
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+
+_MASTER = re.compile(
+    r"""(?P<c>//[^\n]*)
+      | (?P<nc>/\*)
+      | (?P<s>b?r(\#*)".*?(?:"\1|\Z)
+          | b?"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)
+          | b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,8}\}|.))')
+    """,
+    re.S | re.X,
+)
+
+# Attributes and visibility before an item.
+_PREFIX = re.compile(r"\s*(?:\#!?\[(?:[^\[\]]|\[(?:[^\[\]]|\[[^\[\]]*\])*\])*\]\s*)*")
+_VIS = re.compile(r"(?:pub\s*(?:\(\s*(?:crate|self|super|in\s+[\w:]+)\s*\)\s*)?)?")
+_QUALIFIERS = re.compile(r"(?:(?:default|const|async|unsafe|extern\s*(?:\"\s*\")?|auto)\s+)+")
+_ITEM = re.compile(
+    r"(fn|struct|enum|union|trait|type|const|static|mod|impl|macro_rules\s*!|extern\s+crate)"
+    r"\b\s*(?:mut\s+)?([A-Za-z_]\w*)?"
+)
+_IMPL_GENERICS = re.compile(r"impl\s*")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_KINDS = {
+    "fn": "function",
+    "struct": "struct",
+    "union": "struct",
+    "enum": "enum",
+    "trait": "trait",
+    "type": "type",
+    "const": "const",
+    "static": "variable",
+}
+_USE = re.compile(r"\buse\s+([^;]+);")
+_CRATE = re.compile(r"\bextern\s+crate\s+(\w+)")
+
+KEYWORDS = frozenset(
+    """as async await break const continue crate dyn else enum extern false fn for if impl
+    in let loop match mod move mut pub ref return self Self static struct super trait true
+    type union unsafe use where while""".split()
+)
+
+
+def _skip_angle(s: str, i: int) -> int:
+    """Index after a balanced <...> starting at s[i] == '<' ('->' does not close)."""
+    depth = 0
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "<":
+            depth += 1
+        elif c == ">" and s[i - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c in "{;":
+            return i
+        i += 1
+    return n
+
+
+def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
+    """The type an ``impl`` header (starting at ``p``, just after 'impl') is for."""
+    i = p
+    n = len(stmt)
+    while i < n and stmt[i].isspace():
+        i += 1
+    if i < n and stmt[i] == "<":
+        i = _skip_angle(stmt, i)
+    # 'impl Trait for Type' or 'impl Type': find a top-level ' for ' (outside <>)
+    target = i
+    depth = 0
+    j = i
+    while j < n:
+        c = stmt[j]
+        if c == "<":
+            depth += 1
+        elif c == ">" and stmt[j - 1] != "-":
+            depth -= 1
+        elif depth == 0 and c == "f" and stmt.startswith("for", j):
+            before = stmt[j - 1] if j > 0 else " "
+            after = stmt[j + 3] if j + 3 < n else " "
+            if before.isspace() and after.isspace():
+                target = j + 3
+                break
+        elif depth == 0 and c == "w" and stmt.startswith("where", j) and stmt[j - 1].isspace():
+            break
+        j += 1
+    # the type's name: the last path segment before generics, skipping & 'a mut dyn
+    k = target
+    name = None
+    at = target
+    while True:
+        m = _IDENT.search(stmt, k)
+        if m is None:
+            break
+        word = m.group()
+        if word in ("mut", "dyn", "impl") or (m.start() > 0 and stmt[m.start() - 1] == "'"):
+            k = m.end()
+            continue
+        name, at = word, m.start()
+        rest = m.end()
+        while rest < n and stmt[rest].isspace():
+            rest += 1
+        if stmt.startswith("::", rest):
+            k = rest + 2
+            continue
+        break
+    if name is None:
+        return None
+    return name, at
+
+
+class Rust(CLikeLanguage):
+    name = "rust"
+    master = _MASTER
+    keywords = KEYWORDS
+
+    def classify(self, stmt, container, has_body, scope):
+        p = _PREFIX.match(stmt).end()
+        start = p
+        p = _VIS.match(stmt, p).end()
+        m = _ITEM.match(stmt, p)
+        if m is None or (m.group(1) == "const" and m.group(2) in ("fn", "unsafe", "async")):
+            q = _QUALIFIERS.match(stmt, p)  # 'const fn', 'async fn', 'unsafe impl'...
+            if q is None:
+                return []
+            m = _ITEM.match(stmt, q.end())
+            if m is None:
+                return []
+        word = m.group(1)
+        name = m.group(2)
+        if word == "impl":
+            target = _impl_target(stmt, m.start(1) + 4)
+            if target is None:
+                return []
+            tname, at = target
+            return [Decl("impl", tname, at, start, body="members", scope_name=tname)]
+        if name is None or word.startswith(("macro_rules", "extern")):
+            return []
+        if word == "mod":
+            return [Decl("module", name, m.start(2), start, body="items", emit=False)]
+        kind = _KINDS[word]
+        if kind == "function" and container in ("impl", "trait"):
+            kind = "method"
+        if kind == "trait":
+            return [Decl(kind, name, m.start(2), start, body="members")]
+        return [Decl(kind, name, m.start(2), start, one_line=kind in ("type", "const", "variable"))]
+
+    def imports(self, masked, text):
+        out = [re.sub(r"\s+", "", m.group(1)) for m in _USE.finditer(masked)]
+        out.extend(m.group(1) for m in _CRATE.finditer(masked))
+        return out
+
+
+_RUST = Rust()
 
 
 def scan(text: str) -> ScanResult:
-    return ScanResult("rust")
+    return scan_clike(text, _RUST)

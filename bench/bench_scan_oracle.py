@@ -1,0 +1,332 @@
+"""Scanner definitions against Universal Ctags, per language, plus scanning speed.
+
+Run by hand:  .venv/bin/python bench/bench_scan_oracle.py [--show N] [--lang L ...]
+
+Corpora (bench/corpora/, gitignored; prepared on first run when missing):
+  python      Django 5.1.4 release tarball (pip download --no-binary), all 2,788 .py files
+  go          golang.org/x/tools and spf13/cobra from Debian golang-*-dev packages
+  rust        regex, serde, tokio, hashbrown, rayon, indexmap, memchr from Debian librust-*-dev
+  java        java.base's java/util, java/io, java/lang from Debian openjdk-17-source
+  typescript  rxjs 7 src, @trpc/server 10, @tanstack/query-core 5 (.ts/.tsx, no .d.ts), npm
+  javascript  webpack 5 lib/ and express 4 lib/ (npm pack)
+
+The oracle is ``ctags --output-format=json --fields=+nKSe``. Only top-level and
+class-level definitions count: a ctags tag whose scope is a function or method is dropped
+(we do not report nested functions by design). Kinds are compared as follows (ctags kinds
+on the left, left out entirely when not listed):
+
+  python      class, function, member -> class, function, method
+              (variables left out: ctags reports every module-level assignment; we report
+              only UPPER_CASE and annotated ones; see the separate "python-vars" row, which
+              compares module-level UPPER_CASE names only)
+  go          func, methodSpec, struct, interface, type, talias, const, var
+              (left out: member = struct fields, package, anonMember, receiver)
+  rust        function, method, struct, enum, interface (trait), implementation (impl),
+              typedef, variable (static)  (left out: field, enumerator, module, macro)
+  java        class, interface, enum, annotation, method
+              (left out: field, enumConstant, package, local)
+  typescript  class, function, method, interface, alias, enum, generator, constant/variable
+              at module level (left out: property, enumerator, namespace, local, parameter)
+  javascript  class, function, method, getter, setter, generator, constant/variable at
+              module level (left out: field, property)
+
+A definition matches when (file, name, line) agree; the kind is not required to agree
+(ctags calls an arrow-function const a "constant", we call it a function). Recall =
+matched / ctags tags, precision = matched / our definitions, both over the kinds above.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CORPORA = HERE / "corpora"
+sys.path.insert(0, str(ROOT))
+
+from ctxtools.repomap.scan import scan_source  # noqa: E402
+
+CTAGS_KINDS = {
+    "python": {"class", "function", "member"},
+    "python-vars": {"variable"},
+    "go": {"func", "methodSpec", "struct", "interface", "type", "talias", "const", "var"},
+    "rust": {
+        "function",
+        "method",
+        "struct",
+        "enum",
+        "interface",
+        "implementation",
+        "typedef",
+        "variable",
+    },
+    "java": {"class", "interface", "enum", "annotation", "method"},
+    "typescript": {
+        "class",
+        "function",
+        "method",
+        "interface",
+        "alias",
+        "enum",
+        "generator",
+        "constant",
+        "variable",
+    },
+    "javascript": {
+        "class",
+        "function",
+        "method",
+        "getter",
+        "setter",
+        "generator",
+        "constant",
+        "variable",
+    },
+}
+# ctags kinds that are only counted at module level (no scope)
+TOP_ONLY = {"constant", "variable", "const", "var"}
+NESTED_SCOPES = {"function", "method", "member", "func", "getter", "setter", "generator", "local"}
+OUR_KINDS = {
+    "python": {"class", "function", "method"},
+    "python-vars": {"variable"},
+    "go": {"function", "method", "struct", "interface", "type", "const", "variable"},
+    "rust": {"function", "method", "struct", "enum", "trait", "impl", "type", "variable"},
+    "java": {"class", "interface", "enum", "method"},
+    "typescript": {
+        "class",
+        "function",
+        "method",
+        "interface",
+        "type",
+        "enum",
+        "const",
+        "variable",
+    },
+    "javascript": {"class", "function", "method", "const", "variable"},
+}
+CTAGS_LANG = {
+    "python": "Python",
+    "python-vars": "Python",
+    "go": "Go",
+    "rust": "Rust",
+    "java": "Java",
+    "typescript": "TypeScript",
+    "javascript": "JavaScript",
+}
+SUFFIXES = {
+    "python": (".py",),
+    "python-vars": (".py",),
+    "go": (".go",),
+    "rust": (".rs",),
+    "java": (".java",),
+    "typescript": (".ts", ".tsx"),
+    "javascript": (".js",),
+}
+
+DJANGO = CORPORA / "Django-5.1.4"
+NPM = {
+    "rxjs@7.8.1": "rxjs-7.8.1/package/src",
+    "@trpc/server@10.45.2": "trpc-server-10.45.2/package/src",
+    "@tanstack/query-core@5.59.0": "tanstack-query-core-5.59.0/package/src",
+    "webpack@5.96.1": "webpack-5.96.1/package/lib",
+    "express@4.21.1": "express-4.21.1/package/lib",
+}
+RUST_CRATES = {"regex", "serde", "tokio", "hashbrown", "rayon", "indexmap", "memchr"}
+DEBIAN = {
+    "go": (
+        ["golang-golang-x-tools-dev", "golang-github-spf13-cobra-dev"],
+        [
+            "/usr/share/gocode/src/golang.org/x/tools",
+            "/usr/share/gocode/src/github.com/spf13/cobra",
+        ],
+    ),
+    "rust": (["librust-regex-dev", "librust-serde-dev", "librust-tokio-dev"], []),
+    "java": (["openjdk-17-source"], []),
+}
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def prepare() -> dict[str, list[Path]]:
+    CORPORA.mkdir(parents=True, exist_ok=True)
+    if not DJANGO.is_dir():
+        run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+             "django==5.1.4", "-d", str(CORPORA)]
+        )  # fmt: skip
+        run(["tar", "xzf", str(CORPORA / "Django-5.1.4.tar.gz"), "-C", str(CORPORA)])
+    ts = CORPORA / "ts"
+    ts.mkdir(exist_ok=True)
+    for spec, sub in NPM.items():
+        if not (ts / sub).is_dir():
+            out = run(["npm", "pack", "--silent", spec], cwd=ts, capture_output=True, text=True)
+            tgz = out.stdout.strip().splitlines()[-1]
+            dest = ts / tgz[: -len(".tgz")]
+            dest.mkdir(exist_ok=True)
+            run(["tar", "xzf", str(ts / tgz), "-C", str(dest)])
+    for lang, (packages, _) in DEBIAN.items():
+        if not (CORPORA / lang).is_dir():
+            missing = [p for p in packages if subprocess.run(
+                ["dpkg", "-s", p], capture_output=True).returncode != 0]  # fmt: skip
+            if missing:
+                run(["apt-get", "install", "-y", "-q", *missing])
+            dest = CORPORA / lang
+            if lang == "go":
+                for src in DEBIAN["go"][1]:
+                    shutil.copytree(src, dest / Path(src).name, symlinks=False)
+            elif lang == "rust":
+                reg = Path("/usr/share/cargo/registry")
+                for d in sorted(reg.iterdir()):
+                    if d.name.split("-")[0] in RUST_CRATES:
+                        shutil.copytree(d, dest / d.name, symlinks=False)
+            else:
+                with zipfile.ZipFile("/usr/lib/jvm/openjdk-17/lib/src.zip") as z:
+                    for name in z.namelist():
+                        if name.startswith(
+                            ("java.base/java/util/", "java.base/java/io/", "java.base/java/lang/")
+                        ) and name.endswith(".java"):
+                            z.extract(name, dest)
+    return {
+        "python": [DJANGO],
+        "python-vars": [DJANGO],
+        "go": [CORPORA / "go"],
+        "rust": [CORPORA / "rust"],
+        "java": [CORPORA / "java"],
+        "typescript": [ts / NPM[k] for k in list(NPM)[:3]],
+        "javascript": [ts / NPM[k] for k in list(NPM)[3:]],
+    }
+
+
+def files_for(lang: str, dirs: list[Path]) -> list[Path]:
+    out = []
+    for d in dirs:
+        for dirpath, _, names in os.walk(d):
+            for n in names:
+                if n.endswith(SUFFIXES[lang]) and not n.endswith(".d.ts"):
+                    out.append(Path(dirpath) / n)
+    return sorted(out)
+
+
+def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
+    kinds = CTAGS_KINDS[lang]
+    t = time.perf_counter()
+    proc = subprocess.run(
+        ["ctags", "--output-format=json", "--fields=+nKSe", "--langmap=TypeScript:+.tsx",
+         f"--languages={CTAGS_LANG[lang]}", "-L", "-", "-f", "-"],
+        input="\n".join(str(f) for f in files), capture_output=True, text=True,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - t
+    tags: dict[str, set] = collections.defaultdict(set)
+    for line in proc.stdout.splitlines():
+        try:
+            tag = json.loads(line)
+        except ValueError:
+            continue
+        if tag.get("_type") != "tag" or tag.get("kind") not in kinds:
+            continue
+        if tag.get("scopeKind") in NESTED_SCOPES:
+            continue
+        if tag["kind"] in TOP_ONLY and tag.get("scopeKind") not in (None, "package"):
+            continue
+        if lang == "python-vars" and not (tag.get("scopeKind") is None and tag["name"].isupper()):
+            continue
+        tags[tag["path"]].add((tag["name"], tag["line"], tag["kind"]))
+    return tags, elapsed
+
+
+def ours(lang: str, files: list[Path]) -> tuple[dict, float, int]:
+    kinds = OUR_KINDS[lang]
+    texts = [(str(f), f.read_bytes().decode("utf-8", errors="replace")) for f in files]
+    nbytes = sum(len(t) for _, t in texts)
+    t = time.perf_counter()
+    results = [(p, scan_source(p, text)) for p, text in texts]
+    elapsed = time.perf_counter() - t
+    defs: dict[str, set] = {}
+    for p, r in results:
+        s = set()
+        for d in r.definitions:
+            if d.kind not in kinds:
+                continue
+            if lang == "python-vars" and not d.name.isupper():
+                continue
+            s.add((d.name, d.line, d.kind))
+        defs[p] = s
+    return defs, elapsed, nbytes
+
+
+def compare(lang: str, files: list[Path], show: int) -> dict:
+    theirs, ctags_time = ctags_tags(lang, files)
+    mine, my_time, nbytes = ours(lang, files)
+    n_theirs = n_mine = matched = kind_agree = 0
+    missed: list = []
+    extra: list = []
+    for f in files:
+        p = str(f)
+        t = {(n, line): k for n, line, k in theirs.get(p, ())}
+        m = {(n, line): k for n, line, k in mine.get(p, ())}
+        n_theirs += len(t)
+        n_mine += len(m)
+        both = t.keys() & m.keys()
+        matched += len(both)
+        missed.extend((p, key, t[key]) for key in sorted(t.keys() - m.keys()))
+        extra.extend((p, key, m[key]) for key in sorted(m.keys() - t.keys()))
+    row = {
+        "lang": lang,
+        "files": len(files),
+        "MB": nbytes / 1e6,
+        "ctags": n_theirs,
+        "ours": n_mine,
+        "matched": matched,
+        "recall": matched / n_theirs if n_theirs else 1.0,
+        "precision": matched / n_mine if n_mine else 1.0,
+        "files_s": len(files) / my_time if my_time else 0.0,
+        "ctags_s": len(files) / ctags_time if ctags_time else 0.0,
+    }
+    if show:
+        print(f"--- {lang}: missed (ctags has, we do not): {len(missed)}")
+        for item in missed[:show]:
+            print("   ", item)
+        print(f"--- {lang}: extra (we have, ctags does not): {len(extra)}")
+        for item in extra[:show]:
+            print("   ", item)
+    del kind_agree
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--show", type=int, default=0, help="print N missed/extra examples")
+    ap.add_argument("--lang", action="append", help="only these languages")
+    args = ap.parse_args()
+    corpora = prepare()
+    rows = []
+    for lang, dirs in corpora.items():
+        if args.lang and lang not in args.lang:
+            continue
+        files = files_for(lang, dirs)
+        rows.append(compare(lang, files, args.show))
+    print(
+        f"{'language':<12}{'files':>7}{'MB':>7}{'ctags':>8}{'ours':>8}{'match':>8}"
+        f"{'recall':>8}{'prec':>8}{'files/s':>9}{'ctags f/s':>10}"
+    )
+    for r in rows:
+        print(
+            f"{r['lang']:<12}{r['files']:>7}{r['MB']:>7.1f}{r['ctags']:>8}{r['ours']:>8}"
+            f"{r['matched']:>8}{r['recall']:>8.1%}{r['precision']:>8.1%}"
+            f"{r['files_s']:>9.0f}{r['ctags_s']:>10.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
