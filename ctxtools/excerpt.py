@@ -36,9 +36,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import BinaryIO
 
-from ctxtools.identifiers import compound_parts, contains_parts, is_dotted, split_dotted
+from ctxtools.identifiers import compound_parts, is_dotted, joins_run, split_dotted
 
 LARGE_FILE = 512 * 1024  # files above this are streamed in blocks, never held whole
 BLOCK_SIZE = 1 << 20
@@ -189,7 +190,7 @@ class Excerpt:
 
 
 class _Ident:
-    __slots__ = ("name", "key", "parts", "probe", "path_re")
+    __slots__ = ("name", "key", "parts", "joined", "probes", "probe_texts", "path_re")
 
     def __init__(self, name: str, ignore_case: bool):
         self.name = name
@@ -198,14 +199,19 @@ class _Ident:
         if is_dotted(name):
             flags = re.IGNORECASE if ignore_case else 0
             self.path_re = re.compile(r"(?<![\w.:])" + re.escape(name) + r"(?!\w)", flags)
-            words = split_dotted(name)
             self.parts = ()
+            self.joined = ""
+            # What to look for in the lower-cased bytes: the path's longest segment.
+            probes = {max(split_dotted(name), key=len).lower()}
         else:
-            words = [name]
             self.parts = compound_parts(name) or (name.lower(),)
-        # What to look for in the lower-cased bytes: the longest word of the name.
-        probe_words = list(self.parts) or [w.lower() for w in words]
-        self.probe = max(probe_words, key=len).encode("utf-8", "surrogatepass").lower()
+            self.joined = "".join(self.parts)
+            # Any spelling of the name's words in a row, lower-cased, holds one of these:
+            # verifyJwtToken, VerifyJWTToken -> verifyjwttoken; verify_jwt_token, VERIFY_JWT_TOKEN
+            probes = {self.joined, "_".join(self.parts)}
+        raw = sorted({p.encode("utf-8", "surrogatepass").lower() for p in probes if p})
+        self.probes = tuple(raw)
+        self.probe_texts = tuple(p.decode("utf-8", "replace") for p in raw)
 
 
 class Matcher:
@@ -225,7 +231,7 @@ class Matcher:
         self._order = {name: k for k, name in enumerate(self.identifiers)}
         self._plain = tuple(i for i in idents if i.path_re is None)
         self._paths = tuple(i for i in idents if i.path_re is not None)
-        self._probes = tuple(sorted({i.probe for i in idents if i.probe}))
+        self._probes = tuple(sorted({p for i in idents for p in i.probes}))
 
     def order(self, names: Iterable[str]) -> tuple[str, ...]:
         """NAMES in query order."""
@@ -233,17 +239,23 @@ class Matcher:
 
     def classify(self, line: str) -> dict[str, float]:
         """Identifier -> weight of its best hit on LINE (empty when the line does not match)."""
-        words = set(_WORD_RE.findall(line))
-        keys = {w.lower() for w in words} if self.ignore_case else words
+        low = line.lower()
+        words: set[str] | None = None
+        keys: set[str] = set()
         found: dict[str, float] = {}
         part_of: dict[str, str] = {}
         for ident in self._plain:
+            probe = next((p for p in ident.probe_texts if p in low), None)
+            if probe is None:
+                continue
+            if words is None:
+                words = set(_WORD_RE.findall(line))
+                keys = {w.lower() for w in words} if self.ignore_case else words
             if ident.key in keys:
                 found[ident.name] = WEIGHT_EXACT
                 continue
-            probe = ident.probe.decode("utf-8", "replace")
             for word in words:
-                if probe in word.lower() and contains_parts(compound_parts(word), ident.parts):
+                if probe in word.lower() and joins_run(compound_parts(word), ident.joined):
                     found[ident.name] = WEIGHT_PART
                     part_of[ident.name] = word
                     break
@@ -466,7 +478,9 @@ def _collect_lines(
             piece = frag(line)
             slot = acc.get(line)
             if slot is None:
-                slot = acc[line] = [b"", 0]
+                slot = acc[line] = [b"", 0, False]
+            if piece:
+                slot[2] = piece.endswith(b"\r")
             room = cap - len(slot[0])
             if room > 0:
                 slot[0] += piece[:room]
@@ -475,9 +489,12 @@ def _collect_lines(
             else:
                 slot[1] += _char_count(piece)
     out: dict[int, str] = {}
-    for line, (prefix, extra) in acc.items():
-        if extra == 0 and prefix.endswith(b"\r"):
-            prefix = prefix[:-1]
+    for line, (prefix, extra, ends_cr) in acc.items():
+        if ends_cr:  # the CR of a CRLF line is not shown, nor counted
+            if extra:
+                extra -= 1
+            else:
+                prefix = prefix[:-1]
         if extra or len(prefix) > max_chars:
             text = prefix.decode("utf-8", "replace")
             total = (_char_count(prefix) if extra else len(text)) + extra
@@ -486,6 +503,45 @@ def _collect_lines(
         else:
             text = prefix.decode("utf-8", "replace")
         out[line] = text
+    return out
+
+
+def _cut(line: str, max_chars: int) -> str:
+    return f"{line[:max_chars]}…[+{len(line) - max_chars} chars]"
+
+
+def _lines_of_whole(
+    data: bytes, newlines: int, spans: Sequence[Span], max_chars: int
+) -> dict[int, str]:
+    """``_collect_lines`` for a text held whole: one split, one decode per span."""
+    ranges: list[list[int]] = []
+    for s in spans:
+        if s.end < s.start:
+            continue
+        if ranges and s.start == ranges[-1][1] + 1:
+            ranges[-1][1] = s.end
+        else:
+            ranges.append([s.start, s.end])
+    if not ranges:
+        return {}
+    lo, hi = ranges[0][0], ranges[-1][1]
+    frag_count = newlines + 1  # fragment k-1 is line k; a final "" follows a last newline
+    if hi <= frag_count - lo:
+        frags = data.split(b"\n", hi)
+        base = 0
+    else:
+        frags = data.rsplit(b"\n", frag_count - lo + 1)
+        base = frag_count - len(frags)  # fragment index of frags[0]
+    out: dict[int, str] = {}
+    for a, b in ranges:
+        chunk = b"\n".join(frags[a - 1 - base : b - base])
+        text = chunk.decode("utf-8", "replace")
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+        if len(text) > max_chars:
+            lines = [_cut(x, max_chars) if len(x) > max_chars else x for x in lines]
+        out.update(zip(range(a, b + 1), lines, strict=True))
     return out
 
 
@@ -508,19 +564,29 @@ def _to_bytes(text: str | bytes) -> bytes:
 
 
 def _excerpt(
-    pieces: Callable[[], Iterable[Piece]],
+    pieces: Callable[[], Iterable[Piece]] | None,
     matcher: Matcher,
     options: ExcerptOptions,
     size: int,
+    whole: bytes | None = None,
 ) -> Excerpt:
     hits: dict[int, dict[str, float]] = {}
-    last: Piece | None = None
-    for piece in pieces():
-        matcher.scan(piece[1], piece[0], hits)
-        last = piece
-    line_count = _count_lines(last)
+    if whole is not None:  # held whole: one piece, counted once
+        newlines = whole.count(b"\n")
+        if whole:
+            matcher.scan(whole, 1, hits)
+        line_count = newlines + (0 if not whole or whole.endswith(b"\n") else 1)
+    else:
+        last: Piece | None = None
+        for piece in pieces():
+            matcher.scan(piece[1], piece[0], hits)
+            last = piece
+        line_count = _count_lines(last)
     spans, omitted = plan_spans(hits, line_count, options, matcher)
-    lines = _collect_lines(pieces(), spans, options.max_line_chars)
+    if whole is not None:
+        lines = _lines_of_whole(whole, newlines, spans, options.max_line_chars)
+    else:
+        lines = _collect_lines(pieces(), spans, options.max_line_chars)
     matched: set[str] = set()
     for found in hits.values():
         matched.update(found)
@@ -559,8 +625,7 @@ def excerpt_text(
     data = _to_bytes(text)
     if is_binary(data):
         return Excerpt(0, (), {}, binary=True, size=len(data))
-    pieces: list[Piece] = [(1, data, False)] if data else []
-    return _excerpt(lambda: pieces, matcher, options, len(data))
+    return _excerpt(None, matcher, options, len(data), whole=data)
 
 
 def excerpt_stream(
@@ -649,6 +714,17 @@ def render_header(ex: Excerpt, label: str) -> str:
     return f"==> {label} <== " + "; ".join(parts)
 
 
+_GUTTERS: dict[int, list[str]] = {}
+
+
+def _gutters(width: int, upto: int) -> list[str]:
+    """``["", "    1│ ", "    2│ ", ...]`` up to UPTO, made once per width."""
+    cache = _GUTTERS.setdefault(width, [""])
+    if len(cache) <= upto:
+        cache.extend(f"{n:>{width}}│ " for n in range(len(cache), max(upto + 1, 2 * len(cache))))
+    return cache
+
+
 def render_body(ex: Excerpt) -> list[str]:
     """The shown lines as ``  120│ code``, with a ``⋮`` line between non-adjacent spans."""
     w = gutter_width(ex.line_count)
@@ -656,10 +732,13 @@ def render_body(ex: Excerpt) -> list[str]:
     lines = ex.lines
     prev_end = None
     sep = "⋮".rjust(w)
+    gutters = _gutters(w, ex.spans[-1].end if ex.spans else 0)
     for span in ex.spans:
         if prev_end is not None and span.start > prev_end + 1:
             out.append(sep)
-        out.extend(f"{n:>{w}}│ {lines.get(n, '')}" for n in range(span.start, span.end + 1))
+        numbers = range(span.start, span.end + 1)
+        texts = map(lines.get, numbers, repeat(""))
+        out.extend(map(str.__add__, gutters[span.start : span.end + 1], texts))
         prev_end = span.end
     return out
 

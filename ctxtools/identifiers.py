@@ -136,6 +136,29 @@ def contains_parts(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
     return False
 
 
+def joins_run(parts: tuple[str, ...], joined: str) -> bool:
+    """Whether some run of PARTS (lower-cased words of a name) spells JOINED.
+
+    ``joins_run(compound_parts("QuerySet"), "queryset")`` and
+    ``joins_run(compound_parts("verifyJwtToken"), "jwttoken")`` are true;
+    ``joins_run(compound_parts("myJwToken"), "jwt")`` is not (the words do not line up).
+    """
+    if not joined:
+        return False
+    n = len(joined)
+    for i, first in enumerate(parts):
+        if not joined.startswith(first):
+            continue
+        acc = first
+        j = i + 1
+        while len(acc) < n and j < len(parts):
+            acc += parts[j]
+            j += 1
+        if acc == joined:
+            return True
+    return False
+
+
 def valid_identifier(name: str) -> bool:
     """Whether NAME is usable as an explicit identifier (``--ident``): a word or dotted path."""
     return bool(_NAME_RE.match(name))
