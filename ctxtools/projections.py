@@ -112,8 +112,10 @@ class Next:
     """
 
     base: str | None
+    extra: tuple[str, ...] = ()  # options every next command repeats (e.g. --max-chars N)
 
     def command(self, *args: str) -> str:
+        args = args + self.extra
         tail = " ".join(a if a.startswith("-") else shell_quote(a) for a in args)
         if self.base is None:
             return f"ctx-read {tail} (on the same stdin, or stash it first)"
@@ -127,8 +129,10 @@ def shell_quote(arg: str) -> str:
     return '"' + re.sub(r'(["\\$`])', r"\\\1", arg) + '"'
 
 
-def next_for(ref: str | None) -> Next:
-    return Next(None if ref is None else f"ctx-read {shell_quote(ref)}")
+def next_for(ref: str | None, max_chars: int = MAX_CHARS_DEFAULT) -> Next:
+    """The Next for REF (None: stdin); a non-default MAX_CHARS is carried along."""
+    extra = () if max_chars == MAX_CHARS_DEFAULT else ("--max-chars", str(max_chars))
+    return Next(None if ref is None else f"ctx-read {shell_quote(ref)}", extra)
 
 
 def _n(x: int) -> str:
@@ -219,10 +223,11 @@ def lines_view(
         i, room = cut_inside
         start_char = chars_before(p, p.line_start(i)) + room
         line_chars = chars_before(p, p.line_start(i + 1)) - start_char + room
+        stop_char = chars_before(p, p.line_start(last)) if last < total else p.chars
         out.trailer = (
             f"[ctx-read: cut at {_n(max_chars)} chars: showed {_n(room)} of the "
-            f"{_n(line_chars)} chars of line {i + 1} ({asked} asked, {_n(total)} lines in all); "
-            f"next: {nxt.command('--slice', f'{start_char}:{start_char + max_chars}')}]"
+            f"{_n(line_chars)} chars of line {i + 1} ({asked}, {_n(total)} lines in all); "
+            f"next: {nxt.command('--slice', f'{start_char}:{stop_char}')}]"
         )
     elif shown_to < last:
         tail = f"{shown_to + 1}-{last}" if last < total else f"{shown_to + 1}-"
@@ -472,7 +477,7 @@ def grep_view(
             resume_at = lineno
             continue
         start = max(lineno - context, printed_to + 1)
-        if any_printed and start > printed_to + 1 and not emit("--\n"):
+        if context and any_printed and start > printed_to + 1 and not emit("--\n"):
             resume_at = lineno
             continue
         if context and not emit_context(start, lineno - 1):

@@ -28,7 +28,7 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
     from ctxtools.store import _Chain, card_ref, looks_like_card, open_spooled
 
     if ref is not None and ref != "-":
-        payload = store.open(ref, session, verify=verify)
+        payload = store.open(ref, session, verify=verify, touch=False)
         return payload, payload.label
     stream = stdin_bytes()
     read = getattr(stream, "read1", stream.read)
@@ -46,7 +46,7 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
         except orjson.JSONDecodeError:
             card = None
         if looks_like_card(card):
-            payload = store.open(card_ref(card), session, verify=verify)
+            payload = store.open(card_ref(card), session, verify=verify, touch=False)
             return payload, payload.label
     if verify:
         raise UsageError("--verify checks a stored handle; stdin content has nothing to verify")
@@ -164,6 +164,14 @@ def cli(ref: str | None, **o) -> int:
         raise UsageError(f"-n numbers line projections; {what} does not take it")
     if o["unit"] != "chars" and what != "--slice":
         raise UsageError("--unit goes with --slice")
+    # Check the words before touching the store: a usage error reads nothing.
+    if o["range_"] is not None:
+        pj.parse_range(o["range_"])
+    if o["slice_"] is not None:
+        pj.parse_slice(o["slice_"])
+    for flag in ("head", "tail", "context"):
+        if o[flag] is not None and o[flag] < 0:
+            raise UsageError(f"--{flag} {o[flag]}: must be 0 or more")
     max_chars, note = pj.clamp_max_chars(o["max_chars"])
     if note:
         warn(f"note: {note}")
@@ -171,7 +179,7 @@ def cli(ref: str | None, **o) -> int:
     store = HandleStore(o["store"])
     payload, label = _open_input(store, ref, o["session"], o["verify"])
     with payload:
-        nxt = pj.next_for(label)
+        nxt = pj.next_for(label, max_chars)
         common = {"max_chars": max_chars, "nxt": nxt}
         if what == "--count":
             from ctxtools.tokens import get_ruler
@@ -186,9 +194,11 @@ def cli(ref: str | None, **o) -> int:
             for n in choice.notes:
                 warn(f"note: {n}")
             emit_json(pj.count(payload, choice.ruler))
+            _touch(store, payload)
             return 0
         if what == "--introspect":
             emit_json(pj.introspect(payload, label, max_chars=max_chars))
+            _touch(store, payload)
             return 0
         if what == "--slice":
             out = pj.slice_view(payload, o["slice_"], unit=o["unit"], number=o["number"], **common)
@@ -221,7 +231,15 @@ def cli(ref: str | None, **o) -> int:
         write(out.text())
         for n in out.notes:
             warn(f"note: {n}")
+    _touch(store, payload)
     return 0
+
+
+def _touch(store, payload) -> None:
+    """Log the read of a stored handle (stdin content is not a handle)."""
+    rec = payload.record
+    if rec.get("session_id") and rec.get("name"):
+        store.record_access(rec["session_id"], rec["name"])
 
 
 main = make_main(cli, PROG)

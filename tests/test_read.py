@@ -1,0 +1,509 @@
+"""ctx-read: references, projections, caps with exact next commands, integrity, bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import pytest
+from conftest import run_bytes
+
+from ctxtools import projections as pj
+from ctxtools.store import HandleStore
+
+LINES = [
+    f"{i:05d} " + ("ERROR test_auth failed: assert 401 == 200" if i % 250 == 3 else "ok 用户登录")
+    for i in range(1, 2001)
+]
+LOG = ("\n".join(LINES) + "\n").encode()
+REPORT = {
+    "summary": {"passed": 3, "failed": 2},
+    "tests": [
+        {"name": "test_login", "outcome": "passed"},
+        {"name": "test_logout", "outcome": "failed"},
+        {"name": "test_token", "outcome": "passed"},
+        {"name": "test_refresh", "outcome": "failed"},
+        {"name": "test_me", "outcome": "passed"},
+    ],
+}
+
+
+@pytest.fixture
+def log(script_runner) -> dict:
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "log"], LOG)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.fixture
+def report(script_runner) -> dict:
+    r = run_bytes(
+        script_runner, ["ctx-stash", "--always", "--name", "rep"], json.dumps(REPORT).encode()
+    )
+    return json.loads(r.stdout)
+
+
+def read(script_runner, *args, stdin: bytes | None = None):
+    if stdin is not None:
+        return run_bytes(script_runner, ["ctx-read", *args], stdin)
+    return script_runner.run(["ctx-read", *args])
+
+
+def ok(result) -> str:
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+# --- references ----------------------------------------------------------------------------
+
+
+def test_reference_forms(script_runner, log):
+    want = "00001 ok 用户登录\n"
+    for ref in [
+        "log",
+        "ctx:log",
+        "default/log",
+        "ctx:default/log",
+        log["ref"],
+        "log@" + log["sha256"][:6],
+    ]:
+        assert ok(read(script_runner, ref, "--head", "1")) == want, ref
+
+
+def test_card_on_stdin(script_runner, log):
+    card = json.dumps(log).encode()
+    assert ok(read(script_runner, "--tail", "1", stdin=card)) == LINES[-1] + "\n"
+    assert ok(read(script_runner, "-", "--head", "1", stdin=card)) == LINES[0] + "\n"
+
+
+def test_non_card_stdin_is_content(script_runner, store_dir):
+    assert ok(read(script_runner, "--range", "2-3", stdin=b"a\nb\nc\nd\n")) == "b\nc\n"
+    assert ok(read(script_runner, "-n", stdin=b"x\ny")) == "     1\tx\n     2\ty\n"
+    # JSON that is not a card is content too
+    assert ok(read(script_runner, "--jsonpath", "$.kind", stdin=b'{"kind": "other"}')) == (
+        '[\n"other"\n]\n'
+    )
+    assert not store_dir.exists()
+
+
+def test_stash_then_read_pipeline_both_ways(script_runner):
+    small = b"1 passed in 0.01s\n"
+    passed = run_bytes(script_runner, ["ctx-stash"], small).stdout.encode()
+    assert passed == small
+    assert ok(read(script_runner, "--head", "20", stdin=passed)) == small.decode()
+    card = run_bytes(script_runner, ["ctx-stash"], LOG).stdout.encode()
+    assert ok(read(script_runner, "--head", "2", stdin=card)) == "\n".join(LINES[:2]) + "\n"
+
+
+def test_unknown_and_stale(script_runner, log):
+    r = read(script_runner, "nope")
+    assert r.returncode == 1 and r.stderr.startswith("ctx-read: error: no handle default/nope")
+    run_bytes(script_runner, ["ctx-stash", "--name", "log"], LOG + b"extra\n")
+    for ref_input in ([log["ref"]], []):
+        stdin = json.dumps(log).encode() if not ref_input else None
+        r = read(script_runner, *ref_input, "--head", "1", stdin=stdin)
+        assert r.returncode == 1
+        assert r.stdout == ""
+        assert f"stale handle {log['ref']}" in r.stderr
+    assert ok(read(script_runner, "log", "--tail", "1")) == "extra\n"
+
+
+@pytest.mark.parametrize("ref", ["a/b/c", "../x", "x@nothex", "a b"])
+def test_bad_refs(script_runner, ref):
+    r = read(script_runner, ref)
+    assert r.returncode == 2
+    assert r.stderr.startswith("ctx-read: error: ")
+
+
+# --- line projections ----------------------------------------------------------------------
+
+
+def test_head_tail_range_slice_lines(script_runner, log):
+    assert ok(read(script_runner, "log", "--head", "3")) == "\n".join(LINES[:3]) + "\n"
+    assert ok(read(script_runner, "log", "--tail", "2")) == "\n".join(LINES[-2:]) + "\n"
+    assert (
+        ok(read(script_runner, "log", "--range", "1000-1002")) == "\n".join(LINES[999:1002]) + "\n"
+    )
+    assert ok(read(script_runner, "log", "--range", "1999-")) == "\n".join(LINES[1998:]) + "\n"
+    assert ok(read(script_runner, "log", "--range", "7")) == LINES[6] + "\n"
+    got = ok(read(script_runner, "log", "--slice", "-3:-1", "--unit", "lines"))
+    assert got == "\n".join(LINES[-3:-1]) + "\n"
+    got = ok(read(script_runner, "log", "--slice", "10:12", "--unit", "lines", "-n"))
+    assert got == f"    11\t{LINES[10]}\n    12\t{LINES[11]}\n"
+    assert ok(read(script_runner, "log", "--head", "0")) == ""
+
+
+def test_number_prefix(script_runner, log):
+    got = ok(read(script_runner, "log", "--range", "4-5", "-n"))
+    assert got == f"     4\t{LINES[3]}\n     5\t{LINES[4]}\n"
+    got = ok(read(script_runner, "log", "--tail", "1", "--number"))
+    assert got == f"  2000\t{LINES[-1]}\n"
+
+
+def test_char_slices_with_cjk(script_runner):
+    text = "日本語のテスト: 失敗しました\nsecond line\n"
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "jp"], text.encode())
+    assert ok(read(script_runner, "jp", "--slice", "0:3")) == "日本語"
+    assert ok(read(script_runner, "jp", "--slice", "-12:-1")) == text[-12:-1]
+    assert ok(read(script_runner, "jp", "--slice", "5:")) == text[5:]
+    assert ok(read(script_runner, "jp", "--slice", ":2")) == "日本"
+    assert ok(read(script_runner, "jp", "--slice", "100:200")) == ""
+
+
+def test_ascii_char_slice(script_runner, log):
+    text = LOG.decode()
+    assert ok(read(script_runner, "log", "--slice", "6:30")) == text[6:30]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--range", "0-3"], "line numbers start at 1"),
+        (["--range", "9-2"], "is before the start"),
+        (["--range", "abc"], "expected X-Y"),
+        (["--slice", "1-2"], "expected A:B"),
+        (["--head", "-1"], "must be 0 or more"),
+        (["--head", "1", "--tail", "1"], "cannot be combined"),
+        (["--count", "--grep", "x"], "cannot be combined"),
+        (["--grep", "x", "-n"], "-n numbers line projections"),
+        (["-C", "2"], "go with --grep"),
+        (["--paths"], "go with --jsonpath"),
+        (["--unit", "lines"], "--unit goes with --slice"),
+        (["--slice", "0:5", "-n"], "-n numbers lines"),
+        (["--max-chars", "0"], "at least 1"),
+    ],
+)
+def test_usage_errors(script_runner, log, args, message):
+    r = read(script_runner, "log", *args)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert r.stdout == ""
+
+
+def test_range_past_the_end(script_runner, log):
+    r = read(script_runner, "log", "--range", "1999-5000")
+    assert ok(r) == "\n".join(LINES[1998:]) + "\n"
+    assert "the payload has 2,000 lines; showing 1999-2000" in r.stderr
+    r = read(script_runner, "log", "--range", "2001-2002")
+    assert r.returncode == 1
+    assert "starts after the last line (the payload has 2,000 lines)" in r.stderr
+
+
+# --- grep ----------------------------------------------------------------------------------
+
+
+def test_grep_with_context_groups(script_runner, log):
+    out = ok(read(script_runner, "log", "--grep", "error", "-i", "-C", "1", "--range", "1-260"))
+    assert out == (
+        f"2-{LINES[1]}\n3:{LINES[2]}\n4-{LINES[3]}\n--\n"
+        f"252-{LINES[251]}\n253:{LINES[252]}\n254-{LINES[253]}\n"
+    )
+    out = ok(read(script_runner, "log", "--grep", "ERROR"))
+    expected = [f"{i + 1}:{line}" for i, line in enumerate(LINES) if "ERROR" in line]
+    assert out.splitlines() == expected
+    assert ok(read(script_runner, "log", "--grep", "error")) == ""
+
+
+def test_grep_adjacent_matches_merge(script_runner):
+    data = b"a\nx1\nx2\nb\nc\nd\nx3\n"
+    out = ok(read(script_runner, "--grep", "^x", "-C", "1", stdin=data))
+    assert out == "1-a\n2:x1\n3:x2\n4-b\n--\n6-d\n7:x3\n"
+
+
+def test_grep_cjk_and_invalid_utf8(script_runner):
+    data = "第一行\n错误: 断言失败\n".encode() + b"bad \xff\xfe bytes ERROR\n"
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "mixed"], data)
+    out = ok(read(script_runner, "mixed", "--grep", "错误|ERROR"))
+    assert out == "2:错误: 断言失败\n3:bad \ufffd\ufffd bytes ERROR\n"
+
+
+def test_invalid_regex(script_runner, log):
+    r = read(script_runner, "log", "--grep", "fail(")
+    assert r.returncode == 1
+    assert r.stderr == (
+        "ctx-read: error: invalid regex 'fail(' at position 4: missing ), unterminated subpattern\n"
+    )
+
+
+# --- count ---------------------------------------------------------------------------------
+
+
+def test_count(script_runner, log):
+    data = json.loads(ok(read(script_runner, "log", "--count", "--heuristic")))
+    text = LOG.decode()
+    assert data["chars"] == len(text) == log["length"]
+    assert data["lines"] == 2000
+    assert data["bytes"] == len(LOG)
+    assert data["exact"] is False and data["tokens"] > 0
+    exact = json.loads(ok(read(script_runner, "log", "--count")))
+    assert exact["counter"] == "cl100k_base" and exact["exact"] is True
+
+
+# --- jsonpath ------------------------------------------------------------------------------
+
+
+def test_jsonpath_filter(script_runner, report):
+    out = ok(read(script_runner, "rep", "--jsonpath", "$.tests[?@.outcome == 'failed'].name"))
+    assert json.loads(out) == ["test_logout", "test_refresh"]
+    out = ok(read(script_runner, "rep", "--jsonpath", "$.summary.*", "--paths"))
+    assert json.loads(out) == ["$['summary']['passed']", "$['summary']['failed']"]
+    out = ok(read(script_runner, "rep", "--jsonpath", "$.nothing"))
+    assert json.loads(out) == []
+
+
+def test_jsonpath_on_jsonl(script_runner):
+    data = b"".join(json.dumps(t).encode() + b"\n" for t in REPORT["tests"])
+    card = json.loads(
+        run_bytes(script_runner, ["ctx-stash", "--always", "--name", "jl"], data).stdout
+    )
+    assert card["type"] == "jsonl"
+    out = ok(read(script_runner, "jl", "--jsonpath", "$[?@.outcome == 'passed'].name"))
+    assert json.loads(out) == ["test_login", "test_token", "test_me"]
+
+
+def test_jsonpath_dialect_ng(script_runner, report):
+    out = ok(read(script_runner, "rep", "--jsonpath", "$.tests.`len`", "--dialect", "ng"))
+    assert json.loads(out) == [5]
+
+
+def test_jsonpath_on_invalid_json(script_runner, log):
+    r = read(script_runner, "log", "--jsonpath", "$")
+    assert r.returncode == 1
+    assert re.match(
+        r"ctx-read: error: ctx:default/log@\w{12} is not valid JSON at line 1", r.stderr
+    )
+    bad = b'{"a": 1}\n{"a": \n'
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "badjl", "--type", "jsonl"], bad)
+    r = read(script_runner, "badjl", "--jsonpath", "$")
+    assert r.returncode == 1 and "is not valid JSON Lines: line 2" in r.stderr
+
+
+def test_invalid_jsonpath(script_runner, report):
+    r = read(script_runner, "rep", "--jsonpath", "$.tests[?@.outcome == ]")
+    assert r.returncode == 1
+    assert r.stderr == (
+        "ctx-read: error: invalid JSONPath '$.tests[?@.outcome == ]' at column 23: "
+        "unexpected end of expression\n"
+    )
+
+
+# --- introspect ----------------------------------------------------------------------------
+
+
+def test_introspect_examples_run(script_runner, report, log):
+    for ref in ("rep", "log"):
+        info = json.loads(ok(read(script_runner, ref, "--introspect")))
+        card = HandleStore().card(ref)
+        assert info["ref"] == card["ref"]
+        assert (info["chars"], info["lines"], info["bytes"]) == (
+            card["length"],
+            card["lines"],
+            card["bytes"],
+        )
+        usages = [p["usage"] for p in info["projections"]]
+        assert ("--jsonpath EXPR [--paths]" in usages) == (ref == "rep")
+        assert len(info["examples"]) >= 5
+        for cmd in info["examples"]:
+            argv = shlex.split(cmd)
+            assert argv[0] == "ctx-read" and argv[1] == card["ref"]
+            r = script_runner.run(argv)
+            assert r.returncode == 0, (cmd, r.stderr)
+    info = json.loads(ok(read(script_runner, "rep", "--introspect")))
+    assert info["top_level_keys"] == ["summary", "tests"]
+    assert any("--jsonpath '$.summary'" in c for c in info["examples"])
+    info = json.loads(ok(read(script_runner, "log", "--introspect")))
+    assert "ctx-read " + info["ref"] + " --range 975-1024" in info["examples"]
+
+
+# --- caps and the next command -------------------------------------------------------------
+
+
+TRAILER = re.compile(r"\[ctx-read: cut at [^\n]*; next: (.*)\]\n\Z")
+
+
+def _body(out: str) -> tuple[str, str | None]:
+    """(body, next command) of one ctx-read output."""
+    m = TRAILER.search(out)
+    if not m:
+        return out, None
+    body = out[: m.start()]
+    trailer = m.group(0)
+    shown = re.search(r"showed chars (\d+):(\d+)", trailer)
+    if shown:  # a char slice: the trailer says exactly how many characters were shown
+        body = body[: int(shown.group(2)) - int(shown.group(1))]
+    elif "chars of line" in trailer:  # cut inside a line: drop the separating newline
+        body = body[:-1]
+    return body, m.group(1)
+
+
+def _follow(script_runner, args, limit=200):
+    """Run ctx-read ARGS, then every 'next:' command, collecting the bodies."""
+    bodies = []
+    argv = ["ctx-read", *args]
+    for _ in range(limit):
+        r = script_runner.run(argv)
+        assert r.returncode == 0, r.stderr
+        body, nxt = _body(r.stdout)
+        bodies.append(body)
+        if nxt is None:
+            return bodies
+        argv = shlex.split(nxt)
+        assert argv[0] == "ctx-read"
+    raise AssertionError("never finished")
+
+
+def test_cut_read_continues_exactly(script_runner, log):
+    bodies = _follow(script_runner, ["log", "--max-chars", "3000"])
+    assert len(bodies) > 5
+    assert all(len(b) <= 3000 for b in bodies)
+    assert "".join(bodies) == LOG.decode()
+
+
+def test_cut_range_keeps_its_end(script_runner, log):
+    r = read(script_runner, "log", "--range", "100-900", "--max-chars", "500")
+    tail = r.stdout.splitlines()[-1]
+    assert re.fullmatch(
+        r"\[ctx-read: cut at 500 chars: showed lines 100-\d+ of lines 100-900 "
+        r"\(2,000 lines, [\d,]+ chars in all\); next: ctx-read ctx:default/log@\w{12} "
+        r"--range \d+-900 --max-chars 500\]",
+        tail,
+    ), tail
+    bodies = _follow(script_runner, ["log", "--range", "100-900", "--max-chars", "500", "-n"])
+    lines = "".join(bodies).splitlines()
+    assert lines == [f"{i:>6}\t{LINES[i - 1]}" for i in range(100, 901)]
+
+
+def test_cut_char_slice(script_runner, log):
+    text = LOG.decode()
+    bodies = _follow(script_runner, ["log", "--slice", "100:9000", "--max-chars", "1000"])
+    assert "".join(bodies) == text[100:9000]
+
+
+def test_cut_grep(script_runner, log):
+    bodies = _follow(script_runner, ["log", "--grep", "ok", "--max-chars", "2000"])
+    got = "".join(bodies).splitlines()
+    assert got == [f"{i + 1}:{line}" for i, line in enumerate(LINES) if "ok" in line]
+    first = read(script_runner, "log", "--grep", "ok", "--max-chars", "2000").stdout
+    assert "matching lines" in first.splitlines()[-1] and "of 1,992 matching lines" in first
+
+
+def test_cut_jsonpath(script_runner, report):
+    bodies = _follow(script_runner, ["rep", "--jsonpath", "$.tests[*].name", "--max-chars", "40"])
+    names = [n for b in bodies for n in json.loads(b)]
+    assert names == [t["name"] for t in REPORT["tests"]]
+
+
+def test_one_huge_line(script_runner):
+    line = ("x" * 30_000 + "\n").encode()
+    run_bytes(script_runner, ["ctx-stash", "--name", "wide"], line)
+    bodies = _follow(script_runner, ["wide", "--max-chars", "12000"])
+    assert "".join(bodies).rstrip("\n") == "x" * 30_000
+
+
+def test_max_chars_clamped(script_runner):
+    big = ("y" * 99 + "\n").encode() * 1000  # 100,000 chars
+    run_bytes(script_runner, ["ctx-stash", "--name", "big"], big)
+    r = read(script_runner, "big", "--max-chars", "999999")
+    assert "clamped to 50000" in r.stderr
+    body = r.stdout.rsplit("\n[ctx-read:", 1)[0]
+    assert len(body) <= 50_000 and len(body) > 49_000
+    r = read(script_runner, "big")
+    assert len(r.stdout.rsplit("\n[ctx-read:", 1)[0]) <= 12_000
+
+
+# --- integrity -----------------------------------------------------------------------------
+
+
+def test_corrupt_and_truncated_blob(script_runner, log, store_dir):
+    blob = HandleStore(store_dir).blob_path(log["sha256"])
+    original = blob.read_bytes()
+    damaged = bytearray(original)
+    damaged[len(damaged) // 2] ^= 0x04
+    blob.write_bytes(bytes(damaged))
+    r = read(script_runner, "log", "--head", "1")
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"ctx-read: error: handle {log['ref']} is corrupt")
+    blob.write_bytes(original[:-100])
+    r = read(script_runner, "log", "--tail", "1")
+    assert r.returncode == 1 and "is truncated" in r.stderr
+    blob.write_bytes(original)
+    assert ok(read(script_runner, "log", "--verify", "--head", "1")) == LINES[0] + "\n"
+
+
+def test_verify_needs_a_handle(script_runner):
+    r = read(script_runner, "--verify", stdin=b"plain text")
+    assert r.returncode == 2
+
+
+def test_binary_payload(script_runner, store_dir):
+    data = bytes(range(256)) * 8
+    card = json.loads(run_bytes(script_runner, ["ctx-stash", "--name", "bin"], data).stdout)
+    import hashlib
+
+    assert card["sha256"] == hashlib.sha256(data).hexdigest()
+    assert HandleStore(store_dir).read_bytes("bin") == data
+    out = ok(read(script_runner, "bin"))
+    assert out.count("\ufffd") == 128 * 8
+    assert "\x00\x01\x02" in out
+
+
+def test_every_read_is_logged(script_runner, log, store_dir):
+    st = HandleStore(store_dir)
+    for _ in range(4):
+        ok(read(script_runner, "log", "--head", "1"))
+    read(script_runner, "log", "--range", "0-1")  # usage error: not a read
+    (entry,) = st.entries()
+    assert entry["access_count"] == 4
+
+
+def test_access_log_compaction(store_dir, monkeypatch):
+    from ctxtools import store as store_mod
+
+    st = HandleStore(store_dir)
+    st.put_bytes(b"x", name="a")
+    st.put_bytes(b"y", name="b")
+    monkeypatch.setattr(store_mod, "ACCESS_COMPACT_BYTES", 600)
+    for i in range(40):
+        st.record_access("default", "a" if i % 4 else "b", when=1000.0 + i)
+    lines = st.access_log.read_bytes().splitlines()
+    assert len(lines) < 20  # compacted along the way
+    stats = st.access_stats()
+    assert stats[("default", "a")] == (30, 1039.0)
+    assert stats[("default", "b")] == (10, 1036.0)
+
+
+# --- the library directly ------------------------------------------------------------------
+
+
+def test_range_read_does_not_scan(store_dir, monkeypatch):
+    st = HandleStore(store_dir)
+    lines = [f"line {i} " + "z" * (i % 70) for i in range(400_000)]
+    st.put_bytes(("\n".join(lines) + "\n").encode(), name="huge")
+    with st.open("huge") as p:
+        assert p.size > 16 * (1 << 20)
+        touched = []
+        real = type(p).block
+
+        def spy(self, i):
+            touched.append(i)
+            return real(self, i)
+
+        monkeypatch.setattr(type(p), "block", spy)
+        out = pj.range_view(p, "300001-300050")
+        assert out.body.splitlines() == lines[300_000:300_050]
+        assert len(set(touched)) <= 2
+        touched.clear()
+        out = pj.tail_view(p, 3)
+        assert out.body.splitlines() == lines[-3:]
+        assert len(set(touched)) <= 2
+
+
+def test_parse_helpers():
+    assert pj.parse_range("3-9") == (3, 9)
+    assert pj.parse_range("3-") == (3, None)
+    assert pj.parse_slice("-5:") == (-5, None)
+    assert pj.resolve_slice(-5, None, 3) == (0, 3)
+    assert pj.clamp_max_chars(None) == (12_000, None)
+    assert pj.clamp_max_chars(60_000)[0] == 50_000
+    assert pj.shell_quote("$.a[?@.b == 'x']") == "\"\\$.a[?@.b == 'x']\""
