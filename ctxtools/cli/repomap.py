@@ -1,5 +1,199 @@
-"""ctx-repomap: not implemented yet (issue 5)."""
+"""ctx-repomap: a ranked symbol map of a repository that fits a token budget exactly."""
 
-from ctxtools.cli.common import not_implemented
+from __future__ import annotations
 
-cli, main = not_implemented("ctx-repomap", "issue 5")
+import sys
+
+import click
+
+from ctxtools.cli.common import (
+    CONTEXT_SETTINGS,
+    emit_json,
+    json_option,
+    make_main,
+    ruler_options,
+    standard_options,
+    warn,
+    write,
+)
+
+_SIZE_UNITS = {"": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
+
+
+class _Size(click.ParamType):
+    name = "SIZE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower()
+        num = text.rstrip("kmb")
+        unit = text[len(num) :]
+        try:
+            n = int(num)
+        except ValueError:
+            self.fail(f"{value!r} is not a size (e.g. 524288, 512K, 1M)", param, ctx)
+        if unit not in _SIZE_UNITS:
+            self.fail(f"{value!r}: unknown unit (K or M)", param, ctx)
+        return n * _SIZE_UNITS[unit]
+
+
+@click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)
+@click.argument("directory", required=False, default=".", type=click.Path())
+@click.option(
+    "-t",
+    "--tokens",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Budget: the map is never longer than this many tokens (minimum 50).",
+)
+@click.option(
+    "--focus",
+    "focus",
+    multiple=True,
+    metavar="PATH",
+    help="Rank toward this file or directory (repeatable).",
+)
+@click.option("-q", "--query", default=None, help="Rank toward files and symbols it names.")
+@json_option
+@click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
+@click.option(
+    "--max-files",
+    type=int,
+    default=4000,
+    show_default=True,
+    help="Map at most this many files (shallowest paths first).",
+)
+@click.option(
+    "--max-file-size",
+    type=_Size(),
+    default="512K",
+    show_default=True,
+    help="Skip files larger than this (bytes, or with K/M).",
+)
+@click.option(
+    "--store",
+    "store",
+    envvar="CTX_STORE",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Store root, for the scan cache [env CTX_STORE].",
+)
+@ruler_options
+@standard_options
+def cli(
+    directory,
+    tokens,
+    focus,
+    query,
+    as_json,
+    no_cache,
+    max_files,
+    max_file_size,
+    store,
+    encoding,
+    tokenizer,
+    heuristic,
+    exact,
+):
+    """Print a ranked map of a repository's symbols that fits a token budget.
+
+    Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
+    exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
+    honours .gitignore files -- scans the Python, Go, JavaScript, TypeScript, Rust and Java
+    sources for definitions and references, links each file to the files defining the names
+    it uses, ranks files with PageRank (personalised toward --focus and --query) and prints
+    the best symbols of the best files, one line each, grouped by file:
+
+    \b
+        django/db/models/query.py:
+          class QuerySet(AltersData)  :293
+            def filter(*args, **kwargs)  :1474
+
+    The text never exceeds --tokens as the ruler counts it (--encoding, --tokenizer,
+    --heuristic) and fills it when there are enough symbols. Skipped: binary files, files
+    over --max-file-size, vendored trees (vendor/, node_modules/, third_party/), minified
+    and generated files, unreadable files (counted in a note on stderr). Scan results are
+    cached per file in the store (STORE/repomap/), so a second run only re-scans edited
+    files; a damaged cache is rebuilt with a note. A progress bar shows on stderr when it
+    is a terminal.
+
+    With --json, one document: root, budget, tokens, counter, exact, files_listed_by
+    ("git" or "walk"), mapped_files, candidates, truncated, skipped {reason: count}, shown
+    {files, symbols}, notes [...], map (the text), edges {count, import_edges, top: [{from,
+    to, weight, flow}]}, and files: every mapped file in rank order as {path, rank,
+    language, definitions: [{kind, name, line, end_line, signature, scope, score}]}.
+
+    Exit status: 0 success (also for a repository with nothing to map: empty map and a
+    note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
+    (e.g. --tokens below 50).
+
+    \b
+    Examples:
+        ctx-repomap . --tokens 1000 > repomap.txt
+        ctx-repomap src --focus src/auth/ --query "refresh token expiry"
+        ctx-repomap --json | jq '.files[:5][] | .path'
+    """
+    from ctxtools.config import store_root
+    from ctxtools.repomap.core import build_map
+    from ctxtools.tokens import get_ruler
+
+    if tokens < 50:
+        raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
+    choice = get_ruler(
+        encoding=encoding,
+        tokenizer=tokenizer,
+        heuristic=heuristic,
+        exact=exact,
+        store_root=store_root(store),
+    )
+    for note in choice.notes:
+        warn(note)
+    bar = _Progress() if sys.stderr.isatty() else None
+    try:
+        result = build_map(
+            directory,
+            tokens=tokens,
+            focus=focus,
+            query=query,
+            ruler=choice.ruler,
+            use_cache=not no_cache,
+            store=store,
+            max_files=max_files,
+            max_file_size=max_file_size,
+            progress=bar.update if bar else None,
+        )
+    finally:
+        if bar:
+            bar.close()
+    for note in result.notes:
+        warn(note)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        write(result.text)
+
+
+class _Progress:
+    """A click progress bar on stderr, shown once a scan has real work to do."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < 200 or done >= total:
+                return
+            self.bar = click.progressbar(
+                length=total, label="scanning", file=sys.stderr, show_pos=True
+            )
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+main = make_main(cli, "ctx-repomap")

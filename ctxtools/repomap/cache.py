@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 MAGIC = b"ctx-repomap-cache-v1\n"
+PAYLOAD_FORMAT = b"payload-2"  # bump when the payload's shape changes
 CACHE_DIR = "repomap"
 
 Payload = object  # tuple | str | None, see the module docstring
@@ -33,7 +34,7 @@ def scanner_fingerprint() -> str:
     import xxhash
 
     here = Path(__file__).resolve().parent
-    h = xxhash.xxh3_64()
+    h = xxhash.xxh3_64(PAYLOAD_FORMAT)
     for path in sorted(here.glob("scan*.py")):
         h.update(path.name.encode())
         try:
@@ -97,10 +98,11 @@ class ScanCache:
 
         if not blob.startswith(MAGIC):
             raise ValueError("not a ctx-repomap cache of this version")
-        rest = blob[len(MAGIC) :]
-        head, sep, body = rest.partition(b"\n")
-        if not sep:
+        end = blob.find(b"\n", len(MAGIC))
+        if end < 0:
             raise ValueError("truncated header")
+        head = blob[len(MAGIC) : end]
+        body = memoryview(blob)[end + 1 :]
         fields = head.split(b" ")
         if len(fields) != 3:
             raise ValueError("bad header")
@@ -112,7 +114,9 @@ class ScanCache:
         if fingerprint != self.fingerprint:
             # The scanners changed: every entry is stale. Not an error, no note.
             return None
-        entries = marshal.loads(zlib.decompress(body))
+        raw = zlib.decompress(body)
+        del body
+        entries = marshal.loads(raw)
         if not isinstance(entries, dict):
             raise ValueError("bad body")
         return entries

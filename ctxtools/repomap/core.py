@@ -9,6 +9,8 @@ ties them together and is what ``ctx-repomap`` and ``ctx-pack`` call.
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,6 +24,8 @@ MAX_FILES = 4000
 MAX_FILE_SIZE = 512 * 1024
 
 Progress = Callable[[int, int], None]
+_SYMBOL_LINE = re.compile(r"\d+:")
+_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type", "record"})
 
 
 @dataclass
@@ -52,7 +56,7 @@ class RepoMap:
     files: list  # list[render.RankedFile], in rank order
     shown_files: int
     shown_symbols: int
-    edges: dict
+    edges: EdgeSummary
     scanset: ScanSet
     notes: list[str]
 
@@ -72,7 +76,7 @@ class RepoMap:
             "shown": {"files": self.shown_files, "symbols": self.shown_symbols},
             "notes": self.notes,
             "map": self.text,
-            "edges": self.edges,
+            "edges": self.edges.as_dict(),
             "files": [
                 {
                     "path": f.rel,
@@ -106,16 +110,45 @@ def _scan_payload(rel: str, data: bytes) -> object:
     result = scan_source(rel, data.decode("utf-8", "replace"))
     if result is None:
         return None
+    # Interned names: one string object per identifier across all files, which marshal
+    # then writes once (a small cache) and loads once (a small heap).
+    intern = sys.intern
     defs = tuple(
-        (d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in result.definitions
+        (
+            intern(d.kind),
+            intern(d.name),
+            d.line,
+            d.signature,
+            intern(d.scope) if d.scope else None,
+            d.end_line,
+        )
+        for d in result.definitions
     )
-    return (result.language, defs, dict(result.references), tuple(result.imports))
+    names = tuple(intern(k) for k in result.references)
+    counts = tuple(result.references[k] for k in names)
+    imports = tuple(intern(i) for i in result.imports)
+    return (intern(result.language), defs, names, counts, imports)
+
+
+def _valid_payload(payload: object) -> bool:
+    """Whether a cached payload has the shape this version writes (else: scan again)."""
+    if payload is None or isinstance(payload, str):
+        return True
+    return (
+        isinstance(payload, tuple)
+        and len(payload) == 5
+        and isinstance(payload[1], tuple)
+        and isinstance(payload[2], tuple)
+        and isinstance(payload[3], tuple)
+        and len(payload[2]) == len(payload[3])
+        and all(isinstance(d, tuple) and len(d) == 6 for d in payload[1])
+    )
 
 
 def _to_scan(rel: str, payload: object, manifest: bool) -> FileScan | None:
     if isinstance(payload, tuple):
-        language, defs, refs, imports = payload
-        return FileScan(rel, language, defs, refs, imports)
+        language, defs, names, counts, imports = payload
+        return FileScan(rel, language, defs, names, counts, imports)
     if manifest and payload is None:
         return FileScan(rel, None, manifest=True)
     return None
@@ -170,6 +203,8 @@ def scan_repository(
         hit, payload = (False, None)
         if cache is not None:
             hit, payload = cache.get(cand.rel, cand.size, cand.mtime_ns)
+            if hit and not _valid_payload(payload):
+                hit = False
         if not hit:
             try:
                 with open(cand.path, "rb") as fh:
@@ -186,7 +221,7 @@ def scan_repository(
 
                 digest = content_hash(data)
                 hit, payload = cache.get_by_hash(cand.rel, cand.size, cand.mtime_ns, digest)
-            if not hit:
+            if not hit or not _valid_payload(payload):
                 payload = _scan_payload(cand.rel, data)
                 ss.scanned += 1
                 if cache is not None:
@@ -222,21 +257,37 @@ def scan_repository(
 
 def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str | None = None):
     """(ranked files in rank order, query identifiers, edges summary) for a ScanSet."""
-    from ctxtools.repomap.graph import build_graph, definition_scores, pagerank, personalisation
+    from ctxtools.repomap.graph import (
+        build_graph,
+        centrality,
+        definition_scores,
+        pagerank,
+        personalisation,
+    )
     from ctxtools.repomap.render import RankedFile
 
     scans = ss.scans
     graph = build_graph(scans)
     personal, idents = personalisation(scans, set(focus), query)
-    rank = pagerank(graph.out, personal)
+    rank = pagerank(graph.out)
+    score = centrality(graph, rank)
+    if personal is not None:
+        # Relevance times centrality: how much --focus/--query lift a file's PageRank.
+        prank = pagerank(graph.out, personal)
+        score = [s * p / r if r > 0 else 0.0 for s, p, r in zip(score, prank, rank, strict=True)]
+        total = sum(score)
+        score = [x / total for x in score] if total > 0 else score
+        rank = prank
     dscores = definition_scores(graph, rank)
     ranked = []
     for i, s in enumerate(scans):
         sc = dscores[i]
+        if sc:
+            _credit_bases(s.defs, sc)
         ranked.append(
             RankedFile(
                 s.rel,
-                rank[i],
+                score[i],
                 s.language,
                 tuple(s.defs),
                 [sc.get(d[1], 0.0) for d in s.defs],
@@ -244,31 +295,63 @@ def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str 
             )
         )
     ranked.sort(key=lambda f: (-f.rank, f.rel))
-    totals = {}
-    for i, o in enumerate(graph.out):
-        if o:
-            totals[i] = sum(o.values())
-    edges = {
-        "count": graph.edge_count(),
-        "import_edges": graph.import_edges,
-        "top": _top_edges(graph, rank, totals),
-    }
-    return ranked, idents, edges
+    return ranked, idents, EdgeSummary(graph, rank)
 
 
-def _top_edges(graph, rank, totals, limit: int = 50) -> list[dict]:
-    """The heaviest edges by the rank they carry: who depends on whom, most of all."""
-    flows = []
-    for i, o in enumerate(graph.out):
-        if not o:
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+BASE_CREDIT = 0.5
+
+
+def _credit_bases(defs: tuple, scores: dict[str, float]) -> None:
+    """A base class is used through its subclasses: credit each class defined in the same
+    file with BASE_CREDIT of the score of the classes naming it in their declaration
+    (``class CharField(Field)``, ``class A extends B``, ``impl Trait for T``)."""
+    classes = {d[1] for d in defs if d[0] in _CLASS_KINDS}
+    if len(classes) < 2:
+        return
+    bonus: dict[str, float] = {}
+    for d in defs:
+        if d[0] not in _CLASS_KINDS:
             continue
-        for t, w in o.items():
-            flows.append((rank[i] * w / totals[i], graph.files[i], graph.files[t], w))
-    flows.sort(key=lambda x: (-x[0], x[1], x[2]))
-    return [
-        {"from": a, "to": b, "weight": round(w, 6), "flow": round(f, 9)}
-        for f, a, b, w in flows[:limit]
-    ]
+        own = scores.get(d[1], 0.0)
+        if own <= 0.0:
+            continue
+        sig = d[3]
+        at = sig.find(d[1])
+        for base in set(_IDENT.findall(sig, at + len(d[1]) if at >= 0 else 0)):
+            if base != d[1] and base in classes:
+                bonus[base] = bonus.get(base, 0.0) + BASE_CREDIT * own
+    for base in sorted(bonus):
+        scores[base] = scores.get(base, 0.0) + bonus[base]
+
+
+class EdgeSummary:
+    """The graph's edges in brief, computed only when asked (``--json``)."""
+
+    def __init__(self, graph, rank: list[float]):
+        self.graph = graph
+        self.rank = rank
+
+    def as_dict(self, limit: int = 100) -> dict:
+        """Edge count, import edges, and the LIMIT edges carrying the most rank: who
+        depends on whom, most of all (``flow`` is the rank passed along the edge)."""
+        graph, rank = self.graph, self.rank
+        flows = []
+        for i, o in enumerate(graph.out):
+            if not o:
+                continue
+            total = sum(o.values())
+            for t, w in o.items():
+                flows.append((rank[i] * w / total, graph.files[i], graph.files[t], w))
+        flows.sort(key=lambda x: (-x[0], x[1], x[2]))
+        return {
+            "count": len(flows),
+            "import_edges": graph.import_edges,
+            "top": [
+                {"from": a, "to": b, "weight": round(w, 6), "flow": round(f, 9)}
+                for f, a, b, w in flows[:limit]
+            ],
+        }
 
 
 def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) -> list[str]:
@@ -344,9 +427,9 @@ def build_map(
     notes.extend(n for n in ss.notes if n not in notes)
     ranked, idents, edges = rank_scans(ss, focus_rels, query)
 
-    from ctxtools.repomap.render import MapLayout, fit
+    from ctxtools.repomap.render import FILL_WINDOW, MapLayout, fit, signature_width
 
-    layout = MapLayout(ranked, idents)
+    layout = MapLayout(ranked, idents, limit=tokens + FILL_WINDOW, max_sig=signature_width(tokens))
     header = ""
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
@@ -361,7 +444,7 @@ def build_map(
         exact=ruler.exact,
         files=ranked,
         shown_files=shown_files,
-        shown_symbols=sum(1 for line in fitted.text.splitlines() if line.startswith("  ")),
+        shown_symbols=sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line)),
         edges=edges,
         scanset=ss,
         notes=notes,

@@ -10,7 +10,7 @@ is what lets a framework's central classes outrank the small helpers they call. 
 that resolves to a file of the repository adds an edge of its own.
 
 PageRank is a plain power iteration (damping 0.85, at most 100 rounds, stop when the L1
-change is below 1e-9), deterministic: files are numbered in path order and every sum runs in
+change is below 1e-7), deterministic: files are numbered in path order and every sum runs in
 a fixed order. Rank that would leave a file with no out-edges goes back through the
 personalisation vector, which is uniform unless ``--focus`` files or ``--query`` matches
 pull it their way. Definitions are then scored by the rank that flows into them: each
@@ -28,10 +28,16 @@ from operator import mul
 
 DAMPING = 0.85
 MAX_ITER = 100
-TOLERANCE = 1e-9
+TOLERANCE = 1e-7
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing
-FOCUS_SHARE = 0.9  # personalisation mass that goes to --focus/--query files
+FOCUS_SHARE = 0.9
+# A use of a name defined in a file the user neither imports (nor sits beside, nor imports
+# the package of) is a weaker clue: the name may be a local variable or another's attribute.
+UNCONFIRMED = 0.3
+BASE_OUT = 10.0  # weight of every file's virtual edge to the teleport vector (see pagerank)
+USER_SHARE = 0.002  # a use carrying less of its file's out-weight does not make a "user"
+PRUNE = 0.01  # edges below this share of a file's out-weight stay out of PageRank
 
 # (kind, name, line, signature, scope, end_line)
 Def = tuple
@@ -44,19 +50,37 @@ class FileScan:
     rel: str
     language: str | None
     defs: tuple = ()
-    refs: dict = field(default_factory=dict)
+    ref_names: tuple = ()  # identifiers used ...
+    ref_counts: tuple = ()  # ... and how often (two tuples: far smaller than a dict)
     imports: tuple = ()
     manifest: bool = False
+
+    @classmethod
+    def from_result(cls, rel: str, result) -> FileScan:
+        """A FileScan from a scanner's ScanResult."""
+        refs = result.references
+        return cls(
+            rel,
+            result.language,
+            tuple(
+                (d.kind, d.name, d.line, d.signature, d.scope, d.end_line)
+                for d in result.definitions
+            ),
+            tuple(refs),
+            tuple(refs.values()),
+            tuple(result.imports),
+        )
 
 
 @dataclass
 class Graph:
     files: list[str]
     out: list[dict[int, float]]  # per source file: target file -> weight
-    # (using file, identifier, weight per defining file): where def scores come from
-    uses: list[tuple[int, str, float]]
+    # (using file, identifier, weight per target, target files): where def scores come from
+    uses: list[tuple[int, str, float, list[int]]]
     definers: dict[str, list[int]]
     import_edges: int = 0
+    totals: list[float] = field(default_factory=list)  # out-weight before pruning
 
     def edge_count(self) -> int:
         return sum(len(o) for o in self.out)
@@ -102,19 +126,18 @@ KIND_WEIGHT = {
 }
 
 
-def ident_weight(name: str, definers: int, kind_weight: float = 1.0) -> float:
-    """The weight of one use of NAME, towards each of the DEFINERS files defining it."""
+def ident_weight(name: str, kind_weight: float = 1.0) -> float:
+    """The weight of one use of NAME (shared out between the files it may refer to)."""
     if name in COMMON or (len(name) <= 2 and name.islower()):
         return 0.0
+    if name.startswith("__") and name.endswith("__"):
+        return 0.0  # protocol methods: used by the language, not by a file
     w = 0.2 + min(len(name), 20) / 10.0
     if name.isalpha() and name.islower():
         w *= 0.2  # a plain word (results, default, date) is as often a local variable
     if name.startswith("_"):
         w *= 0.1
     w *= kind_weight
-    w /= definers
-    if definers > 5:
-        w *= 0.2
     return w
 
 
@@ -227,56 +250,108 @@ def build_graph(scans: list[FileScan]) -> Graph:
     """The weighted file graph of SCANS (which must be sorted by path)."""
     files = [s.rel for s in scans]
     definers: dict[str, list[int]] = {}
-    own: list[set[str]] = []
     kind_w: dict[str, float] = {}
     for i, s in enumerate(scans):
-        names = {d[1] for d in s.defs}
-        own.append(names)
         for d in s.defs:
+            name = d[1]
             kw = 0.3 if d[4] and d[0] not in _CLASSLIKE else KIND_WEIGHT.get(d[0], 1.0)
-            if kw > kind_w.get(d[1], 0.0):
-                kind_w[d[1]] = kw
-        for name in sorted(names):
-            definers.setdefault(name, []).append(i)
+            if kw > kind_w.get(name, 0.0):
+                kind_w[name] = kw
+            ds = definers.get(name)
+            if ds is None:
+                definers[name] = [i]
+            elif ds[-1] != i:
+                ds.append(i)
 
     out: list[dict[int, float]] = [{} for _ in scans]
-    uses: list[tuple[int, str, float]] = []
-    sqrt = math.sqrt
-    get_definers = definers.get
-    for i, s in enumerate(scans):
-        mine = own[i]
-        oi = out[i]
-        for name, count in s.refs.items():
-            ds = get_definers(name)
-            if ds is None or name in mine:
-                continue
-            nd = len(ds)
-            if nd > MAX_DEFINERS:
-                continue
-            w = sqrt(count) * ident_weight(name, nd, kind_w[name])
-            if w <= 0.0:
-                continue
-            for d in ds:
-                oi[d] = oi.get(d, 0.0) + w
-            uses.append((i, name, w))
 
+    # Imports first: each is an edge, and what a file imports (files, and the directories
+    # of imported packages) tells which of several definitions of a name it means.
     resolver = None
     import_edges = 0
+    memo: dict[tuple, list[int]] = {}
+    near_files: list[frozenset[int]] = []
+    near_dirs: list[tuple[str, ...]] = []
     for i, s in enumerate(scans):
-        if not s.imports:
-            continue
-        if resolver is None:
-            resolver = ImportResolver(files)
+        where = posixpath.dirname(s.rel)
+        dirs = {where + "/"} if where else set()
+        nfiles: set[int] = set()
+        if s.imports:
+            if resolver is None:
+                resolver = ImportResolver(files)
+            oi = out[i]
+            for spec in s.imports:
+                # Only a relative import depends on where the importer is.
+                key = (s.language, spec, where if spec[:1] == "." else None)
+                hit = memo.get(key)
+                if hit is None:
+                    hit = memo[key] = resolver.resolve(s.rel, s.language, spec)
+                targets = [t for t in hit if t != i]
+                if not targets:
+                    continue
+                share = IMPORT_WEIGHT / len(targets)
+                for t in targets:
+                    oi[t] = oi.get(t, 0.0) + share
+                    nfiles.add(t)
+                    head, _, base = files[t].rpartition("/")
+                    if head and _STRIP_EXT.sub("", base) in _INDEX_STEMS:
+                        dirs.add(head + "/")
+                import_edges += 1
+        near_files.append(frozenset(nfiles))
+        near_dirs.append(tuple(sorted(dirs)))
+
+    # One weight per linkable name (the per-use factor is sqrt of the file's use count).
+    name_w: dict[str, float] = {}
+    plain: set[str] = set()
+    for name, ds in definers.items():
+        if len(ds) <= MAX_DEFINERS:
+            w = ident_weight(name, kind_w[name])
+            if w > 0.0:
+                name_w[name] = w
+                if name.isalpha() and name.islower():
+                    plain.add(name)
+
+    uses: list[tuple[int, str, float, list[int]]] = []
+    sqrt = math.sqrt
+    weight_of = name_w.get
+    for i, s in enumerate(scans):
+        mine = None
         oi = out[i]
-        for spec in s.imports:
-            targets = [t for t in resolver.resolve(s.rel, s.language, spec) if t != i]
-            if not targets:
+        nf = near_files[i]
+        nd = near_dirs[i]
+        for name, count in zip(s.ref_names, s.ref_counts, strict=True):
+            w = weight_of(name)
+            if w is None:
                 continue
-            share = IMPORT_WEIGHT / len(targets)
-            for t in targets:
-                oi[t] = oi.get(t, 0.0) + share
-            import_edges += 1
-    return Graph(files, out, uses, definers, import_edges)
+            if mine is None:
+                mine = {d[1] for d in s.defs}
+            if name in mine:
+                continue
+            ds = definers[name]
+            if name in plain:  # a plain word is confirmed only by importing its module
+                near = [d for d in ds if d in nf]
+            else:
+                near = [d for d in ds if d in nf or (nd and files[d].startswith(nd))]
+            if near:
+                targets = near
+            else:
+                targets = ds
+                w *= UNCONFIRMED
+                if len(ds) > 5:
+                    w *= 0.2
+            w *= sqrt(count) / len(targets)
+            for d in targets:
+                oi[d] = oi.get(d, 0.0) + w
+            uses.append((i, name, w, targets))
+
+    totals = [sum(o.values()) for o in out]
+    # Edges carrying under 1% of a file's weight change no ranking worth having and cost
+    # most of the power iteration's time: PageRank runs on the rest (renormalised).
+    for i, o in enumerate(out):
+        if len(o) > 8:
+            floor = PRUNE * totals[i]
+            out[i] = {t: w for t, w in o.items() if w >= floor}
+    return Graph(files, out, uses, definers, import_edges, totals)
 
 
 # --- ranking ---------------------------------------------------------------------------------
@@ -298,19 +373,23 @@ def pagerank(
     # In-lists: for each target, its sources and the normalised weights.
     in_src: list[list[int]] = [[] for _ in range(n)]
     in_w: list[list[float]] = [[] for _ in range(n)]
-    dangling: list[int] = []
+    # Each file also has a virtual edge of weight BASE_OUT back to the teleport vector, so
+    # a file that uses little of the repository passes on little of its rank (without it,
+    # one stray use in a central utility module carries that module's whole rank).
+    keep = [1.0] * n  # share of a file's rank that goes back through the teleport vector
     for i, targets in enumerate(out):
         total = sum(targets.values())
         if total <= 0:
-            dangling.append(i)
             continue
+        denom = total + BASE_OUT
+        keep[i] = BASE_OUT / denom
         for t in sorted(targets):
             in_src[t].append(i)
-            in_w[t].append(targets[t] / total)
+            in_w[t].append(targets[t] / denom)
     rank = list(p)
     teleport = 1.0 - damping
     for _ in range(max_iter):
-        lost = sum(rank[i] for i in dangling)
+        lost = sum(map(mul, rank, keep))
         jump = teleport + damping * lost
         get = rank.__getitem__
         new = [
@@ -400,15 +479,35 @@ def personalisation(
     return [base + FOCUS_SHARE * w / total for w in weights], idents
 
 
+def centrality(graph: Graph, rank: list[float]) -> list[float]:
+    """File scores: PageRank times (1 + the number of files that really use the file).
+
+    PageRank alone favours what the central files use (a helper called from the core) over
+    what everybody uses (the framework's base classes, used by hundreds of leaf files whose
+    own rank is small); the breadth of use puts those back. A "real" use carries at least
+    USER_SHARE of the using file's out-weight, so a stray local variable that happens to
+    share a name does not count. The scores sum to 1.
+    """
+    n = len(graph.files)
+    users: list[set[int]] = [set() for _ in range(n)]
+    totals = graph.totals
+    for i, _name, w, targets in graph.uses:
+        if w >= USER_SHARE * (totals[i] + BASE_OUT):
+            for t in targets:
+                users[t].add(i)
+    scores = [rank[i] * (1 + len(users[i])) for i in range(n)]
+    total = sum(scores)
+    return [x / total for x in scores] if total > 0 else scores
+
+
 def definition_scores(graph: Graph, rank: list[float]) -> list[dict[str, float]]:
     """Per file: identifier -> rank flowing into its definition there from other files."""
     n = len(graph.files)
     scores: list[dict[str, float]] = [{} for _ in range(n)]
-    totals = [sum(o.values()) for o in graph.out]
-    definers = graph.definers
-    for i, name, w in graph.uses:
-        share = rank[i] * w / totals[i]
-        for d in definers[name]:
+    totals = graph.totals
+    for i, name, w, targets in graph.uses:
+        share = rank[i] * w / (totals[i] + BASE_OUT)
+        for d in targets:
             sd = scores[d]
             sd[name] = sd.get(name, 0.0) + share
     return scores
