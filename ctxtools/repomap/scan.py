@@ -196,6 +196,11 @@ def collapse(sig: str) -> str:
     return sig
 
 
+def words(text: str) -> frozenset[str]:
+    """A keyword set from a whitespace-separated list."""
+    return frozenset(text.split())
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -237,7 +242,7 @@ class Masked:
 _NESTED_COMMENT = re.compile(r"/\*|\*/")
 _JS_REGEX_BODY = re.compile(r"/(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[a-zA-Z]*")
 _TPL_PART = re.compile(r"`|\\.|\$\{", re.S)
-_TPL_EXPR = re.compile(r"[{}`'\"]|//|/\*", re.S)
+_TPL_EXPR = re.compile(r"[{}`'\"]|//|/\*|/", re.S)
 _JS_STRING = {
     "'": re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)", re.S | re.M),
     '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)', re.S | re.M),
@@ -374,6 +379,7 @@ def _template(text, s, stop, master, out, comments) -> int:
 def _template_expr_end(text: str, pos: int, stop: int) -> int:
     """Offset of the '}' closing a ``${`` expression that starts at ``pos``."""
     depth = 1
+    expr_start = pos
     while True:
         m = _TPL_EXPR.search(text, pos, stop)
         if m is None:
@@ -395,6 +401,11 @@ def _template_expr_end(text: str, pos: int, stop: int) -> int:
         elif g == "/*":
             c = _BLOCK_COMMENT.match(text, m.start(), stop)
             pos = c.end()
+        elif g == "/":
+            r = None
+            if _slash_starts_regex(text, m.start(), expr_start):
+                r = _JS_REGEX_BODY.match(text, m.start(), stop)
+            pos = r.end() if r is not None else m.end()
         else:
             c = _JS_STRING[g].match(text, m.start(), stop)
             pos = c.end() if c is not None else m.end()
@@ -462,9 +473,30 @@ class CLikeLanguage:
 
 
 _BRACE = re.compile(r"[{}]")
-_CONTINUES_AFTER = frozenset(",=([{|&+-*/%:?<>.!^~")
+_CONTINUES_AFTER = frozenset(",=([{|&+-*/%:?<.!^~")
 _CONTINUES_BEFORE = frozenset(".?:|&+-*/%=,)]>}")
 _CONTINUE_WORDS = ("extends", "implements", "as ", "satisfies", "=>")
+_STRONG_CONTINUE = frozenset("=([,:?|&+>")
+# A line starting with one of these (outside brackets) always starts a statement.
+_STATEMENT_WORDS = (
+    "export ",
+    "import ",
+    "class ",
+    "function ",
+    "function*",
+    "const ",
+    "let ",
+    "var ",
+    "interface ",
+    "type ",
+    "enum ",
+    "declare ",
+    "abstract ",
+    "namespace ",
+    "async function",
+    "func ",
+    "@",
+)
 
 
 def _frames(masked: str) -> list:
@@ -507,10 +539,15 @@ def _split_statements(flat: str, asi: bool) -> list[tuple[int, int]]:
                 depth <= 0
                 and prev
                 and pos > start
-                and prev[-1] not in _CONTINUES_AFTER
-                and not prev.endswith(_CONTINUE_WORDS)
-                and stripped[0] not in _CONTINUES_BEFORE
-                and not stripped.startswith(_CONTINUE_WORDS)
+                and (
+                    (stripped.startswith(_STATEMENT_WORDS) and prev[-1] not in _STRONG_CONTINUE)
+                    or (
+                        prev[-1] not in _CONTINUES_AFTER
+                        and not prev.endswith(_CONTINUE_WORDS)
+                        and stripped[0] not in _CONTINUES_BEFORE
+                        and not stripped.startswith(_CONTINUE_WORDS)
+                    )
+                )
             ):
                 spans.append((start, pos))
                 start = pos

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -36,10 +36,10 @@ _INTERFACE_METHOD = re.compile(rf"\s*(?P<name>{_ID})\s*\(")
 _IMPORT = re.compile(r"\bimport\s*(?:\((?P<group>[^)]*)\)|(?:[\w.]+\s*)?\"(?P<one> *)\")")
 _QUOTED = re.compile(r'"( *)"')
 
-KEYWORDS = frozenset(
+KEYWORDS = words(
     """break case chan const continue default defer else fallthrough for func go goto if
     import interface map package range return select struct switch type var nil true
-    false iota""".split()
+    false iota"""
 )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -43,12 +43,12 @@ _NOT_NAMES = frozenset(
 )  # fmt: skip
 _IMPORT = re.compile(r"\bimport\s+(?:static\s+)?([\w$.]+(?:\s*\.\s*\*)?)\s*;")
 
-KEYWORDS = frozenset(
+KEYWORDS = words(
     """abstract assert boolean break byte case catch char class const continue default do
     double else enum extends final finally float for goto if implements import instanceof
     int interface long native new package private protected public return short static
     strictfp super switch synchronized this throw throws transient try void volatile while
-    true false null var record yield sealed permits non""".split()
+    true false null var record yield sealed permits non"""
 )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -26,18 +26,21 @@ _MASTER = re.compile(
 )
 
 _DECORATORS = re.compile(r"\s*(?:@[\w$.]+\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*)?)*")
-_TOP_MODS = re.compile(r"(?:(?:export|default|declare|abstract|async)\s+)*")
+_TOP_MODS = re.compile(
+    r"(?:(?:export|default|declare|abstract|async)\s+"
+    r"|[\w$]+(?:\.[\w$]+)*\s*=\s*(?=class\b))*"  # module.exports = class X, A.B = class X
+)
 _ID = r"[A-Za-z_$][\w$]*"
 _TOP = re.compile(
     rf"""(?:
         (?P<class>class)\s+(?P<cname>{_ID})
       | (?P<function>function)\s*\*?\s*(?P<fname>{_ID})
       | (?P<interface>interface)\s+(?P<iname>{_ID})
-      | (?P<type>type)\s+(?P<tname>{_ID})\s*(?:<.*?>)?\s*=
+      | (?P<type>type)\s+(?P<tname>{_ID})\s*(?=[<=])
       | (?:const\s+)?(?P<enum>enum)\s+(?P<ename>{_ID})
       | (?P<ns>namespace|module)\s+(?P<nname>{_ID}(?:\.{_ID})*)
-      | (?P<module>module|global)\b
-      | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*(?::(?P<vtype>[^=]*))?(?:=(?P<value>.*))?
+      | (?P<module>module(?=\s*")|global(?=\s*\Z))
+      | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*(?::(?P<vtype>(?:=>|[^=])*))?(?:=(?P<value>.*))?
       | (?P<proto>{_ID})\.prototype\.(?P<pname>{_ID})\s*=\s*(?:async\s+)?function\b
     )""",
     re.S | re.X,
@@ -56,7 +59,7 @@ _MEMBER_MODS = (
 _MEMBER = re.compile(
     rf"""{_MEMBER_MODS}\*?\s*(?P<name>\#?{_ID})\s*[?!]?\s*(?:
         (?P<call><.*?>\s*\(|\()
-      | (?::[^=]*)?=(?P<value>.*)
+      | (?::(?:=>|[^=])*)?=(?P<value>.*)
     )""",
     re.S | re.X,
 )
@@ -64,13 +67,13 @@ _IMPORT = re.compile(
     r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*"( *)"|\bimport\s*"( *)\""""
 )
 
-KEYWORDS = frozenset(
+KEYWORDS = words(
     """break case catch class const continue debugger default delete do else export extends
     finally for function if import in instanceof new return super switch this throw try
     typeof var void while with yield let static enum await implements package protected
     interface private public null true false undefined async of as from get set type
     declare abstract readonly namespace module keyof infer is any unknown never string
-    number boolean symbol object bigint satisfies""".split()
+    number boolean symbol object bigint satisfies"""
 )
 
 
@@ -131,6 +134,8 @@ class JavaScript(CLikeLanguage):
         if m is None:
             return []
         name = m.group("name")
+        if name == "new" and container == "interface":
+            return []  # a construct signature
         if m.group("call") is not None:
             return [Decl("method", name, m.start("name"), start)]
         value = m.group("value")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike
+from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*)
@@ -43,10 +43,10 @@ _KINDS = {
 _USE = re.compile(r"\buse\s+([^;]+);")
 _CRATE = re.compile(r"\bextern\s+crate\s+(\w+)")
 
-KEYWORDS = frozenset(
+KEYWORDS = words(
     """as async await break const continue crate dyn else enum extern false fn for if impl
     in let loop match mod move mut pub ref return self Self static struct super trait true
-    type union unsafe use where while""".split()
+    type union unsafe use where while"""
 )
 
 

@@ -1,0 +1,102 @@
+// Oracle for the JavaScript/TypeScript scanner: the TypeScript compiler's own parser.
+// Reads file paths (one per line) on stdin, prints one JSON line per top-level or
+// class-level definition: {path, name, line, kind, scope}, with our kind names.
+// Usage: node bench/bench_scan_tsc_oracle.js TYPESCRIPT_MODULE_DIR < files.txt
+"use strict";
+const fs = require("fs");
+const ts = require(process.argv[2]);
+
+function kindOfInit(init) {
+  if (!init) return null;
+  while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init)) init = init.expression;
+  if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return "function";
+  return null;
+}
+
+function emit(out, sf, path, node, name, kind, scope) {
+  if (!name || !(ts.isIdentifier(name) || ts.isPrivateIdentifier(name))) return;
+  const line = sf.getLineAndCharacterOfPosition(name.getStart(sf)).line + 1;
+  out.push(JSON.stringify({ path, name: name.text, line, kind, scope }));
+}
+
+function members(out, sf, path, cls, scope) {
+  for (const m of cls.members) {
+    if (ts.isMethodDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m) ||
+        ts.isMethodSignature(m)) {
+      emit(out, sf, path, m, m.name, "method", scope);
+    } else if (ts.isConstructorDeclaration(m)) {
+      const kw = m.getFirstToken(sf);
+      // the 'constructor' keyword token
+      for (const t of m.getChildren(sf)) {
+        if (t.kind === ts.SyntaxKind.ConstructorKeyword) {
+          const line = sf.getLineAndCharacterOfPosition(t.getStart(sf)).line + 1;
+          out.push(JSON.stringify({ path, name: "constructor", line, kind: "method", scope }));
+        }
+      }
+      void kw;
+    } else if (ts.isPropertyDeclaration(m) && kindOfInit(m.initializer)) {
+      emit(out, sf, path, m, m.name, "method", scope);
+    } else if (ts.isClassDeclaration(m)) {
+      emit(out, sf, path, m, m.name, "class", scope);
+    }
+  }
+}
+
+function items(out, sf, path, statements, scope) {
+  for (const s of statements) {
+    if (ts.isFunctionDeclaration(s)) {
+      emit(out, sf, path, s, s.name, "function", scope);
+    } else if (ts.isClassDeclaration(s)) {
+      emit(out, sf, path, s, s.name, "class", scope);
+      if (s.name) members(out, sf, path, s, scope ? scope + "." + s.name.text : s.name.text);
+    } else if (ts.isInterfaceDeclaration(s)) {
+      emit(out, sf, path, s, s.name, "interface", scope);
+      members(out, sf, path, s, scope ? scope + "." + s.name.text : s.name.text);
+    } else if (ts.isTypeAliasDeclaration(s)) {
+      emit(out, sf, path, s, s.name, "type", scope);
+    } else if (ts.isEnumDeclaration(s)) {
+      emit(out, sf, path, s, s.name, "enum", scope);
+    } else if (ts.isVariableStatement(s)) {
+      const isConst = (s.declarationList.flags & ts.NodeFlags.Const) !== 0;
+      for (const d of s.declarationList.declarations) {
+        const k = kindOfInit(d.initializer) || (isConst ? "const" : "variable");
+        emit(out, sf, path, d, d.name, k, scope);
+      }
+    } else if (ts.isModuleDeclaration(s)) {
+      let body = s.body;
+      let name = ts.isIdentifier(s.name) ? s.name.text : null;
+      while (body && ts.isModuleDeclaration(body)) {
+        name = name + "." + body.name.text;
+        body = body.body;
+      }
+      if (body && ts.isModuleBlock(body)) {
+        const inner = name ? (scope ? scope + "." + name : name) : scope;
+        items(out, sf, path, body.statements, inner);
+      }
+    } else if (ts.isExpressionStatement(s) && ts.isBinaryExpression(s.expression) &&
+               s.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const left = s.expression.left;
+      let right = s.expression.right;
+      if (ts.isClassExpression(right) && right.name) {
+        emit(out, sf, path, right, right.name, "class", scope);
+        members(out, sf, path, right, right.name.text);
+      } else if (ts.isPropertyAccessExpression(left) && ts.isPropertyAccessExpression(left.expression) &&
+                 left.expression.name.text === "prototype" && ts.isIdentifier(left.expression.expression) &&
+                 ts.isFunctionExpression(right)) {
+        emit(out, sf, path, s, left.name, "method", left.expression.expression.text);
+      }
+    }
+  }
+}
+
+const files = fs.readFileSync(0, "utf8").split("\n").filter(Boolean);
+const out = [];
+for (const path of files) {
+  const text = fs.readFileSync(path, "utf8");
+  const kind = path.endsWith(".tsx") || path.endsWith(".jsx") ? ts.ScriptKind.TSX
+    : path.endsWith(".js") || path.endsWith(".mjs") || path.endsWith(".cjs") ? ts.ScriptKind.JS
+    : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, kind);
+  items(out, sf, path, sf.statements, null);
+}
+process.stdout.write(out.join("\n") + "\n");
