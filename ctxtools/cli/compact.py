@@ -333,9 +333,12 @@ def _compact(**kw) -> int:
             f"{broken[0]}",
             hint="--repair drops orphaned results (stashed) and answers missing ones",
         )
-    for p in found.problems:
-        if p.kind not in ("orphan", "unanswered"):
-            warn(f"note: {p} (left as it is)")
+    other = [p for p in found.problems if p.kind not in ("orphan", "unanswered")]
+    if other:
+        warn(
+            f"note: {len(other)} place(s) the {tr.format} API may reject, left as they are "
+            f"(never made worse); first: {other[0]}"
+        )
     if broken:
         fixed = repair(tr, found, stash)
         tr.messages = fixed.messages

@@ -36,10 +36,10 @@ EDITOR_READ = {"view", "read", "cat", "open"}
 EDITOR_EDIT = {"create", "str_replace", "insert", "undo_edit", "write", "append", "delete", "edit"}
 _EDIT_NAME = re.compile(r"edit|write|create|patch|replace|insert|append|delete|rename|move", re.I)
 _THINK_NAME = re.compile(r"think|plan|reason", re.I)
-_EXIT_RES = (
-    re.compile(r"exit(?:ed)?(?: with)? (?:code|status)[:= ]+(-?\d+)", re.I),
-    re.compile(r"\"?exit_?code\"?\s*[:=]\s*(-?\d+)", re.I),
-    re.compile(r"process exited with (?:code|status) (-?\d+)", re.I),
+_EXIT_RE = re.compile(
+    r"exit(?:ed)?(?: with)? (?:code|status)[:= ]+(-?\d+)"
+    r"|\"?exit_?code\"?\s*[:=]\s*(-?\d+)",
+    re.I,
 )
 _ERROR_START = re.compile(r"^\s*(error\b|traceback|exception\b|fatal\b|panic\b)", re.I)
 _ERROR_LINE = re.compile(
@@ -58,6 +58,7 @@ _DECISION = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
 
 MAX_ITEM_CHARS = 240
+WINDOW = 2048  # characters at each end of a result searched for exit statuses and errors
 CAPS = {"read": 60, "edited": 60, "commands": 60, "failed": 40, "decisions": 15}
 
 
@@ -77,16 +78,18 @@ def _args(raw: object) -> object:
 
 def exit_status(text: str) -> int | None:
     """The last exit status a tool result reports (None when it reports none)."""
+    if len(text) > 2 * WINDOW:  # statuses are reported at the start or the end
+        text = text[:WINDOW] + "\n" + text[-WINDOW:]
     found: tuple[int, int] | None = None
-    for rx in _EXIT_RES:
-        for m in rx.finditer(text):
-            if found is None or m.start() >= found[0]:
-                found = (m.start(), int(m.group(1)))
+    for m in _EXIT_RE.finditer(text):
+        found = (m.start(), int(m.group(1) or m.group(2)))
     return None if found is None else found[1]
 
 
 def error_line(text: str) -> str:
     """The line of TEXT that says what went wrong (a bare ``ERROR:`` joins the next line)."""
+    if len(text) > 2 * WINDOW:
+        text = text[:WINDOW] + "\n" + text[-WINDOW:]
     lines = [ln.strip() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln and not _SUFFIX_LINE.match(ln)]
     for i, ln in enumerate(lines):

@@ -23,6 +23,7 @@ from ctxtools.compact.transcript import (
     tool_results,
     tool_uses,
 )
+from ctxtools.errors import CtxError
 
 NAME_PREFIX = "compact-"
 REF_SHA_LEN = 12  # the store's ref carries the first 12 hex digits of the SHA-256
@@ -31,7 +32,7 @@ REF_SHA_LEN = 12  # the store's ref carries the first 12 hex digits of the SHA-2
 class Stash(Protocol):
     """Where elided results go: ``put(data, name) -> ref``."""
 
-    def put(self, data: bytes, name: str) -> str: ...
+    def put(self, data: bytes, name: str, type: str | None = None) -> str: ...
 
 
 class MemoryStash:
@@ -41,7 +42,7 @@ class MemoryStash:
         self.session = session
         self.items: dict[str, bytes] = {}
 
-    def put(self, data: bytes, name: str) -> str:
+    def put(self, data: bytes, name: str, type: str | None = None) -> str:
         self.items[name] = data
         return predict_ref(self.session, data)
 
@@ -59,8 +60,20 @@ class StoreStash:
         self.store = HandleStore(root)
         self.session = session
 
-    def put(self, data: bytes, name: str) -> str:
-        card = self.store.put_bytes(data, name=name, session=self.session)
+    def put(self, data: bytes, name: str, type: str | None = None) -> str:
+        sha = hashlib.sha256(data).hexdigest()
+        ref = f"ctx:{self.session}/{name}"
+        try:
+            record = self.store.record(ref, self.session)
+        except CtxError:
+            record = None
+        if (
+            record is not None
+            and record.get("sha256") == sha
+            and self.store.blob_path(sha).is_file()
+        ):
+            return record["ref"]  # already stashed (a rerun): the same handle, no new write
+        card = self.store.put_bytes(data, name=name, session=self.session, type=type)
         return card["ref"]
 
 

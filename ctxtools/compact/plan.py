@@ -387,7 +387,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     if cut is not None:
         assert digest_text is not None
         blob = b"".join(dropped_lines)
-        ref = stash.put(blob, handle_name(blob))
+        ref = stash.put(blob, handle_name(blob), type="jsonl")
         predicted = predict_ref(opts.session, blob)
         if ref != predicted:
             digest_text = digest_text.replace(predicted, ref)

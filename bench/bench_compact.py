@@ -1,0 +1,193 @@
+"""Benchmark ctx-compact on real OpenHands transcripts and a 10,000-message one built from them.
+
+    .venv/bin/python bench/bench_compact.py [--messages 10000] [--limit 128000]
+
+Builds into bench/corpora/compact/ (gitignored):
+
+* the three real runs of ../shared/corpus/transcripts/openhands-multi-swe-bench-output.jsonl,
+  converted to OpenAI messages and Anthropic requests (tests/data/compact/convert_openhands.py);
+* ``long-10k.openai.json``: the system prompt and first user message of one run, then the
+  assistant/tool steps of all three runs repeated (call ids renamed so they stay unique) up
+  to the message count; ``long-10k-unique.openai.json`` is the same with a copy number
+  appended to every tool result, so no two results are equal (no counting is shared);
+  ``long-10k.anthropic.json``, the first one converted mechanically.
+
+Then runs the installed ``ctx-compact`` as a subprocess (a fresh store each time) and prints
+wall time and peak RSS (``resource.getrusage(RUSAGE_CHILDREN)``, which covers the process
+start, imports and the ruler's encoding load), and, for each real transcript, tokens
+before/after at a --limit that needs only stage 1 and one that needs stage 2. Targets (issue
+6): the 10,000-message transcript in under 1 s, peak memory under 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus" / "transcripts"
+CORPUS = CORPUS / "openhands-multi-swe-bench-output.jsonl"
+OUT = REPO / "bench" / "corpora" / "compact"
+BIN = Path(sys.executable).parent / "ctx-compact"
+
+_spec = importlib.util.spec_from_file_location(
+    "convert_openhands", REPO / "tests" / "data" / "compact" / "convert_openhands.py"
+)
+convert = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(convert)
+
+
+def build(n_messages: int) -> dict[str, Path]:
+    OUT.mkdir(parents=True, exist_ok=True)
+    runs = {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
+    files: dict[str, Path] = {}
+    for name, msgs in runs.items():
+        p = OUT / f"{name}.openai.json"
+        p.write_text(json.dumps(msgs, ensure_ascii=False))
+        files[name] = p
+        a = OUT / f"{name}.anthropic.json"
+        a.write_text(json.dumps(convert.to_anthropic(msgs), ensure_ascii=False))
+        files[name + " (anthropic)"] = a
+    first = next(iter(runs.values()))
+    steps = []  # assistant message + its results, from every run
+    for msgs in runs.values():
+        body = msgs[2:]
+        i = 0
+        while i < len(body):
+            j = i + 1
+            while j < len(body) and body[j]["role"] == "tool":
+                j += 1
+            steps.append(body[i:j])
+            i = j
+    for unique in (False, True):
+        out = [first[0], first[1]]
+        copy = 0
+        while len(out) < n_messages:
+            for step in steps:
+                if len(out) + len(step) + 1 > n_messages:
+                    break
+                if out[-1]["role"] == "assistant" and step[0]["role"] == "assistant":
+                    # a run's last answer, then the next step: the user says go on
+                    out.append({"role": "user", "content": "Continue with the next task."})
+                for m in step:
+                    m = json.loads(json.dumps(m))
+                    for c in m.get("tool_calls") or []:
+                        c["id"] = f"{c['id']}_{copy}"
+                    if m["role"] == "tool":
+                        m["tool_call_id"] = f"{m['tool_call_id']}_{copy}"
+                        if unique:
+                            m["content"] += f"\n[copy {copy}]"
+                    out.append(m)
+                copy += 1
+            else:
+                continue
+            break
+        while len(out) < n_messages:  # top up with plain turns to the exact count
+            role = "user" if out[-1]["role"] != "user" else "assistant"
+            out.append({"role": role, "content": f"step {len(out)}: continue."})
+        name = "long-10k-unique" if unique else "long-10k"
+        p = OUT / f"{name}.openai.json"
+        p.write_text(json.dumps(out, ensure_ascii=False))
+        files[name] = p
+        if not unique:
+            a = OUT / "long-10k.anthropic.json"
+            a.write_text(json.dumps(convert.to_anthropic(out), ensure_ascii=False))
+            files["long-10k (anthropic)"] = a
+    return files
+
+
+_WARM: Path | None = None
+
+
+def warm_store() -> Path:
+    """A store holding only the ruler's parsed-encoding cache (what any used store has)."""
+    global _WARM
+    if _WARM is None:
+        _WARM = Path(tempfile.mkdtemp(prefix="bench-compact-warm-"))
+        env = dict(os.environ, CTX_STORE=str(_WARM))
+        subprocess.run(
+            [str(BIN), "--limit", "10", "--force"], input=b"[]", capture_output=True, env=env
+        )
+    return _WARM
+
+
+def run(path: Path, *args: str, cold: bool = False) -> tuple[float, float, int, dict, int]:
+    """(seconds, peak RSS MB so far of the children, exit status, report, output bytes).
+
+    Each run gets a new store with no handles; unless COLD, it has the ruler's cache."""
+    store = tempfile.mkdtemp(prefix="bench-compact-")
+    if not cold:
+        for sub in warm_store().iterdir():
+            shutil.copytree(sub, Path(store) / sub.name)
+    try:
+        env = dict(os.environ, CTX_STORE=store)
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [str(BIN), str(path), "--json-report", *args], capture_output=True, env=env
+        )
+        dt = time.perf_counter() - t0
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        lines = [ln for ln in proc.stderr.decode().splitlines() if ln.startswith("{")]
+        report = json.loads(lines[-1]) if lines else {"error": proc.stderr.decode()[-300:]}
+        return dt, peak, proc.returncode, report, len(proc.stdout)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--messages", type=int, default=10000)
+    ap.add_argument("--limit", type=int, default=128000)
+    args = ap.parse_args()
+    files = build(args.messages)
+
+    print(f"== {args.messages:,}-message transcripts, --limit {args.limit:,} ==")
+    for name in ("long-10k", "long-10k-unique", "long-10k (anthropic)"):
+        path = files[name]
+        size = path.stat().st_size
+        cold = run(path, "--limit", str(args.limit), cold=True)[0]
+        best = None
+        for _ in range(3):
+            dt, peak, rc, rep, out = run(path, "--limit", str(args.limit))
+            best = dt if best is None else min(best, dt)
+        s2 = rep.get("stage2") or {}
+        print(
+            f"{name:22} {size / 1e6:6.1f} MB  exit {rc}  {best:.3f} s (best of 3; "
+            f"{cold:.3f} s with a store never used)  "
+            f"peak RSS {peak:.0f} MB  tokens {rep['tokens_before']:,} -> "
+            f"{rep['tokens_after']:,} ({rep['percent_after']}%)  elided "
+            f"{rep['stage1']['elided']}  dropped {s2.get('dropped', 0):,}"
+        )
+    print()
+    print("== real transcripts: tokens before -> after ==")
+    print(
+        f"{'transcript':40} {'stage':6} {'limit':>7} {'before':>8} {'after':>8} "
+        f"{'%after':>7} {'elided':>6} {'dropped':>7} exit"
+    )
+    for name, path in files.items():
+        if name.startswith("long-10k"):
+            continue
+        base = run(path, "--limit", "10000000")[3]["tokens_before"]
+        floor = run(path, "--limit", "10000000", "--force", "--keep-tokens", "0")[3]["tokens_after"]
+        for stage, limit in (("1", int(base / 0.9)), ("2", int(floor / 0.9))):
+            dt, peak, rc, rep, out = run(path, "--limit", str(limit))
+            s2 = rep.get("stage2") or {}
+            print(
+                f"{name:40} {stage:6} {limit:7,} {rep['tokens_before']:8,} "
+                f"{rep['tokens_after']:8,} {rep['percent_after']:6.1f}% "
+                f"{rep['stage1']['elided']:6} {s2.get('dropped', 0):7} {rc}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
