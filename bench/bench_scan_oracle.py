@@ -12,7 +12,10 @@ Corpora (bench/corpora/, gitignored; prepared on first run when missing):
 
 The oracle is ``ctags --output-format=json --fields=+nKSe``. Only top-level and
 class-level definitions count: a ctags tag whose scope is a function or method is dropped
-(we do not report nested functions by design). Kinds are compared as follows (ctags kinds
+(we do not report nested functions by design), and so is a tag that lies inside the body
+of a function-like tag (ctags' "end" field): a class defined in a function and its
+methods, an impl block inside a test function. In Go the blank identifier ``_`` is
+dropped (it defines nothing). Kinds are compared as follows (ctags kinds
 on the left, left out entirely when not listed):
 
   python      class, function, member -> class, function, method
@@ -102,6 +105,7 @@ CTAGS_KINDS = {
         "variable",
     },
 }
+FUNCTION_KINDS = {"function", "member", "method", "func", "getter", "setter", "generator"}
 # ctags kinds that are only counted at module level (no scope)
 TOP_ONLY = {"constant", "variable", "const", "var"}
 NESTED_SCOPES = {"function", "method", "member", "func", "getter", "setter", "generator", "local"}
@@ -250,13 +254,39 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     )  # fmt: skip
     elapsed = time.perf_counter() - t
     tags: dict[str, set] = collections.defaultdict(set)
+    parsed = []
+    # (line, end) of every function-like tag per file: a tag strictly inside one is local
+    bodies: dict[str, list] = collections.defaultdict(list)
     for line in proc.stdout.splitlines():
         try:
             tag = json.loads(line)
         except ValueError:
             continue
-        if tag.get("_type") != "tag" or tag.get("kind") not in kinds:
+        if tag.get("_type") != "tag":
             continue
+        parsed.append(tag)
+        if tag.get("kind") in FUNCTION_KINDS and tag.get("end"):
+            bodies[tag["path"]].append((tag["line"], tag["end"]))
+    # full names of function-like tags: a tag whose scope path passes through one is local
+    # (ctags gives no "end" for Rust, so the line ranges above do not catch those)
+    functions: dict[str, set] = collections.defaultdict(set)
+    for tag in parsed:
+        if tag.get("kind") in FUNCTION_KINDS:
+            scope = (tag.get("scope") or "").replace("::", ".")
+            functions[tag["path"]].add(f"{scope}.{tag['name']}" if scope else tag["name"])
+    for tag in parsed:
+        if tag.get("kind") not in kinds:
+            continue
+        scope = (tag.get("scope") or "").replace("::", ".")
+        if scope:
+            parts = scope.split(".")
+            fns = functions[tag["path"]]
+            if any(".".join(parts[:i]) in fns for i in range(1, len(parts) + 1)):
+                continue
+        if lang != "go" and any(a < tag["line"] <= b for a, b in bodies[tag["path"]]):
+            continue
+        if lang == "go" and tag["name"] == "_":
+            continue  # the blank identifier defines nothing
         if tag.get("scopeKind") in NESTED_SCOPES:
             continue
         if tag["kind"] in TOP_ONLY and tag.get("scopeKind") not in (None, "package"):

@@ -473,6 +473,7 @@ class CLikeLanguage:
 
 
 _BRACE = re.compile(r"[{}]")
+_SEMI_OR_BRACKET = re.compile(r"[;()\[\]]")
 _CONTINUES_AFTER = frozenset(",=([{|&+-*/%:?<.!^~")
 _CONTINUES_BEFORE = frozenset(".?:|&+-*/%=,)]>}")
 _CONTINUE_WORDS = ("extends", "implements", "as ", "satisfies", "=>")
@@ -522,11 +523,24 @@ def _split_statements(flat: str, asi: bool) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     if not asi:
-        pos = flat.find(";")
-        while pos >= 0:
-            spans.append((start, pos))
-            start = pos + 1
-            pos = flat.find(";", start)
+        if "[" not in flat and "(" not in flat:
+            pos = flat.find(";")
+            while pos >= 0:
+                spans.append((start, pos))
+                start = pos + 1
+                pos = flat.find(";", start)
+        else:  # ';' inside brackets ([T; N], for(;;)) does not end a statement
+            depth = 0
+            for m in _SEMI_OR_BRACKET.finditer(flat):
+                c = m.group()
+                if c == ";":
+                    if depth <= 0:
+                        spans.append((start, m.start()))
+                        start = m.end()
+                elif c in "([":
+                    depth += 1
+                else:
+                    depth -= 1
         spans.append((start, len(flat)))
         return [(a, b) for a, b in spans if not flat[a:b].isspace() and b > a]
     depth = 0

@@ -86,6 +86,8 @@ class Go(CLikeLanguage):
         start = len(stmt) - len(stmt.lstrip())
         m = _FUNC.match(stmt)
         if m is not None:
+            if m.group("name") == "_":
+                return []
             recv = m.group("recv")
             if recv is not None:
                 return [Decl("method", m.group("name"), m.start("name"), start, scope=recv)]
@@ -120,7 +122,7 @@ class Go(CLikeLanguage):
     @staticmethod
     def _type_spec(stmt, at, start, text):
         m = _TYPE_SPEC.match(text)
-        if m is None:
+        if m is None or m.group("name") == "_":
             return None
         what = m.group("what")
         name_at = at + m.start("name")
@@ -140,7 +142,7 @@ class Go(CLikeLanguage):
             base = at + m.start("more")
             for extra in _MORE_NAME.finditer(m.group("more")):
                 out.append(Decl(kind, extra.group(), base + extra.start(), start, one_line=True))
-        return out
+        return [d for d in out if d.name != "_"]  # the blank identifier defines nothing
 
     def imports(self, masked, text):
         out = []

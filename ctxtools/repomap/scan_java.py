@@ -21,9 +21,11 @@ _MASTER = re.compile(
 _PREFIX = re.compile(
     r"\s*(?:@(?!interface\b)[\w$.]+\s*(?:\((?:[^()]|\([^()]*\))*\)\s*)?)*",
 )
+# Modifiers, and annotations mixed among them ('public final native @Sig Object f()').
 _MODIFIERS = re.compile(
-    r"(?:(?:public|protected|private|static|final|abstract|native|synchronized|transient"
-    r"|volatile|strictfp|default|sealed|non-sealed)\s+)*"
+    r"(?:(?:(?:public|protected|private|static|final|abstract|native|synchronized|transient"
+    r"|volatile|strictfp|default|sealed|non-sealed)\b"
+    r"|@(?!interface\b)[\w$.]+\s*(?:\((?:[^()]|\([^()]*\))*\))?)\s*)*"
 )
 _TYPE = re.compile(r"(class|interface|enum|record|@\s*interface)\s+([A-Za-z_$][\w$]*)")
 _METHOD = re.compile(

@@ -13,7 +13,7 @@ from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, w
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*)
       | (?P<nc>/\*)
-      | (?P<s>b?r(\#*)".*?(?:"\1|\Z)
+      | (?P<s>b?r(?P<hashes>\#*)".*?(?:"(?P=hashes)|\Z)
           | b?"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)
           | b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,8}\}|.))')
     """,
@@ -30,6 +30,7 @@ _ITEM = re.compile(
 )
 _IMPL_GENERICS = re.compile(r"impl\s*")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_WHERE = re.compile(r"\bwhere\b")
 _KINDS = {
     "fn": "function",
     "struct": "struct",
@@ -96,11 +97,21 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
             break
         j += 1
     # the type's name: the last path segment before generics, skipping & 'a mut dyn
+    stop = len(stmt)
+    w = _WHERE.search(stmt, target)
+    if w is not None:
+        stop = w.start()
     k = target
+    while k < stop and stmt[k].isspace():
+        k += 1
+    if k < stop and (stmt[k] in "([&*!" or stmt.startswith(("fn(", "fn (", "dyn "), k)):
+        # not a plain path: a tuple, array, slice, reference, pointer, fn or trait object
+        text = " ".join(stmt[k:stop].split())
+        return (text, k) if text else None
     name = None
     at = target
     while True:
-        m = _IDENT.search(stmt, k)
+        m = _IDENT.search(stmt, k, stop)
         if m is None:
             break
         word = m.group()
@@ -116,7 +127,8 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
             continue
         break
     if name is None:
-        return None
+        text = " ".join(stmt[target:stop].split())
+        return (text, target) if text else None
     return name, at
 
 
@@ -143,8 +155,8 @@ class Rust(CLikeLanguage):
             target = _impl_target(stmt, m.start(1) + 4)
             if target is None:
                 return []
-            tname, at = target
-            return [Decl("impl", tname, at, start, body="members", scope_name=tname)]
+            tname, _ = target  # the line of an impl is that of its 'impl' keyword
+            return [Decl("impl", tname, m.start(1), start, body="members", scope_name=tname)]
         if name is None or word.startswith(("macro_rules", "extern")):
             return []
         if word == "mod":
