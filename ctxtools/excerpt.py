@@ -539,7 +539,7 @@ def _lines_of_whole(
         lines = text.split("\n")
         if "\r" in text:
             lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-        if len(text) > max_chars:
+        if len(text) > max_chars and max(map(len, lines)) > max_chars:
             lines = [_cut(x, max_chars) if len(x) > max_chars else x for x in lines]
         out.update(zip(range(a, b + 1), lines, strict=True))
     return out
@@ -659,15 +659,20 @@ def read_file_bytes(path: str) -> bytes:
 
     fd = os.open(path, os.O_RDONLY)
     try:
-        size = os.fstat(fd).st_size
-        chunks = []
-        data = os.read(fd, size + 1)
-        while data:
-            chunks.append(data)
-            data = os.read(fd, 1 << 20)
-        return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+        return _read_fd(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int, size: int) -> bytes:
+    import os
+
+    chunks = []
+    data = os.read(fd, size + 1)
+    while data:
+        chunks.append(data)
+        data = os.read(fd, 1 << 20)
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
 def excerpt_file(
@@ -683,11 +688,19 @@ def excerpt_file(
     import os
 
     options = options or ExcerptOptions()
-    if os.path.getsize(path) <= large:
-        data = read_file_bytes(path)
-        if len(data) <= large:
-            return excerpt_text(data, identifiers, options)
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size <= large:
+            data = _read_fd(fd, size)
+            if len(data) <= large:
+                return excerpt_text(data, identifiers, options)
+            os.lseek(fd, 0, os.SEEK_SET)
+        fh = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
         return excerpt_stream(fh, identifiers, options)
 
 
@@ -834,36 +847,58 @@ def fit_budget(
         return "\n".join(render_one(ex, label) for label, ex in kept)
 
     current = list(items)
-    alive = [True] * len(current)
-    total = count(render(current))
-    dropped: list[Dropped] = []
-    if total <= tokens:
-        return current, dropped, total
-    # Each file's own count, kept current as units go: their sum (plus one token per
-    # separating newline) estimates the whole, which is counted again to be sure.
-    cost = [count(render_one(ex, label)) for label, ex in current]
-    estimate = sum(cost) + len(cost) - 1
-    for i, span in _drop_order(current):
-        if total <= tokens:
+    plan = _drop_order(current)
+    # Keep the most valuable units (the end of the drop order) while their counts add up
+    # to the budget: only what can be kept is ever counted, however big the input.
+    keep_from = len(plan)
+    used = 0
+    for k in range(len(plan) - 1, -1, -1):
+        i, span = plan[k]
+        label, ex = current[i]
+        if span is None:  # the file itself: header, head, and a tail when nothing matched
+            bare = ex
+            for w in getattr(ex, "windows", ()):
+                bare = bare.without(w)
+            cost = count(render_one(bare, label)) + (1 if used else 0)
+        else:
+            lines = ex.lines
+            cost = (
+                count(
+                    "\n".join(f"{n}│ {lines.get(n, '')}" for n in range(span.start, span.end + 1))
+                )
+                + 2
+            )
+        if used + cost > tokens:
             break
-        if not alive[i]:
-            continue
+        used += cost
+        keep_from = k
+    alive = [True] * len(current)
+    dropped: list[Dropped] = []
+
+    def drop(k: int) -> None:
+        i, span = plan[k]
         label, ex = current[i]
         if span is None:
             alive[i] = False
-            estimate -= cost[i] + 1
             dropped.append(Dropped(label, "file", matched=bool(ex.matched), score=ex.score))
         else:
-            ex = ex.without(span)
-            current[i] = (label, ex)
-            new = count(render_one(ex, label))
-            estimate -= cost[i] - new
-            cost[i] = new
+            current[i] = (label, ex.without(span))
             dropped.append(Dropped(label, "window", span.start, span.end, span.score, True))
-        if estimate <= tokens:
-            total = count(render([it for it, ok in zip(current, alive, strict=True) if ok]))
-    kept = [it for it, ok in zip(current, alive, strict=True) if ok]
-    return kept, dropped, (total if kept else 0)
+
+    for k in range(keep_from):
+        drop(k)
+
+    def kept() -> list[tuple[str, Excerpt]]:
+        return [it for it, ok in zip(current, alive, strict=True) if ok]
+
+    total = count(render(kept()))
+    k = keep_from
+    while total > tokens and k < len(plan):  # the estimate was short: drop one more
+        drop(k)
+        k += 1
+        total = count(render(kept()))
+    result = kept()
+    return result, dropped, (total if result else 0)
 
 
 # --- signatures -----------------------------------------------------------------------------

@@ -341,3 +341,18 @@ def test_deterministic_output(script_runner, src):
     a = script_runner.run(args)
     b = script_runner.run(args)
     assert a.stdout == b.stdout
+
+
+def test_worker_processes_give_the_same_output(script_runner, src):
+    (src / "blob.bin").write_bytes(b"\x00\x01verify_token")
+    args = ["ctx-excerpt", "--keep-going", "-q", "verify_token Cart tokenize", "--window", "4"]
+    files = [*ALL, "blob.bin", "gone.py", *ALL]
+    one = script_runner.run([*args, "--jobs", "1", *files])
+    two = script_runner.run([*args, "--jobs", "2", *files])
+    assert one.returncode == two.returncode == 1
+    assert two.stdout == one.stdout
+    assert two.stderr == one.stderr
+    assert one.stderr.splitlines() == [
+        "ctx-excerpt: blob.bin: binary file, skipped",
+        "ctx-excerpt: error: gone.py: no such file",
+    ]

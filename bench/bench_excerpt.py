@@ -1,0 +1,121 @@
+"""Benchmark ctx-excerpt against grep on every .py file of a released Django source tree.
+
+    .venv/bin/python bench/bench_excerpt.py [--runs 5] [--query "a b c d e"]
+
+Fetches Django 5.1.4's sdist into bench/corpora/ (pip download, the package registry) when
+it is not there yet, lists its .py files, and times, each --runs times (/usr/bin/time -v
+for wall time and peak memory):
+
+* grep -n -w -E 'id1|id2|...' over the same files (xargs, one list),
+* ctx-excerpt --query ... --files-from LIST, with --jobs 1 and with the default jobs,
+* ctx-excerpt ... --json, and ... --tokens 8000 (the budget path, exact cl100k ruler).
+
+Targets (issue 4): within 3x of grep, peak memory under 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ROOT / "bench" / "corpora"
+VERSION = "5.1.4"
+TREE = CORPORA / f"Django-{VERSION}"
+BIN = Path(sys.executable).parent
+DEFAULT_QUERY = "queryset get_prep_value related_name ForeignKey deconstruct"
+
+
+def ensure_corpus() -> Path:
+    if TREE.is_dir():
+        return TREE
+    CORPORA.mkdir(parents=True, exist_ok=True)
+    tarball = CORPORA / f"Django-{VERSION}.tar.gz"
+    if not tarball.exists():
+        subprocess.run(
+            [
+                str(BIN / "pip"),
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"django=={VERSION}",
+                "-d",
+                str(CORPORA),
+            ],
+            check=True,
+        )
+    with tarfile.open(tarball) as tf:
+        tf.extractall(CORPORA, filter="data")
+    return TREE
+
+
+def timed(cmd: list[str] | str, shell: bool = False) -> tuple[float, int, bytes]:
+    """Wall seconds, peak RSS in KB, stdout of one run under /usr/bin/time -v."""
+    full = ["/usr/bin/time", "-v"] + (["sh", "-c", cmd] if shell else cmd)
+    proc = subprocess.run(full, capture_output=True, check=False)
+    err = proc.stderr.decode("utf-8", "replace")
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", err)
+    h, m, s = wall.groups()
+    seconds = (int(h) * 3600 if h else 0) + int(m) * 60 + float(s)
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{cmd!r} failed ({proc.returncode}):\n{err[-2000:]}")
+    return seconds, rss, proc.stdout
+
+
+def bench(label: str, cmd, runs: int, shell: bool = False) -> float:
+    times, peak, out = [], 0, b""
+    for _ in range(runs):
+        t, rss, out = timed(cmd, shell)
+        times.append(t)
+        peak = max(peak, rss)
+    med = statistics.median(times)
+    print(
+        f"{label:<34} median {med:6.3f} s  best {min(times):6.3f} s  "
+        f"peak {peak / 1024:6.1f} MB  output {len(out) / 1e6:5.1f} MB"
+    )
+    return med
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--query", default=DEFAULT_QUERY)
+    args = ap.parse_args()
+
+    tree = ensure_corpus()
+    files = sorted(str(p) for p in tree.rglob("*.py"))
+    listing = CORPORA / "django-py-files.txt"
+    listing.write_text("\n".join(files) + "\n")
+    size = sum(Path(f).stat().st_size for f in files)
+    from ctxtools.identifiers import identifiers_from_query
+
+    idents = identifiers_from_query(args.query)
+    print(f"corpus: {len(files)} .py files, {size / 1e6:.1f} MB ({tree.name})")
+    print(f"query: {args.query!r} -> {idents}")
+    print(f"runs: {args.runs} each; machine load: {Path('/proc/loadavg').read_text().split()[:3]}")
+
+    pattern = "|".join(idents)
+    g = bench(
+        "grep -n -w -E",
+        f"xargs -d '\\n' -a '{listing}' grep -n -w -E '{pattern}'",
+        args.runs,
+        shell=True,
+    )
+    exe = str(BIN / "ctx-excerpt")
+    base = [exe, "--query", args.query, "--files-from", str(listing)]
+    one = bench("ctx-excerpt --jobs 1", base + ["--jobs", "1"], args.runs)
+    auto = bench("ctx-excerpt (default jobs)", base, args.runs)
+    bench("ctx-excerpt --json --jobs 1", base + ["--json", "--jobs", "1"], args.runs)
+    bench("ctx-excerpt --tokens 8000 --jobs 1", base + ["--tokens", "8000", "--jobs", "1"], 1)
+    print(f"ratio to grep: --jobs 1 {one / g:.1f}x, default jobs {auto / g:.1f}x (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
