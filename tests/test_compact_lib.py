@@ -1,0 +1,470 @@
+"""ctxtools.compact as a library: formats, structure, digest facts, the gate, the planner."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from test_compact import CORPUS, convert, strict_problems
+
+from ctxtools.compact import COMPACTED, NO_HEADROOM, UNCHANGED, Options, compact
+from ctxtools.compact.accept import gate, parse_command, paths_in, run_summarizer
+from ctxtools.compact.digest import Call, Facts, error_line, exit_status, render
+from ctxtools.compact.elide import MemoryStash, handle_name, placeholder, predict_ref, repair
+from ctxtools.compact.transcript import (
+    ANTHROPIC,
+    OPENAI,
+    SHAPE_JSONL,
+    SHAPE_LIST,
+    SHAPE_WRAPPER,
+    TokenCounter,
+    dump,
+    links,
+    load,
+    message_text,
+)
+from ctxtools.errors import InputError, UsageError
+from ctxtools.tokens import get_ruler
+
+
+@pytest.fixture(scope="module")
+def counter_factory():
+    ruler = get_ruler().ruler
+    return lambda: TokenCounter(ruler)
+
+
+@pytest.fixture(scope="module")
+def runs(shared_dir) -> dict[str, list[dict]]:
+    return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
+
+
+def call(cid, name, args):
+    return {
+        "id": cid,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+# --- formats ------------------------------------------------------------------------------
+
+
+def test_detection_of_formats_and_shapes():
+    oa = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    tr = load(json.dumps(oa).encode())
+    assert (tr.format, tr.shape) == (OPENAI, SHAPE_LIST)
+    tr = load(json.dumps({"model": "m", "messages": oa}).encode())
+    assert (tr.format, tr.shape) == (OPENAI, SHAPE_WRAPPER)
+    tr = load(b"".join(json.dumps(m).encode() + b"\n" for m in oa))
+    assert (tr.format, tr.shape) == (OPENAI, SHAPE_JSONL)
+    tr = load(b'{"role": "user", "content": "one line"}\n')
+    assert tr.shape == SHAPE_JSONL
+    an = {"system": "s", "messages": [{"role": "user", "content": "u"}]}
+    assert load(json.dumps(an).encode()).format == ANTHROPIC
+    blocks = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x"}]}]
+    assert load(json.dumps(blocks).encode()).format == ANTHROPIC
+    plain = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}]
+    assert load(json.dumps(plain).encode()).format == OPENAI
+    assert load(json.dumps(plain).encode(), "anthropic").format == ANTHROPIC
+    with pytest.raises(UsageError):
+        load(b"[]", "gemini")
+
+
+def test_dump_keeps_shape_and_unknown_fields():
+    doc = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "é", "x": [1, {"y": None}]}],
+        "z": 1.5,
+    }
+    tr = load(json.dumps(doc).encode())
+    assert json.loads(dump(tr)) == doc
+    assert list(json.loads(dump(tr))) == ["model", "messages", "z"]
+
+
+def test_huge_integers_and_lone_surrogates_survive():
+    data = b'[{"role": "user", "content": "\\ud800 x", "n": 123456789012345678901234567890}]'
+    tr = load(data)
+    assert tr.stdjson
+    assert json.loads(dump(tr)) == json.loads(data)
+
+
+def test_invalid_inputs():
+    for data, msg in [
+        (b"", "empty transcript"),
+        (b"[1]", "not a JSON object"),
+        (b'{"messages": 3}', "not a list"),
+        (b"nope", "invalid JSON"),
+        (b'[{"role": "tool", "content": "x"}]', None),
+    ]:
+        if msg is None:
+            load(data)  # a tool message is a known OpenAI role; orphans are found by links()
+            continue
+        with pytest.raises(InputError, match=msg):
+            load(data)
+
+
+def test_message_text_covers_calls_and_blocks():
+    m = {"role": "assistant", "content": "hi", "tool_calls": [call("a", "bash", {"command": "ls"})]}
+    assert message_text(m) == 'hi\nbash\n{"command": "ls"}'
+    a = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "r"}]},
+            {"type": "image", "source": {}},
+            {"type": "text", "text": "t"},
+        ],
+    }
+    assert message_text(a) == "r\nt"
+
+
+def test_token_count_is_the_sum_of_its_parts(counter_factory):
+    c = counter_factory()
+    msgs = [{"role": "user", "content": "hello world"}, {"role": "assistant", "content": "hi"}]
+    tr = load(json.dumps(msgs).encode())
+    assert c.transcript(tr) == sum(4 + c.ruler.count(m["content"]) for m in msgs) + 3
+    an = load(json.dumps({"system": "be brief", "messages": msgs[:1]}).encode())
+    assert (
+        c.transcript(an) == (4 + c.ruler.count("be brief")) + (4 + c.ruler.count("hello world")) + 3
+    )
+
+
+# --- structure and repair -------------------------------------------------------------------
+
+
+def test_links_find_orphans_and_unanswered_calls():
+    msgs = [
+        {"role": "user", "content": "u"},
+        {"role": "tool", "tool_call_id": "x", "content": "orphan"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [call("a", "f", {}), call("b", "f", {})],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": "ra"},
+        {"role": "tool", "tool_call_id": "a", "content": "dup"},
+        {"role": "assistant", "content": "next"},
+        {"role": "assistant", "content": "", "tool_calls": [call("c", "f", {})]},
+    ]
+    found = links(load(json.dumps(msgs).encode()))
+    kinds = sorted((p.kind, p.index, p.call_id) for p in found.problems)
+    # c is pending (the last message), not a problem
+    assert kinds == [("orphan", 1, "x"), ("orphan", 4, "a"), ("unanswered", 2, "b")]
+    fixed = repair(load(json.dumps(msgs).encode()), found, MemoryStash())
+    assert strict_problems(fixed.messages, "openai") == []
+    assert [r["call_id"] for r in fixed.removed] == ["x", "a"]
+    assert [a["call_id"] for a in fixed.added] == ["b"]
+
+
+def test_repair_anthropic_fills_missing_results_and_keeps_turns():
+    doc = {
+        "messages": [
+            {"role": "user", "content": "u"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "b", "name": "f", "input": {}}],
+            },
+            {"role": "user", "content": "no results here"},
+        ],
+        "system": "s",
+    }
+    tr = load(json.dumps(doc).encode())
+    found = links(tr)
+    assert {p.kind for p in found.problems} == {"unanswered", "alternation"}
+    fixed = repair(tr, found, MemoryStash())
+    assert strict_problems({"messages": fixed.messages}, "anthropic") == []
+
+
+# --- digest -------------------------------------------------------------------------------
+
+
+def test_exit_status_and_error_line():
+    assert exit_status("out\n[The command completed with exit code 2.]") == 2
+    assert exit_status("Exit code: 0\nok") == 0
+    assert exit_status('{"exit_code": 127}') == 127
+    assert exit_status("Process exited with code 1") == 1
+    assert exit_status("no status here") is None
+    assert exit_status("x" * 100000 + "\nexit code 3") == 3
+    assert (
+        error_line("ERROR:\nNo replacement was performed") == "ERROR: No replacement was performed"
+    )
+    assert error_line(
+        "building\nmake: *** [all] Error 2\n[The command completed with exit code 2.]"
+    ) == ("make: *** [all] Error 2")
+    assert error_line("") == "(no output)"
+
+
+@pytest.mark.parametrize(
+    "name, args, result, where, expect",
+    [
+        # Claude Code
+        ("Read", {"file_path": "/r/a.py"}, "1 import os", "read", "/r/a.py"),
+        (
+            "Edit",
+            {"file_path": "/r/a.py", "old_string": "a", "new_string": "b"},
+            "ok",
+            "edited",
+            "/r/a.py",
+        ),
+        ("Write", {"file_path": "/r/new.py", "content": "x"}, "ok", "edited", "/r/new.py"),
+        ("Bash", {"command": "pytest -q"}, "1 failed\nExit code: 1", "failed", "`pytest -q`"),
+        # OpenHands
+        ("str_replace_editor", {"command": "view", "path": "/w/x.c"}, "...", "read", "/w/x.c"),
+        (
+            "str_replace_editor",
+            {"command": "create", "path": "/w/y.c", "file_text": "int"},
+            "File created",
+            "edited",
+            "/w/y.c",
+        ),
+        (
+            "execute_bash",
+            {"command": "make"},
+            "[The command completed with exit code 0.]",
+            "commands",
+            ("make", "0"),
+        ),
+        # opencode
+        ("read", {"filePath": "src/z.ts"}, "...", "read", "src/z.ts"),
+        # Codex
+        (
+            "shell",
+            {"command": ["bash", "-lc", "ls -la"]},
+            '{"exit_code": 0}',
+            "commands",
+            ("bash -lc 'ls -la'", "0"),
+        ),
+        (
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** Update File: src/m.rs\n@@\n-a\n+b\n*** End Patch"},
+            "Done",
+            "edited",
+            "src/m.rs",
+        ),
+        # a failed edit is a failure, not an edit
+        (
+            "str_replace_editor",
+            {"command": "str_replace", "path": "/w/q.c", "old_str": "a", "new_str": "b"},
+            "ERROR:\nNo replacement was performed",
+            "failed",
+            "str_replace_editor str_replace /w/q.c → ERROR: No replacement was performed",
+        ),
+    ],
+)
+def test_facts_recognise_tool_shapes(name, args, result, where, expect):
+    facts = Facts()
+    facts.add_call(Call(name, args, result))
+    got = getattr(facts, where)
+    if where == "failed":
+        assert any(expect in k for k in got), got
+    else:
+        assert expect in got, got
+    if where != "edited":
+        assert not facts.edited
+
+
+def test_anthropic_is_error_marks_a_failure():
+    facts = Facts()
+    facts.add_call(Call("Bash", {"command": "npm test"}, "boom: tests failed", is_error=True))
+    assert facts.commands == {("npm test", "error"): 1}
+    assert list(facts.failed) == ["`npm test` → boom: tests failed"]
+
+
+def test_digest_is_list_shaped_in_order_and_deterministic():
+    facts = Facts()
+    facts.add_call(Call("Read", {"file_path": "/a"}, "x"))
+    facts.add_call(Call("Bash", {"command": "make"}, "exit code 2"))
+    facts.add_call(Call("Bash", {"command": "make"}, "exit code 2"))
+    facts.add_decision("Looked around. I'll fix the parser instead of the lexer.")
+    text = render(facts, first=3, last=9, count=7, total=20, ref="ctx:s/n@abc")
+    assert text.splitlines() == [
+        "[ctx-compact digest: messages 3–9 of 20 were dropped (7 messages); the originals: "
+        "ctx-read ctx:s/n@abc]",
+        "Files read:",
+        "- /a",
+        "Files edited:",
+        "- none",
+        "Commands (exit status):",
+        "- `make` → 2 (×2)",
+        "Failed calls:",
+        "- `make` → exit 2: exit code 2 (×2)",
+        "Decisions:",
+        "- I'll fix the parser instead of the lexer.",
+    ]
+    assert render(facts, first=3, last=9, count=7, total=20, ref="ctx:s/n@abc") == text
+
+
+def test_digest_caps_long_lists():
+    facts = Facts()
+    for i in range(100):
+        facts.add_call(Call("Bash", {"command": f"echo {i}"}, "exit code 0"))
+    text = render(facts, first=1, last=2, count=2, total=3, ref=None)
+    assert "- (+40 earlier commands in the originals)" in text
+    assert "`echo 99`" in text and "`echo 39`" not in text
+    tight = render(facts, first=1, last=2, count=2, total=3, ref=None, scale=0.0)
+    assert "- (+97 earlier commands in the originals)" in tight
+
+
+# --- the gate -----------------------------------------------------------------------------
+
+ORIGINAL = (
+    "We changed src/app/server.py and tests/test_api.py; the build runs ./scripts/build.sh. " * 20
+)
+
+
+@pytest.mark.parametrize(
+    "candidate, fragment",
+    [
+        ("", "empty output"),
+        ("   \n", "empty output"),
+        (
+            "Sure! Here is the summary: src/app/server.py tests/test_api.py ./scripts/build.sh "
+            * 3,
+            "chatty preamble",
+        ),
+        (
+            "Here's what happened: src/app/server.py tests/test_api.py ./scripts/build.sh " * 3,
+            "chatty preamble",
+        ),
+        (
+            "As an AI, I cannot summarise src/app/server.py tests/test_api.py ./scripts/build.sh"
+            * 3,
+            "refusal",
+        ),
+        ("I can't do that. src/app/server.py tests/test_api.py ./scripts/build.sh " * 3, "refusal"),
+        (
+            "Error: 429 Too Many Requests src/app/server.py tests/test_api.py ./scripts/build.sh",
+            "looks like an error message",
+        ),
+        (
+            "Traceback (most recent call last):\n  File src/app/server.py tests/test_api.py "
+            "./scripts/build.sh",
+            "looks like an error message",
+        ),
+        (
+            '{"error": {"message": "context_length_exceeded"}} src/app/server.py tests/test_api.py'
+            " ./scripts/build.sh",
+            "looks like an error message",
+        ),
+        ("x" * 5000, "longer than what it replaces"),
+        ("src/app/server.py", "too short"),
+        (
+            "The server and the tests were changed and the build script was run. " * 2,
+            "keeps 0 of 3 file paths",
+        ),
+    ],
+)
+def test_gate_rejects(candidate, fragment):
+    v = gate(ORIGINAL, candidate)
+    assert not v.accepted
+    assert any(fragment in r for r in v.reasons), v.reasons
+
+
+def test_gate_accepts_and_measures():
+    cand = "Changed src/app/server.py and tests/test_api.py; built with ./scripts/build.sh."
+    v = gate(ORIGINAL, cand)
+    assert v.accepted, v.reasons
+    assert (v.paths_total, v.paths_kept) == (3, 3)
+    assert not gate(ORIGINAL, cand, min_ratio=0.5).accepted
+    assert gate(ORIGINAL, "Changed src/app/server.py, more to do.", min_path_share=0.3).accepted
+    assert not gate("", "anything").accepted
+
+
+def test_paths_in_ignores_urls_and_versions():
+    assert paths_in("see https://x.org/a and 1.2.3 and src/x.py, /etc/hosts.") == [
+        "src/x.py",
+        "/etc/hosts",
+    ]
+
+
+def test_summarizer_runner():
+    ok = run_summarizer(
+        [sys.executable, "-c", "import sys; print(sys.stdin.read().upper())"], "abc"
+    )
+    assert ok.ok and ok.output == "ABC\n"
+    bad = run_summarizer([sys.executable, "-c", "import sys; sys.exit(5)"], "abc")
+    assert not bad.ok and bad.reason.startswith("exited with status 5")
+    slow = run_summarizer([sys.executable, "-c", "import time; time.sleep(20)"], "x", timeout=0.3)
+    assert not slow.ok and slow.reason == "timed out after 0.3 s"
+    missing = run_summarizer(["/no/such/tool"], "x")
+    assert not missing.ok and "cannot run" in missing.reason
+    assert parse_command("llm -m 'qwen 7b' -s x") == ["llm", "-m", "qwen 7b", "-s", "x"]
+    with pytest.raises(UsageError):
+        parse_command("   ")
+
+
+# --- the planner --------------------------------------------------------------------------
+
+
+def test_placeholder_names_a_content_handle():
+    data = b"line 1\nline 2\n"
+    ref = predict_ref("s", data)
+    assert ref.startswith("ctx:s/" + handle_name(data) + "@")
+    assert (
+        placeholder(data, ref)
+        == f"[elided tool result: 14 chars, 2 lines; full text: ctx-read {ref}]"
+    )
+
+
+def test_compact_on_a_real_run_is_valid_and_deterministic(counter_factory, runs):
+    msgs = runs["ponylang__ponyc-4588"]
+    data = json.dumps(msgs).encode()
+    outs = []
+    for _ in range(2):
+        stash = MemoryStash()
+        out = compact(load(data), counter_factory(), Options(limit=9000), stash)
+        outs.append(dump(load(data), out.messages))
+        assert out.status == COMPACTED
+        assert strict_problems(out.messages, "openai") == []
+        for h in out.report["stage1"]["handles"]:
+            assert stash.read(h)
+    assert outs[0] == outs[1]
+
+
+def test_keep_recent_protects_the_last_turns(counter_factory, runs):
+    msgs = runs["ponylang__ponyc-4595"]
+    tr = load(json.dumps(msgs).encode())
+    out = compact(
+        tr, counter_factory(), Options(limit=8000, keep_recent=5, keep_tokens=0), MemoryStash()
+    )
+    turns = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
+    tail = len(msgs) - turns[-5]
+    assert out.messages[-tail:] == msgs[-tail:]
+
+
+def test_unchanged_and_no_headroom(counter_factory):
+    small = [{"role": "user", "content": "hi"}]
+    tr = load(json.dumps(small).encode())
+    out = compact(tr, counter_factory(), Options(limit=1000), MemoryStash())
+    assert out.status == UNCHANGED and out.messages is None
+    out = compact(tr, counter_factory(), Options(limit=5), MemoryStash())
+    assert out.status == NO_HEADROOM and out.messages is None
+
+
+def test_anthropic_digest_joins_the_first_user_turn(counter_factory, runs):
+    doc = convert.to_anthropic(runs["ponylang__ponyc-4593"])
+    tr = load(json.dumps(doc).encode())
+    out = compact(tr, counter_factory(), Options(limit=6000), MemoryStash())
+    assert out.report["stage2"]["dropped"] > 0
+    first = out.messages[0]
+    assert first["content"][0] == {"type": "text", "text": doc["messages"][0]["content"][0]["text"]}
+    assert first["content"][-1]["text"].startswith("[ctx-compact digest")
+    assert out.messages[1]["role"] == "assistant"
+    assert strict_problems({"messages": out.messages}, "anthropic") == []
+
+
+def test_recompacting_keeps_earlier_digests(counter_factory, runs):
+    msgs = runs["ponylang__ponyc-4588"]
+    once = compact(
+        load(json.dumps(msgs).encode()), counter_factory(), Options(limit=9000), MemoryStash()
+    )
+    tr2 = load(json.dumps(once.messages).encode())
+    twice = compact(tr2, counter_factory(), Options(limit=7000), MemoryStash())
+    digests = [m for m in twice.messages if str(m.get("content", "")).startswith("[ctx-compact")]
+    assert len(digests) >= 1
+    assert twice.messages[2] == once.messages[2]  # the first digest stays, as part of the head
+    assert strict_problems(twice.messages, "openai") == []
