@@ -326,6 +326,13 @@ def plan_spans(
     """The spans to show for a file with HITS, and how many windows were left out."""
     n = line_count
     h = max(0, min(options.head, n))
+    if not hits:  # the common case over many files: head and tail only
+        spans = [Span("head", 1, h)] if h else []
+        t = max(0, options.tail)
+        start = max(h + 1, n - t + 1)
+        if t and start <= n:
+            spans.append(Span("tail", start, n))
+        return tuple(spans), 0
     lines = sorted(hits)
     windows: list[Span] = []
     w = max(0, options.window)
@@ -588,17 +595,19 @@ def _excerpt(
     else:
         lines = _collect_lines(pieces(), spans, options.max_line_chars)
     matched: set[str] = set()
-    for found in hits.values():
-        matched.update(found)
-    hit_list = tuple(
-        Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
-        for line in sorted(hits)
-    )
+    hit_list: tuple[Hit, ...] = ()
+    if hits:
+        for found in hits.values():
+            matched.update(found)
+        hit_list = tuple(
+            Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
+            for line in sorted(hits)
+        )
     return Excerpt(
         line_count=line_count,
         spans=spans,
         lines=lines,
-        matched=matcher.order(matched),
+        matched=matcher.order(matched) if matched else (),
         hits=hit_list,
         omitted=omitted,
         size=size,
