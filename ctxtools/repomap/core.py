@@ -427,13 +427,32 @@ def build_map(
     notes.extend(n for n in ss.notes if n not in notes)
     ranked, idents, edges = rank_scans(ss, focus_rels, query)
 
-    from ctxtools.repomap.render import FILL_WINDOW, MapLayout, fit, signature_width
+    from ctxtools.repomap.render import (
+        FILL_WINDOW,
+        MAX_SIG_LIMIT,
+        Fitted,
+        MapLayout,
+        fit,
+        signature_width,
+    )
 
-    layout = MapLayout(ranked, idents, limit=tokens + FILL_WINDOW, max_sig=signature_width(tokens))
     header = ""
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
-    fitted = fit(layout, tokens, ruler.count, header)
+    fitted = None
+    n_items = sum(len(f.defs) or f.manifest for f in ranked)
+    if n_items <= tokens:
+        wide = MapLayout(ranked, idents, max_sig=MAX_SIG_LIMIT)
+        # A small repository may fit whole with full-width signatures: then show them.
+        text = wide.render(wide.items, header)
+        n = ruler.count(text)
+        if n <= tokens:
+            fitted = Fitted(text, n, list(wide.items))
+    if fitted is None:
+        layout = MapLayout(
+            ranked, idents, limit=tokens + FILL_WINDOW, max_sig=signature_width(tokens)
+        )
+        fitted = fit(layout, tokens, ruler.count, header)
     shown_files = len({fpos for fpos, _ in fitted.selection})
     return RepoMap(
         root=root,

@@ -137,8 +137,14 @@ class MapLayout:
             del keyed[limit:]
         self.items = [t[3] for t in keyed]
 
-    def _line(self, fpos: int, k: int) -> str:
+    def _line(self, fpos: int, k: int, compact: bool = False) -> str:
         key = (fpos, k)
+        if compact:
+            line = self._line(fpos, k)
+            name = self.files[fpos].defs[k][1]
+            head, colon, sig = line.partition(":")
+            at = sig.find(name)
+            return head + colon + (sig[: at + len(name)] if at >= 0 else sig)
         line = self._lines.get(key)
         if line is None:
             f = self.files[fpos]
@@ -153,7 +159,13 @@ class MapLayout:
             self._lines[key] = line
         return line
 
-    def render(self, selection: list[tuple[int, int]], header: str = "") -> str:
+    def render(
+        self,
+        selection: list[tuple[int, int]],
+        header: str = "",
+        compact: set[tuple[int, int]] | frozenset = frozenset(),
+    ) -> str:
+        """The text of SELECTION (items), with the items in COMPACT shown by name only."""
         by_file: dict[int, set[int]] = {}
         for fpos, k in selection:
             chosen = by_file.setdefault(fpos, set())
@@ -171,7 +183,7 @@ class MapLayout:
                 continue
             lines.append(f.rel + ":")
             for k in sorted(chosen, key=lambda k, f=f: (f.defs[k][2], k)):
-                lines.append(self._line(fpos, k))
+                lines.append(self._line(fpos, k, (fpos, k) in compact))
         return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -247,25 +259,29 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
         else:
             hi = mid - 1
     selection = list(items[:lo])
-    # Greedy fill: later items that still fit (shorter lines, files already shown).
+    # Greedy fill: later items that still fit (shorter lines, files already shown); an item
+    # whose full line does not fit may still fit by name only.
+    compact: set[tuple[int, int]] = set()
     tries = 0
     shown = {fpos for fpos, _ in selection}
-    for item in items[lo + 1 : lo + 1 + FILL_WINDOW]:
+    for item in items[lo : lo + FILL_WINDOW]:
         slack = budget - best_tokens
         if slack < 2 or tries >= FILL_TRIES:
             break
         fpos, k = item
-        line = layout.files[fpos].rel if k < 0 else layout._line(fpos, k)
-        est = count(line + "\n")
-        if fpos not in shown:
-            est += count(layout.files[fpos].rel + ":\n")
-        if est > slack + 1:
-            continue
-        tries += 1
-        trial = selection + [item]
-        text = layout.render(trial, header)
-        n = count(text)
-        if n <= budget:
-            selection, best_text, best_tokens = trial, text, n
-            shown.add(fpos)
+        header_cost = 0 if fpos in shown else count(layout.files[fpos].rel + ":\n")
+        variants = [False] if k < 0 else [False, True]
+        for short in variants:
+            line = layout.files[fpos].rel if k < 0 else layout._line(fpos, k, short)
+            if count(line + "\n") + header_cost > slack + 1:
+                continue
+            tries += 1
+            trial = selection + [item]
+            trial_compact = compact | {item} if short else compact
+            text = layout.render(trial, header, trial_compact)
+            n = count(text)
+            if n <= budget:
+                selection, compact, best_text, best_tokens = trial, trial_compact, text, n
+                shown.add(fpos)
+                break
     return Fitted(best_text, best_tokens, selection)

@@ -1,0 +1,273 @@
+"""ctx-repomap as a user runs it: text and JSON output, options, notes, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ctxtools.tokens import get_ruler
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def write(root: Path, rel: str, text: str | bytes) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A git repository with Python, Go, TypeScript, Rust and Java, an ignored file and a
+    vendored folder."""
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    root = tmp_path / "repo"
+    write(
+        root,
+        "store/handles.py",
+        "class HandleStore:\n"
+        "    def put(self, stream, name):\n"
+        "        return name\n\n\n"
+        "def open_store(path: str) -> 'HandleStore':\n"
+        "    return HandleStore()\n",
+    )
+    for n in range(3):
+        write(
+            root,
+            f"cmds/cmd{n}.py",
+            f"from store.handles import HandleStore, open_store\n\n\n"
+            f"def command_{n}(store: HandleStore):\n"
+            f"    return open_store('p').put(None, 'n{n}')\n",
+        )
+    write(
+        root, "srv/server.go", "package srv\n\ntype Server struct{}\n\nfunc (s *Server) Run() {}\n"
+    )
+    write(root, "web/app.tsx", "export const renderApp = (): string => 'x';\n")
+    write(root, "core/lib.rs", "pub struct Engine;\nimpl Engine {\n    pub fn start(&self) {}\n}\n")
+    write(root, "java/Main.java", "public class Main {\n  static class Inner {}\n}\n")
+    write(root, "vendor/dep.py", "def vendored():\n    pass\n")
+    write(root, ".gitignore", "ignored.py\n")
+    write(root, "ignored.py", "def ignored():\n    pass\n")
+    write(root, "pyproject.toml", "[project]\nname = 'demo'\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
+def test_text_map(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo)])
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert lines[:3] == ["store/handles.py:", "1:class HandleStore", "2:  def put(stream, name)"]
+    assert "vendored" not in r.stdout and "ignored" not in r.stdout
+    for expected in ("type Server struct", "func (s *Server) Run()", "pub struct Engine"):
+        assert expected in r.stdout
+    assert "export const renderApp = (): string =>" in r.stdout
+    assert "public class Main" in r.stdout and "static class Inner" in r.stdout
+    assert "pyproject.toml" in lines  # a manifest, as a bare path
+    assert get_ruler().ruler.count(r.stdout) <= 1000
+
+
+def test_exact_budget_through_the_command(script_runner, repo):
+    ruler = get_ruler().ruler
+    for budget in (50, 64, 90, 130):
+        r = script_runner.run(["ctx-repomap", str(repo), "--tokens", str(budget)])
+        assert r.returncode == 0
+        assert ruler.count(r.stdout) <= budget
+    r = script_runner.run(["ctx-repomap", str(repo), "-t", "60", "--heuristic"])
+    assert len(r.stdout) <= 4 * 60
+
+
+def test_json_document(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo), "--json", "--tokens", "200"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["budget"] == 200 and doc["tokens"] <= 200
+    assert doc["counter"] == "cl100k_base" and doc["exact"] is True
+    assert doc["files_listed_by"] == "git"
+    assert doc["skipped"] == {"vendored": 1}
+    assert doc["truncated"] is False
+    paths = [f["path"] for f in doc["files"]]
+    assert paths[0] == "store/handles.py"
+    assert len(paths) == doc["mapped_files"] == 9
+    ranks = [f["rank"] for f in doc["files"]]
+    assert ranks == sorted(ranks, reverse=True)
+    hs = doc["files"][0]["definitions"][0]
+    assert hs == {
+        "kind": "class",
+        "name": "HandleStore",
+        "line": 1,
+        "end_line": 3,
+        "signature": "class HandleStore:",
+        "scope": None,
+        "score": hs["score"],
+    }
+    put = doc["files"][0]["definitions"][1]
+    assert (put["name"], put["scope"], put["kind"]) == ("put", "HandleStore", "method")
+    assert doc["edges"]["count"] >= 3
+    assert doc["edges"]["top"][0]["to"] == "store/handles.py"
+    assert doc["map"].startswith("store/handles.py:\n")
+    again = script_runner.run(["ctx-repomap", str(repo), "--json", "--tokens", "200"])
+    assert again.stdout == r.stdout
+
+
+def test_focus_and_query_options(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo), "--focus", str(repo / "srv/server.go")])
+    assert r.stdout.startswith("srv/server.go:\n")
+    r = script_runner.run(["ctx-repomap", str(repo), "--query", "start the Engine"])
+    assert r.stdout.startswith("core/lib.rs:\n")
+
+
+def test_focus_relative_to_the_directory(script_runner, repo, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = script_runner.run(["ctx-repomap", "repo", "--focus", "web/app.tsx"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("web/app.tsx:\n")
+
+
+def test_default_directory_is_cwd(script_runner, repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    r = script_runner.run(["ctx-repomap", "-t", "80"])
+    assert r.returncode == 0 and r.stdout.startswith("store/handles.py:\n")
+
+
+def test_max_files_truncation_is_said_twice(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo), "--max-files", "3"])
+    assert r.returncode == 0
+    assert r.stdout.startswith("# truncated: 3 of 9 files mapped (--max-files)\n")
+    assert "truncated: mapped the first 3 of 9 files" in r.stderr
+
+
+def test_max_file_size_with_units(script_runner, repo):
+    write(repo, "big.py", "def big():\n    pass\n" + "# pad\n" * 400)
+    r = script_runner.run(["ctx-repomap", str(repo), "--max-file-size", "1K", "--json"])
+    assert json.loads(r.stdout)["skipped"]["too large"] == 1
+    r = script_runner.run(["ctx-repomap", str(repo), "--max-file-size", "lots"])
+    assert r.returncode == 2
+    assert "is not a size" in r.stderr
+
+
+def test_cache_is_used_and_no_cache_skips_it(script_runner, repo, store_dir):
+    r = script_runner.run(["ctx-repomap", str(repo), "--no-cache"])
+    assert r.returncode == 0
+    assert not (store_dir / "repomap").exists()
+    first = script_runner.run(["ctx-repomap", str(repo)])
+    caches = list((store_dir / "repomap").glob("cache-v1-*.bin"))
+    assert len(caches) == 1
+    caches[0].write_bytes(b"not a cache")
+    r = script_runner.run(["ctx-repomap", str(repo)])
+    assert r.returncode == 0
+    assert r.stdout == first.stdout
+    assert "scan cache" in r.stderr and "rebuilding" in r.stderr
+    other = store_dir.parent / "elsewhere"
+    r = script_runner.run(["ctx-repomap", str(repo), "--store", str(other)])
+    assert list((other / "repomap").glob("cache-v1-*.bin"))
+
+
+def test_edit_changes_the_map(script_runner, repo):
+    before = script_runner.run(["ctx-repomap", str(repo)]).stdout
+    write(repo, "store/handles.py", "class RenamedStore:\n    pass\n")
+    after = script_runner.run(["ctx-repomap", str(repo)]).stdout
+    assert "RenamedStore" in after and "HandleStore" not in after.split("cmds/")[0]
+    assert before != after
+
+
+def test_not_a_directory(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo / "pyproject.toml")])
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-repomap: error: {repo / 'pyproject.toml'}: not a directory "
+        "(give the repository's directory)\n"
+    )
+    assert r.stdout == ""
+    r = script_runner.run(["ctx-repomap", str(repo / "nope")])
+    assert r.returncode == 1
+    assert "no such directory" in r.stderr
+
+
+def test_budget_below_50_is_a_usage_error(script_runner, repo, store_dir):
+    r = script_runner.run(["ctx-repomap", str(repo), "--tokens", "49"])
+    assert r.returncode == 2
+    assert "49 is below the minimum of 50" in r.stderr
+    assert r.stdout == ""
+    assert not (store_dir / "repomap").exists()
+
+
+def test_missing_focus_file(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo), "--focus", "nope.py"])
+    assert r.returncode == 1
+    assert "--focus nope.py: no such file" in r.stderr
+
+
+def test_unmapped_focus_file_is_a_note(script_runner, repo):
+    r = script_runner.run(["ctx-repomap", str(repo), "--focus", "vendor/dep.py"])
+    assert r.returncode == 0
+    assert "--focus vendor/dep.py: not a mapped file" in r.stderr
+
+
+@pytest.mark.parametrize("content", [None, b"\x00\x01binary"])
+def test_empty_and_binary_only_repositories(script_runner, tmp_path, content):
+    root = tmp_path / "empty"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    if content is not None:
+        write(root, "data.bin", content)
+        write(root, "looks.py", content)
+    r = script_runner.run(["ctx-repomap", str(root)])
+    assert r.returncode == 0
+    assert r.stdout == ""
+    assert "ctx-repomap: no source files to map" in r.stderr
+    doc = json.loads(script_runner.run(["ctx-repomap", str(root), "--json"]).stdout)
+    assert doc["files"] == [] and doc["map"] == "" and doc["tokens"] == 0
+
+
+def test_crlf_invalid_utf8_and_giant_minified_line(script_runner, tmp_path):
+    root = tmp_path / "odd"
+    write(root, "win.py", b"class Win:\r\n    def open_it(self):\r\n        pass\r\n")
+    write(root, "latin.py", b"def r\xe9sum\xe9():\n    pass\n\ndef plain():\n    pass\n")
+    write(root, "dist/app.js", b"var a=1;" * (10 * 1024 * 1024 // 8))
+    r = script_runner.run(["ctx-repomap", str(root), "--json"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["skipped"] == {"too large": 1}
+    assert "1:class Win\n2:  def open_it()\n" in doc["map"]
+    assert "def plain()" in doc["map"]
+    r = script_runner.run(["ctx-repomap", str(root), "--max-file-size", "11M"])
+    assert r.returncode == 0 and "app.js" not in r.stdout
+
+
+def test_symlink_loop_and_escape(script_runner, tmp_path):
+    outside = tmp_path / "outside"
+    write(outside, "secret.py", "def secret():\n    pass\n")
+    root = tmp_path / "links"
+    write(root, "ok.py", "def ok():\n    pass\n")
+    (root / "loop").symlink_to(".", target_is_directory=True)
+    (root / "out").symlink_to(outside, target_is_directory=True)
+    (root / "escape.py").symlink_to(outside / "secret.py")
+    r = script_runner.run(["ctx-repomap", str(root)])
+    assert r.returncode == 0
+    assert r.stdout == "ok.py:\n1:def ok()\n"
+
+
+def test_help_has_an_example(script_runner):
+    r = script_runner.run(["ctx-repomap", "--help"])
+    assert r.returncode == 0
+    assert "ctx-repomap . --tokens 1000 > repomap.txt" in r.stdout
+    assert "--focus" in r.stdout and "--max-file-size" in r.stdout
+
+
+def test_real_sources_from_the_shared_corpus(script_runner, tmp_path):
+    corpus = SHARED / "corpus"
+    if not corpus.is_dir():
+        pytest.fail(f"missing shared corpus at {corpus}")
+    r = script_runner.run(["ctx-repomap", str(corpus), "--tokens", "300", "--json"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["tokens"] <= 300
