@@ -332,11 +332,11 @@ def test_format_can_be_forced(script_runner):
 
 def test_model_gives_the_window(script_runner, runs):
     data = as_bytes(runs["ponylang__ponyc-4595"])
-    res = compact(script_runner, data, "--model", "qwen2.5-coder:7b", "--json-report")
+    res = compact(script_runner, data, "--model", "gpt-4", "--json-report")
     rep = report_of(res)
     from ctxtools.profiles import resolve
 
-    assert rep["limit"] == resolve("qwen2.5-coder:7b").context_limit
+    assert rep["limit"] == resolve("gpt-4").context_limit
     assert rep["tokens_before"] > rep["limit"] and rep["tokens_after"] < rep["tokens_before"]
     assert res.returncode in (0, 4)
     assert strict_problems(json.loads(res.stdout), "openai") == []
