@@ -163,15 +163,17 @@ def blank(s: str) -> str:
     return _NOT_NEWLINE.sub(" ", s)
 
 
-def blank_string(s: str) -> str:
+def blank_string(s: str, multi: str = '"') -> str:
     """Blank a string literal to '"   "' (same length, newlines kept): a line that closes a
-    multi-line string is not mistaken for an empty one, and no prefix letter survives."""
+    multi-line string is not mistaken for an empty one, and no prefix letter survives.
+    A multi-line literal gets ``multi`` as its quotes (the C-like scanners use '`' so that
+    statement splitting can tell a line that opens or closes one)."""
     n = len(s)
     if n <= 2:
         return s
     if "\n" not in s:
         return '"' + " " * (n - 2) + '"'
-    return '"' + _NOT_NEWLINE.sub(" ", s[1:-1]) + '"'
+    return multi + _NOT_NEWLINE.sub(" ", s[1:-1]) + multi
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
@@ -261,6 +263,7 @@ def mask_clike(text: str, master: re.Pattern[str]) -> Masked:
     """Blank comments and literals found by ``master`` (named groups decide how):
 
     c: comment; nc: nestable /* */ comment (Rust); s: string or char literal;
+    lt: a Rust lifetime ('a: blanked so that it does not count as a use of ``a``);
     tpl: JS template literal (``${}`` code stays code, recursively masked);
     rx: a '/' that may start a JS regular expression literal.
     """
@@ -286,7 +289,10 @@ def _mask_into(text, start, stop, master, out, comments) -> None:
             comments.append((s, e))
         elif kind == "s":
             out.append(text[last:s])
-            out.append(blank_string(text[s:e]))
+            out.append(blank_string(text[s:e], "`"))
+        elif kind == "lt":
+            out.append(text[last:s])
+            out.append(" " * (e - s))
         elif kind == "nc":
             e = _nested_comment_end(text, s, stop)
             out.append(text[last:s])
@@ -344,9 +350,9 @@ def _slash_starts_regex(text: str, s: int, start: int) -> bool:
 def _blank_template_piece(text: str, a: int, b: int, s: int, closed: bool) -> str:
     piece = blank(text[a:b])
     if a == s and piece:
-        piece = '"' + piece[1:]
+        piece = "`" + piece[1:]
     if closed and piece:
-        piece = piece[:-1] + '"'
+        piece = piece[:-1] + "`"
     return piece
 
 
@@ -500,6 +506,24 @@ _STATEMENT_WORDS = (
 )
 
 
+_HEADER_WORD = re.compile(r"\b(?:class|interface|function|type|impl|fn|struct|enum|trait|record)\b")
+
+
+def _inside_angles(masked: str, a: int, b: int) -> bool:
+    """Whether offset ``b`` is inside the <...> of a declaration header that starts in
+    masked[a:b] (``class Box<T extends { id: Id }> {``): '=>' and '->' do not close."""
+    start = -1
+    for m in _HEADER_WORD.finditer(masked, a, b):
+        start = m.start()
+    start = max(start, masked.rfind(";", a, b))
+    if start < 0:  # a member header ('static create<U extends { id: Id }>() {'): its line
+        start = max(a, masked.rfind("\n", a, b))
+    count = masked.count
+    opened = count("<", start, b)
+    closed = count(">", start, b) - count("=>", start, b) - count("->", start, b)
+    return opened > closed
+
+
 def _frames(masked: str) -> list:
     """Brace tree: each frame is [open, close, children]; the root is [-1, len, [...]]."""
     root: list = [-1, len(masked), []]
@@ -546,11 +570,16 @@ def _split_statements(flat: str, asi: bool) -> list[tuple[int, int]]:
     depth = 0
     pos = 0
     prev = ""  # the previous non-blank line, stripped
+    in_literal = False  # inside a multi-line literal ('`' opens and closes one when masked)
     for line in flat.split("\n"):
         stripped = line.strip()
         if stripped:
+            was_in_literal = in_literal
+            if "`" in line and line.count("`") % 2:
+                in_literal = not in_literal
             if (
-                depth <= 0
+                not was_in_literal
+                and depth <= 0
                 and prev
                 and pos > start
                 and (
@@ -715,7 +744,9 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
             balance += (
                 count("(", pos, o) + count("[", pos, o) - count(")", pos, o) - count("]", pos, o)
             )
-            if balance > 0:
+            if balance > 0 or (
+                masked.find("<", seg_start, o) >= 0 and _inside_angles(masked, seg_start, o)
+            ):
                 inner.append(child)
             else:
                 segment(seg_start, o, inner, child, container, scope)

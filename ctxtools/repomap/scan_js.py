@@ -40,7 +40,8 @@ _TOP = re.compile(
       | (?:const\s+)?(?P<enum>enum)\s+(?P<ename>{_ID})
       | (?P<ns>namespace|module)\s+(?P<nname>{_ID}(?:\.{_ID})*)
       | (?P<module>module(?=\s*")|global(?=\s*\Z))
-      | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*(?::(?P<vtype>(?:=>|[^=])*))?(?:=(?P<value>.*))?
+      | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*
+        (?::(?P<vtype>(?:=>|[^=])*))?(?:=(?P<value>.*))?
       | (?P<proto>{_ID})\.prototype\.(?P<pname>{_ID})\s*=\s*(?:async\s+)?function\b
     )""",
     re.S | re.X,

@@ -16,6 +16,7 @@ _MASTER = re.compile(
       | (?P<s>b?r(?P<hashes>\#*)".*?(?:"(?P=hashes)|\Z)
           | b?"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)
           | b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,8}\}|.))')
+      | (?P<lt>'[A-Za-z_]\w*)
     """,
     re.S | re.X,
 )
@@ -104,8 +105,9 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
     k = target
     while k < stop and stmt[k].isspace():
         k += 1
-    if k < stop and (stmt[k] in "([&*!" or stmt.startswith(("fn(", "fn (", "dyn "), k)):
-        # not a plain path: a tuple, array, slice, reference, pointer, fn or trait object
+    if k < stop and (stmt[k] in "([*!" or stmt.startswith(("fn(", "fn ("), k)):
+        # not a path: a tuple, array, slice, pointer, never or fn type (a reference
+        # '&'a mut Type' and a trait object 'dyn Trait' are named after the path)
         text = " ".join(stmt[k:stop].split())
         return (text, k) if text else None
     name = None
