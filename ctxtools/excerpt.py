@@ -737,6 +737,7 @@ def render_header(ex: Excerpt, label: str) -> str:
 
 
 _GUTTERS: dict[int, list[str]] = {}
+GUTTER_CACHE_LINES = 20_000
 
 
 def _gutters(width: int, upto: int) -> list[str]:
@@ -754,13 +755,17 @@ def render_body(ex: Excerpt) -> list[str]:
     lines = ex.lines
     prev_end = None
     sep = "⋮".rjust(w)
-    gutters = _gutters(w, ex.spans[-1].end if ex.spans else 0)
+    last = ex.spans[-1].end if ex.spans else 0
+    gutters = _gutters(w, last) if last <= GUTTER_CACHE_LINES else None
     for span in ex.spans:
         if prev_end is not None and span.start > prev_end + 1:
             out.append(sep)
         numbers = range(span.start, span.end + 1)
         texts = map(lines.get, numbers, repeat(""))
-        out.extend(map(str.__add__, gutters[span.start : span.end + 1], texts))
+        if gutters is not None:
+            out.extend(map(str.__add__, gutters[span.start : span.end + 1], texts))
+        else:  # a huge file: no cache of millions of gutters
+            out.extend(f"{n:>{w}}│ {t}" for n, t in zip(numbers, texts, strict=True))
         prev_end = span.end
     return out
 
