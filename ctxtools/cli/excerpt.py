@@ -161,7 +161,7 @@ def cli(**opts) -> int:
     {"tokens", "used", "counter", "exact", "dropped": [{"path", "kind": "window"|"file",
     "start", "end", "score"}]}, the budget applying to the text output. With --signatures
     a file has "language" and "definitions": [{"kind", "name", "line", "end_line", "scope",
-    "signature"}] instead of spans.
+    "signature"}] instead of spans ("status": "too_large" over 512 KB: not scanned).
 
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going),
     2 usage error (e.g. a query with no usable identifier).
