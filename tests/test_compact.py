@@ -678,3 +678,66 @@ def test_fixture_converter_output_is_valid(runs):
         assert strict_problems(msgs, "openai") == []
         assert strict_problems(convert.to_anthropic(msgs), "anthropic") == []
     assert Path(CORPUS).is_file()
+
+
+# --- long transcripts built from the real ones -----------------------------------------------
+
+
+def build_long(runs: dict[str, list[dict]], copies: int) -> list[dict]:
+    """System + first user message of one run, then every run's steps COPIES times over (call
+    ids renamed per copy so they stay unique; a user turn between a final answer and the next
+    step, as a user would say "go on")."""
+    first = runs[RUN_IDS[0]]
+    out = [first[0], first[1]]
+    for copy in range(copies):
+        for r, run_id in enumerate(RUN_IDS):
+            for m in runs[run_id][2:]:
+                m = json.loads(json.dumps(m))
+                if m["role"] == "assistant" and out[-1]["role"] == "assistant":
+                    out.append({"role": "user", "content": "Continue with the next task."})
+                for c in m.get("tool_calls") or []:
+                    c["id"] = f"{c['id']}-{copy}-{r}"
+                if m["role"] == "tool":
+                    m["tool_call_id"] = f"{m['tool_call_id']}-{copy}-{r}"
+                out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_long_transcript_built_from_real_runs(script_runner, runs, fmt):
+    msgs = build_long(runs, 3)
+    assert len(msgs) > 600
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    assert strict_problems(doc, fmt) == []
+    data = as_bytes(doc)
+    res = compact(script_runner, data, "--limit", "32000", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["tokens_before"] > 150_000 and rep["tokens_after"] <= rep["target_tokens"]
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert check_elided_come_back(doc, out, fmt) == rep["stage1"]["elided"] > 0
+    digest = digest_text(out, fmt)
+    dropped = read_back(rep["stage2"]["handle"]).decode().splitlines()
+    d_msgs = doc if fmt == "openai" else doc["messages"]
+    assert [json.loads(x) for x in dropped] == d_msgs[
+        rep["stage2"]["first"] - 1 : rep["stage2"]["last"]
+    ]
+    if fmt == "openai":
+        failed, edited = failed_commands_and_edits(msgs[2 : rep["stage2"]["last"]])
+        for path in edited:
+            assert path in digest.split("Files edited:")[1].split("Commands")[0]
+        for cmd in failed:
+            assert f"`{cmd}`" in digest.split("Failed calls:")[1]
+    again = compact(script_runner, data, "--limit", "32000")
+    assert again.stdout == res.stdout
+    # compacting the output again (more turns later) keeps the first digest in place
+    if fmt == "openai":
+        turns = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
+        more = json.loads(json.dumps(msgs[turns[-3] :]).replace('-2-2"', '-9-9"'))
+        grown = out + [{"role": "user", "content": "Now run it again."}] + more
+        res2 = compact(script_runner, as_bytes(grown), "--limit", "20000")
+        assert res2.returncode == 0, res2.stderr
+        out2 = json.loads(res2.stdout)
+        assert out2[2] == out[2]
+        assert strict_problems(out2, fmt) == []
