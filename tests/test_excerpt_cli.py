@@ -356,3 +356,26 @@ def test_worker_processes_give_the_same_output(script_runner, src):
         "ctx-excerpt: blob.bin: binary file, skipped",
         "ctx-excerpt: error: gone.py: no such file",
     ]
+
+
+def test_signatures_of_a_file_over_512_kb_are_not_scanned(script_runner, src):
+    (src / "huge.py").write_bytes((DATA / "inventory.py").read_bytes() * 60)
+    r = script_runner.run(["ctx-excerpt", "--signatures", "huge.py", "server.go"])
+    assert r.returncode == 0
+    assert r.stdout.startswith("==> huge.py <== 589380 bytes; over 512 KB, not scanned\n")
+    assert "func (l *Limiter) Allow(key string) error" in r.stdout
+    j = script_runner.run(["ctx-excerpt", "--signatures", "--json", "huge.py"])
+    (f,) = json.loads(j.stdout)["files"]
+    assert f["status"] == "too_large" and f["definitions"] == []
+
+
+def test_ignore_case_and_empty_inputs(script_runner, src):
+    r = script_runner.run(["ctx-excerpt", "-i", "-q", "LRUCACHE", "LruCache.java", "--window", "0"])
+    assert r.returncode == 0
+    assert r.stdout.startswith("==> LruCache.java <== 114 lines; matched: LRUCACHE\n")
+    assert "   13│ public class LruCache<K, V> {\n" in r.stdout
+    e = run_bytes(script_runner, ["ctx-excerpt", "-q", "frobnicate"], b"")
+    assert e.returncode == 0 and e.stdout == "==> <stdin> <== 0 lines; empty\n"
+    (src / "none").write_bytes(b"")
+    n = script_runner.run(["ctx-excerpt", "-q", "frobnicate", "--files-from", "none"])
+    assert n.returncode == 0 and n.stdout == "" and n.stderr == ""
