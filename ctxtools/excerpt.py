@@ -87,15 +87,86 @@ _DEF_RES = (
 _NOT_NAMES = frozenset(["if", "for", "while", "switch", "catch", "function", "return"])
 # Bytes 0x80-0xBF continue a UTF-8 character: deleting them leaves one byte per character.
 _CONTINUATION = bytes(range(0x80, 0xC0))
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+# All of them in one pattern (one match call a line): alternative K names its group nK.
+_DEF_RE = re.compile(
+    "|".join(
+        "(?:" + rx.pattern.replace("(?P<name>", f"(?P<n{k}>") + ")" for k, rx in enumerate(_DEF_RES)
+    )
+)
+
+
+# Words a definition line can start with (else it ends with "{": a bare method).
+_DEF_STARTS = frozenset(
+    [
+        "def",
+        "class",
+        "func",
+        "fn",
+        "function",
+        "function*",
+        "struct",
+        "enum",
+        "trait",
+        "interface",
+        "type",
+        "impl",
+        "record",
+        "mod",
+        "object",
+        "union",
+        "namespace",
+        "export",
+        "default",
+        "declare",
+        "pub",
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "static",
+        "final",
+        "abstract",
+        "async",
+        "unsafe",
+        "extern",
+        "override",
+        "sealed",
+        "const",
+        "open",
+        "data",
+        "inline",
+        "let",
+        "var",
+        "synchronized",
+        "native",
+        "virtual",
+        "readonly",
+    ]
+)
 
 
 def defined_name(line: str) -> str | None:
     """The name a line defines (``def verify(`` -> ``verify``), or None."""
-    for rx in _DEF_RES:
-        m = rx.match(line)
-        if m and m.group("name") not in _NOT_NAMES:
-            return m.group("name")
-    return None
+    stripped = line.strip()
+    first = stripped.split(None, 1)[0] if stripped else ""
+    if not (
+        first in _DEF_STARTS or first.startswith(("@", "pub(", "impl<")) or stripped.endswith("{")
+    ):
+        return None
+    m = _DEF_RE.match(line)
+    if m is None:
+        return None
+    name = m.group(m.lastgroup)
+    if name in _NOT_NAMES:
+        for rx in _DEF_RES[int(m.lastgroup[1:]) + 1 :]:
+            m = rx.match(line)
+            if m and m.group("name") not in _NOT_NAMES:
+                return m.group("name")
+        return None
+    return name
 
 
 # --- options and results -------------------------------------------------------------------
@@ -232,6 +303,7 @@ class Matcher:
         self._plain = tuple(i for i in idents if i.path_re is None)
         self._paths = tuple(i for i in idents if i.path_re is not None)
         self._probes = tuple(sorted({p for i in idents for p in i.probes}))
+        self._presence = tuple(sorted({p.replace(b"_", b"") for p in self._probes} - {b""}))
 
     def order(self, names: Iterable[str]) -> tuple[str, ...]:
         """NAMES in query order."""
@@ -245,7 +317,11 @@ class Matcher:
         found: dict[str, float] = {}
         part_of: dict[str, str] = {}
         for ident in self._plain:
-            probe = next((p for p in ident.probe_texts if p in low), None)
+            probe = None
+            for text in ident.probe_texts:
+                if text in low:
+                    probe = text
+                    break
             if probe is None:
                 continue
             if words is None:
@@ -282,9 +358,17 @@ class Matcher:
         """Add the matching lines of DATA (whose first line is FIRST_LINE) to HITS."""
         if not self._probes:
             return
+        # One pass to rule most texts out: ASCII lower-cased, underscores deleted, which
+        # holds every probe (with its underscores deleted) wherever DATA holds it.
+        folded = data.translate(_FOLD, b"_")
+        present = {p for p in self._presence if p in folded}
+        if not present:
+            return
         low = data.lower()  # ASCII only: offsets stay those of DATA
         positions: list[int] = []
         for probe in self._probes:
+            if probe.replace(b"_", b"") not in present:
+                continue
             find = low.find
             p = find(probe)
             step = len(probe)
@@ -531,17 +615,22 @@ def _lines_of_whole(
             ranges.append([s.start, s.end])
     if not ranges:
         return {}
-    lo, hi = ranges[0][0], ranges[-1][1]
     frag_count = newlines + 1  # fragment k-1 is line k; a final "" follows a last newline
-    if hi <= frag_count - lo:
-        frags = data.split(b"\n", hi)
-        base = 0
-    else:
-        frags = data.rsplit(b"\n", frag_count - lo + 1)
+    full = data.split(b"\n") if len(ranges) > 2 else None
+
+    def fragments(a: int, b: int) -> list[bytes]:
+        """Lines A..B as bytes, splitting no more of DATA than needed."""
+        if full is not None:
+            return full[a - 1 : b]
+        if b <= frag_count - a:  # nearer the start: split up to line B
+            return data.split(b"\n", b)[a - 1 : b]
+        frags = data.rsplit(b"\n", frag_count - a + 1)
         base = frag_count - len(frags)  # fragment index of frags[0]
+        return frags[a - 1 - base : b - base]
+
     out: dict[int, str] = {}
     for a, b in ranges:
-        chunk = b"\n".join(frags[a - 1 - base : b - base])
+        chunk = b"\n".join(fragments(a, b))
         text = chunk.decode("utf-8", "replace")
         lines = text.split("\n")
         if "\r" in text:
