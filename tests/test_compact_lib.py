@@ -468,3 +468,22 @@ def test_recompacting_keeps_earlier_digests(counter_factory, runs):
     assert len(digests) >= 1
     assert twice.messages[2] == once.messages[2]  # the first digest stays, as part of the head
     assert strict_problems(twice.messages, "openai") == []
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_counting_only_what_can_stay_gives_the_same_output(counter_factory, runs, fmt):
+    from test_compact import build_long
+
+    msgs = build_long(runs, 3)
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = json.dumps(doc).encode()
+    outs = {}
+    for lazy in (True, False):
+        out = compact(load(data), counter_factory(), Options(limit=32000, lazy=lazy), MemoryStash())
+        outs[lazy] = out
+    assert outs[True].messages == outs[False].messages
+    assert outs[True].report["tokens_after"] == outs[False].report["tokens_after"]
+    assert outs[True].report["tokens_before_exact"] is False
+    assert outs[False].report["tokens_before_exact"] is True
+    exact = outs[False].report["tokens_before"]
+    assert abs(outs[True].report["tokens_before"] - exact) < 0.35 * exact

@@ -51,6 +51,7 @@ from ctxtools.compact.transcript import (
     tool_results,
 )
 
+CHUNK = 512  # messages counted per step of the backward pass
 DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
 
 UNCHANGED = "unchanged"
@@ -71,6 +72,7 @@ class Options:
     summarizer_timeout: float = acceptmod.DEFAULT_TIMEOUT
     min_ratio: float = acceptmod.DEFAULT_MIN_RATIO
     min_path_share: float = acceptmod.DEFAULT_MIN_PATH_SHARE
+    lazy: bool = True  # skip counting messages that can only be dropped (see compact())
 
 
 @dataclass
@@ -81,14 +83,6 @@ class Outcome:
     tokens_after: int
     report: dict
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Unit:
-    index: int
-    block: int | None  # Anthropic: index of the tool_result block in the message's content
-    content: object
-    tokens: int
 
 
 def _percent(tokens: int, limit: int) -> float:
@@ -130,26 +124,6 @@ def protected_start(tr: Transcript, head: int, keep_recent: int) -> int:
     return head + 1
 
 
-def _units(tr: Transcript, counter: TokenCounter, start: int, stop: int) -> list[_Unit]:
-    out = []
-    for i in range(start, stop):
-        msg = tr.messages[i]
-        if tr.format == OPENAI:
-            if msg["role"] == "tool" and not is_placeholder(msg.get("content")):
-                content = msg.get("content")
-                out.append(_Unit(i, None, content, counter.text(result_text(content))))
-        else:
-            content = msg.get("content")
-            if msg["role"] != "user" or not isinstance(content, list):
-                continue
-            for bi, b in enumerate(content):
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    c = b.get("content", "")
-                    if not is_placeholder(c):
-                        out.append(_Unit(i, bi, c, counter.text(result_text(c))))
-    return out
-
-
 def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
     if fmt == OPENAI:
         return dict(msg, content=blocks[None])
@@ -159,18 +133,122 @@ def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
     return dict(msg, content=content)
 
 
+def _units_of(tr: Transcript, i: int) -> list[tuple[int | None, object]]:
+    """The tool results of message I that may be elided: (block index or None, content)."""
+    msg = tr.messages[i]
+    if tr.format == OPENAI:
+        if msg["role"] == "tool" and not is_placeholder(msg.get("content")):
+            return [(None, msg.get("content"))]
+        return []
+    content = msg.get("content")
+    if msg["role"] != "user" or not isinstance(content, list):
+        return []
+    out: list[tuple[int | None, object]] = []
+    for bi, b in enumerate(content):
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            c = b.get("content", "")
+            if not is_placeholder(c):
+                out.append((bi, c))
+    return out
+
+
+def _valid_cuts(tr: Transcript, head: int, prot: int) -> tuple[list[int], list[float]]:
+    """Allowed cuts in (head + 1, prot] (ascending), and ``min_origin`` for checking them."""
+    msgs = tr.messages
+    n = len(msgs)
+    origin = links(tr).origin
+    inf = n + 1
+    min_origin = [inf] * (n + 1)
+    for j in range(n - 1, -1, -1):
+        o = origin.get(j, inf)
+        min_origin[j] = min(min_origin[j + 1], o if o >= 0 else -1)
+    cuts = []
+    for k in range(head + 2, prot + 1):
+        if k < n:
+            role = msgs[k]["role"]
+            if tr.format == OPENAI and role == "tool":
+                continue
+            if tr.format == ANTHROPIC and role != "assistant":
+                continue
+        if min_origin[k] < k:
+            continue
+        cuts.append(k)
+    return cuts, min_origin
+
+
 def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) -> Outcome:
     msgs = tr.messages
     n = len(msgs)
     limit = opts.limit
     texts = [message_text(m) for m in msgs]
     system = tr.system_text()
-    counter.prefill(texts + ([system] if system else []))
-    tok = [MESSAGE_OVERHEAD + counter.text(t) for t in texts]
     fixed = REPLY_PRIMING + (MESSAGE_OVERHEAD + counter.text(system) if system is not None else 0)
-    before = sum(tok) + fixed
     target_pct = opts.at - opts.band
     target = math.floor(limit * target_pct / 100.0)
+    head = head_end(tr)
+    prot = protected_start(tr, head, opts.keep_recent)
+    cuts, _ = _valid_cuts(tr, head, prot)
+    last_cut = cuts[-1] if cuts else -1
+    counter.prefill(texts[: head + 1])
+    head_tokens = fixed + sum(MESSAGE_OVERHEAD + counter.text(t) for t in texts[: head + 1])
+
+    # --- count from the end; stage 1 candidates -------------------------------------------
+    # Newest first: the allowance keeps the newest results before the protected tail, every
+    # older result is a candidate (when its placeholder is shorter). Once the part counted so
+    # far is certainly over the trigger, and over the target even with every candidate
+    # elided, and reaches back to the last allowed cut, the older messages can only be
+    # dropped: they need no count (``stop``), and the total before is an estimate.
+    allowance = opts.keep_tokens if opts.keep_tokens is not None else limit // 10
+    tok = [0] * n
+    new_tok = [0] * n
+    for i in range(head + 1):
+        tok[i] = new_tok[i] = MESSAGE_OVERHEAD + counter.text(texts[i])
+    candidates: list[tuple[int, int | None, bytes, int]] = []  # newest first
+    used = 0
+    allowance_open = True
+    pre_sum = post_sum = 0
+    stop = head + 1
+    i = n - 1
+    stopped = False
+    while i > head and not stopped:
+        lo = max(head + 1, i - CHUNK + 1)
+        chunk_units = {j: _units_of(tr, j) for j in range(lo, min(i, prot - 1) + 1)}
+        counter.prefill(
+            texts[lo : i + 1] + [result_text(c) for us in chunk_units.values() for _, c in us]
+        )
+        for j in range(i, lo - 1, -1):
+            pre = post = MESSAGE_OVERHEAD + counter.text(texts[j])
+            for bi, content in reversed(chunk_units.get(j, [])):
+                rtok = counter.text(result_text(content))
+                if allowance_open and used + rtok <= allowance:
+                    used += rtok
+                    continue
+                allowance_open = False
+                data = content_bytes(content)
+                saving = rtok - counter.text(placeholder(data, predict_ref(opts.session, data)))
+                if saving > 0:
+                    candidates.append((j, bi, data, saving))
+                    post -= saving
+            tok[j] = pre
+            new_tok[j] = post
+            pre_sum += pre
+            post_sum += post
+            if (
+                opts.lazy
+                and j <= last_cut
+                and head_tokens + post_sum > target
+                and (opts.force or (head_tokens + pre_sum) * 100 >= opts.at * limit)
+            ):
+                stop = j
+                stopped = True
+                break
+        i = lo - 1
+    exact = not stopped
+    if exact:
+        before = head_tokens + pre_sum
+    else:  # the uncounted messages at one token per four characters (an estimate)
+        rest = sum(MESSAGE_OVERHEAD + (len(t) + 3) // 4 for t in texts[head + 1 : stop])
+        before = head_tokens + pre_sum + rest
     report: dict = {
         "format": tr.format,
         "shape": tr.shape,
@@ -180,6 +258,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         "target_tokens": target,
         "messages_before": n,
         "tokens_before": before,
+        "tokens_before_exact": exact,
         "percent_before": _percent(before, limit),
         "messages_after": n,
         "tokens_after": before,
@@ -191,41 +270,25 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     }
     notes: list[str] = []
     pct = 100.0 * before / limit if limit else math.inf
-    if pct < opts.at and not opts.force:
+    if exact and pct < opts.at and not opts.force:
         notes.append(
             f"{before:,} tokens = {pct:.1f}% of {limit:,}, below the {opts.at:g}% trigger: "
             "unchanged (--force compacts anyway)"
         )
         return Outcome(UNCHANGED, None, before, before, report, notes)
 
-    head = head_end(tr)
-    prot = protected_start(tr, head, opts.keep_recent)
-
-    # --- stage 1: plan the elisions -------------------------------------------------------
-    units = _units(tr, counter, head + 1, prot)
-    allowance = opts.keep_tokens if opts.keep_tokens is not None else limit // 10
-    kept_newest = 0
-    used = 0
-    for u in reversed(units):
-        if used + u.tokens > allowance:
-            break
-        used += u.tokens
-        kept_newest += 1
-    eligible = units[: len(units) - kept_newest]
+    # --- stage 1: the elisions, oldest first until under the target ----------------------
     elided: dict[int, dict[int | None, tuple[bytes, int]]] = {}
-    cur = before
     new_tok = list(tok)
-    for u in eligible:
-        if cur <= target and not opts.force:
+    cur = head_tokens + pre_sum
+    for j, bi, data, saving in reversed(candidates):
+        if exact and cur <= target and not opts.force:
             break
-        data = content_bytes(u.content)
-        ph = placeholder(data, predict_ref(opts.session, data))
-        saving = u.tokens - counter.text(ph)
-        if saving <= 0:
-            continue
-        elided.setdefault(u.index, {})[u.block] = (data, saving)
-        new_tok[u.index] -= saving
+        elided.setdefault(j, {})[bi] = (data, saving)
+        new_tok[j] -= saving
         cur -= saving
+    if not exact:
+        cur = math.inf  # over the target even with every candidate elided
 
     # --- stage 2: the cut -------------------------------------------------------------------
     cut = None
@@ -233,16 +296,10 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     dropped_lines: list[bytes] = []
     stage2: dict | None = None
     if cur > target:
-        origin = links(tr).origin
-        inf = n + 1
-        min_origin = [inf] * (n + 1)
-        for j in range(n - 1, -1, -1):
-            o = origin.get(j, inf)
-            min_origin[j] = min(min_origin[j + 1], o if o >= 0 else -1)
-        suffix = [0] * (n + 1)
-        for j in range(n - 1, -1, -1):
+        suffix: list[float] = [math.inf] * (n + 1)
+        suffix[n] = 0
+        for j in range(n - 1, stop - 1, -1):
             suffix[j] = suffix[j + 1] + new_tok[j]
-        head_tokens = fixed + sum(new_tok[: head + 1])
         results = results_by_call(msgs, tr.format)
 
         def search(narrative: str | None) -> tuple[int | None, str | None, list[bytes], bool]:
@@ -252,15 +309,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             lines: list[bytes] = []
             fed = head + 1
             last_valid = None
-            for k in range(head + 2, prot + 1):
-                if k < n:
-                    role = msgs[k]["role"]
-                    if tr.format == OPENAI and role == "tool":
-                        continue
-                    if tr.format == ANTHROPIC and role != "assistant":
-                        continue
-                if min_origin[k] < k:
-                    continue
+            for k in cuts:
                 while fed < k:
                     m = msgs[fed]
                     facts.add_message(m, results, tr.format)
