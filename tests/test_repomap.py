@@ -653,3 +653,56 @@ def test_one_cache_per_root(tmp_path, store_dir):
     assert "in_b" in build_map(str(b), ruler=HeuristicRuler()).text
     assert len(list((store_dir / "repomap").glob("cache-v1-*.bin"))) == 2
     assert build_map(str(a), ruler=HeuristicRuler()).scanset.scanned == 0
+
+
+def test_result_memo(tmp_path, store_dir):
+    root = tmp_path / "r"
+    tree(root)
+    calls = []
+
+    def lazy():
+        calls.append(1)
+        return HeuristicRuler()
+
+    first = build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="h")
+    assert not first.from_memo and calls == [1]
+    again = build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="h")
+    assert again.from_memo and calls == [1]  # the ruler was not even loaded
+    assert (again.text, again.tokens, again.shown_symbols) == (
+        first.text,
+        first.tokens,
+        first.shown_symbols,
+    )
+    # any change of input is a miss: budget, query, focus, ruler, files
+    for kw in ({"tokens": 201}, {"query": "App"}, {"focus": ["hub.py"]}):
+        assert not build_map(str(root), ruler=lazy, reuse=True, ruler_spec="h", **kw).from_memo
+    assert not build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="x").from_memo
+    write(root, "hub.py", HUB + "\nclass Later:\n    pass\n")
+    edited = build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="h")
+    assert not edited.from_memo and "Later" in edited.text
+    assert edited.text == build_map(str(root), tokens=200, ruler=HeuristicRuler()).text
+    # a damaged memo is a miss, never an error
+    memo = next((store_dir / "repomap").glob("result-v1-*.bin"))
+    memo.write_bytes(b"ctx-repomap-result-v1\n\xff\x00garbage")
+    assert not build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="h").from_memo
+    assert build_map(str(root), tokens=200, ruler=lazy, reuse=True, ruler_spec="h").from_memo
+    # without the cache there is no memo either
+    plain = build_map(str(root), tokens=200, ruler=lazy, reuse=True, use_cache=False)
+    assert not plain.from_memo
+
+
+def test_directory_ignored_by_the_enclosing_work_tree_is_walked(tmp_path, git_env):
+    root = tmp_path / "outer"
+    write(root, ".gitignore", "corpus/\n")
+    write(root, "corpus/lib/a.py", "def in_corpus():\n    pass\n")
+    write(root, "corpus/.gitignore", "skip.py\n")
+    write(root, "corpus/skip.py", "def skipped():\n    pass\n")
+    git(root, "init", "-q")
+    listing = files.list_files(str(root / "corpus"), language_for)
+    assert listing.via == "walk"
+    assert rels(listing) == ["lib/a.py"]
+    # An empty repository that ignores nothing stays a git listing (and empty).
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    assert files.list_files(str(empty), language_for).via == "git"

@@ -171,6 +171,15 @@ def test_cache_is_used_and_no_cache_skips_it(script_runner, repo, store_dir):
     assert list((other / "repomap").glob("cache-v1-*.bin"))
 
 
+def test_second_run_reuses_the_map_and_json_does_not(script_runner, repo, store_dir):
+    first = script_runner.run(["ctx-repomap", str(repo), "-t", "120"])
+    assert list((store_dir / "repomap").glob("result-v1-*.bin"))
+    second = script_runner.run(["ctx-repomap", str(repo), "-t", "120"])
+    assert second.stdout == first.stdout and second.stderr == ""
+    doc = json.loads(script_runner.run(["ctx-repomap", str(repo), "-t", "120", "--json"]).stdout)
+    assert doc["map"] == first.stdout and doc["files"]
+
+
 def test_edit_changes_the_map(script_runner, repo):
     before = script_runner.run(["ctx-repomap", str(repo)]).stdout
     write(repo, "store/handles.py", "class RenamedStore:\n    pass\n")

@@ -135,21 +135,36 @@ def cli(
         ctx-repomap src --focus src/auth/ --query "refresh token expiry"
         ctx-repomap --json | jq '.files[:5][] | .path'
     """
+    import os
+
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map
     from ctxtools.tokens import get_ruler
 
     if tokens < 50:
         raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
-    choice = get_ruler(
-        encoding=encoding,
-        tokenizer=tokenizer,
-        heuristic=heuristic,
-        exact=exact,
-        store_root=store_root(store),
-    )
-    for note in choice.notes:
-        warn(note)
+
+    def load_ruler():
+        choice = get_ruler(
+            encoding=encoding,
+            tokenizer=tokenizer,
+            heuristic=heuristic,
+            exact=exact,
+            store_root=store_root(store),
+        )
+        for note in choice.notes:
+            warn(note)
+        return choice.ruler
+
+    # What the ruler will be, for the result memo: a hit need not load it at all.
+    tok_stat = None
+    if tokenizer:
+        try:
+            st = os.stat(tokenizer)
+            tok_stat = (os.path.realpath(tokenizer), st.st_size, st.st_mtime_ns)
+        except OSError:
+            tok_stat = ("missing", tokenizer)
+    spec = ("ruler", encoding, tok_stat, heuristic, exact)
     bar = _Progress() if sys.stderr.isatty() else None
     try:
         result = build_map(
@@ -157,16 +172,20 @@ def cli(
             tokens=tokens,
             focus=focus,
             query=query,
-            ruler=choice.ruler,
+            ruler=load_ruler,
             use_cache=not no_cache,
             store=store,
             max_files=max_files,
             max_file_size=max_file_size,
             progress=bar.update if bar else None,
+            reuse=not as_json,
+            ruler_spec=spec,
         )
     finally:
         if bar:
             bar.close()
+    if result.from_memo and not result.exact and not heuristic:
+        warn(f"counts are approximate ({result.ruler})")
     for note in result.notes:
         warn(note)
     if as_json:

@@ -154,7 +154,6 @@ class ScanCache:
         if not (self.dirty or stale):
             return
         import marshal
-        import tempfile
         import zlib
 
         import xxhash
@@ -167,23 +166,100 @@ class ScanCache:
             xxhash.xxh3_64_hexdigest(body).encode(),
             os.fsencode(self.root).hex().encode(),
         )
-        directory = self.path.parent
+        note = atomic_write(self.path, header + body)
+        if note:
+            self.notes.append(f"scan cache not saved ({note})")
+
+
+def atomic_write(path: Path, data: bytes) -> str | None:
+    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure."""
+    import tempfile
+
+    directory = path.parent
+    tmp = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
         tmp = None
+    except OSError as exc:
+        return f"{exc.strerror or exc}: {exc.filename or directory}"
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return None
+
+
+# --- the result memo ---------------------------------------------------------------------
+
+RESULT_MAGIC = b"ctx-repomap-result-v1\n"
+RESULT_KEEP = 8  # most recent results kept per repository
+
+
+def code_fingerprint() -> str:
+    """xxh3 of the whole repomap package's source: new code, new results."""
+    import xxhash
+
+    here = Path(__file__).resolve().parent
+    h = xxhash.xxh3_64(PAYLOAD_FORMAT)
+    for path in sorted(here.glob("*.py")):
+        h.update(path.name.encode())
         try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(header)
-                fh.write(body)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            tmp = None
-        except OSError as exc:
-            self.notes.append(
-                f"scan cache not saved ({exc.strerror or exc}: {exc.filename or directory})"
-            )
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"?")
+    return h.hexdigest()
+
+
+class ResultMemo:
+    """The last few rendered maps of one repository, keyed by everything that shapes them
+    (the files' stamps, the options, the ruler asked for, the code). A hit skips ranking,
+    rendering and loading the ruler; anything unexpected is simply a miss."""
+
+    def __init__(self, store_root: str | os.PathLike, root: str):
+        import xxhash
+
+        key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
+        self.path = Path(store_root) / CACHE_DIR / f"result-v1-{key}.bin"
+        self.results: dict[str, tuple] = {}
+
+    @staticmethod
+    def key(material: object) -> str:
+        import marshal
+
+        import xxhash
+
+        return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 4))
+
+    def load(self) -> None:
+        import marshal
+
+        try:
+            blob = self.path.read_bytes()
+            if not blob.startswith(RESULT_MAGIC):
+                return
+            results = marshal.loads(blob[len(RESULT_MAGIC) :])
+        except Exception:  # missing, unreadable or damaged: a miss
+            return
+        if isinstance(results, dict):
+            self.results = results
+
+    def get(self, key: str) -> tuple | None:
+        hit = self.results.get(key)
+        if isinstance(hit, tuple) and len(hit) == 6:
+            return hit
+        return None
+
+    def put(self, key: str, result: tuple) -> str | None:
+        import marshal
+
+        self.results.pop(key, None)
+        self.results[key] = result
+        while len(self.results) > RESULT_KEEP:
+            del self.results[next(iter(self.results))]
+        return atomic_write(self.path, RESULT_MAGIC + marshal.dumps(self.results, 4))

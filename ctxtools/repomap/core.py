@@ -41,6 +41,7 @@ class ScanSet:
     candidates: int = 0  # files that could have been mapped (before --max-files)
     scanned: int = 0  # files read and scanned in this run (cache misses)
     cache_path: str | None = None
+    stamps: list = field(default_factory=list)  # (path, size, mtime_ns) of the kept files
 
 
 @dataclass
@@ -56,9 +57,10 @@ class RepoMap:
     files: list  # list[render.RankedFile], in rank order
     shown_files: int
     shown_symbols: int
-    edges: EdgeSummary
+    edges: EdgeSummary | None
     scanset: ScanSet
     notes: list[str]
+    from_memo: bool = False  # the text came from the result memo (files is then empty)
 
     def to_json(self) -> dict:
         ss = self.scanset
@@ -76,7 +78,7 @@ class RepoMap:
             "shown": {"files": self.shown_files, "symbols": self.shown_symbols},
             "notes": self.notes,
             "map": self.text,
-            "edges": self.edges.as_dict(),
+            "edges": self.edges.as_dict() if self.edges else None,
             "files": [
                 {
                     "path": f.rel,
@@ -196,6 +198,7 @@ def scan_repository(
             progress(n, total)
         if cand.manifest:
             kept.append(FileScan(cand.rel, None, manifest=True))
+            ss.stamps.append((cand.rel, cand.size, cand.mtime_ns))
             continue
         if cand.size > max_file_size:
             skip("too large")
@@ -232,6 +235,7 @@ def scan_repository(
         scan = _to_scan(cand.rel, payload, False)
         if scan is not None:
             kept.append(scan)
+            ss.stamps.append((cand.rel, cand.size, cand.mtime_ns))
     if progress is not None:
         progress(total, total)
     ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
@@ -242,6 +246,7 @@ def scan_repository(
         ss.notes.extend(cache.notes)
     kept.sort(key=lambda s: s.rel)
     ss.scans = kept
+    ss.stamps.sort()
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {total} files "
@@ -394,12 +399,20 @@ def build_map(
     max_files: int = MAX_FILES,
     max_file_size: int = MAX_FILE_SIZE,
     progress: Progress | None = None,
+    reuse: bool = False,
+    ruler_spec: object = None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
-    RULER is a ``ctxtools.tokens.Ruler`` (default: ``get_ruler()``'s choice). Raises
-    ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when ROOT is
-    not a directory or a focus path does not exist.
+    RULER is a ``ctxtools.tokens.Ruler``, or a function returning one (called only when
+    the map must really be rendered); default: ``get_ruler()``'s choice. With REUSE (and the
+    cache on), a map rendered before from the same files, options and code is taken from
+    the store's result memo; RULER_SPEC then stands for the ruler in the memo's key (what
+    was asked for: encoding, tokenizer file, heuristic) so that a hit need not load it.
+    A result from the memo has ``from_memo`` set and no ``files`` (use it for the text).
+
+    Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
+    ROOT is not a directory or a focus path does not exist.
     """
     if tokens < MIN_TOKENS:
         raise UsageError(f"--tokens {tokens} is below the minimum of {MIN_TOKENS}")
@@ -425,6 +438,51 @@ def build_map(
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
+
+    memo = key = None
+    if reuse and use_cache:
+        from ctxtools.config import store_root
+        from ctxtools.repomap.cache import ResultMemo, code_fingerprint
+
+        spec = ruler_spec if ruler_spec is not None else getattr(ruler, "name", None)
+        if spec is not None:
+            memo = ResultMemo(store_root(store), root)
+            key = memo.key(
+                (
+                    code_fingerprint(),
+                    spec,
+                    tokens,
+                    tuple(focus_rels),
+                    query,
+                    max_files,
+                    max_file_size,
+                    ss.truncated,
+                    ss.candidates,
+                    tuple(ss.stamps),
+                )
+            )
+            memo.load()
+            hit = memo.get(key)
+            if hit is not None:
+                text, n, shown_files, shown_symbols, ruler_name, exact = hit
+                return RepoMap(
+                    root=root,
+                    text=text,
+                    tokens=n,
+                    budget=tokens,
+                    ruler=ruler_name,
+                    exact=exact,
+                    files=[],
+                    shown_files=shown_files,
+                    shown_symbols=shown_symbols,
+                    edges=None,
+                    scanset=ss,
+                    notes=notes,
+                    from_memo=True,
+                )
+
+    if not hasattr(ruler, "count"):
+        ruler = ruler()  # a function that loads the ruler: now it is needed
     ranked, idents, edges = rank_scans(ss, focus_rels, query)
 
     from ctxtools.repomap.render import (
@@ -454,6 +512,14 @@ def build_map(
         )
         fitted = fit(layout, tokens, ruler.count, header)
     shown_files = len({fpos for fpos, _ in fitted.selection})
+    shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
+    if memo is not None:
+        note = memo.put(
+            key,
+            (fitted.text, fitted.tokens, shown_files, shown_symbols, ruler.name, ruler.exact),
+        )
+        if note and not any(n.startswith("scan cache not saved") for n in notes):
+            notes.append(f"map not saved for reuse ({note})")
     return RepoMap(
         root=root,
         text=fitted.text,
@@ -463,7 +529,7 @@ def build_map(
         exact=ruler.exact,
         files=ranked,
         shown_files=shown_files,
-        shown_symbols=sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line)),
+        shown_symbols=shown_symbols,
         edges=edges,
         scanset=ss,
         notes=notes,

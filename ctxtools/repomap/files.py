@@ -126,6 +126,10 @@ def git_ls_files(root: str) -> list[str] | None:
         return None
     if proc.returncode != 0:
         return None
+    if not proc.stdout and _ignored_by_git(root):
+        # ROOT sits inside a work tree that ignores it (a build or corpus directory): git
+        # shows nothing, but the user asked for this tree, so walk it as a tree of its own.
+        return None
     names = []
     seen = set()
     for raw in proc.stdout.split(b"\0"):
@@ -133,6 +137,23 @@ def git_ls_files(root: str) -> list[str] | None:
             seen.add(raw)
             names.append(os.fsdecode(raw))
     return names
+
+
+def _ignored_by_git(root: str) -> bool:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", "."],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    except OSError:
+        return False
+    return proc.returncode == 0
 
 
 def _inside(real: str, root_real: str) -> bool:

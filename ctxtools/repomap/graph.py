@@ -251,17 +251,26 @@ def build_graph(scans: list[FileScan]) -> Graph:
     files = [s.rel for s in scans]
     definers: dict[str, list[int]] = {}
     kind_w: dict[str, float] = {}
+    kw_of: dict[tuple[str, bool], float] = {}
     for i, s in enumerate(scans):
-        for d in s.defs:
-            name = d[1]
-            kw = 0.3 if d[4] and d[0] not in _CLASSLIKE else KIND_WEIGHT.get(d[0], 1.0)
-            if kw > kind_w.get(name, 0.0):
-                kind_w[name] = kw
+        for kind, name, _line, _sig, scope, _end in s.defs:
+            key = (kind, scope is not None)
+            kw = kw_of.get(key)
+            if kw is None:
+                kw = kw_of[key] = (
+                    0.3
+                    if scope is not None and kind not in _CLASSLIKE
+                    else KIND_WEIGHT.get(kind, 1.0)
+                )
             ds = definers.get(name)
             if ds is None:
                 definers[name] = [i]
-            elif ds[-1] != i:
-                ds.append(i)
+                kind_w[name] = kw
+            else:
+                if ds[-1] != i:
+                    ds.append(i)
+                if kw > kind_w[name]:
+                    kind_w[name] = kw
 
     out: list[dict[int, float]] = [{} for _ in scans]
 
@@ -300,35 +309,40 @@ def build_graph(scans: list[FileScan]) -> Graph:
         near_files.append(frozenset(nfiles))
         near_dirs.append(tuple(sorted(dirs)))
 
-    # One weight per linkable name (the per-use factor is sqrt of the file's use count).
-    name_w: dict[str, float] = {}
-    plain: set[str] = set()
+    # Per linkable name: (weight of one use, defining files, plain word?). A file's use
+    # counts sqrt(uses) times that, shared out between the files it may refer to.
+    info: dict[str, tuple[float, list[int], bool]] = {}
     for name, ds in definers.items():
         if len(ds) <= MAX_DEFINERS:
             w = ident_weight(name, kind_w[name])
             if w > 0.0:
-                name_w[name] = w
-                if name.isalpha() and name.islower():
-                    plain.add(name)
+                info[name] = (w, ds, name.isalpha() and name.islower())
 
     uses: list[tuple[int, str, float, list[int]]] = []
     sqrt = math.sqrt
-    weight_of = name_w.get
     for i, s in enumerate(scans):
-        mine = None
         oi = out[i]
         nf = near_files[i]
         nd = near_dirs[i]
+        mine = None
         for name, count in zip(s.ref_names, s.ref_counts, strict=True):
-            w = weight_of(name)
-            if w is None:
+            entry = info.get(name)
+            if entry is None:
                 continue
             if mine is None:
                 mine = {d[1] for d in s.defs}
             if name in mine:
                 continue
-            ds = definers[name]
-            if name in plain:  # a plain word is confirmed only by importing its module
+            w, ds, plain = entry
+            if len(ds) == 1:  # the common case, without building lists
+                d = ds[0]
+                if not (d in nf or (not plain and nd and files[d].startswith(nd))):
+                    w *= UNCONFIRMED
+                w *= sqrt(count)
+                oi[d] = oi.get(d, 0.0) + w
+                uses.append((i, name, w, ds))
+                continue
+            if plain:  # a plain word is confirmed only by importing its module
                 near = [d for d in ds if d in nf]
             else:
                 near = [d for d in ds if d in nf or (nd and files[d].startswith(nd))]
