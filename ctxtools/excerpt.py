@@ -315,7 +315,6 @@ class Matcher:
         words: set[str] | None = None
         keys: set[str] = set()
         found: dict[str, float] = {}
-        part_of: dict[str, str] = {}
         for ident in self._plain:
             probe = None
             for text in ident.probe_texts:
@@ -333,7 +332,6 @@ class Matcher:
             for word in words:
                 if probe in word.lower() and joins_run(compound_parts(word), ident.joined):
                     found[ident.name] = WEIGHT_PART
-                    part_of[ident.name] = word
                     break
         for ident in self._paths:
             if ident.path_re.search(line):
@@ -346,10 +344,9 @@ class Matcher:
                         continue
                     if ident.path_re is not None:
                         hit = name == split_dotted(ident.name)[-1]
-                    elif self.ignore_case:
-                        hit = name.lower() == ident.key or name == part_of.get(ident.name)
-                    else:
-                        hit = name == ident.name or name == part_of.get(ident.name)
+                    else:  # the defined name is the identifier, or holds it as a part
+                        same = name.lower() == ident.key if self.ignore_case else name == ident.name
+                        hit = same or joins_run(compound_parts(name), ident.joined)
                     if hit:
                         found[ident.name] *= DEFINITION_FACTOR
         return found

@@ -379,3 +379,20 @@ def test_ignore_case_and_empty_inputs(script_runner, src):
     (src / "none").write_bytes(b"")
     n = script_runner.run(["ctx-excerpt", "-q", "frobnicate", "--files-from", "none"])
     assert n.returncode == 0 and n.stdout == "" and n.stderr == ""
+
+
+def test_same_bytes_whatever_the_hash_seed(src):
+    import os
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "ctx-excerpt"
+    q = "Token Lexer tokenize LexError offset verify_token claims Cart money ledger record"
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run(
+            [str(exe), "--json", "-q", q, *ALL], capture_output=True, env=env, check=True
+        )
+        outs.add(proc.stdout)
+    assert len(outs) == 1
