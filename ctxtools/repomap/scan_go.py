@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
+from ctxtools.repomap.scan import (
+    CLikeLanguage,
+    Decl,
+    ScanResult,
+    at_word_start,
+    scan_clike,
+    words,
+)
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -33,7 +40,7 @@ _VALUE = re.compile(r"\s*(?P<word>const|var)\s+")
 _NAMES = re.compile(rf"(?P<name>{_ID})(?P<more>(?:\s*,\s*{_ID})*)")
 _MORE_NAME = re.compile(_ID)
 _INTERFACE_METHOD = re.compile(rf"\s*(?P<name>{_ID})\s*\(")
-_IMPORT = re.compile(r"\bimport\s*(?:\((?P<group>[^)]*)\)|(?:[\w.]+\s*)?\"(?P<one> *)\")")
+_IMPORT = re.compile(r"import\s*(?:\((?P<group>[^)]*)\)|(?:[\w.]+\s*)?\"(?P<one> *)\")")
 _QUOTED = re.compile(r'"( *)"')
 
 KEYWORDS = words(
@@ -147,6 +154,8 @@ class Go(CLikeLanguage):
     def imports(self, masked, text):
         out = []
         for m in _IMPORT.finditer(masked):
+            if not at_word_start(masked, m.start()):
+                continue
             if m.group("one") is not None:
                 out.append(text[m.start("one") : m.end("one")])
             else:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
+from ctxtools.repomap.scan import (
+    CLikeLanguage,
+    Decl,
+    ScanResult,
+    at_word_start,
+    scan_clike,
+    words,
+)
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -43,7 +50,7 @@ _NOT_NAMES = frozenset(
     ("if", "for", "while", "switch", "catch", "synchronized", "return", "new", "throw",
      "else", "try", "do", "case", "assert", "super", "this")
 )  # fmt: skip
-_IMPORT = re.compile(r"\bimport\s+(?:static\s+)?([\w$.]+(?:\s*\.\s*\*)?)\s*;")
+_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$.]+(?:\s*\.\s*\*)?)\s*;")
 
 KEYWORDS = words(
     """abstract assert boolean break byte case catch char class const continue default do
@@ -84,7 +91,11 @@ class Java(CLikeLanguage):
         return [Decl("method", name, m.start(2), start)]
 
     def imports(self, masked, text):
-        return [re.sub(r"\s+", "", m.group(1)) for m in _IMPORT.finditer(masked)]
+        return [
+            re.sub(r"\s+", "", m.group(1))
+            for m in _IMPORT.finditer(masked)
+            if at_word_start(masked, m.start())
+        ]
 
 
 _JAVA = Java()

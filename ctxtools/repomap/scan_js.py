@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
+from ctxtools.repomap.scan import (
+    CLikeLanguage,
+    Decl,
+    ScanResult,
+    at_word_start,
+    scan_clike,
+    words,
+)
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*|/\*.*?(?:\*/|\Z))
@@ -64,9 +71,8 @@ _MEMBER = re.compile(
     )""",
     re.S | re.X,
 )
-_IMPORT = re.compile(
-    r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*"( *)"|\bimport\s*"( *)\""""
-)
+# import ... from "m", import "m", export ... from "m", import("m"), require("m")
+_IMPORT = re.compile(r'(?:from|import|require)\s*\(?\s*"( *)"')
 
 KEYWORDS = words(
     """break case catch class const continue debugger default delete do else export extends
@@ -147,8 +153,8 @@ class JavaScript(CLikeLanguage):
     def imports(self, masked, text):
         out = []
         for m in _IMPORT.finditer(masked):
-            g = 1 if m.group(1) is not None else 2
-            out.append(text[m.start(g) : m.end(g)])
+            if at_word_start(masked, m.start()):
+                out.append(text[m.start(1) : m.end(1)])
         return out
 
 

@@ -81,7 +81,8 @@ _dedent_cache: dict[int, re.Pattern[str]] = {}
 def _dedent(indent: int) -> re.Pattern[str]:
     pat = _dedent_cache.get(indent)
     if pat is None:
-        pat = re.compile(rf"^[ \t]{{0,{indent}}}[^ \t\r\n\f\v]", re.M)
+        # starts with a literal newline so that the engine can skip ahead (not '^')
+        pat = re.compile(rf"\n[ \t]{{0,{indent}}}[^ \t\r\n\f\v]")
         _dedent_cache[indent] = pat
     return pat
 
@@ -204,8 +205,8 @@ def scan(text: str) -> ScanResult:
         if body_line_end < 0:
             block_end = n
         else:
-            d = _dedent(indent).search(masked, body_line_end + 1)
-            block_end = n if d is None else d.start()
+            d = _dedent(indent).search(masked, body_line_end)
+            block_end = n if d is None else d.start() + 1
         last = _last_content_end(masked, hend, block_end)
         line = lines.line(pos)
         end_line = max(line, lines.line(last))

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import CLikeLanguage, Decl, ScanResult, scan_clike, words
+from ctxtools.repomap.scan import (
+    CLikeLanguage,
+    Decl,
+    ScanResult,
+    at_word_start,
+    scan_clike,
+    words,
+)
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*)
@@ -42,8 +49,8 @@ _KINDS = {
     "const": "const",
     "static": "variable",
 }
-_USE = re.compile(r"\buse\s+([^;]+);")
-_CRATE = re.compile(r"\bextern\s+crate\s+(\w+)")
+_USE = re.compile(r"use\s+([^;]+);")
+_CRATE = re.compile(r"extern\s+crate\s+(\w+)")
 
 KEYWORDS = words(
     """as async await break const continue crate dyn else enum extern false fn for if impl
@@ -171,8 +178,12 @@ class Rust(CLikeLanguage):
         return [Decl(kind, name, m.start(2), start, one_line=kind in ("type", "const", "variable"))]
 
     def imports(self, masked, text):
-        out = [re.sub(r"\s+", "", m.group(1)) for m in _USE.finditer(masked)]
-        out.extend(m.group(1) for m in _CRATE.finditer(masked))
+        out = [
+            re.sub(r"\s+", "", m.group(1))
+            for m in _USE.finditer(masked)
+            if at_word_start(masked, m.start())
+        ]
+        out.extend(m.group(1) for m in _CRATE.finditer(masked) if at_word_start(masked, m.start()))
         return out
 
 
