@@ -407,3 +407,46 @@ def test_budget_drops_unmatched_files_then_lowest_windows():
     kept, dropped, used = fit_budget(items, 5, ruler.count)
     assert kept == [] and used == 0
     assert dropped[-1] == dropped[-1].__class__("auth.py", "file", score=0.0, matched=True)
+
+
+def test_streamed_and_whole_agree_on_odd_inputs_and_options():
+    """Random (seeded) options over the real files, with CRLF, invalid UTF-8, long lines
+    and no final newline: the streamed excerpt equals the whole-text one, spans are
+    disjoint and in range, and every shown line is the file's line (cut when long)."""
+    import random
+
+    files = [p.read_bytes() for p in sorted(DATA.iterdir())]
+    rnd = random.Random(7)
+    words = ["Token", "token", "ledger", "verify_token", "Cart", "money", "tail", "LexError"]
+    for _ in range(150):
+        data = rnd.choice(files)
+        if rnd.random() < 0.3:
+            data = data.replace(b"\n", b"\r\n")
+        if rnd.random() < 0.3:
+            k = rnd.randrange(len(data))
+            data = data[:k] + b"\xff" + b"z" * rnd.randrange(3000) + data[k:]
+        if rnd.random() < 0.2:
+            data = data.rstrip(b"\n")
+        opts = ExcerptOptions(
+            window=rnd.randint(0, 30),
+            head=rnd.randint(0, 20),
+            max_windows=rnd.randint(0, 8),
+            tail=rnd.randint(0, 50),
+            ignore_case=rnd.random() < 0.3,
+            max_line_chars=rnd.choice([500, 40, 10]),
+        )
+        m = Matcher(rnd.sample(words, rnd.randint(1, 4)), opts.ignore_case)
+        whole = excerpt_text(data, m, opts)
+        streamed = excerpt_stream(io.BytesIO(data), m, opts, block=8192)
+        assert streamed == whole
+        assert all(a.end < b.start for a, b in zip(whole.spans, whole.spans[1:], strict=False))
+        assert all(1 <= s.start <= s.end <= whole.line_count for s in whole.spans)
+        assert len(whole.windows) <= opts.max_windows
+        raw_lines = data.split(b"\n")
+        cut = opts.max_line_chars
+        for n, text in whole.shown():
+            raw = raw_lines[n - 1].decode("utf-8", "replace").removesuffix("\r")
+            if len(raw) <= cut:
+                assert text == raw
+            else:
+                assert text == f"{raw[:cut]}…[+{len(raw) - cut} chars]"
