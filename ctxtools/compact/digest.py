@@ -123,10 +123,10 @@ class Facts:
         name = call.name
         args = call.args if isinstance(call.args, dict) else {}
         result = call.result
-        status = exit_status(result) if result is not None else None
-        failed = call.is_error or (status not in (None, 0))
-        if result is not None and not failed and _ERROR_START.match(result):
-            failed = True
+        # File operations fail by flag or by an error opening their result; an exit status
+        # only counts for commands (a viewed file may well contain "exit code 1").
+        failed = call.is_error or (result is not None and bool(_ERROR_START.match(result)))
+        status = None
         path = next((args[k] for k in PATH_KEYS if isinstance(args.get(k), str)), None)
         sub = args.get("command") if isinstance(args.get("command"), str) else None
         patch = _patch_text(args, call.args)
@@ -164,6 +164,9 @@ class Facts:
                 break
         if command is None and isinstance(call.args, str) and call.args.strip():
             command = None
+        if result is not None:
+            status = exit_status(result)
+            failed = failed or status not in (None, 0)
         if command is not None:
             shown = _short(command, 400)
             exit_shown = "?" if status is None else str(status)

@@ -246,9 +246,15 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     exact = not stopped
     if exact:
         before = head_tokens + pre_sum
-    else:  # the uncounted messages at one token per four characters (an estimate)
-        rest = sum(MESSAGE_OVERHEAD + (len(t) + 3) // 4 for t in texts[head + 1 : stop])
-        before = head_tokens + pre_sum + rest
+    else:  # the uncounted messages at the tokens-per-character rate of the counted ones
+        counted_chars = sum(len(t) for t in texts[stop:]) or 1
+        rate = (pre_sum - MESSAGE_OVERHEAD * (n - stop)) / counted_chars
+        rest = texts[head + 1 : stop]
+        before = (
+            head_tokens
+            + pre_sum
+            + round(MESSAGE_OVERHEAD * len(rest) + rate * sum(len(t) for t in rest))
+        )
     report: dict = {
         "format": tr.format,
         "shape": tr.shape,
