@@ -162,7 +162,12 @@ def test_cache_is_used_and_no_cache_skips_it(script_runner, repo, store_dir):
     caches = list((store_dir / "repomap").glob("cache-v1-*.bin"))
     assert len(caches) == 1
     caches[0].write_bytes(b"not a cache")
+    # The same call is answered from the result memo, without reading the scan cache ...
     r = script_runner.run(["ctx-repomap", str(repo)])
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout == first.stdout
+    # ... another one needs the scans: the damaged cache is rebuilt, with a note.
+    r = script_runner.run(["ctx-repomap", str(repo), "--tokens", "999"])
     assert r.returncode == 0
     assert r.stdout == first.stdout
     assert "scan cache" in r.stderr and "rebuilding" in r.stderr

@@ -197,7 +197,7 @@ def atomic_write(path: Path, data: bytes) -> str | None:
 
 # --- the result memo ---------------------------------------------------------------------
 
-RESULT_MAGIC = b"ctx-repomap-result-v1\n"
+RESULT_MAGIC = b"ctx-repomap-result-v2\n"
 RESULT_KEEP = 8  # most recent results kept per repository
 
 
@@ -251,7 +251,7 @@ class ResultMemo:
 
     def get(self, key: str) -> tuple | None:
         hit = self.results.get(key)
-        if isinstance(hit, tuple) and len(hit) == 6:
+        if isinstance(hit, tuple) and len(hit) == 7:
             return hit
         return None
 

@@ -133,18 +133,11 @@ def _scan_payload(rel: str, data: bytes) -> object:
 
 
 def _valid_payload(payload: object) -> bool:
-    """Whether a cached payload has the shape this version writes (else: scan again)."""
-    if payload is None or isinstance(payload, str):
+    """Whether a cached payload has the shape this version writes (else: scan again). The
+    cache is checksummed and versioned, so the outer shape is all that needs checking."""
+    if payload is None or type(payload) is str:
         return True
-    return (
-        isinstance(payload, tuple)
-        and len(payload) == 5
-        and isinstance(payload[1], tuple)
-        and isinstance(payload[2], tuple)
-        and isinstance(payload[3], tuple)
-        and len(payload[2]) == len(payload[3])
-        and all(isinstance(d, tuple) and len(d) == 6 for d in payload[1])
-    )
+    return type(payload) is tuple and len(payload) == 5
 
 
 def _to_scan(rel: str, payload: object, manifest: bool) -> FileScan | None:
@@ -156,6 +149,17 @@ def _to_scan(rel: str, payload: object, manifest: bool) -> FileScan | None:
     return None
 
 
+def list_repository(root: str) -> filesmod.Listing:
+    """The files of ROOT that may go on the map (see ``files.list_files``)."""
+    from ctxtools.repomap.scan import language_for
+
+    if not os.path.isdir(root):
+        if os.path.exists(root):
+            raise InputError(f"{root}: not a directory", hint="give the repository's directory")
+        raise InputError(f"{root}: no such directory")
+    return filesmod.list_files(root, language_for)
+
+
 def scan_repository(
     root: str,
     *,
@@ -164,15 +168,12 @@ def scan_repository(
     max_files: int = MAX_FILES,
     max_file_size: int = MAX_FILE_SIZE,
     progress: Progress | None = None,
+    listing: filesmod.Listing | None = None,
 ) -> ScanSet:
-    """List, read (where the cache cannot answer) and scan the files of ROOT."""
-    from ctxtools.repomap.scan import language_for
-
-    if not os.path.isdir(root):
-        if os.path.exists(root):
-            raise InputError(f"{root}: not a directory", hint="give the repository's directory")
-        raise InputError(f"{root}: no such directory")
-    listing = filesmod.list_files(root, language_for)
+    """List (unless LISTING is given), read where the cache cannot answer, and scan the
+    files of ROOT."""
+    if listing is None:
+        listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped))
     cache = None
     if use_cache:
@@ -427,20 +428,12 @@ def build_map(
         choice = get_ruler(store_root=store)
         ruler = choice.ruler
         notes.extend(choice.notes)
-    ss = scan_repository(
-        root,
-        use_cache=use_cache,
-        store=store,
-        max_files=max_files,
-        max_file_size=max_file_size,
-        progress=progress,
-    )
-    notes.extend(ss.notes)
-    focus_rels = resolve_focus(root, focus, ss) if focus else []
-    notes.extend(n for n in ss.notes if n not in notes)
-
+    listing = list_repository(root)
     memo = key = None
     if reuse and use_cache:
+        # Checked before the scan cache is even read: the candidates' stamps and the
+        # options decide the map entirely (content is trusted unchanged while size and
+        # mtime_ns are, as the scan cache does).
         from ctxtools.config import store_root
         from ctxtools.repomap.cache import ResultMemo, code_fingerprint
 
@@ -452,19 +445,20 @@ def build_map(
                     code_fingerprint(),
                     spec,
                     tokens,
-                    tuple(focus_rels),
+                    tuple(focus),
+                    os.getcwd() if focus else None,
                     query,
                     max_files,
                     max_file_size,
-                    ss.truncated,
-                    ss.candidates,
-                    tuple(ss.stamps),
+                    listing.via,
+                    tuple(sorted(listing.skipped.items())),
+                    tuple((c.rel, c.size, c.mtime_ns) for c in listing.candidates),
                 )
             )
             memo.load()
             hit = memo.get(key)
             if hit is not None:
-                text, n, shown_files, shown_symbols, ruler_name, exact = hit
+                text, n, shown_files, shown_symbols, ruler_name, exact, memo_notes = hit
                 return RepoMap(
                     root=root,
                     text=text,
@@ -476,10 +470,23 @@ def build_map(
                     shown_files=shown_files,
                     shown_symbols=shown_symbols,
                     edges=None,
-                    scanset=ss,
-                    notes=notes,
+                    scanset=ScanSet(root, listing.via, []),
+                    notes=notes + list(memo_notes),
                     from_memo=True,
                 )
+
+    ss = scan_repository(
+        root,
+        use_cache=use_cache,
+        store=store,
+        max_files=max_files,
+        max_file_size=max_file_size,
+        progress=progress,
+        listing=listing,
+    )
+    notes.extend(ss.notes)
+    focus_rels = resolve_focus(root, focus, ss) if focus else []
+    notes.extend(n for n in ss.notes if n not in notes)
 
     if not hasattr(ruler, "count"):
         ruler = ruler()  # a function that loads the ruler: now it is needed
@@ -514,9 +521,18 @@ def build_map(
     shown_files = len({fpos for fpos, _ in fitted.selection})
     shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
     if memo is not None:
+        scan_notes = tuple(n for n in notes if not n.startswith("scan cache"))
         note = memo.put(
             key,
-            (fitted.text, fitted.tokens, shown_files, shown_symbols, ruler.name, ruler.exact),
+            (
+                fitted.text,
+                fitted.tokens,
+                shown_files,
+                shown_symbols,
+                ruler.name,
+                ruler.exact,
+                scan_notes,
+            ),
         )
         if note and not any(n.startswith("scan cache not saved") for n in notes):
             notes.append(f"map not saved for reuse ({note})")
