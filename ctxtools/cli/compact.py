@@ -135,7 +135,10 @@ def cli(
     "system". Fields ctx-compact does not know pass through untouched.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
-    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply. Below
+    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply (a
+    transcript far over its window is counted from the end only as far as needed: the
+    older messages can only be dropped, and the total before is then an estimate,
+    "tokens_before_exact": false in the report). Below
     --at percent of the window (--model or --limit) the output is the input, byte for byte,
     with a note on stderr, unless --force. Compaction aims 5 points below --at; when it cannot
     get there it still prints its best valid result, says so and exits 4 -- pause
@@ -175,7 +178,8 @@ def cli(
     and named in a note) and answers calls that have none with a placeholder result.
 
     --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
-    "target_tokens", "messages_before", "tokens_before", "percent_before", "messages_after",
+    "target_tokens", "messages_before", "tokens_before", "tokens_before_exact",
+    "percent_before", "messages_after",
     "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom",
     "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
     "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
