@@ -706,3 +706,19 @@ def test_directory_ignored_by_the_enclosing_work_tree_is_walked(tmp_path, git_en
     empty.mkdir()
     git(empty, "init", "-q")
     assert files.list_files(str(empty), language_for).via == "git"
+
+
+def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir):
+    root = tmp_path / "r"
+    tree(root)
+    write(root, "bin.py", b"\0binary")
+    serial = build_map(str(root), tokens=300, ruler=HeuristicRuler(), use_cache=False)
+    monkeypatch.setattr(core, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    parallel = build_map(str(root), tokens=300, ruler=HeuristicRuler())
+    assert parallel.scanset.scanned == 9  # bin.py is read and judged too
+    assert parallel.text == serial.text
+    assert parallel.to_json() == serial.to_json()
+    assert parallel.scanset.skipped == {"binary": 1, "vendored": 4}
+    # what the workers found went into the cache like any other scan
+    assert build_map(str(root), tokens=300, ruler=HeuristicRuler()).scanset.scanned == 0

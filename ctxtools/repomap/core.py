@@ -34,7 +34,7 @@ class ScanSet:
 
     root: str
     via: str
-    scans: list[FileScan]
+    scans: list[FileScan]  # emptied by build_map once ranked (memory)
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     truncated: bool = False
@@ -160,6 +160,79 @@ def list_repository(root: str) -> filesmod.Listing:
     return filesmod.list_files(root, language_for)
 
 
+PARALLEL_MIN = 256  # files to scan before worker processes pay for themselves
+MAX_WORKERS = 4
+
+
+def _scan_file(job: tuple) -> tuple:
+    """In a worker process: (rel, status, size, digest, payload) for one file."""
+    rel, path, limit, want_digest = job
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return (rel, "unreadable", 0, 0, None)
+    if len(data) > limit:
+        return (rel, "too large", 0, 0, None)
+    if want_digest:
+        from ctxtools.repomap.cache import content_hash
+
+        digest = content_hash(data)
+    else:
+        digest = 0
+    return (rel, "ok", len(data), digest, _scan_payload(rel, data))
+
+
+def _reintern(payload: object) -> object:
+    """Names from another process as the shared strings ``_scan_payload`` makes here."""
+    if type(payload) is not tuple:
+        return payload
+    intern = sys.intern
+    language, defs, names, counts, imports = payload
+    defs = tuple(
+        (intern(k), intern(n), ln, sig, intern(sc) if sc else None, end)
+        for k, n, ln, sig, sc, end in defs
+    )
+    return (intern(language), defs, tuple(map(intern, names)), counts, imports)
+
+
+def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str, tuple]:
+    """Scan, on several processes, the files that certainly need it: no cache entry of
+    the same size (a same-size entry may be a mere touch, which the hash settles without a
+    scan). Only when nothing can be cut by --max-files, so no file is scanned in vain.
+    Returns rel -> (status, size, digest, payload)."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(candidates) > max_files:
+        return {}
+    jobs = []
+    for cand in candidates:
+        if cand.manifest or cand.size > max_file_size:
+            continue
+        if cache is not None:
+            entry = cache.entries.get(cand.rel)
+            if entry is not None and entry[0] == cand.size:
+                continue
+        jobs.append((cand.rel, cand.path, max_file_size, cache is not None))
+    if len(jobs) < PARALLEL_MIN:
+        return {}
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    out: dict[str, tuple] = {}
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(cpus, MAX_WORKERS), mp_context=ctx) as pool:
+            for n, (rel, status, size, digest, payload) in enumerate(
+                pool.map(_scan_file, jobs, chunksize=32)
+            ):
+                out[rel] = (status, size, digest, _reintern(payload))
+                if progress is not None and n % 64 == 0:
+                    progress(n, len(candidates))
+    except (OSError, RuntimeError, ValueError):
+        return {}  # no processes to be had: the serial path does the work
+    return out
+
+
 def scan_repository(
     root: str,
     *,
@@ -190,6 +263,7 @@ def scan_repository(
 
     candidates = listing.candidates
     total = len(candidates)
+    prescanned = _prescan(candidates, cache, max_files, max_file_size, progress)
     kept: list[FileScan] = []
     for n, cand in enumerate(candidates):
         if len(kept) >= max_files:
@@ -209,7 +283,16 @@ def scan_repository(
             hit, payload = cache.get(cand.rel, cand.size, cand.mtime_ns)
             if hit and not _valid_payload(payload):
                 hit = False
-        if not hit:
+        done = prescanned.pop(cand.rel, None) if not hit else None
+        if done is not None:
+            status, size, digest, payload = done
+            if status != "ok":
+                skip(status)
+                continue
+            ss.scanned += 1
+            if cache is not None:
+                cache.put(cand.rel, size, cand.mtime_ns, digest, payload)
+        elif not hit:
             try:
                 with open(cand.path, "rb") as fh:
                     data = fh.read(max_file_size + 1)
@@ -335,7 +418,10 @@ class EdgeSummary:
     """The graph's edges in brief, computed only when asked (``--json``)."""
 
     def __init__(self, graph, rank: list[float]):
-        self.graph = graph
+        from ctxtools.repomap.graph import Graph
+
+        # Only what the summary needs, not the whole graph (its per-use list is large).
+        self.graph = Graph(graph.files, graph.out, [], {}, graph.import_edges)
         self.rank = rank
 
     def as_dict(self, limit: int = 100) -> dict:
@@ -488,9 +574,12 @@ def build_map(
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
 
+    ranked, idents, edges = rank_scans(ss, focus_rels, query)
+    # The references have done their work; drop them before the ruler comes in (a
+    # tiktoken encoding is tens of MB), so the two never weigh on memory together.
+    ss.scans = []
     if not hasattr(ruler, "count"):
         ruler = ruler()  # a function that loads the ruler: now it is needed
-    ranked, idents, edges = rank_scans(ss, focus_rels, query)
 
     from ctxtools.repomap.render import (
         FILL_WINDOW,
