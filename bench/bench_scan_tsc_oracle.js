@@ -77,13 +77,22 @@ function items(out, sf, path, statements, scope) {
                s.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
       const left = s.expression.left;
       let right = s.expression.right;
+      // a = b = function () {}: the innermost value
+      while (ts.isBinaryExpression(right) &&
+             right.operatorToken.kind === ts.SyntaxKind.EqualsToken) right = right.right;
       if (ts.isClassExpression(right) && right.name) {
         emit(out, sf, path, right, right.name, "class", scope);
         members(out, sf, path, right, right.name.text);
-      } else if (ts.isPropertyAccessExpression(left) && ts.isPropertyAccessExpression(left.expression) &&
-                 left.expression.name.text === "prototype" && ts.isIdentifier(left.expression.expression) &&
-                 ts.isFunctionExpression(right)) {
-        emit(out, sf, path, s, left.name, "method", left.expression.expression.text);
+      } else if (ts.isPropertyAccessExpression(left) && kindOfInit(right)) {
+        // exports.f = function / module.exports.f = () => (functions);
+        // X.prototype.m = function, app.m = function (methods scoped to X, app)
+        let owner = left.expression.getText(sf);
+        if (owner === "exports" || owner === "module.exports") {
+          emit(out, sf, path, s, left.name, "function", scope);
+        } else {
+          if (owner.endsWith(".prototype")) owner = owner.slice(0, -".prototype".length);
+          emit(out, sf, path, s, left.name, "method", owner);
+        }
       }
     }
   }

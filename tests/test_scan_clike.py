@@ -133,10 +133,11 @@ JSX = [
     ("method", "render", 26, "Counter", "render()"),
     ("function", "Legacy", 31, None, "function Legacy(name)"),
     ("method", "greet", 35, "Legacy", "Legacy.prototype.greet = function ()"),
+    ("function", "helper", 39, None, "module.exports.helper = function helper()"),
     ("function", "Item", 41, None, "export const Item = ({ id }) => <li>"),
     ("function", "ids", 43, None, "export function* ids()"),
 ]
-JSX_ENDS = [5, 6, 17, 29, 24, 25, 28, 33, 37, 41, 45]
+JSX_ENDS = [5, 6, 17, 29, 24, 25, 28, 33, 37, 39, 41, 45]
 JSX_IMPORTS = ["react", "path"]
 
 RUST = [
@@ -292,7 +293,7 @@ def test_exact_definitions(name, language, expected, ends, imports):
 NEVER = {
     "traps.go": ["NotAFunction", "AlsoNotAFunction", "Fake", "InRawString", "helper", "_"],
     "traps.ts": ["notInComment", "NotAClass", "fake", "Fake", "inTemplate", "local", "inner"],
-    "traps.jsx": ["commentedOut", "count", "label", "helper"],
+    "traps.jsx": ["commentedOut", "count", "label", "join"],
     "traps.rs": ["not_in_doc_comment", "not_nested", "nope", "not_in_doc", "in_raw_string",
                  "helper", "generated", "make"],
     "Traps.java": ["NotAClass", "notAMethod", "NotInJavadoc", "NotInTextBlock", "nope", "run",
@@ -426,3 +427,22 @@ def test_unbalanced_braces_keep_what_came_before():
     assert [d.name for d in scan_source("p.go", text).definitions] == ["A", "B"]
     text = "class A {\n  m() {}\n}\n}\n}\nfunction after() {}\n"
     assert [d.name for d in scan_source("a.js", text).definitions] == ["A", "m", "after"]
+
+
+def test_commonjs_and_express_style_assignments():
+    text = (
+        "var app = exports = module.exports = {};\n"
+        "app.init = function init() {\n  this.cache = {};\n};\n"
+        "req.get =\nreq.header = function header(name) {\n  return name;\n};\n"
+        "exports.parse = (s) => s.trim();\n"
+        "module.exports.VERSION = '1.0';\n"
+        "Foo.prototype.bar = async function () {};\n"
+    )
+    got = [(d.kind, d.name, d.line, d.scope) for d in scan_source("app.js", text).definitions]
+    assert got == [
+        ("variable", "app", 1, None),
+        ("method", "init", 2, "app"),
+        ("method", "get", 5, "req"),
+        ("function", "parse", 9, None),
+        ("method", "bar", 11, "Foo"),
+    ]

@@ -4,10 +4,11 @@ Definitions: classes (abstract, exported, default, declared, decorated) with the
 getters/setters, constructors and arrow-function fields; functions (generators, async,
 overloads, ``declare``); ``const``/``let``/``var`` at module level (an arrow function or
 function expression makes it a function: ``export const f = async (a: number) => ...``);
-``X.prototype.m = function``; TypeScript interfaces (with their methods), type aliases and
-enums; namespaces and ``declare module`` blocks scope what they contain. Comments,
-strings, template literals (their ``${}`` code stays code) and regular expression
-literals are masked first.
+``X.prototype.m = function`` and ``app.m = function`` (methods scoped to ``X``, ``app``);
+``exports.f = ...`` / ``module.exports.f = ...`` with a function value (functions);
+TypeScript interfaces (with their methods), type aliases and enums; namespaces and
+``declare module`` blocks scope what they contain. Comments, strings, template literals
+(their ``${}`` code stays code) and regular expression literals are masked first.
 """
 
 from __future__ import annotations
@@ -49,17 +50,18 @@ _TOP = re.compile(
       | (?P<module>module(?=\s*")|global(?=\s*\Z))
       | (?P<var>const|let|var)\s+(?P<vname>{_ID})\s*[!]?\s*
         (?::(?P<vtype>(?:=>|[^=])*))?(?:=(?P<value>.*))?
-      | (?P<proto>{_ID})\.prototype\.(?P<pname>{_ID})\s*=\s*(?:async\s+)?function\b
+      | (?P<owner>{_ID}(?:\.{_ID})*)\.(?P<member>{_ID})\s*=(?P<mvalue>[^=>].*)
     )""",
     re.S | re.X,
 )
 _FUNCTION_VALUE = re.compile(
     rf"""\s*(?:async\s*)?(?:
-        function\b
+        \(?\s*function\b
       | (?:<[^=]*?>\s*)?(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|{_ID})\s*(?::[^=]*?)?=>
     )""",
     re.S | re.X,
 )
+_CHAINED = re.compile(rf"^\s*(?:{_ID}(?:\.{_ID})*\s*=(?![=>])\s*)+")
 _MEMBER_MODS = (
     r"(?:(?:public|private|protected|static|readonly|abstract|override|declare|async"
     r"|accessor|get|set)\s+)*"
@@ -124,16 +126,19 @@ class JavaScript(CLikeLanguage):
                     return [Decl("function", name, m.start("vname"), start)]
                 kind = "const" if m.group("var") == "const" else "variable"
                 return [Decl(kind, name, m.start("vname"), start, one_line=True)]
-            if m.group("proto"):
-                return [
-                    Decl(
-                        "method",
-                        m.group("pname"),
-                        m.start("pname"),
-                        start,
-                        scope=m.group("proto"),
-                    )
-                ]
+            if m.group("owner"):
+                # CommonJS and prototype style: exports.f = function, module.exports.f =
+                # (a) =>, X.prototype.m = function, app.init = function init()
+                value = _CHAINED.sub("", m.group("mvalue"), count=1)  # a.b = a.c = function
+                if not _FUNCTION_VALUE.match(value):
+                    return []
+                owner = m.group("owner")
+                name = m.group("member")
+                if owner in ("exports", "module.exports"):
+                    return [Decl("function", name, m.start("member"), start)]
+                if owner.endswith(".prototype"):
+                    owner = owner[: -len(".prototype")]
+                return [Decl("method", name, m.start("member"), start, scope=owner)]
             return []
         if container not in ("class", "interface"):
             return []
