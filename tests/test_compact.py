@@ -741,3 +741,44 @@ def test_long_transcript_built_from_real_runs(script_runner, runs, fmt):
         out2 = json.loads(res2.stdout)
         assert out2[2] == out[2]
         assert strict_problems(out2, fmt) == []
+
+
+def test_file_argument_and_usage_errors(script_runner, runs, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(as_bytes(runs["ponylang__ponyc-4595"]))
+    res = script_runner.run(["ctx-compact", str(path), "--limit", "20000"])
+    assert res.returncode == 0
+    assert strict_problems(json.loads(res.stdout), "openai") == []
+    missing = script_runner.run(["ctx-compact", str(tmp_path / "nope.json"), "--limit", "9"])
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+    assert (
+        script_runner.run(["ctx-compact", str(path), "--limit", "9", "--at", "5"]).returncode == 2
+    )
+    assert script_runner.run(["ctx-compact", str(path), "--limit", "0"]).returncode == 2
+    both = script_runner.run(["ctx-compact", "--evict", "--accept", str(path), str(path)])
+    assert both.returncode == 2
+
+
+def test_tool_results_given_as_parts_are_stashed_as_json(script_runner):
+    parts = [{"type": "text", "text": "line\n" * 3000}]
+    msgs = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "task"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": parts},
+        {"role": "assistant", "content": "done"},
+    ]
+    res = compact(
+        script_runner, as_bytes(msgs), "--limit", "4000", "--keep-recent", "1", "--keep-tokens", "0"
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    ref = PLACEHOLDER.match(out[3]["content"]).group(1)
+    assert json.loads(read_back(ref)) == parts
+    assert strict_problems(out, "openai") == []

@@ -27,7 +27,7 @@ from ctxtools.errors import CtxError, InputError, NoHeadroomError, UsageError
 @click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
 @click.option(
     "--at",
-    type=click.FloatRange(0, 100, min_open=True),
+    type=click.FloatRange(5, 100, min_open=True),
     default=80.0,
     show_default=True,
     help="Compact at this percent of the window; aim 5 points lower.",
