@@ -1,23 +1,34 @@
 """Definition and reference scanners: the shared types and the per-language dispatcher.
 
-Every scanner is hand-written and works in two steps:
+Every scanner is hand-written (no parser library, no native code) and works in two steps:
 
-1. *Masking*: one compiled regular expression per language family finds comments and
-   string literals (``re.sub`` over a master pattern, so the work is done in C), and
-   replaces them by blanks of the same length. Newlines are kept, and a string keeps its
-   first and last character (a quote), so offsets and line numbers in the masked text are
-   those of the original, and nothing inside a comment or a string can ever look like code.
+1. *Masking*: a compiled master pattern per language finds comments and literals
+   (strings, chars, Python prefixes and triple quotes, Go raw strings, Rust raw strings
+   ``r#"..."#`` and nested block comments, Java text blocks, JS template literals whose
+   ``${}`` code stays code, JS regular expression literals told from divisions by what
+   precedes them); they become blanks of the same length, newlines kept and a string's
+   quotes kept. Offsets and line numbers in the masked text are those of the original, and
+   nothing inside a comment or a string can ever look like code.
 2. *Structure*: Python is indentation-aware (``scan_python``); Go, JavaScript/TypeScript,
-   Rust and Java share a brace-depth pass (``scan_clike``) that splits the masked text into
-   blocks and asks a small per-language grammar what each block header declares.
+   Rust and Java share ``scan_clike``: a brace tree of the masked text, statements split
+   at ';' (and at line ends for Go/JS/TS, outside brackets, unless the line continues),
+   and a small per-language classifier that says what each statement declares and whether
+   its block holds members (class, interface, trait, impl: methods, scoped) or items
+   (namespace, Rust mod) or code (function bodies, initializers: never walked).
 
-References are every identifier of the masked text (so never one inside a comment or a
-string), minus the language's keywords and minus one use per emitted definition name.
+References are the words of the masked text (so never one inside a comment or a string)
+that are not numbers or the language's keywords, minus one use per emitted definition
+name: calls, base classes, imports, annotations, attribute names, but also parameters and
+locals; a graph keeps those that another file defines.
+
+Everything is linear in the input (a 10 MB single line included) and never raises.
+Figures against Universal Ctags and the TypeScript compiler: bench/bench_scan_oracle.py.
 
 Public API::
 
     language_for(path) -> str | None
     scan_source(path, text) -> ScanResult | None
+    scan_bytes(path, data) -> ScanResult | None      (UTF-8, errors="replace")
     Definition(kind, name, line, signature, scope, end_line)
     ScanResult(language, definitions, references, imports)
 """
