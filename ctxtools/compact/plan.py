@@ -51,6 +51,7 @@ from ctxtools.compact.transcript import (
     tool_results,
 )
 
+PUT_WORKERS = 8  # concurrent stashes
 CHUNK = 512  # messages counted per step of the backward pass
 DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
 
@@ -122,6 +123,20 @@ def protected_start(tr: Transcript, head: int, keep_recent: int) -> int:
     if len(turns) >= keep_recent:
         return turns[-keep_recent]
     return head + 1
+
+
+def _put_all(stash: Stash, puts: dict[str, tuple[bytes, str | None]]) -> dict[str, str]:
+    """Stash every (data, type) under its name; name -> ref. Stashes take the store's shared
+    lock, so several run at once (their fsyncs overlap)."""
+    if len(puts) <= 2:
+        return {name: stash.put(data, name, type=t) for name, (data, t) in puts.items()}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(PUT_WORKERS, len(puts))) as pool:
+        futures = {
+            name: pool.submit(stash.put, data, name, type=t) for name, (data, t) in puts.items()
+        }
+        return {name: f.result() for name, f in futures.items()}
 
 
 def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
@@ -422,6 +437,16 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             notes.append(_headroom_note(before, limit, target_pct, target))
         return Outcome(status, None, before, before, report, notes)
 
+    # Everything the output will name goes into the store first.
+    puts: dict[str, tuple[bytes, str | None]] = {}
+    for i in range(start, n):
+        for data, _saving in elided.get(i, {}).values():
+            puts.setdefault(handle_name(data), (data, None))
+    blob = b"".join(dropped_lines) if cut is not None else b""
+    if cut is not None:
+        puts.setdefault(handle_name(blob), (blob, "jsonl"))
+    refs = _put_all(stash, puts)
+
     handles: list[str] = []
     saved = 0
     count = 0
@@ -431,7 +456,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         if i in elided:
             blocks: dict[int | None, str] = {}
             for bi, (data, saving) in elided[i].items():
-                ref = stash.put(data, handle_name(data))
+                ref = refs[handle_name(data)]
                 handles.append(ref)
                 blocks[bi] = placeholder(data, ref)
                 saved += saving
@@ -441,8 +466,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     out = list(msgs[: head + 1])
     if cut is not None:
         assert digest_text is not None
-        blob = b"".join(dropped_lines)
-        ref = stash.put(blob, handle_name(blob), type="jsonl")
+        ref = refs[handle_name(blob)]
         predicted = predict_ref(opts.session, blob)
         if ref != predicted:
             digest_text = digest_text.replace(predicted, ref)
