@@ -286,7 +286,7 @@ _JS_STRING = {
     '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)', re.S | re.M),
 }
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+_BLOCK_COMMENT = re.compile(r"/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\Z)", re.S)
 # Characters after which a '/' starts a regular expression literal, not a division.
 _REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
 _REGEX_AFTER_WORDS = frozenset(
@@ -542,7 +542,7 @@ _STATEMENT_WORDS = (
 )
 
 
-_HEADER_WORD = re.compile(r"\b(?:class|interface|function|type|impl|fn|struct|enum|trait|record)\b")
+_HEADER_WORD = re.compile(r"(?:class|interface|function|type|impl|fn|struct|enum|trait|record)\b")
 
 
 def _inside_angles(masked: str, a: int, b: int) -> bool:
@@ -550,7 +550,8 @@ def _inside_angles(masked: str, a: int, b: int) -> bool:
     masked[a:b] (``class Box<T extends { id: Id }> {``): '=>' and '->' do not close."""
     start = -1
     for m in _HEADER_WORD.finditer(masked, a, b):
-        start = m.start()
+        if at_word_start(masked, m.start()):
+            start = m.start()
     start = max(start, masked.rfind(";", a, b))
     if start < 0:  # a member header ('static create<U extends { id: Id }>() {'): its line
         start = max(a, masked.rfind("\n", a, b))
