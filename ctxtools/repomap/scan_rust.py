@@ -18,9 +18,10 @@ from ctxtools.repomap.scan import (
 )
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*)
+    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*)
       | (?P<nc>/\*)
-      | (?P<s>b?r(?P<hashes>\#*)".*?(?:"(?P=hashes)|\Z)
+      | (?P<s>r(?P<hashes>\#*)".*?(?:"(?P=hashes)|\Z)
+          | br(?P<bhashes>\#*)".*?(?:"(?P=bhashes)|\Z)
           | b?"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)
           | b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,8}\}|.))')
       | (?P<lt>'[A-Za-z_]\w*)
