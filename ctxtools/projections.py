@@ -345,69 +345,183 @@ def compile_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
         raise InputError(f"invalid regex {pattern!r}{where}: {exc.msg}") from None
 
 
+def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | None:
+    """UTF-8 literals one of which every match of PATTERN contains, or None if unknown.
+
+    Handles what grep patterns mostly are: a literal run somewhere in the pattern
+    (``test_\\w+ FAILED`` needs `` FAILED``), or an alternation whose every branch has one
+    (``FAILED|Error``). With IGNORECASE the literals are lowercase ASCII (None otherwise).
+    """
+    try:
+        from re import _constants as sc
+        from re import _parser as sp
+    except ImportError:  # pragma: no cover - another Python layout
+        return None
+    try:
+        parsed = sp.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except (re.error, RecursionError):
+        return None
+    icase = bool(parsed.state.flags & re.IGNORECASE)
+    items = list(parsed.data)
+    # "(A|B)" -> "A|B": descend through a lone group without flag changes.
+    while len(items) == 1 and items[0][0] is sc.SUBPATTERN:
+        _group, add, delete, sub = items[0][1]
+        if add or delete:
+            return None
+        items = list(sub.data if hasattr(sub, "data") else sub)
+    if len(items) == 1 and items[0][0] is sc.BRANCH:
+        branches = [list(b.data if hasattr(b, "data") else b) for b in items[0][1][1]]
+    else:
+        branches = [items]
+    out = []
+    for branch in branches:
+        best = ""
+        run = []
+        for op, arg in [*branch, (None, None)]:
+            if op is sc.LITERAL:
+                run.append(chr(arg))
+                continue
+            if len(run) > len(best):
+                best = "".join(run)
+            run = []
+        if not best or "\n" in best or "\ufffd" in best:
+            return None
+        if icase:
+            if not best.isascii():
+                return None
+            best = best.lower()
+        out.append(best.encode("utf-8"))
+    return sorted(set(out))
+
+
 def iter_matching_lines(
     p: Payload, rx: re.Pattern[str], first: int = 0, last: int | None = None
 ) -> Iterator[tuple[int, str]]:
-    """(zero-based line number, line text) of every line with a match, in order."""
+    """(zero-based line number, line text) of every line with a match, in order.
+
+    Searches bytes in chunks cut at newlines. When the pattern needs one of a few literals
+    (``required_literals``), candidate lines are found with ``bytes.find`` and only they are
+    decoded and matched; otherwise each chunk is decoded and searched as a whole.
+    """
     last = p.lines if last is None else min(last, p.lines)
     if first >= last:
         return
-    start = p.line_start(first)
-    end = p.line_start(last)
-    lineno = first  # line number of the start of `carry`
-    carry = ""
-    search = rx.search
-    for text in _text_chunks(p, start, end):
-        data = carry + text if carry else text
-        cut = data.rfind("\n") + 1
-        if cut == 0 and len(data) < GREP_MAX_CARRY:
-            carry = data
-            continue
-        if cut == 0:
-            cut = len(data)
-        chunk, carry = data[:cut], data[cut:]
+    icase = bool(rx.flags & re.IGNORECASE)
+    literals = required_literals(rx.pattern, icase)
+    if literals is not None:
+        yield from _literal_scan(p, rx, literals, icase, first, last)
+        return
+    lineno = first  # line number at the start of the current chunk
+    for chunk in _line_chunks(p, p.line_start(first), p.line_start(last)):
+        text = chunk.decode("utf-8", "replace")
         pos = 0
         counted = 0
-        n = len(chunk)
+        n = len(text)
         while pos < n:
-            m = search(chunk, pos)
-            if m is None:
-                break
-            ls = chunk.rfind("\n", 0, m.start()) + 1
-            if ls < pos:
-                ls = pos
-            le = chunk.find("\n", m.start())
+            m = rx.search(text, pos)
+            if m is None or (m.start() == n and text.endswith("\n")):
+                break  # (an empty match after the chunk's last newline is not a line)
+            ls = max(text.rfind("\n", 0, m.start()) + 1, pos)
+            le = text.find("\n", m.start())
             if le < 0:
                 le = n
-            lineno += chunk.count("\n", counted, ls)
+            lineno += text.count("\n", counted, ls)
             counted = ls
             if lineno >= last:
                 return
-            yield lineno, chunk[ls:le]
+            yield lineno, text[ls:le]
             pos = le + 1
-        lineno += chunk.count("\n", counted)
-    if carry:
-        m = rx.search(carry)
-        if m is not None and lineno < last:
-            yield lineno, carry.split("\n", 1)[0] if "\n" in carry else carry
+        lineno += text.count("\n", counted)
 
 
-def _text_chunks(p: Payload, start: int, end: int) -> Iterator[str]:
-    """Decoded text of START..END in pieces of about GREP_CHUNK bytes."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+def _literal_scan(
+    p: Payload, rx: re.Pattern[str], literals: list[bytes], icase: bool, first: int, last: int
+) -> Iterator[tuple[int, str]]:
+    """iter_matching_lines for patterns that need a literal: find candidates in each block
+    with ``bytes.find`` (no copies, no decoding), decode and match only those lines, and
+    get line numbers from the index (or a count since the previous match)."""
+    start, end = p.line_start(first), p.line_start(last)
+    carry: list[bytes] = []  # the line running across block boundaries
+    carry_off = start
+    cnt_off, cnt_line = start, first  # a known (offset, line number) pair
+    base = start
+
+    def line_at(off: int, piece: bytes) -> int:
+        nonlocal cnt_off, cnt_line
+        if base <= cnt_off <= off:
+            cnt_line += piece.count(b"\n", cnt_off - base, off - base)
+        else:
+            cnt_line = p.newlines_before(off)
+        cnt_off = off
+        return cnt_line
+
+    def check(line: bytes) -> str | None:
+        hay = line.lower() if icase else line
+        if not any(lit in hay for lit in literals):
+            return None
+        text = line.decode("utf-8", "replace")
+        return text if rx.search(text) else None
+
+    for piece in p.iter_bytes(start, end):
+        first_nl = piece.find(b"\n")
+        if first_nl < 0:
+            carry.append(piece)
+            base += len(piece)
+            continue
+        carry.append(piece[:first_nl])
+        text = check(b"".join(carry))
+        if text is not None:
+            lineno = p.newlines_before(carry_off)
+            cnt_off, cnt_line = carry_off, lineno
+            yield lineno, text
+        last_nl = piece.rfind(b"\n")
+        hay = piece.lower() if icase else piece
+        lo = first_nl + 1
+        spans: dict[int, int] = {}
+        for lit in literals:
+            pos = hay.find(lit, lo, last_nl)
+            while pos >= 0:
+                ls = hay.rfind(b"\n", lo, pos) + 1 or lo
+                le = hay.find(b"\n", pos, last_nl + 1)
+                spans[ls] = le
+                pos = hay.find(lit, le + 1, last_nl)
+        for ls in sorted(spans) if len(literals) > 1 else spans:
+            text = piece[ls : spans[ls]].decode("utf-8", "replace")
+            if rx.search(text) is None:
+                continue
+            yield line_at(base + ls, piece), text
+        carry = [piece[last_nl + 1 :]]
+        carry_off = base + last_nl + 1
+        base += len(piece)
+    if carry and carry_off < end:
+        text = check(b"".join(carry))
+        if text is not None:
+            yield p.newlines_before(carry_off), text
+
+
+def _line_chunks(p: Payload, start: int, end: int) -> Iterator[bytes]:
+    """Bytes START..END in pieces of about GREP_CHUNK bytes that end at a newline."""
     buf: list[bytes] = []
     size = 0
     for piece in p.iter_bytes(start, end):
         buf.append(piece)
         size += len(piece)
-        if size >= GREP_CHUNK:
-            yield decoder.decode(b"".join(buf))
-            buf, size = [], 0
+        if size < GREP_CHUNK:
+            continue
+        data = b"".join(buf)
+        cut = data.rfind(b"\n") + 1
+        if cut == 0 and len(data) < GREP_MAX_CARRY:
+            buf, size = [data], len(data)
+            continue
+        if cut == 0:  # one enormous line: search it in pieces
+            cut = len(data)
+        yield data[:cut]
+        rest = data[cut:]
+        buf, size = ([rest], len(rest)) if rest else ([], 0)
     if buf:
-        yield decoder.decode(b"".join(buf))
-    tail = decoder.decode(b"", True)
-    if tail:
-        yield tail
+        data = b"".join(buf)
+        if data:
+            yield data
 
 
 def grep_view(
@@ -422,8 +536,8 @@ def grep_view(
 ) -> Output:
     """Lines matching PATTERN as ``N:line`` (context ``N-line``, groups split by ``--``).
 
-    SCOPE is a ``--range`` spec limiting the search. Every matching line is counted even
-    when the output is cut, so the trailer can say how many there are.
+    SCOPE is a ``--range`` spec limiting the search. The search stops when the output is
+    full; the trailer says how far it got and how to go on.
     """
     nxt = nxt or Next(None)
     if context < 0:
@@ -441,8 +555,6 @@ def grep_view(
         last = total if l1 is None else min(l1, total)
     parts: list[str] = []
     used = 0
-    full = False
-    matches = 0
     shown = 0
     resume_at = -1  # zero-based first match line not shown
     printed_to = first - 1  # last line printed (inclusive)
@@ -450,9 +562,8 @@ def grep_view(
     owed_to = -1  # after-context owed up to this line (inclusive)
 
     def emit(text: str) -> bool:
-        nonlocal used, full
+        nonlocal used
         if used + len(text) > max_chars:
-            full = True
             return False
         parts.append(text)
         used += len(text)
@@ -470,40 +581,36 @@ def grep_view(
         return True
 
     for lineno, line in iter_matching_lines(p, rx, first, last):
-        matches += 1
-        if full:
-            continue
         if context and not emit_context(printed_to + 1, min(owed_to, lineno - 1)):
             resume_at = lineno
-            continue
+            break
         start = max(lineno - context, printed_to + 1)
         if context and any_printed and start > printed_to + 1 and not emit("--\n"):
             resume_at = lineno
-            continue
-        if context and not emit_context(start, lineno - 1):
+            break
+        if (context and not emit_context(start, lineno - 1)) or not emit(f"{lineno + 1}:{line}\n"):
             resume_at = lineno
-            continue
-        if not emit(f"{lineno + 1}:{line}\n"):
-            resume_at = lineno
-            continue
+            break
         printed_to = lineno
         any_printed = True
         shown += 1
         owed_to = lineno + context
-    if not full and context:
-        emit_context(printed_to + 1, min(owed_to, last - 1))
+    else:
+        if context:
+            emit_context(printed_to + 1, min(owed_to, last - 1))
     out = Output(body="".join(parts))
-    if matches == 0:
-        out.notes.append(f"no line matches {pattern!r}")
     if resume_at < 0:
+        if shown == 0:
+            out.notes.append(f"no line matches {pattern!r}")
         return out
     if shown == 0:
         # even the first matching line does not fit: show its start
         raw = next(p.iter_lines(resume_at, resume_at + 1), b"")
         out.body = f"{resume_at + 1}:{_decode(raw)}"[:max_chars] + "\n"
+        printed_to = resume_at
         resume_at += 1
         shown = 1
-    begin = max(first, resume_at - context)
+    begin = max(first, resume_at - context, printed_to + 1)
     rng = f"{begin + 1}-" if scope_last is None else f"{begin + 1}-{scope_last}"
     args = ["--grep", pattern]
     if ignore_case:
@@ -512,8 +619,8 @@ def grep_view(
         args += ["-C", str(context)]
     args += ["--range", rng]
     out.trailer = (
-        f"[ctx-read: cut at {_n(max_chars)} chars: showed {_n(shown)} of {_n(matches)} "
-        f"matching lines (through line {_n(printed_to + 1)} of {_n(total)}); "
+        f"[ctx-read: cut at {_n(max_chars)} chars: showed {_n(shown)} matching lines, "
+        f"searched lines {first + 1}-{_n(resume_at)} of {_n(total)}; "
         f"next: {nxt.command(*args)}]"
     )
     return out

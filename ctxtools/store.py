@@ -479,6 +479,19 @@ class Payload:
             return pos + p + 1
         return pos
 
+    def newlines_before(self, offset: int) -> int:
+        """Newlines in bytes 0..OFFSET-1 (the zero-based line of OFFSET): index + short scan."""
+        ix = self.index
+        j = bisect_right(ix.ck_offs, offset) - 1
+        line, pos = (ix.ck_lines[j], ix.ck_offs[j]) if j >= 0 else (0, 0)
+        while pos < offset:
+            chunk = self.pread(pos, min(STRIDE, offset - pos))
+            if not chunk:
+                break
+            line += chunk.count(b"\n")
+            pos += len(chunk)
+        return line
+
     def iter_lines(self, first: int = 0, last: int | None = None) -> Iterator[bytes]:
         """Zero-based lines FIRST..LAST-1 as bytes without their newline."""
         last = self.lines if last is None else min(last, self.lines)

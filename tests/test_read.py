@@ -385,7 +385,7 @@ def test_cut_grep(script_runner, log):
     got = "".join(bodies).splitlines()
     assert got == [f"{i + 1}:{line}" for i, line in enumerate(LINES) if "ok" in line]
     first = read(script_runner, "log", "--grep", "ok", "--max-chars", "2000").stdout
-    assert "matching lines" in first.splitlines()[-1] and "of 1,992 matching lines" in first
+    assert "showed " in first.splitlines()[-1] and " matching lines, searched lines 1-" in first
 
 
 def test_cut_jsonpath(script_runner, report):
@@ -507,3 +507,69 @@ def test_parse_helpers():
     assert pj.clamp_max_chars(None) == (12_000, None)
     assert pj.clamp_max_chars(60_000)[0] == 50_000
     assert pj.shell_quote("$.a[?@.b == 'x']") == "\"\\$.a[?@.b == 'x']\""
+
+
+@pytest.mark.parametrize(
+    ("pattern", "icase", "expected"),
+    [
+        ("FAILED|Error", False, [b"Error", b"FAILED"]),
+        ("(FAILED|Error)", False, [b"Error", b"FAILED"]),
+        (r"test_\w+ FAILED", False, [b" FAILED"]),
+        ("错误", False, ["错误".encode()]),
+        ("Error", True, [b"error"]),
+        ("(?i)Error", False, [b"error"]),
+        ("错误", True, None),
+        ("a.b|c", False, [b"a", b"c"]),
+        (r"\d+", False, None),
+        ("x|.*", False, None),
+        ("a\\nb", False, None),
+        ("(?i:Err)or", False, [b"or"]),
+    ],
+)
+def test_required_literals(pattern, icase, expected):
+    assert pj.required_literals(pattern, icase) == expected
+
+
+GREP_TEXT = (
+    "INFO start\nERROR one 错误\nerror two\n\nWarn: x\xff\n"
+    "tail Error\nFAILED test_a\n日本 ERROR 日本\nlast"
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "icase"),
+    [
+        ("ERROR", False),
+        ("error", True),
+        ("FAILED|Error", False),
+        (r"test_\w+", False),
+        ("错误|日本", False),
+        ("^$", False),
+        (r"\w+$", False),
+        ("Warn: x.", False),
+        ("nomatch", False),
+        ("a", True),
+    ],
+)
+def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
+    from ctxtools.store import open_bytes
+
+    data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50
+    lines = data.decode("utf-8", "replace").split("\n")
+    rx = pj.compile_regex(pattern, icase)
+    expected = [(i, line) for i, line in enumerate(lines) if rx.search(line)]
+    from ctxtools import store as store_mod
+
+    for chunk, block, stride in (
+        (pj.GREP_CHUNK, store_mod.BLOCK_SIZE, store_mod.STRIDE),
+        (64, 16, 32),
+    ):
+        with monkeypatch.context() as m:
+            m.setattr(pj, "GREP_CHUNK", chunk)
+            m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
+            m.setattr(store_mod, "STRIDE", stride)
+            with open_bytes(data) as p:
+                assert list(pj.iter_matching_lines(p, rx)) == expected
+            m.setattr(pj, "required_literals", lambda *a: None)
+            with open_bytes(data) as p:  # the same through the whole-chunk regex path
+                assert list(pj.iter_matching_lines(p, rx)) == expected
