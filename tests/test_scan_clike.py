@@ -158,7 +158,7 @@ RUST = [
     ("impl", "Store", 31, None, "impl<T: Clone> Store<T>"),
     ("method", "new", 32, "Store", "pub fn new() -> Self"),
     ("method", "get", 40, "Store", "pub(crate) fn get<'a>(&'a self, key: &str) -> Option<&'a T>"),
-    ("impl", "Store", 45, None, "impl<T: Clone + fmt::Debug> Display for Store<T> where T: Send,"),
+    ("impl", "Store", 45, None, "impl<T: Clone + fmt::Debug> Display for Store<T> where T: Send"),
     ("method", "fmt", 49, "Store", "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result"),
     ("impl", "[u8; 4]", 54, None, "impl Backend for [u8; 4]"),
     ("type", "Error", 55, "[u8; 4]", "type Error = ()"),
@@ -321,7 +321,7 @@ def test_rust_impl_blocks_scope_methods_to_the_type():
     impls = [(d.name, d.line, d.signature) for d in result.definitions if d.kind == "impl"]
     assert impls == [
         ("Store", 31, "impl<T: Clone> Store<T>"),
-        ("Store", 45, "impl<T: Clone + fmt::Debug> Display for Store<T> where T: Send,"),
+        ("Store", 45, "impl<T: Clone + fmt::Debug> Display for Store<T> where T: Send"),
         ("[u8; 4]", 54, "impl Backend for [u8; 4]"),
     ]
     fmt = next(d for d in result.definitions if d.name == "fmt")

@@ -690,8 +690,10 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
         if b - a > 4 * MAX_SIGNATURE:
             b = a + 4 * MAX_SIGNATURE
         if comments and masked[a:b] != text[a:b]:
-            return collapse(_strip_comment_spans(text, a, b, comments))
-        return collapse(text[a:b])
+            sig = collapse(_strip_comment_spans(text, a, b, comments))
+        else:
+            sig = collapse(text[a:b])
+        return sig[:-1].rstrip() if sig.endswith(",") else sig  # 'where T: Send,'
 
     def segment(a: int, b: int, inner: list, body, container: str, scope: str | None):
         """Handle the statements of masked[a:b] (inner: child frames inside it, shown as
