@@ -275,6 +275,35 @@ def fs(rel: str, text: str) -> FileScan:
     return FileScan.from_result(rel, scan_source(rel, text))
 
 
+def test_tests_step_back():
+    assert core.is_test_path("tests/test_x.py") and core.is_test_path("pkg/a_test.go")
+    assert core.is_test_path("web/a.spec.ts") and core.is_test_path("src/test/java/A.java")
+    assert not core.is_test_path("src/latest.py") and not core.is_test_path("attest.go")
+    helper = "def shared_helper():\n    pass\n"
+    scans = [
+        fs("lib/core.py", "def core_api():\n    pass\n"),
+        fs("tests/helpers.py", helper),
+        *[fs(f"tests/test_{n}.py", "shared_helper()\ncore_api()\n") for n in range(5)],
+    ]
+    ranked = core.rank_scans(core.ScanSet(".", "walk", scans))[0]
+    assert ranked[0].rel == "lib/core.py"
+
+
+def test_external_imports_are_not_links():
+    scans = [
+        fs("src/ctx.rs", "pub struct Context;\n"),
+        fs("src/a.rs", "use std::task::{Context, Poll};\nfn f(c: &mut Context) {}\n"),
+        fs("src/b.rs", "use crate::ctx::Context;\nfn g(c: Context) {}\n"),
+        fs("j/List.java", "public class List {}\n"),
+        fs("j/Use.java", "import java.util.List;\nclass Use { List x; }\n"),
+    ]
+    g = build_graph(sorted(scans, key=lambda s: s.rel))
+    idx = g.files.index
+    assert idx("src/ctx.rs") not in g.out[idx("src/a.rs")]
+    assert idx("src/ctx.rs") in g.out[idx("src/b.rs")]
+    assert idx("j/List.java") not in g.out[idx("j/Use.java")]
+
+
 def test_hub_used_by_all_ranks_first(tmp_path):
     root = tmp_path / "r"
     tree(root)
@@ -385,6 +414,8 @@ def test_import_resolver():
     assert res("A.java", "java", "com.acme.Widget") == ["src/main/java/com/acme/Widget.java"]
     assert res("src/main.rs", "rust", "crate::net::http::Client") == ["src/net/http.rs"]
     assert res("src/main.rs", "rust", "std::collections::HashMap") == []
+    assert res("src/net/tcp.rs", "rust", "super::http::Client") == ["src/net/http.rs"]
+    assert res("src/net/mod.rs", "rust", "self::http::Client") == ["src/net/http.rs"]
 
 
 def test_focus_and_query_personalise(tmp_path):
@@ -419,6 +450,11 @@ def test_short_signature():
     cut = short_signature("function", "many", sig, 30)
     assert len(cut) <= 30 and cut.endswith("…") and cut.startswith("def many(alpha")
     assert short_signature("function", "f", "def f(a,\r\n   b):\r") == "def f(a, b)"
+    long_name = "IllegalArgumentException"
+    java = f"public class {long_name} extends RuntimeException {{"
+    assert short_signature("class", long_name, java, 20) == f"class {long_name}…"
+    assert short_signature("struct", "Task", "pub(crate) struct Task {") == "struct Task"
+    assert short_signature("function", "go", "export default function go() {") == "function go()"
 
 
 def ranked_files(n_files: int, n_defs: int) -> list[RankedFile]:

@@ -360,6 +360,10 @@ def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str 
     personal, idents = personalisation(scans, set(focus), query)
     rank = pagerank(graph.out)
     score = centrality(graph, rank)
+    # Tests and test data use everything and are used by little but each other: a map
+    # is for the code under test, so they step back (still ranked, still shown if room).
+    tests = [is_test_path(f) for f in graph.files]
+    score = [x * TEST_WEIGHT if t else x for x, t in zip(score, tests, strict=True)]
     if personal is not None:
         # Relevance times centrality: how much --focus/--query lift a file's PageRank.
         prank = pagerank(graph.out, personal)
@@ -388,6 +392,22 @@ def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str 
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TEST_WEIGHT = 0.25
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|testdata|__tests__|__mocks__|specs?|e2e|fixtures)/"
+    r"|(?:^|/)src/test/"
+    r"|(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$"
+    r"|_test\.go$"
+    r"|\.(?:test|spec)\.[cm]?[jt]sx?$"
+    r"|[^/]Tests?\.java$"
+)
+
+
+def is_test_path(rel: str) -> bool:
+    """Whether REL looks like a test or test data (by the usual layouts and names)."""
+    return _TEST_PATH.search(rel) is not None
+
+
 BASE_CREDIT = 0.5
 
 

@@ -229,18 +229,48 @@ class ImportResolver:
                 return _STRIP_EXT.sub("", spec[2:])
             return spec if "/" in spec and not spec.startswith("@") else None
         if language == "rust":
-            parts = [p for p in spec.replace("{", "").split("::") if p]
-            while parts and parts[0] in ("crate", "self", "super", "std", "core", "alloc"):
-                if parts[0] in ("std", "core", "alloc"):
-                    return None
-                parts.pop(0)
-            return "/".join(parts) or None
+            parts = [p for p in spec.split("{", 1)[0].split("::") if p]
+            if not parts or parts[0] in ("std", "core", "alloc"):
+                return None
+            if parts[0] == "crate":
+                # The crate's root module lives in the nearest src/ above the importer.
+                at = importer.rfind("src/")
+                root = importer[: at + 3] if at >= 0 else ""
+                return posixpath.join(root, *parts[1:]) if len(parts) > 1 else None
+            if parts[0] in ("self", "super"):
+                # The importer's own module: src/a/b.rs is a::b (children in src/a/b/),
+                # src/a/mod.rs is a (children in src/a/).
+                stem = _STRIP_EXT.sub("", posixpath.basename(importer))
+                here = base if stem in ("mod", "lib", "main") else posixpath.join(base, stem)
+                rest = list(parts)
+                while rest and rest[0] in ("self", "super"):
+                    if rest.pop(0) == "super":
+                        here = posixpath.dirname(here)
+                return posixpath.join(here, *rest) if rest else None
+            return "/".join(parts)
         if language == "java":
             spec = spec.removeprefix("static ").removesuffix(".*")
             return spec.replace(".", "/")
         if language == "go":
             return spec
         return spec.replace(".", "/").replace("::", "/")
+
+
+_NAMED_IMPORTS = frozenset({"rust", "java"})
+_LOCAL = ("crate::", "self::", "super::")
+
+
+def _imported_names(language: str | None, spec: str) -> list[str]:
+    """The names an import statement brings in, where the import string carries them."""
+    if language == "java":
+        last = spec.rsplit(".", 1)[-1]
+        return [] if last == "*" else [last]
+    # rust: a::b::Name, a::b::{X, Y}, a::b::{self, Z}
+    head, sep, tail = spec.rpartition("::")
+    if not sep:
+        return []
+    tail = tail.strip("{} ")
+    return [n.strip() for n in tail.split(",") if n.strip() and n.strip() != "self"]
 
 
 # --- building --------------------------------------------------------------------------------
@@ -281,10 +311,12 @@ def build_graph(scans: list[FileScan]) -> Graph:
     memo: dict[tuple, list[int]] = {}
     near_files: list[frozenset[int]] = []
     near_dirs: list[tuple[str, ...]] = []
+    foreign: list[set[str]] = []
     for i, s in enumerate(scans):
         where = posixpath.dirname(s.rel)
         dirs = {where + "/"} if where else set()
         nfiles: set[int] = set()
+        external: set[str] = set()
         if s.imports:
             if resolver is None:
                 resolver = ImportResolver(files)
@@ -296,6 +328,10 @@ def build_graph(scans: list[FileScan]) -> Graph:
                 if hit is None:
                     hit = memo[key] = resolver.resolve(s.rel, s.language, spec)
                 targets = [t for t in hit if t != i]
+                if not hit and s.language in _NAMED_IMPORTS and not spec.startswith(_LOCAL):
+                    # An import from outside the repository (std::task::Context,
+                    # java.util.List) says which names here are not ours.
+                    external.update(_imported_names(s.language, spec))
                 if not targets:
                     continue
                 share = IMPORT_WEIGHT / len(targets)
@@ -308,6 +344,7 @@ def build_graph(scans: list[FileScan]) -> Graph:
                 import_edges += 1
         near_files.append(frozenset(nfiles))
         near_dirs.append(tuple(sorted(dirs)))
+        foreign.append(external)
 
     # Per linkable name: (weight of one use, defining files, plain word?). A file's use
     # counts sqrt(uses) times that, shared out between the files it may refer to.
@@ -330,7 +367,7 @@ def build_graph(scans: list[FileScan]) -> Graph:
             if entry is None:
                 continue
             if mine is None:
-                mine = {d[1] for d in s.defs}
+                mine = {d[1] for d in s.defs} | foreign[i]
             if name in mine:
                 continue
             w, ds, plain = entry

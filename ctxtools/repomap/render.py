@@ -39,6 +39,11 @@ CLASS_KINDS = frozenset(
 )
 
 _WS_RE = re.compile(r"\s+")
+_MODIFIERS_RE = re.compile(
+    r"^(?:(?:public|private|protected|internal|static|final|abstract|synchronized|native"
+    r"|default|export|declare|readonly|override|sealed|non-sealed|transient|volatile"
+    r"|pub(?:\([^)]*\))?)\s+)+"
+)
 _SELF_RE = re.compile(r"\((?:self|cls)(?:\s*:\s*[^,)]*)?(?:,\s*|(?=\)))")
 
 
@@ -64,14 +69,20 @@ def short_signature(kind: str, name: str, signature: str, max_len: int = MAX_SIG
     if sig.endswith(":") and not sig.endswith("::"):
         sig = sig[:-1].rstrip()
     sig = _SELF_RE.sub("(", sig, count=1)
+    bare = _MODIFIERS_RE.sub("", sig, count=1)
+    if name in bare:
+        sig = bare  # visibility and storage words cost tokens and say little in a map
     if kind in ("variable", "const") and " = " in sig:
         sig = sig.split(" = ", 1)[0]  # the name (and type), not the value
     if len(sig) > max_len:
-        cut = sig[: max_len - 1]
+        # Never cut into the name itself.
+        name_end = sig.find(name) + len(name)
+        cut = sig[: max(max_len - 1, name_end)]
         pos = max(cut.rfind(", "), cut.rfind(" "))
-        if pos > len(sig.split(name, 1)[0]) + len(name):
+        if pos > name_end:
             cut = cut[:pos]
-        sig = cut.rstrip(" ,") + "…"
+        if len(cut) < len(sig):
+            sig = cut.rstrip(" ,") + "…"
     return sig
 
 
