@@ -2,8 +2,9 @@
 
 The text is grouped by file in rank order; under each ``path:`` header come the chosen
 symbols in line order, one line each, as ``grep -n`` would show them: the line number, a
-colon, and the declaration's first line, shortened (``self`` dropped, long parameter lists
-cut with an ellipsis)::
+colon, and the declaration's first line, shortened (``self`` and visibility words such as
+``public``/``export``/``pub`` dropped, long parameter lists cut with an ellipsis, never
+inside the name; MAX_SIG characters at 1,000 tokens, more at larger budgets)::
 
     ctxtools/store.py:
     12:class HandleStore
@@ -13,13 +14,14 @@ A method is indented under its class, and choosing a method brings its class lin
 Files without symbols (manifests, READMEs) appear as bare paths. (This layout costs about a
 quarter fewer tokens than ``  def put(stream, name)  :42``: more symbols per budget.)
 
-Which symbols: every definition is an *item* whose priority is its file's rank divided by
-``(j + 1) ** BREADTH`` for the j-th best definition of that file, so the map shows the top
-few symbols of many files before it shows everything of one file. The budget is met by
-counting the actual rendered text with the run's ruler: a binary search finds the longest
-prefix of the item order whose text fits, then later items that still fit are added
-greedily. The text is never over the budget; with enough symbols it lands within a line
-of it.
+Which symbols: every definition is an *item* whose priority is ``rank ** RANK_EXP``
+(the exponent flattens the steep rank curve) divided by ``(j + 1) ** BREADTH`` for the
+j-th best definition of that file, so the map shows the top few symbols of many files
+before it shows everything of one file. The budget is met by counting the actual rendered
+text with the run's ruler: a binary search finds the longest prefix of the item order
+whose text fits, then later items that still fit are added greedily (by name only when
+the full line does not fit). The text is never over the budget; with enough symbols it
+lands within a line of it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-BREADTH = 0.65
+BREADTH = 0.6
 RANK_EXP = 0.3
 MAX_SIG = 30  # characters of a signature shown at budgets up to 1,000 tokens ...
 MAX_SIG_LIMIT = 80  # ... growing by one per 100 tokens above that, up to this
