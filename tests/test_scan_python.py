@@ -225,3 +225,33 @@ def test_definition_is_frozen():
     d = Definition("function", "f", 1, "def f():", None, 1)
     with pytest.raises(AttributeError):
         d.name = "g"  # type: ignore[misc]
+
+
+def test_python_module_level_constants():
+    text = (
+        "A, B = 1, 2\n"
+        "if sys.platform == 'win32':\n"
+        "    LOCK = 1\n"
+        "else:\n"
+        "    LOCK = 2\n"
+        "settings.configure(\n"
+        "    DEBUG=True,\n"
+        "    SECRET_KEY='x',\n"
+        ")\n"
+        "def f():\n"
+        "    LOCAL = 1\n"
+        "class C:\n"
+        "    ATTR = 1\n"
+        "x: int = 3\n"
+        "__all__ = ['A']\n"
+    )
+    got = [(d.kind, d.name, d.line, d.signature) for d in scan_source("c.py", text).definitions]
+    assert got == [
+        ("variable", "A", 1, "A, B = 1, 2"),
+        ("variable", "B", 1, "A, B = 1, 2"),
+        ("variable", "LOCK", 3, "LOCK = 1"),
+        ("variable", "LOCK", 5, "LOCK = 2"),
+        ("function", "f", 10, "def f():"),
+        ("class", "C", 12, "class C:"),
+        ("variable", "x", 14, "x: int = 3"),
+    ]

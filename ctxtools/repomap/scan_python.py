@@ -68,7 +68,12 @@ def mask(text: str) -> str:
 # Patterns start with a literal or a plain character class so that the regex engine can
 # skip ahead quickly; line-start conditions are checked in Python on the few hits.
 _DEF = re.compile(r"(?:def|class)[ \t]+([^\W\d]\w*)")
-_VAR = re.compile(r"\n([^\W\d]\w*)[ \t]*(:[^=\n]*)?=(?!=)")
+# Module-level assignments: at column 0 (UPPER_CASE or annotated; 'A, B = 1, 2' too), and
+# UPPER_CASE ones indented under a module-level if/try (checked: not a keyword argument).
+_VAR = re.compile(r"\n([^\W\d]\w*(?:[ \t]*,[ \t]*[^\W\d]\w*)*)[ \t]*(:[^=\n]*)?=(?!=)")
+_VAR_INDENTED = re.compile(r"\n[ \t]+([A-Z_][A-Z0-9_]*)[ \t]*=(?!=)")
+# The previous line ends a statement (or opens a block) when it ends with none of these.
+_LINE_CONTINUES = frozenset("([{,\\=+-*/%|&.<>~^@")
 _IMPORT = re.compile(r"\n[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([^\n;]+))")
 # Where a def/class header ends: the first ':' outside brackets.
 _HEADER_TOKEN = re.compile(r"[()\[\]{}:]")
@@ -86,6 +91,15 @@ def _dedent(indent: int) -> re.Pattern[str]:
         pat = re.compile(rf"\n[ \t]{{0,{indent}}}[^ \t\r\n\f\v]")
         _dedent_cache[indent] = pat
     return pat
+
+
+def _is_constant(name: str) -> bool:
+    """UPPER_CASE, not a dunder."""
+    return (
+        name.upper() == name
+        and name.lower() != name
+        and not (name.startswith("__") and name.endswith("__"))
+    )
 
 
 def _header_end(masked: str, start: int) -> int:
@@ -156,14 +170,22 @@ def scan(text: str) -> ScanResult:
         candidates.append((ls, indent, "class" if masked[start] == "c" else "def", m))
     has_vars = False
     for m in _VAR.finditer(nl_masked):
-        name = m.group(1)
-        if (
-            (m.group(2) or (name.upper() == name and name.lower() != name))
-            and not (name.startswith("__") and name.endswith("__"))
-            and name not in _KEYWORDS
-        ):
-            candidates.append((m.start(1) - 1, 0, None, m))
+        names = [
+            name.strip()
+            for name in m.group(1).split(",")
+            if (m.group(2) or _is_constant(name.strip())) and name.strip() not in _KEYWORDS
+        ]
+        if names:
+            candidates.append((m.start(1) - 1, 0, None, names))
             has_vars = True
+    for m in _VAR_INDENTED.finditer(nl_masked):
+        name = m.group(1)
+        if _is_constant(name):
+            pos = m.start() + 1 - 1  # the line start in masked (nl_masked is one longer)
+            before = _last_content_end(masked, 0, pos)
+            if before < pos and masked[before] not in _LINE_CONTINUES:
+                candidates.append((pos, 1, None, [name]))
+                has_vars = True
     if has_vars:
         candidates.sort(key=lambda c: c[0])
 
@@ -178,7 +200,6 @@ def scan(text: str) -> ScanResult:
         if keyword_ is None:
             if stack:
                 continue
-            name = m.group(1)
             eol = masked.find("\n", pos)
             if eol < 0:
                 eol = n
@@ -186,7 +207,9 @@ def scan(text: str) -> ScanResult:
             if "#" in sig_text:
                 sig_text = _strip_comments(sig_text, masked[pos:eol])
             line = lines.line(pos)
-            definitions.append(Definition("variable", name, line, collapse(sig_text), None, line))
+            sig = collapse(sig_text)
+            for name in m:
+                definitions.append(Definition("variable", name, line, sig, None, line))
             continue
         if in_function:
             continue  # local to a function
