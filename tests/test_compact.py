@@ -782,3 +782,15 @@ def test_tool_results_given_as_parts_are_stashed_as_json(script_runner):
     ref = PLACEHOLDER.match(out[3]["content"]).group(1)
     assert json.loads(read_back(ref)) == parts
     assert strict_problems(out, "openai") == []
+
+
+def test_a_forced_format_that_does_not_fit_is_refused(script_runner, runs, store_dir):
+    msgs = runs["ponylang__ponyc-4595"]
+    res = compact(
+        script_runner, as_bytes(convert.to_anthropic(msgs)), "--limit", "5000", "--format", "openai"
+    )
+    assert res.returncode == 1 and "tool_use/tool_result blocks" in res.stderr
+    odd = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": []}]
+    res = compact(script_runner, as_bytes(odd), "--limit", "5000", "--format", "anthropic")
+    assert res.returncode == 1 and "carry tool_calls" in res.stderr
+    assert res.stdout == "" and not store_dir.exists()

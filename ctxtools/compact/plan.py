@@ -128,15 +128,21 @@ def protected_start(tr: Transcript, head: int, keep_recent: int) -> int:
 def _put_all(stash: Stash, puts: dict[str, tuple[bytes, str | None]]) -> dict[str, str]:
     """Stash every (data, type) under its name; name -> ref. Stashes take the store's shared
     lock, so several run at once (their fsyncs overlap)."""
-    if len(puts) <= 2:
-        return {name: stash.put(data, name, type=t) for name, (data, t) in puts.items()}
+    items = list(puts.items())
+    if len(items) <= 2:
+        return {name: stash.put(data, name, type=t) for name, (data, t) in items}
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=min(PUT_WORKERS, len(puts))) as pool:
+    # The first one alone: it creates the store's directories (their creation is not safe
+    # to race in HandleStore._ensure_dir).
+    name0, (data0, t0) = items[0]
+    refs = {name0: stash.put(data0, name0, type=t0)}
+    with ThreadPoolExecutor(max_workers=min(PUT_WORKERS, len(items) - 1)) as pool:
         futures = {
-            name: pool.submit(stash.put, data, name, type=t) for name, (data, t) in puts.items()
+            name: pool.submit(stash.put, data, name, type=t) for name, (data, t) in items[1:]
         }
-        return {name: f.result() for name, f in futures.items()}
+        refs.update({name: f.result() for name, f in futures.items()})
+    return refs
 
 
 def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:

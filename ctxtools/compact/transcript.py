@@ -125,6 +125,16 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
             raise InputError(f'message {i + 1} has no "role"')
     if fmt in (None, "auto"):
         fmt = detect_format(messages, wrapper)
+    elif fmt == OPENAI and _block_types(messages) & {"tool_use", "tool_result"}:
+        raise InputError(
+            "--format openai, but the messages carry tool_use/tool_result blocks",
+            hint="this is an Anthropic transcript: --format anthropic or auto",
+        )
+    elif fmt == ANTHROPIC and any("tool_calls" in m for m in messages):
+        raise InputError(
+            "--format anthropic, but the messages carry tool_calls",
+            hint="this is an OpenAI transcript: --format openai or auto",
+        )
     tr = Transcript(fmt, shape, messages, wrapper, stdjson)
     check_roles(tr)
     return tr
