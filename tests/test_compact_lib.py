@@ -494,3 +494,81 @@ def test_a_viewed_file_that_mentions_an_exit_code_is_not_a_failure():
     text = "Here's the result of running `cat -n` on /w/run.sh:\n 1\techo fail; exit code 1\n"
     facts.add_call(Call("str_replace_editor", {"command": "view", "path": "/w/run.sh"}, text))
     assert list(facts.read) == ["/w/run.sh"] and not facts.failed
+
+
+def _random_transcript(rng, fmt: str) -> list[dict] | dict:
+    """An OpenAI transcript with random structure (several calls per turn, user asides,
+    results of random size), or the same converted to Anthropic."""
+    msgs = [
+        {"role": "system", "content": "sys " * rng.randint(1, 50)},
+        {"role": "user", "content": "task " * rng.randint(1, 50)},
+    ]
+    ids = 0
+    for _ in range(rng.randint(0, 40)):
+        r = rng.random()
+        if r < 0.1:
+            msgs.append({"role": "assistant", "content": "thinking " * rng.randint(1, 30)})
+            msgs.append({"role": "user", "content": "go on " * rng.randint(1, 5)})
+            continue
+        calls = []
+        for _ in range(rng.randint(1, 3)):
+            ids += 1
+            cmd = rng.choice(["make", "pytest -q", "ls src", "cat /w/a.py"])
+            calls.append(
+                {
+                    "id": f"c{ids}",
+                    "type": "function",
+                    "function": {"name": "execute_bash", "arguments": json.dumps({"command": cmd})},
+                }
+            )
+        msgs.append(
+            {"role": "assistant", "content": "step " * rng.randint(0, 20), "tool_calls": calls}
+        )
+        for c in calls:
+            body = "output line\n" * rng.choice([1, 5, 50, 400])
+            code = rng.choice([0, 0, 0, 1, 2])
+            msgs.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": c["id"],
+                    "content": body + f"[The command completed with exit code {code}.]",
+                }
+            )
+    if msgs[-1]["role"] == "user":
+        msgs.append({"role": "assistant", "content": "ok"})
+    return msgs if fmt == "openai" else convert.to_anthropic(msgs)
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
+    import random
+
+    rng = random.Random(20261130)
+    checked = 0
+    for _ in range(60):
+        doc = _random_transcript(rng, fmt)
+        data = json.dumps(doc).encode()
+        assert strict_problems(doc, fmt) == []
+        opts = Options(
+            limit=rng.choice([300, 800, 2000, 6000]),
+            keep_recent=rng.choice([0, 1, 3]),
+            keep_tokens=rng.choice([None, 0, 200]),
+            force=rng.random() < 0.2,
+        )
+        stash = MemoryStash()
+        out = compact(load(data), counter_factory(), opts, stash)
+        if out.messages is None:
+            continue
+        checked += 1
+        result = out.messages if fmt == "openai" else dict(doc, messages=out.messages)
+        assert strict_problems(result, fmt) == [], (opts, out.report)
+        originals = doc if fmt == "openai" else doc["messages"]
+        s2 = out.report["stage2"]
+        if s2 and s2.get("dropped"):
+            dropped = stash.read(s2["handle"]).decode().splitlines()
+            assert [json.loads(x) for x in dropped] == originals[s2["first"] - 1 : s2["last"]]
+        if out.status == COMPACTED:
+            assert out.report["tokens_after"] <= out.report["target_tokens"]
+        for h in out.report["stage1"]["handles"]:
+            assert stash.read(h)
+    assert checked > 20
