@@ -28,7 +28,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import errno
-import hashlib
 import math
 import os
 import re
@@ -190,7 +189,12 @@ class Indexer:
         self.newlines = 0
         self.chars = 0
         self.last_byte = b""
-        self._sha = hashlib.sha256() if sha256 else None
+        if sha256:
+            import hashlib
+
+            self._sha = hashlib.sha256()
+        else:
+            self._sha = None
         self._xxh = xxhash.xxh3_128()
         self.blocks = array("Q")
         self._block = xxhash.xxh3_64()
@@ -745,13 +749,15 @@ class HandleStore:
     def _tmp_name(self, directory: Path) -> Path:
         return directory / f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
 
-    def _atomic_write(self, path: Path, data: bytes) -> None:
+    def _atomic_write(self, path: Path, data: bytes, *, durable: bool = True) -> None:
+        """Write PATH whole or not at all (temp file, fsync when DURABLE, os.replace)."""
         tmp = self._tmp_name(path.parent)
         try:
             fd = _create(tmp)
             try:
                 _write_all(fd, data)
-                os.fsync(fd)
+                if durable:
+                    os.fdatasync(fd)
             finally:
                 os.close(fd)
             os.replace(tmp, path)
@@ -759,7 +765,8 @@ class HandleStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        _fsync_dir(path.parent)
+        if durable:
+            _fsync_dir(path.parent)
 
     def check_writable(self) -> None:
         """Raise StoreError now if a stash could not be written (before running anything)."""
@@ -844,7 +851,7 @@ class HandleStore:
                         raise self._store_error(exc, "write") from exc
                 ix.finish()
                 try:
-                    os.fsync(fd)
+                    os.fdatasync(fd)
                 except OSError as exc:
                     raise self._store_error(exc, "write") from exc
                 detected = type_ or detect_type_head(bytes(ix.head), ix.size, fh)
@@ -852,7 +859,8 @@ class HandleStore:
             final = self.blob_path(sha)
             try:
                 final.parent.mkdir(mode=0o700, exist_ok=True)
-                self._atomic_write(self.idx_path(sha), ix.index().to_bytes())
+                # The index is derived and checks itself: no fsync (the blob's is enough).
+                self._atomic_write(self.idx_path(sha), ix.index().to_bytes(), durable=False)
                 os.replace(tmp, final)
                 _fsync_dir(final.parent)
             except OSError as exc:
@@ -959,7 +967,7 @@ class HandleStore:
                 )
             index = ix.index()
             with contextlib.suppress(OSError, StoreError):
-                self._atomic_write(ipath, index.to_bytes())
+                self._atomic_write(ipath, index.to_bytes(), durable=False)
         # lines: newlines plus an unterminated last line
         if index.size:
             fh.seek(index.size - 1)
@@ -1005,6 +1013,8 @@ class HandleStore:
             index = self._load_index(record, fh, label)
             payload = Payload(fh, index, label=label, record=record)
             if verify:
+                import hashlib
+
                 h = hashlib.sha256()
                 for piece in payload.iter_bytes():
                     h.update(piece)
