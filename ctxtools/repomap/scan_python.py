@@ -155,7 +155,7 @@ def scan(text: str) -> ScanResult:
     nl_masked = "\n" + masked  # so that the first line starts after a newline too
 
     # (line start offset, indent, keyword or None for a variable, match)
-    candidates: list[tuple[int, int, str | None, re.Match[str]]] = []
+    candidates: list[tuple[int, int, str | None, re.Match[str] | list[str]]] = []
     for m in _DEF.finditer(masked):
         start = m.start()
         ls = masked.rfind("\n", 0, start) + 1
