@@ -2,7 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tests/data/compact/convert_openhands.py ../shared/corpus/transcripts/openhands-multi-swe-bench-output.jsonl OUTDIR
+    python tests/data/compact/convert_openhands.py \
+        ../shared/corpus/transcripts/openhands-multi-swe-bench-output.jsonl OUTDIR
 
 writes ``OUTDIR/<instance_id>.openai.json`` and ``OUTDIR/<instance_id>.anthropic.json`` for
 every run. The tests and bench/bench_compact.py import ``runs_from_jsonl``, ``to_openai`` and
@@ -133,7 +134,11 @@ def to_anthropic(messages: list[dict], model: str = "claude-sonnet-4-5") -> dict
             out.append({"role": "assistant", "content": blocks})
             continue
         if role == "tool":
-            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}
+            block = {
+                "type": "tool_result",
+                "tool_use_id": m["tool_call_id"],
+                "content": m["content"],
+            }
         else:
             block = {"type": "text", "text": m["content"]}
         if out and out[-1]["role"] == "user":
