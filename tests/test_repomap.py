@@ -758,3 +758,31 @@ def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir)
     assert parallel.scanset.skipped == {"binary": 1, "vendored": 4}
     # what the workers found went into the cache like any other scan
     assert build_map(str(root), tokens=300, ruler=HeuristicRuler()).scanset.scanned == 0
+
+
+def test_cache_journal_for_small_changes(tmp_path, store_dir, monkeypatch):
+    root = tmp_path / "r"
+    tree(root)
+    scan_repository(str(root))
+    main = cache_file(store_dir)
+    journal = main.with_suffix(".journal")
+    before = main.read_bytes()
+    assert not journal.exists()
+    write(root, "hub.py", HUB + "\nclass Journaled:\n    pass\n")
+    assert scan_repository(str(root)).scanned == 1
+    assert main.read_bytes() == before and journal.exists()  # only the journal was written
+    again = scan_repository(str(root))
+    assert again.scanned == 0
+    assert "Journaled" in [d[1] for s in again.scans for d in s.defs]
+    # a damaged journal: its files are scanned again, and a sound journal replaces it
+    journal.write_bytes(journal.read_bytes()[:-3])
+    damaged = scan_repository(str(root))
+    assert damaged.scanned == 1 and any("journal is unusable" in n for n in damaged.notes)
+    assert scan_repository(str(root)).scanned == 0
+    # many changes at once: the whole cache is rewritten, the journal goes
+    monkeypatch.setattr(cachemod, "JOURNAL_MIN", 2)
+    for n in range(4):
+        write(root, f"pkg/user{n}.py", user(n) + "\n# edited\n")
+    assert scan_repository(str(root)).scanned == 4
+    assert not journal.exists()
+    assert scan_repository(str(root)).scanned == 0

@@ -24,6 +24,9 @@ from pathlib import Path
 
 MAGIC = b"ctx-repomap-cache-v1\n"
 PAYLOAD_FORMAT = b"payload-2"  # bump when the payload's shape changes
+JOURNAL_MAGIC = b"ctx-repomap-journal-v1 "
+JOURNAL_MIN = 64  # a journal may always hold this many entries ...
+JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
 CACHE_DIR = "repomap"
 
 Payload = object  # tuple | str | None, see the module docstring
@@ -58,16 +61,29 @@ def content_hash(data: bytes) -> int:
 
 
 class ScanCache:
-    """Load once, look up per file, save once (only when something changed)."""
+    """Load once, look up per file, save once (only when something changed).
+
+    The main file holds every entry; a small *journal* beside it
+    (``cache-v1-<key>.journal``) holds the entries changed since the main file was written
+    (None for a file that went away), tied to the main file by its checksum. A run that
+    changed a few files writes only the journal, so saving an edit costs almost nothing;
+    when the journal grows past JOURNAL_SHARE of the entries, the main file is rewritten
+    and the journal removed. A journal that does not match or cannot be read is ignored
+    (its files are scanned again).
+    """
 
     def __init__(self, path: Path, root: str, fingerprint: str):
         self.path = path
+        self.journal_path = path.with_suffix(".journal")
         self.root = os.path.realpath(root)
         self.fingerprint = fingerprint
         self.entries: dict[str, tuple] = {}
         self.seen: set[str] = set()
         self.dirty = False
         self.notes: list[str] = []
+        self.base_digest: str | None = None  # checksum of the main file's body, if usable
+        self.journal: dict[str, tuple | None] = {}  # what the journal on disk holds
+        self.changed: dict[str, tuple] = {}  # entries changed in this run
 
     # --- loading ---------------------------------------------------------------------
 
@@ -89,6 +105,32 @@ class ScanCache:
             self.dirty = True
             return
         self.entries = entries
+        self._load_journal()
+
+    def _load_journal(self) -> None:
+        import marshal
+
+        try:
+            blob = self.journal_path.read_bytes()
+        except OSError:
+            return
+        head, sep, body = blob.partition(b"\n")
+        try:
+            if not sep or head != JOURNAL_MAGIC + (self.base_digest or "").encode():
+                raise ValueError("journal of another cache")
+            journal = marshal.loads(body)
+            if not isinstance(journal, dict):
+                raise ValueError("bad journal")
+        except Exception as exc:
+            self.notes.append(f"scan cache journal is unusable ({exc}); rescanning its files")
+            self.dirty = True
+            return
+        for rel, entry in journal.items():
+            if entry is None:
+                self.entries.pop(rel, None)
+            elif isinstance(entry, tuple) and len(entry) == 4:
+                self.entries[rel] = entry
+        self.journal = journal
 
     def _decode(self, blob: bytes) -> dict | None:
         import marshal
@@ -119,6 +161,7 @@ class ScanCache:
         entries = marshal.loads(raw)
         if not isinstance(entries, dict):
             raise ValueError("bad body")
+        self.base_digest = digest
         return entries
 
     # --- lookups -----------------------------------------------------------------------
@@ -135,24 +178,46 @@ class ScanCache:
         """(hit, payload) when the content is unchanged despite a new stat (re-stamped)."""
         entry = self.entries.get(rel)
         if entry is not None and entry[0] == size and entry[2] == digest:
-            self.entries[rel] = (size, mtime_ns, digest, entry[3])
-            self.seen.add(rel)
-            self.dirty = True
+            self.put(rel, size, mtime_ns, digest, entry[3])
             return True, entry[3]
         return False, None
 
     def put(self, rel: str, size: int, mtime_ns: int, digest: int, payload: Payload) -> None:
-        self.entries[rel] = (size, mtime_ns, digest, payload)
+        entry = (size, mtime_ns, digest, payload)
+        self.entries[rel] = entry
+        self.changed[rel] = entry
         self.seen.add(rel)
         self.dirty = True
 
     # --- saving ------------------------------------------------------------------------
 
     def save(self) -> None:
-        """Write the entries seen in this run (others are files that went away)."""
-        stale = len(self.entries) != len(self.seen)
-        if not (self.dirty or stale):
+        """Write the entries seen in this run (others are files that went away): into the
+        journal when few changed, else the whole cache anew."""
+        gone = [rel for rel in self.entries if rel not in self.seen]
+        if not (self.dirty or gone):
             return
+        if self.base_digest is not None and not (self.dirty and not self.changed):
+            journal = dict(self.journal)
+            journal.update(self.changed)
+            for rel in gone:
+                journal[rel] = None
+            if len(journal) <= max(JOURNAL_MIN, JOURNAL_SHARE * len(self.entries)):
+                self._write_journal(journal)
+                return
+        self._write_main()
+
+    def _write_journal(self, journal: dict) -> None:
+        import marshal
+
+        body = marshal.dumps({rel: journal[rel] for rel in sorted(journal)}, 4)
+        note = atomic_write(
+            self.journal_path, JOURNAL_MAGIC + self.base_digest.encode() + b"\n" + body
+        )
+        if note:
+            self.notes.append(f"scan cache not saved ({note})")
+
+    def _write_main(self) -> None:
         import marshal
         import zlib
 
@@ -169,6 +234,9 @@ class ScanCache:
         note = atomic_write(self.path, header + body)
         if note:
             self.notes.append(f"scan cache not saved ({note})")
+            return
+        with contextlib.suppress(OSError):
+            self.journal_path.unlink()
 
 
 def atomic_write(path: Path, data: bytes) -> str | None:
@@ -178,7 +246,9 @@ def atomic_write(path: Path, data: bytes) -> str | None:
     directory = path.parent
     tmp = None
     try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not directory.is_dir():
+            directory.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the store
+            directory.mkdir(exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
