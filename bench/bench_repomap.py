@@ -70,8 +70,12 @@ def django_py_tree() -> Path:
     return dest
 
 
-def timed(cmd: list[str], env: dict) -> tuple[float, int, bytes, bytes]:
-    """(wall seconds, peak RSS in KB, stdout, stderr) of CMD under /usr/bin/time -v."""
+CPU: dict[str, list[float]] = {}
+
+
+def timed(cmd: list[str], env: dict, label: str = "") -> tuple[float, int, bytes, bytes]:
+    """(wall seconds, peak RSS in KB, stdout, stderr) of CMD under /usr/bin/time -v; the
+    CPU seconds (user + system, workers included) go to CPU[label]."""
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], env=env, capture_output=True)
     err = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
@@ -80,6 +84,9 @@ def timed(cmd: list[str], env: dict) -> tuple[float, int, bytes, bytes]:
     h, m, s = wall.groups()
     seconds = int(h or 0) * 3600 + int(m) * 60 + float(s)
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1))
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))
+    CPU.setdefault(label, []).append(user + system)
     report = err.split("\tCommand being timed")[0].encode()
     return seconds, rss, proc.stdout, report
 
@@ -130,17 +137,17 @@ def main() -> None:
             store = scratch / f"store{run}"
             env = {**os.environ, "CTX_STORE": str(store)}
             victim.write_bytes(original)
-            t, rss, _, _ = timed(base_cmd, env)
+            t, rss, _, _ = timed(base_cmd, env, "cold")
             colds.append(t)
             rsss.append(rss)
-            t, rss, out, _ = timed(base_cmd, env)
+            t, rss, out, _ = timed(base_cmd, env, "warm")
             warms.append(t)
             rsss.append(rss)
-            t, rss, _, _ = timed(base_cmd + ["--query", f"bench query {run}"], env)
+            t, rss, _, _ = timed(base_cmd + ["--query", f"bench query {run}"], env, "rerank")
             reranks.append(t)
             rsss.append(rss)
             victim.write_bytes(original + f"\n\ndef bench_edit_{run}():\n    pass\n".encode())
-            t, rss, _, _ = timed(base_cmd, env)
+            t, rss, _, _ = timed(base_cmd, env, "edit")
             edits.append(t)
             rsss.append(rss)
             cache_bytes = sum(f.stat().st_size for f in (store / "repomap").glob("*.bin"))
@@ -148,18 +155,22 @@ def main() -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    def fmt(xs):
-        return f"median {statistics.median(xs):.3f} s  (min {min(xs):.3f}, max {max(xs):.3f})"
+    def fmt(xs, label):
+        cpu = CPU.get(label, [0.0])
+        return (
+            f"median {statistics.median(xs):.3f} s  (min {min(xs):.3f}, max {max(xs):.3f}; "
+            f"cpu median {statistics.median(cpu):.2f} s)"
+        )
 
     text = out.decode("utf-8", "replace")
     lines = text.splitlines()
     symbols = sum(1 for x in lines if re.match(r"\d+:", x))
     files = sum(1 for x in lines if not re.match(r"\d+:", x) and not x.startswith("#"))
     central = [c for c in CENTRAL if re.search(rf"^\d+:class {c}\b", text, re.M)]
-    print(f"cold   {fmt(colds)}   target < 3 s")
-    print(f"warm   {fmt(warms)}   target < 0.5 s")
-    print(f"rerank {fmt(reranks)}   (no target; what every edit pays besides its scan)")
-    print(f"edit   {fmt(edits)}   target < 0.3 s")
+    print(f"cold   {fmt(colds, 'cold')}   target < 3 s")
+    print(f"warm   {fmt(warms, 'warm')}   target < 0.5 s")
+    print(f"rerank {fmt(reranks, 'rerank')}   (no target; what every edit pays besides its scan)")
+    print(f"edit   {fmt(edits, 'edit')}   target < 0.3 s")
     print(f"peak RSS {max(rsss) / 1024:.1f} MB   target < 100 MB")
     print(f"cache  {cache_bytes / 1e6:.2f} MB   target < 5 MB")
     print(
@@ -167,6 +178,7 @@ def main() -> None:
         f"(targets >= 25, >= 100); central abstractions shown: {', '.join(central) or '-'}"
         f" of {', '.join(CENTRAL)}"
     )
+    print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     if args.show_map:
         print(text)
 
