@@ -103,21 +103,25 @@ def cli(
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
     honours .gitignore files -- scans the Python, Go, JavaScript, TypeScript, Rust and Java
     sources for definitions and references, links each file to the files defining the names
-    it uses, ranks files with PageRank (personalised toward --focus and --query) and prints
-    the best symbols of the best files, one line each, grouped by file:
+    it uses, ranks files with PageRank (personalised toward --focus and --query, weighted by
+    how many files use each file; tests step back) and prints the best symbols of the best
+    files, grouped by file, one line each as `grep -n` would show it -- line number, colon,
+    the declaration shortened (self and visibility words dropped, long parameter lists cut
+    with an ellipsis), methods indented under their class:
 
     \b
         django/db/models/query.py:
-          class QuerySet(AltersData)  :293
-            def filter(*args, **kwargs)  :1474
+        293:class QuerySet(AltersData)
+        1695:  def order_by(*field_names)
 
     The text never exceeds --tokens as the ruler counts it (--encoding, --tokenizer,
     --heuristic) and fills it when there are enough symbols. Skipped: binary files, files
     over --max-file-size, vendored trees (vendor/, node_modules/, third_party/), minified
     and generated files, unreadable files (counted in a note on stderr). Scan results are
     cached per file in the store (STORE/repomap/), so a second run only re-scans edited
-    files; a damaged cache is rebuilt with a note. A progress bar shows on stderr when it
-    is a terminal.
+    files, and a map already printed for the same files and options is printed again
+    without ranking; a damaged cache is rebuilt with a note. A progress bar shows on
+    stderr when it is a terminal.
 
     With --json, one document: root, budget, tokens, counter, exact, files_listed_by
     ("git" or "walk"), mapped_files, candidates, truncated, skipped {reason: count}, shown
