@@ -348,7 +348,7 @@ def compile_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
 def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | None:
     """UTF-8 literals one of which every match of PATTERN contains, or None if unknown.
 
-    Handles what grep patterns mostly are: a literal run somewhere in the pattern
+    Handles what grep patterns mostly are: a literal run (3+ bytes) somewhere in the pattern
     (``test_\\w+ FAILED`` needs `` FAILED``), or an alternation whose every branch has one
     (``FAILED|Error``). With IGNORECASE the literals are lowercase ASCII (None otherwise).
     """
@@ -384,8 +384,8 @@ def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | 
             if len(run) > len(best):
                 best = "".join(run)
             run = []
-        if not best or "\n" in best or "\ufffd" in best:
-            return None
+        if len(best.encode("utf-8")) < 3 or "\n" in best or "\ufffd" in best:
+            return None  # too short to skip much (or not a plain line literal)
         if icase:
             if not best.isascii():
                 return None

@@ -519,11 +519,12 @@ def test_parse_helpers():
         ("Error", True, [b"error"]),
         ("(?i)Error", False, [b"error"]),
         ("错误", True, None),
-        ("a.b|c", False, [b"a", b"c"]),
+        ("abc.d|xyz", False, [b"abc", b"xyz"]),
+        ("a.b|c", False, None),
         (r"\d+", False, None),
         ("x|.*", False, None),
         ("a\\nb", False, None),
-        ("(?i:Err)or", False, [b"or"]),
+        ("(?i:Err)ors", False, [b"ors"]),
     ],
 )
 def test_required_literals(pattern, icase, expected):
