@@ -106,6 +106,7 @@ def build(n_messages: int) -> dict[str, Path]:
 
 
 _WARM: Path | None = None
+LAST_CPU = 0.0  # user + system CPU seconds of the last run (contention does not inflate it)
 
 
 def warm_store() -> Path:
@@ -130,12 +131,16 @@ def run(path: Path, *args: str, cold: bool = False) -> tuple[float, float, int, 
             shutil.copytree(sub, Path(store) / sub.name)
     try:
         env = dict(os.environ, CTX_STORE=store)
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run(
             [str(BIN), str(path), "--json-report", *args], capture_output=True, env=env
         )
         dt = time.perf_counter() - t0
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        global LAST_CPU
+        LAST_CPU = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+        peak = ru1.ru_maxrss / 1024
         lines = [ln for ln in proc.stderr.decode().splitlines() if ln.startswith("{")]
         report = json.loads(lines[-1]) if lines else {"error": proc.stderr.decode()[-300:]}
         return dt, peak, proc.returncode, report, len(proc.stdout)
@@ -156,15 +161,17 @@ def main() -> int:
         path = files[name]
         size = path.stat().st_size
         cold = run(path, "--limit", str(args.limit), cold=True)[0]
-        times = []
+        times, cpus = [], []
         for _ in range(5):
             dt, peak, rc, rep, out = run(path, "--limit", str(args.limit))
             times.append(dt)
+            cpus.append(LAST_CPU)
         best, median = min(times), sorted(times)[2]
+        cpu = sorted(cpus)[2]
         s2 = rep.get("stage2") or {}
         print(
             f"{name:22} {size / 1e6:6.1f} MB  exit {rc}  best {best:.3f} s, median "
-            f"{median:.3f} s of 5 ({cold:.3f} s with a store never used)  "
+            f"{median:.3f} s of 5, CPU {cpu:.3f} s ({cold:.3f} s with a store never used)  "
             f"peak RSS {peak:.0f} MB  tokens {rep['tokens_before']:,} -> "
             f"{rep['tokens_after']:,} ({rep['percent_after']}%)  elided "
             f"{rep['stage1']['elided']}  dropped {s2.get('dropped', 0):,}"
