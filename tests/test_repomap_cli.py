@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -286,3 +287,19 @@ def test_real_sources_from_the_shared_corpus(script_runner, tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["tokens"] <= 300
+
+
+@pytest.mark.parametrize("use_git", [False, True])
+def test_undecodable_file_name(script_runner, tmp_path, use_git):
+    root = tmp_path / "names"
+    root.mkdir()
+    raw = os.path.join(os.fsencode(root), b"caf\xe9.py")
+    with open(raw, "wb") as fh:
+        fh.write(b"def named_oddly():\n    pass\n")
+    if use_git:
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    r = script_runner.run(["ctx-repomap", str(root)])
+    assert r.returncode == 0, r.stderr
+    assert "def named_oddly()" in r.stdout
+    doc = json.loads(script_runner.run(["ctx-repomap", str(root), "--json"]).stdout)
+    assert doc["files"][0]["path"] == "caf\ufffd.py"

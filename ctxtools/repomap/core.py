@@ -65,7 +65,7 @@ class RepoMap:
     def to_json(self) -> dict:
         ss = self.scanset
         return {
-            "root": self.root,
+            "root": _printable(self.root),
             "budget": self.budget,
             "tokens": self.tokens,
             "counter": self.ruler,
@@ -76,12 +76,12 @@ class RepoMap:
             "truncated": ss.truncated,
             "skipped": dict(sorted(ss.skipped.items())),
             "shown": {"files": self.shown_files, "symbols": self.shown_symbols},
-            "notes": self.notes,
-            "map": self.text,
+            "notes": [_printable(n) for n in self.notes],
+            "map": _printable(self.text),
             "edges": self.edges.as_dict() if self.edges else None,
             "files": [
                 {
-                    "path": f.rel,
+                    "path": _printable(f.rel),
                     "rank": round(f.rank, 9),
                     "language": f.language,
                     "definitions": [
@@ -100,6 +100,13 @@ class RepoMap:
                 for f in self.files
             ],
         }
+
+
+def _printable(text: str) -> str:
+    """TEXT for JSON: a file name's undecodable bytes (kept as surrogates) become U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _scan_payload(rel: str, data: bytes) -> object:
@@ -228,8 +235,8 @@ def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str,
                 out[rel] = (status, size, digest, _reintern(payload))
                 if progress is not None and n % 64 == 0:
                     progress(n, len(candidates))
-    except (OSError, RuntimeError, ValueError):
-        return {}  # no processes to be had: the serial path does the work
+    except Exception:  # no processes to be had (or a warning about forking): go serial
+        return {}
     return out
 
 
@@ -460,7 +467,12 @@ class EdgeSummary:
             "count": len(flows),
             "import_edges": graph.import_edges,
             "top": [
-                {"from": a, "to": b, "weight": round(w, 6), "flow": round(f, 9)}
+                {
+                    "from": _printable(a),
+                    "to": _printable(b),
+                    "weight": round(w, 6),
+                    "flow": round(f, 9),
+                }
                 for f, a, b, w in flows[:limit]
             ],
         }
