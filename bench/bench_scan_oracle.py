@@ -9,6 +9,7 @@ Corpora (bench/corpora/, gitignored; prepared on first run when missing):
   java        java.base's java/util, java/io, java/lang from Debian openjdk-17-source
   typescript  rxjs 7 src, @trpc/server 10, @tanstack/query-core 5 (.ts/.tsx, no .d.ts), npm
   javascript  webpack 5 lib/ and express 4 lib/ (npm pack)
+  .d.ts       every declaration file of those and of @angular/core 17, vue 3, zod 3
 
 The oracle is ``ctags --output-format=json --fields=+nKSe``. Only top-level and
 class-level definitions count: a ctags tag whose scope is a function or method is dropped
@@ -37,11 +38,13 @@ Because Universal Ctags 5.9's JavaScript and TypeScript parsers lose track of sc
 real code (they report locals inside methods as module-level constants and drop methods
 after overloads; see the "missed" examples with --show), JavaScript and TypeScript are
 also measured against the TypeScript compiler's own parser (typescript 5.6.3 from npm,
-bench/bench_scan_tsc_oracle.js; rows "ts-tsc" and "js-tsc"): top-level functions,
-classes, interfaces, type aliases, enums, variables (an arrow/function initializer makes a
-function), namespace contents, class methods/accessors/constructors/arrow-function
-properties, interface method signatures, ``module.exports = class X`` and
-``X.prototype.m = function``. Those rows compare every kind we report.
+bench/bench_scan_tsc_oracle.js; rows "ts-tsc", "js-tsc" and "dts-tsc", the last over
+every .d.ts file the npm packages above ship, Angular's 16,000-line index.d.ts included):
+top-level functions, classes, interfaces, type aliases, enums, variables (an
+arrow/function initializer makes a function), namespace contents, class
+methods/accessors/constructors/arrow-function properties, interface method signatures,
+``module.exports = class X``, ``X.prototype.m = function``, ``app.m = function`` and
+``exports.f = function``. Those rows compare every kind we report.
 
 A definition matches when (file, name, line) agree; the kind is not required to agree
 (ctags calls an arrow-function const a "constant", we call it a function). Recall =
@@ -129,6 +132,7 @@ OUR_KINDS = {
 }
 OUR_KINDS["ts-tsc"] = OUR_KINDS["typescript"]
 OUR_KINDS["js-tsc"] = OUR_KINDS["javascript"]
+OUR_KINDS["dts-tsc"] = OUR_KINDS["typescript"]
 SUFFIXES_TSC = {"ts-tsc": (".ts", ".tsx"), "js-tsc": (".js",)}
 TSC = CORPORA / "node" / "node_modules" / "typescript"
 CTAGS_LANG = {
@@ -150,16 +154,25 @@ SUFFIXES = {
     "javascript": (".js",),
     "ts-tsc": (".ts", ".tsx"),
     "js-tsc": (".js",),
+    "dts-tsc": (".d.ts",),
 }
 
 DJANGO = CORPORA / "Django-5.1.4"
-NPM = {
+NPM_TS = {
     "rxjs@7.8.1": "rxjs-7.8.1/package/src",
     "@trpc/server@10.45.2": "trpc-server-10.45.2/package/src",
     "@tanstack/query-core@5.59.0": "tanstack-query-core-5.59.0/package/src",
+}
+NPM_JS = {
     "webpack@5.96.1": "webpack-5.96.1/package/lib",
     "express@4.21.1": "express-4.21.1/package/lib",
 }
+NPM_DTS_ONLY = {  # packed for their .d.ts files (dts-tsc covers every package's)
+    "@angular/core@17.3.12": "angular-core-17.3.12/package",
+    "vue@3.4.38": "vue-3.4.38/package",
+    "zod@3.23.8": "zod-3.23.8/package",
+}
+NPM = {**NPM_TS, **NPM_JS, **NPM_DTS_ONLY}
 RUST_CRATES = {"regex", "serde", "tokio", "hashbrown", "rayon", "indexmap", "memchr"}
 DEBIAN = {
     "go": (
@@ -189,7 +202,7 @@ def prepare() -> dict[str, list[Path]]:
     ts = CORPORA / "ts"
     ts.mkdir(exist_ok=True)
     for spec, sub in NPM.items():
-        if not (ts / sub).is_dir():
+        if not (ts / sub).is_dir() and not (ts / sub).parent.is_dir():
             out = run(["npm", "pack", "--silent", spec], cwd=ts, capture_output=True, text=True)
             tgz = out.stdout.strip().splitlines()[-1]
             dest = ts / tgz[: -len(".tgz")]
@@ -227,10 +240,11 @@ def prepare() -> dict[str, list[Path]]:
         "go": [CORPORA / "go"],
         "rust": [CORPORA / "rust"],
         "java": [CORPORA / "java"],
-        "typescript": [ts / NPM[k] for k in list(NPM)[:3]],
-        "javascript": [ts / NPM[k] for k in list(NPM)[3:]],
-        "ts-tsc": [ts / NPM[k] for k in list(NPM)[:3]],
-        "js-tsc": [ts / NPM[k] for k in list(NPM)[3:]],
+        "typescript": [ts / sub for sub in NPM_TS.values()],
+        "javascript": [ts / sub for sub in NPM_JS.values()],
+        "ts-tsc": [ts / sub for sub in NPM_TS.values()],
+        "js-tsc": [ts / sub for sub in NPM_JS.values()],
+        "dts-tsc": [ts],  # every declaration file the npm packages ship
     }
 
 
@@ -239,7 +253,7 @@ def files_for(lang: str, dirs: list[Path]) -> list[Path]:
     for d in dirs:
         for dirpath, _, names in os.walk(d):
             for n in names:
-                if n.endswith(SUFFIXES[lang]) and not n.endswith(".d.ts"):
+                if n.endswith(SUFFIXES[lang]) and (lang == "dts-tsc") == n.endswith(".d.ts"):
                     out.append(Path(dirpath) / n)
     return sorted(out)
 

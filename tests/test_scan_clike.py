@@ -446,3 +446,21 @@ def test_commonjs_and_express_style_assignments():
         ("function", "parse", 9, None),
         ("method", "bar", 11, "Foo"),
     ]
+
+
+def test_unicode_identifiers():
+    text = (
+        "export declare const enum ɵAttributeMarker {\n  Classes = 1,\n}\n"
+        "export declare function ɵɵdefineDirective<T>(def: T): void;\n"
+        "const naïve = () => 1;\n"
+    )
+    got = [(d.kind, d.name, d.line) for d in scan_source("i.d.ts", text).definitions]
+    assert got == [
+        ("enum", "ɵAttributeMarker", 1),
+        ("function", "ɵɵdefineDirective", 4),
+        ("function", "naïve", 5),
+    ]
+    java = "class Größe {\n  void messen() {}\n}\n"
+    assert [d.name for d in scan_source("G.java", java).definitions] == ["Größe", "messen"]
+    rust = "fn grüße() {}\nstruct Straße;\n"
+    assert [d.name for d in scan_source("g.rs", rust).definitions] == ["grüße", "Straße"]

@@ -34,11 +34,11 @@ _MODIFIERS = re.compile(
     r"|volatile|strictfp|default|sealed|non-sealed)\b"
     r"|@(?!interface\b)[\w$.]+\s*(?:\((?:[^()]|\([^()]*\))*\))?)\s*)*"
 )
-_TYPE = re.compile(r"(class|interface|enum|record|@\s*interface)\s+([A-Za-z_$][\w$]*)")
+_TYPE = re.compile(r"(class|interface|enum|record|@\s*interface)\s+((?:[^\W\d]|\$)[\w$]*)")
 _METHOD = re.compile(
     r"(?:<[^{};=]*?>\s*)?"  # type parameters
     r"(?:([\w$.]+(?:\s*<[^{};=()]*>)?(?:\s*\[\s*\])*)\s+)?"  # return type (none: constructor)
-    r"([A-Za-z_$][\w$]*)\s*\("
+    r"((?:[^\W\d]|\$)[\w$]*)\s*\("
 )
 _TYPE_KINDS = {
     "class": "class",

@@ -38,7 +38,7 @@ _TOP_MODS = re.compile(
     r"(?:(?:export|default|declare|abstract|async)\s+"
     r"|[\w$]+(?:\.[\w$]+)*\s*=\s*(?=class\b))*"  # module.exports = class X, A.B = class X
 )
-_ID = r"[A-Za-z_$][\w$]*"
+_ID = r"(?:[^\W\d]|\$)[\w$]*"  # Unicode letters too (Angular: ɵɵdefineDirective)
 _TOP = re.compile(
     rf"""(?:
         (?P<class>class)\s+(?P<cname>{_ID})

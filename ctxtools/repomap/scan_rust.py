@@ -24,7 +24,7 @@ _MASTER = re.compile(
           | br(?P<bhashes>\#*)".*?(?:"(?P=bhashes)|\Z)
           | b?"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)
           | b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,8}\}|.))')
-      | (?P<lt>'[A-Za-z_]\w*)
+      | (?P<lt>'[^\W\d]\w*)
     """,
     re.S | re.X,
 )
@@ -35,10 +35,10 @@ _VIS = re.compile(r"(?:pub\s*(?:\(\s*(?:crate|self|super|in\s+[\w:]+)\s*\)\s*)?)
 _QUALIFIERS = re.compile(r"(?:(?:default|const|async|unsafe|extern\s*(?:\"\s*\")?|auto)\s+)+")
 _ITEM = re.compile(
     r"(fn|struct|enum|union|trait|type|const|static|mod|impl|macro_rules\s*!|extern\s+crate)"
-    r"\b\s*(?:mut\s+)?([A-Za-z_]\w*)?"
+    r"\b\s*(?:mut\s+)?([^\W\d]\w*)?"
 )
 _IMPL_GENERICS = re.compile(r"impl\s*")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+_IDENT = re.compile(r"[^\W\d]\w*")
 _WHERE = re.compile(r"\bwhere\b")
 _KINDS = {
     "fn": "function",
