@@ -118,6 +118,13 @@ def test_json_document(script_runner, repo):
     assert doc["map"].startswith("store/handles.py:\n")
     again = script_runner.run(["ctx-repomap", str(repo), "--json", "--tokens", "200"])
     assert again.stdout == r.stdout
+    from ctxtools.repomap.core import build_map
+
+    m = build_map(str(repo), tokens=200)
+    import orjson
+
+    assert m.json_bytes() == orjson.dumps(m.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    assert m.json_bytes().decode() == r.stdout
 
 
 def test_focus_and_query_options(script_runner, repo):

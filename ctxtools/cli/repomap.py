@@ -8,13 +8,13 @@ import click
 
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
-    emit_json,
     json_option,
     make_main,
     ruler_options,
     standard_options,
     warn,
     write,
+    write_bytes,
 )
 
 _SIZE_UNITS = {"": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
@@ -193,7 +193,8 @@ def cli(
     for note in result.notes:
         warn(note)
     if as_json:
-        emit_json(result.to_json())
+        for piece in result.iter_json():
+            write_bytes(piece)
     else:
         write(result.text)
 

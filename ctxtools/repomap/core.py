@@ -63,6 +63,28 @@ class RepoMap:
     from_memo: bool = False  # the text came from the result memo (files is then empty)
 
     def to_json(self) -> dict:
+        """The --json document as a dict (see ``json_bytes`` for a leaner way to print it)."""
+        doc = self._json_head()
+        doc["files"] = [_file_json(f) for f in self.files]
+        return doc
+
+    def json_bytes(self) -> bytes:
+        """The --json document: the same bytes as dumping ``to_json()`` with orjson."""
+        return b"".join(self.iter_json())
+
+    def iter_json(self):
+        """The --json document in pieces, file by file, so that printing it never holds
+        every definition as a dict (or the whole text) at once."""
+        import orjson
+
+        head = orjson.dumps(self._json_head())
+        yield head[:-1] + b',"files":['
+        for k, f in enumerate(self.files):
+            piece = orjson.dumps(_file_json(f))
+            yield b"," + piece if k else piece
+        yield b"]}\n"
+
+    def _json_head(self) -> dict:
         ss = self.scanset
         return {
             "root": _printable(self.root),
@@ -79,27 +101,27 @@ class RepoMap:
             "notes": [_printable(n) for n in self.notes],
             "map": _printable(self.text),
             "edges": self.edges.as_dict() if self.edges else None,
-            "files": [
-                {
-                    "path": _printable(f.rel),
-                    "rank": round(f.rank, 9),
-                    "language": f.language,
-                    "definitions": [
-                        {
-                            "kind": d[0],
-                            "name": d[1],
-                            "line": d[2],
-                            "end_line": d[5],
-                            "signature": d[3],
-                            "scope": d[4],
-                            "score": round(s, 9),
-                        }
-                        for d, s in zip(f.defs, f.scores, strict=True)
-                    ],
-                }
-                for f in self.files
-            ],
         }
+
+
+def _file_json(f) -> dict:
+    return {
+        "path": _printable(f.rel),
+        "rank": round(f.rank, 9),
+        "language": f.language,
+        "definitions": [
+            {
+                "kind": d[0],
+                "name": d[1],
+                "line": d[2],
+                "end_line": d[5],
+                "signature": d[3],
+                "scope": d[4],
+                "score": round(s, 9),
+            }
+            for d, s in zip(f.defs, f.scores, strict=True)
+        ],
+    }
 
 
 def _printable(text: str) -> str:
@@ -454,17 +476,28 @@ class EdgeSummary:
     def as_dict(self, limit: int = 100) -> dict:
         """Edge count, import edges, and the LIMIT edges carrying the most rank: who
         depends on whom, most of all (``flow`` is the rank passed along the edge)."""
+        import heapq
+
         graph, rank = self.graph, self.rank
-        flows = []
-        for i, o in enumerate(graph.out):
-            if not o:
-                continue
-            total = sum(o.values())
-            for t, w in o.items():
-                flows.append((rank[i] * w / total, graph.files[i], graph.files[t], w))
-        flows.sort(key=lambda x: (-x[0], x[1], x[2]))
+        files = graph.files
+        count = 0
+
+        def flows():
+            nonlocal count
+            for i, o in enumerate(graph.out):
+                if not o:
+                    continue
+                total = sum(o.values())
+                count += len(o)
+                r = rank[i]
+                for t, w in o.items():
+                    yield (r * w / total, -i, -t, w)
+
+        top = heapq.nlargest(limit, flows())
+        top = [(f, files[-i], files[-t], w) for f, i, t, w in top]
+        top.sort(key=lambda x: (-x[0], x[1], x[2]))
         return {
-            "count": len(flows),
+            "count": count,
             "import_edges": graph.import_edges,
             "top": [
                 {
@@ -473,7 +506,7 @@ class EdgeSummary:
                     "weight": round(w, 6),
                     "flow": round(f, 9),
                 }
-                for f, a, b, w in flows[:limit]
+                for f, a, b, w in top
             ],
         }
 
