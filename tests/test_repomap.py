@@ -751,8 +751,12 @@ def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir)
     serial = build_map(str(root), tokens=300, ruler=HeuristicRuler(), use_cache=False)
     monkeypatch.setattr(core, "PARALLEL_MIN", 1)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    parallel = build_map(str(root), tokens=300, ruler=HeuristicRuler())
+    calls = []
+    parallel = build_map(
+        str(root), tokens=300, ruler=HeuristicRuler(), progress=lambda *a: calls.append(a)
+    )
     assert parallel.scanset.scanned == 9  # bin.py is read and judged too
+    assert calls[-1] == (11, 11) and [c[0] for c in calls] == sorted(c[0] for c in calls)
     assert parallel.text == serial.text
     assert parallel.to_json() == serial.to_json()
     assert parallel.scanset.skipped == {"binary": 1, "vendored": 4}

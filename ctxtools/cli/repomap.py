@@ -213,7 +213,8 @@ class _Progress:
                 length=total, label="scanning", file=sys.stderr, show_pos=True
             )
             self.bar.__enter__()
-        self.bar.update(done - self.bar.pos)
+        if done > self.bar.pos:  # never backwards
+            self.bar.update(done - self.bar.pos)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -293,13 +293,14 @@ def scan_repository(
     candidates = listing.candidates
     total = len(candidates)
     prescanned = _prescan(candidates, cache, max_files, max_file_size, progress)
+    parallel = bool(prescanned)
     kept: list[FileScan] = []
     for n, cand in enumerate(candidates):
         if len(kept) >= max_files:
             ss.truncated = True
             break
-        if progress is not None and n % 64 == 0:
-            progress(n, total)
+        if progress is not None and n % 64 == 0 and not parallel:
+            progress(n, total)  # (after a parallel scan, the work left is lookups only)
         if cand.manifest:
             kept.append(FileScan(cand.rel, None, manifest=True))
             ss.stamps.append((cand.rel, cand.size, cand.mtime_ns))
