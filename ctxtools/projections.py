@@ -26,7 +26,7 @@ from ctxtools.store import Payload
 
 MAX_CHARS_DEFAULT = 12_000
 MAX_CHARS_CEILING = 50_000
-GREP_CHUNK = 4 << 20  # characters of text searched per regex call (cut at a newline)
+GREP_CHUNK = 1 << 20  # bytes of text decoded and searched per regex call (cut at a newline)
 GREP_MAX_CARRY = 16 << 20  # a "line" longer than this is searched in pieces
 
 

@@ -73,7 +73,8 @@ BLOCK_SIZE = 1 << 20  # bytes per xxh3-64 block checksum
 STRIDE = 1 << 16  # a line checkpoint about every 64 KiB
 FULL_CHECK_BYTES = 8 << 20  # blobs up to this size are verified whole on every open
 HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
-JSON_PARSE_LIMIT = 64 << 20  # whole-document JSON validation up to this size
+JSON_PARSE_LIMIT = 8 << 20  # whole-document JSON validation up to this size
+JSONL_LINE_LIMIT = 1 << 20  # longer lines are not JSON Lines records (type detection)
 PREVIEW_CHARS = 72
 ACCESS_COMPACT_BYTES = 1 << 20
 TMP_PREFIX = ".tmp-"
@@ -560,7 +561,7 @@ def _is_jsonl(lines: Iterator[bytes]) -> bool:
         line = raw.strip()
         if not line:
             continue
-        if line[:1] not in (b"{", b"["):
+        if line[:1] not in (b"{", b"[") or len(line) > JSONL_LINE_LIMIT:
             return False
         try:
             _json_loads(line)
@@ -570,8 +571,23 @@ def _is_jsonl(lines: Iterator[bytes]) -> bool:
     return seen > 0
 
 
+def _capped_lines(fh: BinaryIO) -> Iterator[bytes]:
+    """FH's lines, each read at most JSONL_LINE_LIMIT + 1 bytes at a time (bounded memory)."""
+    fh.seek(0)
+    while True:
+        line = fh.readline(JSONL_LINE_LIMIT + 1)
+        if not line:
+            return
+        yield line
+
+
 def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
-    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line) or ``text``."""
+    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line) or ``text``.
+
+    Payloads up to JSON_PARSE_LIMIT are parsed; bigger ones are checked line by line for
+    JSON Lines (lines up to JSONL_LINE_LIMIT), else judged a JSON document by their first
+    and last characters -- memory stays bounded either way.
+    """
     first = head.lstrip()[:1]
     if first not in (b"{", b"["):
         return "text"
@@ -584,10 +600,8 @@ def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
         except ValueError:
             pass
         return "jsonl" if _is_jsonl(iter(data.splitlines())) else "text"
-    fh.seek(0)
-    if _is_jsonl(iter(fh)):
+    if _is_jsonl(_capped_lines(fh)):
         return "jsonl"
-    # Too big to validate whole: judge a single document by its shape.
     fh.seek(max(0, size - 4096))
     tail = fh.read().rstrip()[-1:]
     return "json" if (first, tail) in ((b"{", b"}"), (b"[", b"]")) else "text"
@@ -820,10 +834,9 @@ class HandleStore:
         if head:
             stream = _Chain(head, stream)  # type: ignore[assignment]
         self._ensure_dir(self.blobs_dir)
-        with self._lock():
-            return self._put_locked(stream, name, session, type, exit_status)
+        return self._put(stream, name, session, type, exit_status)
 
-    def _put_locked(
+    def _put(
         self,
         stream: BinaryIO,
         name: str | None,
@@ -855,20 +868,37 @@ class HandleStore:
                 except OSError as exc:
                     raise self._store_error(exc, "write") from exc
                 detected = type_ or detect_type_head(bytes(ix.head), ix.size, fh)
-            sha = ix.sha256
-            final = self.blob_path(sha)
-            try:
-                final.parent.mkdir(mode=0o700, exist_ok=True)
-                # The index is derived and checks itself: no fsync (the blob's is enough).
-                self._atomic_write(self.idx_path(sha), ix.index().to_bytes(), durable=False)
-                os.replace(tmp, final)
-                _fsync_dir(final.parent)
-            except OSError as exc:
-                raise self._store_error(exc, "write") from exc
+            if callable(exit_status):
+                exit_status = exit_status()
+            # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
+            # and its card in place is done under the shared lock, so gc -- which takes it
+            # alone -- never sees a blob whose card is about to be written.
+            with self._lock():
+                return self._commit(tmp, ix, detected, name, session, exit_status)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+    def _commit(
+        self,
+        tmp: Path,
+        ix: Indexer,
+        detected: str,
+        name: str | None,
+        session: str,
+        exit_status: int | None,
+    ) -> dict:
+        sha = ix.sha256
+        final = self.blob_path(sha)
+        try:
+            final.parent.mkdir(mode=0o700, exist_ok=True)
+            # The index is derived and checks itself: no fsync (the blob's is enough).
+            self._atomic_write(self.idx_path(sha), ix.index().to_bytes(), durable=False)
+            os.replace(tmp, final)
+            _fsync_dir(final.parent)
+        except OSError as exc:
+            raise self._store_error(exc, "write") from exc
         name = name or sha[:REF_PREFIX_LEN]
         record = {
             "kind": "handle",
@@ -882,8 +912,6 @@ class HandleStore:
             "sha256": sha,
             "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
         }
-        if callable(exit_status):
-            exit_status = exit_status()
         if exit_status is not None:
             record["exit_status"] = int(exit_status)
         record["xxh3"] = ix.xxh3

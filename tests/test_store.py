@@ -452,3 +452,47 @@ def test_gc_keeps_temp_files_of_live_writers(st):
     mine.write_bytes(b"in flight")
     assert st.gc()["temp_removed"] == 0
     assert mine.exists()
+
+
+def test_gc_runs_while_a_stash_streams(tmp_path):
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    root = tmp_path / "live"
+    st = HandleStore(root)
+    st.put_bytes(b"old", name="old")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED.replace("victim", "streaming"), str(root)],
+        stdin=subprocess.PIPE,
+    )
+    proc.stdin.write(LOG)
+    proc.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((root / "blobs").glob(".tmp-*")):
+        time.sleep(0.01)
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(st.gc(max_entries=0)))
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "gc waited for a stash that is still streaming"
+    assert result["evicted"] == ["default/old"]
+    assert result["temp_removed"] == 0  # the live writer's temp file is left alone
+    proc.stdin.write(b"tail\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert st.read_bytes("streaming", verify=True) == LOG + b"tail\n"
+
+
+def test_type_detection_of_big_payloads(st, monkeypatch):
+    monkeypatch.setattr(store_mod, "JSON_PARSE_LIMIT", 1000)
+    monkeypatch.setattr(store_mod, "JSONL_LINE_LIMIT", 500)
+    jsonl = b"".join(b'{"i": %d, "pad": "%s"}\n' % (i, b"x" * 40) for i in range(100))
+    assert st.put_bytes(jsonl, name="a")["type"] == "jsonl"
+    doc = b'{"items": [\n' + b",\n".join(b'"%d"' % i for i in range(500)) + b"\n]}\n"
+    assert st.put_bytes(doc, name="b")["type"] == "json"
+    one_line = b'{"items": [' + b",".join(b'"%d"' % i for i in range(500)) + b"]}"
+    assert st.put_bytes(one_line, name="c")["type"] == "json"  # too long a line for JSONL
+    log = b"{started}\n" + LOG
+    assert st.put_bytes(log, name="d")["type"] == "text"
