@@ -41,7 +41,6 @@ class ScanSet:
     candidates: int = 0  # files that could have been mapped (before --max-files)
     scanned: int = 0  # files read and scanned in this run (cache misses)
     cache_path: str | None = None
-    stamps: list = field(default_factory=list)  # (path, size, mtime_ns) of the kept files
 
 
 @dataclass
@@ -303,7 +302,6 @@ def scan_repository(
             progress(n, total)  # (after a parallel scan, the work left is lookups only)
         if cand.manifest:
             kept.append(FileScan(cand.rel, None, manifest=True))
-            ss.stamps.append((cand.rel, cand.size, cand.mtime_ns))
             continue
         if cand.size > max_file_size:
             skip("too large")
@@ -349,7 +347,6 @@ def scan_repository(
         scan = _to_scan(cand.rel, payload, False)
         if scan is not None:
             kept.append(scan)
-            ss.stamps.append((cand.rel, cand.size, cand.mtime_ns))
     if progress is not None:
         progress(total, total)
     ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
@@ -360,7 +357,6 @@ def scan_repository(
         ss.notes.extend(cache.notes)
     kept.sort(key=lambda s: s.rel)
     ss.scans = kept
-    ss.stamps.sort()
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {total} files "
