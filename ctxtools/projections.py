@@ -27,6 +27,7 @@ from ctxtools.store import Payload
 MAX_CHARS_DEFAULT = 12_000
 MAX_CHARS_CEILING = 50_000
 GREP_CHUNK = 1 << 20  # bytes of text decoded and searched per regex call (cut at a newline)
+DENSE_NEEDLES = 2000  # short needles found more often than this in a block: use the regex
 GREP_MAX_CARRY = 16 << 20  # a "line" longer than this is searched in pieces
 
 
@@ -345,12 +346,17 @@ def compile_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
         raise InputError(f"invalid regex {pattern!r}{where}: {exc.msg}") from None
 
 
+MAX_CHARSET = 8  # a character class of at most this many characters can be a prefilter
+
+
 def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | None:
-    """UTF-8 literals one of which every match of PATTERN contains, or None if unknown.
+    """UTF-8 needles one of which every match of PATTERN contains, or None if unknown.
 
     Handles what grep patterns mostly are: a literal run (3+ bytes) somewhere in the pattern
     (``test_\\w+ FAILED`` needs `` FAILED``), or an alternation whose every branch has one
-    (``FAILED|Error``). With IGNORECASE the literals are lowercase ASCII (None otherwise).
+    (``FAILED|Error``). Without a long literal, a mandatory short literal or small character
+    class serves (``[QZ]{3,}`` needs ``Q`` or ``Z``). With IGNORECASE the needles are
+    lowercase ASCII (None otherwise).
     """
     try:
         from re import _constants as sc
@@ -373,25 +379,69 @@ def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | 
         branches = [list(b.data if hasattr(b, "data") else b) for b in items[0][1][1]]
     else:
         branches = [items]
-    out = []
+    out: set[str] = set()
     for branch in branches:
-        best = ""
-        run = []
-        for op, arg in [*branch, (None, None)]:
-            if op is sc.LITERAL:
-                run.append(chr(arg))
-                continue
-            if len(run) > len(best):
-                best = "".join(run)
-            run = []
-        if len(best.encode("utf-8")) < 3 or "\n" in best or "\ufffd" in best:
-            return None  # too short to skip much (or not a plain line literal)
+        needles = _branch_needles(branch, sc)
+        if needles is None:
+            return None
         if icase:
-            if not best.isascii():
+            if not all(n.isascii() for n in needles):
                 return None
-            best = best.lower()
-        out.append(best.encode("utf-8"))
-    return sorted(set(out))
+            needles = [n.lower() for n in needles]
+        out.update(needles)
+    return sorted(n.encode("utf-8") for n in out)
+
+
+def _usable(needles: list[str]) -> bool:
+    return bool(needles) and all(n and "\n" not in n and "\ufffd" not in n for n in needles)
+
+
+def _charset(op: Any, arg: Any, sc: Any) -> list[str] | None:
+    """The characters a mandatory one-character item can match (None: too many/unknown)."""
+    if op is sc.LITERAL:
+        return [chr(arg)]
+    if op is sc.IN:
+        chars: list[str] = []
+        for op2, a2 in arg:
+            if op2 is sc.LITERAL:
+                chars.append(chr(a2))
+            elif op2 is sc.RANGE and a2[1] - a2[0] < MAX_CHARSET:
+                chars.extend(chr(c) for c in range(a2[0], a2[1] + 1))
+            else:  # NEGATE, CATEGORY, big ranges
+                return None
+        return sorted(set(chars)) if 0 < len(set(chars)) <= MAX_CHARSET else None
+    if op in (sc.MAX_REPEAT, sc.MIN_REPEAT) or op is getattr(sc, "POSSESSIVE_REPEAT", None):
+        low, _high, sub = arg
+        sub = list(sub.data if hasattr(sub, "data") else sub)
+        if low >= 1 and len(sub) == 1:
+            return _charset(sub[0][0], sub[0][1], sc)
+    return None
+
+
+def _branch_needles(branch: list, sc: Any) -> list[str] | None:
+    best = ""
+    sets: list[list[str]] = []
+    run: list[str] = []
+    for op, arg in [*branch, (None, None)]:
+        if op is sc.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            lit = "".join(run)
+            if len(lit) > len(best):
+                best = lit
+            sets.append([lit])
+            run = []
+        if op is not None:
+            chars = _charset(op, arg, sc)
+            if chars is not None:
+                sets.append(chars)
+    if len(best.encode("utf-8")) >= 3 and _usable([best]):
+        return [best]
+    sets = [s for s in sets if _usable(s)]
+    if not sets:
+        return None
+    return min(sets, key=lambda s: (len(s), -min(len(n) for n in s)))
 
 
 def iter_matching_lines(
@@ -414,24 +464,31 @@ def iter_matching_lines(
     lineno = first  # line number at the start of the current chunk
     for chunk in _line_chunks(p, p.line_start(first), p.line_start(last)):
         text = chunk.decode("utf-8", "replace")
-        pos = 0
-        counted = 0
-        n = len(text)
-        while pos < n:
-            m = rx.search(text, pos)
-            if m is None or (m.start() == n and text.endswith("\n")):
-                break  # (an empty match after the chunk's last newline is not a line)
-            ls = max(text.rfind("\n", 0, m.start()) + 1, pos)
-            le = text.find("\n", m.start())
-            if le < 0:
-                le = n
-            lineno += text.count("\n", counted, ls)
-            counted = ls
-            if lineno >= last:
+        for rel, line in _regex_lines(rx, text):
+            if lineno + rel >= last:
                 return
-            yield lineno, text[ls:le]
-            pos = le + 1
-        lineno += text.count("\n", counted)
+            yield lineno + rel, line
+        lineno += text.count("\n")
+
+
+def _regex_lines(rx: re.Pattern[str], text: str) -> Iterator[tuple[int, str]]:
+    """(line number within TEXT, line) of TEXT's lines with a match (TEXT cut at lines)."""
+    pos = 0
+    counted = 0
+    lineno = 0
+    n = len(text)
+    while pos < n:
+        m = rx.search(text, pos)
+        if m is None or (m.start() == n and text.endswith("\n")):
+            break  # (an empty match after the last newline is not a line)
+        ls = max(text.rfind("\n", 0, m.start()) + 1, pos)
+        le = text.find("\n", m.start())
+        if le < 0:
+            le = n
+        lineno += text.count("\n", counted, ls)
+        counted = ls
+        yield lineno, text[ls:le]
+        pos = le + 1
 
 
 def _literal_scan(
@@ -462,6 +519,7 @@ def _literal_scan(
         text = line.decode("utf-8", "replace")
         return text if rx.search(text) else None
 
+    short = any(len(lit) < 3 for lit in literals)
     for piece in p.iter_bytes(start, end):
         first_nl = piece.find(b"\n")
         if first_nl < 0:
@@ -477,6 +535,17 @@ def _literal_scan(
         last_nl = piece.rfind(b"\n")
         hay = piece.lower() if icase else piece
         lo = first_nl + 1
+        if short and sum(hay.count(lit, lo, last_nl) for lit in literals) > DENSE_NEEDLES:
+            # Short needles that are everywhere here: one regex pass over the piece is cheaper.
+            region = piece[lo : last_nl + 1].decode("utf-8", "replace")
+            line0 = line_at(base + lo, piece)
+            for rel, text in _regex_lines(rx, region):
+                yield line0 + rel, text
+            cnt_off, cnt_line = base + last_nl + 1, line0 + region.count("\n")
+            carry = [piece[last_nl + 1 :]]
+            carry_off = base + last_nl + 1
+            base += len(piece)
+            continue
         spans: dict[int, int] = {}
         for lit in literals:
             pos = hay.find(lit, lo, last_nl)

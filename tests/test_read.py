@@ -520,7 +520,12 @@ def test_parse_helpers():
         ("(?i)Error", False, [b"error"]),
         ("错误", True, None),
         ("abc.d|xyz", False, [b"abc", b"xyz"]),
-        ("a.b|c", False, None),
+        ("a.b|c", False, [b"a", b"c"]),
+        (r"[QZ]{3,}[0-9]", False, [b"Q", b"Z"]),
+        (r"E\d{4}", False, [b"E"]),
+        (r"[0-9]+", False, None),
+        (r"[^a]bc", False, [b"bc"]),
+        (r"[Ee]rr", True, [b"rr"]),
         (r"\d+", False, None),
         ("x|.*", False, None),
         ("a\\nb", False, None),
@@ -533,7 +538,7 @@ def test_required_literals(pattern, icase, expected):
 
 GREP_TEXT = (
     "INFO start\nERROR one 错误\nerror two\n\nWarn: x\xff\n"
-    "tail Error\nFAILED test_a\n日本 ERROR 日本\nlast"
+    "tail Error\nFAILED test_a\n日本 ERROR 日本\ncode E123 QZZ9 zq\nlast"
 )
 
 
@@ -550,6 +555,10 @@ GREP_TEXT = (
         ("Warn: x.", False),
         ("nomatch", False),
         ("a", True),
+        (r"[QZ]{2,}[0-9]", False),
+        (r"E\d{3}", False),
+        (r"[xy]", True),
+        ("t", False),
     ],
 )
 def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
@@ -561,12 +570,11 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
     expected = [(i, line) for i, line in enumerate(lines) if rx.search(line)]
     from ctxtools import store as store_mod
 
-    for chunk, block, stride in (
-        (pj.GREP_CHUNK, store_mod.BLOCK_SIZE, store_mod.STRIDE),
-        (64, 16, 32),
-    ):
+    sizes = [(pj.GREP_CHUNK, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000), (64, 16, 32, 0)]
+    for chunk, block, stride, dense in sizes:
         with monkeypatch.context() as m:
             m.setattr(pj, "GREP_CHUNK", chunk)
+            m.setattr(pj, "DENSE_NEEDLES", dense)  # 0: every block takes the regex path
             m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
             m.setattr(store_mod, "STRIDE", stride)
             with open_bytes(data) as p:
