@@ -242,6 +242,7 @@ def main() -> None:
             "no-such-text-anywhere",
             r"sha256:[0-9a-f]{64}",
             r"[QZ]{3,}[0-9]",
+            r"[0-9]{12}x",
             r"test_\w+ FAILED",
             "Error",
             r"\d+ passed in",
