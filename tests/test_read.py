@@ -77,6 +77,12 @@ def test_card_on_stdin(script_runner, log):
     assert ok(read(script_runner, "-", "--head", "1", stdin=card)) == LINES[0] + "\n"
 
 
+def test_card_as_argument(script_runner, log):
+    assert ok(read(script_runner, json.dumps(log), "--head", "1")) == LINES[0] + "\n"
+    r = read(script_runner, '{"kind": "other"}')
+    assert r.returncode == 2 and "not a handle card" in r.stderr
+
+
 def test_non_card_stdin_is_content(script_runner, store_dir):
     assert ok(read(script_runner, "--range", "2-3", stdin=b"a\nb\nc\nd\n")) == "b\nc\n"
     assert ok(read(script_runner, "-n", stdin=b"x\ny")) == "     1\tx\n     2\ty\n"

@@ -27,6 +27,14 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
 
     from ctxtools.store import _Chain, card_ref, looks_like_card, open_spooled
 
+    if ref is not None and ref.lstrip().startswith("{"):  # the card itself as REF
+        try:
+            card = orjson.loads(ref)
+        except orjson.JSONDecodeError:
+            card = None
+        if not looks_like_card(card):
+            raise UsageError("REF looks like JSON but is not a handle card")
+        ref = card_ref(card)
     if ref is not None and ref != "-":
         payload = store.open(ref, session, verify=verify, touch=False)
         return payload, payload.label
@@ -97,7 +105,8 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.
 
-    REF is [ctx:][SESSION/]NAME[@SHA_PREFIX]. Without REF (or with -), stdin is read: a
+    REF is [ctx:][SESSION/]NAME[@SHA_PREFIX] (or a whole card). Without REF (or with -),
+    stdin is read: a
     handle card there (what ctx-stash prints) names the handle; anything else is read as
     the content itself, so `... | ctx-stash | ctx-read --head 20` works whether the stash
     stored the input or passed it through.
