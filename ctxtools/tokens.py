@@ -72,7 +72,8 @@ def _cjk_re() -> re.Pattern[str]:
     return _CJK_RE
 
 READ_BLOCK = 1 << 20  # bytes read per call
-CHUNK_CHARS = 1 << 18  # characters per counted piece: small pieces keep peak memory low
+CHUNK_CHARS = 1 << 20  # characters per counted piece: 1M keeps peak memory low and still
+# lets two threads overlap (256K pieces did not parallelise; 4M ones doubled peak memory)
 
 
 def heuristic_parts(text: str) -> tuple[int, int]:
