@@ -38,9 +38,17 @@ class Budget:
     max_entries: int | None = None
 
 
+_OPTIONAL = {"access_count": 0}
+
+
 def _field(entry: Any, key: str) -> Any:
+    """A record's field; ``access_count`` is optional (no count yet means 0)."""
     if isinstance(entry, Mapping):
+        if key in _OPTIONAL:
+            return entry.get(key, _OPTIONAL[key])
         return entry[key]
+    if key in _OPTIONAL:
+        return getattr(entry, key, _OPTIONAL[key])
     return getattr(entry, key)
 
 

@@ -729,13 +729,14 @@ class HandleStore:
 
     def _ensure_dir(self, path: Path) -> None:
         try:
-            if not self.root.is_dir():
-                if self.root.exists():
-                    raise StoreError(
-                        f"store root {self.root} is not a directory",
-                        hint="point --store or CTX_STORE at a directory",
-                    )
+            # mkdir first, never "check then create": two writers on a fresh store race.
+            try:
                 self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            except FileExistsError:  # exists and is not a directory
+                raise StoreError(
+                    f"store root {self.root} is not a directory",
+                    hint="point --store or CTX_STORE at a directory",
+                ) from None
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
         except NotADirectoryError as exc:
             raise StoreError(

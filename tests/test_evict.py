@@ -110,3 +110,14 @@ def test_unknown_strategy():
 def test_empty():
     assert lru([], Budget(max_bytes=0)) == []
     assert importance([], Budget(max_entries=0)) == []
+
+
+def test_access_count_is_optional_in_plain_records():
+    from ctxtools import evict as ev
+
+    entries = [
+        {"id": "old", "size_bytes": 10, "last_accessed_at": 1.0},
+        {"id": "new", "size_bytes": 10, "last_accessed_at": 2.0},
+    ]
+    assert ev.lru(entries, ev.Budget(max_entries=1)) == ["old"]
+    assert ev.importance(entries, ev.Budget(max_entries=1)) == ["old"]

@@ -230,8 +230,11 @@ def test_store_root_is_a_file(script_runner, tmp_path, monkeypatch):
     f.write_text("precious")
     monkeypatch.setenv("CTX_STORE", str(f))
     r = run_bytes(script_runner, ["ctx-stash", "--name", "x"], PYTEST_LOG)
-    assert r.returncode == 2  # click refuses a file for --store / CTX_STORE
-    assert "is a file" in r.stderr
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-stash: error: store root {f} is not a directory "
+        "(point --store or CTX_STORE at a directory)\n"
+    )
     assert f.read_text() == "precious"
 
 

@@ -496,3 +496,32 @@ def test_type_detection_of_big_payloads(st, monkeypatch):
     assert st.put_bytes(one_line, name="c")["type"] == "json"  # too long a line for JSONL
     log = b"{started}\n" + LOG
     assert st.put_bytes(log, name="d")["type"] == "text"
+
+
+def test_two_writers_on_a_fresh_store_never_see_a_false_not_a_directory(tmp_path):
+    """Creating the root is mkdir(exist_ok), not check-then-create: no race between writers."""
+    import threading
+
+    from ctxtools.store import HandleStore
+
+    root = tmp_path / "fresh" / "store"
+    errors: list[BaseException] = []
+    cards: list[dict] = []
+
+    def write(i: int) -> None:
+        try:
+            cards.append(HandleStore(root).put_bytes(f"payload {i}\n".encode() * 50, name=f"n{i}"))
+        except BaseException as exc:  # noqa: BLE001 - the test reports any failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(cards) == 16
+    store = HandleStore(root)
+    for i in range(16):
+        assert store.read_bytes(f"n{i}") == f"payload {i}\n".encode() * 50
+

@@ -99,7 +99,7 @@ def store_options(func: Callable) -> Callable:
                 "--store",
                 "store",
                 envvar="CTX_STORE",
-                type=click.Path(file_okay=False),
+                type=click.Path(),  # the store itself says clearly what is wrong with it
                 default=None,
                 help="Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
             ),
