@@ -263,7 +263,7 @@ def test_below_the_trigger_the_output_is_the_input(script_runner, runs, store_di
     assert res.returncode == 0
     assert res.stdout.encode() == data
     assert "below the 80% trigger: unchanged" in res.stderr
-    assert not store_dir.exists()
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
     forced = compact(
         script_runner,
         data,
@@ -413,7 +413,7 @@ def test_bad_input_is_refused(script_runner, store_dir, data, message):
     assert message in res.stderr
     assert res.stdout == ""
     assert "Traceback" not in res.stderr
-    assert not store_dir.exists()
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
 def test_empty_message_list_is_unchanged(script_runner):
@@ -443,7 +443,7 @@ def test_orphans_are_reported_not_made_worse(script_runner, store_dir):
     assert "1 orphaned tool result(s), 1 call(s) without a result" in res.stderr
     assert "--repair" in res.stderr
     assert res.stdout == ""
-    assert not store_dir.exists()
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
 def test_repair_drops_orphans_into_the_store_and_answers_calls(script_runner):

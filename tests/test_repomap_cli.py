@@ -296,6 +296,7 @@ def test_real_sources_from_the_shared_corpus(script_runner, tmp_path):
     assert doc["tokens"] <= 300
 
 
+@pytest.mark.script_launch_mode("inprocess")  # the runner's subprocess mode decodes strictly
 @pytest.mark.parametrize("use_git", [False, True])
 def test_undecodable_file_name(script_runner, tmp_path, use_git):
     root = tmp_path / "names"

@@ -251,6 +251,7 @@ def test_store_root_under_a_file(script_runner, tmp_path, monkeypatch):
     assert r.returncode == 1 and "no handle default/x" in r.stderr
 
 
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the library
 def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch):
     import errno
 
@@ -273,6 +274,7 @@ def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch
     assert script_runner.run(["ctx-read", "keep", "--verify", "--count", "--heuristic"]).success
 
 
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the library
 def test_read_only_store_directory(script_runner, store_dir, monkeypatch):
     import errno
 
