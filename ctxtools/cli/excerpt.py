@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import stat
-
 import click
 
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
-    Source,
     emit_json,
     input_files,
     json_option,
@@ -23,10 +19,7 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
-from ctxtools.errors import CtxError, NotFoundError, UsageError
-
-HANDLE_PREFIX = "ctx:"
-NOTE_LIMIT = 20  # stderr lines about budget drops before "... and N more"
+from ctxtools.errors import UsageError
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -174,6 +167,7 @@ def cli(**opts) -> int:
       ctx-excerpt --signatures src/server.go src/routes.ts
     """
     from ctxtools.excerpt import ExcerptOptions, Matcher
+    from ctxtools.excerpt_run import Input, excerpt_sources, find_unreadable, unreadable_error
     from ctxtools.identifiers import identifiers_from_query, valid_identifier
 
     for name in opts["idents"]:
@@ -198,274 +192,92 @@ def cli(**opts) -> int:
         ignore_case=opts["ignore_case"],
     )
     matcher = Matcher(identifiers, options.ignore_case)
-    sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
-    unreadable = _precheck(sources, opts["keep_going"])
-    run = _Run(opts, options, matcher, unreadable)
-    return run.go(sources)
+    inputs = [
+        Input("<stdin>", data=_read_stdin) if src is STDIN else Input(src.label, src.path)
+        for src in resolve_sources(opts["files"], opts["files_from"], opts["null"])
+    ]
+    unreadable = find_unreadable(inputs)
+    if unreadable and not opts["keep_going"]:
+        raise unreadable_error(unreadable, hint="--keep-going excerpts the rest")
+    notes = _Notes(opts["keep_going"])
+    common = {
+        "signatures": opts["signatures"],
+        "jobs": opts["jobs"],
+        "store": opts["store"],
+        "session": opts["session"],
+        "unreadable": unreadable,
+    }
+    if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score"):
+        _stream(inputs, matcher, options, notes, common)
+        return notes.status
+    tokens = opts["tokens"]
+    run = excerpt_sources(
+        inputs,
+        matcher,
+        options,
+        ruler=(lambda: _ruler(opts)) if tokens else None,
+        budget=tokens,
+        sort=opts["sort"],
+        on_file=notes,
+        **common,
+    )
+    for k, line in enumerate(run.drop_notes()):
+        warn(f"--tokens {tokens}: {line}" if k == 0 else line)
+    if opts["as_json"]:
+        emit_json(run.as_dict())
+    else:
+        write(run.render())
+    return notes.status
 
 
-def _is_handle(src: Source) -> bool:
-    return src.path is not None and src.path.startswith(HANDLE_PREFIX)
+def _read_stdin() -> bytes:
+    return read_source_bytes(STDIN)
 
 
-def _precheck(sources: list[Source], keep_going: bool) -> dict[str, str]:
-    """Files that cannot be read, with why; an error naming them unless KEEP_GOING."""
-    bad: dict[str, str] = {}
-    for src in sources:
-        if src.path is None or _is_handle(src) or src.path in bad:
-            continue
-        try:  # one stat a file: thousands of names come through --files-from
-            if stat.S_ISDIR(os.stat(src.path).st_mode):
-                bad[src.path] = f"{src.path}: is a directory"
-        except FileNotFoundError:
-            bad[src.path] = f"{src.path}: no such file"
-        except OSError as exc:
-            bad[src.path] = f"{src.path}: {exc.strerror or exc}"
-    if bad and not keep_going:
-        if len(bad) == 1:
-            raise NotFoundError(next(iter(bad.values())))
-        names = list(bad)
-        listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        raise NotFoundError(
-            f"{len(names)} files cannot be read: {listed}",
-            hint="--keep-going excerpts the rest",
-        )
-    return bad
+class _Notes:
+    """Says on stderr what happened to each file as it is loaded; the first unreadable
+    one ends the run unless --keep-going."""
+
+    def __init__(self, keep_going: bool):
+        self.keep_going = keep_going
+        self.status = 0
+
+    def __call__(self, res) -> bool:
+        """Whether RES is to be shown."""
+        if res.status == "unreadable":
+            if not self.keep_going:
+                res.raise_error()
+            self.status = 1
+            warn(f"error: {res.error}")
+        elif res.status == "binary":
+            warn(res.note)
+        return res.status == "ok"
 
 
-class _Run:
-    def __init__(self, opts: dict, options, matcher, unreadable: dict[str, str]):
-        self.opts = opts
-        self.options = options
-        self.matcher = matcher
-        self.unreadable = unreadable
-        self.failed = False
-        self.records: list[dict] = []  # JSON entries of files that were skipped
-        self._store = None
+def _stream(inputs, matcher, options, notes: _Notes, common: dict) -> None:
+    """Print each file as soon as it is done (no budget, no sort, no JSON)."""
+    from ctxtools.excerpt_run import iter_excerpts
 
-    # --- reading ---------------------------------------------------------------------------
-
-    def _handle_bytes(self, ref: str) -> bytes:
-        if self._store is None:
-            from ctxtools.config import store_root
-            from ctxtools.store import HandleStore
-
-            self._store = HandleStore(store_root(self.opts["store"]))
-        return self._store.read_bytes(ref, session=self.opts["session"])
-
-    def _load(self, src: Source) -> tuple[str, object, str | None, tuple[int, str] | None]:
-        """(label, excerpt or signatures or None, "binary" or None, error) for SRC.
-
-        No side effects: this also runs in worker processes; ``_accept`` acts on it."""
-        from ctxtools.excerpt import excerpt_file, excerpt_text
-
-        label = "<stdin>" if src is STDIN else src.label
-        if src.path in self.unreadable:
-            return label, None, None, (int(NotFoundError.exit_status), self.unreadable[src.path])
-        try:
-            if self.opts["signatures"]:
-                ex = self._signatures(src, label)
-            elif _is_handle(src):
-                ex = excerpt_text(self._handle_bytes(src.path), self.matcher, self.options)
-            elif src.path is None:
-                ex = excerpt_text(read_source_bytes(src), self.matcher, self.options)
-            else:
-                try:
-                    ex = excerpt_file(src.path, self.matcher, self.options)
-                except OSError as exc:
-                    raise CtxError(f"{src.path}: {exc.strerror or exc}") from None
-        except CtxError as exc:
-            return label, None, None, (int(exc.exit_status), str(exc))
-        if ex.binary:
-            return label, None, "binary", None
-        return label, ex, None, None
-
-    def _accept(self, label: str, ex, status: str | None, error: tuple[int, str] | None):
-        """Act on one ``_load`` result: notes, records, errors. Returns the excerpt or None."""
-        if error is not None:
-            code, message = error
-            if not self.opts["keep_going"]:
-                err = CtxError(message)
-                err.exit_status = code
-                raise err
-            self.failed = True
-            warn(f"error: {message}")
-            self.records.append({"path": label, "status": "unreadable", "error": message})
-            return None
-        if status == "binary":
-            warn(f"{label}: binary file, skipped")
-            self.records.append({"path": label, "status": "binary"})
-            return None
-        return ex
-
-    def _signatures(self, src: Source, label: str):
-        from ctxtools.excerpt import LARGE_FILE, is_binary, read_file_bytes, signatures_of
-
-        if _is_handle(src):
-            data = self._handle_bytes(src.path)
-            path = src.path.rsplit("/", 1)[-1].split("@", 1)[0]
-        elif src.path is None:
-            data = read_source_bytes(src)
-            path = ""
-        else:
-            path = src.path
-            if os.path.getsize(path) > LARGE_FILE:
-                return signatures_of(path, None, self.matcher, size=os.path.getsize(path))
-            data = read_file_bytes(path)
-        if is_binary(data):
-            return signatures_of(path, b"", self.matcher, binary=True)
-        return signatures_of(path, data, self.matcher)
-
-    # --- output ----------------------------------------------------------------------------
-
-    def go(self, sources: list[Source]) -> int:
-        opts = self.opts
-        streaming = not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score")
-        items = []
-        first = True
-        for label, ex, status, error, text in self._results(sources, streaming):
-            ex = self._accept(label, ex, status, error)
-            if ex is None:
-                continue
-            if streaming:
-                write(("" if first else "\n") + (text or self._render(ex, label)))
-                first = False
-            else:
-                items.append((label, ex))
-        if not streaming:
-            self._finish(items)
-        return 1 if self.failed else 0
-
-    def _results(self, sources: list[Source], render: bool):
-        """``_load`` results in the order given (with the rendered text when RENDER), from
-        worker processes when there are many files and more than one job."""
-        jobs = self.opts["jobs"] or _default_jobs(len(sources))
-        stdin_used = any(s.path is None for s in sources)
-        if jobs <= 1 or len(sources) < 2 or stdin_used:
-            for src in sources:
-                yield (*self._load(src), None)
-            return
-        import multiprocessing
-
-        global _ACTIVE
-        _ACTIVE = (self, render)
-        size = max(1, min(64, len(sources) // (jobs * 4) or 1))
-        chunks = [sources[i : i + size] for i in range(0, len(sources), size)]
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for batch in pool.imap(_work, chunks):
-                yield from batch
-
-    def _render(self, ex, label: str) -> str:
-        if self.opts["signatures"]:
-            from ctxtools.excerpt import render_signatures
-
-            return render_signatures(ex, label)
-        from ctxtools.excerpt import render_excerpt
-
-        return render_excerpt(ex, label)
-
-    def _render_all(self, items) -> str:
-        return "\n".join(self._render(ex, label) for label, ex in items)
-
-    def _finish(self, items: list) -> None:
-        opts = self.opts
-        budget = None
-        if opts["tokens"]:
-            items, budget = self._fit(items)
-        if opts["sort"] == "score":
-            order = {id(it): k for k, it in enumerate(items)}
-            items = sorted(items, key=lambda it: (-it[1].score, order[id(it)]))
-        if not opts["as_json"]:
-            write(self._render_all(items))
-            return
-        from ctxtools.excerpt import excerpt_dict, signatures_dict
-
-        to_dict = signatures_dict if opts["signatures"] else excerpt_dict
-        doc: dict = {
-            "identifiers": list(self.matcher.identifiers),
-            "options": self.options.as_dict(),
-            "files": [to_dict(ex, label) for label, ex in items] + self.records,
-        }
-        if budget is not None:
-            doc["budget"] = budget
-        emit_json(doc)
-
-    def _fit(self, items: list):
-        from ctxtools.excerpt import fit_budget
-        from ctxtools.tokens import get_ruler
-
-        opts = self.opts
-        choice = get_ruler(
-            encoding=opts["encoding"],
-            tokenizer=opts["tokenizer"],
-            heuristic=opts["heuristic"],
-            exact=opts["exact"],
-            store_root=opts["store"],
-        )
-        for note in choice.notes:
-            warn(f"note: {note}")
-        ruler = choice.ruler
-        kept, dropped, used = fit_budget(items, opts["tokens"], ruler.count, self._render)
-        self._report(dropped, opts["tokens"])
-        budget = {
-            "tokens": opts["tokens"],
-            "used": used,
-            "counter": ruler.name,
-            "exact": ruler.exact,
-            "dropped": [
-                {"path": d.label, "kind": d.kind, "start": d.start, "end": d.end, "score": d.score}
-                for d in dropped
-            ],
-        }
-        return kept, budget
-
-    def _report(self, dropped, tokens: int) -> None:
-        if not dropped:
-            return
-        per_file: dict[str, list[str]] = {}
-        for d in dropped:
-            if d.kind == "window":
-                what = f"window {d.start}-{d.end} (score {d.score:g})"
-            else:
-                what = "whole file" + ("" if d.matched else " (nothing matched)")
-            per_file.setdefault(d.label, []).append(what)
-        labels = list(per_file)
-        warn(f"--tokens {tokens}: dropped {len(dropped)} part(s) of {len(labels)} file(s)")
-        for label in labels[:NOTE_LIMIT]:
-            warn(f"  dropped {label}: " + ", ".join(per_file[label]))
-        if len(labels) > NOTE_LIMIT:
-            warn(f"  ... and {len(labels) - NOTE_LIMIT} more files")
+    first = True
+    for res in iter_excerpts(inputs, matcher, options, render=True, **common):
+        if notes(res):
+            write(("" if first else "\n") + res.text)
+            first = False
 
 
-_ACTIVE: tuple[_Run, bool] | None = None
+def _ruler(opts: dict):
+    from ctxtools.tokens import get_ruler
 
-
-def _default_jobs(n_files: int) -> int:
-    """One: measured on a shared 2-core machine, worker processes did not pay off."""
-    return 1
-
-
-def _work(chunk: list[Source]) -> list[tuple]:
-    """In a worker process (forked, so it shares the run's settings): load and render."""
-    assert _ACTIVE is not None
-    run, render = _ACTIVE
-    out = []
-    for src in chunk:
-        label, ex, status, error = run._load(src)
-        text = run._render(ex, label) if render and ex is not None else None
-        if text is not None:
-            ex = _Rendered(ex.score)  # the text is what the parent needs; do not send lines
-        out.append((label, ex, status, error, text))
-    return out
-
-
-class _Rendered:
-    """Stands for an excerpt rendered in a worker process."""
-
-    __slots__ = ("score",)
-
-    def __init__(self, score: float):
-        self.score = score
+    choice = get_ruler(
+        encoding=opts["encoding"],
+        tokenizer=opts["tokenizer"],
+        heuristic=opts["heuristic"],
+        exact=opts["exact"],
+        store_root=opts["store"],
+    )
+    for note in choice.notes:
+        warn(f"note: {note}")
+    return choice.ruler
 
 
 main = make_main(cli, "ctx-excerpt")

@@ -1,0 +1,469 @@
+"""Excerpts of many inputs in one run: loading, per-file status, a token budget, order.
+
+``ctxtools.excerpt`` cuts one text; this module runs it over a list of inputs the way
+ctx-excerpt does, for any caller (ctx-pack assembles budgeted prompt packs with it)::
+
+    run = excerpt_sources(["src/auth.py", "ctx:notes"], identifiers_from_query(task),
+                          ruler=get_ruler().ruler, budget=4000)
+    run.render()       # the text ctx-excerpt prints
+    run.as_dict()      # the --json document
+    run.results        # every input as loaded: status "ok", "binary" or "unreadable"
+    run.dropped        # what the budget took out; run.tokens: the count of run.render()
+
+An input is a file path, a handle reference ``ctx:[SESSION/]NAME[@SHA]`` (read from the
+store), or an ``Input`` carrying bytes (or a function that returns them, called when its
+turn comes: stdin). Nothing here prints: a file that cannot be read or is binary is a
+result with that status (and a ``note``); ``on_file`` sees each result as it is loaded and
+may raise to stop the run. ``iter_excerpts`` yields the results one by one, for a caller
+that prints as it goes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ctxtools.errors import CtxError, NotFoundError
+from ctxtools.excerpt import (
+    LARGE_FILE,
+    Dropped,
+    Excerpt,
+    ExcerptOptions,
+    Matcher,
+    Signatures,
+    excerpt_dict,
+    excerpt_file,
+    excerpt_text,
+    fit_budget,
+    is_binary,
+    read_file_bytes,
+    render_excerpt,
+    render_signatures,
+    signatures_dict,
+    signatures_of,
+)
+
+if TYPE_CHECKING:
+    from ctxtools.store import HandleStore
+    from ctxtools.tokens import Ruler
+
+HANDLE_PREFIX = "ctx:"
+NOTE_LIMIT = 20  # files named in the notes about budget drops before "... and N more"
+
+OK = "ok"
+BINARY = "binary"
+UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input shown as ``label``: a file or handle reference ``path``, or ``data`` --
+    bytes, or a function returning them (called once, when the input's turn comes).
+    An input with data takes its language (for signatures) from its label's extension."""
+
+    label: str
+    path: str | None = None
+    data: bytes | Callable[[], bytes] | None = None
+
+    @property
+    def is_handle(self) -> bool:
+        return self.path is not None and self.path.startswith(HANDLE_PREFIX)
+
+    def read(self) -> bytes:
+        data = self.data
+        if callable(data):
+            data = data()
+        return data if data is not None else b""
+
+
+Source = str | Input
+Item = Excerpt | Signatures
+
+
+def as_input(source: Source) -> Input:
+    """A path or handle reference as an ``Input`` labelled with itself."""
+    return source if isinstance(source, Input) else Input(source, source)
+
+
+@dataclass
+class FileResult:
+    """One input as loaded: ``status`` "ok" (with ``excerpt``: an Excerpt, or Signatures
+    with --signatures), "binary" (skipped) or "unreadable" (``error`` says why;
+    ``exit_status`` is that error's). ``text`` is the rendered block when rendering was
+    asked for (then ``excerpt`` is None: worker processes send back the text only)."""
+
+    label: str
+    status: str
+    excerpt: Item | None = None
+    error: str | None = None
+    exit_status: int = 0
+    text: str | None = None
+
+    @property
+    def note(self) -> str | None:
+        """What to tell the user about a skipped input (None for an ok one)."""
+        if self.status == BINARY:
+            return f"{self.label}: binary file, skipped"
+        return self.error
+
+    def raise_error(self) -> None:
+        """Raise the error of an unreadable input as a CtxError with its exit status."""
+        if self.status != UNREADABLE:
+            return
+        err = CtxError(self.error or f"{self.label}: cannot be read")
+        err.exit_status = self.exit_status
+        raise err
+
+    def as_dict(self) -> dict:
+        """The JSON record of a skipped input (ok ones are written by ``ExcerptRun``)."""
+        doc = {"path": self.label, "status": self.status}
+        if self.status == UNREADABLE:
+            doc["error"] = self.error
+        return doc
+
+
+# --- checking and loading --------------------------------------------------------------------
+
+
+def find_unreadable(sources: Iterable[Source]) -> dict[str, str]:
+    """Paths that cannot be read (missing, a directory, ...), each with a one-line reason.
+    One stat a file: thousands of names come through --files-from. Handles and data
+    inputs are not checked here (their errors come when they are loaded)."""
+    bad: dict[str, str] = {}
+    for src in sources:
+        inp = as_input(src)
+        path = inp.path
+        if path is None or inp.is_handle or path in bad:
+            continue
+        try:
+            if stat.S_ISDIR(os.stat(path).st_mode):
+                bad[path] = f"{path}: is a directory"
+        except FileNotFoundError:
+            bad[path] = f"{path}: no such file"
+        except OSError as exc:
+            bad[path] = f"{path}: {exc.strerror or exc}"
+    return bad
+
+
+def unreadable_error(bad: Mapping[str, str], hint: str | None = None) -> NotFoundError:
+    """One error naming the unreadable paths of ``find_unreadable`` (the first ten).
+    The HINT goes with a list of several; one path gets its reason alone."""
+    if len(bad) == 1:
+        return NotFoundError(next(iter(bad.values())))
+    names = list(bad)
+    listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return NotFoundError(f"{len(names)} files cannot be read: {listed}", hint=hint)
+
+
+class _Handles:
+    """The store, opened at the first handle reference (most runs have none)."""
+
+    def __init__(self, store: HandleStore | str | os.PathLike | None, session: str | None):
+        self._store = store
+        self._session = session
+
+    def read(self, ref: str) -> bytes:
+        from ctxtools.config import default_session, store_root
+        from ctxtools.store import HandleStore
+
+        if not isinstance(self._store, HandleStore):
+            self._store = HandleStore(store_root(self._store))
+        return self._store.read_bytes(ref, session=self._session or default_session())
+
+
+class _Loader:
+    """Loads one input into a FileResult; no side effects (it also runs in workers)."""
+
+    def __init__(
+        self,
+        matcher: Matcher,
+        options: ExcerptOptions,
+        signatures: bool,
+        unreadable: Mapping[str, str],
+        handles: _Handles,
+        render: bool,
+    ):
+        self.matcher = matcher
+        self.options = options
+        self.signatures = signatures
+        self.unreadable = unreadable
+        self.handles = handles
+        self.render = render
+
+    def __call__(self, inp: Input) -> FileResult:
+        label = inp.label
+        if inp.path is not None and inp.path in self.unreadable:
+            return FileResult(
+                label,
+                UNREADABLE,
+                error=self.unreadable[inp.path],
+                exit_status=int(NotFoundError.exit_status),
+            )
+        try:
+            if self.signatures:
+                ex = self._signatures(inp)
+            elif inp.is_handle:
+                ex = excerpt_text(self.handles.read(inp.path), self.matcher, self.options)
+            elif inp.path is None:
+                ex = excerpt_text(inp.read(), self.matcher, self.options)
+            else:
+                try:
+                    ex = excerpt_file(inp.path, self.matcher, self.options)
+                except OSError as exc:
+                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
+        except CtxError as exc:
+            return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
+        if ex.binary:
+            return FileResult(label, BINARY)
+        if self.render:
+            return FileResult(label, OK, text=render_item(ex, label))
+        return FileResult(label, OK, ex)
+
+    def _signatures(self, inp: Input) -> Signatures:
+        matcher = self.matcher
+        if inp.is_handle:
+            data = self.handles.read(inp.path)
+            path = inp.path.rsplit("/", 1)[-1].split("@", 1)[0]
+        elif inp.path is None:
+            data = inp.read()
+            path = inp.label
+        else:
+            path = inp.path
+            try:
+                size = os.path.getsize(path)
+                if size > LARGE_FILE:
+                    return signatures_of(path, None, matcher, size=size)
+                data = read_file_bytes(path)
+            except OSError as exc:
+                raise CtxError(f"{path}: {exc.strerror or exc}") from None
+        if is_binary(data):
+            return signatures_of(path, b"", matcher, binary=True)
+        return signatures_of(path, data, matcher)
+
+
+def render_item(item: Item, label: str) -> str:
+    """One file's block of text: an excerpt, or a file's signatures."""
+    if isinstance(item, Signatures):
+        return render_signatures(item, label)
+    return render_excerpt(item, label)
+
+
+def _as_matcher(identifiers: Matcher | Iterable[str], options: ExcerptOptions) -> Matcher:
+    if isinstance(identifiers, Matcher):
+        return identifiers
+    return Matcher(identifiers, options.ignore_case)
+
+
+# Set in the parent just before the worker processes fork: they inherit it.
+_WORKER_LOADER: _Loader | None = None
+
+
+def _work(chunk: list[Input]) -> list[FileResult]:
+    assert _WORKER_LOADER is not None
+    return [_WORKER_LOADER(inp) for inp in chunk]
+
+
+def iter_excerpts(
+    sources: Iterable[Source],
+    identifiers: Matcher | Iterable[str],
+    options: ExcerptOptions | None = None,
+    *,
+    signatures: bool = False,
+    jobs: int | None = 1,
+    store: HandleStore | str | os.PathLike | None = None,
+    session: str | None = None,
+    unreadable: Mapping[str, str] | None = None,
+    render: bool = False,
+) -> Iterator[FileResult]:
+    """Each input loaded and excerpted (or its signatures, with SIGNATURES), in the order
+    given, as a FileResult; from JOBS worker processes (forked) when there are several
+    files and no data input. ``store`` is a HandleStore or its root (None: the default
+    root), opened at the first ``ctx:`` reference; ``session`` that of the handles
+    (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s answer when
+    the caller has it already. With RENDER, ok results carry their text, not the excerpt.
+    """
+    global _WORKER_LOADER
+
+    options = options or ExcerptOptions()
+    inputs = [as_input(s) for s in sources]
+    if unreadable is None:
+        unreadable = find_unreadable(inputs)
+    loader = _Loader(
+        _as_matcher(identifiers, options),
+        options,
+        signatures,
+        unreadable,
+        _Handles(store, session),
+        render,
+    )
+    jobs = jobs or 1
+    if jobs <= 1 or len(inputs) < 2 or any(inp.path is None for inp in inputs):
+        for inp in inputs:
+            yield loader(inp)
+        return
+    import multiprocessing
+
+    _WORKER_LOADER = loader
+    size = max(1, min(64, len(inputs) // (jobs * 4) or 1))
+    chunks = [inputs[i : i + size] for i in range(0, len(inputs), size)]
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for batch in pool.imap(_work, chunks):
+                yield from batch
+    finally:
+        _WORKER_LOADER = None
+
+
+# --- a whole run ---------------------------------------------------------------------------
+
+
+@dataclass
+class ExcerptRun:
+    """The outcome of ``excerpt_sources``: every input's ``results`` in the order given,
+    and what is ``shown`` -- (label, excerpt or signatures) in print order, after the budget
+    and the sort. With a budget: what was ``dropped``, and ``tokens``, the ruler's count
+    of ``render()``."""
+
+    identifiers: tuple[str, ...]
+    options: ExcerptOptions
+    signatures: bool
+    results: list[FileResult]
+    shown: list[tuple[str, Item]]
+    budget: int | None = None
+    dropped: list[Dropped] = field(default_factory=list)
+    tokens: int | None = None
+    ruler: Ruler | None = None
+
+    @property
+    def skipped(self) -> list[FileResult]:
+        """The inputs not shown because they are binary or unreadable, in the order given."""
+        return [r for r in self.results if r.status != OK]
+
+    @property
+    def failed(self) -> bool:
+        """Whether some input could not be read."""
+        return any(r.status == UNREADABLE for r in self.results)
+
+    @property
+    def notes(self) -> list[str]:
+        """What to tell the user: the skipped inputs' notes, then what the budget dropped."""
+        return [r.note for r in self.skipped if r.note] + self.drop_notes()
+
+    def drop_notes(self, limit: int = NOTE_LIMIT) -> list[str]:
+        """What the budget dropped, as lines: a count, then one line a file (the first
+        LIMIT files, then how many more). Empty when nothing was dropped."""
+        if not self.dropped:
+            return []
+        per_file: dict[str, list[str]] = {}
+        for d in self.dropped:
+            if d.kind == "window":
+                what = f"window {d.start}-{d.end} (score {d.score:g})"
+            else:
+                what = "whole file" + ("" if d.matched else " (nothing matched)")
+            per_file.setdefault(d.label, []).append(what)
+        labels = list(per_file)
+        lines = [f"dropped {len(self.dropped)} part(s) of {len(labels)} file(s)"]
+        lines.extend(
+            f"  dropped {label}: " + ", ".join(per_file[label]) for label in labels[:limit]
+        )
+        if len(labels) > limit:
+            lines.append(f"  ... and {len(labels) - limit} more files")
+        return lines
+
+    def render(self) -> str:
+        """The text of the shown files, one block each, separated by a blank line."""
+        return "\n".join(render_item(item, label) for label, item in self.shown)
+
+    def budget_dict(self) -> dict | None:
+        if self.budget is None:
+            return None
+        ruler = self.ruler
+        return {
+            "tokens": self.budget,
+            "used": self.tokens,
+            "counter": ruler.name if ruler is not None else None,
+            "exact": ruler.exact if ruler is not None else None,
+            "dropped": [
+                {"path": d.label, "kind": d.kind, "start": d.start, "end": d.end, "score": d.score}
+                for d in self.dropped
+            ],
+        }
+
+    def as_dict(self) -> dict:
+        """The --json document of ctx-excerpt (its --help gives the schema)."""
+        to_dict = signatures_dict if self.signatures else excerpt_dict
+        doc: dict = {
+            "identifiers": list(self.identifiers),
+            "options": self.options.as_dict(),
+            "files": [to_dict(item, label) for label, item in self.shown]
+            + [r.as_dict() for r in self.skipped],
+        }
+        budget = self.budget_dict()
+        if budget is not None:
+            doc["budget"] = budget
+        return doc
+
+
+def excerpt_sources(
+    sources: Iterable[Source],
+    identifiers: Matcher | Iterable[str],
+    options: ExcerptOptions | None = None,
+    *,
+    signatures: bool = False,
+    ruler: Ruler | Callable[[], Ruler] | None = None,
+    budget: int | None = None,
+    sort: str = "given",
+    jobs: int | None = 1,
+    store: HandleStore | str | os.PathLike | None = None,
+    session: str | None = None,
+    unreadable: Mapping[str, str] | None = None,
+    on_file: Callable[[FileResult], None] | None = None,
+) -> ExcerptRun:
+    """Excerpt every input (see ``iter_excerpts`` for SIGNATURES, JOBS, STORE, SESSION,
+    UNREADABLE), fit the whole text into BUDGET tokens of RULER when a budget is given,
+    and order the files: SORT "given", or "score" (best first, ties in the order given).
+
+    The budget drops what is worth least first: files where nothing matched (the last
+    first), then windows, the lowest-scoring first, then matched files reduced to their
+    head (see ``ctxtools.excerpt.fit_budget``). RULER is a Ruler, or a function returning
+    one, called only when a budget needs it, after every input is loaded (None: the
+    default ``get_ruler()``). ON_FILE is called with each result as it is loaded, in the
+    order given; an exception from it stops the run.
+    """
+    if sort not in ("given", "score"):
+        raise ValueError(f"sort must be 'given' or 'score', not {sort!r}")
+    options = options or ExcerptOptions()
+    matcher = _as_matcher(identifiers, options)
+    results: list[FileResult] = []
+    for res in iter_excerpts(
+        sources,
+        matcher,
+        options,
+        signatures=signatures,
+        jobs=jobs,
+        store=store,
+        session=session,
+        unreadable=unreadable,
+    ):
+        if on_file is not None:
+            on_file(res)
+        results.append(res)
+    shown: list[tuple[str, Item]] = [(r.label, r.excerpt) for r in results if r.status == OK]
+    run = ExcerptRun(matcher.identifiers, options, signatures, results, shown)
+    if budget is not None:
+        if ruler is None:
+            from ctxtools.tokens import get_ruler
+
+            ruler = get_ruler().ruler
+        elif not hasattr(ruler, "count"):
+            ruler = ruler()
+        shown, run.dropped, run.tokens = fit_budget(shown, budget, ruler.count, render_item)
+        run.budget = budget
+        run.ruler = ruler
+    if sort == "score":
+        shown = sorted(shown, key=lambda it: -it[1].score)  # stable: ties keep their order
+    run.shown = shown
+    return run
