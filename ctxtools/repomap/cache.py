@@ -19,6 +19,7 @@ never includes the query or focus (they change ranking, not scanning).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -271,6 +272,7 @@ RESULT_MAGIC = b"ctx-repomap-result-v2\n"
 RESULT_KEEP = 8  # most recent results kept per repository
 
 
+@functools.cache
 def code_fingerprint() -> str:
     """xxh3 of the whole repomap package's source: new code, new results."""
     import xxhash
@@ -333,3 +335,55 @@ class ResultMemo:
         while len(self.results) > RESULT_KEEP:
             del self.results[next(iter(self.results))]
         return atomic_write(self.path, RESULT_MAGIC + marshal.dumps(self.results, 4))
+
+
+# --- ranking and fitting memos --------------------------------------------------------------
+
+
+class KeyedMemo:
+    """A few results kept in one store file, most recent last, each under a digest of what
+    determines it; anything missing, damaged or of another shape is simply a miss. Used for
+    the ranking of a graph (``rank-v1-*``: ranking is exact and deterministic, so equal
+    graphs rank equally) and the fitting of a layout (``fit-v1-*``: a fit counted once by
+    the real ruler stays true for the same lines, budget and ruler)."""
+
+    def __init__(self, store_root: str | os.PathLike, root: str, kind: str, keep: int):
+        import xxhash
+
+        key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
+        self.path = Path(store_root) / CACHE_DIR / f"{kind}-v1-{key}.bin"
+        self.magic = b"ctx-repomap-" + kind.encode() + b"-v1\n"
+        self.keep = keep
+        self.results: dict[str, object] | None = None
+
+    def load(self) -> dict[str, object]:
+        import marshal
+
+        if self.results is None:
+            self.results = {}
+            try:
+                blob = self.path.read_bytes()
+                if blob.startswith(self.magic):
+                    results = marshal.loads(memoryview(blob)[len(self.magic) :])
+                    if isinstance(results, dict):
+                        self.results = results
+            except Exception:  # missing, unreadable or damaged: a miss
+                pass
+        return self.results
+
+    def get(self, key: str) -> object:
+        return self.load().get(key)
+
+    def put(self, key: str, result: object) -> str | None:
+        import marshal
+
+        results = self.load()
+        results.pop(key, None)
+        results[key] = result
+        while len(results) > self.keep:
+            del results[next(iter(results))]
+        try:
+            body = marshal.dumps(results, 4)
+        except ValueError as exc:  # an unmarshallable value: keep nothing rather than crash
+            return str(exc)
+        return atomic_write(self.path, self.magic + body)

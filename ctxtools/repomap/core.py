@@ -370,20 +370,11 @@ def scan_repository(
     return ss
 
 
-def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str | None = None):
-    """(ranked files in rank order, query identifiers, edges summary) for a ScanSet."""
-    from ctxtools.repomap.graph import (
-        build_graph,
-        centrality,
-        definition_scores,
-        pagerank,
-        personalisation,
-    )
-    from ctxtools.repomap.render import RankedFile
+def _rank_graph(scans: list[FileScan], personal: list[float] | None):
+    """(rank, file scores, definition scores, graph): the ranking computed from scratch."""
+    from ctxtools.repomap.graph import build_graph, centrality, definition_scores, pagerank
 
-    scans = ss.scans
     graph = build_graph(scans)
-    personal, idents = personalisation(scans, set(focus), query)
     rank = pagerank(graph.out)
     score = centrality(graph, rank)
     # Tests and test data use everything and are used by little but each other: a map
@@ -397,7 +388,49 @@ def rank_scans(ss: ScanSet, focus: list[str] | tuple[str, ...] = (), query: str 
         total = sum(score)
         score = [x / total for x in score] if total > 0 else score
         rank = prank
-    dscores = definition_scores(graph, rank)
+    return rank, score, definition_scores(graph, rank), graph
+
+
+def rank_scans(
+    ss: ScanSet,
+    focus: list[str] | tuple[str, ...] = (),
+    query: str | None = None,
+    memo=None,
+):
+    """(ranked files in rank order, query identifiers, edges summary) for a ScanSet.
+
+    MEMO (a ``cache.KeyedMemo``) remembers the unpersonalised ranking of the last graph
+    under ``graph_signature``: an edit that changes no edge (a new or removed definition
+    nobody names yet, a changed signature, a comment, a touched file) then skips building
+    the graph and PageRank. The ranking is deterministic, so a hit is exactly what a cold
+    run computes."""
+    from ctxtools.repomap.graph import Graph, personalisation
+    from ctxtools.repomap.render import RankedFile
+
+    scans = ss.scans
+    personal, idents = personalisation(scans, set(focus), query)
+    ranking = key = None
+    if memo is not None and personal is None:
+        from ctxtools.repomap.cache import code_fingerprint
+        from ctxtools.repomap.graph import graph_signature
+
+        # The code and the Python version (its built-in names weigh nothing) count too.
+        key = f"{code_fingerprint()}:{sys.version_info[:3]}:{graph_signature(scans)}"
+        ranking = memo.get(key)
+        if not (
+            type(ranking) is tuple
+            and len(ranking) == 5
+            and all(len(x) == len(scans) for x in ranking[:4])
+        ):
+            ranking = None
+    if ranking is not None:
+        rank, score, dscores, out, import_edges = ranking
+        graph = Graph([s.rel for s in scans], out, [], {}, import_edges)
+    else:
+        rank, score, dscores, graph = _rank_graph(scans, personal)
+        if key is not None:
+            # Written at once: the definition scores are credited to base classes below.
+            memo.put(key, (rank, score, dscores, graph.out, graph.import_edges))
     ranked = []
     for i, s in enumerate(scans):
         sc = dscores[i]
@@ -636,7 +669,13 @@ def build_map(
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
 
-    ranked, idents, edges = rank_scans(ss, focus_rels, query)
+    rank_memo = None
+    if use_cache:
+        from ctxtools.config import store_root
+        from ctxtools.repomap.cache import KeyedMemo
+
+        rank_memo = KeyedMemo(store_root(store), root, "rank", 1)
+    ranked, idents, edges = rank_scans(ss, focus_rels, query, rank_memo)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
     ss.scans = []
