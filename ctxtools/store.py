@@ -3,7 +3,8 @@
 Layout under the store root (created with mode 0700 on the first write)::
 
     blobs/ab/<sha256>          raw bytes, immutable, content-addressed
-    blobs/ab/<sha256>.idx      line index and block checksums (see ``LineIndex``)
+    blobs/ab/<sha256>.idx      line index and block checksums (see ``LineIndex``); a blob
+                               under 64 KiB written by ``put_many`` has none (rebuilt)
     sessions/<session>/<name>.json   the current card of that name (plus private fields)
     access.jsonl               append-only access log, compacted now and then
     .lock                      flock: writers share it, gc/rm/compaction take it alone
@@ -34,7 +35,7 @@ import re
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -72,6 +73,12 @@ READ_CHUNK = 1 << 20  # bytes per read while stashing
 BLOCK_SIZE = 1 << 20  # bytes per xxh3-64 block checksum
 STRIDE = 1 << 16  # a line checkpoint about every 64 KiB
 FULL_CHECK_BYTES = 8 << 20  # blobs up to this size are verified whole on every open
+# A batch (put_many) writes no ``.idx`` file for smaller blobs: their index (one block, no
+# line checkpoints) is rebuilt from the blob on open -- the reader hashes such a blob whole
+# anyway -- which saves a file per handle (creating a file is the dear part of a stash).
+INDEX_MIN_BYTES = STRIDE
+BATCH_WORKERS = 8  # threads writing a put_many batch (creating files overlaps per directory)
+PUT_KWARGS = frozenset({"name", "session", "type", "exit_status"})
 HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
 JSON_PARSE_LIMIT = 8 << 20  # whole-document JSON validation up to this size
 JSONL_LINE_LIMIT = 1 << 20  # longer lines are not JSON Lines records (type detection)
@@ -900,23 +907,8 @@ class HandleStore:
             _fsync_dir(final.parent)
         except OSError as exc:
             raise self._store_error(exc, "write") from exc
-        name = name or sha[:REF_PREFIX_LEN]
-        record = {
-            "kind": "handle",
-            "session_id": session,
-            "name": name,
-            "type": detected,
-            "length": ix.chars,
-            "lines": ix.lines,
-            "bytes": ix.size,
-            "repr_preview": make_preview(bytes(ix.head)),
-            "sha256": sha,
-            "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
-        }
-        if exit_status is not None:
-            record["exit_status"] = int(exit_status)
-        record["xxh3"] = ix.xxh3
-        record["created_at"] = round(time.time(), 3)
+        record = _make_record(ix, detected, name, session, exit_status, time.time())
+        name = record["name"]
         import orjson
 
         path = self.card_path(session, name)
@@ -927,6 +919,144 @@ class HandleStore:
         except OSError as exc:
             raise self._store_error(exc, "write the card") from exc
         return public_card(record)
+
+    def put_many(self, items: Iterable[tuple[bytes, dict]]) -> list[dict]:
+        """Store many payloads in one batch; their cards, in order, as ``put_bytes`` gives them.
+
+        ITEMS are ``(data, kwargs)`` with KWARGS as for ``put_bytes`` (``name``, ``session``,
+        ``type``, ``exit_status``; all optional). Everything is validated before anything is
+        written (UsageError). Later items win over earlier ones of the same session/name, as
+        with one put after another.
+
+        Cheaper than one put each: the blobs and cards go to temporary files by several
+        threads at once (a file's creation is what costs; it overlaps across directories),
+        then, under one hold of the shared lock, the blobs are renamed into place and each of
+        their directories fsync'ed once, and only then the cards are renamed into place (and
+        their directory fsync'ed once). A killed batch therefore leaves at most temporary
+        files (``gc`` removes them) and cards whose blobs are complete and durable; a failed
+        one (StoreError) removes its temporary files and may have put some cards in place,
+        each of them whole.
+        """
+        import io
+
+        import orjson
+
+        now = time.time()
+        prepared: list[tuple[Indexer, str, dict]] = []
+        blobs: dict[str, tuple[bytes, Indexer]] = {}
+        for data, kwargs in items:
+            unknown = set(kwargs) - PUT_KWARGS
+            if unknown:
+                raise TypeError(f"put_many: unexpected argument(s) {sorted(unknown)}")
+            session = validate_session(kwargs.get("session", DEFAULT_SESSION))
+            name = kwargs.get("name")
+            if name is not None:
+                validate_name(name)
+            type_ = kwargs.get("type")
+            if type_ is not None and type_ not in TYPES:
+                raise UsageError(f"unknown type {type_!r}", hint="one of: " + ", ".join(TYPES))
+            data = bytes(data)
+            ix = Indexer()
+            for at in range(0, len(data), READ_CHUNK):
+                ix.feed(data[at : at + READ_CHUNK])
+            ix.finish()
+            detected = type_ or detect_type_head(bytes(ix.head), ix.size, io.BytesIO(data))
+            record = _make_record(ix, detected, name, session, kwargs.get("exit_status"), now)
+            prepared.append((ix, session, record))
+            blobs.setdefault(ix.sha256, (data, ix))
+        if not prepared:
+            return []
+
+        self._ensure_dir(self.blobs_dir)
+        self._ensure_dir(self.sessions_dir)
+        # One task per directory: files made in one directory are made one after another
+        # by the kernel anyway. The biggest tasks start first.
+        tasks: dict[Path, list[tuple]] = {}
+        for sha, (data, ix) in blobs.items():
+            tasks.setdefault(self.blob_path(sha).parent, []).append(("blob", sha, data, ix))
+        for k, (_ix, session, record) in enumerate(prepared):
+            path = self.card_path(session, record["name"])
+            tasks.setdefault(path.parent, []).append(("card", k, orjson.dumps(record) + b"\n"))
+        temps: list[Path] = []  # every temp file made (removed on failure)
+        blob_tmp: dict[str, tuple[Path, Path | None]] = {}  # sha -> (blob temp, index temp)
+        card_tmp: dict[int, Path] = {}
+
+        def write_temp(directory: Path, data: bytes, durable: bool) -> Path:
+            tmp = self._tmp_name(directory)
+            fd = _create(tmp)
+            temps.append(tmp)
+            try:
+                _write_all(fd, data)
+                if durable:
+                    os.fdatasync(fd)
+            finally:
+                os.close(fd)
+            return tmp
+
+        def run(directory: Path, jobs: list[tuple]) -> None:
+            directory.mkdir(mode=0o700, exist_ok=True)
+            for job in jobs:
+                if job[0] == "blob":
+                    _kind, sha, data, ix = job
+                    tmp = write_temp(directory, data, True)
+                    itmp = None
+                    if ix.size >= INDEX_MIN_BYTES:  # derived, checks itself: no fsync
+                        itmp = write_temp(directory, ix.index().to_bytes(), False)
+                    blob_tmp[sha] = (tmp, itmp)
+                else:
+                    _kind, k, data = job
+                    card_tmp[k] = write_temp(directory, data, True)
+
+        order = sorted(tasks.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
+        try:
+            try:
+                if len(order) == 1 or len(prepared) <= 2:
+                    for directory, jobs in order:
+                        run(directory, jobs)
+                else:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    with ThreadPoolExecutor(max_workers=min(BATCH_WORKERS, len(order))) as pool:
+                        futures = [pool.submit(run, d, jobs) for d, jobs in order]
+                        try:
+                            for f in futures:
+                                f.result()
+                        finally:
+                            for f in futures:
+                                f.cancel()  # after a failure, the tasks not yet started
+            except OSError as exc:
+                raise self._store_error(exc, "write") from exc
+            with self._lock():
+                try:
+                    blob_dirs = set()
+                    for sha, (tmp, itmp) in blob_tmp.items():
+                        if itmp is not None:
+                            os.replace(itmp, self.idx_path(sha))
+                        os.replace(tmp, self.blob_path(sha))
+                        blob_dirs.add(tmp.parent)
+                    for d in sorted(blob_dirs):
+                        _fsync_dir(d)
+                    _fsync_dir(self.blobs_dir)  # new blobs/ab directories
+                except OSError as exc:
+                    raise self._store_error(exc, "write") from exc
+                # Every blob is durable and in place: now the cards may appear.
+                try:
+                    card_dirs = set()
+                    for k, (_ix, session, record) in enumerate(prepared):
+                        path = self.card_path(session, record["name"])
+                        os.replace(card_tmp[k], path)
+                        card_dirs.add(path.parent)
+                    for d in sorted(card_dirs):
+                        _fsync_dir(d)
+                    _fsync_dir(self.sessions_dir)
+                except OSError as exc:
+                    raise self._store_error(exc, "write the card") from exc
+        except BaseException:
+            for tmp in temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)  # those already renamed are gone from their temp name
+            raise
+        return [public_card(record) for _ix, _session, record in prepared]
 
     # reading
     def _load_record(self, session: str, name: str) -> dict | None:
@@ -975,10 +1105,12 @@ class HandleStore:
         sha = record["sha256"]
         ipath = self.idx_path(sha)
         index = None
-        try:
-            index = LineIndex.from_bytes(ipath.read_bytes())
-        except OSError:
-            index = None
+        small = int(record.get("bytes", 0)) < INDEX_MIN_BYTES
+        if not small:
+            try:
+                index = LineIndex.from_bytes(ipath.read_bytes())
+            except OSError:
+                index = None
         if index is not None and (
             index.size != record.get("bytes") or index.xxh3 != record.get("xxh3")
         ):
@@ -995,8 +1127,9 @@ class HandleStore:
                     hint="re-stash it",
                 )
             index = ix.index()
-            with contextlib.suppress(OSError, StoreError):
-                self._atomic_write(ipath, index.to_bytes(), durable=False)
+            if not small:
+                with contextlib.suppress(OSError, StoreError):
+                    self._atomic_write(ipath, index.to_bytes(), durable=False)
         # lines: newlines plus an unterminated last line
         if index.size:
             fh.seek(index.size - 1)
@@ -1316,6 +1449,36 @@ class HandleStore:
         if pid == os.getpid():
             return False
         return not _pid_alive(pid) or age > TMP_STALE_SECONDS
+
+
+def _make_record(
+    ix: Indexer,
+    detected: str,
+    name: str | None,
+    session: str,
+    exit_status: int | None,
+    now: float,
+) -> dict:
+    """The stored record (public card plus private fields) of a payload indexed by IX."""
+    sha = ix.sha256
+    name = name or sha[:REF_PREFIX_LEN]
+    record = {
+        "kind": "handle",
+        "session_id": session,
+        "name": name,
+        "type": detected,
+        "length": ix.chars,
+        "lines": ix.lines,
+        "bytes": ix.size,
+        "repr_preview": make_preview(bytes(ix.head)),
+        "sha256": sha,
+        "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
+    }
+    if exit_status is not None:
+        record["exit_status"] = int(exit_status)
+    record["xxh3"] = ix.xxh3
+    record["created_at"] = round(now, 3)
+    return record
 
 
 def _access_line(s: str, n: str, c: int, t: float) -> bytes:

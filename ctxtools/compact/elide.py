@@ -30,9 +30,12 @@ REF_SHA_LEN = 12  # the store's ref carries the first 12 hex digits of the SHA-2
 
 
 class Stash(Protocol):
-    """Where elided results go: ``put(data, name) -> ref``."""
+    """Where elided results go: ``put(data, name) -> ref``; ``put_many`` stashes a batch of
+    ``(data, name, type)`` and returns their refs in order."""
 
     def put(self, data: bytes, name: str, type: str | None = None) -> str: ...
+
+    def put_many(self, items: list[tuple[bytes, str, str | None]]) -> list[str]: ...
 
 
 class MemoryStash:
@@ -45,6 +48,9 @@ class MemoryStash:
     def put(self, data: bytes, name: str, type: str | None = None) -> str:
         self.items[name] = data
         return predict_ref(self.session, data)
+
+    def put_many(self, items: list[tuple[bytes, str, str | None]]) -> list[str]:
+        return [self.put(data, name, type=t) for data, name, t in items]
 
     def read(self, ref: str) -> bytes:
         name = ref.split("/", 1)[-1].split("@", 1)[0]
@@ -61,20 +67,32 @@ class StoreStash:
         self.session = session
 
     def put(self, data: bytes, name: str, type: str | None = None) -> str:
+        return self.put_many([(data, name, type)])[0]
+
+    def _stashed(self, data: bytes, name: str) -> str | None:
+        """The ref of NAME if it already holds DATA (a rerun), else None."""
         sha = hashlib.sha256(data).hexdigest()
-        ref = f"ctx:{self.session}/{name}"
         try:
-            record = self.store.record(ref, self.session)
+            record = self.store.record(f"ctx:{self.session}/{name}", self.session)
         except CtxError:
-            record = None
-        if (
-            record is not None
-            and record.get("sha256") == sha
-            and self.store.blob_path(sha).is_file()
-        ):
-            return record["ref"]  # already stashed (a rerun): the same handle, no new write
-        card = self.store.put_bytes(data, name=name, session=self.session, type=type)
-        return card["ref"]
+            return None
+        if record.get("sha256") == sha and self.store.blob_path(sha).is_file():
+            return record["ref"]
+        return None
+
+    def put_many(self, items: list[tuple[bytes, str, str | None]]) -> list[str]:
+        """Stash every (data, name, type) in one store batch (``HandleStore.put_many``);
+        their refs. Names that already hold the same bytes are not written again."""
+        refs: list[str | None] = [self._stashed(data, name) for data, name, _t in items]
+        todo = [k for k, ref in enumerate(refs) if ref is None]
+        batch = []
+        for k in todo:
+            data, name, t = items[k]
+            batch.append((data, {"name": name, "session": self.session, "type": t}))
+        cards = self.store.put_many(batch)
+        for k, card in zip(todo, cards, strict=True):
+            refs[k] = card["ref"]
+        return [str(r) for r in refs]
 
 
 def content_bytes(content: object) -> bytes:

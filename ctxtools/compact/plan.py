@@ -51,7 +51,6 @@ from ctxtools.compact.transcript import (
     tool_results,
 )
 
-PUT_WORKERS = 8  # concurrent stashes
 CHUNK = 512  # messages counted per step of the backward pass
 DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
 
@@ -126,23 +125,15 @@ def protected_start(tr: Transcript, head: int, keep_recent: int) -> int:
 
 
 def _put_all(stash: Stash, puts: dict[str, tuple[bytes, str | None]]) -> dict[str, str]:
-    """Stash every (data, type) under its name; name -> ref. Stashes take the store's shared
-    lock, so several run at once (their fsyncs overlap)."""
-    items = list(puts.items())
-    if len(items) <= 2:
-        return {name: stash.put(data, name, type=t) for name, (data, t) in items}
-    from concurrent.futures import ThreadPoolExecutor
-
-    # The first one alone: it creates the store's directories (their creation is not safe
-    # to race in HandleStore._ensure_dir).
-    name0, (data0, t0) = items[0]
-    refs = {name0: stash.put(data0, name0, type=t0)}
-    with ThreadPoolExecutor(max_workers=min(PUT_WORKERS, len(items) - 1)) as pool:
-        futures = {
-            name: pool.submit(stash.put, data, name, type=t) for name, (data, t) in items[1:]
-        }
-        refs.update({name: f.result() for name, f in futures.items()})
-    return refs
+    """Stash every (data, type) under its name in one batch; name -> ref. A stash without
+    ``put_many`` gets one ``put`` after another."""
+    items = [(data, name, t) for name, (data, t) in puts.items()]
+    put_many = getattr(stash, "put_many", None)
+    if put_many is None:
+        refs = [stash.put(data, name, type=t) for data, name, t in items]
+    else:
+        refs = put_many(items)
+    return {name: ref for (_data, name, _t), ref in zip(items, refs, strict=True)}
 
 
 def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
