@@ -1,0 +1,252 @@
+"""The multi-file run as a library user (ctx-pack) calls it: no click, no printing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctxtools.errors import CtxError, ExitStatus, NotFoundError
+from ctxtools.excerpt import (
+    ExcerptOptions,
+    Matcher,
+    Signatures,
+    excerpt_dict,
+    excerpt_text,
+    render_excerpt,
+    render_signatures,
+)
+from ctxtools.excerpt_run import (
+    ExcerptRun,
+    FileResult,
+    Input,
+    excerpt_sources,
+    find_unreadable,
+    iter_excerpts,
+    unreadable_error,
+)
+from ctxtools.identifiers import identifiers_from_query
+from ctxtools.tokens import HeuristicRuler
+
+DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
+QUERY = identifiers_from_query("verify_token sweep Cart")
+
+
+@pytest.fixture
+def src(tmp_path, monkeypatch):
+    for name in ALL:
+        shutil.copy(DATA / name, tmp_path / name)
+    (tmp_path / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00verify_token")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_results_and_render_without_a_budget(src):
+    run = excerpt_sources(["auth.py", "lexer.rs", "blob.bin"], QUERY)
+    assert isinstance(run, ExcerptRun)
+    assert [(r.label, r.status) for r in run.results] == [
+        ("auth.py", "ok"),
+        ("lexer.rs", "ok"),
+        ("blob.bin", "binary"),
+    ]
+    assert run.identifiers == ("verify_token", "sweep", "Cart")
+    assert run.budget is None and run.tokens is None and run.dropped == []
+    assert not run.failed
+    assert run.notes == ["blob.bin: binary file, skipped"]
+    expected = [
+        render_excerpt(excerpt_text((DATA / n).read_bytes(), QUERY), n)
+        for n in ("auth.py", "lexer.rs")
+    ]
+    assert run.render() == "\n".join(expected)
+    doc = run.as_dict()
+    assert "budget" not in doc
+    assert doc["files"][-1] == {"path": "blob.bin", "status": "binary"}
+    assert doc["files"][0] == excerpt_dict(
+        excerpt_text((DATA / "auth.py").read_bytes(), QUERY), "auth.py"
+    )
+
+
+def test_budget_fitting_without_the_cli(src):
+    ruler = HeuristicRuler()
+    opts = ExcerptOptions(window=3)
+    names = ["auth.py", "lexer.rs", "cart.ts"]
+    full = excerpt_sources(names, QUERY, opts)
+    total = ruler.count(full.render())
+    run = excerpt_sources(names, QUERY, opts, ruler=ruler, budget=total - 10)
+    assert run.tokens == ruler.count(run.render()) <= total - 10
+    assert [(d.label, d.kind) for d in run.dropped] == [("lexer.rs", "file")]
+    assert [label for label, _ in run.shown] == ["auth.py", "cart.ts"]
+    assert run.drop_notes() == [
+        "dropped 1 part(s) of 1 file(s)",
+        "  dropped lexer.rs: whole file (nothing matched)",
+    ]
+    tight = excerpt_sources(names, QUERY, opts, ruler=ruler, budget=300)
+    assert tight.tokens <= 300
+    budget = tight.as_dict()["budget"]
+    assert budget["tokens"] == 300 and budget["used"] == tight.tokens
+    assert budget["counter"] == "heuristic" and budget["exact"] is False
+    assert ("auth.py", "window") in [(d["path"], d["kind"]) for d in budget["dropped"]]
+    for _label, ex in tight.shown:
+        assert ex.spans[0].kind == "head"  # a kept file keeps its head
+    # the results are the files as loaded, whole: the budget changes only what is shown
+    assert [r.excerpt for r in tight.results] == [r.excerpt for r in full.results]
+
+
+def test_the_ruler_is_asked_for_only_when_a_budget_needs_it(src):
+    asked = []
+
+    def ruler():
+        asked.append(True)
+        return HeuristicRuler()
+
+    excerpt_sources(["auth.py"], QUERY, ruler=ruler)
+    assert asked == []
+    run = excerpt_sources(["auth.py"], QUERY, ruler=ruler, budget=50)
+    assert asked == [True] and run.ruler.name == "heuristic"
+    default = excerpt_sources(["auth.py"], QUERY, budget=400)  # the default ruler: exact
+    assert default.ruler.exact and default.ruler.count(default.render()) <= 400
+
+
+def test_drop_notes_name_at_most_limit_files(src):
+    run = excerpt_sources(ALL, QUERY, ruler=HeuristicRuler(), budget=1)
+    assert run.shown == [] and run.tokens == 0
+    notes = run.drop_notes(limit=2)
+    assert notes[0] == f"dropped {len(run.dropped)} part(s) of 6 file(s)"
+    assert len(notes) == 4 and notes[-1] == "  ... and 4 more files"
+
+
+def test_sort_by_score_keeps_ties_in_the_order_given(src):
+    names = ["lexer.rs", "cart.ts", "auth.py", "server.go"]
+    run = excerpt_sources(names, QUERY, sort="score")
+    scores = {label: ex.score for label, ex in run.shown}
+    assert [label for label, _ in run.shown] == sorted(names, key=lambda n: -scores[n])
+    assert scores["server.go"] == 0 == scores["lexer.rs"]
+    order = [label for label, _ in run.shown]
+    assert order.index("lexer.rs") < order.index("server.go")
+    with pytest.raises(ValueError):
+        excerpt_sources(names, QUERY, sort="name")
+
+
+def test_unreadable_inputs_are_results_and_on_file_sees_them_in_order(src, store_dir):
+    seen: list[tuple[str, str]] = []
+    run = excerpt_sources(
+        ["gone.py", "blob.bin", str(src), "ctx:nosuch", "cart.ts"],
+        QUERY,
+        on_file=lambda r: seen.append((r.label, r.status)),
+    )
+    assert seen == [(r.label, r.status) for r in run.results]
+    assert [r.status for r in run.results] == [
+        "unreadable",
+        "binary",
+        "unreadable",
+        "unreadable",
+        "ok",
+    ]
+    gone, _blob, directory, handle, _cart = run.results
+    assert gone.error == "gone.py: no such file"
+    assert gone.exit_status == NotFoundError.exit_status
+    assert directory.error == f"{src}: is a directory"
+    assert "nosuch" in handle.error and handle.exit_status == ExitStatus.FAILURE
+    assert run.failed
+    assert [f["status"] for f in run.as_dict()["files"]] == [
+        "ok",
+        "unreadable",
+        "binary",
+        "unreadable",
+        "unreadable",
+    ]
+    with pytest.raises(CtxError) as exc:
+        gone.raise_error()
+    assert str(exc.value) == "gone.py: no such file" and exc.value.exit_status == 1
+    FileResult("x", "ok").raise_error()  # not an error: nothing raised
+
+
+def test_on_file_may_stop_the_run(src):
+    loaded = []
+
+    def stop(res):
+        loaded.append(res.label)
+        res.raise_error()
+
+    with pytest.raises(CtxError, match="gone.py: no such file"):
+        excerpt_sources(["auth.py", "gone.py", "cart.ts"], QUERY, on_file=stop)
+    assert loaded == ["auth.py", "gone.py"]
+
+
+def test_find_unreadable_and_its_error(src):
+    bad = find_unreadable(["auth.py", "a.py", Input("x", data=b""), "ctx:h", "a.py", str(src)])
+    assert bad == {"a.py": "a.py: no such file", str(src): f"{src}: is a directory"}
+    assert str(unreadable_error({"a.py": "a.py: no such file"}, hint="h")) == "a.py: no such file"
+    many = {f"f{k}.py": f"f{k}.py: no such file" for k in range(12)}
+    err = unreadable_error(many, hint="--keep-going excerpts the rest")
+    assert isinstance(err, NotFoundError)
+    assert str(err) == (
+        "12 files cannot be read: f0.py, f1.py, f2.py, f3.py, f4.py, f5.py, f6.py, f7.py, "
+        "f8.py, f9.py and 2 more (--keep-going excerpts the rest)"
+    )
+
+
+def test_data_inputs_are_read_when_their_turn_comes(src):
+    calls = []
+
+    def later():
+        calls.append("read")
+        return (DATA / "auth.py").read_bytes()
+
+    results = iter_excerpts([Input("<stdin>", data=later), "cart.ts"], QUERY)
+    assert calls == []
+    first = next(results)
+    assert calls == ["read"] and first.label == "<stdin>" and first.excerpt.matched
+    assert next(results).label == "cart.ts"
+    # bytes too; with --signatures the label's extension picks the language
+    run = excerpt_sources(
+        [Input("mem/auth.py", data=(DATA / "auth.py").read_bytes())], QUERY, signatures=True
+    )
+    ((label, sig),) = run.shown
+    assert label == "mem/auth.py" and isinstance(sig, Signatures) and sig.language == "python"
+
+
+def test_handles_from_a_store_root_or_a_store(src, tmp_path):
+    from ctxtools.store import HandleStore
+
+    root = tmp_path / "elsewhere"
+    store = HandleStore(root)
+    store.put_bytes((DATA / "auth.py").read_bytes(), name="authsrc", session="work")
+    direct = excerpt_text((DATA / "auth.py").read_bytes(), QUERY)
+    for where in (root, str(root), store):
+        run = excerpt_sources(["ctx:authsrc"], QUERY, store=where, session="work")
+        ((label, ex),) = run.shown
+        assert label == "ctx:authsrc" and ex == direct
+    other = excerpt_sources(["ctx:authsrc"], QUERY, store=root)  # the default session
+    assert other.results[0].status == "unreadable" and "authsrc" in other.results[0].error
+    run = excerpt_sources(["ctx:work/authsrc"], QUERY, store=root, signatures=True)
+    assert run.shown[0][1].language is None  # a handle's name without an extension
+
+
+def test_rendered_results_carry_text_only(src):
+    matcher = Matcher(QUERY)
+    results = list(iter_excerpts(["auth.py", "blob.bin"], matcher, render=True))
+    assert results[0].excerpt is None
+    assert results[0].text == render_excerpt(
+        excerpt_text((DATA / "auth.py").read_bytes(), matcher), "auth.py"
+    )
+    assert results[1].status == "binary" and results[1].text is None
+    (sig,) = iter_excerpts(["server.go"], matcher, signatures=True, render=True)
+    from ctxtools.excerpt import signatures_of
+
+    expected = signatures_of("server.go", (DATA / "server.go").read_bytes(), matcher)
+    assert sig.text == render_signatures(expected, "server.go")
+
+
+@pytest.mark.parametrize("render", [False, True])
+def test_worker_processes_give_the_same_results(src, render):
+    names = [*ALL, "blob.bin", "gone.py", *ALL]
+    one = list(iter_excerpts(names, QUERY, jobs=1, render=render))
+    two = list(iter_excerpts(names, QUERY, jobs=2, render=render))
+    assert one == two
+    assert [r.status for r in one].count("ok") == 12
+    a = excerpt_sources(names, QUERY, jobs=1, ruler=HeuristicRuler(), budget=2000)
+    b = excerpt_sources(names, QUERY, jobs=2, ruler=HeuristicRuler(), budget=2000)
+    assert a.as_dict() == b.as_dict() and a.render() == b.render()
