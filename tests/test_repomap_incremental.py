@@ -51,7 +51,8 @@ def make_repo(root: Path) -> None:
             "from pkg.models import Model, Field\nfrom pkg.query import QuerySet\n\n"
             f"class View{k}(Model):\n    field = Field()\n\n"
             f"    def render_page_{k}(self):\n        return QuerySet().filter()\n\n"
-            f"def make_view_{k}():\n    return View{k}()\n",
+            f"def make_view_{k}():\n    return View{k}()\n"
+            + "".join(f"\n\ndef helper_{k}_{j}(a, b):\n    return a\n" for j in range(5)),
         )
     restamp(root)
 
@@ -62,6 +63,7 @@ def append(rel: str, text: str):
 
 EDITS = [
     # (description, function applying the edit)
+    ("a trailing comment", append("pkg/models.py", "\n# a note at the end\n")),
     (
         "a definition nobody names",
         append("pkg/query.py", "\n\ndef unused_extra():\n    pass\n"),
@@ -94,13 +96,33 @@ EDITS = [
 ]
 
 
-@pytest.mark.parametrize("tokens", [80, 2000])
+class Loader:
+    """A ruler loaded on demand (as the command passes it), counting the loads."""
+
+    spec = ("ruler", "cl100k_base", None, False, False)
+
+    def __init__(self) -> None:
+        self.loads = 0
+
+    def __call__(self):
+        self.loads += 1
+        return get_ruler(encoding="cl100k_base").ruler
+
+
+def run(root: Path, store: Path, tokens: int, loader: Loader, **kw):
+    return build_map(
+        str(root), tokens=tokens, ruler=loader, ruler_spec=Loader.spec, store=store, **kw
+    )
+
+
+@pytest.mark.parametrize("tokens", [60, 2000])
 def test_incremental_map_equals_cold_map_over_edits(tmp_path, monkeypatch, tokens):
     root = tmp_path / "repo"
     make_repo(root)
     store = tmp_path / "store"
     ruler = get_ruler(encoding="cl100k_base").ruler
-    build_map(str(root), tokens=tokens, ruler=ruler, store=store)  # fills the caches
+    loader = Loader()
+    run(root, store, tokens, loader)  # fills the caches
     computed = []
     real = core._rank_graph
     monkeypatch.setattr(
@@ -110,18 +132,24 @@ def test_incremental_map_equals_cold_map_over_edits(tmp_path, monkeypatch, token
         edit(root)
         restamp(root)
         computed.clear()
-        warm = build_map(str(root), tokens=tokens, ruler=ruler, store=store)
-        reused = not computed
+        loader.loads = 0
+        warm = run(root, store, tokens, loader)
+        reused, loads = not computed, loader.loads
         cold = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False)
         assert warm.text == cold.text, what
+        assert (warm.tokens, warm.ruler, warm.exact) == (cold.tokens, cold.ruler, cold.exact)
         assert warm.to_json() == cold.to_json(), what
         assert warm.edges.as_dict() == cold.edges.as_dict(), what
-        if what in ("a definition nobody names", "a comment"):
+        if what in ("a trailing comment", "a definition nobody names", "a comment"):
             assert reused, f"{what}: the graph did not change, yet it was ranked again"
         if what in ("a new use", "a file deleted", "a file added"):
             assert not reused, f"{what}: the graph changed, yet the old ranking was used"
-        # And again from the memo: the same bytes.
-        again = build_map(str(root), tokens=tokens, ruler=ruler, store=store)
+        if what == "a trailing comment" and tokens == 60:
+            assert loads == 0, "the same layout was fitted again"
+        if what == "a comment":  # every line number of the map's top file moved
+            assert loads == 1
+        # And again from the memos: the same bytes.
+        again = run(root, store, tokens, loader)
         assert again.text == cold.text
         assert again.to_json() == cold.to_json()
 
@@ -148,6 +176,34 @@ def test_rank_memo_corrupt_or_foreign_means_rebuild(tmp_path):
     m = build_map(str(root), tokens=300, ruler=ruler, store=store)
     assert m.to_json()["files"] == cold.to_json()["files"]
     assert first.text != "" and m.text == cold.text
+
+
+def test_fit_memo_damaged_or_inexact_is_not_trusted(tmp_path):
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    loader = Loader()
+    first = run(root, store, 60, loader)
+    assert loader.loads == 1
+    (memo,) = (store / "repomap").glob("fit-v1-*.bin")
+    good = memo.read_bytes()
+    for k, bad in enumerate((b"", b"junk", good[: len(good) // 2], good[:30] + b"\xff" * 9)):
+        memo.write_bytes(bad)
+        write(root, "pkg/models.py", (root / "pkg/models.py").read_text() + f"\n# {k}\n")
+        loader.loads = 0
+        assert run(root, store, 60, loader).text == first.text
+        assert loader.loads == 1
+    # A recorded fit whose text is not what the layout gives now is not used: the digest
+    # of the examined lines decides, so a changed line means a new fit.
+    write(root, "app0/views.py", (root / "app0/views.py").read_text().replace("(a, b)", "(a)"))
+    loader.loads = 0
+    m = run(root, store, 60, loader)
+    cold = build_map(str(root), tokens=60, ruler=Loader()(), use_cache=False)
+    assert m.text == cold.text and loader.loads == 1
+    # An approximate ruler is never remembered (it may be a fallback for the one asked).
+    memo.unlink()
+    build_map(str(root), tokens=60, ruler=HeuristicRuler(), store=store)
+    assert not memo.exists()
 
 
 def test_rank_memo_is_not_used_with_a_query_or_focus(tmp_path):

@@ -306,7 +306,9 @@ class ResultMemo:
 
         import xxhash
 
-        return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 4))
+        # Version 2 writes values only; 3 and later also how objects are shared (a string
+        # used twice, an interned one), which would make equal keys differ.
+        return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 2))
 
     def load(self) -> None:
         import marshal

@@ -541,6 +541,19 @@ class EdgeSummary:
         }
 
 
+def _fit_memo(store, root: str, spec: object, tokens: int):
+    """The store's memo of fitted maps for ROOT, and the key for SPEC and TOKENS (None,
+    None when SPEC cannot be keyed)."""
+    from ctxtools.config import store_root
+    from ctxtools.repomap.cache import KeyedMemo, ResultMemo, code_fingerprint
+
+    try:
+        key = ResultMemo.key((code_fingerprint(), spec, tokens))
+    except ValueError:  # a spec marshal cannot write
+        return None, None
+    return KeyedMemo(store_root(store), root, "fit", 8), key
+
+
 def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) -> list[str]:
     """Focus paths (relative to ROOT, or to the current directory) as mapped relative paths;
     a directory stands for the mapped files under it."""
@@ -679,8 +692,12 @@ def build_map(
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
     ss.scans = []
-    if not hasattr(ruler, "count"):
-        ruler = ruler()  # a function that loads the ruler: now it is needed
+
+    def load_ruler():
+        nonlocal ruler
+        if not hasattr(ruler, "count"):
+            ruler = ruler()  # a function that loads the ruler: now it is needed
+        return ruler
 
     from ctxtools.repomap.render import (
         FILL_WINDOW,
@@ -688,6 +705,7 @@ def build_map(
         Fitted,
         MapLayout,
         fit,
+        layout_digest,
         signature_width,
     )
 
@@ -695,19 +713,50 @@ def build_map(
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
     fitted = None
+    ruler_name = ruler_exact = None
     n_items = sum(len(f.defs) or f.manifest for f in ranked)
     if n_items <= tokens:
         wide = MapLayout(ranked, idents, max_sig=MAX_SIG_LIMIT)
         # A small repository may fit whole with full-width signatures: then show them.
         text = wide.render(wide.items, header)
-        n = ruler.count(text)
+        n = load_ruler().count(text)
         if n <= tokens:
             fitted = Fitted(text, n, list(wide.items))
     if fitted is None:
         layout = MapLayout(
             ranked, idents, limit=tokens + FILL_WINDOW, max_sig=signature_width(tokens)
         )
-        fitted = fit(layout, tokens, ruler.count, header)
+        fit_memo = fit_key = None
+        spec = ruler_spec if ruler_spec is not None else getattr(ruler, "name", None)
+        if use_cache and spec is not None:
+            fit_memo, fit_key = _fit_memo(store, root, spec, tokens)
+        hit = fit_memo.get(fit_key) if fit_memo is not None else None
+        if type(hit) is tuple and len(hit) == 8:
+            # The first items of the layout, their lines and the budget are what a fit
+            # counted before with the same (exact) ruler: its outcome stands, and the ruler
+            # need not even be loaded.
+            examined, bound, digest, text, n, selection, name, exact = hit
+            if layout_digest(layout, examined, bound, header) == digest:
+                fitted = Fitted(text, n, [tuple(x) for x in selection], examined, bound)
+                ruler_name, ruler_exact = name, exact
+        if fitted is None:
+            fitted = fit(layout, tokens, load_ruler().count, header)
+            if fit_memo is not None and ruler.exact:
+                fit_memo.put(
+                    fit_key,
+                    (
+                        fitted.examined,
+                        fitted.bound,
+                        layout_digest(layout, fitted.examined, fitted.bound, header),
+                        fitted.text,
+                        fitted.tokens,
+                        fitted.selection,
+                        ruler.name,
+                        ruler.exact,
+                    ),
+                )
+    if ruler_name is None:
+        ruler_name, ruler_exact = ruler.name, ruler.exact
     shown_files = len({fpos for fpos, _ in fitted.selection})
     shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
     if memo is not None:
@@ -719,8 +768,8 @@ def build_map(
                 fitted.tokens,
                 shown_files,
                 shown_symbols,
-                ruler.name,
-                ruler.exact,
+                ruler_name,
+                ruler_exact,
                 scan_notes,
             ),
         )
@@ -731,8 +780,8 @@ def build_map(
         text=fitted.text,
         tokens=fitted.tokens,
         budget=tokens,
-        ruler=ruler.name,
-        exact=ruler.exact,
+        ruler=ruler_name,
+        exact=ruler_exact,
         files=ranked,
         shown_files=shown_files,
         shown_symbols=shown_symbols,

@@ -431,12 +431,16 @@ def graph_signature(scans: list[FileScan]) -> str:
         referenced.update(s.ref_names)
     name_of = itemgetter(1)
     h = xxhash.xxh3_128()
+    # marshal version 2: no back-references and no interning flags, so the bytes depend
+    # on the values only (version 3+ writes differently as objects are shared or not).
     dumps = marshal.dumps
     for s in scans:
         defs = s.defs
         kept = referenced.intersection(map(name_of, defs)) if defs else None
         dk = [(d[0], d[1], d[4] is None) for d in defs if d[1] in kept] if kept else ()
-        h.update(dumps((s.rel, s.language, s.manifest, s.ref_names, s.ref_counts, s.imports, dk)))
+        h.update(
+            dumps((s.rel, s.language, s.manifest, s.ref_names, s.ref_counts, s.imports, dk), 2)
+        )
     return h.hexdigest()
 
 

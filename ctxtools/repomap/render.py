@@ -247,6 +247,11 @@ class Fitted:
     text: str
     tokens: int
     selection: list[tuple[int, int]]
+    # How many leading items of the layout the outcome depended on, and the search's
+    # upper bound: the same lines for those items, with the same budget, header and ruler,
+    # fit the same way (see ``layout_digest``).
+    examined: int = 0
+    bound: int = 0
 
 
 def signature_width(budget: int) -> int:
@@ -263,8 +268,11 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
     best_text = layout.render([], header)
     best_tokens = count(best_text) if best_text else 0
     lo, hi = 0, min(len(items), budget)
+    bound = hi
+    examined = 0
     while lo < hi:
         mid = (lo + hi + 1) // 2
+        examined = max(examined, mid)
         text = layout.render(items[:mid], header)
         n = count(text)
         if n <= budget:
@@ -277,10 +285,11 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
     compact: set[tuple[int, int]] = set()
     tries = 0
     shown = {fpos for fpos, _ in selection}
-    for item in items[lo : lo + FILL_WINDOW]:
+    for at, item in enumerate(items[lo : lo + FILL_WINDOW], lo):
         slack = budget - best_tokens
         if slack < 2 or tries >= FILL_TRIES:
             break
+        examined = max(examined, at + 1)
         fpos, k = item
         header_cost = 0 if fpos in shown else count(layout.files[fpos].rel + ":\n")
         variants = [False] if k < 0 else [False, True]
@@ -297,4 +306,31 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
                 selection, compact, best_text, best_tokens = trial, trial_compact, text, n
                 shown.add(fpos)
                 break
-    return Fitted(best_text, best_tokens, selection)
+    return Fitted(best_text, best_tokens, selection, examined, bound)
+
+
+def layout_digest(layout: MapLayout, examined: int, bound: int, header: str) -> str:
+    """A digest of everything ``fit`` saw of LAYOUT when it looked at the first EXAMINED
+    items with upper bound BOUND: the items, their files' paths and positions, their lines
+    (full and by name only) and those of the classes they bring along, the header, and
+    whether the items ended there."""
+    import marshal
+
+    import xxhash
+
+    items = layout.items
+    parts: list = [examined, bound, len(items) == examined, header, layout.max_sig]
+    files = layout.files
+    for fpos, k in items[:examined]:
+        f = files[fpos]
+        if k < 0:
+            parts.append((fpos, k, f.rel, f.manifest))
+            continue
+        chain = []
+        parents = layout.parents(fpos)
+        p = k
+        while p >= 0 and len(chain) <= len(parents):
+            chain.append((p, f.defs[p][2], layout._line(fpos, p), layout._line(fpos, p, True)))
+            p = parents[p]
+        parts.append((fpos, k, f.rel, chain))
+    return xxhash.xxh3_128_hexdigest(marshal.dumps(parts, 2))  # 2: by value only
