@@ -217,3 +217,17 @@ def test_rank_memo_is_not_used_with_a_query_or_focus(tmp_path):
         cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, **kw)
         assert m.text == cold.text
         assert m.to_json()["files"] == cold.to_json()["files"]
+
+
+def test_fit_memo_keeps_a_slot_per_query(tmp_path):
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    loader = Loader()
+    plain = run(root, store, 60, loader)
+    run(root, store, 60, loader, query="render page")
+    append("pkg/models.py", "\n# later\n")(root)
+    restamp(root)
+    loader.loads = 0
+    assert run(root, store, 60, loader).text == plain.text
+    assert loader.loads == 0, "the --query map evicted the plain one"

@@ -541,14 +541,14 @@ class EdgeSummary:
         }
 
 
-def _fit_memo(store, root: str, spec: object, tokens: int):
-    """The store's memo of fitted maps for ROOT, and the key for SPEC and TOKENS (None,
-    None when SPEC cannot be keyed)."""
+def _fit_memo(store, root: str, slot: object):
+    """The store's memo of fitted maps for ROOT, and the key of SLOT (None, None when it
+    cannot be keyed)."""
     from ctxtools.config import store_root
     from ctxtools.repomap.cache import KeyedMemo, ResultMemo, code_fingerprint
 
     try:
-        key = ResultMemo.key((code_fingerprint(), spec, tokens))
+        key = ResultMemo.key((code_fingerprint(), slot))
     except ValueError:  # a spec marshal cannot write
         return None, None
     return KeyedMemo(store_root(store), root, "fit", 8), key
@@ -729,7 +729,8 @@ def build_map(
         fit_memo = fit_key = None
         spec = ruler_spec if ruler_spec is not None else getattr(ruler, "name", None)
         if use_cache and spec is not None:
-            fit_memo, fit_key = _fit_memo(store, root, spec, tokens)
+            # (query and focus pick the slot: maps asked for in turn do not evict each other)
+            fit_memo, fit_key = _fit_memo(store, root, (spec, tokens, query, tuple(focus)))
         hit = fit_memo.get(fit_key) if fit_memo is not None else None
         if type(hit) is tuple and len(hit) == 8:
             # The first items of the layout, their lines and the budget are what a fit
