@@ -77,6 +77,7 @@ FULL_CHECK_BYTES = 8 << 20  # blobs up to this size are verified whole on every 
 # line checkpoints) is rebuilt from the blob on open -- the reader hashes such a blob whole
 # anyway -- which saves a file per handle (creating a file is the dear part of a stash).
 INDEX_MIN_BYTES = STRIDE
+TASK_FILES = 64  # files a put_many thread writes in one go
 BATCH_WORKERS = 8  # threads writing a put_many batch (creating files overlaps per directory)
 PUT_KWARGS = frozenset({"name", "session", "type", "exit_status"})
 HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
@@ -1007,7 +1008,16 @@ class HandleStore:
                     _kind, k, data = job
                     card_tmp[k] = write_temp(directory, data, True)
 
-        order = sorted(tasks.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
+        # A directory with many files is split in several tasks: part of a creation (and
+        # the fsyncs) still overlaps within one directory.
+        order = sorted(
+            (
+                (d, jobs[at : at + TASK_FILES])
+                for d, jobs in tasks.items()
+                for at in range(0, len(jobs), TASK_FILES)
+            ),
+            key=lambda task: (-len(task[1]), str(task[0])),
+        )
         try:
             try:
                 if len(order) == 1 or len(prepared) <= 2:

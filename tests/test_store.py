@@ -525,3 +525,266 @@ def test_two_writers_on_a_fresh_store_never_see_a_false_not_a_directory(tmp_path
     for i in range(16):
         assert store.read_bytes(f"n{i}") == f"payload {i}\n".encode() * 50
 
+
+# --- put_many: a batch of handles ----------------------------------------------------------
+
+BATCH = [
+    (LOG, {"name": "log"}),  # over INDEX_MIN_BYTES: gets an .idx
+    (b'{"a": [1, 2, {"b": null}]}', {"name": "doc"}),
+    (b'{"i": 1}\n{"i": 2}\n', {"name": "rows", "session": "other"}),
+    (b"\xff\xfe not utf-8 \xc3(\n" * 10, {"name": "binary", "exit_status": 3}),
+    (b"", {"name": "empty"}),
+    (b"given type\n", {"name": "typed", "type": "json"}),
+    (b"no name at all\n", {}),
+    (LOG, {"name": "log-again"}),  # the same bytes under another name: one blob
+    ("caf\u00e9 \u4e2d\u6587\n".encode() * 3, {"name": "cjk", "session": "other"}),
+    (b"first version\n", {"name": "twice"}),
+    (b"second version\n", {"name": "twice"}),  # later items win, as put after put
+]
+
+
+def _cards_one_by_one(root):
+    st = HandleStore(root)
+    return st, [st.put_bytes(data, **kw) for data, kw in BATCH]
+
+
+def test_put_many_equals_put_bytes_card_for_card(tmp_path):
+    one, singles = _cards_one_by_one(tmp_path / "single")
+    st = HandleStore(tmp_path / "batch")
+    cards = st.put_many(BATCH)
+    assert cards == singles  # same fields, same order, same values
+    for (data, kw), card in zip(BATCH, cards, strict=True):
+        if kw.get("name") == "twice":
+            continue
+        assert st.read_bytes(card["ref"], verify=True) == data
+        assert st.card(card["ref"]) == one.card(card["ref"])
+    assert st.read_bytes("twice") == b"second version\n"
+    with pytest.raises(StaleHandleError):
+        st.read_bytes(cards[-2]["ref"])
+    assert st.card("default/binary")["exit_status"] == 3
+    # the same handles are listed, with the same private fields but for the time
+    strip = [{k: v for k, v in r.items() if k != "created_at"} for r in st.records()]
+    assert strip == [{k: v for k, v in r.items() if k != "created_at"} for r in one.records()]
+    # layout: modes, one blob for equal bytes, an index only for the big blob, no temp files
+    blobs = sorted(p.name for p in st.blobs_dir.rglob("*") if p.is_file())
+    sha_log = hashlib.sha256(LOG).hexdigest()
+    assert [b for b in blobs if b.endswith(".idx")] == [f"{sha_log}.idx"]
+    assert len(blobs) == len({hashlib.sha256(d).hexdigest() for d, _ in BATCH}) + 1
+    assert not list(st.root.rglob(".tmp-*"))
+    for p in [st.root, *[p for p in st.root.rglob("*") if p.is_dir()]]:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700, p
+    for p in st.root.rglob("*"):
+        if p.is_file():
+            assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
+
+
+def test_put_many_small_blob_reads_without_an_index(st):
+    data = b"line one\nline two\nline three"
+    card = st.put_many([(data, {"name": "small"})])[0]
+    assert not st.idx_path(card["sha256"]).exists()
+    with st.open("small") as p:
+        assert p.lines == 3
+        assert list(p.iter_lines(1, 3)) == [b"line two", b"line three"]
+    assert not st.idx_path(card["sha256"]).exists()  # nothing is written on a read
+    # the index's stand-in is still checked against the stash-time checksum
+    blob = _blob(st, card)
+    blob.write_bytes(data.replace(b"one", b"0ne"))
+    with pytest.raises(IntegrityError, match="no longer match"):
+        st.read_bytes("small")
+
+
+def test_put_many_empty_and_single(st):
+    assert st.put_many([]) == []
+    assert not st.root.exists()  # nothing to write: nothing created
+    card = st.put_many([(b"just one\n", {"name": "one"})])[0]
+    assert st.read_bytes(card["ref"]) == b"just one\n"
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        ({"name": "../x"}, UsageError, "invalid name"),
+        ({"name": "ok", "session": "a/b"}, UsageError, "invalid session"),
+        ({"name": "ok", "type": "yaml"}, UsageError, "unknown type"),
+        ({"name": "ok", "colour": "red"}, TypeError, "colour"),
+    ],
+)
+def test_put_many_validates_everything_before_writing(st, bad, error, match):
+    st.put_bytes(b"existing\n", name="keep")
+    before = _files(st.root)
+    items = [(b"fine\n", {"name": "a"}), (b"also fine\n", {"name": "b"}), (b"bad\n", bad)]
+    with pytest.raises(error, match=match):
+        st.put_many(items)
+    assert _files(st.root) == before
+
+
+def test_put_many_full_disk_leaves_store_intact(st, monkeypatch):
+    st.put_bytes(LOG, name="keep")
+    before = _files(st.root)
+    calls = []
+
+    def failing(fd, data):
+        calls.append(len(data))
+        if len(calls) > 5:  # some temp files are written, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        os.write(fd, data)
+
+    monkeypatch.setattr(store_mod, "_write_all", failing)
+    items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(40)]
+    items.append((LOG + b"more", {"name": "keep"}))
+    with pytest.raises(StoreError, match="no space left on device"):
+        st.put_many(items)
+    assert _files(st.root) == before  # no temp file, no blob, no card
+    assert st.read_bytes("keep", verify=True) == LOG
+
+
+def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
+    st.put_bytes(LOG, name="keep")
+    real = os.replace
+    done = []
+
+    def failing(src, dst):
+        if str(dst).endswith(".json") and len(done) >= 3:
+            raise OSError(errno.EROFS, "Read-only file system")
+        real(src, dst)
+        if str(dst).endswith(".json"):
+            done.append(dst)
+
+    monkeypatch.setattr(store_mod.os, "replace", failing)
+    items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(10)]
+    with pytest.raises(StoreError, match="read-only file system"):
+        st.put_many(items)
+    monkeypatch.setattr(store_mod.os, "replace", real)
+    assert not list(st.root.rglob(".tmp-*"))
+    ids = sorted(e["id"] for e in st.entries())
+    assert ids == ["default/keep", "default/n0", "default/n1", "default/n2"]
+    for i in range(3):
+        assert st.read_bytes(f"n{i}", verify=True) == f"item {i}\n".encode() * 100
+    assert st.gc()["blobs_removed"] == 7  # the blobs whose cards never came
+
+
+BATCH_KILLED = """
+import os, sys
+from ctxtools import store as store_mod
+from ctxtools.store import HandleStore
+
+root, stage, after = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seen = []
+
+def stop():
+    seen.append(1)
+    if len(seen) == after:
+        sys.stdout.write("stopped\\n")
+        sys.stdout.flush()
+        while True:  # wait here for SIGKILL
+            os.pause()
+
+if stage == "write":  # while the temp files are being written
+    real_create = store_mod._create
+    def create(path):
+        fd = real_create(path)
+        stop()
+        return fd
+    store_mod._create = create
+else:  # while the cards are being renamed into place
+    real_replace = os.replace
+    def replace(src, dst):
+        real_replace(src, dst)
+        if str(dst).endswith(".json"):
+            stop()
+    store_mod.os.replace = replace
+items = [((f"payload {i}\\n" * (i + 1)).encode(), {"name": f"h{i}"}) for i in range(300)]
+HandleStore(root).put_many(items)
+sys.stdout.write("finished\\n")
+"""
+
+
+@pytest.mark.parametrize(("stage", "after"), [("write", 150), ("rename", 100)])
+def test_sigkill_midway_through_a_batch_leaves_a_consistent_store(tmp_path, stage, after):
+    import signal
+    import subprocess
+    import sys
+
+    root = tmp_path / "killed"
+    st = HandleStore(root)
+    st.put_bytes(LOG, name="survivor")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BATCH_KILLED, str(root), stage, str(after)],
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout.readline() == b"stopped\n"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+    entries = sorted(e["id"] for e in st.entries())
+    if stage == "write":
+        assert entries == ["default/survivor"]  # no card before every blob is in place
+    else:
+        assert len(entries) == after + 1
+    # every visible handle is whole
+    for e in entries:
+        name = e.split("/")[1]
+        data = st.read_bytes(name, verify=True)
+        if name != "survivor":
+            i = int(name[1:])
+            assert data == (f"payload {i}\n" * (i + 1)).encode()
+    leftovers = list(root.rglob(".tmp-*"))
+    assert leftovers
+    report = st.gc()
+    assert report["temp_removed"] == len(leftovers)
+    assert not list(root.rglob(".tmp-*"))
+    assert sorted(e["id"] for e in st.entries()) == entries
+    blobs = [p for p in st.blobs_dir.rglob("*") if p.is_file() and not p.name.endswith(".idx")]
+    assert len(blobs) == len(entries)  # unreferenced blobs are gone too
+    assert st.read_bytes("survivor", verify=True) == LOG
+
+
+BATCH_WRITER = """
+import sys
+from ctxtools.store import HandleStore
+root, tag = sys.argv[1], sys.argv[2]
+st = HandleStore(root)
+for rnd in range(4):
+    items = [(f"{tag} round {rnd} item {i}\\n".encode() * 50, {"name": f"n{i}"})
+             for i in range(60)]
+    if tag == "single":
+        for data, kw in items[::3]:
+            st.put_bytes(data, **kw)
+    else:
+        st.put_many(items)
+"""
+
+
+def test_put_many_concurrent_with_other_writers_and_gc(tmp_path):
+    import subprocess
+    import sys
+
+    root = tmp_path / "busy"
+    st = HandleStore(root)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", BATCH_WRITER, str(root), tag], stderr=subprocess.PIPE
+        )
+        for tag in ("batch-a", "batch-b", "single")
+    ]
+    gcs = 0
+    while any(p.poll() is None for p in procs):
+        st.gc()  # may run between any two steps of a batch: never takes a blob from a card
+        gcs += 1
+    for p in procs:
+        assert p.wait(timeout=60) == 0, p.stderr.read()
+        p.stderr.close()
+    assert gcs > 0
+    assert not list(root.rglob(".tmp-*"))
+    names = sorted(e["id"] for e in st.entries())
+    assert names == sorted(f"default/n{i}" for i in range(60))
+    for i in range(60):
+        data = st.read_bytes(f"n{i}", verify=True)
+        tag, _round, rnd, _item, j = data.split(b"\n")[0].split(b" ")
+        assert j == str(i).encode()
+        assert data == (data.split(b"\n")[0] + b"\n") * 50
+        assert tag in (b"batch-a", b"batch-b", b"single")
+    st.gc()
+    blobs = [p for p in st.blobs_dir.rglob("*") if p.is_file() and not p.name.endswith(".idx")]
+    assert len(blobs) == len({st.card(f"n{i}")["sha256"] for i in range(60)})
