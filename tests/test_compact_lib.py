@@ -572,3 +572,163 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
         for h in out.report["stage1"]["handles"]:
             assert stash.read(h)
     assert checked > 20
+
+
+# --- one run as ctx-compact does it (ctxtools.compact.run), without the CLI -----------------
+
+
+def _broken(msgs: list[dict]) -> list[dict]:
+    """MSGS with the first tool result moved to a call id nobody made: one orphan and
+    one call without a result."""
+    i = next(k for k, m in enumerate(msgs) if m["role"] == "tool")
+    orphan = dict(msgs[i], tool_call_id="nosuchcall")
+    out = msgs[:i] + msgs[i + 1 :]
+    out.insert(len(out) - 2, orphan)
+    return out
+
+
+def test_compact_transcript_compacts_and_reports(runs):
+    from ctxtools.compact.run import compact_transcript
+
+    ruler = get_ruler().ruler
+    data = json.dumps(runs["ponylang__ponyc-4588"]).encode()
+    tr = load(data)
+    run = compact_transcript(tr, ruler, Options(limit=9000), MemoryStash(), original=data)
+    assert run.status == COMPACTED and run.notes == [] and run.repaired is None
+    assert run.output == dump(tr, run.outcome.messages) != data
+    assert strict_problems(json.loads(run.output), "openai") == []
+    report = run.report()
+    assert report["action"] == "compacted" and report["repair"] is None
+    assert report["ruler"] == ruler.describe()
+    assert run.headroom is None and run.compaction_notes == run.outcome.notes
+
+
+def test_compact_transcript_unchanged_gives_the_input_bytes_back():
+    from ctxtools.compact.run import compact_transcript
+
+    data = b'[ {"role": "user",   "content": "hi"} ]\n'  # odd spacing: never re-serialised
+    ruler = get_ruler(heuristic=True).ruler
+    run = compact_transcript(load(data), ruler, Options(limit=1000), MemoryStash(), original=data)
+    assert run.status == UNCHANGED and run.output == data
+    without = compact_transcript(load(data), ruler, Options(limit=1000), MemoryStash())
+    assert without.output == dump(load(data)) != data
+    tight = compact_transcript(load(data), ruler, Options(limit=5), MemoryStash(), original=data)
+    assert tight.status == NO_HEADROOM and tight.output == data
+    assert tight.headroom == tight.outcome.notes[-1]
+    assert "not under the" in tight.headroom and tight.headroom not in tight.compaction_notes
+
+
+def test_compact_transcript_refuses_or_repairs_a_broken_transcript(runs):
+    from ctxtools.compact.run import compact_transcript
+
+    ruler = get_ruler(heuristic=True).ruler
+    data = json.dumps(_broken(runs["ponylang__ponyc-4588"])).encode()
+    stash = MemoryStash()
+    with pytest.raises(InputError, match=r"1 orphaned tool result\(s\), 1 call\(s\) without"):
+        compact_transcript(load(data), ruler, Options(limit=10**6), stash, original=data)
+    assert stash.items == {}  # refused before anything was stashed
+    heard: list[str] = []
+    tr = load(data)
+    run = compact_transcript(
+        tr, ruler, Options(limit=10**6), stash, repair=True, original=data, on_note=heard.append
+    )
+    assert (
+        heard
+        == run.notes
+        == ["repaired: removed 1 orphaned tool result(s), answered 1 call(s) without a result"]
+    )
+    assert run.status == UNCHANGED  # far below the trigger: only the repair changed it
+    assert run.output == dump(tr) != data  # the repaired transcript, not the input
+    assert strict_problems(json.loads(run.output), "openai") == []
+    (removed,) = run.repaired["removed"]
+    assert removed["call_id"] == "nosuchcall" and stash.read(removed["ref"])
+    assert run.report()["repair"] == run.repaired
+
+
+def test_compact_transcript_notes_problems_it_leaves_alone(runs):
+    from ctxtools.compact.run import compact_transcript
+
+    doc = convert.to_anthropic(runs["ponylang__ponyc-4588"])
+    doc["messages"] += [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+    data = json.dumps(doc).encode()
+    ruler = get_ruler(heuristic=True).ruler
+    heard: list[str] = []
+    run = compact_transcript(
+        load(data), ruler, Options(limit=10**6), MemoryStash(), on_note=heard.append
+    )
+    assert heard == run.notes
+    (note,) = run.notes
+    assert note.startswith("note: 2 place(s) the anthropic API may reject, left as they are")
+    assert note.endswith("two user turns in a row")
+    assert run.status == UNCHANGED and run.output == dump(load(data))
+
+
+def test_model_window():
+    from ctxtools.compact.run import model_window
+    from ctxtools.profiles import resolve
+
+    profile = resolve("gpt-4o")
+    assert model_window("gpt-4o", None) == (profile.context_limit, profile.encoding)
+    assert model_window("gpt-4o", 1234, "cl100k_base") == (1234, "cl100k_base")
+    assert model_window("gpt-4o", None, counter_chosen=True) == (profile.context_limit, None)
+    assert model_window(None, 500) == (500, None)
+    assert model_window(None, None, "o200k_base") == (None, "o200k_base")
+
+
+def test_gate_bytes_reads_invalid_utf8_and_summarises():
+    from ctxtools.compact.accept import gate_bytes
+
+    original = ("We changed src/app/main.py and src/app/util.py. \xff" * 20).encode("latin-1")
+    good = b"Changed src/app/main.py and src/app/util.py \xff\xfe."
+    verdict = gate_bytes(original, good)
+    assert verdict.accepted and verdict.summary == "accepted"
+    bad = gate_bytes(original, b"Sure! Here you go.", min_path_share=1.0)
+    assert not bad.accepted
+    assert bad.summary == "rejected: " + "; ".join(bad.reasons)
+    assert bad.summary.startswith("rejected: ")
+    assert "opens with a chatty preamble" in bad.summary
+    assert "keeps 0 of 2 file paths" in bad.summary
+
+
+def test_working_set_entries_are_checked_line_by_line():
+    from ctxtools.compact.working_set import evict_lines, parse_entries
+    from ctxtools.evict import Budget
+
+    lines = [
+        {"id": "a", "path": "src/a.py", "last_accessed_at": 100, "size_bytes": 4000},
+        {"id": "b", "last_accessed_at": 50.5, "size_bytes": 3000, "access_count": None},
+        {"id": "c", "path": "c", "last_accessed_at": 200, "size_bytes": 10, "access_count": 4},
+    ]
+    data = b"\n".join(json.dumps(e).encode() for e in lines) + b"\n\n  \n"
+    entries = parse_entries(data)
+    assert entries == [
+        {"id": "a", "path": "src/a.py", "last_accessed_at": 100, "size_bytes": 4000,
+         "access_count": 0},
+        {"id": "b", "path": None, "last_accessed_at": 50.5, "size_bytes": 3000, "access_count": 0},
+        {"id": "c", "path": "c", "last_accessed_at": 200, "size_bytes": 10, "access_count": 4},
+    ]  # fmt: skip
+    assert evict_lines(data, "lru", Budget(max_bytes=4100)) == ["b"]  # oldest first
+    assert evict_lines(data, "lru", Budget(max_entries=1)) == ["b", "a"]
+    assert evict_lines(b"", "importance", Budget(max_entries=0)) == []
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (b"{nope", "line 2: invalid JSON"),
+        (b"[1, 2]", "line 2: not a JSON object"),
+        (b'{"id": "x", "size_bytes": 1}', "line 2: missing 'last_accessed_at'"),
+        (b'{"id": "", "size_bytes": 1, "last_accessed_at": 1}', 'line 2: "id" must be a non'),
+        (b'{"id": 7, "size_bytes": 1, "last_accessed_at": 1}', 'line 2: "id" must be a non'),
+        (b'{"id": "x", "size_bytes": "1", "last_accessed_at": 1}', "'size_bytes' must be a num"),
+        (b'{"id": "x", "size_bytes": 1, "last_accessed_at": true}', "'last_accessed_at' must"),
+        (b'{"id": "x", "size_bytes": 1, "last_accessed_at": 1, "access_count": "9"}', "'access"),
+        (b'{"id": "a", "size_bytes": 1, "last_accessed_at": 1}', "line 2: duplicate id 'a'"),
+    ],
+)
+def test_working_set_bad_lines_are_named(line, message):
+    from ctxtools.compact.working_set import parse_entries
+
+    first = b'{"id": "a", "size_bytes": 1, "last_accessed_at": 1}\n'
+    with pytest.raises(InputError, match=message.replace("(", r"\(")):
+        parse_entries(first + line + b"\n")

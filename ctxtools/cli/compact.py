@@ -17,7 +17,7 @@ from ctxtools.cli.common import (
     warn,
     write_bytes,
 )
-from ctxtools.errors import CtxError, InputError, NoHeadroomError, UsageError
+from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
@@ -215,88 +215,44 @@ def _report(obj: dict) -> None:
 
 
 def _accept(paths, min_ratio, min_path_share, json_report) -> int:
-    from ctxtools.compact.accept import gate
+    from ctxtools.compact.accept import gate_bytes
 
     if paths[0] == "-" and paths[1] == "-":
         raise UsageError("--accept: ORIGINAL and CANDIDATE cannot both be stdin")
     original = read_source_bytes(_source(paths[0]))
     candidate = read_source_bytes(_source(paths[1]))
-    verdict = gate(
-        original.decode("utf-8", "replace"),
-        candidate.decode("utf-8", "replace"),
-        min_ratio=min_ratio,
-        min_path_share=min_path_share,
-    )
+    verdict = gate_bytes(original, candidate, min_ratio=min_ratio, min_path_share=min_path_share)
     if json_report:
         _report(verdict.as_dict())
     if not verdict.accepted:
-        raise CtxError(
-            "candidate rejected: " + "; ".join(verdict.reasons) + f" ({paths[0]} is untouched)"
-        )
+        raise CtxError(f"candidate {verdict.summary} ({paths[0]} is untouched)")
     write_bytes(candidate)
     return 0
 
 
 def _evict(file, strategy, max_bytes, max_entries) -> int:
-    import orjson
-
-    from ctxtools import evict as evictmod
+    from ctxtools.compact.working_set import evict_lines
+    from ctxtools.evict import Budget
 
     if max_bytes is None and max_entries is None:
         raise UsageError("--evict needs --max-bytes and/or --max-entries")
     from ctxtools.store import parse_size
 
-    budget = evictmod.Budget(
+    budget = Budget(
         max_bytes=parse_size(max_bytes) if max_bytes is not None else None,
         max_entries=max_entries,
     )
-    data = read_source_bytes(_source(file))
-    entries = []
-    seen: set[str] = set()
-    for n, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"line {n}: invalid JSON ({exc})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"line {n}: not a JSON object")
-        for key in ("id", "size_bytes", "last_accessed_at"):
-            if key not in obj:
-                raise InputError(f"line {n}: missing {key!r}")
-        if not isinstance(obj["id"], str) or not obj["id"]:
-            raise InputError(f'line {n}: "id" must be a non-empty string')
-        for key in ("size_bytes", "last_accessed_at", "access_count"):
-            value = obj.get(key)
-            if (
-                key in obj
-                and value is not None
-                and (isinstance(value, bool) or not isinstance(value, int | float))
-            ):
-                raise InputError(f"line {n}: {key!r} must be a number")
-        if obj["id"] in seen:
-            raise InputError(f"line {n}: duplicate id {obj['id']!r}")
-        seen.add(obj["id"])
-        entries.append(
-            {
-                "id": obj["id"],
-                "path": obj.get("path"),
-                "last_accessed_at": obj["last_accessed_at"],
-                "size_bytes": obj["size_bytes"],
-                "access_count": obj.get("access_count") or 0,  # optional: 0 when unknown
-            }
-        )
-    ids = evictmod.evict(strategy, entries, budget)
+    ids = evict_lines(read_source_bytes(_source(file)), strategy, budget)
     write_bytes("".join(f"{i}\n" for i in ids).encode("utf-8"))
     return 0
 
 
 def _compact(**kw) -> int:
-    from ctxtools.compact import NO_HEADROOM, Options, compact
+    from ctxtools.compact import NO_HEADROOM, Options
     from ctxtools.compact.accept import parse_command
-    from ctxtools.compact.elide import StoreStash, repair
-    from ctxtools.compact.transcript import TokenCounter, dump, links, load
+    from ctxtools.compact.elide import StoreStash
+    from ctxtools.compact.run import compact_transcript, model_window
+    from ctxtools.compact.transcript import load
     from ctxtools.config import store_root
     from ctxtools.tokens import get_ruler
 
@@ -304,15 +260,9 @@ def _compact(**kw) -> int:
     if limit is None and not model:
         raise UsageError("give --limit TOKENS or --model NAME (or set CTX_MODEL)")
     argv = parse_command(kw["summarizer"]) if kw["summarizer"] is not None else None
-    encoding = kw["encoding"]
-    if model:
-        from ctxtools.profiles import resolve
-
-        profile = resolve(model)
-        if limit is None:
-            limit = profile.context_limit
-        if encoding is None and not kw["tokenizer"] and not kw["heuristic"]:
-            encoding = profile.encoding
+    limit, encoding = model_window(
+        model, limit, kw["encoding"], counter_chosen=bool(kw["tokenizer"] or kw["heuristic"])
+    )
     root = store_root(kw["store"])
     data = read_source_bytes(_source(kw["file"]))
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
@@ -325,32 +275,6 @@ def _compact(**kw) -> int:
     )
     for note in choice.notes:
         warn(note)
-    stash = StoreStash(root, kw["session"])
-    found = links(tr)
-    broken = [p for p in found.problems if p.kind in ("orphan", "unanswered")]
-    repaired = None
-    if broken and not kw["repair"]:
-        orphans = sum(1 for p in broken if p.kind == "orphan")
-        raise InputError(
-            f"the transcript is already invalid for the {tr.format} API: {orphans} orphaned "
-            f"tool result(s), {len(broken) - orphans} call(s) without a result; first: "
-            f"{broken[0]}",
-            hint="--repair drops orphaned results (stashed) and answers missing ones",
-        )
-    other = [p for p in found.problems if p.kind not in ("orphan", "unanswered")]
-    if other:
-        warn(
-            f"note: {len(other)} place(s) the {tr.format} API may reject, left as they are "
-            f"(never made worse); first: {other[0]}"
-        )
-    if broken:
-        fixed = repair(tr, found, stash)
-        tr.messages = fixed.messages
-        repaired = {"removed": fixed.removed, "added": fixed.added}
-        warn(
-            f"repaired: removed {len(fixed.removed)} orphaned tool result(s), "
-            f"answered {len(fixed.added)} call(s) without a result"
-        )
     opts = Options(
         limit=limit,
         at=kw["at"],
@@ -363,25 +287,23 @@ def _compact(**kw) -> int:
         min_ratio=kw["min_ratio"],
         min_path_share=kw["min_path_share"],
     )
-    outcome = compact(tr, TokenCounter(choice.ruler), opts, stash)
-    if outcome.messages is not None:
-        write_bytes(dump(tr, outcome.messages))
-    elif repaired is not None:
-        write_bytes(dump(tr))
-    else:
-        write_bytes(data)
-    headroom_note = outcome.notes[-1] if outcome.status == NO_HEADROOM else None
-    for note in outcome.notes:
-        if note is not headroom_note:
-            warn(note)
+    run = compact_transcript(
+        tr,
+        choice.ruler,
+        opts,
+        StoreStash(root, kw["session"]),
+        repair=kw["repair"],
+        original=data,
+        on_note=warn,
+    )
+    write_bytes(run.output)
+    for note in run.compaction_notes:
+        warn(note)
     if kw["json_report"]:
-        report = dict(outcome.report)
-        report["repair"] = repaired
-        report["ruler"] = choice.ruler.describe()
-        _report(report)
-    if outcome.status == NO_HEADROOM:
+        _report(run.report())
+    if run.status == NO_HEADROOM:
         raise NoHeadroomError(
-            (headroom_note or "compaction could not get under the target")
+            (run.headroom or "compaction could not get under the target")
             + "; pause auto-compaction"
         )
     return 0

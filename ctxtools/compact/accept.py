@@ -74,6 +74,11 @@ class Verdict:
     paths_total: int = 0
     paths_kept: int = 0
 
+    @property
+    def summary(self) -> str:
+        """One line: "accepted", or "rejected: " and every reason."""
+        return "accepted" if self.accepted else "rejected: " + "; ".join(self.reasons)
+
     def as_dict(self) -> dict:
         return {
             "accepted": self.accepted,
@@ -123,6 +128,24 @@ def gate(
             )
     v.accepted = not reasons
     return v
+
+
+def gate_bytes(
+    original: bytes,
+    candidate: bytes,
+    *,
+    min_ratio: float = DEFAULT_MIN_RATIO,
+    min_path_share: float = DEFAULT_MIN_PATH_SHARE,
+) -> Verdict:
+    """``gate`` over two files' bytes (UTF-8; invalid bytes count as U+FFFD), as
+    ``ctx-compact --accept ORIGINAL CANDIDATE`` judges them. Nothing is written: on
+    acceptance the caller writes CANDIDATE's bytes, unchanged."""
+    return gate(
+        original.decode("utf-8", "replace"),
+        candidate.decode("utf-8", "replace"),
+        min_ratio=min_ratio,
+        min_path_share=min_path_share,
+    )
 
 
 def _clip(text: str, n: int = 40) -> str:

@@ -1,0 +1,150 @@
+"""One compaction of a loaded transcript, as ctx-compact runs it, for any caller.
+
+``compact()`` (``plan``) needs a transcript whose calls and results are paired; this
+module checks that first (or repairs it), runs the two stages, and says what to write::
+
+    tr = load(data)                                     # ctxtools.compact.transcript
+    run = compact_transcript(tr, ruler, Options(limit=128_000), StoreStash(root),
+                             repair=True, original=data)
+    run.output          # the bytes to write: compacted, repaired, or DATA as it was
+    run.notes           # about the transcript (API problems left alone, repairs), then
+    run.compaction_notes  # compaction's; run.headroom: why it stayed over the target
+    run.report()        # the --json-report document
+
+Nothing here prints; a transcript that is already invalid for its API is an InputError
+unless ``repair``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ctxtools.compact.plan import NO_HEADROOM, Options, Outcome, compact
+from ctxtools.compact.transcript import TokenCounter, Transcript, dump, links
+from ctxtools.errors import InputError
+
+BROKEN = ("orphan", "unanswered")
+
+
+def model_window(
+    model: str | None,
+    limit: int | None,
+    encoding: str | None = None,
+    *,
+    counter_chosen: bool = False,
+) -> tuple[int | None, str | None]:
+    """The window in tokens and the encoding to count with: LIMIT beats MODEL's context
+    limit; MODEL's encoding is used unless ENCODING is given or another counter was chosen
+    (COUNTER_CHOSEN: a tokenizer file, the heuristic). Unknown models: ``profiles.resolve``."""
+    if model:
+        from ctxtools.profiles import resolve
+
+        profile = resolve(model)
+        if limit is None:
+            limit = profile.context_limit
+        if encoding is None and not counter_chosen:
+            encoding = profile.encoding
+    return limit, encoding
+
+
+@dataclass
+class CompactRun:
+    """What ``compact_transcript`` did. ``repaired``: {"removed", "added"} when a repair
+    changed the transcript. ``notes``: about the transcript as it came (problems left
+    alone, repairs); ``compaction_notes``: compaction's own, except ``headroom`` (why it
+    could not get under the target, when it could not)."""
+
+    transcript: Transcript
+    outcome: Outcome
+    ruler: object
+    original: bytes | None = None
+    repaired: dict | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return self.outcome.status
+
+    @property
+    def headroom(self) -> str | None:
+        return self.outcome.notes[-1] if self.outcome.status == NO_HEADROOM else None
+
+    @property
+    def compaction_notes(self) -> list[str]:
+        headroom = self.headroom
+        return [text for text in self.outcome.notes if text is not headroom]
+
+    @property
+    def output(self) -> bytes:
+        """The transcript to write: compacted; else repaired; else the input unchanged
+        (the ORIGINAL bytes when given, byte for byte)."""
+        if self.outcome.messages is not None:
+            return dump(self.transcript, self.outcome.messages)
+        if self.repaired is not None or self.original is None:
+            return dump(self.transcript)
+        return self.original
+
+    def report(self) -> dict:
+        """The --json-report document (ctx-compact --help gives the schema)."""
+        report = dict(self.outcome.report)
+        report["repair"] = self.repaired
+        report["ruler"] = self.ruler.describe()
+        return report
+
+
+def compact_transcript(
+    tr: Transcript,
+    ruler,
+    opts: Options,
+    stash,
+    *,
+    repair: bool = False,
+    original: bytes | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> CompactRun:
+    """Compact TR (in place: a repair replaces its messages) to OPTS with RULER's counts,
+    stashing what it takes out in STASH (``elide.StoreStash``, ``MemoryStash``).
+
+    Orphaned tool results and calls without results are an InputError naming the first,
+    unless REPAIR: then orphans are dropped (stashed first) and calls answered with a
+    placeholder. Other places the API may reject are left as they are, with a note.
+    ON_NOTE sees those notes as they arise, before compaction starts (they are also in
+    ``notes``). ORIGINAL is the input's bytes, written back as they are when nothing
+    changes."""
+    from ctxtools.compact.elide import repair as repair_links
+
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        notes.append(text)
+        if on_note is not None:
+            on_note(text)
+
+    found = links(tr)
+    broken = [p for p in found.problems if p.kind in BROKEN]
+    if broken and not repair:
+        orphans = sum(1 for p in broken if p.kind == "orphan")
+        raise InputError(
+            f"the transcript is already invalid for the {tr.format} API: {orphans} orphaned "
+            f"tool result(s), {len(broken) - orphans} call(s) without a result; first: "
+            f"{broken[0]}",
+            hint="--repair drops orphaned results (stashed) and answers missing ones",
+        )
+    other = [p for p in found.problems if p.kind not in BROKEN]
+    if other:
+        note(
+            f"note: {len(other)} place(s) the {tr.format} API may reject, left as they are "
+            f"(never made worse); first: {other[0]}"
+        )
+    repaired = None
+    if broken:
+        fixed = repair_links(tr, found, stash)
+        tr.messages = fixed.messages
+        repaired = {"removed": fixed.removed, "added": fixed.added}
+        note(
+            f"repaired: removed {len(fixed.removed)} orphaned tool result(s), "
+            f"answered {len(fixed.added)} call(s) without a result"
+        )
+    outcome = compact(tr, TokenCounter(ruler), opts, stash)
+    return CompactRun(tr, outcome, ruler, original, repaired, notes)
