@@ -287,51 +287,93 @@ def _imported_names(language: str | None, spec: str) -> list[str]:
 # --- building --------------------------------------------------------------------------------
 
 
-def build_graph(scans: list[FileScan]) -> Graph:
-    """The weighted file graph of SCANS (which must be sorted by path)."""
-    files = [s.rel for s in scans]
-    definers: dict[str, list[int]] = {}
-    kind_w: dict[str, float] = {}
-    kw_of: dict[tuple[str, bool], float] = {}
-    for i, s in enumerate(scans):
-        for kind, name, _line, _sig, scope, _end in s.defs:
-            key = (kind, scope is not None)
-            kw = kw_of.get(key)
-            if kw is None:
-                kw = kw_of[key] = (
-                    0.3
-                    if scope is not None and kind not in _CLASSLIKE
-                    else KIND_WEIGHT.get(kind, 1.0)
-                )
-            ds = definers.get(name)
-            if ds is None:
-                definers[name] = [i]
-                kind_w[name] = kw
-            else:
-                if ds[-1] != i:
-                    ds.append(i)
-                if kw > kind_w[name]:
+def _kind_weight(kind: str, scoped: bool) -> float:
+    return 0.3 if scoped and kind not in _CLASSLIKE else KIND_WEIGHT.get(kind, 1.0)
+
+
+def defined_weights(s: FileScan) -> dict[str, float]:
+    """Name -> the heaviest kind weight of its definitions in S (what S adds to the
+    definers of each name)."""
+    out: dict[str, float] = {}
+    for kind, name, _line, _sig, scope, _end in s.defs:
+        kw = _kind_weight(kind, scope is not None)
+        if kw > out.get(name, -1.0):
+            out[name] = kw
+    return out
+
+
+# One file's imports: (import edges, imported files, directories near it, names imported
+# from outside the repository, imports resolved into it) -- plain values, for the memo.
+Imports = tuple
+# One file's out-edges (target -> weight, import edges first, not pruned) and its uses
+# ((identifier, weight per target, target files), in reference order).
+Contribution = tuple
+
+
+class GraphBuilder:
+    """Builds the graph file by file, so that the graph memo can recompute only the files an
+    edit concerns; ``build_graph`` is all files at once. Every file's part is computed the
+    same way (and its floats in the same order) either way, so the result is the same."""
+
+    def __init__(self, scans: list[FileScan]):
+        self.scans = scans
+        self.files = files = [s.rel for s in scans]
+        definers: dict[str, list[int]] = {}
+        kind_w: dict[str, float] = {}
+        kw_of: dict[tuple[str, bool], float] = {}
+        for i, s in enumerate(scans):
+            for kind, name, _line, _sig, scope, _end in s.defs:
+                key = (kind, scope is not None)
+                kw = kw_of.get(key)
+                if kw is None:
+                    kw = kw_of[key] = _kind_weight(kind, scope is not None)
+                ds = definers.get(name)
+                if ds is None:
+                    definers[name] = [i]
                     kind_w[name] = kw
+                else:
+                    if ds[-1] != i:
+                        ds.append(i)
+                    if kw > kind_w[name]:
+                        kind_w[name] = kw
+        self.definers = definers
+        self.kind_w = kind_w
+        self._info: dict[str, tuple | None] = {}
+        self._resolver: ImportResolver | None = None
+        self._resolved: dict[tuple, list[int]] = {}
+        del files
 
-    out: list[dict[int, float]] = [{} for _ in scans]
+    def info(self, name: str) -> tuple | None:
+        """(weight of one use, defining files, plain word?) of a linkable NAME, else None."""
+        try:
+            return self._info[name]
+        except KeyError:
+            pass
+        ds = self.definers.get(name)
+        entry = None
+        if ds is not None and len(ds) <= MAX_DEFINERS:
+            w = ident_weight(name, self.kind_w[name])
+            if w > 0.0:
+                entry = (w, ds, name.isalpha() and name.islower())
+        self._info[name] = entry
+        return entry
 
-    # Imports first: each is an edge, and what a file imports (files, and the directories
-    # of imported packages) tells which of several definitions of a name it means.
-    resolver = None
-    import_edges = 0
-    memo: dict[tuple, list[int]] = {}
-    near_files: list[frozenset[int]] = []
-    near_dirs: list[tuple[str, ...]] = []
-    foreign: list[set[str]] = []
-    for i, s in enumerate(scans):
+    def imports(self, i: int) -> Imports:
+        """What file I's imports say: edges, and which files and directories it means.
+        Imports first: each is an edge, and what a file imports (files, and the directories
+        of imported packages) tells which of several definitions of a name it means."""
+        s = self.scans[i]
+        files = self.files
         where = posixpath.dirname(s.rel)
         dirs = {where + "/"} if where else set()
         nfiles: set[int] = set()
         external: set[str] = set()
+        oi: dict[int, float] = {}
+        edges = 0
         if s.imports:
-            if resolver is None:
-                resolver = ImportResolver(files)
-            oi = out[i]
+            if self._resolver is None:
+                self._resolver = ImportResolver(files)
+            resolver, memo = self._resolver, self._resolved
             for spec in s.imports:
                 # Only a relative import depends on where the importer is.
                 key = (s.language, spec, where if spec[:1] == "." else None)
@@ -352,33 +394,27 @@ def build_graph(scans: list[FileScan]) -> Graph:
                     head, _, base = files[t].rpartition("/")
                     if head and _STRIP_EXT.sub("", base) in _INDEX_STEMS:
                         dirs.add(head + "/")
-                import_edges += 1
-        near_files.append(frozenset(nfiles))
-        near_dirs.append(tuple(sorted(dirs)))
-        foreign.append(external)
+                edges += 1
+        return (oi, tuple(sorted(nfiles)), tuple(sorted(dirs)), tuple(sorted(external)), edges)
 
-    # Per linkable name: (weight of one use, defining files, plain word?). A file's use
-    # counts sqrt(uses) times that, shared out between the files it may refer to.
-    info: dict[str, tuple[float, list[int], bool]] = {}
-    for name, ds in definers.items():
-        if len(ds) <= MAX_DEFINERS:
-            w = ident_weight(name, kind_w[name])
-            if w > 0.0:
-                info[name] = (w, ds, name.isalpha() and name.islower())
-
-    uses: list[tuple[int, str, float, list[int]]] = []
-    sqrt = math.sqrt
-    for i, s in enumerate(scans):
-        oi = out[i]
-        nf = near_files[i]
-        nd = near_dirs[i]
+    def contribution(self, i: int, imp: Imports) -> Contribution:
+        """File I's out-edges and uses, given its imports IMP. A file's use counts
+        sqrt(uses) times the name's weight, shared out between the files it may mean."""
+        s = self.scans[i]
+        files = self.files
+        oi = dict(imp[0])
+        nf = frozenset(imp[1])
+        nd = imp[2]
+        uses: list[tuple[str, float, tuple[int, ...]]] = []
+        info = self.info
+        sqrt = math.sqrt
         mine = None
         for name, count in zip(s.ref_names, s.ref_counts, strict=True):
-            entry = info.get(name)
+            entry = info(name)
             if entry is None:
                 continue
             if mine is None:
-                mine = {d[1] for d in s.defs} | foreign[i]
+                mine = {d[1] for d in s.defs}.union(imp[3])
             if name in mine:
                 continue
             w, ds, plain = entry
@@ -388,7 +424,7 @@ def build_graph(scans: list[FileScan]) -> Graph:
                     w *= UNCONFIRMED
                 w *= sqrt(count)
                 oi[d] = oi.get(d, 0.0) + w
-                uses.append((i, name, w, ds))
+                uses.append((name, w, (d,)))
                 continue
             if plain:  # a plain word is confirmed only by importing its module
                 near = [d for d in ds if d in nf]
@@ -404,16 +440,37 @@ def build_graph(scans: list[FileScan]) -> Graph:
             w *= sqrt(count) / len(targets)
             for d in targets:
                 oi[d] = oi.get(d, 0.0) + w
-            uses.append((i, name, w, targets))
+            uses.append((name, w, tuple(targets)))
+        return (oi, tuple(uses))
 
-    totals = [sum(o.values()) for o in out]
-    # Edges carrying under 1% of a file's weight change no ranking worth having and cost
-    # most of the power iteration's time: PageRank runs on the rest (renormalised).
-    for i, o in enumerate(out):
-        if len(o) > 8:
-            floor = PRUNE * totals[i]
-            out[i] = {t: w for t, w in o.items() if w >= floor}
-    return Graph(files, out, uses, definers, import_edges, totals)
+    def assemble(self, contributions: list[Contribution], import_edges: int) -> Graph:
+        """The graph of every file's contribution (in file order)."""
+        out = [dict(c[0]) for c in contributions]
+        uses = [
+            (i, name, w, targets) for i, c in enumerate(contributions) for name, w, targets in c[1]
+        ]
+        totals = [sum(o.values()) for o in out]
+        # Edges carrying under 1% of a file's weight change no ranking worth having and cost
+        # most of the power iteration's time: PageRank runs on the rest (renormalised).
+        for i, o in enumerate(out):
+            if len(o) > 8:
+                floor = PRUNE * totals[i]
+                out[i] = {t: w for t, w in o.items() if w >= floor}
+        return Graph(self.files, out, uses, self.definers, import_edges, totals)
+
+
+def build_graph(scans: list[FileScan]) -> Graph:
+    """The weighted file graph of SCANS (which must be sorted by path)."""
+    return build_graph_parts(scans)[0]
+
+
+def build_graph_parts(scans: list[FileScan]) -> tuple[Graph, list[Imports], list[Contribution]]:
+    """The graph of SCANS, and each file's imports and contribution (for the graph memo)."""
+    builder = GraphBuilder(scans)
+    imports = [builder.imports(i) for i in range(len(scans))]
+    contributions = [builder.contribution(i, imp) for i, imp in enumerate(imports)]
+    graph = builder.assemble(contributions, sum(imp[4] for imp in imports))
+    return graph, imports, contributions
 
 
 def graph_signature(scans: list[FileScan]) -> str:
