@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxtools.repomap import cache as cachemod
-from ctxtools.repomap import core
+from ctxtools.repomap import core, graph
 from ctxtools.repomap.core import build_map
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
@@ -124,17 +124,23 @@ def test_incremental_map_equals_cold_map_over_edits(tmp_path, monkeypatch, token
     loader = Loader()
     run(root, store, tokens, loader)  # fills the caches
     computed = []
-    real = core._rank_graph
+    real = core._rank
+    monkeypatch.setattr(core, "_rank", lambda *a: computed.append(1) or real(*a), raising=True)
+    redone = []
+    real_contribution = graph.GraphBuilder.contribution
     monkeypatch.setattr(
-        core, "_rank_graph", lambda *a: computed.append(1) or real(*a), raising=True
+        graph.GraphBuilder,
+        "contribution",
+        lambda self, i, imp: redone.append(self.files[i]) or real_contribution(self, i, imp),
     )
     for what, edit in EDITS:
         edit(root)
         restamp(root)
         computed.clear()
+        redone.clear()
         loader.loads = 0
         warm = run(root, store, tokens, loader)
-        reused, loads = not computed, loader.loads
+        reused, loads, recomputed = not computed, loader.loads, list(redone)
         cold = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False)
         assert warm.text == cold.text, what
         assert (warm.tokens, warm.ruler, warm.exact) == (cold.tokens, cold.ruler, cold.exact)
@@ -144,6 +150,13 @@ def test_incremental_map_equals_cold_map_over_edits(tmp_path, monkeypatch, token
             assert reused, f"{what}: the graph did not change, yet it was ranked again"
         if what in ("a new use", "a file deleted", "a file added"):
             assert not reused, f"{what}: the graph changed, yet the old ranking was used"
+        if what in ("a trailing comment", "a comment", "a new use"):
+            assert len(recomputed) == 1, (what, recomputed)  # the edited file only
+        if what == "a definition others already name":
+            # app3 now defines QuerySet too: every file naming QuerySet links anew.
+            assert set(recomputed) == {f"app{k}/views.py" for k in range(12)}
+        if what in ("a file deleted", "a file added"):
+            assert len(recomputed) == len(warm.files)
         if what == "a trailing comment" and tokens == 60:
             assert loads == 0, "the same layout was fitted again"
         if what == "a comment":  # every line number of the map's top file moved
@@ -160,7 +173,7 @@ def test_rank_memo_corrupt_or_foreign_means_rebuild(tmp_path):
     store = tmp_path / "store"
     ruler = HeuristicRuler()
     first = build_map(str(root), tokens=300, ruler=ruler, store=store)
-    (memo,) = (store / "repomap").glob("rank-v1-*.bin")
+    (memo,) = (store / "repomap").glob("graph-v1-*.bin")
     good = memo.read_bytes()
     for bad in (b"", b"garbage", good[: len(good) // 2], good[:40] + b"\x00" * 50 + good[90:]):
         memo.write_bytes(bad)
@@ -170,8 +183,8 @@ def test_rank_memo_corrupt_or_foreign_means_rebuild(tmp_path):
         assert m.text == cold.text
         assert m.to_json()["files"] == cold.to_json()["files"]
     # A memo of another shape under the right key is a miss, not a crash.
-    key = next(iter(cachemod.KeyedMemo(store, str(root), "rank", 1).load()))
-    bogus = cachemod.KeyedMemo(store, str(root), "rank", 1)
+    key = next(iter(cachemod.KeyedMemo(store, str(root), "graph", 1).load()))
+    bogus = cachemod.KeyedMemo(store, str(root), "graph", 1)
     bogus.put(key, ([1.0], [1.0], [{}], [{}], 0))
     m = build_map(str(root), tokens=300, ruler=ruler, store=store)
     assert m.to_json()["files"] == cold.to_json()["files"]

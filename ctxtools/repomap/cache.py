@@ -85,6 +85,7 @@ class ScanCache:
         self.base_digest: str | None = None  # checksum of the main file's body, if usable
         self.journal: dict[str, tuple | None] = {}  # what the journal on disk holds
         self.changed: dict[str, tuple] = {}  # entries changed in this run
+        self.replaced: dict[str, tuple] = {}  # the entries they replaced (for the graph memo)
 
     # --- loading ---------------------------------------------------------------------
 
@@ -185,6 +186,9 @@ class ScanCache:
 
     def put(self, rel: str, size: int, mtime_ns: int, digest: int, payload: Payload) -> None:
         entry = (size, mtime_ns, digest, payload)
+        old = self.entries.get(rel)
+        if old is not None and rel not in self.replaced:
+            self.replaced[rel] = old
         self.entries[rel] = entry
         self.changed[rel] = entry
         self.seen.add(rel)
@@ -240,8 +244,10 @@ class ScanCache:
             self.journal_path.unlink()
 
 
-def atomic_write(path: Path, data: bytes) -> str | None:
-    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
+    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure.
+    Without DURABLE, no fsync: for files whose every reader checks a checksum and takes
+    damage for a miss (a crash may then leave a file that is merely useless)."""
     import tempfile
 
     directory = path.parent
@@ -253,8 +259,9 @@ def atomic_write(path: Path, data: bytes) -> str | None:
         fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
@@ -361,14 +368,19 @@ class KeyedMemo:
     def load(self) -> dict[str, object]:
         import marshal
 
+        import xxhash
+
         if self.results is None:
             self.results = {}
             try:
                 blob = self.path.read_bytes()
+                # (the file: the magic line, the body's xxh3 and a newline, the body)
                 if blob.startswith(self.magic):
-                    results = marshal.loads(memoryview(blob)[len(self.magic) :])
-                    if isinstance(results, dict):
-                        self.results = results
+                    digest, sep, body = blob[len(self.magic) :].partition(b"\n")
+                    if sep and xxhash.xxh3_64_hexdigest(body).encode() == digest:
+                        results = marshal.loads(body)
+                        if isinstance(results, dict):
+                            self.results = results
             except Exception:  # missing, unreadable or damaged: a miss
                 pass
         return self.results
@@ -384,8 +396,12 @@ class KeyedMemo:
         results[key] = result
         while len(results) > self.keep:
             del results[next(iter(results))]
+        import xxhash
+
         try:
             body = marshal.dumps(results, 4)
         except ValueError as exc:  # an unmarshallable value: keep nothing rather than crash
             return str(exc)
-        return atomic_write(self.path, self.magic + body)
+        digest = xxhash.xxh3_64_hexdigest(body).encode()
+        # No fsync: the checksum turns a torn file into a miss, and a memo is only a memo.
+        return atomic_write(self.path, self.magic + digest + b"\n" + body, durable=False)

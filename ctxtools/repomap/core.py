@@ -41,6 +41,11 @@ class ScanSet:
     candidates: int = 0  # files that could have been mapped (before --max-files)
     scanned: int = 0  # files read and scanned in this run (cache misses)
     cache_path: str | None = None
+    # Per scan, the content hash the scan cache holds for it (0 for a manifest); None
+    # without the cache. Equal hashes mean equal scans: what the graph memo goes by.
+    digests: list[int] | None = None
+    # What the scan cache held before for the files scanned anew: rel -> (hash, payload).
+    replaced: dict[str, tuple] = field(default_factory=dict)
 
 
 @dataclass
@@ -357,6 +362,10 @@ def scan_repository(
         ss.notes.extend(cache.notes)
     kept.sort(key=lambda s: s.rel)
     ss.scans = kept
+    if cache is not None:
+        entries = cache.entries
+        ss.digests = [0 if s.manifest else entries[s.rel][2] for s in kept]
+        ss.replaced = {rel: (e[2], e[3]) for rel, e in cache.replaced.items()}
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {total} files "
@@ -370,11 +379,10 @@ def scan_repository(
     return ss
 
 
-def _rank_graph(scans: list[FileScan], personal: list[float] | None):
-    """(rank, file scores, definition scores, graph): the ranking computed from scratch."""
-    from ctxtools.repomap.graph import build_graph, centrality, definition_scores, pagerank
+def _rank(graph, personal: list[float] | None):
+    """(rank, file scores, definition scores) of GRAPH."""
+    from ctxtools.repomap.graph import centrality, definition_scores, pagerank
 
-    graph = build_graph(scans)
     rank = pagerank(graph.out)
     score = centrality(graph, rank)
     # Tests and test data use everything and are used by little but each other: a map
@@ -388,7 +396,136 @@ def _rank_graph(scans: list[FileScan], personal: list[float] | None):
         total = sum(score)
         score = [x / total for x in score] if total > 0 else score
         rank = prank
-    return rank, score, definition_scores(graph, rank), graph
+    return rank, score, definition_scores(graph, rank)
+
+
+def _graph_state(memo, ss: ScanSet) -> tuple | None:
+    """The graph memo's (digests, parts, ranking) when it was made for the same files."""
+    if memo is None or ss.digests is None:
+        return None
+    state = memo.get(_graph_key())
+    n = len(ss.scans)
+    if not (type(state) is tuple and len(state) == 4):
+        return None
+    files, digests, parts, ranking = state
+    if not (
+        type(files) is tuple
+        and len(files) == n
+        and type(digests) is tuple
+        and len(digests) == n
+        and type(parts) is list
+        and len(parts) == n
+    ):
+        return None
+    if files != tuple(s.rel for s in ss.scans):
+        return None  # a file came or went: every index moved, build anew
+    if ranking is not None and not (
+        type(ranking) is tuple and len(ranking) == 5 and all(len(x) == n for x in ranking[:4])
+    ):
+        ranking = None
+    return digests, parts, ranking
+
+
+def _graph_key() -> str:
+    from ctxtools.repomap.cache import code_fingerprint
+
+    # The code and the Python version (its built-in names weigh nothing) decide too.
+    return f"{code_fingerprint()}:{sys.version_info[:3]}"
+
+
+def _part(s, imp: tuple, contribution: tuple) -> bytes:
+    """A file's entry in the graph memo: its imports' part, and its uses with each name
+    as its index among the file's references (its out-edges follow from the two)."""
+    import marshal
+
+    index = {name: k for k, name in enumerate(s.ref_names)}
+    uses = tuple((index[name], w, targets) for name, w, targets in contribution[1])
+    return marshal.dumps((imp, uses), 4)
+
+
+def _unpart(s, blob: bytes) -> tuple[tuple, tuple]:
+    """(imports' part, contribution) of a file from its graph memo entry: the out-edges
+    are summed again in the order ``GraphBuilder.contribution`` summed them."""
+    import marshal
+
+    imp, uses = marshal.loads(blob)
+    names = s.ref_names
+    oi = dict(imp[0])
+    full = []
+    for k, w, targets in uses:
+        for d in targets:
+            oi[d] = oi.get(d, 0.0) + w
+        full.append((names[k], w, targets))
+    return imp, (oi, tuple(full))
+
+
+def _update_graph(ss: ScanSet, state: tuple):
+    """(builder, contributions, new parts, changed?) from the memo's STATE: only the files
+    whose content changed are recomputed, and the files that use a name whose definitions
+    changed (added, removed, of another kind). The definitions a file had are the scan
+    cache's replaced entry. CONTRIBUTIONS is a function giving every file's (imports' part,
+    contribution), called only when the graph is really wanted. Raises on anything that
+    does not fit."""
+    from ctxtools.repomap.graph import FileScan, GraphBuilder, defined_weights
+
+    scans, digests = ss.scans, ss.digests
+    old_digests, parts, _ranking = state
+    edited = [i for i, d in enumerate(digests) if d != old_digests[i]]
+    renamed: set[str] = set()  # names whose definers or kind weight may have changed
+    old_imports = {}
+    for i in edited:
+        s = scans[i]
+        digest, payload = ss.replaced[s.rel]  # KeyError: the memo is older than the cache
+        if digest != old_digests[i] or type(payload) is not tuple:
+            raise ValueError("graph memo out of step with the scan cache")
+        language, defs, _names, _counts, imports = payload
+        old_imports[i] = (language, imports)
+        new_w = defined_weights(s)
+        old_w = defined_weights(FileScan(s.rel, language, defs))
+        for name in new_w.keys() | old_w.keys():
+            if new_w.get(name) != old_w.get(name):
+                renamed.add(name)
+    redo = set(edited)
+    if renamed:
+        for i, s in enumerate(scans):
+            if i not in redo and not renamed.isdisjoint(s.ref_names):
+                redo.add(i)
+    wanted: set[str] = set()
+    for i in redo:
+        wanted.update(scans[i].ref_names)
+    builder = GraphBuilder(scans, wanted)
+    parts = list(parts)
+    fresh: dict[int, tuple] = {}
+    changed = False
+    for i in sorted(redo):
+        s = scans[i]
+        o_imp, o_c = _unpart(FileScan(s.rel, s.language, (), *old_refs(ss, i)), parts[i])
+        same_imports = old_imports.get(i, (s.language, s.imports)) == (s.language, s.imports)
+        imp = o_imp if same_imports else builder.imports(i)
+        c = builder.contribution(i, imp)
+        if (
+            imp[1:] != o_imp[1:]
+            or list(imp[0].items()) != list(o_imp[0].items())
+            or list(c[0].items()) != list(o_c[0].items())
+            or c[1] != o_c[1]
+        ):
+            changed = True
+        parts[i] = _part(s, imp, c)
+        fresh[i] = (imp, c)
+
+    def contributions() -> list[tuple]:
+        return [fresh[i] if i in fresh else _unpart(s, parts[i]) for i, s in enumerate(scans)]
+
+    return builder, contributions, parts, changed
+
+
+def old_refs(ss: ScanSet, i: int) -> tuple:
+    """(reference names, counts) file I had when its memo entry was written."""
+    s = ss.scans[i]
+    old = ss.replaced.get(s.rel)
+    if old is not None and ss.digests[i] != old[0]:
+        return old[1][2], old[1][3]
+    return s.ref_names, s.ref_counts
 
 
 def rank_scans(
@@ -399,38 +536,49 @@ def rank_scans(
 ):
     """(ranked files in rank order, query identifiers, edges summary) for a ScanSet.
 
-    MEMO (a ``cache.KeyedMemo``) remembers the unpersonalised ranking of the last graph
-    under ``graph_signature``: an edit that changes no edge (a new or removed definition
-    nobody names yet, a changed signature, a comment, a touched file) then skips building
-    the graph and PageRank. The ranking is deterministic, so a hit is exactly what a cold
-    run computes."""
-    from ctxtools.repomap.graph import Graph, personalisation
+    MEMO (a ``cache.KeyedMemo``) keeps the graph of the last run file by file (each file's
+    imports, out-edges and uses, keyed by its content hash) and its unpersonalised ranking.
+    After an edit, only the edited files and the files using a name whose definitions
+    changed are recomputed; when no edge changed, the ranking is reused as it is. Every
+    file's part is computed as a cold build computes it, so the result is the same."""
+
+    from ctxtools.repomap.graph import Graph, build_graph_parts, personalisation
     from ctxtools.repomap.render import RankedFile
 
     scans = ss.scans
     personal, idents = personalisation(scans, set(focus), query)
-    ranking = key = None
-    if memo is not None and personal is None:
-        from ctxtools.repomap.cache import code_fingerprint
-        from ctxtools.repomap.graph import graph_signature
-
-        # The code and the Python version (its built-in names weigh nothing) count too.
-        key = f"{code_fingerprint()}:{sys.version_info[:3]}:{graph_signature(scans)}"
-        ranking = memo.get(key)
-        if not (
-            type(ranking) is tuple
-            and len(ranking) == 5
-            and all(len(x) == len(scans) for x in ranking[:4])
-        ):
-            ranking = None
-    if ranking is not None:
-        rank, score, dscores, out, import_edges = ranking
-        graph = Graph([s.rel for s in scans], out, [], {}, import_edges)
-    else:
-        rank, score, dscores, graph = _rank_graph(scans, personal)
-        if key is not None:
-            # Written at once: the definition scores are credited to base classes below.
-            memo.put(key, (rank, score, dscores, graph.out, graph.import_edges))
+    state = _graph_state(memo, ss)
+    ranking = graph = parts = None
+    changed = True
+    if state is not None:
+        try:
+            builder, every, parts, changed = _update_graph(ss, state)
+            if not changed and personal is None and state[2] is not None:
+                rank, score, dscores, out, import_edges = state[2]
+                graph = Graph([s.rel for s in scans], out, [], {}, import_edges)
+                ranking = state[2]
+            else:
+                pairs = every()
+                graph = builder.assemble([c for _, c in pairs], sum(imp[4] for imp, _ in pairs))
+                del pairs
+        except Exception:  # a part that does not decode as this code wrote it: build anew
+            state = graph = parts = None
+            changed = True
+    if graph is None:
+        graph, imports, contributions = build_graph_parts(scans)
+        if memo is not None and ss.digests is not None:
+            parts = [
+                _part(s, imp, c) for s, imp, c in zip(scans, imports, contributions, strict=True)
+            ]
+    if ranking is None:
+        rank, score, dscores = _rank(graph, personal)
+        if personal is None:
+            ranking = (rank, score, dscores, graph.out, graph.import_edges)
+        elif not changed and state is not None:
+            ranking = state[2]  # the graph is the same: its plain ranking still holds
+    if parts is not None and (state is None or changed or tuple(ss.digests) != state[0]):
+        # Written at once: the definition scores are credited to base classes below.
+        memo.put(_graph_key(), (tuple(graph.files), tuple(ss.digests), parts, ranking))
     ranked = []
     for i, s in enumerate(scans):
         sc = dscores[i]
@@ -687,7 +835,7 @@ def build_map(
         from ctxtools.config import store_root
         from ctxtools.repomap.cache import KeyedMemo
 
-        rank_memo = KeyedMemo(store_root(store), root, "rank", 1)
+        rank_memo = KeyedMemo(store_root(store), root, "graph", 1)
     ranked, idents, edges = rank_scans(ss, focus_rels, query, rank_memo)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.

@@ -315,7 +315,8 @@ class GraphBuilder:
     edit concerns; ``build_graph`` is all files at once. Every file's part is computed the
     same way (and its floats in the same order) either way, so the result is the same."""
 
-    def __init__(self, scans: list[FileScan]):
+    def __init__(self, scans: list[FileScan], wanted: set[str] | None = None):
+        """WANTED: the only names whose definers will be asked for (default: all)."""
         self.scans = scans
         self.files = files = [s.rel for s in scans]
         definers: dict[str, list[int]] = {}
@@ -323,6 +324,8 @@ class GraphBuilder:
         kw_of: dict[tuple[str, bool], float] = {}
         for i, s in enumerate(scans):
             for kind, name, _line, _sig, scope, _end in s.defs:
+                if wanted is not None and name not in wanted:
+                    continue
                 key = (kind, scope is not None)
                 kw = kw_of.get(key)
                 if kw is None:
