@@ -244,3 +244,48 @@ def test_fit_memo_keeps_a_slot_per_query(tmp_path):
     loader.loads = 0
     assert run(root, store, 60, loader).text == plain.text
     assert loader.loads == 0, "the --query map evicted the plain one"
+
+
+def test_graph_memo_out_of_step_with_the_scan_cache_means_rebuild(tmp_path):
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    build_map(str(root), tokens=300, ruler=ruler, store=store)
+    (memo,) = (store / "repomap").glob("graph-v1-*.bin")
+    older = memo.read_bytes()
+    # Two edits of the same file: the memo we put back knows neither, and the scan cache
+    # no longer holds the content the memo was made from.
+    for k in range(2):
+        append("app1/views.py", f"\n\ndef added_{k}():\n    return make_view_{k + 4}()\n")(root)
+        restamp(root)
+        build_map(str(root), tokens=300, ruler=ruler, store=store)
+    memo.write_bytes(older)
+    append("pkg/query.py", "\n\ndef one_more():\n    return helper_1_2(1, 2)\n")(root)
+    restamp(root)
+    m = build_map(str(root), tokens=300, ruler=ruler, store=store)
+    cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False)
+    assert m.text == cold.text
+    assert m.to_json()["files"] == cold.to_json()["files"]
+    assert m.edges.as_dict() == cold.edges.as_dict()
+
+
+def test_query_runs_between_edits_keep_the_plain_ranking_right(tmp_path):
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    build_map(str(root), tokens=300, ruler=ruler, store=store)
+    steps = [
+        append("app2/views.py", "\n\ndef linked():\n    return QuerySet().values()\n"),
+        append("pkg/models.py", "\n# nothing that links\n"),
+        append("app4/views.py", "\n\nclass Field:\n    pass\n"),
+    ]
+    for edit in steps:
+        edit(root)
+        restamp(root)
+        for kw in ({"query": "filter values"}, {}, {"focus": ["pkg/query.py"]}, {}):
+            m = build_map(str(root), tokens=300, ruler=ruler, store=store, **kw)
+            cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, **kw)
+            assert m.text == cold.text, kw
+            assert m.to_json()["files"] == cold.to_json()["files"], kw

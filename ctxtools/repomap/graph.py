@@ -476,34 +476,6 @@ def build_graph_parts(scans: list[FileScan]) -> tuple[Graph, list[Imports], list
     return graph, imports, contributions
 
 
-def graph_signature(scans: list[FileScan]) -> str:
-    """A digest of everything ``build_graph`` depends on: the files, their languages,
-    references and imports, and the definitions of names that some file references (a
-    definition nobody names adds no edge, so adding or removing one changes nothing).
-    Equal signatures mean equal graphs, hence equal (unpersonalised) ranks."""
-    import marshal
-    from operator import itemgetter
-
-    import xxhash
-
-    referenced: set[str] = set()
-    for s in scans:
-        referenced.update(s.ref_names)
-    name_of = itemgetter(1)
-    h = xxhash.xxh3_128()
-    # marshal version 2: no back-references and no interning flags, so the bytes depend
-    # on the values only (version 3+ writes differently as objects are shared or not).
-    dumps = marshal.dumps
-    for s in scans:
-        defs = s.defs
-        kept = referenced.intersection(map(name_of, defs)) if defs else None
-        dk = [(d[0], d[1], d[4] is None) for d in defs if d[1] in kept] if kept else ()
-        h.update(
-            dumps((s.rel, s.language, s.manifest, s.ref_names, s.ref_counts, s.imports, dk), 2)
-        )
-    return h.hexdigest()
-
-
 # --- ranking ---------------------------------------------------------------------------------
 
 
