@@ -9,7 +9,10 @@ Each measurement is a fresh process (``/usr/bin/time -v`` for wall time and peak
 * cold: empty store, every file scanned, the cache written;
 * warm: the cache present, nothing re-scanned (the map comes from the result memo);
 * rerank: the cache present, a new --query (so ranked and rendered again, ruler loaded);
-* edit: one file changed (a definition appended), only it re-scanned, all re-ranked.
+* edit: one file changed (a definition appended that nothing uses yet), only it
+  re-scanned and re-linked; no edge changes, so the ranking and the fit are reused;
+* edit-uses: one file changed so that its references change (a function appended that
+  calls into the ORM): it is re-scanned and re-linked, PageRank runs again.
 
 Then the cache's size, and the 1,000-token map itself: files and symbols shown, and
 whether Django's central abstractions (Model, QuerySet, Field, HttpRequest, Form) are in it.
@@ -71,6 +74,7 @@ def django_py_tree() -> Path:
 
 
 CPU: dict[str, list[float]] = {}
+RSS: dict[str, list[int]] = {}
 
 
 def timed(cmd: list[str], env: dict, label: str = "") -> tuple[float, int, bytes, bytes]:
@@ -87,6 +91,7 @@ def timed(cmd: list[str], env: dict, label: str = "") -> tuple[float, int, bytes
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1))
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))
     CPU.setdefault(label, []).append(user + system)
+    RSS.setdefault(label, []).append(rss)
     report = err.split("\tCommand being timed")[0].encode()
     return seconds, rss, proc.stdout, report
 
@@ -119,7 +124,7 @@ def main() -> None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
         return
 
-    colds, warms, reranks, edits, rsss = [], [], [], [], []
+    colds, warms, reranks, edits, edit_uses, rsss = [], [], [], [], [], []
     cache_bytes = 0
     out = b""
     scratch = Path(tempfile.mkdtemp(prefix="ctx-bench-"))
@@ -150,6 +155,12 @@ def main() -> None:
             t, rss, _, _ = timed(base_cmd, env, "edit")
             edits.append(t)
             rsss.append(rss)
+            use = "Prefetch(Q(pk=1), to_attr='x')" if run % 2 else "FilteredRelation('x')"
+            body = f"\n\ndef bench_edit_{run}():\n    return {use}\n"
+            victim.write_bytes(original + body.encode())
+            t, rss, _, _ = timed(base_cmd, env, "edit-uses")
+            edit_uses.append(t)
+            rsss.append(rss)
             cache_bytes = sum(f.stat().st_size for f in (store / "repomap").glob("*.bin"))
         victim.write_bytes(original)
     finally:
@@ -171,7 +182,9 @@ def main() -> None:
     print(f"warm   {fmt(warms, 'warm')}   target < 0.5 s")
     print(f"rerank {fmt(reranks, 'rerank')}   (no target; what every edit pays besides its scan)")
     print(f"edit   {fmt(edits, 'edit')}   target < 0.3 s")
-    print(f"peak RSS {max(rsss) / 1024:.1f} MB   target < 100 MB")
+    print(f"edit-uses {fmt(edit_uses, 'edit-uses')}   (an edit that changes references)")
+    per = ", ".join(f"{k} {max(v) / 1024:.1f}" for k, v in RSS.items())
+    print(f"peak RSS {max(rsss) / 1024:.1f} MB   target < 100 MB   ({per})")
     print(f"cache  {cache_bytes / 1e6:.2f} MB   target < 5 MB")
     print(
         f"map at {args.tokens} tokens: {files} files, {symbols} symbols "
