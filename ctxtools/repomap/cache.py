@@ -14,6 +14,19 @@ cache small. Anything unexpected -- a corrupt, truncated, foreign-version or unr
 cache -- means starting empty, with a note; an unwritable store means no cache, with a note.
 Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``. The cache key
 never includes the query or focus (they change ranking, not scanning).
+
+Beside it, three memos, each a checksummed ``marshal`` file that is simply a miss when
+missing, damaged or of another shape (``KeyedMemo``; written without fsync):
+
+* ``graph-v1-*``: the file graph of the last run, file by file (each file's resolved
+  imports and its uses, under its content hash), and its plain (unpersonalised) ranking.
+  After an edit only the edited files, and the files using a name whose definitions
+  changed, are linked again; when no edge changed, the ranking is reused. Every part is
+  what a cold build computes, so the map is the same bytes as a cold run's.
+* ``fit-v1-*``: per budget, ruler and query/focus, how the last layout was fitted: a
+  digest of the lines ``fit`` looked at and the text it chose. The same lines fit the same
+  way, so an edit that leaves the top of the map alone needs no tokenizer.
+* ``result-v1-*`` (``ResultMemo``): whole maps, keyed by every file's stamp and the options.
 """
 
 from __future__ import annotations
@@ -350,11 +363,9 @@ class ResultMemo:
 
 
 class KeyedMemo:
-    """A few results kept in one store file, most recent last, each under a digest of what
-    determines it; anything missing, damaged or of another shape is simply a miss. Used for
-    the ranking of a graph (``rank-v1-*``: ranking is exact and deterministic, so equal
-    graphs rank equally) and the fitting of a layout (``fit-v1-*``: a fit counted once by
-    the real ruler stays true for the same lines, budget and ruler)."""
+    """A few results kept in one store file, most recent last, each under a key; anything
+    missing, damaged (the body is checksummed) or of another shape is simply a miss. Used
+    for the graph memo (``graph-v1-*``) and the fit memo (``fit-v1-*``)."""
 
     def __init__(self, store_root: str | os.PathLike, root: str, kind: str, keep: int):
         import xxhash
