@@ -311,9 +311,9 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
 
 def layout_digest(layout: MapLayout, examined: int, bound: int, header: str) -> str:
     """A digest of everything ``fit`` saw of LAYOUT when it looked at the first EXAMINED
-    items with upper bound BOUND: the items, their files' paths and positions, their lines
-    (full and by name only) and those of the classes they bring along, the header, and
-    whether the items ended there."""
+    items with upper bound BOUND: the items, their files' paths and positions, what their
+    lines are made of (and those of the classes they bring along), the signature width,
+    the header, and whether the items ended there."""
     import marshal
 
     import xxhash
@@ -326,11 +326,14 @@ def layout_digest(layout: MapLayout, examined: int, bound: int, header: str) -> 
         if k < 0:
             parts.append((fpos, k, f.rel, f.manifest))
             continue
+        # An item's line (full or by name) follows from its definition's kind, name, line
+        # number and signature, and its depth: the chain of classes it sits in, which
+        # render brings along. Those, not the rendered lines, are what is hashed.
         chain = []
         parents = layout.parents(fpos)
         p = k
         while p >= 0 and len(chain) <= len(parents):
-            chain.append((p, f.defs[p][2], layout._line(fpos, p), layout._line(fpos, p, True)))
+            chain.append((p, f.defs[p][:4]))
             p = parents[p]
         parts.append((fpos, k, f.rel, chain))
     return xxhash.xxh3_128_hexdigest(marshal.dumps(parts, 2))  # 2: by value only
