@@ -17,6 +17,10 @@ wall time and peak RSS (``resource.getrusage(RUSAGE_CHILDREN)``, which covers th
 start, imports and the ruler's encoding load), and, for each real transcript, tokens
 before/after at a --limit that needs only stage 1 and one that needs stage 2. Targets (issue
 6): the 10,000-message transcript in under 1 s, peak memory under 300 MB.
+
+Last, the store writes of the all-distinct 10,000-message compaction alone, in this process:
+the handles it stashes written as one ``HandleStore.put_many`` batch and, for comparison, by
+one ``put_bytes`` after another (fresh stores; creating files is what those writes cost).
 """
 
 from __future__ import annotations
@@ -148,6 +152,58 @@ def run(path: Path, *args: str, cold: bool = False) -> tuple[float, float, int, 
         shutil.rmtree(store, ignore_errors=True)
 
 
+class _Recorder:
+    """A stash that keeps the batch compaction hands it (and answers with predicted refs)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[bytes, str, str | None]] = []
+
+    def put(self, data: bytes, name: str, type: str | None = None) -> str:
+        return self.put_many([(data, name, type)])[0]
+
+    def put_many(self, items: list[tuple[bytes, str, str | None]]) -> list[str]:
+        from ctxtools.compact.elide import predict_ref
+
+        self.items.extend(items)
+        return [predict_ref("default", data) for data, _name, _t in items]
+
+
+def store_writes(path: Path, limit: int) -> None:
+    """Time the store writes of one compaction: one batch vs one put after another."""
+    from ctxtools.compact import Options, compact
+    from ctxtools.compact.transcript import TokenCounter, load
+    from ctxtools.store import HandleStore
+    from ctxtools.tokens import get_ruler
+
+    rec = _Recorder()
+    compact(load(path.read_bytes()), TokenCounter(get_ruler().ruler), Options(limit=limit), rec)
+    total = sum(len(d) for d, _n, _t in rec.items)
+    print()
+    print(
+        f"== store writes of {path.name}'s compaction: {len(rec.items)} handles, "
+        f"{total / 1e6:.1f} MB, fresh store each run =="
+    )
+    for label in ("put_many (one batch)", "put_bytes, one after another"):
+        walls, cpus = [], []
+        for _ in range(5):
+            root = Path(tempfile.mkdtemp(prefix="bench-compact-store-"))
+            st = HandleStore(root)
+            c0, t0 = os.times(), time.perf_counter()
+            if label.startswith("put_many"):
+                st.put_many([(d, {"name": n, "type": t}) for d, n, t in rec.items])
+            else:
+                for d, n, t in rec.items:
+                    st.put_bytes(d, name=n, type=t)
+            dt, c1 = time.perf_counter() - t0, os.times()
+            walls.append(dt)
+            cpus.append(c1.user - c0.user + c1.system - c0.system)
+            shutil.rmtree(root, ignore_errors=True)
+        print(
+            f"{label:30} best {min(walls):.3f} s, median {sorted(walls)[2]:.3f} s of 5, "
+            f"CPU {sorted(cpus)[2]:.3f} s"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=10000)
@@ -176,6 +232,7 @@ def main() -> int:
             f"{rep['tokens_after']:,} ({rep['percent_after']}%)  elided "
             f"{rep['stage1']['elided']}  dropped {s2.get('dropped', 0):,}"
         )
+    store_writes(files["long-10k-unique"], args.limit)
     print()
     print("== real transcripts: tokens before -> after ==")
     print(
