@@ -570,6 +570,7 @@ def rank_scans(
             parts = [
                 _part(s, imp, c) for s, imp, c in zip(scans, imports, contributions, strict=True)
             ]
+        del imports, contributions  # the graph holds what ranking needs (memory)
     if ranking is None:
         rank, score, dscores = _rank(graph, personal)
         if personal is None:
