@@ -12,7 +12,10 @@ Layout under the store root (created with mode 0700 on the first write)::
 Every write goes to a temporary file in the target's filesystem, is fsync'ed and then
 ``os.replace``d into place, so a killed writer leaves at most a ``.tmp-<pid>-*`` file that no
 card refers to (``gc`` removes it once that process is gone). The blob is in place before
-its card is written, so a visible card always has its bytes.
+its card is written, so a visible card always has its bytes. ``put_many`` writes a batch the
+same way with less waiting: every temp file first (several threads), then, under one hold of
+the shared lock, the blobs renamed into place and their directories fsync'ed once each, and
+only then the cards.
 
 Integrity: at stash time we record SHA-256 and xxh3-128 of the whole payload, and xxh3-64 of
 every 1 MiB block in the ``.idx`` file (which also carries its own checksum and the payload's
