@@ -289,3 +289,29 @@ def test_query_runs_between_edits_keep_the_plain_ranking_right(tmp_path):
             cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, **kw)
             assert m.text == cold.text, kw
             assert m.to_json()["files"] == cold.to_json()["files"], kw
+
+
+def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_path):
+    root = tmp_path / "repo"
+    make_repo(root)
+    cmd = ["ctx-repomap", str(root), "--tokens", "60"]
+    assert script_runner.run(cmd).success
+    for what, edit in EDITS:
+        edit(root)
+        restamp(root)
+        for extra in ([], ["--json"], ["--query", "values"]):
+            warm = script_runner.run(cmd + extra)
+            cold = script_runner.run(cmd + extra + ["--no-cache"])
+            assert warm.returncode == cold.returncode == 0, (what, warm.stderr)
+            assert warm.stdout == cold.stdout, (what, extra)
+            assert warm.stderr == cold.stderr == "", (what, extra)
+    # A damaged memo changes nothing but the work done.
+    memos = sorted((Path(os.environ["CTX_STORE"]) / "repomap").glob("*-v1-*.bin"))
+    assert {m.name.split("-")[0] for m in memos} == {"cache", "fit", "graph", "result"}
+    for memo in memos:
+        memo.write_bytes(memo.read_bytes()[:-7] + b"damaged")
+    append("pkg/query.py", "\n\ndef after_damage():\n    return Field()\n")(root)
+    restamp(root)
+    warm = script_runner.run(cmd)
+    cold = script_runner.run(cmd + ["--no-cache"])
+    assert warm.stdout == cold.stdout and warm.returncode == 0
