@@ -87,8 +87,9 @@ class FileScan:
 class Graph:
     files: list[str]
     out: list[dict[int, float]]  # per source file: target file -> weight
-    # (using file, identifier, weight per target, target files): where def scores come from
-    uses: list[tuple[int, str, float, list[int]]]
+    # per using file: (identifier, weight per target, target files), in reference order --
+    # where definition scores come from
+    uses: list[tuple[tuple[str, float, tuple[int, ...]], ...]]
     definers: dict[str, list[int]]
     import_edges: int = 0
     totals: list[float] = field(default_factory=list)  # out-weight before pruning
@@ -448,10 +449,8 @@ class GraphBuilder:
 
     def assemble(self, contributions: list[Contribution], import_edges: int) -> Graph:
         """The graph of every file's contribution (in file order)."""
-        out = [dict(c[0]) for c in contributions]
-        uses = [
-            (i, name, w, targets) for i, c in enumerate(contributions) for name, w, targets in c[1]
-        ]
+        out = [c[0] for c in contributions]  # (fresh dicts: pruning replaces, never edits)
+        uses = [c[1] for c in contributions]
         totals = [sum(o.values()) for o in out]
         # Edges carrying under 1% of a file's weight change no ranking worth having and cost
         # most of the power iteration's time: PageRank runs on the rest (renormalised).
@@ -613,10 +612,14 @@ def centrality(graph: Graph, rank: list[float]) -> list[float]:
     n = len(graph.files)
     users: list[set[int]] = [set() for _ in range(n)]
     totals = graph.totals
-    for i, _name, w, targets in graph.uses:
-        if w >= USER_SHARE * (totals[i] + BASE_OUT):
-            for t in targets:
-                users[t].add(i)
+    for i, file_uses in enumerate(graph.uses):
+        if not file_uses:
+            continue
+        floor = USER_SHARE * (totals[i] + BASE_OUT)
+        for _name, w, targets in file_uses:
+            if w >= floor:
+                for t in targets:
+                    users[t].add(i)
     scores = [rank[i] * (1 + len(users[i])) for i in range(n)]
     total = sum(scores)
     return [x / total for x in scores] if total > 0 else scores
@@ -627,9 +630,14 @@ def definition_scores(graph: Graph, rank: list[float]) -> list[dict[str, float]]
     n = len(graph.files)
     scores: list[dict[str, float]] = [{} for _ in range(n)]
     totals = graph.totals
-    for i, name, w, targets in graph.uses:
-        share = rank[i] * w / (totals[i] + BASE_OUT)
-        for d in targets:
-            sd = scores[d]
-            sd[name] = sd.get(name, 0.0) + share
+    for i, file_uses in enumerate(graph.uses):
+        if not file_uses:
+            continue
+        r = rank[i]
+        denom = totals[i] + BASE_OUT
+        for name, w, targets in file_uses:
+            share = r * w / denom
+            for d in targets:
+                sd = scores[d]
+                sd[name] = sd.get(name, 0.0) + share
     return scores
