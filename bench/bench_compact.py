@@ -252,6 +252,8 @@ def main() -> int:
                 f"{rep['tokens_after']:8,} {rep['percent_after']:6.1f}% "
                 f"{rep['stage1']['elided']:6} {s2.get('dropped', 0):7} {rc}"
             )
+    if _WARM is not None:
+        shutil.rmtree(_WARM, ignore_errors=True)
     return 0
 
 
