@@ -119,8 +119,10 @@ def cli(
     over --max-file-size, vendored trees (vendor/, node_modules/, third_party/), minified
     and generated files, unreadable files (counted in a note on stderr). Scan results are
     cached per file in the store (STORE/repomap/), so a second run only re-scans edited
-    files, and a map already printed for the same files and options is printed again
-    without ranking; a damaged cache is rebuilt with a note. A progress bar shows on
+    files; the file graph is kept too, so an edit re-links only the files it concerns
+    (the map is the same as a run with --no-cache), and a map already printed for the
+    same files and options is printed again without ranking; a damaged cache is rebuilt
+    with a note. A progress bar shows on
     stderr when it is a terminal.
 
     With --json, one document: root, budget, tokens, counter, exact, files_listed_by
