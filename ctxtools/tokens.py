@@ -71,6 +71,7 @@ def _cjk_re() -> re.Pattern[str]:
         _CJK_RE = re.compile(f"[{_CJK_CLASS}]")
     return _CJK_RE
 
+
 READ_BLOCK = 1 << 20  # bytes read per call
 CHUNK_CHARS = 1 << 20  # characters per counted piece: 1M keeps peak memory low and still
 # lets two threads overlap (256K pieces did not parallelise; 4M ones doubled peak memory)
@@ -168,8 +169,21 @@ class TiktokenRuler(Ruler):
             )
         else:
             self._encode = encoding.encode_ordinary
+        # Counting needs no token list: tiktoken's core can write the ids into one buffer
+        # (what its encode_to_numpy uses), which spares a Python int per token -- and the
+        # garbage collector the work of tracking them, which slowed two threads by ~15%.
+        # With no allowed special tokens it encodes exactly as encode_ordinary does.
+        core = getattr(encoding, "_core_bpe", None)
+        to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+        self._allowed = frozenset(encoding.special_tokens_set) if allow_special else frozenset()
+        self._to_buffer = to_buffer
 
     def count(self, text: str) -> int:
+        if self._to_buffer is not None:
+            try:
+                return memoryview(self._to_buffer(text, self._allowed)).nbytes // 4
+            except (TypeError, ValueError, UnicodeEncodeError):
+                pass  # e.g. lone surrogates: encode() below repairs them as tiktoken does
         return len(self._encode(text))
 
     def encode(self, text: str) -> list[int]:

@@ -222,3 +222,14 @@ def test_bad_tokenizer_files(tmp_path):
         tokens.get_ruler(tokenizer=str(bad))
     with pytest.raises(TokenizerError, match="no tokenizer.json"):
         tokens.get_ruler(tokenizer=str(tmp_path))
+
+
+def test_buffer_count_equals_the_token_list_even_with_lone_surrogates():
+    """The count path that skips the token list gives what encode_ordinary/encode give."""
+    plain = tokens.get_ruler().ruler
+    special = tokens.get_ruler(allow_special=True).ruler
+    for text in ("a\udc80b \ud800 x", "x <|endoftext|> y \udc80", stdlib_text(30_000).decode()):
+        assert plain.count(text) == len(plain.encoding.encode_ordinary(text))
+        assert special.count(text) == len(
+            special.encoding.encode(text, allowed_special="all", disallowed_special=())
+        )
