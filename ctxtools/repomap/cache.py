@@ -46,19 +46,24 @@ CACHE_DIR = "repomap"
 Payload = object  # tuple | str | None, see the module docstring
 
 
-def scanner_fingerprint() -> str:
-    """xxh3 of the scanners' source files: a new scanner means a new cache."""
+def _source_fingerprint(pattern: str) -> str:
+    """xxh3 of this package's source files matching PATTERN (names and bytes)."""
     import xxhash
 
     here = Path(__file__).resolve().parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
-    for path in sorted(here.glob("scan*.py")):
+    for path in sorted(here.glob(pattern)):
         h.update(path.name.encode())
         try:
             h.update(path.read_bytes())
         except OSError:
             h.update(b"?")
     return h.hexdigest()
+
+
+def scanner_fingerprint() -> str:
+    """xxh3 of the scanners' source files: a new scanner means a new cache."""
+    return _source_fingerprint("scan*.py")
 
 
 def cache_path(store_root: str | os.PathLike, root: str) -> Path:
@@ -295,17 +300,7 @@ RESULT_KEEP = 8  # most recent results kept per repository
 @functools.cache
 def code_fingerprint() -> str:
     """xxh3 of the whole repomap package's source: new code, new results."""
-    import xxhash
-
-    here = Path(__file__).resolve().parent
-    h = xxhash.xxh3_64(PAYLOAD_FORMAT)
-    for path in sorted(here.glob("*.py")):
-        h.update(path.name.encode())
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            h.update(b"?")
-    return h.hexdigest()
+    return _source_fingerprint("*.py")
 
 
 class ResultMemo:
