@@ -59,8 +59,8 @@ _WORD_RE = re.compile(r"[^\W\d]\w*")
 _IDENT = r"[A-Za-z_$][\w$]*"
 # Lines that define a name, in the languages we know (Python, Go, JS/TS, Rust, Java and
 # their cousins). Used only to rank windows; the repo map's scanners do the real parsing.
-_DEF_RES = (
-    re.compile(
+_DEF_PATTERNS = (
+    (
         r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
         r"(?:(?:export|default|declare|pub(?:\([^)]*\))?|public|private|protected|internal|"
         r"static|final|abstract|async|unsafe|extern(?:\s+\"[^\"]*\")?|override|sealed|const|"
@@ -69,18 +69,18 @@ _DEF_RES = (
         r"record|mod|object|union|namespace)\s+(?:\([^)]*\)\s*)?"
         rf"(?P<name>{_IDENT})"
     ),
-    re.compile(
+    (
         r"\s*(?:export\s+)?(?:const|let|var)\s+"
         rf"(?P<name>{_IDENT})\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\(|{_IDENT}\s*=>)"
     ),
-    re.compile(
+    (
         r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
         r"(?:(?:public|private|protected|static|final|abstract|synchronized|native|default|"
         r"async|override|virtual|readonly)\s+)+"
         r"(?:<[^>]*>\s*)?(?:[\w$.<>\[\],?]+\s+)?"
         rf"(?P<name>{_IDENT})\s*\("
     ),
-    re.compile(
+    (
         r"\s*(?!(?:return|new|else|throw|if|for|while|switch|catch|case|await|yield|typeof|"
         r"delete|do|try)\b)(?:(?:async|static|get|set)\s+)*(?:[\w$.<>\[\],?]+\s+)?"
         rf"(?P<name>{_IDENT})\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^{{;=]+)?(?:throws\s+[\w., ]+)?"
@@ -93,12 +93,23 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
-# All of them in one pattern (one match call a line): alternative K names its group nK.
-_DEF_RE = re.compile(
-    "|".join(
-        "(?:" + rx.pattern.replace("(?P<name>", f"(?P<n{k}>") + ")" for k, rx in enumerate(_DEF_RES)
-    )
-)
+_DEF_RES: tuple[re.Pattern[str], ...] = ()
+_DEF_RE: re.Pattern[str] | None = None
+
+
+def _def_re() -> re.Pattern[str]:
+    """All of them in one pattern (one match call a line): alternative K names its group
+    nK. Compiled at the first line that might define a name (start-up stays cheap)."""
+    global _DEF_RE, _DEF_RES
+    if _DEF_RE is None:
+        _DEF_RES = tuple(re.compile(p) for p in _DEF_PATTERNS)
+        _DEF_RE = re.compile(
+            "|".join(
+                "(?:" + p.replace("(?P<name>", f"(?P<n{k}>") + ")"
+                for k, p in enumerate(_DEF_PATTERNS)
+            )
+        )
+    return _DEF_RE
 
 
 # Words a definition line can start with (else it ends with "{": a bare method).
@@ -159,7 +170,7 @@ def defined_name(line: str) -> str | None:
         first in _DEF_STARTS or first.startswith(("@", "pub(", "impl<")) or stripped.endswith("{")
     ):
         return None
-    m = _DEF_RE.match(line)
+    m = _def_re().match(line)
     if m is None:
         return None
     name = m.group(m.lastgroup)
@@ -665,11 +676,13 @@ def _excerpt(
     options: ExcerptOptions,
     size: int,
     whole: bytes | None = None,
+    scanned: dict[int, dict[str, float]] | None = None,
 ) -> Excerpt:
-    hits: dict[int, dict[str, float]] = {}
+    """SCANNED: the hits of WHOLE, when the caller has scanned it already."""
+    hits: dict[int, dict[str, float]] = {} if scanned is None else scanned
     if whole is not None:  # held whole: one piece, counted once
         newlines = whole.count(b"\n")
-        if whole:
+        if whole and scanned is None:
             matcher.scan(whole, 1, hits)
         line_count = newlines + (0 if not whole or whole.endswith(b"\n") else 1)
     else:
@@ -765,8 +778,10 @@ def read_file_bytes(path: str) -> bytes:
 def _read_fd(fd: int, size: int) -> bytes:
     import os
 
-    chunks = []
     data = os.read(fd, size + 1)
+    if len(data) <= size and size:  # a regular file read short: its end (one call a file)
+        return data
+    chunks = []
     while data:
         chunks.append(data)
         data = os.read(fd, 1 << 20)
@@ -800,6 +815,108 @@ def excerpt_file(
         raise
     with fh:
         return excerpt_stream(fh, identifiers, options)
+
+
+def excerpt_file_block(
+    path: str,
+    label: str,
+    matcher: Matcher,
+    options: ExcerptOptions,
+    *,
+    large: int = LARGE_FILE,
+) -> bytes | None:
+    """``render_excerpt(excerpt_file(PATH, ...), LABEL)`` as UTF-8 bytes (lone surrogates
+    of the label as their bytes), None for a binary file. The common case over many files
+    -- nothing matched -- is rendered straight from the file's bytes: no Excerpt, no
+    Span, no str per line. OSError is left to the caller."""
+    import os
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        data = _read_fd(fd, size) if size <= large else None
+    finally:
+        os.close(fd)
+    if data is None or len(data) > large:
+        ex = excerpt_file(path, matcher, options, large=large)
+    else:
+        if b"\0" in data[:BINARY_SNIFF]:
+            return None
+        hits: dict[int, dict[str, float]] = {}
+        if data:
+            matcher.scan(data, 1, hits)
+        if not hits:
+            return _no_match_block(data, label, options)
+        ex = _excerpt(None, matcher, options, len(data), whole=data, scanned=hits)
+    if ex.binary:
+        return None
+    return render_excerpt(ex, label).encode("utf-8", "surrogateescape")
+
+
+_BGUTTERS: dict[int, list[bytes]] = {}
+
+
+def _bgutters(width: int, upto: int) -> list[bytes]:
+    """``[b"", b"\\n    1\xe2\x94\x82 ", ...]``: a newline and the gutter of each line
+    number up to UPTO, made once per width."""
+    cache = _BGUTTERS.setdefault(width, [b""])
+    if len(cache) <= upto:
+        cache.extend(
+            f"\n{n:>{width}}│ ".encode() for n in range(len(cache), max(upto + 1, 2 * len(cache)))
+        )
+    return cache
+
+
+def _block_lines(out: list[bytes], frags: list[bytes], first: int, width: int, cap: int) -> None:
+    """Append to OUT each of FRAGS (lines FIRST... as bytes) after its gutter, as
+    ``render_body`` shows them: CR dropped, invalid UTF-8 replaced, long lines cut."""
+    chunk = b"\n".join(frags)
+    if not chunk.isascii() or b"\r" in chunk or (len(chunk) > cap and max(map(len, frags)) > cap):
+        lines = chunk.decode("utf-8", "replace").split("\n")
+        lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+        lines = [_cut(x, cap) if len(x) > cap else x for x in lines]
+        frags = [x.encode("utf-8", "surrogateescape") for x in lines]
+    last = first + len(frags) - 1
+    if last <= GUTTER_CACHE_LINES:
+        gutters = _bgutters(width, last)[first : last + 1]
+    else:
+        gutters = [f"\n{n:>{width}}│ ".encode() for n in range(first, last + 1)]
+    both: list[bytes] = [b""] * (2 * len(frags))
+    both[::2] = gutters
+    both[1::2] = frags
+    out.extend(both)
+
+
+def _no_match_block(data: bytes, label: str, options: ExcerptOptions) -> bytes:
+    """The rendered block of a file held whole in which nothing matched: head and tail."""
+    newlines = data.count(b"\n")
+    n = newlines + (0 if not data or data.endswith(b"\n") else 1)
+    h = max(0, min(options.head, n))
+    t = max(0, options.tail)
+    start = max(h + 1, n - t + 1)
+    tail = t and start <= n
+    if n == 0:
+        what = "empty"
+    elif tail:
+        what = f"no match, last {n - start + 1} lines"
+    else:
+        what = "no match"
+    head = f"==> {label} <== {n} line{'' if n == 1 else 's'}; {what}"
+    out = [head.encode("utf-8", "surrogateescape")]
+    width = gutter_width(n)
+    cap = options.max_line_chars
+    if tail and start == h + 1:  # head and tail touch: one run of lines
+        _block_lines(out, data.split(b"\n", n)[:n], 1, width, cap)
+    else:
+        if h:
+            _block_lines(out, data.split(b"\n", h)[:h], 1, width, cap)
+        if tail:
+            if h:
+                out.append(b"\n" + "⋮".rjust(width).encode())
+            frags = data.rsplit(b"\n", newlines - start + 2)
+            _block_lines(out, frags[1 : 1 + n - start + 1], start, width, cap)
+    out.append(b"\n")
+    return b"".join(out)
 
 
 # --- rendering -------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from ctxtools.excerpt import (
     Signatures,
     excerpt_dict,
     excerpt_file,
+    excerpt_file_block,
     excerpt_text,
     fit_budget,
     is_binary,
@@ -92,15 +93,21 @@ def as_input(source: Source) -> Input:
 class FileResult:
     """One input as loaded: ``status`` "ok" (with ``excerpt``: an Excerpt, or Signatures
     with --signatures), "binary" (skipped) or "unreadable" (``error`` says why;
-    ``exit_status`` is that error's). ``text`` is the rendered block when rendering was
-    asked for (then ``excerpt`` is None: worker processes send back the text only)."""
+    ``exit_status`` is that error's). ``block`` is the rendered block as UTF-8 bytes when
+    rendering was asked for (then ``excerpt`` is None: worker processes send back the
+    bytes only); ``text`` is the same as a str."""
 
     label: str
     status: str
     excerpt: Item | None = None
     error: str | None = None
     exit_status: int = 0
-    text: str | None = None
+    block: bytes | None = None
+
+    @property
+    def text(self) -> str | None:
+        """The rendered block (None unless rendering was asked for and the input is ok)."""
+        return None if self.block is None else self.block.decode("utf-8", "surrogateescape")
 
     @property
     def note(self) -> str | None:
@@ -209,6 +216,14 @@ class _Loader:
                 ex = excerpt_text(self.handles.read(inp.path), self.matcher, self.options)
             elif inp.path is None:
                 ex = excerpt_text(inp.read(), self.matcher, self.options)
+            elif self.render:
+                try:
+                    block = excerpt_file_block(inp.path, label, self.matcher, self.options)
+                except OSError as exc:
+                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
+                if block is None:
+                    return FileResult(label, BINARY)
+                return FileResult(label, OK, block=block)
             else:
                 try:
                     ex = excerpt_file(inp.path, self.matcher, self.options)
@@ -219,7 +234,9 @@ class _Loader:
         if ex.binary:
             return FileResult(label, BINARY)
         if self.render:
-            return FileResult(label, OK, text=render_item(ex, label))
+            return FileResult(
+                label, OK, block=render_item(ex, label).encode("utf-8", "surrogateescape")
+            )
         return FileResult(label, OK, ex)
 
     def _signatures(self, inp: Input) -> Signatures:

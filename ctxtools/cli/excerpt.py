@@ -15,6 +15,7 @@ from ctxtools.cli.common import (
     resolve_sources,
     ruler_options,
     standard_options,
+    stdout_bytes,
     store_options,
     warn,
     write,
@@ -258,11 +259,22 @@ def _stream(inputs, matcher, options, notes: _Notes, common: dict) -> None:
     """Print each file as soon as it is done (no budget, no sort, no JSON)."""
     from ctxtools.excerpt_run import iter_excerpts
 
-    first = True
-    for res in iter_excerpts(inputs, matcher, options, render=True, **common):
-        if notes(res):
-            write(("" if first else "\n") + res.text)
-            first = False
+    out = stdout_bytes()
+    pending: list[bytes] = []
+    size = 0
+    try:
+        for res in iter_excerpts(inputs, matcher, options, render=True, **common):
+            if notes(res):
+                if pending or size:
+                    pending.append(b"\n")
+                pending.append(res.block)
+                size += len(res.block) + 1
+                if len(pending) >= 512:  # few large writes, not one a file
+                    out.write(b"".join(pending))
+                    pending = []
+    finally:
+        if pending:
+            out.write(b"".join(pending))
 
 
 def _ruler(opts: dict):
