@@ -279,7 +279,7 @@ CHUNK = 48  # inputs a worker does at a time: worker k of J does chunks k, k + J
 
 
 def _forked_results(
-    loader: _Loader, inputs: list[Input], jobs: int, chunk: int = CHUNK
+    loader: _Loader, inputs: list[Input], jobs: int, chunk: int | None = None
 ) -> Iterator[FileResult]:
     """LOADER over INPUTS in the order given, from JOBS processes: this one and JOBS - 1
     forked children. The inputs are cut into chunks dealt out in turn; this process does
@@ -288,6 +288,7 @@ def _forked_results(
     no task queue, no result thread, one pipe write per chunk."""
     import pickle
 
+    chunk = chunk or CHUNK
     chunks = [inputs[i : i + chunk] for i in range(0, len(inputs), chunk)]
     jobs = max(1, min(jobs, len(chunks)))
     children: list[tuple[int, BinaryIO]] = []
@@ -337,6 +338,21 @@ def _forked_results(
             rd.close()
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+AUTO_JOBS_FILES = 500  # from this many inputs on, two processes beat one (fork and pipes)
+
+
+def auto_jobs(count: int) -> int:
+    """Worker processes worth starting for COUNT inputs: 2 for many files when this
+    process may run on more than one CPU, else 1."""
+    if count < AUTO_JOBS_FILES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return 2 if cpus > 1 else 1
 
 
 def _grow_pipe(fd: int) -> None:

@@ -13,6 +13,7 @@ from ctxtools.excerpt import (
     defined_name,
     excerpt_dict,
     excerpt_file,
+    excerpt_file_block,
     excerpt_stream,
     excerpt_text,
     fit_budget,
@@ -450,3 +451,51 @@ def test_streamed_and_whole_agree_on_odd_inputs_and_options():
                 assert text == raw
             else:
                 assert text == f"{raw[:cut]}…[+{len(raw) - cut} chars]"
+
+
+def test_file_blocks_are_the_rendered_excerpts(tmp_path):
+    """excerpt_file_block (ctx-excerpt's path: files with no match rendered straight from
+    their bytes) gives exactly render_excerpt's text, on matched and unmatched files with
+    CRLF, invalid UTF-8, long lines, no final newline, empty files and odd options."""
+    import random
+
+    files = [p.read_bytes() for p in sorted(DATA.iterdir())]
+    files += [b"", b"\n", b"one line", b"x\n" * 25_000, b"caf\xc3\xa9\n" * 70]
+    rnd = random.Random(11)
+    words = ["Token", "ledger", "verify_token", "Cart", "nothing_here", "absent"]
+    path = tmp_path / "f.txt"
+    for k in range(160):
+        data = files[k % len(files)]
+        if rnd.random() < 0.3:
+            data = data.replace(b"\n", b"\r\n")
+        if data and rnd.random() < 0.3:
+            at = rnd.randrange(len(data))
+            data = data[:at] + b"\xff" + b"z" * rnd.randrange(3000) + data[at:]
+        if rnd.random() < 0.2:
+            data = data.rstrip(b"\n")
+        opts = ExcerptOptions(
+            window=rnd.randint(0, 30),
+            head=rnd.choice([0, 1, 15, rnd.randint(0, 60)]),
+            max_windows=rnd.randint(0, 8),
+            tail=rnd.choice([0, 1, 40, rnd.randint(0, 80)]),
+            ignore_case=rnd.random() < 0.3,
+            max_line_chars=rnd.choice([500, 40, 10]),
+        )
+        m = Matcher(rnd.sample(words, rnd.randint(1, 3)), opts.ignore_case)
+        path.write_bytes(data)
+        label = rnd.choice(["f.txt", "dir/caf\udcc3.py"])
+        block = excerpt_file_block(str(path), label, m, opts)
+        expected = render_excerpt(excerpt_file(str(path), m, opts), label)
+        assert block == expected.encode("utf-8", "surrogateescape"), (k, opts)
+
+
+def test_file_block_of_binary_and_large_files(tmp_path):
+    m = Matcher(["verify_token"])
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"verify_token\0")
+    assert excerpt_file_block(str(binary), "b.bin", m, ExcerptOptions()) is None
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * 2000 + b"def verify_token():\n" + b"y = 2\n" * 2000)
+    block = excerpt_file_block(str(big), "big.py", m, ExcerptOptions(), large=1000)
+    assert block == render_excerpt(excerpt_file(str(big), m), "big.py").encode()
+    assert b"2001\xe2\x94\x82 def verify_token():" in block

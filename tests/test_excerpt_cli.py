@@ -346,16 +346,20 @@ def test_deterministic_output(script_runner, src):
 def test_worker_processes_give_the_same_output(script_runner, src):
     (src / "blob.bin").write_bytes(b"\x00\x01verify_token")
     args = ["ctx-excerpt", "--keep-going", "-q", "verify_token Cart tokenize", "--window", "4"]
-    files = [*ALL, "blob.bin", "gone.py", *ALL]
+    files = [*ALL, "blob.bin", "gone.py", *ALL] * 8  # 112 names: 3 chunks of work
     one = script_runner.run([*args, "--jobs", "1", *files])
     two = script_runner.run([*args, "--jobs", "2", *files])
     assert one.returncode == two.returncode == 1
     assert two.stdout == one.stdout
     assert two.stderr == one.stderr
-    assert one.stderr.splitlines() == [
-        "ctx-excerpt: blob.bin: binary file, skipped",
-        "ctx-excerpt: error: gone.py: no such file",
-    ]
+    assert (
+        one.stderr.splitlines()
+        == [
+            "ctx-excerpt: blob.bin: binary file, skipped",
+            "ctx-excerpt: error: gone.py: no such file",
+        ]
+        * 8
+    )
 
 
 def test_signatures_of_a_file_over_512_kb_are_not_scanned(script_runner, src):

@@ -21,6 +21,7 @@ from ctxtools.excerpt_run import (
     ExcerptRun,
     FileResult,
     Input,
+    auto_jobs,
     excerpt_sources,
     find_unreadable,
     iter_excerpts,
@@ -241,12 +242,62 @@ def test_rendered_results_carry_text_only(src):
 
 
 @pytest.mark.parametrize("render", [False, True])
-def test_worker_processes_give_the_same_results(src, render):
+def test_worker_processes_give_the_same_results(src, render, monkeypatch):
+    import ctxtools.excerpt_run as excerpt_run
+
+    monkeypatch.setattr(excerpt_run, "CHUNK", 3)  # chunks dealt out to every process
     names = [*ALL, "blob.bin", "gone.py", *ALL]
     one = list(iter_excerpts(names, QUERY, jobs=1, render=render))
     two = list(iter_excerpts(names, QUERY, jobs=2, render=render))
     assert one == two
+    assert list(iter_excerpts(names, QUERY, jobs=3, render=render)) == one
+    assert list(iter_excerpts(names, QUERY, jobs=9, render=render)) == one
     assert [r.status for r in one].count("ok") == 12
     a = excerpt_sources(names, QUERY, jobs=1, ruler=HeuristicRuler(), budget=2000)
     b = excerpt_sources(names, QUERY, jobs=2, ruler=HeuristicRuler(), budget=2000)
     assert a.as_dict() == b.as_dict() and a.render() == b.render()
+
+
+def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
+    import os
+
+    import ctxtools.excerpt_run as excerpt_run
+
+    monkeypatch.setattr(excerpt_run, "CHUNK", 2)
+    real_block = excerpt_run.excerpt_file_block
+
+    def failing(path, *args, **kw):
+        if path == "lexer.rs":
+            raise ValueError("scanner bug")
+        return real_block(path, *args, **kw)
+
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(excerpt_run, "excerpt_file_block", failing)
+    monkeypatch.setattr(os, "fork", fork)
+    names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
+    with pytest.raises(ValueError, match="scanner bug"):
+        list(iter_excerpts(names, QUERY, jobs=2, render=True))
+    early = iter_excerpts(ALL * 4, QUERY, jobs=3, render=True)
+    assert next(early).label == "auth.py"
+    early.close()  # the consumer stops: the children are ended and reaped
+    assert len(forked) == 3
+    for pid in forked:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_auto_jobs(monkeypatch):
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    assert [auto_jobs(n) for n in (0, 1, 499, 500, 3000)] == [1, 1, 1, 2, 2]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    assert auto_jobs(3000) == 1

@@ -89,7 +89,8 @@ from ctxtools.errors import UsageError
     "--jobs",
     type=click.IntRange(min=1),
     default=None,
-    help="Worker processes for many files (default 1).",
+    help="Worker processes (default: 2 for 500 files or more on a machine with several "
+    "CPUs, else 1).",
 )
 @ruler_options
 @store_options
@@ -168,7 +169,13 @@ def cli(**opts) -> int:
       ctx-excerpt --signatures src/server.go src/routes.ts
     """
     from ctxtools.excerpt import ExcerptOptions, Matcher
-    from ctxtools.excerpt_run import Input, excerpt_sources, find_unreadable, unreadable_error
+    from ctxtools.excerpt_run import (
+        Input,
+        auto_jobs,
+        excerpt_sources,
+        find_unreadable,
+        unreadable_error,
+    )
     from ctxtools.identifiers import identifiers_from_query, valid_identifier
 
     for name in opts["idents"]:
@@ -203,7 +210,7 @@ def cli(**opts) -> int:
     notes = _Notes(opts["keep_going"])
     common = {
         "signatures": opts["signatures"],
-        "jobs": opts["jobs"],
+        "jobs": opts["jobs"] or auto_jobs(len(inputs)),
         "store": opts["store"],
         "session": opts["session"],
         "unreadable": unreadable,
