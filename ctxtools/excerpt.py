@@ -677,8 +677,10 @@ def _excerpt(
     size: int,
     whole: bytes | None = None,
     scanned: dict[int, dict[str, float]] | None = None,
+    with_hits: bool = True,
 ) -> Excerpt:
-    """SCANNED: the hits of WHOLE, when the caller has scanned it already."""
+    """SCANNED: the hits of WHOLE, when the caller has scanned it already. Without
+    WITH_HITS the excerpt's ``hits`` stay empty (rendering does not need them)."""
     hits: dict[int, dict[str, float]] = {} if scanned is None else scanned
     if whole is not None:  # held whole: one piece, counted once
         newlines = whole.count(b"\n")
@@ -701,10 +703,11 @@ def _excerpt(
     if hits:
         for found in hits.values():
             matched.update(found)
-        hit_list = tuple(
-            Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
-            for line in sorted(hits)
-        )
+        if with_hits:
+            hit_list = tuple(
+                Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
+                for line in sorted(hits)
+            )
     return Excerpt(
         line_count=line_count,
         spans=spans,
@@ -847,7 +850,7 @@ def excerpt_file_block(
             matcher.scan(data, 1, hits)
         if not hits:
             return _no_match_block(data, label, options)
-        ex = _excerpt(None, matcher, options, len(data), whole=data, scanned=hits)
+        ex = _excerpt(None, matcher, options, len(data), whole=data, scanned=hits, with_hits=False)
     if ex.binary:
         return None
     return render_excerpt(ex, label).encode("utf-8", "surrogateescape")
