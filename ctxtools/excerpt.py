@@ -850,7 +850,7 @@ def excerpt_file_block(
             matcher.scan(data, 1, hits)
         if not hits:
             return _no_match_block(data, label, options)
-        ex = _excerpt(None, matcher, options, len(data), whole=data, scanned=hits, with_hits=False)
+        return _hits_block(data, label, matcher, options, hits)
     if ex.binary:
         return None
     return render_excerpt(ex, label).encode("utf-8", "surrogateescape")
@@ -888,6 +888,47 @@ def _block_lines(out: list[bytes], frags: list[bytes], first: int, width: int, c
     both[::2] = gutters
     both[1::2] = frags
     out.extend(both)
+
+
+def _hits_block(
+    data: bytes,
+    label: str,
+    matcher: Matcher,
+    options: ExcerptOptions,
+    hits: dict[int, dict[str, float]],
+) -> bytes:
+    """The rendered block of a file held whole with HITS: its spans' lines, from bytes."""
+    newlines = data.count(b"\n")
+    n = newlines + (0 if data.endswith(b"\n") else 1)
+    spans, omitted = plan_spans(hits, n, options, matcher)
+    matched: set[str] = set()
+    for found in hits.values():
+        matched.update(found)
+    head = _header(label, n, matcher.order(matched), spans, omitted)
+    out = [head.encode("utf-8", "surrogateescape")]
+    width = gutter_width(n)
+    cap = options.max_line_chars
+    full = data.split(b"\n") if len(spans) > 2 else None
+    sep = b"\n" + "⋮".rjust(width).encode()
+    prev_end = None
+    for span in spans:
+        a, b = span.start, span.end
+        if prev_end is not None and a > prev_end + 1:
+            out.append(sep)
+        prev_end = b
+        if b < a:
+            continue
+        if full is not None:
+            frags = full[a - 1 : b]
+        elif b <= newlines + 1 - a:  # nearer the start: split up to line B
+            frags = data.split(b"\n", b)[a - 1 : b]
+        else:  # nearer the end: split from line A on
+            frags = data.rsplit(b"\n", newlines + 2 - a)  # frags[1]: line A, if A > 1
+            base = newlines + 1 - len(frags)  # the line of frags[0], less one
+            frags = frags[a - 1 - base : b - base]
+        _block_lines(out, frags, a, width, cap)
+    out.append(b"\n")
+    return b"".join(out)
 
 
 def _no_match_block(data: bytes, label: str, options: ExcerptOptions) -> bytes:
@@ -931,17 +972,20 @@ def gutter_width(line_count: int) -> int:
 
 
 def render_header(ex: Excerpt, label: str) -> str:
-    n = ex.line_count
+    return _header(label, ex.line_count, ex.matched, ex.spans, ex.omitted)
+
+
+def _header(label: str, n: int, matched: Sequence[str], spans: Sequence[Span], omitted: int) -> str:
     parts = [f"{n} line" + ("" if n == 1 else "s")]
-    if ex.matched:
-        parts.append("matched: " + ", ".join(ex.matched))
+    if matched:
+        parts.append("matched: " + ", ".join(matched))
     elif n == 0:
         parts.append("empty")
     else:
-        tail = next((s for s in ex.spans if s.kind == "tail"), None)
+        tail = next((s for s in spans if s.kind == "tail"), None)
         parts.append(f"no match, last {len(tail)} lines" if tail else "no match")
-    if ex.omitted:
-        parts.append(f"{ex.omitted} more window{'' if ex.omitted == 1 else 's'} not shown")
+    if omitted:
+        parts.append(f"{omitted} more window{'' if omitted == 1 else 's'} not shown")
     return f"==> {label} <== " + "; ".join(parts)
 
 

@@ -461,6 +461,7 @@ def test_file_blocks_are_the_rendered_excerpts(tmp_path):
 
     files = [p.read_bytes() for p in sorted(DATA.iterdir())]
     files += [b"", b"\n", b"one line", b"x\n" * 25_000, b"caf\xc3\xa9\n" * 70]
+    files += [b"a\nverify_token\nfoo verify\nlast", b"Cart\n" + b"x\n" * 90 + b"Cart"]
     rnd = random.Random(11)
     words = ["Token", "ledger", "verify_token", "Cart", "nothing_here", "absent"]
     path = tmp_path / "f.txt"
