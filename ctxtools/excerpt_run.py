@@ -302,7 +302,7 @@ def _forked_results(
                     os.close(r)
                     for _, rd in children:
                         rd.close()
-                    with open(w, "wb", buffering=0) as out:
+                    with open(w, "wb") as out:  # buffered: writes every byte, or raises
                         for part in chunks[k::jobs]:
                             try:
                                 payload = pickle.dumps(
@@ -312,6 +312,7 @@ def _forked_results(
                                 payload = pickle.dumps((False, exc), protocol=5)
                             out.write(len(payload).to_bytes(8, "little"))
                             out.write(payload)
+                            out.flush()
                 except BaseException:  # a closed pipe: the parent stopped early
                     status = 1
                 finally:
