@@ -48,6 +48,7 @@ LARGE_FILE = 512 * 1024  # files above this are streamed in blocks, never held w
 BLOCK_SIZE = 1 << 20
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KB makes a file binary (as git decides)
 
+CLASSIFY_CACHE = 50_000  # matching lines remembered per Matcher (their classification)
 WEIGHT_EXACT = 3.0
 WEIGHT_PATH = 4.0
 WEIGHT_PART = 1.0
@@ -318,6 +319,8 @@ class Matcher:
         self._paths = tuple(i for i in idents if i.path_re is not None)
         self._probes = tuple(sorted({p for i in idents for p in i.probes}))
         self._presence = tuple(sorted({p.replace(b"_", b"") for p in self._probes} - {b""}))
+        # A line's bytes -> its classification: the same lines recur across a code base.
+        self._cache: dict[bytes, dict[str, float]] = {}
 
     def order(self, names: Iterable[str]) -> tuple[str, ...]:
         """NAMES in query order."""
@@ -389,6 +392,7 @@ class Matcher:
         if not positions:
             return
         positions.sort()
+        cache = self._cache
         line = first_line
         prev = 0
         line_end = -1
@@ -401,11 +405,16 @@ class Matcher:
             line_end = data.find(b"\n", p)
             if line_end < 0:
                 line_end = len(data)
-            found = self.classify(data[start:line_end].decode("utf-8", "replace"))
+            raw = data[start:line_end]
+            found = cache.get(raw)
+            if found is None:
+                found = self.classify(raw.decode("utf-8", "replace"))
+                if len(cache) < CLASSIFY_CACHE:
+                    cache[raw] = found
             if found:
                 old = hits.get(line)
                 if old is None:
-                    hits[line] = found
+                    hits[line] = found.copy()
                 else:
                     for name, w in found.items():
                         if w > old.get(name, 0.0):
