@@ -101,9 +101,8 @@ _DEF_RE: re.Pattern[str] | None = None
 def _def_re() -> re.Pattern[str]:
     """All of them in one pattern (one match call a line): alternative K names its group
     nK. Compiled at the first line that might define a name (start-up stays cheap)."""
-    global _DEF_RE, _DEF_RES
+    global _DEF_RE
     if _DEF_RE is None:
-        _DEF_RES = tuple(re.compile(p) for p in _DEF_PATTERNS)
         _DEF_RE = re.compile(
             "|".join(
                 "(?:" + p.replace("(?P<name>", f"(?P<n{k}>") + ")"
@@ -176,6 +175,9 @@ def defined_name(line: str) -> str | None:
         return None
     name = m.group(m.lastgroup)
     if name in _NOT_NAMES:
+        global _DEF_RES
+        if not _DEF_RES:  # each pattern alone: only for the rare line it is needed
+            _DEF_RES = tuple(re.compile(p) for p in _DEF_PATTERNS)
         for rx in _DEF_RES[int(m.lastgroup[1:]) + 1 :]:
             m = rx.match(line)
             if m and m.group("name") not in _NOT_NAMES:
