@@ -851,8 +851,12 @@ def excerpt_file_block(
         data = _read_fd(fd, size) if size <= large else None
     finally:
         os.close(fd)
-    if data is None or len(data) > large:
+    if data is None:  # a large file: streamed, as excerpt_file does
         ex = excerpt_file(path, matcher, options, large=large)
+    elif len(data) > large:  # it grew, or was not a regular file: not read again
+        import io
+
+        ex = excerpt_stream(io.BytesIO(data), matcher, options)
     else:
         if b"\0" in data[:BINARY_SNIFF]:
             return None

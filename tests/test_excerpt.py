@@ -500,3 +500,29 @@ def test_file_block_of_binary_and_large_files(tmp_path):
     block = excerpt_file_block(str(big), "big.py", m, ExcerptOptions(), large=1000)
     assert block == render_excerpt(excerpt_file(str(big), m), "big.py").encode()
     assert b"2001\xe2\x94\x82 def verify_token():" in block
+
+
+def test_file_block_of_a_pipe_longer_than_large(tmp_path):
+    """A named pipe says size 0 and then holds more than LARGE bytes: what was read is
+    excerpted (streamed from memory), the pipe is not opened a second time."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    data = b"x = 1\n" * 500 + b"def verify_token():\n" + b"y = 2\n" * 500
+
+    def feed() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        block = excerpt_file_block(
+            str(fifo), "pipe.py", Matcher(["verify_token"]), ExcerptOptions(), large=1000
+        )
+    finally:
+        writer.join()
+    expected = render_excerpt(excerpt_text(data, ["verify_token"]), "pipe.py")
+    assert block == expected.encode()
