@@ -687,15 +687,11 @@ def _excerpt(
     options: ExcerptOptions,
     size: int,
     whole: bytes | None = None,
-    scanned: dict[int, dict[str, float]] | None = None,
-    with_hits: bool = True,
 ) -> Excerpt:
-    """SCANNED: the hits of WHOLE, when the caller has scanned it already. Without
-    WITH_HITS the excerpt's ``hits`` stay empty (rendering does not need them)."""
-    hits: dict[int, dict[str, float]] = {} if scanned is None else scanned
+    hits: dict[int, dict[str, float]] = {}
     if whole is not None:  # held whole: one piece, counted once
         newlines = whole.count(b"\n")
-        if whole and scanned is None:
+        if whole:
             matcher.scan(whole, 1, hits)
         line_count = newlines + (0 if not whole or whole.endswith(b"\n") else 1)
     else:
@@ -714,11 +710,10 @@ def _excerpt(
     if hits:
         for found in hits.values():
             matched.update(found)
-        if with_hits:
-            hit_list = tuple(
-                Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
-                for line in sorted(hits)
-            )
+        hit_list = tuple(
+            Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
+            for line in sorted(hits)
+        )
     return Excerpt(
         line_count=line_count,
         spans=spans,
