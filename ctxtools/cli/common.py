@@ -2,8 +2,9 @@
 
 A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``.
 ``make_main`` is the one place where library errors become ``ctx-NAME: error: …`` on stderr
-with the error's exit status, where a closed stdout pipe ends the command quietly, and where
-``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
+with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
+quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
+where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
 """
 
 from __future__ import annotations
@@ -342,7 +343,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
             sys.exit(int(exc.exit_status))
         except BrokenPipeError:
             _quiet_broken_pipe()
-            sys.exit(0)
+            sys.exit(1)
         except KeyboardInterrupt:
             click.echo(f"{name}: interrupted", err=True)
             sys.exit(130)
@@ -350,7 +351,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
             sys.stdout.flush()
         except BrokenPipeError:
             _quiet_broken_pipe()
-            sys.exit(0)
+            sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main
