@@ -47,9 +47,9 @@ def test_every_script_has_a_man_page_and_three_completions(generated):
         man = (generated / "man" / f"{name}.1").read_text()
         assert man.startswith(f'.TH "{name.upper()}" "1"')
         assert ".SH DESCRIPTION" in man
-        assert (generated / "completions" / "bash" / f"{name}.bash").is_file()
-        assert (generated / "completions" / "zsh" / f"_{name}").is_file()
-        assert (generated / "completions" / "fish" / f"{name}.fish").is_file()
+        assert (generated / "completions" / f"{name}.bash").is_file()
+        assert (generated / "completions" / f"_{name}").is_file()  # zsh
+        assert (generated / "completions" / f"{name}.fish").is_file()
 
 
 def test_bash_completion_matches_what_the_command_prints(generated):
@@ -60,7 +60,7 @@ def test_bash_completion_matches_what_the_command_prints(generated):
         capture_output=True,
         check=True,
     )
-    assert proc.stdout.decode() == (generated / "completions/bash/ctx-count.bash").read_text()
+    assert proc.stdout.decode() == (generated / "completions/ctx-count.bash").read_text()
 
 
 def test_man_page_date_is_fixed_not_today(generated):

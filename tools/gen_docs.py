@@ -46,7 +46,7 @@ def generate(out: Path) -> list[Path]:
 
     man_dir = out / "man"
     comp_dir = out / "completions"
-    for d in (man_dir, comp_dir / "bash", comp_dir / "zsh", comp_dir / "fish"):
+    for d in (man_dir, comp_dir):
         d.mkdir(parents=True, exist_ok=True)
     written = []
     for name, target in console_scripts().items():
@@ -59,7 +59,7 @@ def generate(out: Path) -> list[Path]:
         for shell, pattern in SHELLS.items():
             cls = get_completion_class(shell)
             source = cls(cmd, {}, name, complete_var(name)).source()
-            path = comp_dir / shell / pattern.format(name=name)
+            path = comp_dir / pattern.format(name=name)
             path.write_text(source, encoding="utf-8")
             written.append(path)
     return written
