@@ -52,6 +52,7 @@ from ctxtools.errors import (
     StoreError,
     UsageError,
 )
+from ctxtools.fsutil import parse_size  # noqa: F401  (part of the store's API)
 
 DEFAULT_SESSION = "default"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -627,15 +628,6 @@ def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
 
 
 # --- the store ----------------------------------------------------------------------
-
-
-def parse_size(text: str) -> int:
-    """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
-    if not m:
-        raise UsageError(f"bad size {text!r}", hint="e.g. 500M, 1G, 1048576")
-    mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
-    return int(float(m.group(1)) * mult)
 
 
 def _fsync_dir(path: Path) -> None:

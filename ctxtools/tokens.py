@@ -20,7 +20,6 @@ on two threads (tiktoken releases the GIL while encoding).
 from __future__ import annotations
 
 import codecs
-import contextlib
 import math
 import os
 import re
@@ -296,27 +295,14 @@ def _load_cached_ranks(path: Path) -> dict[bytes, int] | None:
 
 def _store_cached_ranks(path: Path, ranks: dict[bytes, int]) -> None:
     import marshal
-    import tempfile
 
     import xxhash
 
+    from ctxtools.fsutil import atomic_write
+
     body = marshal.dumps(ranks)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(xxhash.xxh3_128_digest(body))
-                fh.write(body)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
-        pass  # a read-only store only costs speed: the next run parses the file again
+    # A failure (read-only store) only costs speed: the next run parses the file again.
+    atomic_write(path, xxhash.xxh3_128_digest(body) + body)
 
 
 def mergeable_ranks(name: str, store_root: str | os.PathLike | None = None) -> dict[bytes, int]:

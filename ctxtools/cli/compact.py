@@ -236,7 +236,7 @@ def _evict(file, strategy, max_bytes, max_entries) -> int:
 
     if max_bytes is None and max_entries is None:
         raise UsageError("--evict needs --max-bytes and/or --max-entries")
-    from ctxtools.store import parse_size
+    from ctxtools.fsutil import parse_size
 
     budget = Budget(
         max_bytes=parse_size(max_bytes) if max_bytes is not None else None,

@@ -17,8 +17,6 @@ from ctxtools.cli.common import (
     write_bytes,
 )
 
-_SIZE_UNITS = {"": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
-
 
 class _Size(click.ParamType):
     name = "SIZE"
@@ -26,16 +24,13 @@ class _Size(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        text = str(value).strip().lower()
-        num = text.rstrip("kmb")
-        unit = text[len(num) :]
+        from ctxtools.errors import UsageError
+        from ctxtools.fsutil import parse_size
+
         try:
-            n = int(num)
-        except ValueError:
+            return parse_size(value)
+        except UsageError:
             self.fail(f"{value!r} is not a size (e.g. 524288, 512K, 1M)", param, ctx)
-        if unit not in _SIZE_UNITS:
-            self.fail(f"{value!r}: unknown unit (K or M)", param, ctx)
-        return n * _SIZE_UNITS[unit]
 
 
 @click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)

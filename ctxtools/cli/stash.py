@@ -173,7 +173,7 @@ def _list(store, opts: dict) -> None:
 
 
 def _gc(store, opts: dict) -> None:
-    from ctxtools.store import parse_size
+    from ctxtools.fsutil import parse_size
 
     max_bytes = parse_size(opts["max_bytes"]) if opts["max_bytes"] is not None else None
     report = store.gc(

@@ -36,6 +36,8 @@ import functools
 import os
 from pathlib import Path
 
+from ctxtools.fsutil import atomic_write
+
 MAGIC = b"ctx-repomap-cache-v1\n"
 PAYLOAD_FORMAT = b"payload-2"  # bump when the payload's shape changes
 JOURNAL_MAGIC = b"ctx-repomap-journal-v1 "
@@ -260,35 +262,6 @@ class ScanCache:
             return
         with contextlib.suppress(OSError):
             self.journal_path.unlink()
-
-
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
-    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure.
-    Without DURABLE, no fsync: for files whose every reader checks a checksum and takes
-    damage for a miss (a crash may then leave a file that is merely useless)."""
-    import tempfile
-
-    directory = path.parent
-    tmp = None
-    try:
-        if not directory.is_dir():
-            directory.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the store
-            directory.mkdir(exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        return f"{exc.strerror or exc}: {exc.filename or directory}"
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return None
 
 
 # --- the result memo ---------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""Small file and size helpers shared by the store, the ruler's cache and the repo map.
+
+Kept apart from ``ctxtools.store`` so that a command that only needs to write one cache
+file or read a size like ``512K`` does not import the whole store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+
+from ctxtools.errors import UsageError
+
+
+def parse_size(text: str) -> int:
+    """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
+    if not m:
+        raise UsageError(f"bad size {text!r}", hint="e.g. 500M, 1G, 1048576")
+    mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+    return int(float(m.group(1)) * mult)
+
+
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
+    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure.
+    Without DURABLE, no fsync: for files whose every reader checks a checksum and takes
+    damage for a miss (a crash may then leave a file that is merely useless)."""
+    import tempfile
+
+    directory = path.parent
+    tmp = None
+    try:
+        if not directory.is_dir():
+            directory.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the store
+            directory.mkdir(exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        return f"{exc.strerror or exc}: {exc.filename or directory}"
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return None
