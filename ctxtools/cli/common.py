@@ -18,7 +18,7 @@ from typing import BinaryIO
 import click
 
 from ctxtools import __version__
-from ctxtools.errors import CtxError, ExitStatus, InputError, NotFoundError
+from ctxtools.errors import CtxError, InputError, NotFoundError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -240,11 +240,6 @@ def read_source_bytes(src: Source) -> bytes:
     return read_path_bytes(src.path)
 
 
-def decode(data: bytes) -> str:
-    """Bytes as text: UTF-8, invalid bytes shown as U+FFFD (never a crash)."""
-    return data.decode("utf-8", "replace")
-
-
 # --- output ------------------------------------------------------------------------------
 
 
@@ -297,13 +292,6 @@ def warn(message: str) -> None:
     ctx = click.get_current_context(silent=True)
     name = ctx.find_root().info_name if ctx else "ctx"
     click.echo(f"{name}: {message}", err=True)
-
-
-def fail(message: str, status: int = ExitStatus.FAILURE) -> None:
-    """Raise a CtxError with STATUS from the CLI layer."""
-    err = CtxError(message)
-    err.exit_status = status
-    raise err
 
 
 # --- the entry point -----------------------------------------------------------------------

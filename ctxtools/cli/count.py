@@ -6,10 +6,12 @@ import click
 
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    check_file,
     emit_json,
     input_files,
     json_option,
     make_main,
+    open_source,
     resolve_sources,
     ruler_options,
     standard_options,
@@ -167,7 +169,6 @@ def _choose_ruler(ctx: click.Context, opts: dict, profile):
 
 
 def _count(ruler, profile, opts) -> int:
-    from ctxtools.cli.common import open_source
     from ctxtools.tokens import Counts, count_stream
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
@@ -288,8 +289,6 @@ def _exists_as_file(path: str) -> bool:
 
 
 def _why(path: str) -> str:
-    from ctxtools.cli.common import check_file
-
     try:
         check_file(path)
     except CtxError as exc:
@@ -298,8 +297,6 @@ def _why(path: str) -> str:
 
 
 def _raise_for(path: str) -> None:
-    from ctxtools.cli.common import check_file
-
     check_file(path)
     raise NotFoundError(f"{path}: cannot be read")
 
