@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
@@ -47,6 +46,8 @@ from ctxtools.excerpt import (
     signatures_dict,
     signatures_of,
 )
+from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
+from ctxtools.fsutil import unreadable_reason
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
@@ -138,32 +139,17 @@ class FileResult:
 
 def find_unreadable(sources: Iterable[Source]) -> dict[str, str]:
     """Paths that cannot be read (missing, a directory, ...), each with a one-line reason.
-    One stat a file: thousands of names come through --files-from. Handles and data
-    inputs are not checked here (their errors come when they are loaded)."""
+    Handles and data inputs are not checked here (their errors come when they are loaded)."""
     bad: dict[str, str] = {}
     for src in sources:
         inp = as_input(src)
         path = inp.path
         if path is None or inp.is_handle or path in bad:
             continue
-        try:
-            if stat.S_ISDIR(os.stat(path).st_mode):
-                bad[path] = f"{path}: is a directory"
-        except FileNotFoundError:
-            bad[path] = f"{path}: no such file"
-        except OSError as exc:
-            bad[path] = f"{path}: {exc.strerror or exc}"
+        reason = unreadable_reason(path)
+        if reason is not None:
+            bad[path] = reason
     return bad
-
-
-def unreadable_error(bad: Mapping[str, str], hint: str | None = None) -> NotFoundError:
-    """One error naming the unreadable paths of ``find_unreadable`` (the first ten).
-    The HINT goes with a list of several; one path gets its reason alone."""
-    if len(bad) == 1:
-        return NotFoundError(next(iter(bad.values())))
-    names = list(bad)
-    listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return NotFoundError(f"{len(names)} files cannot be read: {listed}", hint=hint)
 
 
 class _Handles:

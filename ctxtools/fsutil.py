@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
-from ctxtools.errors import UsageError
+from ctxtools.errors import NotFoundError, UsageError
 
 
 def parse_size(text: str) -> int:
@@ -50,3 +51,33 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return None
+
+
+def unreadable_reason(path: str, *, check_access: bool = False) -> str | None:
+    """Why PATH cannot be read as a file (a one-line reason), or None.
+
+    One stat per path, since thousands of names can come through --files-from. With
+    CHECK_ACCESS, also whether this process may read it (one more system call).
+    """
+    import stat
+
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            return f"{path}: is a directory"
+    except FileNotFoundError:
+        return f"{path}: no such file"
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if check_access and not os.access(path, os.R_OK):
+        return f"{path}: permission denied"
+    return None
+
+
+def unreadable_error(bad: Mapping[str, str], hint: str | None = None) -> NotFoundError:
+    """One error naming the unreadable paths BAD (path -> reason), the first ten.
+    The HINT goes with a list of several; one path gets its reason alone."""
+    if len(bad) == 1:
+        return NotFoundError(next(iter(bad.values())))
+    names = list(bad)
+    listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return NotFoundError(f"{len(names)} files cannot be read: {listed}", hint=hint)

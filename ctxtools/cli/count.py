@@ -18,7 +18,7 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
-from ctxtools.errors import CtxError, NotFoundError, OverLimitError, UsageError
+from ctxtools.errors import OverLimitError, UsageError
 
 
 def _fmt(n: int) -> str:
@@ -169,22 +169,21 @@ def _choose_ruler(ctx: click.Context, opts: dict, profile):
 
 
 def _count(ruler, profile, opts) -> int:
+    from ctxtools.fsutil import unreadable_error, unreadable_reason
     from ctxtools.tokens import Counts, count_stream
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
-    missing = []
+    bad: dict[str, str] = {}
     for src in sources:
-        if src.path is not None and not _exists_as_file(src.path):
-            missing.append(src)
-    if missing and not opts["keep_going"]:
-        if len(missing) == 1:
-            _raise_for(missing[0].path)
-        names = ", ".join(m.label for m in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        raise NotFoundError(
-            f"{len(missing)} files cannot be read: {names}{more}",
-            hint="--keep-going counts the rest",
-        )
+        if src.path is not None and src.path not in bad:
+            reason = unreadable_reason(src.path, check_access=True)
+            if reason is not None:
+                bad[src.path] = reason
+    missing = [src for src in sources if src.path in bad]
+    if bad and not opts["keep_going"]:
+        if len(bad) == 1:
+            check_file(next(iter(bad)))  # its own message, with a hint for a directory
+        raise unreadable_error(bad, hint="--keep-going counts the rest")
     rows: list[tuple[str, Counts]] = []
     total = Counts()
     with _progress_bar([s for s in sources if s not in missing]) as advance:
@@ -199,8 +198,8 @@ def _count(ruler, profile, opts) -> int:
                     stream.close()
             rows.append((src.label, counts))
             total.add(counts)
-    for m in missing:
-        warn(f"error: {_why(m.path)}")
+    for reason in bad.values():
+        warn(f"error: {reason}")
 
     if opts["sort"] == "tokens":
         rows.sort(key=lambda r: (-r[1].tokens, r[0]))
@@ -280,25 +279,6 @@ class _progress_bar:
         if self.bar is not None:
             self.bar.__exit__(*exc)
         return False
-
-
-def _exists_as_file(path: str) -> bool:
-    import os
-
-    return os.path.isfile(path) and os.access(path, os.R_OK)
-
-
-def _why(path: str) -> str:
-    try:
-        check_file(path)
-    except CtxError as exc:
-        return str(exc)
-    return f"{path}: cannot be read"
-
-
-def _raise_for(path: str) -> None:
-    check_file(path)
-    raise NotFoundError(f"{path}: cannot be read")
 
 
 def _usage(tokens: int, profile, opts, ruler) -> dict | None:
