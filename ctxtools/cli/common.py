@@ -146,6 +146,38 @@ def ruler_options(func: Callable) -> Callable:
     )(func)
 
 
+class FiniteFloat(click.ParamType):
+    """A float option that must be a finite number within [MIN, MAX] (either bound optional).
+
+    click.FloatRange lets ``nan`` through (every comparison with nan is false) and accepts
+    ``inf``; an option such as ``--fail-over nan`` would then silently never fire.
+    """
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None):
+        self.min = min
+        self.max = max
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, float) and math.isfinite(value):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+            if not math.isfinite(number):
+                self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.min is not None and number < self.min:
+            self.fail(f"{value!r} is below the minimum of {self.min:g}", param, ctx)
+        if self.max is not None and number > self.max:
+            self.fail(f"{value!r} is above the maximum of {self.max:g}", param, ctx)
+        return number
+
+
 # --- inputs ------------------------------------------------------------------------------
 
 
