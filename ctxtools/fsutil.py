@@ -53,6 +53,38 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
     return None
 
 
+def write_output(path: str, data: bytes) -> str | None:
+    """Write a user's output file atomically (temp file beside it, fsync, rename), with the
+    mode a plain ``open(path, "w")`` would give it; a reason on failure. The directory must
+    exist: an output path is never a reason to create directories."""
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return f"no such directory: {directory}"
+    if os.path.isdir(path):
+        return "is a directory"
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ctx-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return None
+
+
 def unreadable_reason(path: str, *, check_access: bool = False) -> str | None:
     """Why PATH cannot be read as a file (a one-line reason), or None.
 

@@ -1,5 +1,283 @@
-"""ctx-pack: not implemented yet (a later issue)."""
+"""ctx-pack: a byte-stable prompt pack under a model's real budget."""
 
-from ctxtools.cli.common import not_implemented
+from __future__ import annotations
 
-cli, main = not_implemented("ctx-pack", "a later issue")
+import click
+
+from ctxtools.cli.common import (
+    CONTEXT_SETTINGS,
+    input_files,
+    make_main,
+    resolve_sources,
+    ruler_options,
+    standard_options,
+    store_options,
+    warn,
+    write_bytes,
+)
+from ctxtools.errors import UsageError
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@input_files
+@click.option("-t", "--task", required=True, help="What the model is to do (last, verbatim).")
+@click.option("--model", envvar="CTX_MODEL", default=None, help="Model profile [env CTX_MODEL].")
+@click.option(
+    "--role",
+    default="worker",
+    show_default=True,
+    help="Role whose share of the budget the pack gets (worker 100%, reviewer 85%, ...).",
+)
+@click.option(
+    "--tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The whole budget in tokens, instead of the model's and the role's.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Context window in tokens (instead of the model's).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="The repository: instructions, the map, @-mentions and --changed are read here.",
+)
+@click.option(
+    "--changed",
+    "changed",
+    is_flag=False,
+    flag_value="HEAD",
+    default=None,
+    metavar="[REV]",
+    help="Add the files changed against REV (HEAD when no REV), untracked included, "
+    "each with its diff hunks.",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "xml", "json"]),
+    default="markdown",
+    show_default=True,
+    help="Output format (json: sections, files, tokens, drops, and the Markdown text).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Write the pack to FILE (atomically) instead of stdout.",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show the budget, tokens per section and file, and what was dropped, on stderr.",
+)
+@click.option("--include-readme", is_flag=True, help="README.md joins the instructions.")
+@click.option(
+    "--skills",
+    "skills_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="A directory of skills (each */SKILL.md, with name and description).",
+)
+@click.option(
+    "--pin-skill",
+    "pin_skills",
+    multiple=True,
+    metavar="NAME",
+    help="Include this skill's full body (repeatable).",
+)
+@click.option(
+    "--skill-max-expanded",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Skills whose full body may go in.",
+)
+@click.option(
+    "--skill-disclosure",
+    type=click.Choice(["auto", "cards", "full"]),
+    default="auto",
+    show_default=True,
+    help="auto: bodies when earned; cards: one-line cards only; full: bodies of the matches.",
+)
+@click.option(
+    "--identifiers-only",
+    is_flag=True,
+    help="Paths and signatures instead of bodies (as for roles explorer, context, docs).",
+)
+@click.option("--no-map", is_flag=True, help="Leave the repository map out.")
+@click.option(
+    "--allow-drop",
+    is_flag=True,
+    help="A named file that cannot fit even as signatures is dropped, not an error.",
+)
+@click.option("--keep-going", is_flag=True, help="Pack the rest when some paths are missing.")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Do not skip secret files or redact secrets (the pack goes to a provider!).",
+)
+@click.option(
+    "--profiles-file",
+    envvar="CTX_PROFILES",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML file of extra/overriding model profiles [env CTX_PROFILES].",
+)
+@ruler_options
+@store_options
+@standard_options
+def cli(**opts) -> int:
+    """Pack what a model needs for a task into its real budget, in a byte-stable order.
+
+    A pack is, in this fixed order: Instructions (AGENTS.md, CLAUDE.md, AGENT.md,
+    .cursorrules, .cursor/rules/*, .ctx/AGENTS.md, .ctx/PROJECT.md under --root; 12,000
+    bytes in all, 4,000 a file; README.md only with --include-readme; a file or section
+    gated by 'paths:' globs is left out when none of the pack's files match), Skills
+    (with --skills DIR: a card per skill that matches the task, full bodies when earned:
+    named as @skill:NAME in the task, --pin-skill, or a strong match; at most
+    --skill-max-expanded), the Repository map (ranked toward the pack's files and the
+    task: 900 tokens when the files leave room, less when not), Files (each excerpted
+    around the task's identifiers with real line numbers, sorted by path; with --changed,
+    its diff hunks first), and the Task, last and verbatim. Stable content first, volatile
+    last: the same inputs give the same bytes, so a serving engine reuses the prefix.
+
+    FILE arguments are files, directories (their files as the repo map lists them:
+    git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
+    stored handles ctx:[SESSION/]NAME; also --files-from FILE (-0 for NUL-separated).
+    The task may name files as @path or @basename (resolved under --root; several files of
+    that name are ranked by how often and how recently packs used them) and handles as
+    @ctx:NAME. A file named as an argument, an @-mention or a --changed file is never
+    dropped silently: it keeps at least its signatures, and if even those do not fit the
+    run fails naming it (exit 1), unless --allow-drop.
+
+    The budget is (window - system 500 - tools 900 - response 2,048 - 10% slack) x the
+    role's share (worker, corrector, deep 100%; reviewer, tester 85%; architect, planner,
+    splitter 70%; explorer, context, docs 60%; coordinator, memory 50%; others 75%), from
+    --model's profile (or --limit), or --tokens N; below 512 tokens it is an error. Every
+    part is counted with the ruler (the model's encoding unless --encoding, --tokenizer or
+    --heuristic), and the printed pack, counted again, never exceeds the budget. What does
+    not fit goes first: the lowest-scoring windows, then whole files (lowest match score,
+    then lowest map rank), then the map shrinks. Roles explorer, context and docs, and
+    --identifiers-only, get paths plus signatures instead of bodies.
+
+    Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
+    credentials ...) are skipped even when named, and private keys, cloud keys and
+    provider tokens in any text become '[secret redacted: KIND]', said on stderr.
+    --allow-secrets turns both off. Binary files are skipped, said on stderr.
+
+    --explain prints on stderr each budget term, tokens per section and per file as bars
+    scaled to the budget, the @-mentions' resolutions, and what was dropped and why.
+    --format json prints {"budget": {...terms, "tokens"}, "tokens", "counter", "exact",
+    "sections": [{"name", "tokens", "parts": [{"label", "tokens"}]}], "files": [{"path",
+    "named", "why", "shown", "tokens", "score", "rank", ...}], "dropped": [{"what",
+    "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
+    "kind"}], "notes": [...], "text": the Markdown pack}; the budget bounds "text".
+
+    Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a budget below the
+    floor, a named file that cannot fit, --changed outside a git work tree, an unknown
+    @skill:NAME), 2 usage error.
+
+    \b
+    Examples:
+      ctx-pack --task "fix expiry in @jwt.py" --model gpt-4o src/auth/ > pack.md
+      ctx-pack --task "review this change" --changed origin/main --role reviewer
+      git ls-files -z '*.go' | ctx-pack -t "retry backoff" --files-from - -0 --tokens 8000
+      ctx-pack -t "where is caching done?" --role explorer --explain . > /dev/null
+    """
+    from ctxtools.pack import PackRequest, build_pack
+
+    if opts["as_json"]:
+        if opts["fmt"] not in ("markdown", "json"):
+            raise UsageError("--json and --format xml contradict each other")
+        opts["fmt"] = "json"
+    if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
+        warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    paths = []
+    if opts["files"] or opts["files_from"]:
+        for src in resolve_sources(opts["files"], opts["files_from"], opts["null"]):
+            if src.path is None:
+                raise UsageError("ctx-pack reads no file from stdin", hint="name files or dirs")
+            paths.append(src.path)
+    elif opts["null"]:
+        raise UsageError("-0/--null goes with --files-from")
+    ruler, ruler_notes = _ruler(opts)
+    req = PackRequest(
+        task=opts["task"],
+        paths=paths,
+        root=opts["root"],
+        model=opts["model"],
+        role=opts["role"],
+        tokens=opts["tokens"],
+        context_limit=opts["limit"],
+        profiles_file=opts["profiles_file"],
+        changed=opts["changed"],
+        include_readme=opts["include_readme"],
+        skills_dir=opts["skills_dir"],
+        pin_skills=opts["pin_skills"],
+        skill_disclosure=opts["skill_disclosure"],
+        skill_max_expanded=opts["skill_max_expanded"],
+        identifiers_only=opts["identifiers_only"],
+        allow_drop=opts["allow_drop"],
+        keep_going=opts["keep_going"],
+        allow_secrets=opts["allow_secrets"],
+        fmt=opts["fmt"],
+        use_map=not opts["no_map"],
+        store=opts["store"],
+        session=opts["session"],
+    )
+    pack = build_pack(req, ruler, ruler_notes)
+    for note in pack.notes:
+        warn(note)
+    for r in pack.redactions:
+        warn(f"redacted {r['kind']} in {r['where']} line {r['line']}")
+    if opts["explain"]:
+        click.echo(pack.explain(), err=True, nl=False)
+    if opts["fmt"] == "json":
+        from ctxtools.cli.common import json_dumps
+
+        data = json_dumps(pack.as_dict())
+    else:
+        data = pack.text.encode("utf-8", "surrogateescape")
+    output = opts["output"]
+    if output and output != "-":
+        from ctxtools.errors import InputError
+        from ctxtools.fsutil import write_output
+
+        problem = write_output(output, data)
+        if problem:
+            raise InputError(f"-o {output}: cannot write ({problem})")
+    else:
+        write_bytes(data)
+    return 0
+
+
+def _ruler(opts: dict):
+    """The run's ruler: --tokenizer/--heuristic/--encoding, else the model's encoding."""
+    from ctxtools.tokens import get_ruler
+
+    encoding = opts["encoding"]
+    if encoding is None and opts["model"] and not (opts["tokenizer"] or opts["heuristic"]):
+        from ctxtools import profiles as prof
+
+        table = prof.load_profiles(opts["profiles_file"])
+        encoding = prof.resolve(opts["model"], table).encoding
+    choice = get_ruler(
+        encoding=encoding,
+        tokenizer=opts["tokenizer"],
+        heuristic=opts["heuristic"],
+        exact=opts["exact"],
+        store_root=opts["store"],
+    )
+    return choice.ruler, [f"note: {n}" for n in choice.notes]
+
+
+main = make_main(cli, "ctx-pack")

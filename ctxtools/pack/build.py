@@ -1,0 +1,357 @@
+"""Building a pack: the budget, the fixed sections, the fitting rounds."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxtools.errors import CtxError, InputError, NotFoundError, UsageError
+from ctxtools.pack.fit import FileFitter, MapState
+from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
+from ctxtools.pack.model import (
+    FIT_ROUNDS,
+    FORMATS,
+    MAP_MIN_TOKENS,
+    MAP_SHARE_MIN,
+    MAP_TOKENS,
+    SECTIONS,
+    SKILL_DISCLOSURES,
+    Pack,
+    PackRequest,
+)
+from ctxtools.pack.render import Renderer
+
+
+def compute_budget(req: PackRequest, profile) -> dict:
+    """The pack's budget as a dict of its terms (``tokens`` is the total). Raises CtxError
+    when it falls below the floor."""
+    from ctxtools import profiles as prof
+
+    if req.tokens is not None:
+        if req.tokens < prof.FLOOR:
+            raise UsageError(
+                f"--tokens {req.tokens} is below the floor of {prof.FLOOR} tokens",
+                hint="a model sees nothing useful in less",
+            )
+        return {"tokens": req.tokens, "context_limit": None, "floor": prof.FLOOR}
+    limit = req.context_limit or profile.context_limit
+    kwargs = {}
+    if req.role_shares:
+        kwargs["role_shares"] = req.role_shares
+    b = prof.pack_budget(limit, req.role, **kwargs)
+    if b.floored:
+        raise CtxError(
+            f"the pack budget is {b.computed:,} tokens, below the floor of {b.floor:,}: "
+            f"window {b.context_limit:,} - system {b.reserve_system:,} - tools "
+            f"{b.reserve_tools:,} - response {b.reserve_response:,} - slack {b.slack:,} "
+            f"= {b.before_share:,}, x {b.role_share}% ({b.role})",
+            hint="use a model with a larger window, another --role, or --tokens N",
+        )
+    doc = b.as_dict()
+    doc["tokens"] = b.available
+    doc["model"] = profile.name if profile is not None else None
+    return doc
+
+
+@dataclass
+class _Fixed:
+    """A section whose text is decided before the files are fitted."""
+
+    name: str
+    text: str
+    parts: list[tuple[str, str]]  # (label, rendered part) for the per-part counts
+
+
+def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
+    """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
+    from ctxtools import profiles as prof
+    from ctxtools.identifiers import identifiers_from_query
+
+    if req.fmt not in FORMATS:
+        raise UsageError(f"unknown format {req.fmt!r}", hint="markdown, xml or json")
+    if req.skill_disclosure not in SKILL_DISCLOSURES:
+        raise UsageError(f"unknown skill disclosure {req.skill_disclosure!r}")
+    if not req.task or not req.task.strip():
+        raise UsageError("the task is empty", hint='give --task "what to do"')
+    root = req.root or "."
+    if not os.path.isdir(root):
+        if os.path.exists(root):
+            raise InputError(f"--root {root}: not a directory")
+        raise NotFoundError(f"--root {root}: no such directory")
+    root_real = os.path.realpath(root)
+    notes: list[str] = list(ruler_notes)
+
+    table = prof.load_profiles(req.profiles_file) if (req.model or req.profiles_file) else None
+    profile = None
+    if req.tokens is None:
+        profile = prof.resolve(req.model or "default", table)
+    budget = compute_budget(req, profile)
+    if ruler is None:
+        from ctxtools.tokens import get_ruler
+
+        choice = get_ruler(encoding=profile.encoding if profile else None, store_root=req.store)
+        ruler = choice.ruler
+        notes.extend(choice.notes)
+    count = ruler.count
+    render = Renderer(req.fmt)
+
+    # Mentions in the task: files, handles and skills it names.
+    from ctxtools.mentions import MentionResolver, parse_mentions
+
+    mentions = parse_mentions(req.task)
+    gather = Gatherer(req, root, root_real)
+    mention_log: list[dict] = []
+    skill_names: list[str] = []
+    resolver = None
+    for m in mentions:
+        if m.kind == "handle":
+            gather.add_handle(m.raw, named=True, why="@-mention")
+            mention_log.append({"mention": m.raw, "path": m.raw, "reason": "stored handle"})
+        elif m.kind == "skill":
+            skill_names.append(m.raw.split(":", 1)[1])
+        else:
+            if resolver is None:
+                resolver = MentionResolver(root_real, req.store)
+            res = resolver.resolve(m)
+            mention_log.append({"mention": m.raw, "path": res.path, "reason": res.reason})
+            if res.path is None:
+                notes.append(f"warning: @{m.raw} not resolved: {res.reason}")
+                continue
+            real = os.path.realpath(os.path.join(root_real, res.path))
+            gather.add_file(real, True, "@-mention", res.path)
+    task_words = req.task
+    for m in reversed(mentions):
+        task_words = task_words[: m.start] + " " + task_words[m.end :]
+    identifiers = identifiers_from_query(task_words)
+
+    for arg in req.paths:
+        gather.add_path(arg)
+    if req.changed is not None:
+        gather.add_changed(req.changed)
+    notes.extend(gather.notes)
+    problems = gather.missing + [f"{p}: outside the root {root}" for p in gather.outside]
+    if problems:
+        if not req.keep_going:
+            raise NotFoundError(
+                "; ".join(problems)
+                if len(problems) <= 5
+                else "; ".join(problems[:5]) + f"; and {len(problems) - 5} more",
+                hint="fix the paths, or --keep-going to pack the rest",
+            )
+        notes.extend(f"warning: skipped {p}" for p in problems)
+
+    dropped: list[dict] = []
+    redactions: list[dict] = []
+    entries = load_entries(gather, req, notes, dropped, redactions)
+    named = sorted(e.label for e in entries if e.named)
+    pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
+
+    # Fixed sections: instructions, skills, task.
+    fixed = _fixed_sections(
+        req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
+    )
+    task_part = render.section("task", render.task(req.task))
+    fixed_tokens = {f.name: count(f.text) for f in fixed}
+    task_tokens = count(task_part)
+    total_budget = budget["tokens"]
+    if task_tokens > total_budget:
+        raise CtxError(
+            f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
+            hint="shorten the task, or raise the budget with --model/--role/--tokens",
+        )
+    # Drop fixed parts (last instruction file first, skill bodies before cards) when they
+    # leave the task no room.
+    while fixed and sum(fixed_tokens.values()) + task_tokens > total_budget:
+        sec = next((f for f in fixed if f.name == "skills"), fixed[0])  # skills go first
+        label, _ = sec.parts.pop()
+        dropped.append({"what": f"{sec.name}: {label}", "why": "over the budget"})
+        if not sec.parts:
+            fixed.remove(sec)
+            del fixed_tokens[sec.name]
+            continue
+        body = "".join(p for _, p in sec.parts)
+        sec.text = render.section(sec.name, body)
+        fixed_tokens[sec.name] = count(sec.text)
+
+    room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
+
+    # The repo map's ranks (personalised toward the pack's files and the task).
+    ranks: dict[str, float] = {}
+    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes)
+    if req.use_map:
+        ranks = map_state.ranks()
+
+    for e in entries:
+        e.rank = ranks.get(e.label, 0.0)
+
+    files = FileFitter(entries, identifiers, req, ruler, render, named)
+    map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
+    files_budget = max(0, room - map_floor)
+    text = ""
+    tokens = 0
+    sections_out: list[dict] = []
+    for _round in range(FIT_ROUNDS):
+        files_text, file_rows = files.fit(files_budget)
+        files_section = render.section("files", files_text) if files_text else ""
+        used = count(files_section) if files_section else 0
+        map_section = ""
+        if map_state.ok:
+            map_budget = min(MAP_TOKENS, room - used)
+            if map_budget >= MAP_MIN_TOKENS:
+                map_text = map_state.text(map_budget)
+                if map_text:
+                    map_section = render.section("map", render.repomap(map_text))
+            elif map_state.ok:
+                map_state.left_out = f"no room left after the files ({map_budget} tokens)"
+        parts = [f.text for f in fixed if f.name == "instructions"]
+        parts += [f.text for f in fixed if f.name == "skills"]
+        parts += [s for s in (map_section, files_section) if s]
+        parts.append(task_part)
+        text = render.document(parts)
+        tokens = count(text)
+        if tokens <= total_budget:
+            break
+        excess = tokens - total_budget
+        if files_budget > 0:
+            files_budget = max(0, files_budget - excess - 8)
+        elif map_state.ok:
+            map_state.ok = False
+            map_state.left_out = "no room left"
+        else:
+            break
+    if tokens > total_budget:
+        raise CtxError(
+            f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
+            hint="raise the budget, or name fewer files",
+        )
+    if files.failed_named:
+        raise CtxError(
+            "named file(s) do not fit the budget even as signatures: "
+            + ", ".join(files.failed_named),
+            hint="raise the budget, name fewer files, or --allow-drop",
+        )
+    dropped.extend(files.dropped)
+    if map_state.left_out:
+        dropped.append({"what": "repository map", "why": map_state.left_out})
+    notes.extend(files.notes)
+
+    for f in fixed:
+        sections_out.append(
+            {
+                "name": f.name,
+                "tokens": count(f.text),
+                "parts": [{"label": lab, "tokens": count(p)} for lab, p in f.parts],
+            }
+        )
+    if map_section:
+        sections_out.append({"name": "map", "tokens": count(map_section), "parts": []})
+    if files_section:
+        sections_out.append(
+            {
+                "name": "files",
+                "tokens": count(files_section),
+                "parts": [{"label": r["path"], "tokens": r["tokens"]} for r in file_rows],
+            }
+        )
+    sections_out.append({"name": "task", "tokens": task_tokens, "parts": []})
+    sections_out.sort(key=lambda s: SECTIONS.index(s["name"]))
+
+    if resolver is not None:
+        used_files = [e.label for e in entries if e.path is not None and e.named]
+        resolver.record_use(used_files)
+
+    return Pack(
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        ruler=ruler.name,
+        exact=ruler.exact,
+        fmt=req.fmt,
+        sections=sections_out,
+        files=file_rows,
+        dropped=dropped,
+        mentions=mention_log,
+        redactions=redactions,
+        notes=notes,
+        named=named,
+    )
+
+
+def _fixed_sections(
+    req: PackRequest,
+    root_real: str,
+    pack_rels: list[str],
+    task_words: str,
+    skill_names: list[str],
+    render: Renderer,
+    notes: list[str],
+    dropped: list[dict],
+    redactions: list[dict],
+) -> list[_Fixed]:
+    """The instructions and skills sections, rendered (empty ones left out)."""
+    from ctxtools.instructions import load_instructions
+
+    fixed: list[_Fixed] = []
+    ins = load_instructions(root_real, pack_rels or None, include_readme=req.include_readme)
+    notes.extend(ins.notes)
+    for d in ins.dropped:
+        where = d["path"] + (f" § {d['section']}" if d.get("section") else "")
+        dropped.append({"what": f"instructions: {where}", "why": d["reason"]})
+    parts = []
+    for f in ins.files:
+        text = redact_text(f.text, f.path, req, redactions)
+        parts.append((f.path, render.instruction(f.path, text)))
+    if parts:
+        body = "".join(p for _, p in parts)
+        fixed.append(_Fixed("instructions", render.section("instructions", body), parts))
+
+    if req.skills_dir is None:
+        if skill_names or req.pin_skills:
+            first = (list(skill_names) + list(req.pin_skills))[0]
+            raise UsageError(f"@skill:{first}: no skills directory", hint="give --skills DIR")
+        return fixed
+    from ctxtools.skills import UnknownSkillError, choose_skills, load_skills
+
+    if not os.path.isdir(req.skills_dir):
+        raise NotFoundError(f"--skills {req.skills_dir}: no such directory")
+    skills, skill_notes = load_skills(req.skills_dir)
+    notes.extend(skill_notes)
+    try:
+        choice = choose_skills(
+            skills,
+            req.task,
+            disclosure=req.skill_disclosure,
+            pinned=tuple(req.pin_skills),
+            max_expanded=req.skill_max_expanded,
+        )
+    except UnknownSkillError as exc:
+        if not req.keep_going:
+            raise
+        notes.append(f"warning: {exc}")
+        known = {s.name for s in skills}
+        choice = choose_skills(
+            skills,
+            " ".join(w for w in req.task.split() if not _unknown_skill_word(w, known)),
+            disclosure=req.skill_disclosure,
+            pinned=tuple(p for p in req.pin_skills if p in known),
+            max_expanded=req.skill_max_expanded,
+        )
+    notes.extend(choice.notes)
+    parts = []
+    if choice.cards:
+        cards = [(s.name, s.description) for s, _score in choice.cards]
+        parts.append(("cards", render.skill_cards(cards)))
+    for s in choice.expanded:
+        body = redact_text(s.body, f"skill {s.name}", req, redactions)
+        parts.append((f"skill {s.name}", render.skill_body(s.name, body)))
+    if parts:
+        body = "".join(p for _, p in parts)
+        fixed.append(_Fixed("skills", render.section("skills", body), parts))
+    return fixed
+
+
+def _unknown_skill_word(word: str, known: set[str]) -> bool:
+    if not word.startswith("@skill:"):
+        return False
+    return word[len("@skill:") :].rstrip(".,;:!?)") not in known

@@ -1,0 +1,265 @@
+"""The repo map and the files section under their share of the budget."""
+
+from __future__ import annotations
+
+import os
+
+from ctxtools.errors import CtxError
+from ctxtools.pack.model import MAP_TOKENS, SIGNATURE_ROLES
+
+FOCUS_MAX = 200  # more files than this: the map is not personalised toward all of them
+
+
+class MapState:
+    """The repo map of the root, built at most once per budget; a failure is a note."""
+
+    def __init__(self, req, root, ruler, query, pack_rels, named, notes):
+        self.req = req
+        self.root = root
+        self.ruler = ruler
+        self.query = query
+        self.notes = notes
+        focus = named if named else (pack_rels if len(pack_rels) <= FOCUS_MAX else [])
+        self.focus = [os.path.join(os.path.realpath(root), rel) for rel in focus]
+        self.ok = req.use_map
+        self.left_out: str | None = None if req.use_map else "--no-map"
+        self._maps: dict[int, str] = {}
+
+    def _build(self, tokens: int):
+        from ctxtools.repomap.core import build_map
+
+        return build_map(
+            self.root,
+            tokens=tokens,
+            focus=[p for p in self.focus if os.path.exists(p)],
+            query=self.query,
+            ruler=self.ruler,
+            store=self.req.store,
+        )
+
+    def ranks(self) -> dict[str, float]:
+        try:
+            m = self._build(MAP_TOKENS)
+        except (CtxError, OSError) as exc:
+            self.ok = False
+            self.left_out = f"not built ({exc})"
+            self.notes.append(f"warning: repository map not built ({exc}); packing without it")
+            return {}
+        self._maps[MAP_TOKENS] = m.text
+        return {f.rel: f.rank for f in m.files}
+
+    def text(self, tokens: int) -> str:
+        if tokens not in self._maps:
+            try:
+                self._maps[tokens] = self._build(tokens).text
+            except (CtxError, OSError) as exc:
+                self.ok = False
+                self.left_out = f"not built ({exc})"
+                return ""
+        return self._maps[tokens]
+
+
+# --- fitting the files ---------------------------------------------------------------------
+
+
+class FileFitter:
+    """The files section under a token budget, named files kept at least as signatures."""
+
+    def __init__(self, entries, identifiers, req, ruler, render, named):
+        from ctxtools.excerpt_run import Input, excerpt_sources
+
+        self.req = req
+        self.count = ruler.count
+        self.render = render
+        self.named = set(named)
+        self.entries = {e.label: e for e in entries}
+        self.identifiers = identifiers
+        self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
+        inputs = [Input(e.label, data=e.data) for e in entries if e.data is not None]
+        run = excerpt_sources(inputs, identifiers, signatures=self.sig_mode, jobs=1)
+        self.items = {label: item for label, item in run.shown}
+        self._sigs: dict[str, object] | None = None if not self.sig_mode else dict(self.items)
+        # Best first: match score, then repo-map rank, then path.
+        self.order = sorted(
+            self.items,
+            key=lambda lab: (-self._score(lab), -self.entries[lab].rank, _path_key(lab)),
+        )
+        self.failed_named: list[str] = []
+        self.dropped: list[dict] = []
+        self.notes: list[str] = []
+
+    def _score(self, label: str) -> float:
+        item = self.items[label]
+        return float(getattr(item, "score", 0.0) or 0.0)
+
+    def block(self, item, label: str) -> str:
+        from ctxtools.excerpt_run import render_item
+
+        entry = self.entries[label]
+        body = render_item(item, label) if item is not None else ""
+        return self.render.file(label, body, entry.diff)
+
+    def signatures(self, label: str):
+        if self._sigs is None:
+            from ctxtools.excerpt_run import Input, excerpt_sources
+
+            wanted = [
+                Input(lab, data=self.entries[lab].data)
+                for lab in sorted(self.named)
+                if lab in self.entries and self.entries[lab].data is not None
+            ]
+            run = excerpt_sources(wanted, self.identifiers, signatures=True, jobs=1)
+            self._sigs = {lab: it for lab, it in run.shown}
+        return self._sigs.get(label)
+
+    def _fallbacks(self, label: str) -> list[tuple[str, str]]:
+        """(what is shown, block) for a named file that lost its excerpt, fullest first."""
+        entry = self.entries[label]
+        sig = self.signatures(label)
+        out = []
+        if entry.deleted:
+            out.append(("diff", self.render.file(label, "", entry.diff)))
+            return out
+        from ctxtools.excerpt_run import render_item
+
+        sig_block = render_item(sig, label) if sig is not None else ""
+        if entry.diff and sig_block:
+            out.append(("diff + signatures", self.render.file(label, sig_block, entry.diff)))
+        if sig_block:
+            out.append(("signatures", self.render.file(label, sig_block, None)))
+        return out
+
+    def fit(self, budget: int) -> tuple[str, list[dict]]:
+        """The files section's body in at most about BUDGET tokens, and a row per file."""
+        count = self.count
+        self.failed_named = []
+        self.dropped = []
+        forced: dict[str, tuple[str, str]] = {}
+        for lab in sorted(self.named):
+            e = self.entries.get(lab)
+            if e is not None and e.deleted:
+                forced[lab] = self._fallbacks(lab)[0]
+        kept: list[tuple[str, object]] = []
+        drops: list = []
+        for _ in range(len(self.named) + 2):
+            forced_cost = sum(count(b) + 1 for _, b in forced.values())
+            if forced_cost > budget:
+                self._shrink_forced(forced, budget)
+                forced_cost = sum(count(b) + 1 for _, b in forced.values())
+            room = max(0, budget - forced_cost)
+            cands = [(lab, self.items[lab]) for lab in self.order if lab not in forced]
+            if self.sig_mode:
+                kept, drops = self._greedy(cands, room)
+            else:
+                from ctxtools.excerpt import fit_budget
+
+                kept, drops, _used = fit_budget(cands, room, count, self.block)
+            kept_labels = {lab for lab, _ in kept}
+            missing = [
+                lab
+                for lab in sorted(self.named)
+                if lab in self.entries
+                and lab not in kept_labels
+                and lab not in forced
+                and lab not in self.failed_named
+            ]
+            if not missing:
+                break
+            for lab in missing:
+                options = self._fallbacks(lab)
+                if options:
+                    forced[lab] = options[0]
+                else:
+                    self._lose_named(lab, "nothing left to show")
+        blocks: dict[str, tuple[str, str, object]] = {}
+        for lab, item in kept:
+            blocks[lab] = (
+                "signatures" if self.sig_mode else "excerpt",
+                self.block(item, lab),
+                item,
+            )
+        for lab, (shown, block) in forced.items():
+            blocks[lab] = (shown, block, None)
+        rows = []
+        texts = []
+        for lab in sorted(blocks, key=_path_key):
+            shown, block, item = blocks[lab]
+            e = self.entries[lab]
+            texts.append(block)
+            row = {
+                "path": lab,
+                "named": e.named,
+                "why": e.why,
+                "shown": shown,
+                "tokens": count(block),
+                "score": round(self._score(lab), 3) if lab in self.items else 0.0,
+                "rank": round(e.rank, 6),
+            }
+            if item is not None and hasattr(item, "windows"):
+                row["windows"] = len(item.windows)
+                row["matched"] = list(item.matched)
+            if e.diff:
+                row["diff"] = True
+            rows.append(row)
+        for d in drops:
+            if d.label in blocks and d.kind == "file":
+                continue  # replaced by its signatures
+            if d.kind == "window":
+                self.dropped.append(
+                    {
+                        "what": f"{d.label}:{d.start}-{d.end}",
+                        "why": f"window (score {d.score:g}) over the budget",
+                    }
+                )
+            else:
+                why = "whole file over the budget" + ("" if d.matched else " (nothing matched)")
+                self.dropped.append({"what": d.label, "why": why})
+        for lab, (shown, _b) in sorted(forced.items()):
+            if shown != "diff":
+                self.dropped.append(
+                    {"what": lab, "why": f"excerpt over the budget; named, so {shown} kept"}
+                )
+        return "\n".join(texts), rows
+
+    def _greedy(self, cands, room: int):
+        """Signatures mode: whole files in rank order (named ones first) while they fit."""
+        from ctxtools.excerpt import Dropped
+
+        order = sorted(cands, key=lambda it: 0 if it[0] in self.named else 1)
+        kept, drops, used = [], [], 0
+        for lab, item in order:
+            cost = self.count(self.block(item, lab)) + 1
+            if used + cost <= room:
+                kept.append((lab, item))
+                used += cost
+            else:
+                drops.append(Dropped(lab, "file", matched=bool(getattr(item, "matched", ()))))
+        return kept, drops
+
+    def _shrink_forced(self, forced: dict, budget: int) -> None:
+        """Named files' fallbacks over BUDGET: smaller fallbacks, then (with allow_drop) the
+        lowest-ranked named files go; without it they are failures."""
+        count = self.count
+        for lab in sorted(forced, key=lambda lab: (self.entries[lab].rank, _path_key(lab))):
+            if sum(count(b) + 1 for _, b in forced.values()) <= budget:
+                return
+            options = self._fallbacks(lab)
+            if len(options) > 1 and forced[lab] != options[-1]:
+                forced[lab] = options[-1]
+        for lab in sorted(forced, key=lambda lab: (self.entries[lab].rank, _path_key(lab))):
+            if sum(count(b) + 1 for _, b in forced.values()) <= budget:
+                return
+            del forced[lab]
+            self._lose_named(lab, "does not fit even as signatures")
+
+    def _lose_named(self, lab: str, why: str) -> None:
+        if self.req.allow_drop:
+            self.dropped.append({"what": lab, "why": f"named, but {why} (--allow-drop)"})
+            self.notes.append(f"warning: dropped named file {lab}: {why} (--allow-drop)")
+        else:
+            self.failed_named.append(lab)
+
+
+def _path_key(label: str) -> tuple[int, str]:
+    """Files by path, handles after them."""
+    return (1 if label.startswith("ctx:") else 0, label)

@@ -1,0 +1,260 @@
+"""From paths, mentions and --changed to the files of a pack, read and redacted."""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+
+from ctxtools.errors import CtxError, InputError, UsageError
+from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _inside(real: str, root_real: str) -> bool:
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _rel(real: str, root_real: str) -> str:
+    return os.path.relpath(real, root_real).replace(os.sep, "/")
+
+
+class Gatherer:
+    """Turns the request's paths, mentions and changes into FileEntry records."""
+
+    def __init__(self, req: PackRequest, root: str, root_real: str):
+        self.req = req
+        self.root = root
+        self.root_real = root_real
+        self.entries: dict[str, FileEntry] = {}
+        self.handles: dict[str, FileEntry] = {}
+        self.missing: list[str] = []
+        self.outside: list[str] = []
+        self.notes: list[str] = []
+        self.skipped: list[dict] = []
+
+    def add_file(self, real: str, named: bool, why: str, shown_as: str) -> None:
+        rel = _rel(real, self.root_real)
+        old = self.entries.get(rel)
+        if old is not None:
+            old.named = old.named or named
+            return
+        self.entries[rel] = FileEntry(rel, real, named, why)
+
+    def add_path(self, arg: str) -> None:
+        if arg.startswith("ctx:"):
+            self.add_handle(arg, named=True, why="argument")
+            return
+        path = os.path.abspath(arg)
+        if not os.path.lexists(path) and _GLOB_CHARS & set(arg):
+            matches = sorted(glob.glob(arg, recursive=True))
+            if not matches:
+                self.missing.append(f"{arg}: no file matches")
+                return
+            for m in matches:
+                self._add_existing(m, arg, named=False, why=f"glob {arg}")
+            return
+        self._add_existing(path, arg, named=True, why="argument")
+
+    def _add_existing(self, path: str, arg: str, named: bool, why: str) -> None:
+        try:
+            real = os.path.realpath(path, strict=True)
+        except OSError as exc:
+            if os.path.islink(path):
+                self.missing.append(f"{arg}: broken or looping symbolic link")
+            else:
+                self.missing.append(f"{arg}: {exc.strerror or 'cannot be read'}")
+            return
+        if not _inside(real, self.root_real):
+            self.outside.append(arg)
+            return
+        if os.path.isdir(real):
+            self.add_directory(real, arg)
+            return
+        if not os.path.isfile(real):
+            self.missing.append(f"{arg}: not a regular file")
+            return
+        if not os.access(real, os.R_OK):
+            self.missing.append(f"{arg}: permission denied")
+            return
+        self.add_file(real, named, why, arg)
+
+    def add_directory(self, real: str, arg: str) -> None:
+        from ctxtools.repomap import files as filesmod
+
+        listing = filesmod.list_files(real, lambda rel: "text")
+        for cand in listing.candidates:
+            try:
+                cand_real = os.path.realpath(cand.path, strict=True)
+            except OSError:
+                continue
+            if _inside(cand_real, self.root_real):
+                self.add_file(cand_real, False, f"directory {arg}", cand.rel)
+        for reason, n in sorted(listing.skipped.items()):
+            self.notes.append(f"{arg}: {n} file(s) skipped ({reason})")
+
+    def add_handle(self, ref: str, named: bool, why: str) -> None:
+        if ref not in self.handles:
+            self.handles[ref] = FileEntry(ref, None, named, why)
+
+    def add_changed(self, rev: str) -> None:
+        for rel, diff, deleted in changed_files(self.root, rev):
+            path = os.path.join(self.root_real, rel)
+            if deleted:
+                entry = self.entries.get(rel) or FileEntry(rel, None, True, "changed")
+                entry.diff, entry.deleted, entry.named = diff, True, True
+                self.entries[rel] = entry
+                continue
+            try:
+                real = os.path.realpath(path, strict=True)
+            except OSError:
+                continue
+            if not _inside(real, self.root_real) or not os.path.isfile(real):
+                continue
+            self.add_file(real, True, "changed", rel)
+            entry = self.entries[_rel(real, self.root_real)]
+            entry.why = "changed"
+            entry.diff = diff
+
+
+def _git(root: str, *args: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+            check=False,
+        )
+    except OSError as exc:
+        raise CtxError(f"--changed needs git: {exc.strerror or exc}") from None
+
+
+def changed_files(root: str, rev: str) -> list[tuple[str, str | None, bool]]:
+    """(relative path, diff hunks or None, deleted) for every file under ROOT that differs
+    from REV in the work tree, and every untracked file git does not ignore; sorted."""
+    inside = _git(root, "rev-parse", "--is-inside-work-tree")
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        raise InputError(f"--changed: {root} is not in a git work tree")
+    if rev.startswith("-"):
+        raise UsageError(f"--changed {rev!r}: not a revision")
+    check = _git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}")
+    if check.returncode != 0:
+        raise InputError(f"--changed {rev}: no such revision in {root}")
+    names = _git(root, "diff", "--relative", "--name-status", "-z", "--no-renames", rev, "--", ".")
+    if names.returncode != 0:
+        msg = names.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise InputError(f"--changed {rev}: git diff failed ({msg[-1] if msg else 'no message'})")
+    fields = names.stdout.split(b"\0")
+    out: dict[str, tuple[str | None, bool]] = {}
+    for k in range(0, len(fields) - 1, 2):
+        status, raw = fields[k].decode("ascii", "replace"), fields[k + 1]
+        rel = os.fsdecode(raw)
+        out[rel] = (None, status.startswith("D"))
+    untracked = _git(root, "ls-files", "-o", "--exclude-standard", "-z")
+    for raw in untracked.stdout.split(b"\0"):
+        if raw:
+            out.setdefault(os.fsdecode(raw), (None, False))
+    result = []
+    for rel in sorted(out):
+        _, deleted = out[rel]
+        diff = _git(root, "diff", "--relative", "--no-color", "--no-ext-diff", rev, "--", rel)
+        text = diff.stdout.decode("utf-8", "surrogateescape") if diff.returncode == 0 else ""
+        # Keep the hunks: the "diff --git" and index lines say nothing a reader needs.
+        keep = []
+        for line in text.splitlines():
+            if line.startswith(("diff --git ", "index ")):
+                continue
+            keep.append(line)
+        result.append((rel, "\n".join(keep) if keep else None, deleted))
+    return result
+
+
+# --- loading the files ---------------------------------------------------------------------
+
+
+def redact_text(text: str, where: str, req: PackRequest, redactions: list[dict]) -> str:
+    if req.allow_secrets:
+        return text
+    from ctxtools.secrets import redact
+
+    out, findings = redact(text)
+    for f in findings:
+        redactions.append({"where": where, "line": f.line, "kind": f.kind})
+    return out
+
+
+def redact_bytes(data: bytes, where: str, req: PackRequest, redactions: list[dict]) -> bytes:
+    if req.allow_secrets:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    out = redact_text(text, where, req, redactions)
+    return data if out == text else out.encode("utf-8", "surrogateescape")
+
+
+def load_entries(
+    gather: Gatherer,
+    req: PackRequest,
+    notes: list[str],
+    dropped: list[dict],
+    redactions: list[dict],
+) -> list[FileEntry]:
+    """Read every planned file and handle: secrets by name, binary and oversized files are
+    left out (said in NOTES and DROPPED); secrets in the text are redacted."""
+    from ctxtools.secrets import secret_filename
+
+    out: list[FileEntry] = []
+    for label in sorted(gather.entries):
+        e = gather.entries[label]
+        kind = secret_filename(label)
+        if kind is not None and not req.allow_secrets:
+            notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
+            dropped.append({"what": label, "why": f"secret by name ({kind})"})
+            continue
+        if e.diff:
+            e.diff = redact_text(e.diff, label + " (diff)", req, redactions)
+        if e.deleted:
+            out.append(e)
+            continue
+        try:
+            size = os.path.getsize(e.path)
+            if size > MAX_FILE_BYTES:
+                notes.append(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
+                dropped.append({"what": label, "why": "too large"})
+                continue
+            with open(e.path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            notes.append(f"skipped {label}: {exc.strerror or exc}")
+            dropped.append({"what": label, "why": "unreadable"})
+            continue
+        if b"\0" in data[:8192]:
+            notes.append(f"skipped {label}: binary file")
+            dropped.append({"what": label, "why": "binary"})
+            continue
+        e.data = redact_bytes(data, label, req, redactions)
+        out.append(e)
+    if gather.handles:
+        from ctxtools.config import default_session, store_root
+        from ctxtools.store import HandleStore
+
+        store = HandleStore(store_root(req.store))
+        for ref in sorted(gather.handles):
+            e = gather.handles[ref]
+            try:
+                data = store.read_bytes(ref, session=req.session or default_session())
+            except CtxError as exc:
+                if not req.keep_going:
+                    raise
+                notes.append(f"warning: skipped {ref}: {exc}")
+                dropped.append({"what": ref, "why": "cannot be read"})
+                continue
+            if b"\0" in data[:8192]:
+                notes.append(f"skipped {ref}: binary content")
+                dropped.append({"what": ref, "why": "binary"})
+                continue
+            e.data = redact_bytes(data, ref, req, redactions)
+            out.append(e)
+    return out

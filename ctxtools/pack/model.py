@@ -1,0 +1,156 @@
+"""What a pack is made of: the request, the files it plans, and the built pack."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+SECTIONS = ("instructions", "skills", "map", "files", "task")
+FORMATS = ("markdown", "xml", "json")
+MAP_TOKENS = 900  # the map's budget when the files leave room (DESIGN.md)
+MAP_MIN_TOKENS = 50  # a smaller map says nothing: left out
+MAP_SHARE_MIN = 10  # percent of the room after the fixed sections the map keeps at least
+SIGNATURE_ROLES = frozenset({"explorer", "context", "docs"})
+MAX_FILE_BYTES = 32 << 20  # a file over this is skipped (a pack holds ~100K tokens)
+FIT_ROUNDS = 12
+SKILL_DISCLOSURES = ("auto", "cards", "full")
+
+
+@dataclass
+class PackRequest:
+    """What to pack. PATHS are files, directories, globs (relative to the current
+    directory) and handle references ``ctx:[SESSION/]NAME``; CHANGED is a git revision
+    whose changes (untracked files included) join the pack with their diff hunks."""
+
+    task: str
+    paths: Sequence[str] = ()
+    root: str = "."
+    model: str | None = None
+    role: str | None = None
+    tokens: int | None = None
+    context_limit: int | None = None
+    role_shares: dict[str, int] | None = None
+    profiles_file: str | None = None
+    changed: str | None = None
+    include_readme: bool = False
+    skills_dir: str | None = None
+    pin_skills: Sequence[str] = ()
+    skill_disclosure: str = "auto"
+    skill_max_expanded: int = 2
+    identifiers_only: bool = False
+    allow_drop: bool = False
+    keep_going: bool = False
+    allow_secrets: bool = False
+    fmt: str = "markdown"
+    use_map: bool = True
+    store: str | os.PathLike | None = None
+    session: str | None = None
+
+
+@dataclass
+class FileEntry:
+    """One file (or handle) of the pack, as planned: where its bytes come from and why."""
+
+    label: str  # relative path under the root (POSIX), or the handle reference
+    path: str | None  # on disk; None for a handle
+    named: bool  # the user asked for it by name (argument, @-mention, --changed)
+    why: str  # "argument", "directory DIR", "glob G", "@-mention", "changed", "handle"
+    diff: str | None = None  # diff hunks (--changed)
+    deleted: bool = False  # changed: deleted in the work tree (the diff alone is shown)
+    data: bytes | None = None
+    redactions: list = field(default_factory=list)
+    rank: float = 0.0  # repo-map rank
+
+
+@dataclass
+class Pack:
+    """A built pack: ``text`` (what to print), its ``tokens`` by the run's ruler, the
+    ``budget`` (with its terms), and the record of what went in and what did not."""
+
+    text: str
+    tokens: int
+    budget: dict
+    ruler: str
+    exact: bool
+    fmt: str
+    sections: list[dict]
+    files: list[dict]
+    dropped: list[dict]
+    mentions: list[dict]
+    redactions: list[dict]
+    notes: list[str]
+    named: list[str]
+
+    def as_dict(self) -> dict:
+        """The ``--format json`` document (``text`` is the Markdown pack it describes)."""
+        return {
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "counter": self.ruler,
+            "exact": self.exact,
+            "sections": self.sections,
+            "files": self.files,
+            "dropped": self.dropped,
+            "mentions": self.mentions,
+            "redactions": self.redactions,
+            "notes": self.notes,
+            "text": self.text,
+        }
+
+    def explain(self, width: int = 30) -> str:
+        """A ``/context``-style view: the budget term by term, tokens per section and per
+        file as bars scaled to the budget, and what was dropped and why."""
+        b = self.budget
+        total = b["tokens"]
+        lines = [
+            f"budget {total:,} tokens ({self.ruler}{'' if self.exact else ', approximate'}); "
+            f"used {self.tokens:,} ({_pct(self.tokens, total)})"
+        ]
+        if b.get("context_limit") is not None:
+            lines.append(
+                f"  window {b['context_limit']:,} - system {b['reserve_system']:,}"
+                f" - tools {b['reserve_tools']:,} - response {b['reserve_response']:,}"
+                f" - slack {b['slack']:,} ({b['slack_percent']}%) = {b['before_share']:,};"
+                f" x {b['role_share']}% ({b['role']}) = {b['computed']:,}"
+            )
+        else:
+            lines.append("  given with --tokens")
+        lines.append("sections")
+        for sec in self.sections:
+            lines.append(
+                f"  {sec['name']:<13}{sec['tokens']:>8,}  {_bar(sec['tokens'], total, width)}"
+                f"  {_pct(sec['tokens'], total)}"
+            )
+        if self.files:
+            lines.append("files")
+            for f in self.files:
+                mark = "*" if f["named"] else " "
+                extra = f"  [{f['shown']}]" if f["shown"] != "excerpt" else ""
+                lines.append(
+                    f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}{extra}"
+                )
+        if self.mentions:
+            lines.append("mentions")
+            for m in self.mentions:
+                lines.append(f"  @{m['mention']}: {m['reason']}")
+        if self.dropped:
+            lines.append("dropped")
+            for d in self.dropped:
+                lines.append(f"  {d['what']}: {d['why']}")
+        if self.redactions:
+            lines.append("redacted")
+            for r in self.redactions:
+                lines.append(f"  {r['where']}:{r['line']}: {r['kind']}")
+        return "\n".join(lines) + "\n"
+
+
+def _pct(n: int, total: int) -> str:
+    return f"{100.0 * n / total:.1f}%" if total else "0.0%"
+
+
+def _bar(n: int, total: int, width: int) -> str:
+    filled = min(width, round(width * n / total)) if total else 0
+    if n and not filled:
+        filled = 1
+    return "█" * filled + "░" * (width - filled)

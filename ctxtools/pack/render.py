@@ -1,0 +1,96 @@
+"""How a pack's sections and parts are written: Markdown (default) or XML."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def _fence(text: str, info: str = "") -> str:
+    """TEXT in a Markdown code fence longer than any backtick run at a line's start."""
+    longest = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        if stripped.startswith("`"):
+            run = len(stripped) - len(stripped.lstrip("`"))
+            longest = max(longest, run)
+    ticks = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{ticks}{info}\n{body}{ticks}\n"
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _xml_attr(text: str) -> str:
+    return _xml_escape(text).replace('"', "&quot;")
+
+
+class Renderer:
+    """How the sections and their parts are written: Markdown (default) or XML."""
+
+    def __init__(self, fmt: str):
+        self.xml = fmt == "xml"
+
+    def section(self, name: str, body: str) -> str:
+        title = {
+            "instructions": "Instructions",
+            "skills": "Skills",
+            "map": "Repository map",
+            "files": "Files",
+            "task": "Task",
+        }[name]
+        tag = {"map": "repomap"}.get(name, name)
+        if self.xml:
+            return f"<{tag}>\n{body}</{tag}>\n"
+        return f"# {title}\n\n{body}"
+
+    def instruction(self, path: str, text: str) -> str:
+        if self.xml:
+            return f'<file path="{_xml_attr(path)}">\n{_xml_escape(_nl(text))}</file>\n'
+        return f"## {path}\n\n{_nl(text)}\n"
+
+    def skill_cards(self, cards: Sequence[tuple[str, str]]) -> str:
+        if self.xml:
+            return "".join(
+                f'<skill name="{_xml_attr(n)}" description="{_xml_attr(d)}"/>\n' for n, d in cards
+            )
+        return "".join(f"- {n}: {d}\n" for n, d in cards) + "\n"
+
+    def skill_body(self, name: str, body: str) -> str:
+        if self.xml:
+            return f'<skill name="{_xml_attr(name)}">\n{_xml_escape(_nl(body))}</skill>\n'
+        return f"## Skill: {name}\n\n{_nl(body)}\n"
+
+    def repomap(self, text: str) -> str:
+        if self.xml:
+            return _xml_escape(_nl(text))
+        return _fence(text, "text") + "\n"
+
+    def file(self, label: str, block: str, diff: str | None) -> str:
+        out = []
+        if self.xml:
+            if diff:
+                out.append(f'<diff path="{_xml_attr(label)}">\n{_xml_escape(_nl(diff))}</diff>\n')
+            if block:
+                out.append(f'<file path="{_xml_attr(label)}">\n{_xml_escape(_nl(block))}</file>\n')
+            return "".join(out)
+        if diff:
+            out.append(_fence(diff, "diff"))
+        if block:
+            out.append(_fence(block, "text"))
+        return "\n".join(out)
+
+    def task(self, task: str) -> str:
+        if self.xml:
+            return _xml_escape(_nl(task))
+        return _nl(task)
+
+    def document(self, sections: Sequence[str]) -> str:
+        if self.xml:
+            return "<pack>\n" + "".join(sections) + "</pack>\n"
+        return "\n".join(s if s.endswith("\n") else s + "\n" for s in sections)
+
+
+def _nl(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
