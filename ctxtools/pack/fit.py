@@ -69,7 +69,8 @@ class FileFitter:
         from ctxtools.excerpt_run import Input, excerpt_sources
 
         self.req = req
-        self.count = ruler.count
+        self._ruler_count = ruler.count
+        self._counts: dict[str, int] = {}
         self.render = render
         self.named = set(named)
         self.entries = {e.label: e for e in entries}
@@ -87,6 +88,13 @@ class FileFitter:
         self.failed_named: list[str] = []
         self.dropped: list[dict] = []
         self.notes: list[str] = []
+
+    def count(self, text: str) -> int:
+        """The ruler's count of TEXT, remembered: blocks are counted again in every round."""
+        n = self._counts.get(text)
+        if n is None:
+            n = self._counts[text] = self._ruler_count(text)
+        return n
 
     def _score(self, label: str) -> float:
         item = self.items[label]
@@ -133,6 +141,7 @@ class FileFitter:
         """The files section's body in at most about BUDGET tokens, and a row per file."""
         count = self.count
         self.failed_named = []
+        self.lost: set[str] = set()
         self.dropped = []
         forced: dict[str, tuple[str, str]] = {}
         for lab in sorted(self.named):
@@ -147,7 +156,11 @@ class FileFitter:
                 self._shrink_forced(forced, budget)
                 forced_cost = sum(count(b) + 1 for _, b in forced.values())
             room = max(0, budget - forced_cost)
-            cands = [(lab, self.items[lab]) for lab in self.order if lab not in forced]
+            cands = [
+                (lab, self.items[lab])
+                for lab in self.order
+                if lab not in forced and lab not in self.lost
+            ]
             if self.sig_mode:
                 kept, drops = self._greedy(cands, room)
             else:
@@ -161,7 +174,7 @@ class FileFitter:
                 if lab in self.entries
                 and lab not in kept_labels
                 and lab not in forced
-                and lab not in self.failed_named
+                and lab not in self.lost
             ]
             if not missing:
                 break
@@ -253,6 +266,7 @@ class FileFitter:
             self._lose_named(lab, "does not fit even as signatures")
 
     def _lose_named(self, lab: str, why: str) -> None:
+        self.lost.add(lab)
         if self.req.allow_drop:
             self.dropped.append({"what": lab, "why": f"named, but {why} (--allow-drop)"})
             self.notes.append(f"warning: dropped named file {lab}: {why} (--allow-drop)")

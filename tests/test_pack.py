@@ -1,0 +1,395 @@
+"""ctx-pack as a user runs it: real small repositories in five languages, with git history,
+instructions, handles; section order, budgets, determinism, named files, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from ctxtools import profiles
+from ctxtools.tokens import get_ruler
+
+DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+SOURCES = {
+    "src/auth.py": "auth.py",
+    "src/inventory.py": "inventory.py",
+    "srv/server.go": "server.go",
+    "web/cart.ts": "cart.ts",
+    "core/lexer.rs": "lexer.rs",
+    "java/LruCache.java": "LruCache.java",
+}
+AGENTS = """# Project rules
+
+Run the tests with `make test` before you say something is done.
+
+## Go services <!-- paths: srv/** -->
+
+Handlers return errors; never panic in a handler.
+"""
+
+
+def git(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "repo"
+    for rel, name in SOURCES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DATA / name, root / rel)
+    (root / "AGENTS.md").write_text(AGENTS)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    monkeypatch.chdir(root)
+    return root
+
+
+def count(text: str) -> int:
+    return get_ruler().ruler.count(text)
+
+
+def pack(script_runner, *args, ok=True):
+    r = script_runner.run(["ctx-pack", *args])
+    if ok:
+        assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return r
+
+
+# --- sections and order ----------------------------------------------------------------------
+
+
+def test_sections_in_their_fixed_order_task_last_and_verbatim(script_runner, repo):
+    task = "fix the expiry check in verify_token  (keep  the spacing)"
+    r = pack(script_runner, "--task", task, "src/auth.py", "srv/server.go", "--tokens", "6000")
+    out = r.stdout
+    titles = ["# Instructions\n\n", "# Repository map\n\n", "# Files\n\n", "# Task\n\n"]
+    where = [out.find(t) for t in titles]
+    assert out.startswith(titles[0]) and -1 not in where and where == sorted(where)
+    assert out.endswith("# Task\n\n" + task + "\n")
+    # the instruction file is there, with its gated Go section (a Go file is in the pack)
+    assert "Run the tests with `make test`" in out
+    assert "never panic in a handler" in out
+    # files sorted by path, each with its excerpt header and real line numbers
+    assert out.index("==> src/auth.py <==") < out.index("==> srv/server.go <==")
+    assert "verify_token" in out
+
+
+def test_gated_section_left_out_when_no_file_matches(script_runner, repo):
+    r = pack(script_runner, "--task", "fix verify_token", "src/auth.py", "--explain")
+    assert "Run the tests with `make test`" in r.stdout
+    assert "never panic in a handler" not in r.stdout
+
+
+def test_output_is_byte_identical_across_runs_and_argument_order(script_runner, repo):
+    args = ["--task", "reserve stock and tokenize", "--tokens", "3000"]
+    a = pack(script_runner, *args, "src/inventory.py", "core/lexer.rs", "web/cart.ts").stdout
+    b = pack(script_runner, *args, "web/cart.ts", "src/inventory.py", "core/lexer.rs").stdout
+    c = pack(script_runner, *args, "core/lexer.rs", "web/cart.ts", "src/inventory.py").stdout
+    assert a == b == c
+    assert a.count("==> ") == 3
+
+
+def test_directory_expands_to_its_files_sorted(script_runner, repo):
+    (repo / "src" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    r = pack(script_runner, "--task", "reserve stock", "src", "--tokens", "8000", "--json")
+    doc = json.loads(r.stdout)
+    paths = [f["path"] for f in doc["files"]]
+    assert paths == sorted(paths)
+    assert set(paths) == {"src/auth.py", "src/inventory.py"}
+    assert any("logo.png" in n and "binary" in n for n in doc["notes"])
+
+
+def test_glob_arguments(script_runner, repo):
+    r = pack(script_runner, "--task", "tokenize", "*/*.rs", "*/*.go", "--json", "--tokens", "4000")
+    paths = [f["path"] for f in json.loads(r.stdout)["files"]]
+    assert paths == ["core/lexer.rs", "srv/server.go"]
+
+
+# --- the budget ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tokens", [600, 900, 1500, 3000, 8000])
+def test_printed_pack_recounted_never_exceeds_the_budget(script_runner, repo, tokens):
+    r = pack(
+        script_runner,
+        "--task",
+        "reserve stock, tokenize input, and evict from the LruCache",
+        ".",
+        "--tokens",
+        str(tokens),
+    )
+    assert count(r.stdout) <= tokens
+
+
+@pytest.mark.parametrize(
+    ("model", "role"),
+    [("gpt-4o", "worker"), ("qwen2.5-coder:7b", "reviewer"), ("llama3:8b", "explorer")],
+)
+def test_budget_from_model_and_role(script_runner, repo, model, role):
+    r = pack(script_runner, "--task", "tokenize", "--model", model, "--role", role, "--json", ".")
+    doc = json.loads(r.stdout)
+    prof = profiles.resolve(model)
+    expected = profiles.pack_budget(prof.context_limit, role)
+    assert doc["budget"]["tokens"] == expected.available
+    assert doc["budget"]["role_share"] == expected.role_share
+    assert doc["tokens"] == get_ruler(encoding=prof.encoding).ruler.count(doc["text"])
+    assert doc["tokens"] <= expected.available
+
+
+def test_xml_format_is_well_formed_and_within_budget(script_runner, repo):
+    r = pack(
+        script_runner,
+        "-t",
+        "verify_token <expiry> & more",
+        "src/auth.py",
+        "-f",
+        "xml",
+        "--tokens",
+        "2000",
+    )
+    tree = ET.fromstring(r.stdout)
+    assert [c.tag for c in tree] == ["instructions", "repomap", "files", "task"]
+    assert tree.find("task").text.strip() == "verify_token <expiry> & more"
+    assert count(r.stdout) <= 2000
+
+
+def test_json_text_is_the_markdown_pack(script_runner, repo):
+    args = ["-t", "tokenize", "core/lexer.rs", "--tokens", "2500"]
+    md = pack(script_runner, *args).stdout
+    doc = json.loads(pack(script_runner, *args, "--json").stdout)
+    assert doc["text"] == md
+    assert doc["tokens"] == count(md)
+    assert [s["name"] for s in doc["sections"]] == ["instructions", "map", "files", "task"]
+    assert sum(p["tokens"] for p in doc["sections"][2]["parts"]) >= 1
+
+
+def test_budget_below_the_floor_is_a_clean_error_with_the_figures(script_runner, repo):
+    r = pack(script_runner, "-t", "x tokenize", "--limit", "4000", ".", ok=False)
+    assert r.returncode == 1
+    assert "below the floor of 512" in r.stderr
+    assert "window 4,000 - system 500 - tools 900 - response 2,048" in r.stderr
+    r = pack(script_runner, "-t", "tokenize", "--tokens", "100", ".", ok=False)
+    assert r.returncode == 2
+    assert "below the floor of 512" in r.stderr
+
+
+def test_a_small_budget_drops_windows_before_files(script_runner, repo):
+    r = pack(script_runner, "-t", "reserve stock", "src", "web", "--tokens", "900", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["tokens"] <= 900
+    assert doc["dropped"], "something had to go"
+    assert all("why" in d for d in doc["dropped"])
+
+
+# --- named files ---------------------------------------------------------------------------
+
+
+def test_named_file_keeps_its_signatures_when_its_excerpt_cannot_fit(script_runner, repo):
+    big = repo / "src" / "big.py"
+    body = "".join(
+        f"def handler_{i}(request):\n    return reserve(request, {i})\n" for i in range(400)
+    )
+    big.write_text(body)
+    r = pack(script_runner, "-t", "reserve", "src/big.py", "--tokens", "4000", "--no-map", "--json")
+    doc = json.loads(r.stdout)
+    (row,) = [f for f in doc["files"] if f["path"] == "src/big.py"]
+    assert row["shown"] in ("excerpt", "signatures")
+    assert "src/big.py" in doc["text"]
+
+
+def test_named_file_that_cannot_fit_even_as_signatures_fails_naming_it(script_runner, repo):
+    big = repo / "src" / "huge.py"
+    params = ", ".join(f"arg{k}" for k in range(60))  # long lines: even the head is too big
+    big.write_text("".join(f"def reserve_{i}({params}): pass\n" for i in range(3000)))
+    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", ok=False)
+    assert r.returncode == 1
+    assert "src/huge.py" in r.stderr
+    assert "--allow-drop" in r.stderr
+    assert r.stdout == ""
+    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", "--allow-drop")
+    assert "dropped named file src/huge.py" in r.stderr
+    assert count(r.stdout) <= 600
+
+
+def test_identifiers_only_and_explorer_role_show_signatures_not_bodies(script_runner, repo):
+    for extra in (["--identifiers-only"], ["--role", "explorer"]):
+        r = pack(script_runner, "-t", "reserve stock", "src/inventory.py", "--json", *extra)
+        doc = json.loads(r.stdout)
+        (row,) = doc["files"]
+        assert row["shown"] == "signatures"
+        assert "def reserve" in doc["text"]
+        assert "ledger.record(" not in doc["text"]  # a body line
+
+
+def test_task_with_no_identifiers_still_packs(script_runner, repo):
+    r = pack(script_runner, "-t", "please do it", ".", "--tokens", "3000", "--json")
+    doc = json.loads(r.stdout)
+    assert [s["name"] for s in doc["sections"]][-1] == "task"
+    assert doc["tokens"] <= 3000
+
+
+# --- handles and --changed ---------------------------------------------------------------
+
+
+def test_handle_argument_is_excerpted_around_the_task(script_runner, repo):
+    log = "".join(f"line {i}: ok\n" for i in range(3000)) + "FAILED test_tokenize: boom\n"
+    r = script_runner.run(["ctx-stash", "--name", "tests", "--always"], stdin=_text(log))
+    assert r.returncode == 0, r.stderr
+    r = pack(script_runner, "-t", "why does test_tokenize fail", "ctx:tests", "--tokens", "3000")
+    assert "FAILED test_tokenize: boom" in r.stdout
+    assert "==> ctx:tests <==" in r.stdout
+
+
+def _text(s: str):
+    import io
+
+    return io.TextIOWrapper(io.BytesIO(s.encode()))
+
+
+def test_changed_adds_modified_and_untracked_files_with_their_hunks(script_runner, repo):
+    auth = repo / "src" / "auth.py"
+    auth.write_text(auth.read_text().replace("def verify_token", "def verify_token_v2"))
+    (repo / "src" / "new_module.py").write_text("def fresh():\n    return 1\n")
+    r = pack(script_runner, "-t", "review this change", "--changed", "--json", "--tokens", "6000")
+    doc = json.loads(r.stdout)
+    rows = {f["path"]: f for f in doc["files"]}
+    assert set(rows) == {"src/auth.py", "src/new_module.py"}
+    assert rows["src/auth.py"]["diff"] is True and rows["src/auth.py"]["named"] is True
+    text = doc["text"]
+    assert "```diff\n" in text
+    assert "+def verify_token_v2" in text and "-def verify_token" in text
+    assert text.index("```diff") < text.index("==> src/auth.py <==")
+
+
+def test_changed_against_a_revision_and_a_deleted_file(script_runner, repo):
+    first = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "core" / "lexer.rs").unlink()
+    git(repo, "commit", "-qam", "drop the lexer")
+    r = pack(script_runner, "-t", "why was the lexer removed", "--changed", first, "--json")
+    doc = json.loads(r.stdout)
+    (row,) = doc["files"]
+    assert row["path"] == "core/lexer.rs" and row["shown"] == "diff"
+    assert "-pub fn tokenize" in doc["text"]
+
+
+def test_changed_outside_a_git_work_tree_is_a_clean_error(script_runner, tmp_path, monkeypatch):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text("def a():\n    pass\n")
+    monkeypatch.chdir(plain)
+    r = pack(script_runner, "-t", "review", "--changed", ok=False)
+    assert r.returncode == 1
+    assert "not in a git work tree" in r.stderr
+
+
+def test_changed_with_an_unknown_revision(script_runner, repo):
+    r = pack(script_runner, "-t", "review", "--changed", "no-such-rev", ok=False)
+    assert r.returncode == 1
+    assert "no such revision" in r.stderr
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+def test_missing_paths_are_all_named_and_keep_going_packs_the_rest(script_runner, repo):
+    r = pack(script_runner, "-t", "tokenize", "nope.py", "core/lexer.rs", "gone/*.rs", ok=False)
+    assert r.returncode == 1
+    assert "nope.py" in r.stderr and "gone/*.rs" in r.stderr
+    assert r.stdout == ""
+    r = pack(script_runner, "-t", "tokenize", "nope.py", "core/lexer.rs", "--keep-going")
+    assert "==> core/lexer.rs <==" in r.stdout
+    assert "skipped nope.py" in r.stderr
+
+
+def test_paths_outside_the_root_are_refused(script_runner, repo, tmp_path):
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("def elsewhere():\n    pass\n")
+    r = pack(script_runner, "-t", "elsewhere", str(outside), ok=False)
+    assert r.returncode == 1
+    assert "outside the root" in r.stderr
+    (repo / "link.py").symlink_to(outside)
+    r = pack(script_runner, "-t", "elsewhere", "link.py", ok=False)
+    assert r.returncode == 1 and "outside the root" in r.stderr
+
+
+def test_symlink_loop_is_an_unreadable_path(script_runner, repo):
+    (repo / "loop_a").symlink_to(repo / "loop_b")
+    (repo / "loop_b").symlink_to(repo / "loop_a")
+    r = pack(script_runner, "-t", "tokenize", "loop_a", ok=False)
+    assert r.returncode == 1
+    assert "loop_a" in r.stderr
+    # a directory holding the loop: the loop is listed as skipped, never followed
+    r = pack(script_runner, "-t", "tokenize", ".", "--tokens", "2000")
+    assert "Traceback" not in r.stderr
+
+
+def test_binary_file_named_is_skipped_and_said(script_runner, repo):
+    (repo / "blob.bin").write_bytes(b"\0\1\2" * 100)
+    r = pack(script_runner, "-t", "tokenize", "blob.bin", "core/lexer.rs")
+    assert "skipped blob.bin: binary file" in r.stderr
+    assert "blob.bin" not in r.stdout
+
+
+def test_empty_task_and_unknown_root(script_runner, repo):
+    r = pack(script_runner, "-t", "  ", ".", ok=False)
+    assert r.returncode == 2 and "task is empty" in r.stderr
+    r = pack(script_runner, "-t", "x", "--root", "no/such/dir", ok=False)
+    assert r.returncode == 1 and "--root no/such/dir: no such directory" in r.stderr
+    r = pack(script_runner, ".", ok=False)
+    assert r.returncode == 2 and "--task" in r.stderr
+
+
+def test_output_file_is_written_whole_and_bad_output_path_fails(script_runner, repo, tmp_path):
+    target = tmp_path / "pack.md"
+    r = pack(script_runner, "-t", "tokenize", "core/lexer.rs", "-o", str(target))
+    assert r.stdout == ""
+    again = pack(script_runner, "-t", "tokenize", "core/lexer.rs").stdout
+    assert target.read_text() == again
+    r = pack(
+        script_runner, "-t", "x", "core/lexer.rs", "-o", str(tmp_path / "no" / "p.md"), ok=False
+    )
+    assert r.returncode == 1 and "cannot write" in r.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_explain_shows_budget_sections_files_and_drops_on_stderr(script_runner, repo):
+    r = pack(script_runner, "-t", "reserve stock", "src", "--model", "gpt-4o", "--explain")
+    err = r.stderr
+    assert "budget " in err and "window 128,000 - system 500 - tools 900" in err
+    assert "sections" in err and "files" in err
+    assert "█" in err
+    assert "# Files" in r.stdout  # the pack itself still on stdout
+
+
+def test_a_map_that_fails_to_build_is_not_fatal(script_runner, repo, monkeypatch):
+    from ctxtools.errors import CtxError
+    from ctxtools.repomap import core
+
+    def broken(*a, **k):
+        raise CtxError("scanner exploded")
+
+    monkeypatch.setattr(core, "build_map", broken)
+    r = pack(script_runner, "-t", "tokenize", "core/lexer.rs")
+    assert "repository map not built (scanner exploded)" in r.stderr
+    assert "# Repository map" not in r.stdout
+    assert "==> core/lexer.rs <==" in r.stdout
