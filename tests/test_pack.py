@@ -393,3 +393,39 @@ def test_a_map_that_fails_to_build_is_not_fatal(script_runner, repo, monkeypatch
     assert "repository map not built (scanner exploded)" in r.stderr
     assert "# Repository map" not in r.stdout
     assert "==> core/lexer.rs <==" in r.stdout
+
+
+# --- the Makefile example --------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_examples_makefile_builds_and_gates_a_review_pack(repo, tmp_path):
+    """``make pack`` from examples/ on a real change: the pack holds the diff, and the gate
+    fails the target when the pack is over the allowed share of the window."""
+    import sys
+
+    if shutil.which("make") is None:
+        pytest.fail("make is not installed")
+    bindir = Path(sys.executable).parent
+    inventory = repo / "src" / "inventory.py"
+    inventory.write_text(inventory.read_text().replace("def reserve", "def reserve_units"))
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    base = [
+        "make",
+        "-s",
+        "-f",
+        str(EXAMPLES / "Makefile"),
+        "pack",
+        "PACK=" + str(tmp_path / "p.md"),
+    ]
+    ok = subprocess.run(base, cwd=repo, env=env, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    text = (tmp_path / "p.md").read_text()
+    assert "+def reserve_units" in text and text.rstrip().endswith("what it could break.")
+    assert "% of 128,000 (gpt-4o)" in ok.stdout
+    gated = subprocess.run(
+        [*base, "MAX_PERCENT=0.01"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert gated.returncode != 0
+    assert "over" in gated.stderr.lower()
