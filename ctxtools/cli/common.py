@@ -375,15 +375,3 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main
-
-
-def not_implemented(name: str, issue: str) -> tuple[click.Command, Callable[..., None]]:
-    """The one allowed placeholder: a documented command that exits 1, to be replaced."""
-
-    @click.command(name=name, context_settings=CONTEXT_SETTINGS)
-    @standard_options
-    def cli() -> None:
-        raise CtxError(f"not implemented yet ({issue})")
-
-    cli.help = f"Not implemented yet ({issue}). Exits 1."
-    return cli, make_main(cli, name)
