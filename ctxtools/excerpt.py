@@ -1106,11 +1106,33 @@ def _drop_order(items: Sequence[tuple[str, Excerpt]]) -> list[tuple[int, Span | 
     return [(i, span) for _key, i, span in order]
 
 
+def value_drop_order(items: Sequence[tuple[str, Excerpt]]) -> list[tuple[int, Span | None]]:
+    """Lowest value first, windows and whole files interleaved: files with nothing matched
+    (the last file first), then every window and every matched file by score -- a window
+    by its own score, a file by its total, so a weak file goes before a strong file's
+    windows (a file always after its own windows; on ties later files first). For many
+    files (a pack of a whole tree), this keeps the best files in depth instead of the heads
+    of every file that mentions a word."""
+    order: list[tuple[tuple, int, Span | None]] = []
+    n = len(items)
+    for i, (_label, ex) in enumerate(items):
+        if not ex.matched:
+            order.append(((0, 0.0, 0, n - i, 0), i, None))
+            continue
+        for k, span in enumerate(ex.spans):
+            if span.kind == "window":
+                order.append(((1, span.score, 0, n - i, -k), i, span))
+        order.append(((1, ex.score, 1, n - i, 0), i, None))
+    order.sort(key=lambda t: t[0])
+    return [(i, span) for _key, i, span in order]
+
+
 def fit_budget(
     items: Sequence[tuple[str, Excerpt]],
     tokens: int,
     count: Callable[[str], int],
     render_one: Callable[[Excerpt, str], str] = render_excerpt,
+    drop_order: Callable[[Sequence[tuple[str, Excerpt]]], list] | None = None,
 ) -> tuple[list[tuple[str, Excerpt]], list[Dropped], int]:
     """Drop windows, then whole files, until ``count(render(kept)) <= tokens``.
 
@@ -1118,33 +1140,42 @@ def fit_budget(
     file first), then windows, lowest score first (a file that keeps any window keeps its
     head), then matched files left with their head only, lowest score first. Returns the
     kept items (in the given order), what was dropped, and the token count of the result.
+    DROP_ORDER replaces that order (``value_drop_order`` interleaves windows and files).
     """
 
     def render(kept: Sequence[tuple[str, Excerpt]]) -> str:
         return "\n".join(render_one(ex, label) for label, ex in kept)
 
     current = list(items)
-    plan = _drop_order(current)
-    # Keep the most valuable units (the end of the drop order) while their counts add up
-    # to the budget: only what can be kept is ever counted, however big the input.
-    keep_from = len(plan)
-    used = 0
-    for k in range(len(plan) - 1, -1, -1):
+    plan = (drop_order or _drop_order)(current)
+    costs: dict[int, int] = {}
+
+    def cost_of(k: int) -> int:
+        """What unit K adds to the text, as the ruler counts it (a window's join included;
+        a file's, a newline between it and the one before, is not)."""
+        if k in costs:
+            return costs[k]
         i, span = plan[k]
         label, ex = current[i]
         if span is None:  # the file itself: header, head, and a tail when nothing matched
             bare = ex
             for w in getattr(ex, "windows", ()):
                 bare = bare.without(w)
-            cost = count(render_one(bare, label)) + (1 if used else 0)
+            cost = count(render_one(bare, label))
         else:
             lines = ex.lines
-            cost = (
-                count(
-                    "\n".join(f"{n}│ {lines.get(n, '')}" for n in range(span.start, span.end + 1))
-                )
-                + 2
-            )
+            w = gutter_width(ex.line_count)
+            rows = range(span.start, span.end + 1)
+            cost = count("\n".join(f"{n:>{w}}│ {lines.get(n, '')}" for n in rows)) + 2
+        costs[k] = cost
+        return cost
+
+    # Keep the most valuable units (the end of the drop order) while their counts add up
+    # to the budget: only what can be kept is ever counted, however big the input.
+    keep_from = len(plan)
+    used = 0
+    for k in range(len(plan) - 1, -1, -1):
+        cost = cost_of(k) + (1 if used and plan[k][1] is None else 0)
         if used + cost > tokens:
             break
         used += cost
@@ -1170,9 +1201,14 @@ def fit_budget(
 
     total = count(render(kept()))
     k = keep_from
-    while total > tokens and k < len(plan):  # the estimate was short: drop one more
-        drop(k)
-        k += 1
+    while total > tokens and k < len(plan):
+        # The estimate was short: drop the next units worth the excess, then count again
+        # (one recount per shortfall, not one per unit: the text may be megabytes).
+        freed = 0
+        while freed < total - tokens and k < len(plan):
+            freed += cost_of(k)
+            drop(k)
+            k += 1
         total = count(render(kept()))
     result = kept()
     return result, dropped, (total if result else 0)

@@ -220,7 +220,7 @@ def test_named_file_keeps_its_signatures_when_its_excerpt_cannot_fit(script_runn
 def test_named_file_that_cannot_fit_even_as_signatures_fails_naming_it(script_runner, repo):
     big = repo / "src" / "huge.py"
     params = ", ".join(f"arg{k}" for k in range(60))  # long lines: even the head is too big
-    big.write_text("".join(f"def reserve_{i}({params}): pass\n" for i in range(3000)))
+    big.write_text("".join(f"def reserve_{i}({params}): pass\n" for i in range(1000)))  # < 512 KB
     r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", ok=False)
     assert r.returncode == 1
     assert "src/huge.py" in r.stderr

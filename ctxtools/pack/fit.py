@@ -7,6 +7,8 @@ import os
 from ctxtools.errors import CtxError
 from ctxtools.pack.model import MAP_TOKENS, SIGNATURE_ROLES
 
+ESTIMATE_MARGIN = 2  # percent
+
 FOCUS_MAX = 200  # more files than this: the map is not personalised toward all of them
 
 
@@ -66,8 +68,9 @@ class FileFitter:
     """The files section under a token budget, named files kept at least as signatures."""
 
     def __init__(self, entries, identifiers, req, ruler, render, named):
-        from ctxtools.excerpt_run import Input, excerpt_sources
+        from ctxtools.excerpt_run import auto_jobs, excerpt_sources
 
+        self.notes: list[str] = []
         self.req = req
         self._ruler_count = ruler.count
         self._counts: dict[str, int] = {}
@@ -76,9 +79,15 @@ class FileFitter:
         self.entries = {e.label: e for e in entries}
         self.identifiers = identifiers
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
-        inputs = [Input(e.label, data=e.data) for e in entries if e.data is not None]
-        run = excerpt_sources(inputs, identifiers, signatures=self.sig_mode, jobs=1)
-        self.items = {label: item for label, item in run.shown}
+        self.items = {}
+        files = [e.as_input() for e in entries if not e.deleted and e.data is None]
+        data = [e.as_input() for e in entries if not e.deleted and e.data is not None]
+        for inputs, jobs in ((files, auto_jobs(len(files))), (data, 1)):
+            run = excerpt_sources(inputs, identifiers, signatures=self.sig_mode, jobs=jobs)
+            self.items.update(run.shown)
+            for r in run.results:
+                if r.status != "ok":
+                    self.notes.append(f"skipped {r.label}: {r.note or r.status}")
         self._sigs: dict[str, object] | None = None if not self.sig_mode else dict(self.items)
         # Best first: match score, then repo-map rank, then path.
         self.order = sorted(
@@ -87,7 +96,6 @@ class FileFitter:
         )
         self.failed_named: list[str] = []
         self.dropped: list[dict] = []
-        self.notes: list[str] = []
 
     def count(self, text: str) -> int:
         """The ruler's count of TEXT, remembered: blocks are counted again in every round."""
@@ -109,12 +117,12 @@ class FileFitter:
 
     def signatures(self, label: str):
         if self._sigs is None:
-            from ctxtools.excerpt_run import Input, excerpt_sources
+            from ctxtools.excerpt_run import excerpt_sources
 
             wanted = [
-                Input(lab, data=self.entries[lab].data)
+                self.entries[lab].as_input()
                 for lab in sorted(self.named)
-                if lab in self.entries and self.entries[lab].data is not None
+                if lab in self.entries and not self.entries[lab].deleted
             ]
             run = excerpt_sources(wanted, self.identifiers, signatures=True, jobs=1)
             self._sigs = {lab: it for lab, it in run.shown}
@@ -164,9 +172,15 @@ class FileFitter:
             if self.sig_mode:
                 kept, drops = self._greedy(cands, room)
             else:
-                from ctxtools.excerpt import fit_budget
+                from ctxtools.excerpt import fit_budget, value_drop_order
 
-                kept, drops, _used = fit_budget(cands, room, count, self.block)
+                # The units' counts add up to a little less than the joined text's count
+                # (tokens merge across the joins); aiming ESTIMATE_MARGIN lower spares
+                # fit_budget a recount of the whole text per unit it then drops.
+                aim = room - room * ESTIMATE_MARGIN // 100
+                kept, drops, _used = fit_budget(
+                    cands, aim, count, self.block, drop_order=value_drop_order
+                )
             kept_labels = {lab for lab, _ in kept}
             missing = [
                 lab

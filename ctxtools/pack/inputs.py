@@ -34,8 +34,9 @@ class Gatherer:
         self.notes: list[str] = []
         self.skipped: list[dict] = []
 
-    def add_file(self, real: str, named: bool, why: str, shown_as: str) -> None:
-        rel = _rel(real, self.root_real)
+    def add_file(self, real: str, named: bool, why: str, rel: str | None = None) -> None:
+        """Plan the file at REAL (inside the root) as REL (default: REAL's own path)."""
+        rel = rel if rel is not None else _rel(real, self.root_real)
         old = self.entries.get(rel)
         if old is not None:
             old.named = old.named or named
@@ -78,19 +79,18 @@ class Gatherer:
         if not os.access(real, os.R_OK):
             self.missing.append(f"{arg}: permission denied")
             return
-        self.add_file(real, named, why, arg)
+        self.add_file(real, named, why)
 
     def add_directory(self, real: str, arg: str) -> None:
         from ctxtools.repomap import files as filesmod
 
+        # The listing never leaves the directory (a symlink is kept only when it resolves to
+        # a file inside it), so each file is named by its path under the directory.
         listing = filesmod.list_files(real, lambda rel: "text")
+        prefix = _rel(real, self.root_real)
+        prefix = "" if prefix == "." else prefix + "/"
         for cand in listing.candidates:
-            try:
-                cand_real = os.path.realpath(cand.path, strict=True)
-            except OSError:
-                continue
-            if _inside(cand_real, self.root_real):
-                self.add_file(cand_real, False, f"directory {arg}", cand.rel)
+            self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel)
         for reason, n in sorted(listing.skipped.items()):
             self.notes.append(f"{arg}: {n} file(s) skipped ({reason})")
 
@@ -112,7 +112,7 @@ class Gatherer:
                 continue
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
-            self.add_file(real, True, "changed", rel)
+            self.add_file(real, True, "changed")
             entry = self.entries[_rel(real, self.root_real)]
             entry.why = "changed"
             entry.diff = diff
@@ -234,7 +234,10 @@ def load_entries(
             notes.append(f"skipped {label}: binary file")
             dropped.append({"what": label, "why": "binary"})
             continue
-        e.data = redact_bytes(data, label, req, redactions)
+        redacted = redact_bytes(data, label, req, redactions)
+        # A clean file is excerpted from its path (worker processes can share the work);
+        # only a redacted one travels as bytes.
+        e.data = redacted if redacted is not data else None
         out.append(e)
     if gather.handles:
         from ctxtools.config import default_session, store_root

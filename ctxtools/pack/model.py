@@ -58,9 +58,17 @@ class FileEntry:
     why: str  # "argument", "directory DIR", "glob G", "@-mention", "changed", "handle"
     diff: str | None = None  # diff hunks (--changed)
     deleted: bool = False  # changed: deleted in the work tree (the diff alone is shown)
-    data: bytes | None = None
+    data: bytes | None = None  # the bytes to excerpt when they differ from the file's
     redactions: list = field(default_factory=list)
     rank: float = 0.0  # repo-map rank
+
+    def as_input(self):
+        """The excerpt library's input for this entry: its bytes, or its path."""
+        from ctxtools.excerpt_run import Input
+
+        if self.data is not None or self.path is None:
+            return Input(self.label, data=self.data or b"")
+        return Input(self.label, path=self.path)
 
 
 @dataclass
