@@ -429,3 +429,13 @@ def test_examples_makefile_builds_and_gates_a_review_pack(repo, tmp_path):
     )
     assert gated.returncode != 0
     assert "over" in gated.stderr.lower()
+
+
+def test_fences_outgrow_backtick_runs_inside_the_text():
+    from ctxtools.pack.render import _fence
+
+    text = "intro\n````python\n   ```\ncode\n"
+    fenced = _fence(text, "text")
+    assert fenced.startswith("`````text\n") and fenced.endswith("\n`````\n")
+    assert fenced[len("`````text\n") : -len("`````\n")] == text
+    assert _fence("no ticks") == "```\nno ticks\n```\n"

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+# A run of backticks that could close a fence: at a line's start, after up to 3 spaces.
+_TICKS_RE = re.compile(r"^ {0,3}(`{3,})", re.M)
 
 
 def _fence(text: str, info: str = "") -> str:
-    """TEXT in a Markdown code fence longer than any backtick run at a line's start."""
-    longest = 0
-    for line in text.split("\n"):
-        stripped = line.lstrip(" ")
-        if stripped.startswith("`"):
-            run = len(stripped) - len(stripped.lstrip("`"))
-            longest = max(longest, run)
+    """TEXT in a Markdown code fence longer than any backtick run that could close it."""
+    longest = max((len(m) for m in _TICKS_RE.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
     return f"{ticks}{info}\n{body}{ticks}\n"
