@@ -66,7 +66,6 @@ directory order. The module never prints; ``notes`` holds the warnings for stder
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -411,7 +410,6 @@ _NO_ROOM = "no room"  # the share cannot hold even the marker
 class _Read:
     text: str
     truncated: bool
-    digest: str | None  # sha256 of the raw bytes when the file was read whole
     cut_section: str | None = None  # the heading in effect where the text was cut
     cut_reason: str | None = None  # the cap (or read limit) that cut it
 
@@ -479,14 +477,13 @@ def _read_file(ctx: _Ctx, found: _Found, budget: int, cap_reason: str) -> _Read 
 
 
 def _front_matter(
-    ctx: _Ctx, rel: str, pieces: Iterator[tuple[int, bytes, bool]], hasher
+    ctx: _Ctx, rel: str, pieces: Iterator[tuple[int, bytes, bool]]
 ) -> tuple[list[tuple[int, bytes, bool]], int, Gate | None, bool]:
     """Read front matter off the top of PIECES: (the pieces read, how many of them it
     takes, its gate, alwaysApply). Pieces not part of it are replayed as the body."""
     first: list[tuple[int, bytes, bool]] = []
     for item in pieces:
         first.append(item)
-        hasher.update(item[1])
         if len(first) == 1 and item[1].removeprefix(_BOM).rstrip() != b"---":
             return first, 0, None, False
         if len(first) > 1 and item[1].rstrip() in (b"---", b"..."):
@@ -518,9 +515,8 @@ def _read_open(
         return _SKIPPED
     fh.seek(0)
     limit = max(budget, 4096) + 1
-    hasher = hashlib.sha256()
     pieces = _pieces(fh, limit)
-    first, body_from, gate, always = _front_matter(ctx, rel, pieces, hasher)
+    first, body_from, gate, always = _front_matter(ctx, rel, pieces)
     if gate is not None and not always and not ctx.gate_applies(gate):
         reason = f"{gate.describe()} match no pack file"
         ctx.dropped.append({"path": rel, "section": None, "reason": reason})
@@ -528,9 +524,7 @@ def _read_open(
 
     def body() -> Iterator[tuple[int, bytes, bool]]:
         yield from first[body_from:]
-        for item in pieces:
-            hasher.update(item[1])
-            yield item
+        yield from pieces
 
     kept: list[_Line] = []
     used = 0
@@ -607,7 +601,7 @@ def _read_open(
         text = "".join(x.text for x in kept)
         if not text.strip():
             return _BLANK
-        return _Read(text, False, hasher.hexdigest())
+        return _Read(text, False)
 
     # Cut: whole lines first; part of one line only when no whole line fits.
     if overflow is None:  # the read limit, with everything read so far fitting
@@ -625,7 +619,7 @@ def _read_open(
         if used + len(sep) + len(marker.encode("utf-8")) <= budget:
             text = "".join(x.text for x in kept) + sep + marker
             where = pending[0].section if pending else kept[-1].section
-            return _Read(text, True, None, where, reason)
+            return _Read(text, True, where, reason)
         popped = kept.pop()
         used -= popped.cost
         cut_at = popped.offset
@@ -640,7 +634,7 @@ def _read_open(
     if not shown.strip():
         return _NO_ROOM
     text = shown.rstrip("\r\n") + "\n" + marker_for(head_line.offset + raw_used)
-    return _Read(text, True, None, head_line.section, reason)
+    return _Read(text, True, head_line.section, reason)
 
 
 def _title(heading: str) -> str:
@@ -757,16 +751,32 @@ def _rule_files(ctx: _Ctx) -> list[str]:
     return found
 
 
-def _candidate_paths(ctx: _Ctx, include_readme: bool) -> list[str]:
-    out: list[str] = []
+def _same_bytes(a: _Found, b: _Found) -> bool:
+    """Whether two files hold the same bytes (compared only when their sizes agree and
+    they are at most SCAN_LIMIT long; read in blocks, stopping at the first difference)."""
+    if a.size != b.size or a.size > SCAN_LIMIT:
+        return False
+    try:
+        with open(a.real, "rb") as fa, open(b.real, "rb") as fb:
+            while True:
+                block = fa.read(1 << 16)
+                if block != fb.read(1 << 16):
+                    return False
+                if not block:
+                    return True
+    except OSError:
+        return False
+
+
+def _candidate_paths(ctx: _Ctx, include_readme: bool) -> Iterator[str]:
+    """The candidates in priority order (lazily: notes come in that order too)."""
     for cand in CANDIDATES:
         if cand == RULES_DIR + "/*":
-            out.extend(_rule_files(ctx))
+            yield from _rule_files(ctx)
         else:
-            out.append(cand)
+            yield cand
     if include_readme:
-        out.append(README)
-    return out
+        yield README
 
 
 def load_instructions(
@@ -791,7 +801,7 @@ def load_instructions(
     files: list[InstructionFile] = []
     seen_keys: dict[str, str] = {}
     seen_inodes: dict[tuple[int, int], str] = {}
-    seen_digests: dict[str, str] = {}
+    included: list[_Found] = []
     total = 0
     stopped = False
     total_reason = f"cap of {_fmt(max_total)} bytes in all"
@@ -809,10 +819,14 @@ def load_instructions(
         if stopped:
             ctx.dropped.append({"path": rel, "section": None, "reason": total_reason})
             continue
+        copy_of = next((f.rel for f in included if _same_bytes(f, found)), None)
+        if copy_of is not None:
+            reason = f"same content as {copy_of}"
+            ctx.dropped.append({"path": rel, "section": None, "reason": reason})
+            continue
         share = min(max_file, max_total - total)
         by_total = share < max_file
         cap = total_reason if by_total else file_reason
-        marks = (len(ctx.dropped), len(ctx.notes))
         read = _read_file(ctx, found, share, cap)
         if read == _NO_ROOM:
             ctx.dropped.append({"path": rel, "section": None, "reason": cap})
@@ -820,15 +834,8 @@ def load_instructions(
             continue
         if not isinstance(read, _Read):
             continue
-        if read.digest is not None:
-            dup = seen_digests.get(read.digest)
-            if dup is not None:  # what reading it noted is said of the first copy already
-                del ctx.dropped[marks[0] :], ctx.notes[marks[1] :]
-                reason = f"same content as {dup}"
-                ctx.dropped.append({"path": rel, "section": None, "reason": reason})
-                continue
-            seen_digests[read.digest] = rel
         files.append(InstructionFile(rel, read.text, found.size, read.truncated))
+        included.append(found)
         total += len(read.text.encode("utf-8"))
         if read.truncated:
             reason = read.cut_reason or cap
