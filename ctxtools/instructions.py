@@ -11,9 +11,10 @@ matters). ``.ctx/AGENTS.md`` is its own file and comes after (layers under) the 
 ``AGENTS.md``.
 
 Once only: a file reached twice (a symlink such as ``CLAUDE.md -> AGENTS.md``, a hard link,
-or a rule file linking to another candidate) appears once, under the first name reached;
-so does a file whose bytes are identical to one already included (a copied ``CLAUDE.md``).
-Later copies are listed in ``dropped``.
+or a rule file linking to another candidate) appears once, under the first name reached
+(de-duplicated by its resolved path relative to ROOT, and by inode); so does a file whose
+bytes equal those of one already included (a copied ``CLAUDE.md``: compared only when the
+sizes agree, up to ``SCAN_LIMIT``). Later copies are listed in ``dropped``.
 
 Never outside ROOT: a candidate (or a folder on its way, such as ``.cursor``) that resolves
 outside ROOT is skipped with a note, as are broken links, symlink loops, anything that is
@@ -56,9 +57,12 @@ boundary, never inside a UTF-8 sequence) only when no whole line fits. The total
 after each file is added: once a file was cut by the total cap, or the total is reached, no
 further file is added (each left out is listed in ``dropped``, unread); a file whose share
 cannot hold even the marker is not added at all. A file is read only as far as its share
-needs (a 1 MB AGENTS.md costs one 4 KB read and a peek), and never more than
-``SCAN_LIMIT`` bytes when gated-out sections have to be skipped. Files whose included text
-is blank are left out. The section headers a renderer adds are not counted.
+needs (a 1 MB AGENTS.md costs the 8 KiB binary probe and about 4 KB of lines), and never
+more than ``SCAN_LIMIT`` bytes when gated-out sections have to be skipped (the text then
+ends with a ``read limit`` marker). Files whose included text is blank are left out. The
+section headers a renderer adds are not counted. Each cut is also listed in ``dropped``
+(``section``: the heading in effect where the cut fell), and one note names every file cut
+or left out by a cap.
 
 Output is deterministic: the same tree and pack files give the same result whatever the
 directory order. The module never prints; ``notes`` holds the warnings for stderr.
@@ -66,6 +70,7 @@ directory order. The module never prints; ``notes`` holds the warnings for stder
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
@@ -344,12 +349,42 @@ class Gate:
     label: str  # "paths" or "globs"
     patterns: tuple[str, ...]
     match: Callable[[str], bool] = field(compare=False, repr=False)
+    # Without negations: each pattern's literal leading folder and its regex's match, so
+    # that applies() looks only at the sorted files under that folder.
+    probes: tuple[tuple[str, Callable], ...] | None = field(default=None, compare=False, repr=False)
 
     def applies(self, files: Sequence[str]) -> bool:
-        return any(self.match(f) for f in files)
+        """Whether any of FILES matches; FILES sorted (as normalise_pack_files gives)
+        when the gate has probes."""
+        if self.probes is None:
+            return any(self.match(f) for f in files)
+        for prefix, match in self.probes:
+            start = bisect.bisect_left(files, prefix) if prefix else 0
+            for i in range(start, len(files)):
+                f = files[i]
+                if prefix and not f.startswith(prefix):
+                    break
+                if match(f) is not None:
+                    return True
+        return False
 
     def describe(self) -> str:
         return f"{self.label}: {', '.join(self.patterns)}"
+
+
+_GLOB_META_RE = re.compile(r"[*?\[\\]")
+
+
+def _literal_folder(pattern: str) -> str:
+    """The folder every path a gitignore PATTERN matches starts with ('' when unknown):
+    ``pkg/**/*.go`` -> ``pkg/``; ``*.go``, ``**/x`` and ``docs/`` (any depth) -> ''."""
+    body = pattern.rstrip("/")
+    if "/" not in body:
+        return ""  # no slash, or only a trailing one: matches at any depth
+    body = body.removeprefix("/")
+    meta = _GLOB_META_RE.search(body)
+    literal = body if meta is None else body[: meta.start()]
+    return literal[: literal.rfind("/") + 1]
 
 
 def compile_gate(patterns: Sequence[str], label: str = "paths") -> Gate:
@@ -360,13 +395,21 @@ def compile_gate(patterns: Sequence[str], label: str = "paths") -> Gate:
         spec = pathspec.GitIgnoreSpec.from_lines(list(patterns))
     except (ValueError, TypeError, re.error) as exc:
         raise FrontMatterError(f"{label}: bad pattern ({exc})") from None
-    return Gate(label, tuple(patterns), spec.match_file)
+    probes: tuple[tuple[str, Callable], ...] | None = None
+    compiled = list(zip(patterns, spec.patterns, strict=False))
+    if len(compiled) == len(patterns) and all(
+        p.include is True and getattr(p, "regex", None) is not None for _, p in compiled
+    ):
+        probes = tuple((_literal_folder(text), p.regex.match) for text, p in compiled)
+    return Gate(label, tuple(patterns), spec.match_file, probes)
 
 
 def normalise_pack_files(root: str, pack_files: Sequence[str] | None) -> list[str]:
     """Pack files as relative POSIX paths (``./a`` -> ``a``; absolute paths under ROOT
     made relative; others kept as given, where they match nothing anchored)."""
     out: list[str] = []
+    if isinstance(pack_files, str | os.PathLike):  # one path, not its characters
+        pack_files = [os.fspath(pack_files)]
     for p in pack_files or ():
         p = str(p)
         if os.path.isabs(p):

@@ -917,3 +917,38 @@ def test_expand_braces_and_glob_patterns():
     assert glob_patterns(["a/**", "./b"], "globs") == ["a/**", "b"]
     with pytest.raises(FrontMatterError, match="expand to over 4 patterns"):
         expand_braces("{a,b,c}{d,e}", limit=4)
+
+
+def test_gate_fast_path_agrees_with_pathspec():
+    import pathspec
+
+    rng = random.Random(11)
+    parts = ["pkg", "cmd", "web", "a", "b", "docs", "x.go", "y.tsx", "z.py", "README.md"]
+    files = sorted(
+        {"/".join(rng.choice(parts) for _ in range(rng.randint(1, 5))) for _ in range(400)}
+    )
+    patterns = [
+        "pkg/**/*.go",
+        "cmd/**",
+        "*.go",
+        "**/*.tsx",
+        "docs/",
+        "/README.md",
+        "a/b*/x.go",
+        "web/y.tsx",
+        "a/**/b/**",
+        "b/*",
+        "pkg/?md/*",
+        "[ab]/x.go",
+    ]
+    for k in range(200):
+        chosen = rng.sample(patterns, rng.randint(1, 3))
+        gate = ins.compile_gate(chosen)
+        assert gate.probes is not None
+        spec = pathspec.GitIgnoreSpec.from_lines(chosen)
+        subset = sorted(rng.sample(files, rng.randint(0, 12)))
+        assert gate.applies(subset) == any(spec.match_file(f) for f in subset), (k, chosen, subset)
+    negated = ins.compile_gate(["pkg/**", "!pkg/vendor/**"])
+    assert negated.probes is None
+    assert negated.applies(["pkg/vendor/a.go", "pkg/z.go"])
+    assert not negated.applies(["pkg/vendor/a.go"])
