@@ -349,30 +349,45 @@ class Gate:
     label: str  # "paths" or "globs"
     patterns: tuple[str, ...]
     match: Callable[[str], bool] = field(compare=False, repr=False)
-    # Without negations: each pattern's literal leading folder and its regex's match, so
-    # that applies() looks only at the sorted files under that folder.
-    probes: tuple[tuple[str, Callable], ...] | None = field(default=None, compare=False, repr=False)
+    # Without negations: per pattern, the folder every match lies under, a piece of text
+    # every match contains, and its regex's match; applies() then looks only at the sorted
+    # files under that folder that hold that text.
+    probes: tuple[tuple[str, str, str, Callable], ...] | None = field(
+        default=None, compare=False, repr=False
+    )
 
-    def applies(self, files: Sequence[str]) -> bool:
-        """Whether any of FILES matches; FILES sorted (as normalise_pack_files gives)
-        when the gate has probes."""
+    def applies(self, files: Sequence[str], cache: dict[str, bool] | None = None) -> bool:
+        """Whether any of FILES matches. FILES must be sorted (as normalise_pack_files
+        gives them). CACHE, shared between the gates of one run over the same FILES,
+        keeps each pattern's answer."""
         if self.probes is None:
             return any(self.match(f) for f in files)
-        for prefix, match in self.probes:
-            start = bisect.bisect_left(files, prefix) if prefix else 0
-            for i in range(start, len(files)):
-                f = files[i]
-                if prefix and not f.startswith(prefix):
-                    break
-                if match(f) is not None:
-                    return True
+        for pattern, prefix, tail, match in self.probes:
+            hit = cache.get(pattern) if cache is not None else None
+            if hit is None:
+                hit = _probe(files, prefix, tail, match)
+                if cache is not None:
+                    cache[pattern] = hit
+            if hit:
+                return True
         return False
 
     def describe(self) -> str:
         return f"{self.label}: {', '.join(self.patterns)}"
 
 
-_GLOB_META_RE = re.compile(r"[*?\[\\]")
+_GLOB_META_RE = re.compile(r"[*?\[\]\\]")
+
+
+def _probe(files: Sequence[str], prefix: str, tail: str, match: Callable) -> bool:
+    start = bisect.bisect_left(files, prefix) if prefix else 0
+    for i in range(start, len(files)):
+        f = files[i]
+        if prefix and not f.startswith(prefix):
+            break
+        if tail in f and match(f) is not None:
+            return True
+    return False
 
 
 def _literal_folder(pattern: str) -> str:
@@ -385,6 +400,15 @@ def _literal_folder(pattern: str) -> str:
     meta = _GLOB_META_RE.search(body)
     literal = body if meta is None else body[: meta.start()]
     return literal[: literal.rfind("/") + 1]
+
+
+def _literal_tail(pattern: str) -> str:
+    """Text every path a PATTERN matches contains: what follows its last wildcard, without
+    a leading slash (``**/*.tsx`` -> ``.tsx``; ``**/b`` matches ``b``, so -> ``b``)."""
+    last = -1
+    for m in _GLOB_META_RE.finditer(pattern):
+        last = m.end()
+    return pattern[last if last >= 0 else 0 :].lstrip("/")
 
 
 def compile_gate(patterns: Sequence[str], label: str = "paths") -> Gate:
@@ -400,7 +424,10 @@ def compile_gate(patterns: Sequence[str], label: str = "paths") -> Gate:
     if len(compiled) == len(patterns) and all(
         p.include is True and getattr(p, "regex", None) is not None for _, p in compiled
     ):
-        probes = tuple((_literal_folder(text), p.regex.match) for text, p in compiled)
+        probes = tuple(
+            (text, _literal_folder(text), _literal_tail(text), p.regex.match)
+            for text, p in compiled
+        )
     return Gate(label, tuple(patterns), spec.match_file, probes)
 
 
@@ -438,8 +465,10 @@ class _Ctx:
     notes: list[str]
     dropped: list[dict]
 
+    cache: dict[str, bool] = field(default_factory=dict)  # pattern -> matches a pack file
+
     def gate_applies(self, gate: Gate) -> bool:
-        return not self.files or gate.applies(self.files)
+        return not self.files or gate.applies(self.files, self.cache)
 
 
 # What reading one file gave: its text, or why there is none.

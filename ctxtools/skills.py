@@ -347,6 +347,8 @@ def choose_skills(
         )
     if isinstance(max_expanded, bool) or not isinstance(max_expanded, int) or max_expanded < 0:
         raise UsageError(f"max_expanded must be a whole number ≥ 0, not {max_expanded!r}")
+    if isinstance(pinned, str):  # one name, not its characters
+        pinned = [pinned]
     by_name = {s.name.casefold(): s for s in skills}
     explicit: dict[str, tuple[Skill, str]] = {}
     missing: list[tuple[str, str]] = []

@@ -940,14 +940,26 @@ def test_gate_fast_path_agrees_with_pathspec():
         "b/*",
         "pkg/?md/*",
         "[ab]/x.go",
+        "**/x.go",
+        "**/docs/",
+        "*.py",
+        "x.go",
+        "b/**/z.py",
     ]
-    for k in range(200):
+    cache: dict[str, bool] = {}
+    seen = set()
+    for k in range(400):
         chosen = rng.sample(patterns, rng.randint(1, 3))
         gate = ins.compile_gate(chosen)
         assert gate.probes is not None
         spec = pathspec.GitIgnoreSpec.from_lines(chosen)
         subset = sorted(rng.sample(files, rng.randint(0, 12)))
-        assert gate.applies(subset) == any(spec.match_file(f) for f in subset), (k, chosen, subset)
+        expected = any(spec.match_file(f) for f in subset)
+        assert gate.applies(subset) == expected, (k, chosen, subset)
+        assert gate.applies(subset, cache) == expected, (k, chosen, subset)
+        cache.clear()  # a cache holds for one set of files
+        seen.add(expected)
+    assert seen == {True, False}
     negated = ins.compile_gate(["pkg/**", "!pkg/vendor/**"])
     assert negated.probes is None
     assert negated.applies(["pkg/vendor/a.go", "pkg/z.go"])

@@ -402,6 +402,10 @@ def test_disclosure_full_fills_the_slots_in_card_order(loaded):
     )
 
 
+def test_pinned_as_one_string(loaded):
+    assert names(choose_skills(loaded, "x", pinned="pdf").expanded) == ["pdf"]
+
+
 def test_max_expanded_zero(loaded):
     choice = choose_skills(loaded, "extract pdf tables", max_expanded=0)
     assert choice.expanded == [] and names(choice.cards)[0] == "pdf"
