@@ -98,6 +98,7 @@ RULES_LIMIT = 256  # rule files taken from .cursor/rules
 FRONT_MATTER_MAX_LINES = 200
 BINARY_PROBE = 8192
 BRACE_LIMIT = 256  # patterns one brace expression may expand to
+GATE_NOTE_LIMIT = 10  # malformed-gate notes for one file; the rest are counted
 
 _BOM = b"\xef\xbb\xbf"
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|$)")
@@ -431,18 +432,25 @@ def compile_gate(patterns: Sequence[str], label: str = "paths") -> Gate:
     return Gate(label, tuple(patterns), spec.match_file, probes)
 
 
-def normalise_pack_files(root: str, pack_files: Sequence[str] | None) -> list[str]:
-    """Pack files as relative POSIX paths (``./a`` -> ``a``; absolute paths under ROOT
-    made relative; others kept as given, where they match nothing anchored)."""
+def normalise_pack_files(
+    root: str, pack_files: Sequence[str] | None, *also_roots: str
+) -> list[str]:
+    """Pack files as sorted relative POSIX paths (``./a`` -> ``a``; absolute paths under
+    ROOT, or one of ALSO_ROOTS, made relative; others kept as given, where they match
+    nothing anchored)."""
     out: list[str] = []
     if isinstance(pack_files, str | os.PathLike):  # one path, not its characters
         pack_files = [os.fspath(pack_files)]
     for p in pack_files or ():
-        p = str(p)
+        p = os.fspath(p)
         if os.path.isabs(p):
-            rel = os.path.relpath(p, root)
-            if not rel.startswith(".."):
-                p = rel
+            for base, path in [(b, p) for b in (root, *also_roots)] + [
+                (root, os.path.realpath(p))  # last: through symlinks (one more lookup)
+            ]:
+                rel = os.path.relpath(path, base)
+                if not rel.startswith(".."):
+                    p = rel
+                    break
         p = p.replace(os.sep, "/")
         while p.startswith("./"):
             p = p[2:]
@@ -466,9 +474,30 @@ class _Ctx:
     dropped: list[dict]
 
     cache: dict[str, bool] = field(default_factory=dict)  # pattern -> matches a pack file
+    gates: dict[str, Gate | FrontMatterError] = field(default_factory=dict)
+    gate_notes: int = 0  # malformed-gate notes of the file being read
 
     def gate_applies(self, gate: Gate) -> bool:
         return not self.files or gate.applies(self.files, self.cache)
+
+    def section_gate(self, value: str) -> Gate | FrontMatterError:
+        """The gate of a heading's ``<!-- paths: VALUE -->``, compiled once per text."""
+        got = self.gates.get(value)
+        if got is None:
+            try:
+                got = compile_gate(glob_patterns(value, "paths"), "paths")
+                if not got.patterns:
+                    raise FrontMatterError("paths: is empty")
+            except FrontMatterError as exc:
+                got = exc
+            self.gates[value] = got
+        return got
+
+    def note_gate(self, text: str) -> None:
+        """A malformed-gate note; past GATE_NOTE_LIMIT in one file they are only counted."""
+        self.gate_notes += 1
+        if self.gate_notes <= GATE_NOTE_LIMIT:
+            self.notes.append(text + "; section ungated")
 
 
 # What reading one file gave: its text, or why there is none.
@@ -540,12 +569,17 @@ def _read_file(ctx: _Ctx, found: _Found, budget: int, cap_reason: str) -> _Read 
     except OSError as exc:
         ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
         return _SKIPPED
+    ctx.gate_notes = 0
     with fh:
         try:
             return _read_open(ctx, fh, found.rel, found.size, budget, cap_reason)
         except OSError as exc:
             ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
             return _SKIPPED
+        finally:
+            if ctx.gate_notes > GATE_NOTE_LIMIT:
+                more = ctx.gate_notes - GATE_NOTE_LIMIT
+                ctx.notes.append(f"{found.rel}: {more} more malformed gates; sections ungated")
 
 
 def _front_matter(
@@ -637,14 +671,9 @@ def _read_open(
                 line = bare + line[len(line.rstrip("\r\n")) :]
                 src = line.encode("utf-8")
                 section = _title(bare)
-                try:
-                    sgate = compile_gate(glob_patterns(g.group(1), "paths"), "paths")
-                    if not sgate.patterns:
-                        raise FrontMatterError("paths: is empty")
-                except FrontMatterError as exc:
-                    ctx.notes.append(
-                        f"{rel}: malformed gate on heading {section!r} ({exc}); section ungated"
-                    )
+                sgate = ctx.section_gate(g.group(1))
+                if isinstance(sgate, FrontMatterError):
+                    ctx.note_gate(f"{rel}: malformed gate on heading {section!r} ({sgate})")
                 else:
                     applies = ctx.gate_applies(sgate)
                     stack.append((level, applies))
@@ -654,9 +683,8 @@ def _read_open(
             else:
                 section = _title(bare)
                 if _GATE_OPEN_RE.search(bare):
-                    ctx.notes.append(
-                        f"{rel}: malformed gate on heading {section!r} (no closing '-->'); "
-                        "section ungated"
+                    ctx.note_gate(
+                        f"{rel}: malformed gate on heading {section!r} (no closing '-->')"
                     )
         line_kept = all(a for _, a in stack)
         if line_kept:
@@ -678,7 +706,7 @@ def _read_open(
     # Cut: whole lines first; part of one line only when no whole line fits.
     if overflow is None:  # the read limit, with everything read so far fitting
         reason = f"read limit of {_fmt(SCAN_LIMIT)} bytes"
-        cut_at, pending = scanned, []
+        cut_at, pending = scanned, [_Line(scanned, "", 0, b"", section)]
     else:
         reason, cut_at, pending = cap_reason, overflow.offset, [overflow]
 
@@ -690,15 +718,17 @@ def _read_open(
         sep = "" if kept[-1].text.endswith("\n") else "\n"
         if used + len(sep) + len(marker.encode("utf-8")) <= budget:
             text = "".join(x.text for x in kept) + sep + marker
-            where = pending[0].section if pending else kept[-1].section
-            return _Read(text, True, where, reason)
+            return _Read(text, True, pending[0].section, reason)
         popped = kept.pop()
         used -= popped.cost
         cut_at = popped.offset
         pending.insert(0, popped)
-    if not pending:
-        return _BLANK
     head_line = pending[0]
+    if not head_line.src:  # the read limit, and nothing before it applied
+        ctx.notes.append(
+            f"{rel}: nothing in its first {_fmt(SCAN_LIMIT)} bytes applies; the rest is not read"
+        )
+        return _BLANK
     avail = budget - len(marker_for(head_line.offset).encode("utf-8")) - 1  # "\n" after it
     if avail <= 0:
         return _NO_ROOM
@@ -869,7 +899,8 @@ def load_instructions(
     if not os.path.isdir(root_str):
         raise InputError(f"root {root_str}: not a directory")
     real_root = os.path.realpath(root_str)
-    ctx = _Ctx(real_root, normalise_pack_files(real_root, pack_files), [], [])
+    files = normalise_pack_files(real_root, pack_files, os.path.abspath(root_str))
+    ctx = _Ctx(real_root, files, [], [])
     files: list[InstructionFile] = []
     seen_keys: dict[str, str] = {}
     seen_inodes: dict[tuple[int, int], str] = {}
@@ -914,7 +945,11 @@ def load_instructions(
             ctx.dropped.append({"path": rel, "section": read.cut_section, "reason": reason})
         if (read.truncated and by_total) or total >= max_total:
             stopped = True
-    capped = [d["path"] for d in ctx.dropped if d["reason"] in (total_reason, file_reason)]
+    capped = [
+        d["path"]
+        for d in ctx.dropped
+        if d["reason"] in (total_reason, file_reason) or d["reason"].startswith("read limit")
+    ]
     if capped:
         ctx.notes.append(
             f"instructions over their caps ({_fmt(max_file)} bytes a file, {_fmt(max_total)} "

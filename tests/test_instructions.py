@@ -964,3 +964,56 @@ def test_gate_fast_path_agrees_with_pathspec():
     assert negated.probes is None
     assert negated.applies(["pkg/vendor/a.go", "pkg/z.go"])
     assert not negated.applies(["pkg/vendor/a.go"])
+
+
+def test_many_malformed_gates_give_ten_notes_and_a_count(tmp_path):
+    text = "".join(f"## Part {i} <!-- paths: [z-a] -->\nbody {i}\n" for i in range(25))
+    write(tmp_path, "AGENTS.md", text)
+    write(tmp_path, "CLAUDE.md", "## One <!-- paths: [z-a] -->\nx\n")
+    result = load_instructions(tmp_path, ["a.py"])
+    assert len(result.notes) == 12
+    assert result.notes[0].startswith("AGENTS.md: malformed gate on heading 'Part 0' (paths: bad")
+    assert result.notes[9].startswith("AGENTS.md: malformed gate on heading 'Part 9' (")
+    assert result.notes[10] == "AGENTS.md: 15 more malformed gates; sections ungated"
+    assert result.notes[11].startswith("CLAUDE.md: malformed gate on heading 'One' (")
+    assert "body 24" in text_of(result, "AGENTS.md")
+
+
+def test_read_limit_is_noted(tmp_path, monkeypatch):
+    monkeypatch.setattr(ins, "SCAN_LIMIT", 2_000)
+    write(tmp_path, "AGENTS.md", "kept\n## G <!-- paths: no/** -->\n" + lines_of(100))
+    result = load_instructions(tmp_path, ["a.py"])
+    assert result.dropped[-1] == {
+        "path": "AGENTS.md",
+        "section": "G",
+        "reason": "read limit of 2,000 bytes",
+    }
+    assert result.notes == [
+        "instructions over their caps (4,000 bytes a file, 12,000 in all): AGENTS.md cut or "
+        "left out"
+    ]
+
+
+def test_absolute_pack_files_through_a_symlinked_root(tmp_path):
+    real = tmp_path / "real"
+    write(real, "AGENTS.md", "---\npaths: web/**\n---\nweb\n")
+    (tmp_path / "link").symlink_to(real)
+    via_link = str(tmp_path / "link" / "web" / "a.tsx")
+    via_real = str(real / "web" / "a.tsx")
+    for root in (tmp_path / "link", real):
+        for f in (via_link, via_real):
+            assert paths(load_instructions(root, [f])) == ["AGENTS.md"], (root, f)
+
+
+def test_read_limit_with_nothing_applying_leaves_the_file_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(ins, "SCAN_LIMIT", 2_000)
+    write(tmp_path, "AGENTS.md", "# G <!-- paths: no/** -->\n" + lines_of(100) + "# After\nx\n")
+    write(tmp_path, "CLAUDE.md", "next\n")
+    result = load_instructions(tmp_path, ["a.py"])
+    assert paths(result) == ["CLAUDE.md"]
+    assert result.dropped == [
+        {"path": "AGENTS.md", "section": "G", "reason": "paths: no/** match no pack file"}
+    ]
+    assert result.notes == [
+        "AGENTS.md: nothing in its first 2,000 bytes applies; the rest is not read"
+    ]
