@@ -33,12 +33,15 @@ globs (``pathspec``'s ``GitIgnoreSpec``): ``**`` crosses folders, a pattern with
   list (``paths:`` then ``  - a/**`` lines). Both keys are read in every file; given
   together, they add up. ``alwaysApply: true`` (Cursor) makes the file apply whatever its
   globs. An empty ``globs:`` (Cursor writes it) means no gate; an empty ``paths:`` is
-  malformed. Front matter is never part of the included text.
+  malformed. So a Cursor rule with neither globs nor ``alwaysApply`` (Cursor's "agent
+  requested" and manual rules) is included: a pack has no agent to request it. Front
+  matter is never part of the included text.
 - A heading ``## Title <!-- paths: web/**/*.tsx -->`` gates its section: the heading and
   everything up to the next heading of the same or a higher level (fewer ``#``). Gates nest
   (a section applies when every enclosing gate applies). Only ATX headings count (``#`` to
   ``######`` at the start of a line, up to three spaces in); lines inside fenced code blocks
-  (``````` or ``~~~``) are never headings. The comment is removed from the included heading.
+  (three or more backticks or tildes) are never headings. The comment is removed from the
+  included heading.
 - A gated part applies when at least one pack file matches. No gate: always applies. With
   ``pack_files`` None or empty, gating is off and everything applies (gates still parsed).
   A part that does not apply is listed in ``dropped`` (``section`` is its heading's title,
@@ -46,7 +49,8 @@ globs (``pathspec``'s ``GitIgnoreSpec``): ``**`` crosses folders, a pattern with
 - Malformed front matter (unterminated, a line that is not ``key: value`` / list item /
   continuation, an unclosed quote or bracket, a key given twice, an empty ``paths:``, a
   pattern that does not compile) or a malformed heading gate: a note, and the file (or
-  section) is ungated. Unterminated front matter is read as ordinary text; terminated but
+  section) is ungated (past ``GATE_NOTE_LIMIT`` malformed gates in one file, one note
+  counts the rest). Unterminated front matter is read as ordinary text; terminated but
   malformed front matter is still removed.
 
 Caps, in bytes of the included text (UTF-8, after gating, markers included): each file
