@@ -30,7 +30,8 @@ globs (``pathspec``'s ``GitIgnoreSpec``): ``**`` crosses folders, a pattern with
 - Front matter (``---`` on the first line, closed by ``---`` or ``...`` within
   ``FRONT_MATTER_MAX_LINES`` lines) gates the whole file with ``paths:`` or Cursor's
   ``globs:``, each either a comma-separated list (``paths: pkg/**/*.go, cmd/**``) or a YAML
-  list (``paths:`` then ``  - a/**`` lines). Both keys are read in every file; given
+  list (``paths:`` then ``  - a/**`` lines); other keys are passed over unread (a nested
+  mapping under ``metadata:`` is no error). Both keys are read in every file; given
   together, they add up. ``alwaysApply: true`` (Cursor) makes the file apply whatever its
   globs. An empty ``globs:`` (Cursor writes it) means no gate; an empty ``paths:`` is
   malformed. So a Cursor rule with neither globs nor ``alwaysApply`` (Cursor's "agent
@@ -78,7 +79,7 @@ import bisect
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -102,6 +103,7 @@ RULES_LIMIT = 256  # rule files taken from .cursor/rules
 FRONT_MATTER_MAX_LINES = 200
 BINARY_PROBE = 8192
 BRACE_LIMIT = 256  # patterns one brace expression may expand to
+FRONT_MATTER_KEYS = ("paths", "globs", "alwaysApply")  # the keys read; others pass unread
 GATE_NOTE_LIMIT = 10  # malformed-gate notes for one file; the rest are counted
 
 _BOM = b"\xef\xbb\xbf"
@@ -140,7 +142,9 @@ class FrontMatterError(ValueError):
     """Front matter that cannot be read; the message says why (one line)."""
 
 
-def parse_front_matter(lines: Sequence[str]) -> dict[str, str | list[str]]:
+def parse_front_matter(
+    lines: Sequence[str], keys: Collection[str] | None = None
+) -> dict[str, str | list[str]]:
     """The keys of YAML-ish front matter (the lines between the ``---`` delimiters).
 
     A small subset of YAML, enough for instruction files, Cursor rules and SKILL.md:
@@ -148,7 +152,8 @@ def parse_front_matter(lines: Sequence[str]) -> dict[str, str | list[str]]:
     ``key:`` followed by ``- item`` lines (a list) or by indented lines (a plain scalar
     continued, or a ``|``/``>`` block). ``#`` comments and blank lines are skipped. Values
     are strings or lists of strings; the caller interprets booleans. Anything else raises
-    FrontMatterError.
+    FrontMatterError. With KEYS, only those keys are read and checked: the indented block
+    of any other key (a nested mapping, a list of mappings) is passed over unread.
     """
     out: dict[str, str | list[str]] = {}
     key: str | None = None
@@ -164,7 +169,8 @@ def parse_front_matter(lines: Sequence[str]) -> dict[str, str | list[str]]:
         if not m:
             raise FrontMatterError(f"line {i + 1} is not 'key: value': {_clip(raw)}")
         key = m.group(1)
-        if key in out:
+        wanted = keys is None or key in keys
+        if key in out and wanted:
             raise FrontMatterError(f"key {key!r} is given twice")
         value = (m.group(2) or "").strip()
         # the indented lines (or "- item" lines) that belong to this key
@@ -177,7 +183,8 @@ def parse_front_matter(lines: Sequence[str]) -> dict[str, str | list[str]]:
             i += 1
         while block and not block[-1].strip():
             block.pop()
-        out[key] = _value(key, value, block)
+        if wanted:
+            out[key] = _value(key, value, block)
     return out
 
 
@@ -609,7 +616,7 @@ def _front_matter(
         return first, 0, None, False
     lines = [p.decode("utf-8", "replace") for _, p, _ in first[1:-1]]
     try:
-        gate, always = _file_gate(parse_front_matter(lines))
+        gate, always = _file_gate(parse_front_matter(lines, FRONT_MATTER_KEYS))
     except FrontMatterError as exc:
         ctx.notes.append(f"{rel}: malformed front matter ({exc}); read as ungated")
         return first, len(first), None, False

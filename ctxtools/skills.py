@@ -5,11 +5,13 @@ and may hold a ``SKILL.md`` of its own at the top. ``load_skills(dir)`` reads th
 contract:
 
 - Front matter (``---`` … ``---``, the YAML subset of ``ctxtools.instructions``) gives
-  ``name`` and ``description``; the body is the text after it (leading blank lines and
-  trailing whitespace dropped). A missing ``name`` is the folder's name (the directory's own
-  name for a top-level ``SKILL.md``). A missing or empty ``description``: a note, and the
-  skill is kept with an empty description (it can still be pinned, named, or matched by
-  its name). No front matter at all: the same, the whole file being the body.
+  ``name`` and ``description`` (other keys, such as ``allowed-tools`` or a nested
+  ``metadata`` mapping, are passed over unread); the body is the text after it (leading
+  blank lines and trailing whitespace dropped). A missing ``name`` is the folder's name
+  (the directory's own name for a top-level ``SKILL.md``). A missing or empty
+  ``description``: a note, and the skill is kept with an empty description (it can still
+  be pinned, named, or matched by its name). No front matter at all: the same, the whole
+  file being the body.
 - Skipped with a note: unterminated or malformed front matter, a ``name`` that is not
   ``[A-Za-z0-9]``, then letters, digits, ``.``, ``_``, ``-``, ending in a letter or digit (at
   most 128 characters: what ``@skill:NAME`` can spell), a name already taken (names compare
@@ -200,7 +202,7 @@ def _parse_skill(text: str, rel: str, folder: str, cut: str, notes: list[str]) -
         notes.append(f"{rel}: no front matter; named {folder!r}, no description")
     else:
         try:
-            meta = parse_front_matter(fm_lines)
+            meta = parse_front_matter(fm_lines, ("name", "description"))
         except FrontMatterError as exc:
             notes.append(f"{rel}: malformed front matter ({exc}); skipped")
             return None

@@ -282,6 +282,15 @@ def test_cursor_rules_globs_and_always_apply(tmp_path):
     assert ts.notes == []
 
 
+def test_other_front_matter_keys_are_passed_over(tmp_path):
+    front = "---\nmetadata:\n  owner: web\n  tags:\n    - a: 1\n      b: 2\npaths: web/**\n---\n"
+    write(tmp_path, "AGENTS.md", front + "web rules\n")
+    result = load_instructions(tmp_path, ["api/x.py"])
+    assert result.files == [] and result.notes == []
+    assert result.dropped[0]["reason"] == "paths: web/** match no pack file"
+    assert parse_front_matter(["a:\n", "  - x: 1\n", "    y: 2\n"], ["b"]) == {}
+
+
 def test_paths_and_globs_together_add_up(tmp_path):
     write(tmp_path, "AGENTS.md", "---\npaths: a/**\nglobs: b/**\n---\nboth\n")
     assert paths(load_instructions(tmp_path, ["b/x"])) == ["AGENTS.md"]

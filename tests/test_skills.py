@@ -171,6 +171,33 @@ def test_malformed_skill_is_skipped_with_a_note(tmp_path, text, note):
     assert tree_digest(tmp_path) == before
 
 
+def test_other_keys_may_hold_any_yaml(tmp_path):
+    write(
+        tmp_path,
+        "deploy/SKILL.md",
+        "---\n"
+        "name: deploy\n"
+        "metadata:\n"
+        "  version: 1.2\n"
+        "  owners:\n"
+        "    - team: infra\n"
+        "      lead: someone\n"
+        "allowed-tools:\n"
+        "  - name: Bash\n"
+        "    mode: ask\n"
+        "description: Roll out the service to staging.\n"
+        "license: see LICENSE.txt\n"
+        "license: twice is not our business\n"
+        "---\n"
+        "Steps.\n",
+    )
+    skills, notes = load_skills(tmp_path)
+    assert [(s.name, s.description, s.body) for s in skills] == [
+        ("deploy", "Roll out the service to staging.", "Steps.\n")
+    ]
+    assert notes == []
+
+
 def test_duplicate_names_first_by_path_wins(tmp_path):
     write(tmp_path, "a/SKILL.md", "---\nname: Tool\ndescription: first\n---\n")
     write(tmp_path, "b/SKILL.md", "---\nname: tool\ndescription: second\n---\n")
