@@ -191,19 +191,20 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     text = ""
     tokens = 0
     sections_out: list[dict] = []
+    map_cap = MAP_TOKENS
+    fitted_for = None
     for _round in range(FIT_ROUNDS):
-        files_text, file_rows = files.fit(files_budget)
-        files_section = render.section("files", files_text) if files_text else ""
-        used = count(files_section) if files_section else 0
+        if fitted_for != files_budget:
+            files_text, file_rows = files.fit(files_budget)
+            files_section = render.section("files", files_text) if files_text else ""
+            used = count(files_section) if files_section else 0
+            fitted_for = files_budget
         map_section = ""
-        if map_state.ok:
-            map_budget = min(MAP_TOKENS, room - used)
-            if map_budget >= MAP_MIN_TOKENS:
-                map_text = map_state.text(map_budget)
-                if map_text:
-                    map_section = render.section("map", render.repomap(map_text))
-            elif map_state.ok:
-                map_state.left_out = f"no room left after the files ({map_budget} tokens)"
+        map_budget = min(map_cap, room - used) if map_state.ok else 0
+        if map_budget >= MAP_MIN_TOKENS:
+            map_text = map_state.text(map_budget)
+            if map_text:
+                map_section = render.section("map", render.repomap(map_text))
         parts = [f.text for f in fixed if f.name == "instructions"]
         parts += [f.text for f in fixed if f.name == "skills"]
         parts += [s for s in (map_section, files_section) if s]
@@ -212,14 +213,17 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         tokens = count(text)
         if tokens <= total_budget:
             break
+        # Over (tokens merge across joins; escaping grows the map): the map gives way
+        # first, the files have the room they took.
         excess = tokens - total_budget
-        if files_budget > 0:
+        if map_section:
+            map_cap = map_budget - excess - 8
+        elif files_budget > 0:
             files_budget = max(0, files_budget - excess - 8)
-        elif map_state.ok:
-            map_state.ok = False
-            map_state.left_out = "no room left"
         else:
             break
+    if map_state.ok and not map_section:
+        map_state.left_out = "no room left after the files"
     if tokens > total_budget:
         raise CtxError(
             f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
