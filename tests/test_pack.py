@@ -381,6 +381,7 @@ def test_explain_shows_budget_sections_files_and_drops_on_stderr(script_runner, 
     assert "# Files" in r.stdout  # the pack itself still on stdout
 
 
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the library
 def test_a_map_that_fails_to_build_is_not_fatal(script_runner, repo, monkeypatch):
     from ctxtools.errors import CtxError
     from ctxtools.repomap import core
