@@ -140,9 +140,12 @@ _PEM_BEGIN = (
     r"-----BEGIN (?P<label>(?:RSA |DSA |EC |OPENSSH |ENCRYPTED |DH |PGP |SSH2 )?"
     r"PRIVATE KEY(?: BLOCK)?)-----"
 )
-_PEM_BODY = r"[A-Za-z0-9+/=\s:,.\-\\\"']"
+# A body character: base64, whitespace, a header's ": , . -", a string literal's quotes and
+# escaped newlines; never "-----", so a body cannot run into the next BEGIN or END line and
+# each BEGIN costs at most one pass over its own body.
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\\"']|-(?!----))"
 _PEM_HAS_BODY = r"(?=" + _PEM_BODY + r"{0,400}?[A-Za-z0-9+/]{40})"
-_PEM = _PEM_BEGIN + _PEM_HAS_BODY + _PEM_BODY + r"{0,20000}?-----END (?P=label)-----"
+_PEM = _PEM_BEGIN + _PEM_HAS_BODY + _PEM_BODY + r"{0,20000}-----END (?P=label)-----"
 # A block cut short (a truncated file, an excerpt): BEGIN, then its header and base64
 # lines as far as they go.
 _PEM_CUT = (

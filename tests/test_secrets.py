@@ -339,3 +339,14 @@ def test_same_input_same_output():
     text = "x\n" + key + "AKIAIOSFODNN7EXAMPLE\n" + "中文 " + "ghp_" + rand(36) + "\n"
     assert redact(text) == redact(text)
     assert redact(text)[0].count("\n") == text.count("\n")
+
+
+def test_blocks_side_by_side_are_separate_findings():
+    key = (KEYS / "rsa_traditional.pem").read_text(encoding="ascii")
+    lines = key.count("\n")
+    out, findings = redact(key * 3)
+    assert findings == [Finding("private key", 1 + i * lines) for i in range(3)]
+    assert out == (marker("private key") + "\n" * lines) * 3
+    # A BEGIN line with no body is no key, even right before a real one.
+    text = "-----BEGIN RSA PRIVATE KEY-----\n" + key
+    assert redact(text)[1] == [Finding("private key", 2)]

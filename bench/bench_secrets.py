@@ -1,0 +1,206 @@
+"""False positives and speed of ctxtools.secrets (and detect-secrets) on all of Django.
+
+    .venv/bin/python bench/bench_secrets.py [--runs 3] [--mentions]
+    PYTHONPATH=. OTHER_VENV/bin/python bench/bench_secrets.py --detect-secrets
+
+Fetches Django 5.1.4's sdist into bench/corpora/ when it is not there yet (as
+bench_excerpt.py does), reads every text file of it (sources, docs, templates, locale
+files: everything without a NUL byte in its first 8 KB), and reports:
+
+* the files that ``secret_filename`` calls secrets, and every finding of ``redact`` (both
+  should be none: Django ships no credentials), with the throughput of ``redact`` over
+  the whole tree (median of --runs passes, in memory, after a first warm pass) and what
+  importing ``ctxtools.secrets`` costs;
+* with ``--detect-secrets`` (run by a Python that has detect-secrets installed, which
+  ctxtools does not depend on): the findings and throughput of each detect-secrets plugin
+  called the way its scanner does (``analyze_line`` on each line), and its import time;
+* with ``--mentions``: what the @-mention index costs on the same tree (built, then loaded
+  from its cache, then a miss that forces a rebuild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_excerpt import ensure_corpus  # noqa: E402  (same corpus, same fetch)
+
+BINARY_PROBE = 8192
+
+
+def load_texts(tree: Path) -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(tree.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        data = path.read_bytes()
+        if b"\0" in data[:BINARY_PROBE]:
+            continue
+        out.append((path.relative_to(tree).as_posix(), data.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def import_ms(statement: str, runs: int) -> float:
+    """Median extra milliseconds that STATEMENT adds to a bare interpreter's start."""
+
+    def once(code: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - start
+
+    bare = statistics.median(once("pass") for _ in range(runs))
+    loaded = statistics.median(once(statement) for _ in range(runs))
+    return (loaded - bare) * 1000
+
+
+def ours(texts: list[tuple[str, str]], runs: int) -> None:
+    from ctxtools.secrets import redact, secret_filename
+
+    names = [(rel, secret_filename(rel)) for rel, _ in texts]
+    flagged = [(rel, kind) for rel, kind in names if kind]
+    print(f"secret_filename: {len(flagged)} of {len(texts)} files")
+    for rel, kind in flagged:
+        print(f"  {rel}: {kind}")
+    findings = []
+    for rel, text in texts:  # the warm pass (compiles the patterns once)
+        findings.extend((rel, f) for f in redact(text)[1])
+    print(f"redact findings: {len(findings)}")
+    for rel, f in findings:
+        print(f"  {rel}:{f.line}: {f.kind}")
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _, text in texts:
+            redact(text)
+        times.append(time.perf_counter() - start)
+    med = statistics.median(times)
+    print(
+        f"redact over {size / 1e6:.1f} MB: median {med:.3f} s, best {min(times):.3f} s "
+        f"-> {size / 1e6 / med:.0f} MB/s (best {size / 1e6 / min(times):.0f} MB/s)"
+    )
+    print(f"import ctxtools.secrets: +{import_ms('import ctxtools.secrets', 7):.0f} ms")
+    first = (
+        "import time; from ctxtools.secrets import redact; t=time.perf_counter(); "
+        "redact('x'); print(f'{(time.perf_counter()-t)*1000:.1f}')"
+    )
+    out = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True)
+    print(f"first redact call (compiles the patterns): {out.stdout.strip()} ms")
+
+
+# detect-secrets plugins that look for a provider's own token format (its "high-confidence"
+# set); the others guess from entropy or keywords, or flag public IPs.
+DS_GUESSING = {
+    "Base64HighEntropyString",
+    "HexHighEntropyString",
+    "KeywordDetector",
+    "BasicAuthDetector",
+    "IPPublicDetector",
+}
+
+
+def detect_secrets_run(texts: list[tuple[str, str]]) -> None:
+    import importlib
+    import inspect
+    import pkgutil
+    from importlib.metadata import version
+
+    import detect_secrets.plugins as plugins_pkg
+    from detect_secrets.plugins.base import BasePlugin
+
+    print(f"detect-secrets {version('detect-secrets')}: {len(texts)} files")
+    plugins = []
+    for mod in pkgutil.iter_modules(plugins_pkg.__path__):
+        module = importlib.import_module(f"detect_secrets.plugins.{mod.name}")
+        for _name, obj in sorted(vars(module).items()):
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, BasePlugin)
+                and obj.__module__ == module.__name__
+                and not inspect.isabstract(obj)
+            ):
+                plugins.append(obj())
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    lines = [(rel, i, line) for rel, t in texts for i, line in enumerate(t.splitlines(), 1)]
+    totals = collections.Counter()
+    for plugin in sorted(plugins, key=lambda p: type(p).__name__):
+        name = type(plugin).__name__
+        hits = collections.Counter()
+        start = time.perf_counter()
+        for rel, i, line in lines:
+            try:
+                found = plugin.analyze_line(filename=rel, line=line, line_number=i)
+            except Exception:  # a plugin that trips over a line finds nothing there
+                found = ()
+            for _ in found:
+                hits[rel] += 1
+        seconds = time.perf_counter() - start
+        group = "guessing" if name in DS_GUESSING else "format"
+        totals[group + " s"] += seconds
+        totals[group + " hits"] += sum(hits.values())
+        top = ", ".join(f"{rel} ({n})" for rel, n in hits.most_common(3))
+        print(
+            f"  {name:<28} {group:<8} {sum(hits.values()):5d} findings in {len(hits):4d} files"
+            f"  {size / 1e6 / seconds:6.1f} MB/s  {top}"
+        )
+    for group in ("format", "guessing"):
+        s = totals[group + " s"]
+        print(
+            f"all {group} plugins: {totals[group + ' hits']} findings, {s:.1f} s "
+            f"-> {size / 1e6 / s:.2f} MB/s for the set"
+        )
+    stmt = "import detect_secrets.plugins.aws, detect_secrets.plugins.private_key"
+    print(f"import detect_secrets plugins: +{import_ms(stmt, 7):.0f} ms")
+
+
+def mentions_run(tree: Path, runs: int) -> None:
+    from ctxtools.mentions import MentionResolver, parse_mentions
+
+    hit = parse_mentions("@query.py")[0]
+    miss = parse_mentions("@no_such_file_anywhere.py")[0]
+    with tempfile.TemporaryDirectory() as store:
+        rows = collections.defaultdict(list)
+        for _ in range(runs):
+            for f in Path(store).rglob("*.json"):
+                f.unlink()
+            for label, mention in (("built", hit), ("cached", hit), ("cached, miss", miss)):
+                r = MentionResolver(tree, store)
+                start = time.perf_counter()
+                res = r.resolve(mention)
+                rows[f"{label} -> {r.index_state}"].append(time.perf_counter() - start)
+        for label, times in rows.items():
+            print(f"mention index {label:<24} median {statistics.median(times) * 1000:6.1f} ms")
+        again = MentionResolver(tree, store)
+        print(f"  @query.py -> {again.resolve(hit).path}; the miss: {res.reason[:70]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--detect-secrets", action="store_true", help="measure detect-secrets")
+    ap.add_argument("--mentions", action="store_true", help="time the @-mention index too")
+    args = ap.parse_args()
+    tree = ensure_corpus()
+    texts = load_texts(tree)
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    print(f"corpus: {tree.name}, {len(texts)} text files, {size / 1e6:.1f} MB")
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    if args.detect_secrets:
+        detect_secrets_run(texts)
+        return
+    ours(texts, args.runs)
+    if args.mentions:
+        mentions_run(tree, args.runs)
+    print("load average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()
