@@ -290,8 +290,10 @@ class MentionResolver:
     def record_use(self, paths: Sequence[str], when: float | None = None) -> None:
         """Remember that a pack used PATHS (relative to the root) at WHEN (default now):
         one line appended to the use log; the log is compacted (atomically) to its
-        MAX_USES best entries once it holds more than twice that many lines. A log that
-        cannot be written is noted in ``notes`` and otherwise ignored."""
+        MAX_USES best entries once it holds more than twice that many lines. Appends from
+        concurrent packs interleave whole lines; a use appended while another process
+        compacts may be lost (a ranking hint, never a damaged file). A log that cannot be
+        written is noted in ``notes`` and otherwise ignored."""
         import json
 
         when = self._now() if when is None else float(when)
@@ -305,13 +307,13 @@ class MentionResolver:
         self._uses = self._keep(uses, self._now())
         if lines + len(clean) > 2 * MAX_USES:
             body = "".join(
-                json.dumps({"p": p, "n": n, "t": t}, ensure_ascii=False) + "\n"
+                json.dumps({"p": p, "n": n, "t": t}) + "\n"
                 for p, (n, t) in sorted(self._uses.items())
             )
             self._write(self.uses_path, body.encode("utf-8"), "use log")
             return
         text = "".join(
-            json.dumps({"p": p, "n": 1, "t": when}, ensure_ascii=False) + "\n" for p in clean
+            json.dumps({"p": p, "n": 1, "t": when}) + "\n" for p in clean
         )
         if not ends_in_newline:
             text = "\n" + text
@@ -402,7 +404,7 @@ class MentionResolver:
             "dirs": self._dir_mtimes(files),
             "files": files,
         }
-        data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
         self._write(self.index_path, data, "index")
 
     def _load_cached(self) -> bool:

@@ -13,9 +13,11 @@ random-looking string") and keyword guesses (``password = "…"``) are not used:
 UUIDs, base64 images and test fixtures trip them by the hundred.
 
 The patterns are our own rather than ``detect-secrets``' plugins: importing those plugins
-pulls in requests, urllib3 and multiprocessing (≈150 ms on every pack) and scans line by
-line at a few MB/s a plugin, where these scan a whole text at hundreds of MB/s, because
-each pattern runs only when its fixed prefix occurs in the text at all.
+pulls in requests, urllib3 and multiprocessing (≈150 ms on every pack), and its scanner
+calls each plugin on each line (its provider-format plugins together: well under 1 MB/s on
+Django). Here a pattern runs over a whole text, and only when its fixed prefix occurs in
+the text at all; those substring checks are most of the cost (tens of MB/s in all, see
+``bench/bench_secrets.py``), so a pack should redact what it emits, not whole trees.
 
 Replacement keeps the number of lines: a secret spanning several lines (a private-key
 block) becomes one marker followed by the same number of newlines, so line numbers

@@ -563,3 +563,21 @@ def test_the_default_store_is_ctx_store(repo, store_dir):
     assert r.store_root == store_dir
     resolve(r, "tokens.py")
     assert list((store_dir / "mentions").glob("*.json"))
+
+
+def test_file_names_that_are_not_utf8(tmp_path, store_dir):
+    root = tmp_path / "plain"
+    (root / "sub").mkdir(parents=True)
+    with open(os.path.join(os.fsencode(root), b"sub", b"caf\xe9.py"), "wb") as fh:
+        fh.write(b"x = 1\n")
+    write(root, "other.py")
+    name = os.fsdecode(b"caf\xe9.py")  # a lone surrogate stands for the bad byte
+    r = MentionResolver(root, store_dir, now=NOW)
+    res = r.resolve(Mention(name, "basename", 0, 1 + len(name)))
+    assert (res.path, r.index_state) == ("sub/" + name, "built")
+    r.record_use(["sub/" + name], when=NOW)
+    again = MentionResolver(root, store_dir, now=NOW)
+    assert again.resolve(Mention(name, "basename", 0, 1 + len(name))).path == "sub/" + name
+    assert again.index_state == "cached"
+    assert again.uses() == {"sub/" + name: (1, NOW)}
+    assert again.notes == [] and r.notes == []
