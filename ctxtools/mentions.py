@@ -30,7 +30,8 @@ Resolution (paths and basenames only):
   never resolves. This needs no index.
 - Otherwise a basename index is built, lazily, on the first miss: the repository's files
   as the repo map lists them (git-aware, .gitignore honoured, symlinked directories not
-  entered, vendored trees and minified files left out), shallowest first, at most 50,000.
+  entered, vendored trees and minified files left out), shallowest first, at most 50,000
+  (then less the tracked files deleted from the work tree, which git still lists).
   It is cached in the store (``mentions/<hash of the root>.json``, written atomically)
   with the mtime of every directory that holds an indexed file. A later run stats those
   directories (a few hundred stats for Django, far cheaper than listing the tree again) and
@@ -312,9 +313,7 @@ class MentionResolver:
             )
             self._write(self.uses_path, body.encode("utf-8"), "use log")
             return
-        text = "".join(
-            json.dumps({"p": p, "n": 1, "t": when}) + "\n" for p in clean
-        )
+        text = "".join(json.dumps({"p": p, "n": 1, "t": when}) + "\n" for p in clean)
         if not ends_in_newline:
             text = "\n" + text
         try:
@@ -357,17 +356,24 @@ class MentionResolver:
             return "not a regular file"
         return None
 
-    def _list(self) -> tuple[list[str], str]:
+    def _list(self) -> tuple[list[str], str, int]:
+        """(the files to index, "git" or "walk", how many the listing held before the cap)."""
         from ctxtools.repomap import files as filesmod
 
         names = filesmod.git_ls_files(self.root)
-        via = "git"
+        via = "git" if names is not None else "walk"
         if names is None:
             names, _ = filesmod.walk_files(self.root)
-            via = "walk"
         names = [n for n in names if not filesmod.vendored(n)]
         names.sort(key=filesmod.depth_key)
-        return names, via
+        listed = len(names)
+        names = names[: self.max_entries]
+        if via == "git":
+            # git also lists tracked files deleted from the work tree: leave them out, or
+            # every later mention of one would take the cache for stale.
+            join, exists = os.path.join, os.path.lexists
+            names = [n for n in names if exists(join(self.root, n))]
+        return names, via, listed
 
     def _dir_mtimes(self, files: list[str]) -> dict[str, int] | None:
         dirs = {""}
@@ -390,9 +396,8 @@ class MentionResolver:
     def _build(self) -> None:
         import json
 
-        files, via = self._list()
-        truncated = len(files) > self.max_entries
-        files = files[: self.max_entries]
+        files, via, listed = self._list()
+        truncated = listed > self.max_entries
         self._set_files(files, truncated)
         self._from_cache = False
         doc = {
@@ -401,6 +406,7 @@ class MentionResolver:
             "via": via,
             "max_entries": self.max_entries,
             "truncated": truncated,
+            "listed": listed,
             "dirs": self._dir_mtimes(files),
             "files": files,
         }
@@ -476,12 +482,12 @@ class MentionResolver:
             # ROOT/raw exists but is no file we may use: a directory, a link out of the
             # root, a device; or the name itself leaves the root.
             return Resolution(mention, None, [], problem)
-        result = self._search(mention, names)
-        if self._from_cache and (result.path is None or not self._all_exist(result.candidates)):
-            # The cache may predate this file (or hold one since removed): rebuild once.
+        found, vanished = self._search(mention, names)
+        if self._from_cache and (found is None or vanished):
+            # The cache may predate this file (or list one since removed): rebuild once.
             self._rebuild()
-            result = self._search(mention, names)
-        return result
+            found, _ = self._search(mention, names)
+        return found if found is not None else self._unresolved(mention, self._index())
 
     def _relative(self, name: str) -> str | None:
         """NAME as a clean path relative to the root; an absolute NAME inside the root is
@@ -494,20 +500,21 @@ class MentionResolver:
             return None
         return _clean_rel(name)
 
-    def _all_exist(self, rels: list[str]) -> bool:
-        return all(self._regular_inside(r) is None for r in rels)
-
-    def _search(self, mention: Mention, names: list[str]) -> Resolution:
+    def _search(self, mention: Mention, names: list[str]) -> tuple[Resolution | None, bool]:
+        """The resolution through the index, or None; and whether a file the index
+        listed for it has since gone."""
         by_name = self._index()
+        vanished = False
         for name in names:
             rel = self._relative(name)
             if rel is None:
                 continue
-            found, how = self._match(rel, by_name)
-            found = [f for f in found if self._regular_inside(f) is None]
+            listed, how = self._match(rel, by_name)
+            found = [f for f in listed if self._regular_inside(f) is None]
+            vanished = vanished or len(found) < len(listed)
             if found:
-                return self._choose(mention, found, how)
-        return self._unresolved(mention, by_name)
+                return self._choose(mention, found, how), vanished
+        return None, vanished
 
     def _match(self, rel: str, by_name: dict[str, list[str]]) -> tuple[list[str], str]:
         base = rel.rsplit("/", 1)[-1]
@@ -579,7 +586,7 @@ class MentionResolver:
                 candidates.extend(sorted(paths, key=lambda p: (p.count("/"), p)))
             if len(close) == CLOSEST:
                 break
-        capped = f" among the first {len(self._files or ())} files" if self.index_truncated else ""
+        capped = f" among the first {self.max_entries} files" if self.index_truncated else ""
         if close:
             reason = f"not found{capped}; closest: {', '.join(close)}"
         else:

@@ -478,8 +478,9 @@ def test_the_default_cap_is_50000(tmp_path, store_dir, git_env):
     assert r.index_truncated
     assert "not found among the first 50000 files" in res.reason
     doc = json.loads(next((store_dir / "mentions").glob("*.json")).read_bytes())
-    assert len(doc["files"]) == 50_000
-    assert doc["files"][0] == "top.py"
+    assert (doc["listed"], doc["truncated"]) == (50_010, True)
+    # Of the 50,000 shallowest, the ones git lists but the work tree lacks are left out.
+    assert doc["files"] == ["top.py"]
 
 
 def test_a_store_that_cannot_be_written(repo, tmp_path):
@@ -581,3 +582,15 @@ def test_file_names_that_are_not_utf8(tmp_path, store_dir):
     assert again.index_state == "cached"
     assert again.uses() == {"sub/" + name: (1, NOW)}
     assert again.notes == [] and r.notes == []
+
+
+def test_tracked_files_deleted_from_the_work_tree_are_not_indexed(repo, store_dir):
+    (repo / "lib" / "session.py").unlink()  # deleted, not yet committed: git still lists it
+    r = MentionResolver(repo, store_dir, now=NOW)
+    assert resolve(r, "session.py").path is None
+    doc = json.loads(next((store_dir / "mentions").glob("*.json")).read_bytes())
+    assert "lib/session.py" not in doc["files"] and "lib/session.go" in doc["files"]
+    # So the next run trusts its cache instead of rebuilding on every mention.
+    again = MentionResolver(repo, store_dir, now=NOW)
+    assert resolve(again, "session.go").path == "lib/session.go"
+    assert again.index_state == "cached"
