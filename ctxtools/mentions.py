@@ -266,7 +266,7 @@ class MentionResolver:
             try:
                 rec = json.loads(raw)
                 path, count, when = rec["p"], int(rec["n"]), float(rec["t"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, OverflowError):
                 continue  # a line cut by a killed writer, or not ours
             if not isinstance(path, str) or count < 1 or not math.isfinite(when):
                 continue

@@ -522,6 +522,8 @@ def test_a_damaged_use_log_line_is_skipped(repo, store_dir):
     r = MentionResolver(repo, store_dir, now=NOW)
     r.record_use(["src/api/jwt.py"], when=NOW)
     with open(r.uses_path, "ab") as fh:
+        fh.write(b'{"p": "x.py", "n": Infinity, "t": 1}\n[1, 2]\n{"p": 7, "n": 1, "t": 1}\n')
+        fh.write(b'{"p": "y.py", "n": 1, "t": NaN}\n\xff\xfe\n')  # not ours, or damaged
         fh.write(b'{"p": "src/auth/jwt.py", "n": 1, "t"')  # a writer killed mid-line
     r.record_use(["src/auth/jwt.py"], when=NOW - DAY)
     uses = MentionResolver(repo, store_dir, now=NOW).uses()
