@@ -99,7 +99,7 @@ def secret_filename(relpath: str) -> str | None:
     if name == ".env" or name == ".envrc":
         return "dotenv"
     if name.startswith(".env."):
-        return None if name[5:] in ENV_TEMPLATES else "dotenv"
+        return None if ENV_TEMPLATES.intersection(name[5:].split(".")) else "dotenv"
     if name.endswith(".env") and len(name) > 4:
         stem = name[:-4].rstrip(".")
         return None if stem.rsplit(".", 1)[-1] in ENV_TEMPLATES else "dotenv"

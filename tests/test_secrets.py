@@ -80,6 +80,8 @@ def test_secret_files_by_name(path, kind):
         ".env.sample",
         ".env.template",
         ".env.dist",
+        ".env.local.example",
+        ".env.example.local",
         "deploy/prod.env.example",
         "example.env.sample",
         "id_rsa.pub",
