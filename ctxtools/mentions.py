@@ -363,7 +363,11 @@ class MentionResolver:
         names = filesmod.git_ls_files(self.root)
         via = "git" if names is not None else "walk"
         if names is None:
-            names, _ = filesmod.walk_files(self.root)
+            try:
+                names, _ = filesmod.walk_files(self.root)
+            except RecursionError:  # a tree nested deeper than the walk can recurse
+                names = []
+                self.notes.append("mention index empty: the directory tree is too deep to list")
         names = [n for n in names if not filesmod.vendored(n)]
         names.sort(key=filesmod.depth_key)
         listed = len(names)

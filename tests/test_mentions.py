@@ -596,3 +596,28 @@ def test_tracked_files_deleted_from_the_work_tree_are_not_indexed(repo, store_di
     again = MentionResolver(repo, store_dir, now=NOW)
     assert resolve(again, "session.go").path == "lib/session.go"
     assert again.index_state == "cached"
+
+
+def test_a_tree_too_deep_to_walk_gives_an_answer_not_a_traceback(tmp_path, store_dir):
+    """A tree deeper than the walk can recurse. The recursion limit is lowered for the
+    test instead of building a tree deeper than the default limit of 1,000, which
+    shutil.rmtree (and so pytest's clean-up of old temporary directories) cannot remove."""
+    import sys
+
+    root = tmp_path / "deep"
+    deep = "/".join(["d"] * 400) + "/deep.py"
+    write(root, deep)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)
+    try:
+        r = MentionResolver(root, store_dir)
+        res = resolve(r, "deep.py")
+        named = resolve(r, deep)
+    finally:
+        sys.setrecursionlimit(limit)
+    # Either the listing copes with the depth, or the index is empty and says why.
+    assert res.path == deep or (
+        res.path is None
+        and r.notes == ["mention index empty: the directory tree is too deep to list"]
+    )
+    assert named.path == deep  # named by its path, it needs no listing
