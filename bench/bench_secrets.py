@@ -1,0 +1,258 @@
+"""False positives and speed of ctxtools.secrets (and detect-secrets) on all of Django.
+
+    .venv/bin/python -m compileall -q ctxtools   # PYTHONDONTWRITEBYTECODE is set here
+    .venv/bin/python bench/bench_secrets.py [--runs 3] [--mentions]
+    PYTHONPATH=. OTHER_VENV/bin/python bench/bench_secrets.py --detect-secrets
+
+Fetches Django 5.1.4's sdist into bench/corpora/ when it is not there yet (as
+bench_excerpt.py does), reads every text file of it (sources, docs, templates, locale
+files: everything without a NUL byte in its first 8 KB), and reports:
+
+* the files that ``secret_filename`` calls secrets, and every finding of ``redact`` (both
+  should be none: Django ships no credentials), with the throughput of ``redact`` over
+  the whole tree (median of --runs passes, in memory, after a first warm pass) and what
+  importing ``ctxtools.secrets`` costs;
+* with ``--detect-secrets`` (run by a Python that has detect-secrets installed, which
+  ctxtools does not depend on): the findings and throughput of each detect-secrets plugin
+  called the way its scanner does (``analyze_line`` on each line), and its import time;
+* with ``--mentions``: what the @-mention index costs on the same tree (built, then loaded
+  from its cache, then a miss that forces a rebuild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_excerpt import ensure_corpus  # noqa: E402  (same corpus, same fetch)
+
+BINARY_PROBE = 8192
+
+
+def load_texts(tree: Path) -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(tree.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        data = path.read_bytes()
+        if b"\0" in data[:BINARY_PROBE]:
+            continue
+        out.append((path.relative_to(tree).as_posix(), data.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def import_ms(statement: str, runs: int) -> float:
+    """Median milliseconds that STATEMENT spends importing, by ``python -X importtime``:
+    the cumulative time of each module the statement imports at top level, summed (what
+    the interpreter's own start-up had imported already is not counted)."""
+    totals = []
+    for _ in range(runs):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", statement],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        micros = 0
+        for line in proc.stderr.splitlines():
+            parts = line.split("|")
+            top = len(parts) == 3 and parts[2].startswith(" ") and parts[2][1:2] != " "
+            if top and parts[1].strip().isdigit():
+                micros += int(parts[1])
+        totals.append(micros / 1000)
+    return statistics.median(totals)
+
+
+def ours(texts: list[tuple[str, str]], runs: int) -> None:
+    from ctxtools.secrets import redact, secret_filename
+
+    names = [(rel, secret_filename(rel)) for rel, _ in texts]
+    flagged = [(rel, kind) for rel, kind in names if kind]
+    print(f"secret_filename: {len(flagged)} of {len(texts)} files")
+    for rel, kind in flagged:
+        print(f"  {rel}: {kind}")
+    findings = []
+    for rel, text in texts:  # the warm pass (compiles the patterns once)
+        findings.extend((rel, f) for f in redact(text)[1])
+    print(f"redact findings: {len(findings)}")
+    for rel, f in findings:
+        print(f"  {rel}:{f.line}: {f.kind}")
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    times, cpus = [], []
+    for _ in range(runs):
+        start, cpu = time.perf_counter(), time.process_time()
+        for _, text in texts:
+            redact(text)
+        times.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    med, cpu = statistics.median(times), statistics.median(cpus)
+    print(
+        f"redact over {size / 1e6:.1f} MB: wall median {med:.3f} s (best {min(times):.3f} s), "
+        f"cpu median {cpu:.3f} s -> {size / 1e6 / med:.0f} MB/s wall, "
+        f"{size / 1e6 / cpu:.0f} MB/s cpu"
+    )
+    # What a pack would redact: every file of one package, far more than a budget holds.
+    sub = [t for rel, t in texts if rel.startswith("django/db/models/")]
+    sub_size = sum(len(t.encode("utf-8", "surrogateescape")) for t in sub)
+    times = []
+    for _ in range(max(runs, 5)):
+        start = time.perf_counter()
+        for text in sub:
+            redact(text)
+        times.append(time.perf_counter() - start)
+    print(
+        f"redact over django/db/models/ ({len(sub)} files, {sub_size / 1e6:.2f} MB): "
+        f"median {statistics.median(times) * 1000:.0f} ms"
+    )
+    print(f"import ctxtools.secrets: {import_ms('import ctxtools.secrets', 7):.1f} ms")
+    print(f"  of which dataclasses: {import_ms('import dataclasses', 7):.1f} ms")
+    first = (
+        "import time; from ctxtools.secrets import redact; t=time.perf_counter(); "
+        "redact('x'); print(f'{(time.perf_counter()-t)*1000:.1f}')"
+    )
+    out = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True)
+    print(f"first redact call (compiles the patterns): {out.stdout.strip()} ms")
+
+
+# detect-secrets plugins that look for a provider's own token format (its "high-confidence"
+# set); the others guess from entropy or keywords, or flag public IPs.
+DS_GUESSING = {
+    "Base64HighEntropyString",
+    "HexHighEntropyString",
+    "KeywordDetector",
+    "BasicAuthDetector",
+    "IPPublicDetector",
+}
+
+
+def detect_secrets_run(texts: list[tuple[str, str]]) -> None:
+    import importlib
+    import inspect
+    import pkgutil
+    from importlib.metadata import version
+
+    import detect_secrets.plugins as plugins_pkg
+    from detect_secrets.plugins.base import BasePlugin
+
+    print(f"detect-secrets {version('detect-secrets')}: {len(texts)} files")
+    plugins = []
+    for mod in pkgutil.iter_modules(plugins_pkg.__path__):
+        module = importlib.import_module(f"detect_secrets.plugins.{mod.name}")
+        for _name, obj in sorted(vars(module).items()):
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, BasePlugin)
+                and obj.__module__ == module.__name__
+                and not inspect.isabstract(obj)
+            ):
+                plugins.append(obj())
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    lines = [(rel, i, line) for rel, t in texts for i, line in enumerate(t.splitlines(), 1)]
+    totals = collections.Counter()
+    for plugin in sorted(plugins, key=lambda p: type(p).__name__):
+        name = type(plugin).__name__
+        hits = collections.Counter()
+        start = time.perf_counter()
+        for rel, i, line in lines:
+            try:
+                found = plugin.analyze_line(filename=rel, line=line, line_number=i)
+            except Exception:  # a plugin that trips over a line finds nothing there
+                found = ()
+            for _ in found:
+                hits[rel] += 1
+        seconds = time.perf_counter() - start
+        group = "guessing" if name in DS_GUESSING else "format"
+        totals[group + " s"] += seconds
+        totals[group + " hits"] += sum(hits.values())
+        top = ", ".join(f"{rel} ({n})" for rel, n in hits.most_common(3))
+        print(
+            f"  {name:<28} {group:<8} {sum(hits.values()):5d} findings in {len(hits):4d} files"
+            f"  {size / 1e6 / seconds:6.1f} MB/s  {top}"
+        )
+    for group in ("format", "guessing"):
+        s = totals[group + " s"]
+        print(
+            f"all {group} plugins: {totals[group + ' hits']} findings, {s:.1f} s "
+            f"-> {size / 1e6 / s:.2f} MB/s for the set"
+        )
+    stmt = "import detect_secrets.plugins.aws, detect_secrets.plugins.private_key"
+    print(f"import detect_secrets plugins: {import_ms(stmt, 7):.1f} ms")
+
+
+def git_copy(tree: Path) -> Path:
+    """A copy of TREE committed to a git repository of its own (made once), so that the
+    index is also timed the way most projects list: through git."""
+    import shutil
+
+    copy = tree.with_name(tree.name + "-git")
+    if not (copy / ".git").is_dir():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(tree, copy, symlinks=True)
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+        for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Django"]):
+            subprocess.run(
+                ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", *cmd],
+                cwd=copy,
+                env=env,
+                check=True,
+            )
+    return copy
+
+
+def mentions_run(tree: Path, runs: int) -> None:
+    import ctxtools.repomap.core  # noqa: F401  (loaded by any pack; not part of the cost)
+    from ctxtools.mentions import MentionResolver, parse_mentions
+
+    hit = parse_mentions("@query.py")[0]
+    miss = parse_mentions("@no_such_file_anywhere.py")[0]
+    for root in (tree, git_copy(tree)):
+        with tempfile.TemporaryDirectory() as store:
+            rows = collections.defaultdict(list)
+            for _ in range(runs):
+                for f in Path(store).rglob("*.json"):
+                    f.unlink()
+                for label, mention in (("built", hit), ("cached", hit), ("cached, miss", miss)):
+                    r = MentionResolver(root, store)
+                    start, cpu = time.perf_counter(), time.process_time()
+                    res = r.resolve(mention)
+                    took = (time.perf_counter() - start, time.process_time() - cpu)
+                    rows[f"{label} -> {r.index_state}"].append(took)
+            via = "git" if (root / ".git").is_dir() else "walk"
+            for label, times in rows.items():
+                wall = statistics.median(t[0] for t in times) * 1000
+                cpu = statistics.median(t[1] for t in times) * 1000
+                print(f"mention index ({via}) {label:<24} {wall:6.1f} ms wall {cpu:6.1f} ms cpu")
+            again = MentionResolver(root, store)
+            print(f"  @query.py -> {again.resolve(hit).path}; the miss: {res.reason[:60]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--detect-secrets", action="store_true", help="measure detect-secrets")
+    ap.add_argument("--mentions", action="store_true", help="time the @-mention index too")
+    args = ap.parse_args()
+    tree = ensure_corpus()
+    texts = load_texts(tree)
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    print(f"corpus: {tree.name}, {len(texts)} text files, {size / 1e6:.1f} MB")
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    if args.detect_secrets:
+        detect_secrets_run(texts)
+        return
+    ours(texts, args.runs)
+    if args.mentions:
+        mentions_run(tree, args.runs)
+    print("load average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+"""Secrets stay out of packs: secret files by name, high-confidence secrets by content.
+
+The private keys in tests/data/secrets were generated for these tests (openssl genrsa /
+genpkey / ecparam / pkcs8, ssh-keygen) and protect nothing. Token-shaped secrets are
+built here from a seeded generator in each provider's documented format, or are the
+providers' own documented examples (AWS's AKIAIOSFODNN7EXAMPLE, the jwt.io token).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+import ctxtools
+from ctxtools.secrets import KINDS, Finding, find_secrets, redact, secret_filename
+
+DATA = Path(__file__).resolve().parent / "data"
+KEYS = DATA / "secrets"
+ALNUM = string.ascii_letters + string.digits
+
+
+def rand(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:
+    rng = random.Random(f"{seed}:{n}:{alphabet}")
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def marker(kind: str) -> str:
+    return f"[secret redacted: {kind}]"
+
+
+# ---------------------------------------------------------------------------------------
+# Secret files by name
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (".env", "dotenv"),
+        ("app/.env", "dotenv"),
+        (".env.local", "dotenv"),
+        (".env.production", "dotenv"),
+        ("deploy/prod.env", "dotenv"),
+        (".envrc", "dotenv"),
+        ("certs/server.pem", "PEM file"),
+        ("config/master.key", "private key file"),
+        ("SERVER.KEY", "private key file"),
+        (".ssh/id_rsa", "ssh key"),
+        ("id_ed25519", "ssh key"),
+        ("keys/id_ecdsa_sk", "ssh key"),
+        ("id_dsa.old", "ssh key"),
+        ("client.p12", "pkcs12"),
+        ("client.pfx", "pkcs12"),
+        ("release.jks", "java keystore"),
+        ("home/.aws/credentials", "aws credentials"),
+        (".aws/credentials", "aws credentials"),
+        ("credentials.json", "credentials"),
+        ("client_secret_1234.apps.googleusercontent.com.json", "credentials"),
+        ("config/secrets.yml", "credentials"),
+        (".netrc", "netrc"),
+        (".pgpass", "pgpass"),
+        (".git-credentials", "git credentials"),
+        (".docker/config.json", "docker credentials"),
+        ("infra/terraform.tfstate", "terraform state"),
+        ("putty.ppk", "putty key"),
+    ],
+)
+def test_secret_files_by_name(path, kind):
+    assert secret_filename(path) == kind
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".env.example",
+        ".env.sample",
+        ".env.template",
+        ".env.dist",
+        ".env.local.example",
+        ".env.example.local",
+        "deploy/prod.env.example",
+        "example.env.sample",
+        "id_rsa.pub",
+        ".ssh/id_ed25519.pub",
+        "ctxtools/secrets.py",
+        "tests/test_secrets.py",
+        "env.py",
+        "src/environment.ts",
+        "dotenv.py",
+        "keyboard.py",
+        "keys.py",
+        "credentials.py",
+        "aws/credentials.md",
+        "config.json",
+        ".npmrc",
+        "package.json",
+        "docs/pem.md",
+        "certs/cert.crt",
+        "",
+        "dir/",
+    ],
+)
+def test_not_secret_files(path):
+    assert secret_filename(path) is None
+
+
+def test_the_test_keys_are_secret_files_by_name():
+    assert secret_filename("tests/data/secrets/rsa_traditional.pem") == "PEM file"
+    assert secret_filename("tests/data/secrets/id_ed25519") == "ssh key"
+    assert secret_filename("tests/data/secrets/lookalikes.py.txt") is None
+    assert secret_filename("tests/data/secrets/id_ed25519.pub") is None
+
+
+# ---------------------------------------------------------------------------------------
+# Private keys
+# ---------------------------------------------------------------------------------------
+
+PRIVATE = [
+    "rsa_traditional.pem",
+    "rsa_encrypted.pem",
+    "ec.pem",
+    "pkcs8_ed25519.pem",
+    "pkcs8_encrypted.pem",
+    "id_ed25519",
+]
+
+
+@pytest.mark.parametrize("name", PRIVATE)
+def test_private_key_blocks_become_one_marker_and_keep_their_lines(name):
+    text = (KEYS / name).read_text(encoding="ascii")
+    out, findings = redact(text)
+    assert findings == [Finding("private key", 1)]
+    assert out == marker("private key") + "\n" * text.count("\n")
+    assert "PRIVATE KEY" not in out
+
+
+@pytest.mark.parametrize("name", ["cert.pem", "ed25519_public.pem", "id_ed25519.pub"])
+def test_public_material_is_left_alone(name):
+    text = (KEYS / name).read_text(encoding="ascii")
+    out, findings = redact(text)
+    assert findings == []
+    assert out is text
+
+
+def test_a_key_inside_code_keeps_line_numbers_and_the_code_around_it():
+    key = (KEYS / "ec.pem").read_text(encoding="ascii")
+    text = f'import ssl\n\nKEY = """{key}"""  # keep\nprint(KEY)\n'
+    out, findings = redact(text)
+    assert findings == [Finding("private key", 3)]
+    lines = out.split("\n")
+    assert len(lines) == len(text.split("\n"))
+    assert lines[2] == 'KEY = """' + marker("private key")
+    assert lines[2 + key.count("\n")] == '"""  # keep'
+    assert lines[-2] == "print(KEY)"
+
+
+def test_a_key_in_a_json_service_account_file():
+    key = (KEYS / "pkcs8_ed25519.pem").read_text(encoding="ascii")
+    doc = {
+        "type": "service_account",
+        "project_id": "demo-project",
+        "private_key_id": "0123456789abcdef0123456789abcdef01234567",
+        "private_key": key,
+        "client_email": "bot@demo-project.iam.gserviceaccount.com",
+    }
+    text = json.dumps(doc, indent=2)
+    out, findings = redact(text)
+    assert findings == [Finding("private key", 5)]
+    assert json.loads(out)["private_key"] == marker("private key") + "\n"
+    assert json.loads(out)["private_key_id"] == doc["private_key_id"]
+
+
+def test_a_key_in_concatenated_string_literals():
+    key = (KEYS / "ec.pem").read_text(encoding="ascii").splitlines()
+    text = "KEY = (\n" + "".join(f'    "{line}\\n"\n' for line in key) + ")\nx = 1\n"
+    out, findings = redact(text)
+    assert findings == [Finding("private key", 2)]
+    assert out.count("\n") == text.count("\n")
+    expected = 'KEY = (\n    "' + marker("private key") + "\n" * (len(key) - 1)
+    assert out == expected + '\\n"\n)\nx = 1\n'
+
+
+def test_a_key_cut_short_is_still_redacted():
+    key = (KEYS / "rsa_traditional.pem").read_text(encoding="ascii")
+    cut = key[: key.index("\n", 400)]  # an excerpt that stops inside the block
+    out, findings = redact("before\n" + cut)
+    assert findings == [Finding("private key", 2)]
+    assert out == "before\n" + marker("private key") + "\n" * cut.count("\n")
+    encrypted = (KEYS / "rsa_encrypted.pem").read_text(encoding="ascii")
+    out, _ = redact(encrypted[: encrypted.index("\n", 300)])
+    assert "DEK-Info" not in out and "Proc-Type" not in out
+
+
+# ---------------------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------------------
+
+TOKENS = [
+    ("AWS access key", "AKIAIOSFODNN7EXAMPLE"),
+    ("AWS access key", "ASIA" + rand(16, string.ascii_uppercase + "234567")),
+    ("GitHub token", "ghp_" + rand(36)),
+    ("GitHub token", "ghs_" + rand(36, seed=1)),
+    ("GitHub token", "github_pat_" + rand(22) + "_" + rand(59)),
+    ("GitLab token", "glpat-" + rand(20, ALNUM + "_-")),
+    ("Slack token", "xoxb-123456789012-1234567890123-" + rand(24)),
+    ("Slack webhook", "https://hooks.slack.com/services/T0A1B2C3D/B0A1B2C3D/" + rand(24)),
+    ("Anthropic key", "sk-ant-api03-" + rand(93, ALNUM + "_-") + "AA"),
+    ("OpenAI key", "sk-proj-" + rand(120, ALNUM + "_-")),
+    ("OpenAI key", "sk-" + rand(20) + "T3BlbkFJ" + rand(20, seed=2)),
+    ("Google API key", "AIza" + rand(35, ALNUM + "_-")),
+    ("Stripe key", "sk_live_" + rand(24)),
+    ("Stripe key", "rk_test_" + rand(99)),
+    ("Stripe key", "whsec_" + rand(32)),
+    ("npm token", "npm_" + rand(36)),
+    ("PyPI token", "pypi-AgEIcHlwaS5vcmc" + rand(70, ALNUM + "_-")),
+    ("Hugging Face token", "hf_" + rand(34, string.ascii_letters)),
+    ("SendGrid key", "SG." + rand(22, ALNUM + "_-") + "." + rand(43, ALNUM + "_-")),
+    (
+        "JWT",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
+        "IiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "token"), TOKENS, ids=[f"{k}-{i}" for i, (k, _) in enumerate(TOKENS)]
+)
+@pytest.mark.parametrize(
+    "template",
+    ['API_KEY = "{}"\n', "token: {}\n", "export X={}", "curl -H 'Authorization: Bearer {}' x"],
+)
+def test_tokens_are_replaced_and_their_context_kept(kind, token, template):
+    text = "line one\n" + template.format(token)
+    out, findings = redact(text)
+    assert findings == [Finding(kind, 2)]
+    assert out == "line one\n" + template.format(marker(kind))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        'AWS_SECRET_ACCESS_KEY="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+        '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",',
+        "awsSecretKey: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ],
+)
+def test_aws_secret_keys_by_their_key_name_only_the_value_goes(line):
+    out, findings = redact(line)
+    assert findings == [Finding("AWS secret key", 1)]
+    assert out == line.replace("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", marker("AWS secret key"))
+
+
+def test_value_only_secrets():
+    npmrc = "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=" + rand(36)
+    out, findings = redact(npmrc)
+    assert findings == [Finding("npm token", 2)]
+    assert out.endswith(":_authToken=" + marker("npm token"))
+    azure = "DefaultEndpointsProtocol=https;AccountName=demo;AccountKey=" + rand(86, ALNUM + "+/")
+    out, findings = redact(azure + "==;EndpointSuffix=core.windows.net")
+    assert findings == [Finding("Azure storage key", 1)]
+    assert out == (
+        "DefaultEndpointsProtocol=https;AccountName=demo;AccountKey="
+        + marker("Azure storage key")
+        + ";EndpointSuffix=core.windows.net"
+    )
+
+
+def test_several_findings_in_order_with_their_lines():
+    key = (KEYS / "ec.pem").read_text(encoding="ascii")
+    github = "ghp_" + rand(36)
+    text = f"a = '{github}'\n{key}b = 'AKIAIOSFODNN7EXAMPLE'\nc = 'AKIAIOSFODNN7EXAMPLE'\n"
+    out, findings = redact(text)
+    last = 2 + key.count("\n")
+    assert findings == [
+        Finding("GitHub token", 1),
+        Finding("private key", 2),
+        Finding("AWS access key", last),
+        Finding("AWS access key", last + 1),
+    ]
+    assert out.count("\n") == text.count("\n")
+    assert out.split("\n")[last - 1] == f"b = '{marker('AWS access key')}'"
+
+
+def test_tokens_inside_longer_words_are_not_tokens():
+    assert redact("XAKIAIOSFODNN7EXAMPLE")[1] == []
+    assert redact("AKIAIOSFODNN7EXAMPLEX")[1] == []
+    assert redact("my_ghp_" + rand(36))[1] == []
+    assert redact("ghp_" + rand(37))[1] == []
+    assert redact("task-proj-" + rand(60))[1] == []
+
+
+def test_every_kind_is_exercised():
+    tested = {kind for kind, _ in TOKENS} | {"private key", "AWS secret key", "Azure storage key"}
+    assert tested | {"npm token"} == set(KINDS)
+
+
+# ---------------------------------------------------------------------------------------
+# No false positives
+# ---------------------------------------------------------------------------------------
+
+
+def test_lookalikes_are_left_alone():
+    text = (KEYS / "lookalikes.py.txt").read_text(encoding="utf-8")
+    assert "BEGIN RSA PRIVATE KEY" in text and "ghp_" in text and "sk-proj-" in text
+    out, findings = redact(text)
+    assert findings == []
+    assert out is text
+
+
+def test_real_code_of_this_project_and_its_test_data_has_no_secrets():
+    """The library's own sources (this module's patterns among them) and every file of
+    tests/data but the private keys made for these tests: many languages, transcripts,
+    CJK and invalid UTF-8."""
+    package = Path(ctxtools.__file__).resolve().parent
+    paths = sorted(package.rglob("*.py")) + sorted(p for p in DATA.rglob("*") if p.is_file())
+    checked = 0
+    for path in paths:
+        if path.parent == KEYS and path.name in PRIVATE:
+            continue
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        assert find_secrets(text) == [], path
+        checked += 1
+    assert checked > 40
+
+
+def test_text_without_secrets_comes_back_unchanged():
+    for text in ["", "\n", "plain words\n", "日本語のテキスト\n", "bad \udcff bytes"]:
+        out, findings = redact(text)
+        assert (out, findings) == (text, [])
+        assert out is text
+
+
+def test_same_input_same_output():
+    key = (KEYS / "id_ed25519").read_text(encoding="ascii")
+    text = "x\n" + key + "AKIAIOSFODNN7EXAMPLE\n" + "中文 " + "ghp_" + rand(36) + "\n"
+    assert redact(text) == redact(text)
+    assert redact(text)[0].count("\n") == text.count("\n")
+
+
+def test_blocks_side_by_side_are_separate_findings():
+    key = (KEYS / "rsa_traditional.pem").read_text(encoding="ascii")
+    lines = key.count("\n")
+    out, findings = redact(key * 3)
+    assert findings == [Finding("private key", 1 + i * lines) for i in range(3)]
+    assert out == (marker("private key") + "\n" * lines) * 3
+    # A BEGIN line with no body is no key, even right before a real one.
+    text = "-----BEGIN RSA PRIVATE KEY-----\n" + key
+    assert redact(text)[1] == [Finding("private key", 2)]
