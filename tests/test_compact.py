@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SHARED, run_bytes
+from conftest import DATA, run_bytes
 from test_compact_validator import strict_problems
 
 from ctxtools.store import HandleStore
 
-CORPUS = SHARED / "corpus" / "transcripts" / "openhands-multi-swe-bench-output.jsonl"
+# Three real OpenHands runs (MIT, tests/data/compact/LICENSE-OpenHands).
+CORPUS = DATA / "compact" / "openhands-multi-swe-bench-output.jsonl"
 _spec = importlib.util.spec_from_file_location(
     "convert_openhands", DATA / "compact" / "convert_openhands.py"
 )
@@ -28,7 +29,7 @@ DIGEST_REF = re.compile(r"the originals: ctx-read (\S+)\]")
 
 
 @pytest.fixture(scope="session")
-def runs(shared_dir) -> dict[str, list[dict]]:
+def runs() -> dict[str, list[dict]]:
     """instance id -> OpenAI messages of that real run."""
     return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
 
@@ -678,6 +679,20 @@ def test_fixture_converter_output_is_valid(runs):
         assert strict_problems(msgs, "openai") == []
         assert strict_problems(convert.to_anthropic(msgs), "anthropic") == []
     assert Path(CORPUS).is_file()
+
+
+def test_transcripts_are_read_from_the_clone_alone():
+    """The real runs and their licence live in tests/data/compact; no test reaches beside the
+    repository for them."""
+    assert CORPUS.is_relative_to(DATA) and (CORPUS.parent / "LICENSE-OpenHands").is_file()
+    beside = "shared/" + "corpus/transcripts"
+    tests = Path(__file__).resolve().parent
+    offenders = [
+        str(p.relative_to(tests))
+        for p in sorted(tests.rglob("*.py"))
+        if beside in p.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
 
 
 # --- long transcripts built from the real ones -----------------------------------------------
