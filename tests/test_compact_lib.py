@@ -35,7 +35,7 @@ def counter_factory():
 
 
 @pytest.fixture(scope="module")
-def runs(shared_dir) -> dict[str, list[dict]]:
+def runs() -> dict[str, list[dict]]:
     return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
 
 
@@ -296,6 +296,45 @@ def test_digest_is_list_shaped_in_order_and_deterministic():
         "- I'll fix the parser instead of the lexer.",
     ]
     assert render(facts, first=3, last=9, count=7, total=20, ref="ctx:s/n@abc") == text
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We decided to keep the old parser.",
+        "Now decide which branch to patch.",
+        "The decision is to patch src/lexer.c only.",
+        "Two decisions remain open.",
+        "The agent decides to run the tests first.",
+        "Deciding between the two fixes by their size.",
+        "I planned a smaller change to the build.",
+        "Planning the refactor in two steps.",
+        "Plans changed after the failing test.",
+        "A plan: rebuild, then rerun.",
+    ],
+)
+def test_decisions_catch_every_form_of_decide_and_plan(sentence):
+    facts = Facts()
+    facts.add_decision(f"Looked at the output. {sentence}")
+    assert facts.decisions == [sentence]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The halting problem is undecidable.",
+        "Whether it terminates is decidable here.",
+        "The outcome is still undecided.",
+        "Indecision cost two runs.",
+        "The planet module failed to load.",
+        "An explanation follows in the log.",
+        "The plane geometry tests pass.",
+    ],
+)
+def test_decisions_ignore_words_that_only_contain_them(sentence):
+    facts = Facts()
+    facts.add_decision(sentence)
+    assert facts.decisions == []
 
 
 def test_digest_caps_long_lists():

@@ -49,10 +49,12 @@ _ERROR_LINE = re.compile(
 )
 _SUFFIX_LINE = re.compile(r"^\[(the )?command (completed|finished|exited)", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ b/(.+)$", re.M)
+# Whole words only, with their inflections spelled out: "decided", "decision", "planned"
+# are decisions; "undecidable", "decidable", "indecision", "planet", "explanation" are not.
 _DECISION = re.compile(
     r"\b(I'll|I will|I'm going to|I am going to|let's|let me|we should|I should|we need|"
-    r"I need|decid|instead|the fix|fix(?:ed)? (?:by|it)|the (?:issue|problem|cause) is|"
-    r"root cause|plan)\b",
+    r"I need|decid(?:e|ed|es|ing)|decisions?|instead|the fix|fix(?:ed)? (?:by|it)|"
+    r"the (?:issue|problem|cause) is|root cause|plan(?:s|ned|ning)?)\b",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
