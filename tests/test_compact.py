@@ -565,6 +565,32 @@ def test_good_summary_joins_the_digest(script_runner, runs):
     assert strict_problems(json.loads(res.stdout), "openai") == []
 
 
+def test_a_runaway_summarizer_is_rejected_and_the_run_goes_on(script_runner, runs):
+    """`yes` as the summarizer (issue 11: 2.4 GB buffered, then a MemoryError): its output is
+    capped, it is killed, and the digest alone is used, as for any rejected summary."""
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(
+        script_runner,
+        data,
+        "--limit",
+        "6000",
+        "--summarizer",
+        "yes",
+        "--summarizer-timeout",
+        "600",
+        "--json-report",
+    )
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    assert re.search(
+        r"summary rejected \(wrote more than [\d,]+ bytes, longer than the [\d,]+ characters "
+        r"it summarises could need: stopped\): the digest alone is used",
+        res.stderr,
+    )
+    assert report_of(res)["summarizer"]["accepted"] is False
+    assert res.stdout == compact(script_runner, data, "--limit", "6000").stdout
+
+
 def test_summarizer_that_does_not_exist(script_runner, runs):
     data = as_bytes(runs["ponylang__ponyc-4593"])
     res = compact(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from test_compact import CORPUS, convert, strict_problems
 
 from ctxtools.compact import COMPACTED, NO_HEADROOM, UNCHANGED, Options, compact
-from ctxtools.compact.accept import gate, parse_command, paths_in, run_summarizer
+from ctxtools.compact.accept import gate, output_cap, parse_command, paths_in, run_summarizer
 from ctxtools.compact.digest import Call, Facts, error_line, exit_status, render
 from ctxtools.compact.elide import MemoryStash, handle_name, placeholder, predict_ref, repair
 from ctxtools.compact.transcript import (
@@ -434,6 +436,49 @@ def test_summarizer_runner():
     assert parse_command("llm -m 'qwen 7b' -s x") == ["llm", "-m", "qwen 7b", "-s", "x"]
     with pytest.raises(UsageError):
         parse_command("   ")
+
+
+def test_a_runaway_summarizer_is_stopped_at_the_cap_and_its_group_killed(tmp_path):
+    """`yes` never ends and never stops writing: the run keeps at most the cap, kills the
+    process group (a child it started too) and says why."""
+    text = "The agent edited src/lexer.c and ran make. " * 30
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 300 & echo $! > {pidfile}; exec yes"
+    out = run_summarizer(["sh", "-c", script], text, timeout=600)
+    assert not out.ok and out.output == ""
+    cap = output_cap(text)
+    assert cap == 4 * len(text) + 4096
+    assert out.reason == (
+        f"wrote more than {cap:,} bytes, longer than the {len(text):,} characters it "
+        "summarises could need: stopped"
+    )
+    child = int(pidfile.read_text())
+    while True:  # SIGKILL is delivered asynchronously: wait until the child is gone
+        try:
+            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            break
+        if state in ("Z", "X"):
+            break
+        time.sleep(0.01)
+
+
+def test_the_cap_counts_bytes_so_a_summary_in_another_script_fits():
+    text = "step " * 200  # 1,000 ASCII characters
+    summary = "要約" * 400  # 800 characters, 2,400 bytes: shorter than the text, in chars
+    out = run_summarizer([sys.executable, "-c", f"print({summary!r})"], text)
+    assert out.ok and out.output.strip() == summary
+    assert gate(text, out.output, min_path_share=0).accepted
+
+
+def test_a_flood_on_stderr_keeps_only_its_tail():
+    code = (
+        "import sys; sys.stdin.read()\n"
+        "for _ in range(20000): sys.stderr.write('x' * 1000 + '\\n')\n"
+        "sys.stderr.write('fatal: no model loaded\\n'); sys.exit(3)"
+    )
+    out = run_summarizer([sys.executable, "-c", code], "some text")
+    assert not out.ok and out.reason == "exited with status 3: fatal: no model loaded"
 
 
 # --- the planner --------------------------------------------------------------------------
