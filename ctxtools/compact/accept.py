@@ -188,6 +188,7 @@ def run_summarizer(
     ``output_cap(TEXT)``) and the last ``STDERR_TAIL`` bytes of its stderr: a summarizer
     that writes more, or is still running after TIMEOUT seconds, is killed (its whole
     process group) and rejected. Ctrl-C kills it too before it propagates."""
+    import contextlib
     import selectors
     import subprocess
     import threading
@@ -209,15 +210,11 @@ def run_summarizer(
     data = text.encode("utf-8", "surrogatepass")
 
     def feed() -> None:
-        try:
+        # OSError: it stopped reading (exited, or was killed), which is its own business.
+        with contextlib.suppress(OSError):
             proc.stdin.write(data)  # type: ignore[union-attr]
-        except OSError:  # it stopped reading (exited, or was killed): fine
-            pass
-        finally:
-            try:
-                proc.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
 
     writer = threading.Thread(target=feed, daemon=True)
     out: list[bytes] = []
