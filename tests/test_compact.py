@@ -591,6 +591,40 @@ def test_a_runaway_summarizer_is_rejected_and_the_run_goes_on(script_runner, run
     assert res.stdout == compact(script_runner, data, "--limit", "6000").stdout
 
 
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--summarizer-timeout", "inf", "'inf' is not a finite number"),
+        ("--summarizer-timeout", "nan", "'nan' is not a finite number"),
+        ("--summarizer-timeout", "1e9", "'1e9' is above the maximum of 3600"),
+        ("--summarizer-timeout", "0", "'0' is not above 0"),
+        ("--summarizer-timeout", "-2", "'-2' is below the minimum of 0"),
+        ("--at", "nan", "'nan' is not a finite number"),
+        ("--at", "5", "'5' is not above 5"),
+        ("--at", "inf", "'inf' is not a finite number"),
+        ("--min-ratio", "nan", "'nan' is not a finite number"),
+        ("--min-path-share", "nan", "'nan' is not a finite number"),
+        ("--min-path-share", "1.5", "'1.5' is above the maximum of 1"),
+    ],
+)
+def test_numbers_that_are_not_finite_or_in_range_are_usage_errors(
+    script_runner, runs, store_dir, option, value, message
+):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    args = ["--limit", "6000", "--summarizer", "yes", option, value]
+    res = compact(script_runner, data, *args)
+    assert res.returncode == 2
+    assert f"Invalid value for '{option}': {message}" in res.stderr
+    assert res.stdout == "" and "Traceback" not in res.stderr
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
+
+
+def test_the_longest_summarizer_timeout_is_accepted(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(script_runner, data, "--limit", "6000", "--summarizer-timeout", "3600")
+    assert res.returncode == 0, res.stderr
+
+
 def test_summarizer_that_does_not_exist(script_runner, runs):
     data = as_bytes(runs["ponylang__ponyc-4593"])
     res = compact(

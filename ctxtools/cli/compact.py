@@ -7,6 +7,7 @@ import click
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    FiniteFloat,
     Source,
     json_dumps,
     make_main,
@@ -19,6 +20,21 @@ from ctxtools.cli.common import (
 )
 from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 
+MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
+
+
+class _Above(FiniteFloat):
+    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
+
+    def __init__(self, low: float, max: float | None = None):
+        super().__init__(min=low, max=max)
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number <= self.min:
+            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
+        return number
+
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
@@ -27,10 +43,10 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 @click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
 @click.option(
     "--at",
-    type=click.FloatRange(5, 100, min_open=True),
+    type=_Above(5, 100),
     default=80.0,
     show_default=True,
-    help="Compact at this percent of the window; aim 5 points lower.",
+    help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
 @click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
 @click.option(
@@ -59,24 +75,24 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
     "--summarizer-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
     default=60.0,
     show_default=True,
-    help="Seconds the summarizer may take.",
+    help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @click.option(
     "--min-ratio",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=0.02,
     show_default=True,
-    help="Gate: shortest summary, as a share of the original's length.",
+    help="Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
 @click.option(
     "--min-path-share",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=0.5,
     show_default=True,
-    help="Gate: share of the original's file paths a summary must keep.",
+    help="Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
 @click.option(
     "--accept",
