@@ -406,6 +406,11 @@ def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
         (b"[1, 2]", "message 1 is not a JSON object"),
         (b'{"foo": 1}', "not a transcript"),
         (b'[{"role": "user", "content": "\xff\xfe"}]', "invalid UTF-8"),
+        (b"[]", "empty transcript: no messages"),
+        (b'{"model": "m", "messages": []}', "empty transcript: no messages"),
+        (b"\xef\xbb\xbf[]\n", "empty transcript: no messages"),
+        (b"\xef\xbb\xbf", "empty transcript: no input"),
+        (b"\xef\xbb\xbf\xef\xbb\xbf[]", "invalid JSON"),
     ],
 )
 def test_bad_input_is_refused(script_runner, store_dir, data, message):
@@ -417,10 +422,51 @@ def test_bad_input_is_refused(script_runner, store_dir, data, message):
     assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
-def test_empty_message_list_is_unchanged(script_runner):
+def test_an_empty_message_list_is_bad_input_as_the_help_says(script_runner):
+    """Exit 1, as --help lists "empty transcript" under bad input: both APIs refuse a request
+    without messages, so there is nothing valid to pass through."""
     res = compact(script_runner, b"[]", "--limit", "100")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == (
+        "ctx-compact: error: empty transcript: no messages (the OpenAI and Anthropic APIs "
+        "both need at least one message)\n"
+    )
+    help_text = compact(script_runner, b"", "--help").stdout
+    assert "1 bad input (invalid JSON, unknown role, empty transcript" in " ".join(
+        help_text.split()
+    )
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_a_byte_order_mark_is_skipped_and_not_written_back(script_runner, runs, fmt):
+    msgs = runs["ponylang__ponyc-4593"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    plain = compact(script_runner, data, "--limit", "6000")
+    marked = compact(script_runner, BOM + data, "--limit", "6000")
+    assert marked.returncode == plain.returncode == 0, marked.stderr
+    assert marked.stdout == plain.stdout and not marked.stdout.startswith("\ufeff")
+    assert strict_problems(json.loads(marked.stdout), fmt) == []
+
+
+def test_a_byte_order_mark_stays_when_the_input_is_given_back_unchanged(script_runner, runs):
+    """Below the trigger the output is the input, byte for byte: the mark included."""
+    data = BOM + as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(script_runner, data, "--limit", "1000000")
     assert res.returncode == 0
-    assert res.stdout == "[]"
+    assert res.stdout.encode() == data
+
+
+def test_a_byte_order_mark_before_json_lines(script_runner, runs):
+    msgs = runs["ponylang__ponyc-4593"]
+    jsonl = b"".join(json.dumps(m).encode() + b"\n" for m in msgs)
+    res = compact(script_runner, BOM + jsonl, "--limit", "6000")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == compact(script_runner, jsonl, "--limit", "6000").stdout
+    assert res.stdout.startswith('{"role":"system"')
 
 
 ORPHANED = [

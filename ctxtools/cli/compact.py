@@ -148,7 +148,8 @@ def cli(
     format and shape. Formats (detected; force with --format): OpenAI chat messages -- a JSON
     list, {"messages": [...]} (its other keys are kept), or JSON Lines -- with tool_calls and
     role "tool" results; Anthropic messages with tool_use / tool_result blocks and a top-level
-    "system". Fields ctx-compact does not know pass through untouched.
+    "system". Fields ctx-compact does not know pass through untouched. A UTF-8 byte
+    order mark before the JSON is skipped and not written back.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
     text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply (a
@@ -202,8 +203,9 @@ def cli(
     "reasons", ...}, "repair": null|{"removed", "added"}, "ruler": {...}}.
 
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
-    transcript, orphaned results without --repair) or a rejected --accept candidate; 2
-    usage error; 4 compaction could not get under the target (output still written).
+    transcript or message list, orphaned results without --repair) or a rejected --accept
+    candidate; 2 usage error; 4 compaction could not get under the target (output still
+    written).
 
     \b
     Examples:
