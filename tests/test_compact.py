@@ -501,6 +501,8 @@ def test_repair_drops_orphans_into_the_store_and_answers_calls(script_runner):
     out = json.loads(res.stdout)
     assert strict_problems(out, "openai") == []
     rep = report_of(res)
+    assert rep["action"] == "repaired"  # issue 11: it said "unchanged" after repairing
+    assert "below the 80% trigger: not compacted, only repaired" in res.stderr
     (removed,) = rep["repair"]["removed"]
     assert read_back(removed["ref"]) == ORPHANED[2]["content"].encode()
     assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "assistant"]

@@ -197,7 +197,8 @@ def cli(
     --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
     "target_tokens", "messages_before", "tokens_before", "tokens_before_exact",
     "percent_before", "messages_after",
-    "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom",
+    "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom"|
+    "repaired" (--repair changed it, nothing more was needed),
     "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
     "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
     "reasons", ...}, "repair": null|{"removed", "added"}, "ruler": {...}}.

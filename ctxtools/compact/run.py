@@ -20,11 +20,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ctxtools.compact.plan import NO_HEADROOM, Options, Outcome, compact
+import re
+
+from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
 from ctxtools.compact.transcript import TokenCounter, Transcript, dump, links
 from ctxtools.errors import InputError
 
 BROKEN = ("orphan", "unanswered")
+REPAIRED = "repaired"  # the action when --repair changed the transcript and nothing else did
+_UNCHANGED_NOTE = re.compile(r": unchanged\b")
 
 
 def model_window(
@@ -64,6 +68,9 @@ class CompactRun:
 
     @property
     def status(self) -> str:
+        """The outcome's status, except ``repaired`` when a repair is all that changed."""
+        if self.outcome.status == UNCHANGED and self.repaired is not None:
+            return REPAIRED
         return self.outcome.status
 
     @property
@@ -73,7 +80,10 @@ class CompactRun:
     @property
     def compaction_notes(self) -> list[str]:
         headroom = self.headroom
-        return [text for text in self.outcome.notes if text is not headroom]
+        notes = [text for text in self.outcome.notes if text is not headroom]
+        if self.status == REPAIRED:  # the output is not the input: say what was not done
+            notes = [_UNCHANGED_NOTE.sub(": not compacted, only repaired", t) for t in notes]
+        return notes
 
     @property
     def output(self) -> bytes:
@@ -88,6 +98,7 @@ class CompactRun:
     def report(self) -> dict:
         """The --json-report document (ctx-compact --help gives the schema)."""
         report = dict(self.outcome.report)
+        report["action"] = self.status
         report["repair"] = self.repaired
         report["ruler"] = self.ruler.describe()
         return report
