@@ -17,10 +17,9 @@ unless ``repair``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import re
 
 from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
 from ctxtools.compact.transcript import TokenCounter, Transcript, dump, links
