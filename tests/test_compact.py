@@ -228,6 +228,104 @@ def test_stage2_cut_digest_and_dropped_originals(script_runner, runs, run_id, fm
     assert positions == sorted(positions)
 
 
+SUMMARY = re.compile(
+    r"^ctx-compact: (?P<mb>[\d,]+) → (?P<ma>[\d,]+) messages, (?P<approx>~?)(?P<tb>[\d,]+) → "
+    r"(?P<ta>[\d,]+) tokens \(−(?P<pct>\d+)%, counting message text \+ 4 a message\)"
+    r"(?:; (?P<elided>[\d,]+) results? elided)?(?:[;,] (?P<dropped>[\d,]+) messages? dropped)?"
+    r"; originals: ctx-read (?P<ref>\S+)$",
+    re.M,
+)
+
+
+def summary_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if re.match(r"ctx-compact: [\d,]+ (→|messages)", ln)]
+
+
+def api_tokens(doc, fmt: str) -> int:
+    """Tokens of DOC as ctx-compact's report counts them, worked out here from the formats:
+    each message's text (content, tool names and arguments, results) + 4, + 3 for the reply,
+    + the Anthropic system prompt as one more message."""
+    from ctxtools.tokens import get_ruler
+
+    count = get_ruler().ruler.count
+
+    def text(content) -> list[str]:
+        if isinstance(content, str):
+            return [content]
+        parts = []
+        for b in content or []:
+            if b.get("type") == "tool_use":
+                parts += [
+                    b["name"],
+                    json.dumps(b["input"], ensure_ascii=False, separators=(",", ":")),
+                ]
+            elif b.get("type") == "tool_result":
+                parts += text(b["content"])
+            else:
+                parts.append(b["text"])
+        return parts
+
+    msgs = doc if fmt == "openai" else doc["messages"]
+    total = 3 + (4 + count(doc["system"]) if fmt == "anthropic" else 0)
+    for m in msgs:
+        parts = text(m.get("content"))
+        for c in m.get("tool_calls") or []:
+            parts += [c["function"]["name"], c["function"]["arguments"]]
+        total += 4 + count("\n".join(parts))
+    return total
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_a_compaction_says_what_it_did_in_one_line(script_runner, runs, fmt):
+    msgs = runs["ponylang__ponyc-4593"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    res = compact(script_runner, data, "--limit", "7000", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    (line,) = summary_lines(res.stderr)
+    m = SUMMARY.match(line)
+    assert m, line
+    num = lambda key: int((m.group(key) or "0").replace(",", ""))  # noqa: E731
+    assert (num("mb"), num("ma")) == (rep["messages_before"], rep["messages_after"])
+    assert (num("tb"), num("ta")) == (rep["tokens_before"], rep["tokens_after"])
+    assert m.group("approx") == ("" if rep["tokens_before_exact"] else "~")
+    assert num("pct") == round(100 * (1 - rep["tokens_after"] / rep["tokens_before"]))
+    assert num("elided") == rep["stage1"]["elided"] and num("dropped") == rep["stage2"]["dropped"]
+    assert m.group("ref") == rep["stage2"]["handle"] and read_back(m.group("ref"))
+    # what is counted: the messages as the API reads them, not the JSON file
+    out = json.loads(res.stdout)
+    assert rep["counted"] == "messages"
+    assert rep["tokens_after"] == api_tokens(out, fmt)
+    from ctxtools.tokens import get_ruler
+
+    assert get_ruler().ruler.count(res.stdout) > rep["tokens_after"]  # the file costs more
+    quiet = compact(script_runner, data, "--limit", "7000", "-q")
+    assert quiet.returncode == 0 and quiet.stdout == res.stdout
+    assert summary_lines(quiet.stderr) == [] and quiet.stderr == ""
+
+
+def test_the_summary_line_of_stage_1_alone_and_of_an_unchanged_run(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4595"])
+    res = compact(script_runner, data, "--limit", "30000", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["stage2"] is None and rep["stage1"]["elided"] > 0
+    assert summary_lines(res.stderr) == [
+        f"ctx-compact: 47 → 47 messages, {rep['tokens_before']:,} → {rep['tokens_after']:,} "
+        f"tokens (−{round(100 * (1 - rep['tokens_after'] / rep['tokens_before']))}%, counting "
+        f"message text + 4 a message); {rep['stage1']['elided']} results elided; originals: "
+        "ctx-read the handle each placeholder names"
+    ]
+    big = compact(script_runner, data, "--limit", "1000000", "--json-report")
+    before = report_of(big)["tokens_before"]
+    assert summary_lines(big.stderr) == [
+        f"ctx-compact: 47 messages, {before:,} tokens = {100 * before / 1e6:.1f}% of 1,000,000, "
+        "below the 80% trigger: unchanged (--force compacts anyway)"
+    ]
+    assert compact(script_runner, data, "--limit", "1000000", "--quiet").stderr == ""
+
+
 def test_digest_names_every_edit_and_failure_of_a_whole_run(script_runner, runs):
     """The heaviest cut: everything but the protected tail goes; the digest still has it all."""
     msgs = runs["ponylang__ponyc-4588"]

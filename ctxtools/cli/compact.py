@@ -113,6 +113,7 @@ class _Above(FiniteFloat):
 @click.option("--max-bytes", metavar="SIZE", help="With --evict: bytes that may stay (64k, 1M).")
 @click.option("--max-entries", type=click.IntRange(min=0), help="With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @store_options
 @ruler_options
 def cli(
@@ -135,6 +136,7 @@ def cli(
     max_bytes,
     max_entries,
     json_report,
+    quiet,
     store,
     session,
     encoding,
@@ -152,7 +154,9 @@ def cli(
     order mark before the JSON is skipped and not written back.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
-    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply (a
+    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply, as the
+    APIs count a request -- not the raw JSON of the file, whose keys, quotes and escapes
+    `ctx-count FILE` counts too (a
     transcript far over its window is counted from the end only as far as needed: the
     older messages can only be dropped, and the total before is then an estimate,
     "tokens_before_exact": false in the report). Below
@@ -183,6 +187,12 @@ def cli(
     or refusal ("Sure!", "Here is", "I can't", "As an AI"), not an error message. A rejected
     summary is reported on stderr with the reason.
 
+    A run ends with one line on stderr saying what it did (-q/--quiet drops it), e.g.
+    "ctx-compact: 68 → 28 messages, 15,055 → 5,099 tokens (−66%, counting message text + 4 a
+    message); 3 results elided, 41 messages dropped; originals: ctx-read ctx:default/
+    compact-…" ("~" marks a total before that is an estimate, see above), or "66 messages,
+    14,943 tokens = 49.8% of 30,000, below the 80% trigger: unchanged".
+
     --accept ORIGINAL CANDIDATE runs only the gate: exit 0 and print CANDIDATE if it passes,
     exit 1 with the reasons otherwise (ORIGINAL is never touched).
 
@@ -201,7 +211,8 @@ def cli(
     "repaired" (--repair changed it, nothing more was needed),
     "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
     "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
-    "reasons", ...}, "repair": null|{"removed", "added"}, "ruler": {...}}.
+    "reasons", ...}, "counted": "messages" (what the token figures count, see above),
+    "repair": null|{"removed", "added"}, "ruler": {...}}.
 
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
     transcript or message list, orphaned results without --repair) or a rejected --accept
@@ -318,6 +329,8 @@ def _compact(**kw) -> int:
     write_bytes(run.output)
     for note in run.compaction_notes:
         warn(note)
+    if not kw["quiet"]:
+        warn(run.summary())
     if kw["json_report"]:
         _report(run.report())
     if run.status == NO_HEADROOM:

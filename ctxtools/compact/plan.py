@@ -54,6 +54,11 @@ from ctxtools.compact.transcript import (
 CHUNK = 512  # messages counted per step of the backward pass
 DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
 
+# What the token figures count: each message's text (content, tool calls, results) plus
+# MESSAGE_OVERHEAD tokens of framing, plus REPLY_PRIMING -- as the APIs bill a request,
+# not the raw JSON of the file (whose quotes, keys and escapes cost ~40% more).
+COUNTED = "messages"
+
 UNCHANGED = "unchanged"
 COMPACTED = "compacted"
 NO_HEADROOM = "no_headroom"
@@ -83,6 +88,7 @@ class Outcome:
     tokens_after: int
     report: dict
     notes: list[str] = field(default_factory=list)
+    below_trigger: bool = False  # unchanged because under the trigger (notes[0] says so)
 
 
 def _percent(tokens: int, limit: int) -> float:
@@ -285,6 +291,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         "stage1": {"elided": 0, "tokens_saved": 0, "handles": []},
         "stage2": None,
         "summarizer": None,
+        "counted": COUNTED,
     }
     notes: list[str] = []
     pct = 100.0 * before / limit if limit else math.inf
@@ -293,7 +300,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             f"{before:,} tokens = {pct:.1f}% of {limit:,}, below the {opts.at:g}% trigger: "
             "unchanged (--force compacts anyway)"
         )
-        return Outcome(UNCHANGED, None, before, before, report, notes)
+        return Outcome(UNCHANGED, None, before, before, report, notes, below_trigger=True)
 
     # --- stage 1: the elisions, oldest first until under the target ----------------------
     elided: dict[int, dict[int | None, tuple[bytes, int]]] = {}

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
-from ctxtools.compact.transcript import TokenCounter, Transcript, dump, links
+from ctxtools.compact.transcript import MESSAGE_OVERHEAD, TokenCounter, Transcript, dump, links
 from ctxtools.errors import InputError
 
 BROKEN = ("orphan", "unanswered")
@@ -73,13 +73,18 @@ class CompactRun:
         return self.outcome.status
 
     @property
+    def trigger_note(self) -> str | None:
+        """Why nothing was compacted when the transcript was under the trigger."""
+        return self.outcome.notes[0] if self.outcome.below_trigger else None
+
+    @property
     def headroom(self) -> str | None:
         return self.outcome.notes[-1] if self.outcome.status == NO_HEADROOM else None
 
     @property
     def compaction_notes(self) -> list[str]:
-        headroom = self.headroom
-        notes = [text for text in self.outcome.notes if text is not headroom]
+        skip = (self.headroom, self.trigger_note)  # said by the error, by the summary line
+        notes = [text for text in self.outcome.notes if not any(text is t for t in skip)]
         if self.status == REPAIRED:  # the output is not the input: say what was not done
             notes = [_UNCHANGED_NOTE.sub(": not compacted, only repaired", t) for t in notes]
         return notes
@@ -93,6 +98,50 @@ class CompactRun:
         if self.repaired is not None or self.original is None:
             return dump(self.transcript)
         return self.original
+
+    def summary(self) -> str:
+        """What the run did, in one line (ctx-compact prints it on stderr unless --quiet)::
+
+            28 → 8 messages, 11,227 → 1,831 tokens (−84%, counting message text + 4 a
+            message);
+            6 results elided, 19 messages dropped; originals: ctx-read ctx:default/compact-…
+
+        Tokens are counted as the APIs read a request (``COUNTED``), not as the raw JSON."""
+        r = self.outcome.report
+        n_before, n_after = r["messages_before"], r["messages_after"]
+        if self.outcome.messages is None:
+            if self.trigger_note is not None:
+                note = self.trigger_note
+                if self.status == REPAIRED:
+                    note = _UNCHANGED_NOTE.sub(": not compacted, only repaired", note)
+                return f"{n_before:,} messages, {note}"
+            what = "repaired only" if self.status == REPAIRED else "unchanged"
+            return f"{n_before:,} messages, {r['tokens_before']:,} tokens: {what}"
+        before, after = r["tokens_before"], r["tokens_after"]
+        change = ""
+        if before:
+            pct = round(100.0 * (after - before) / before)
+            change = f"{'−' if pct < 0 else '+'}{abs(pct)}%, "
+        approx = "" if r["tokens_before_exact"] else "~"
+        line = (
+            f"{n_before:,} → {n_after:,} messages, {approx}{before:,} → {after:,} tokens "
+            f"({change}counting message text + {MESSAGE_OVERHEAD} a message)"
+        )
+        done = []
+        elided = r["stage1"]["elided"]
+        if elided:
+            done.append(f"{elided:,} result{'s' if elided != 1 else ''} elided")
+        stage2 = r["stage2"] or {}
+        dropped = stage2.get("dropped") or 0
+        if dropped:
+            done.append(f"{dropped:,} message{'s' if dropped != 1 else ''} dropped")
+        if done:
+            line += "; " + ", ".join(done)
+        if stage2.get("handle"):
+            line += f"; originals: ctx-read {stage2['handle']}"
+        elif elided:
+            line += "; originals: ctx-read the handle each placeholder names"
+        return line
 
     def report(self) -> dict:
         """The --json-report document (ctx-compact --help gives the schema)."""
