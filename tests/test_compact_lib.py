@@ -724,8 +724,8 @@ def test_compact_transcript_refuses_or_repairs_a_broken_transcript(runs):
     assert run.status == "repaired"  # far below the trigger: only the repair changed it
     assert run.compaction_notes == []  # the summary line says it
     assert run.summary() == (
-        f"{len(tr.messages)} messages, {run.report()['tokens_before']:,} tokens = 1.9% of 1,000,000, below "
-        "the 80% trigger: not compacted, only repaired (--force compacts anyway)"
+        f"{len(tr.messages)} messages, {run.report()['tokens_before']:,} tokens = 1.9% of "
+        "1,000,000, below the 80% trigger: not compacted, only repaired (--force compacts anyway)"
     )
     assert run.report()["action"] == "repaired"
     assert run.output == dump(tr) != data  # the repaired transcript, not the input
