@@ -326,6 +326,152 @@ def test_the_summary_line_of_stage_1_alone_and_of_an_unchanged_run(script_runner
     assert compact(script_runner, data, "--limit", "1000000", "--quiet").stderr == ""
 
 
+# --- --keep-tool ---------------------------------------------------------------------------
+
+
+def with_memory_calls(msgs: list[dict], every: int = 3) -> list[dict]:
+    """A real run where every EVERY-th tool-calling assistant message also calls a `memory`
+    tool (parallel calls, as agents with a memory tool make them), answered after the real
+    result: the agent's notes, which compaction must never take away."""
+    out: list[dict] = []
+    pending: dict[str, dict] = {}
+    seen = 0
+    for m in msgs:
+        m = json.loads(json.dumps(m))
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            seen += 1
+            if seen % every == 0:
+                cid = m["tool_calls"][0]["id"] + "_mem"
+                args = {"command": "view", "path": f"/memories/step{seen}.md"}
+                m["tool_calls"].append(
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "memory", "arguments": json.dumps(args)},
+                    }
+                )
+                note = f"step {seen}: the parser lives in packages/cli/command_parser.pony. "
+                pending[m["tool_calls"][0]["id"]] = {
+                    "role": "tool",
+                    "tool_call_id": cid,
+                    "content": note * 12,
+                }
+        out.append(m)
+        if m["role"] == "tool" and m["tool_call_id"] in pending:
+            out.append(pending.pop(m["tool_call_id"]))
+    return out
+
+
+def calls_and_results(doc, fmt: str, names: set[str]) -> tuple[dict, dict]:
+    """id -> call (name, arguments) and id -> result content, for calls of tools in NAMES."""
+    calls, results = {}, {}
+    msgs = doc if fmt == "openai" else doc["messages"]
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            if c["function"]["name"] in names:
+                calls[c["id"]] = (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        if isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_use" and b["name"] in names:
+                    calls[b["id"]] = (b["name"], b["input"])
+    for cid, content in tool_outputs(doc, fmt).items():
+        if cid in calls:
+            results[cid] = content
+    return calls, results
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_keep_tool_results_and_calls_survive_both_stages(script_runner, runs, fmt):
+    msgs = with_memory_calls(runs["ponylang__ponyc-4588"])
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    assert strict_problems(doc, fmt) == []
+    data = as_bytes(doc)
+    calls, results = calls_and_results(doc, fmt, {"memory"})
+    assert len(calls) == len(results) >= 10
+    # without --keep-tool, stage 2 takes most of the memory results away
+    plain = compact(script_runner, data, "--limit", "12000", "--json-report")
+    assert plain.returncode == 0, plain.stderr
+    assert len(calls_and_results(json.loads(plain.stdout), fmt, {"memory"})[1]) < len(results)
+    res = compact(script_runner, data, "--limit", "12000", "--keep-tool", "memory", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    s2 = rep["stage2"]
+    assert s2["dropped"] > 0 and s2["kept"] > 0 and 0 < rep["stage1"]["kept"] <= len(results)
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert calls_and_results(out, fmt, {"memory"}) == (calls, results)  # every one, unchanged
+    # the kept parts follow the digest; the messages they came from lost only other calls
+    out_msgs = out if fmt == "openai" else out["messages"]
+    digest_at = next(i for i, m in enumerate(out_msgs) if digest_text([m], fmt))
+    kept = out_msgs[digest_at + 1 : digest_at + 1 + s2["kept"]]
+    assert [m["role"] for m in kept] == ["assistant", "tool" if fmt == "openai" else "user"] * (
+        s2["kept"] // 2
+    )
+    for m in kept:
+        if fmt == "openai":
+            names = {c["function"]["name"] for c in m.get("tool_calls") or []}
+            assert m["role"] == "tool" or names == {"memory"}
+        else:
+            for b in m["content"]:
+                assert b["type"] in ("text", "tool_use", "tool_result")
+                assert b["type"] != "tool_use" or b["name"] == "memory"
+                assert b["type"] != "tool_result" or b["tool_use_id"] in results
+    digest = digest_text(out, fmt)
+    assert f"; {s2['kept']} with --keep-tool calls or results follow, kept)" in digest
+    # the span, as it was, comes back from the digest's handle
+    d_msgs = doc if fmt == "openai" else doc["messages"]
+    span = [json.loads(x) for x in read_back(s2["handle"]).decode().splitlines()]
+    assert span == d_msgs[s2["first"] - 1 : s2["last"]]
+    assert s2["dropped"] + s2["kept"] == s2["last"] - s2["first"] + 1
+    (line,) = summary_lines(res.stderr)
+    assert f"{s2['dropped']} messages dropped, {s2['kept']} kept for --keep-tool;" in line
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_keep_tool_on_a_real_tool_keeps_every_result_of_it(script_runner, runs, fmt):
+    """OpenHands' own editor tool: its results (the files viewed) are never elided, even by
+    --force, and their calls stay beside them."""
+    msgs = runs["ponylang__ponyc-4595"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    names = {"str_replace_editor"}
+    calls, results = calls_and_results(doc, fmt, names)
+    assert len(results) >= 5
+    args = ["--limit", "1000000", "--force", "--keep-tokens", "0", "--json-report"]
+    forced = compact(script_runner, data, *args)
+    elided = [
+        c
+        for c in calls_and_results(json.loads(forced.stdout), fmt, names)[1].values()
+        if isinstance(c, str) and PLACEHOLDER.match(c)
+    ]
+    assert elided  # what --keep-tool prevents
+    res = compact(script_runner, data, *args, "--keep-tool", "str_replace_editor")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert calls_and_results(out, fmt, names) == (calls, results)
+    rep = report_of(res)
+    assert rep["stage1"]["elided"] > 0 and rep["stage1"]["kept"] > 0
+    assert check_elided_come_back(doc, out, fmt) == rep["stage1"]["elided"]
+    # stage 2: the editor's calls and results, whole messages here, stay after the digest;
+    # they are most of the run, so the target is out of reach (exit 4, output still valid)
+    cut = compact(script_runner, data, "--limit", "20000", "--keep-tool", "str_replace_editor")
+    assert cut.returncode == 4 and "not under the 75% target" in cut.stderr
+    out = json.loads(cut.stdout)
+    assert strict_problems(out, fmt) == [] and digest_text(out, fmt)
+    assert calls_and_results(out, fmt, names) == (calls, results)
+    (line,) = summary_lines(cut.stderr)
+    assert re.search(r"; 24 messages dropped, 16 kept for --keep-tool; originals: ctx-read ", line)
+
+
+def test_keep_tool_of_a_tool_never_called_changes_nothing(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4588"])
+    plain = compact(script_runner, data, "--limit", "8000")
+    res = compact(script_runner, data, "--limit", "8000", "--keep-tool", "memory")
+    assert res.returncode == plain.returncode == 0
+    assert res.stdout == plain.stdout
+
+
 def test_digest_names_every_edit_and_failure_of_a_whole_run(script_runner, runs):
     """The heaviest cut: everything but the protected tail goes; the digest still has it all."""
     msgs = runs["ponylang__ponyc-4588"]

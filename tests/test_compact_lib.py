@@ -598,11 +598,12 @@ def _random_transcript(rng, fmt: str) -> list[dict] | dict:
         for _ in range(rng.randint(1, 3)):
             ids += 1
             cmd = rng.choice(["make", "pytest -q", "ls src", "cat /w/a.py"])
+            name = "memory" if rng.random() < 0.25 else "execute_bash"
             calls.append(
                 {
                     "id": f"c{ids}",
                     "type": "function",
-                    "function": {"name": "execute_bash", "arguments": json.dumps({"command": cmd})},
+                    "function": {"name": name, "arguments": json.dumps({"command": cmd})},
                 }
             )
         msgs.append(
@@ -623,12 +624,32 @@ def _random_transcript(rng, fmt: str) -> list[dict] | dict:
     return msgs if fmt == "openai" else convert.to_anthropic(msgs)
 
 
+def _memory_results(doc, fmt: str) -> dict[str, object]:
+    """call id -> result content of every `memory` call in DOC."""
+    msgs = doc if fmt == "openai" else doc["messages"]
+    ids = set()
+    out = {}
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            if c["function"]["name"] == "memory":
+                ids.add(c["id"])
+        if isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_use" and b["name"] == "memory":
+                    ids.add(b["id"])
+                if b.get("type") == "tool_result" and b["tool_use_id"] in ids:
+                    out[b["tool_use_id"]] = b["content"]
+        if m["role"] == "tool" and m["tool_call_id"] in ids:
+            out[m["tool_call_id"]] = m["content"]
+    return out
+
+
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
 def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
     import random
 
     rng = random.Random(20261130)
-    checked = 0
+    checked = kept_with_keep = 0
     for _ in range(60):
         doc = _random_transcript(rng, fmt)
         data = json.dumps(doc).encode()
@@ -638,6 +659,7 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
             keep_recent=rng.choice([0, 1, 3]),
             keep_tokens=rng.choice([None, 0, 200]),
             force=rng.random() < 0.2,
+            keep_tools=rng.choice([(), ("memory",)]),
         )
         stash = MemoryStash()
         out = compact(load(data), counter_factory(), opts, stash)
@@ -646,6 +668,10 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
         checked += 1
         result = out.messages if fmt == "openai" else dict(doc, messages=out.messages)
         assert strict_problems(result, fmt) == [], (opts, out.report)
+        if opts.keep_tools:
+            before, after = _memory_results(doc, fmt), _memory_results(result, fmt)
+            assert after == before, (opts, out.report)
+            kept_with_keep += bool(out.report["stage2"] and out.report["stage2"].get("kept"))
         originals = doc if fmt == "openai" else doc["messages"]
         s2 = out.report["stage2"]
         if s2 and s2.get("dropped"):
@@ -655,7 +681,7 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
             assert out.report["tokens_after"] <= out.report["target_tokens"]
         for h in out.report["stage1"]["handles"]:
             assert stash.read(h)
-    assert checked > 20
+    assert checked > 20 and kept_with_keep > 3
 
 
 # --- one run as ctx-compact does it (ctxtools.compact.run), without the CLI -----------------

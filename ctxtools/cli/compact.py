@@ -71,6 +71,13 @@ class _Above(FiniteFloat):
     show_default=True,
     help="Transcript format.",
 )
+@click.option(
+    "--keep-tool",
+    "keep_tools",
+    metavar="NAME",
+    multiple=True,
+    help="Never elide or drop this tool's results, nor its calls (repeatable).",
+)
 @click.option("--repair", is_flag=True, help="Fix orphaned tool results and unanswered calls.")
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
@@ -125,6 +132,7 @@ def cli(
     keep_recent,
     keep_tokens,
     fmt,
+    keep_tools,
     repair,
     summarizer,
     summarizer_timeout,
@@ -180,6 +188,14 @@ def cli(
     with their error line, and decisions. OpenAI: a user message after the first user
     message; Anthropic: a text block appended to the first user turn, so turns alternate.
 
+    --keep-tool NAME (repeatable) keeps every result of the tool NAME as it is: memory or
+    scratchpad tools whose results are the agent's state. Stage 1 never elides them; when
+    stage 2 drops a span, the calls of kept tools and their results stay, in order, right
+    after the digest (an assistant message that also called other tools keeps only the
+    kept calls; their results' message keeps only the kept results), so every kept result
+    still follows its call and the transcript stays valid for its API. The span, as it was,
+    is in the digest's handle.
+
     --summarizer 'CMD ARGS' runs CMD (no shell) with the dropped messages as text on stdin;
     its stdout joins the digest as a narrative only if it exits 0 within
     --summarizer-timeout and passes the gate: not empty, not longer than what it replaces,
@@ -209,8 +225,8 @@ def cli(
     "percent_before", "messages_after",
     "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom"|
     "repaired" (--repair changed it, nothing more was needed),
-    "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
-    "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
+    "stage1": {"elided", "tokens_saved", "handles", "kept"}, "stage2": null|{"dropped",
+    "first", "last", "kept", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
     "reasons", ...}, "counted": "messages" (what the token figures count, see above),
     "repair": null|{"removed", "added"}, "ruler": {...}}.
 
@@ -316,6 +332,7 @@ def _compact(**kw) -> int:
         summarizer_timeout=kw["summarizer_timeout"],
         min_ratio=kw["min_ratio"],
         min_path_share=kw["min_path_share"],
+        keep_tools=tuple(kw["keep_tools"]),
     )
     run = compact_transcript(
         tr,

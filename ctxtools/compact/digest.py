@@ -304,10 +304,12 @@ def render(
     ref: str | None,
     narrative: str | None = None,
     scale: float = 1.0,
+    kept: int = 0,
 ) -> str:
     """The digest text. FIRST..LAST are 1-based message numbers of the dropped span.
 
     SCALE < 1 shortens the capped lists (a tighter digest when the full one does not fit).
+    KEPT messages of the span stay after the digest (``--keep-tool``): COUNT excludes them.
     NARRATIVE (a summarizer's text, with its own heading) goes last: state before story.
     """
 
@@ -315,9 +317,10 @@ def render(
         return max(3, int(CAPS[key] * scale))
 
     where = f"; the originals: ctx-read {ref}" if ref else ""
+    why = f"; {kept:,} with --keep-tool calls or results follow, kept" if kept else ""
     head = (
         f"{HEADER}: messages {first:,}–{last:,} of {total:,} were dropped "
-        f"({count:,} messages){where}]"
+        f"({count:,} messages{why}){where}]"
     )
     lines = [head]
     if facts.earlier_digests:

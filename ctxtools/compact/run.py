@@ -135,6 +135,9 @@ class CompactRun:
         dropped = stage2.get("dropped") or 0
         if dropped:
             done.append(f"{dropped:,} message{'s' if dropped != 1 else ''} dropped")
+        kept = stage2.get("kept") or 0
+        if kept:
+            done.append(f"{kept:,} kept for --keep-tool")
         if done:
             line += "; " + ", ".join(done)
         if stage2.get("handle"):
