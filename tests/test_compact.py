@@ -780,6 +780,41 @@ def test_repair_anthropic(script_runner):
     assert read_back(ref) == b"orphan"
 
 
+@pytest.mark.parametrize("content", [7, None, {"text": "x"}])
+def test_repair_refuses_a_turn_it_cannot_add_a_result_to(script_runner, store_dir, content):
+    """Found by fuzzing: a user turn whose content is neither text nor blocks, after a call
+    without a result, gave a TypeError traceback. Now one line, and nothing is stashed
+    (not even the orphan before it)."""
+    doc = {
+        "system": "s",
+        "messages": [
+            {"role": "user", "content": "task"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "zzz", "content": "orphan"}],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "b", "name": "f", "input": {}}],
+            },
+            {"role": "user", "content": content},
+            {"role": "assistant", "content": "ok"},
+        ],
+    }
+    res = compact(script_runner, as_bytes(doc), "--limit", "100000", "--repair")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == (
+        "ctx-compact: error: message 5: its content is neither text nor a list of blocks, so "
+        "the missing tool_result of message 4 cannot join it (fix that message's content; "
+        "--repair cannot)\n"
+    )
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
+
+
 # --- the summarizer ----------------------------------------------------------------------
 
 
