@@ -779,6 +779,19 @@ def test_compact_transcript_notes_problems_it_leaves_alone(runs):
     assert run.status == UNCHANGED and run.output == dump(load(data))
 
 
+def test_an_empty_message_list_loads_but_is_not_compacted():
+    """load() parses `[]` (a count of it is well defined); a compaction refuses it."""
+    from ctxtools.compact.run import compact_transcript
+
+    tr = load(b"\xef\xbb\xbf[]")
+    assert tr.messages == [] and tr.shape == SHAPE_LIST
+    stash = MemoryStash()
+    ruler = get_ruler(heuristic=True).ruler
+    with pytest.raises(InputError, match="empty transcript: no messages"):
+        compact_transcript(tr, ruler, Options(limit=100), stash)
+    assert stash.items == {}
+
+
 def test_model_window():
     from ctxtools.compact.run import model_window
     from ctxtools.profiles import resolve

@@ -168,7 +168,8 @@ def compact_transcript(
     """Compact TR (in place: a repair replaces its messages) to OPTS with RULER's counts,
     stashing what it takes out in STASH (``elide.StoreStash``, ``MemoryStash``).
 
-    Orphaned tool results and calls without results are an InputError naming the first,
+    An empty message list is an InputError (both APIs refuse it). Orphaned tool results
+    and calls without results are an InputError naming the first,
     unless REPAIR: then orphans are dropped (stashed first) and calls answered with a
     placeholder. Other places the API may reject are left as they are, with a note.
     ON_NOTE sees those notes as they arise, before compaction starts (they are also in
@@ -176,6 +177,11 @@ def compact_transcript(
     changes."""
     from ctxtools.compact.elide import repair as repair_links
 
+    if not tr.messages:  # nothing to compact, and nothing either API would take
+        raise InputError(
+            "empty transcript: no messages",
+            hint="the OpenAI and Anthropic APIs both need at least one message",
+        )
     notes: list[str] = []
 
     def note(text: str) -> None:

@@ -15,8 +15,7 @@ Three shapes: a JSON list of messages, a JSON object with ``"messages"`` (its ot
 The output is written in the shape of the input. Fields this module does not know pass
 through untouched. A UTF-8 byte order mark before the JSON is skipped; a transcript that is
 written back is written without one (RFC 8259 forbids it), while input left unchanged is
-given back byte for byte, mark included. An empty message list is not a transcript: both
-APIs refuse it.
+given back byte for byte, mark included.
 
 Token count of a transcript (the ruler over what the model reads): for each message, the
 ruler's count of its text -- string content, text of content parts and blocks, tool-call
@@ -124,11 +123,6 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
         raise InputError(
             'not a transcript: expected a list of messages, an object with "messages", '
             "or JSON Lines of messages"
-        )
-    if not messages:  # both APIs refuse a request without messages
-        raise InputError(
-            "empty transcript: no messages",
-            hint="the OpenAI and Anthropic APIs both need at least one message",
         )
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
