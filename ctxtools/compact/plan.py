@@ -9,7 +9,8 @@ the stash only what the output will reference:
    transcript is under the target (``force``: all of them). The protected tail is the last
    ``keep_recent`` turns (a turn: an assistant message and the results answering it) plus the
    newest tool results before it up to ``keep_tokens``. The system prompt and the first user
-   message are never touched. A result is only elided when its placeholder is shorter.
+   message are never touched. A result is only elided when its placeholder is shorter, and
+   never when it answers a call of a ``keep_tools`` tool.
 3. Stage 2, only if still over the target: the oldest messages after the head (system prompt,
    first user message and any earlier digests) are dropped up to a cut ``k`` -- the smallest
    that gets under the target, else the largest allowed (then the outcome is ``no_headroom``).
@@ -18,6 +19,10 @@ the stash only what the output will reference:
    protected tail. The dropped messages, unchanged, are stashed as JSON Lines, and one digest
    names that handle: an OpenAI ``user`` message after the head; for Anthropic a text block
    appended to the first user turn, so that user and assistant turns keep alternating.
+   Calls of ``keep_tools`` tools in the dropped span stay, with their results, right after
+   the digest: each message reduced to its kept calls or kept results (whole when that is
+   all of it), in order, so every kept result still follows its call; their tokens count
+   against the target like the digest's.
 4. A summarizer's narrative joins the digest only if it passes the gate and still fits.
 """
 
