@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -452,15 +454,33 @@ def test_a_runaway_summarizer_is_stopped_at_the_cap_and_its_group_killed(tmp_pat
         f"wrote more than {cap:,} bytes, longer than the {len(text):,} characters it "
         "summarises could need: stopped"
     )
-    child = int(pidfile.read_text())
-    while True:  # SIGKILL is delivered asynchronously: wait until the child is gone
+    _wait_gone(int(pidfile.read_text()))
+
+
+def _wait_gone(pid: int) -> None:
+    """Return once PID has died (SIGKILL is delivered asynchronously). A watchdog, not a
+    timing check: a killed process is gone in milliseconds, one never killed runs 300 s."""
+    for _ in range(6000):
         try:
-            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except FileNotFoundError:
-            break
+            return
         if state in ("Z", "X"):
-            break
+            return
         time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"process {pid} outlived its summarizer")
+
+
+def test_what_a_summarizer_leaves_behind_holding_its_output_is_killed(tmp_path):
+    """The command exits at once, but a child it started keeps stdout open: that is a
+    timeout, and the child (same process group) is killed with it."""
+    pidfile = tmp_path / "child.pid"
+    out = run_summarizer(
+        ["sh", "-c", f"sleep 300 & echo $! > {pidfile}; exit 0"], "text", timeout=0.5
+    )
+    assert not out.ok and out.reason == "timed out after 0.5 s"
+    _wait_gone(int(pidfile.read_text()))
 
 
 def test_the_cap_counts_bytes_so_a_summary_in_another_script_fits():

@@ -254,7 +254,8 @@ def run_summarizer(
             except subprocess.TimeoutExpired:
                 reason = f"timed out after {timeout:g} s"
     finally:
-        if proc.poll() is None:
+        # Still running, or given up on (what it started may hold its pipes after it exits).
+        if reason is not None or proc.poll() is None:
             _kill_group(proc)
         proc.stdout.close()
         proc.stderr.close()
