@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SHARED, run_bytes
+from conftest import DATA, run_bytes
 from test_compact_validator import strict_problems
 
 from ctxtools.store import HandleStore
 
-CORPUS = SHARED / "corpus" / "transcripts" / "openhands-multi-swe-bench-output.jsonl"
+# Three real OpenHands runs (MIT, tests/data/compact/LICENSE-OpenHands).
+CORPUS = DATA / "compact" / "openhands-multi-swe-bench-output.jsonl"
 _spec = importlib.util.spec_from_file_location(
     "convert_openhands", DATA / "compact" / "convert_openhands.py"
 )
@@ -28,7 +29,7 @@ DIGEST_REF = re.compile(r"the originals: ctx-read (\S+)\]")
 
 
 @pytest.fixture(scope="session")
-def runs(shared_dir) -> dict[str, list[dict]]:
+def runs() -> dict[str, list[dict]]:
     """instance id -> OpenAI messages of that real run."""
     return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
 
@@ -227,6 +228,250 @@ def test_stage2_cut_digest_and_dropped_originals(script_runner, runs, run_id, fm
     assert positions == sorted(positions)
 
 
+SUMMARY = re.compile(
+    r"^ctx-compact: (?P<mb>[\d,]+) → (?P<ma>[\d,]+) messages, (?P<approx>~?)(?P<tb>[\d,]+) → "
+    r"(?P<ta>[\d,]+) tokens \(−(?P<pct>\d+)%, counting message text \+ 4 a message\)"
+    r"(?:; (?P<elided>[\d,]+) results? elided)?(?:[;,] (?P<dropped>[\d,]+) messages? dropped)?"
+    r"; originals: ctx-read (?P<ref>\S+)$",
+    re.M,
+)
+
+
+def summary_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if re.match(r"ctx-compact: [\d,]+ (→|messages)", ln)]
+
+
+def api_tokens(doc, fmt: str) -> int:
+    """Tokens of DOC as ctx-compact's report counts them, worked out here from the formats:
+    each message's text (content, tool names and arguments, results) + 4, + 3 for the reply,
+    + the Anthropic system prompt as one more message."""
+    from ctxtools.tokens import get_ruler
+
+    count = get_ruler().ruler.count
+
+    def text(content) -> list[str]:
+        if isinstance(content, str):
+            return [content]
+        parts = []
+        for b in content or []:
+            if b.get("type") == "tool_use":
+                parts += [
+                    b["name"],
+                    json.dumps(b["input"], ensure_ascii=False, separators=(",", ":")),
+                ]
+            elif b.get("type") == "tool_result":
+                parts += text(b["content"])
+            else:
+                parts.append(b["text"])
+        return parts
+
+    msgs = doc if fmt == "openai" else doc["messages"]
+    total = 3 + (4 + count(doc["system"]) if fmt == "anthropic" else 0)
+    for m in msgs:
+        parts = text(m.get("content"))
+        for c in m.get("tool_calls") or []:
+            parts += [c["function"]["name"], c["function"]["arguments"]]
+        total += 4 + count("\n".join(parts))
+    return total
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_a_compaction_says_what_it_did_in_one_line(script_runner, runs, fmt):
+    msgs = runs["ponylang__ponyc-4593"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    res = compact(script_runner, data, "--limit", "7000", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    (line,) = summary_lines(res.stderr)
+    m = SUMMARY.match(line)
+    assert m, line
+    num = lambda key: int((m.group(key) or "0").replace(",", ""))  # noqa: E731
+    assert (num("mb"), num("ma")) == (rep["messages_before"], rep["messages_after"])
+    assert (num("tb"), num("ta")) == (rep["tokens_before"], rep["tokens_after"])
+    assert m.group("approx") == ("" if rep["tokens_before_exact"] else "~")
+    assert num("pct") == round(100 * (1 - rep["tokens_after"] / rep["tokens_before"]))
+    assert num("elided") == rep["stage1"]["elided"] and num("dropped") == rep["stage2"]["dropped"]
+    assert m.group("ref") == rep["stage2"]["handle"] and read_back(m.group("ref"))
+    # what is counted: the messages as the API reads them, not the JSON file
+    out = json.loads(res.stdout)
+    assert rep["counted"] == "messages"
+    assert rep["tokens_after"] == api_tokens(out, fmt)
+    from ctxtools.tokens import get_ruler
+
+    assert get_ruler().ruler.count(res.stdout) > rep["tokens_after"]  # the file costs more
+    quiet = compact(script_runner, data, "--limit", "7000", "-q")
+    assert quiet.returncode == 0 and quiet.stdout == res.stdout
+    assert summary_lines(quiet.stderr) == [] and quiet.stderr == ""
+
+
+def test_the_summary_line_of_stage_1_alone_and_of_an_unchanged_run(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4595"])
+    res = compact(script_runner, data, "--limit", "30000", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    assert rep["stage2"] is None and rep["stage1"]["elided"] > 0
+    assert summary_lines(res.stderr) == [
+        f"ctx-compact: 47 → 47 messages, {rep['tokens_before']:,} → {rep['tokens_after']:,} "
+        f"tokens (−{round(100 * (1 - rep['tokens_after'] / rep['tokens_before']))}%, counting "
+        f"message text + 4 a message); {rep['stage1']['elided']} results elided; originals: "
+        "ctx-read the handle each placeholder names"
+    ]
+    big = compact(script_runner, data, "--limit", "1000000", "--json-report")
+    before = report_of(big)["tokens_before"]
+    assert summary_lines(big.stderr) == [
+        f"ctx-compact: 47 messages, {before:,} tokens = {100 * before / 1e6:.1f}% of 1,000,000, "
+        "below the 80% trigger: unchanged (--force compacts anyway)"
+    ]
+    assert compact(script_runner, data, "--limit", "1000000", "--quiet").stderr == ""
+
+
+# --- --keep-tool ---------------------------------------------------------------------------
+
+
+def with_memory_calls(msgs: list[dict], every: int = 3) -> list[dict]:
+    """A real run where every EVERY-th tool-calling assistant message also calls a `memory`
+    tool (parallel calls, as agents with a memory tool make them), answered after the real
+    result: the agent's notes, which compaction must never take away."""
+    out: list[dict] = []
+    pending: dict[str, dict] = {}
+    seen = 0
+    for m in msgs:
+        m = json.loads(json.dumps(m))
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            seen += 1
+            if seen % every == 0:
+                cid = m["tool_calls"][0]["id"] + "_mem"
+                args = {"command": "view", "path": f"/memories/step{seen}.md"}
+                m["tool_calls"].append(
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "memory", "arguments": json.dumps(args)},
+                    }
+                )
+                note = f"step {seen}: the parser lives in packages/cli/command_parser.pony. "
+                pending[m["tool_calls"][0]["id"]] = {
+                    "role": "tool",
+                    "tool_call_id": cid,
+                    "content": note * 12,
+                }
+        out.append(m)
+        if m["role"] == "tool" and m["tool_call_id"] in pending:
+            out.append(pending.pop(m["tool_call_id"]))
+    return out
+
+
+def calls_and_results(doc, fmt: str, names: set[str]) -> tuple[dict, dict]:
+    """id -> call (name, arguments) and id -> result content, for calls of tools in NAMES."""
+    calls, results = {}, {}
+    msgs = doc if fmt == "openai" else doc["messages"]
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            if c["function"]["name"] in names:
+                calls[c["id"]] = (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        if isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_use" and b["name"] in names:
+                    calls[b["id"]] = (b["name"], b["input"])
+    for cid, content in tool_outputs(doc, fmt).items():
+        if cid in calls:
+            results[cid] = content
+    return calls, results
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_keep_tool_results_and_calls_survive_both_stages(script_runner, runs, fmt):
+    msgs = with_memory_calls(runs["ponylang__ponyc-4588"])
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    assert strict_problems(doc, fmt) == []
+    data = as_bytes(doc)
+    calls, results = calls_and_results(doc, fmt, {"memory"})
+    assert len(calls) == len(results) >= 10
+    # without --keep-tool, stage 2 takes most of the memory results away
+    plain = compact(script_runner, data, "--limit", "12000", "--json-report")
+    assert plain.returncode == 0, plain.stderr
+    assert len(calls_and_results(json.loads(plain.stdout), fmt, {"memory"})[1]) < len(results)
+    res = compact(script_runner, data, "--limit", "12000", "--keep-tool", "memory", "--json-report")
+    assert res.returncode == 0, res.stderr
+    rep = report_of(res)
+    s2 = rep["stage2"]
+    assert s2["dropped"] > 0 and s2["kept"] > 0 and 0 < rep["stage1"]["kept"] <= len(results)
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert calls_and_results(out, fmt, {"memory"}) == (calls, results)  # every one, unchanged
+    # the kept parts follow the digest; the messages they came from lost only other calls
+    out_msgs = out if fmt == "openai" else out["messages"]
+    digest_at = next(i for i, m in enumerate(out_msgs) if digest_text([m], fmt))
+    kept = out_msgs[digest_at + 1 : digest_at + 1 + s2["kept"]]
+    assert [m["role"] for m in kept] == ["assistant", "tool" if fmt == "openai" else "user"] * (
+        s2["kept"] // 2
+    )
+    for m in kept:
+        if fmt == "openai":
+            names = {c["function"]["name"] for c in m.get("tool_calls") or []}
+            assert m["role"] == "tool" or names == {"memory"}
+        else:
+            for b in m["content"]:
+                assert b["type"] in ("text", "tool_use", "tool_result")
+                assert b["type"] != "tool_use" or b["name"] == "memory"
+                assert b["type"] != "tool_result" or b["tool_use_id"] in results
+    digest = digest_text(out, fmt)
+    assert f"; {s2['kept']} with --keep-tool calls or results follow, kept)" in digest
+    # the span, as it was, comes back from the digest's handle
+    d_msgs = doc if fmt == "openai" else doc["messages"]
+    span = [json.loads(x) for x in read_back(s2["handle"]).decode().splitlines()]
+    assert span == d_msgs[s2["first"] - 1 : s2["last"]]
+    assert s2["dropped"] + s2["kept"] == s2["last"] - s2["first"] + 1
+    (line,) = summary_lines(res.stderr)
+    assert f"{s2['dropped']} messages dropped, {s2['kept']} kept for --keep-tool;" in line
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_keep_tool_on_a_real_tool_keeps_every_result_of_it(script_runner, runs, fmt):
+    """OpenHands' own editor tool: its results (the files viewed) are never elided, even by
+    --force, and their calls stay beside them."""
+    msgs = runs["ponylang__ponyc-4595"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    names = {"str_replace_editor"}
+    calls, results = calls_and_results(doc, fmt, names)
+    assert len(results) >= 5
+    args = ["--limit", "1000000", "--force", "--keep-tokens", "0", "--json-report"]
+    forced = compact(script_runner, data, *args)
+    elided = [
+        c
+        for c in calls_and_results(json.loads(forced.stdout), fmt, names)[1].values()
+        if isinstance(c, str) and PLACEHOLDER.match(c)
+    ]
+    assert elided  # what --keep-tool prevents
+    res = compact(script_runner, data, *args, "--keep-tool", "str_replace_editor")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert strict_problems(out, fmt) == []
+    assert calls_and_results(out, fmt, names) == (calls, results)
+    rep = report_of(res)
+    assert rep["stage1"]["elided"] > 0 and rep["stage1"]["kept"] > 0
+    assert check_elided_come_back(doc, out, fmt) == rep["stage1"]["elided"]
+    # stage 2: the editor's calls and results, whole messages here, stay after the digest;
+    # they are most of the run, so the target is out of reach (exit 4, output still valid)
+    cut = compact(script_runner, data, "--limit", "20000", "--keep-tool", "str_replace_editor")
+    assert cut.returncode == 4 and "not under the 75% target" in cut.stderr
+    out = json.loads(cut.stdout)
+    assert strict_problems(out, fmt) == [] and digest_text(out, fmt)
+    assert calls_and_results(out, fmt, names) == (calls, results)
+    (line,) = summary_lines(cut.stderr)
+    assert re.search(r"; 24 messages dropped, 16 kept for --keep-tool; originals: ctx-read ", line)
+
+
+def test_keep_tool_of_a_tool_never_called_changes_nothing(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4588"])
+    plain = compact(script_runner, data, "--limit", "8000")
+    res = compact(script_runner, data, "--limit", "8000", "--keep-tool", "memory")
+    assert res.returncode == plain.returncode == 0
+    assert res.stdout == plain.stdout
+
+
 def test_digest_names_every_edit_and_failure_of_a_whole_run(script_runner, runs):
     """The heaviest cut: everything but the protected tail goes; the digest still has it all."""
     msgs = runs["ponylang__ponyc-4588"]
@@ -405,6 +650,11 @@ def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
         (b"[1, 2]", "message 1 is not a JSON object"),
         (b'{"foo": 1}', "not a transcript"),
         (b'[{"role": "user", "content": "\xff\xfe"}]', "invalid UTF-8"),
+        (b"[]", "empty transcript: no messages"),
+        (b'{"model": "m", "messages": []}', "empty transcript: no messages"),
+        (b"\xef\xbb\xbf[]\n", "empty transcript: no messages"),
+        (b"\xef\xbb\xbf", "empty transcript: no input"),
+        (b"\xef\xbb\xbf\xef\xbb\xbf[]", "invalid JSON"),
     ],
 )
 def test_bad_input_is_refused(script_runner, store_dir, data, message):
@@ -416,10 +666,51 @@ def test_bad_input_is_refused(script_runner, store_dir, data, message):
     assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
-def test_empty_message_list_is_unchanged(script_runner):
+def test_an_empty_message_list_is_bad_input_as_the_help_says(script_runner):
+    """Exit 1, as --help lists "empty transcript" under bad input: both APIs refuse a request
+    without messages, so there is nothing valid to pass through."""
     res = compact(script_runner, b"[]", "--limit", "100")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == (
+        "ctx-compact: error: empty transcript: no messages (the OpenAI and Anthropic APIs "
+        "both need at least one message)\n"
+    )
+    help_text = compact(script_runner, b"", "--help").stdout
+    assert "1 bad input (invalid JSON, unknown role, empty transcript" in " ".join(
+        help_text.split()
+    )
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_a_byte_order_mark_is_skipped_and_not_written_back(script_runner, runs, fmt):
+    msgs = runs["ponylang__ponyc-4593"]
+    doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)
+    data = as_bytes(doc)
+    plain = compact(script_runner, data, "--limit", "6000")
+    marked = compact(script_runner, BOM + data, "--limit", "6000")
+    assert marked.returncode == plain.returncode == 0, marked.stderr
+    assert marked.stdout == plain.stdout and not marked.stdout.startswith("\ufeff")
+    assert strict_problems(json.loads(marked.stdout), fmt) == []
+
+
+def test_a_byte_order_mark_stays_when_the_input_is_given_back_unchanged(script_runner, runs):
+    """Below the trigger the output is the input, byte for byte: the mark included."""
+    data = BOM + as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(script_runner, data, "--limit", "1000000")
     assert res.returncode == 0
-    assert res.stdout == "[]"
+    assert res.stdout.encode() == data
+
+
+def test_a_byte_order_mark_before_json_lines(script_runner, runs):
+    msgs = runs["ponylang__ponyc-4593"]
+    jsonl = b"".join(json.dumps(m).encode() + b"\n" for m in msgs)
+    res = compact(script_runner, BOM + jsonl, "--limit", "6000")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == compact(script_runner, jsonl, "--limit", "6000").stdout
+    assert res.stdout.startswith('{"role":"system"')
 
 
 ORPHANED = [
@@ -454,6 +745,8 @@ def test_repair_drops_orphans_into_the_store_and_answers_calls(script_runner):
     out = json.loads(res.stdout)
     assert strict_problems(out, "openai") == []
     rep = report_of(res)
+    assert rep["action"] == "repaired"  # issue 11: it said "unchanged" after repairing
+    assert "below the 80% trigger: not compacted, only repaired" in res.stderr
     (removed,) = rep["repair"]["removed"]
     assert read_back(removed["ref"]) == ORPHANED[2]["content"].encode()
     assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "assistant"]
@@ -485,6 +778,41 @@ def test_repair_anthropic(script_runner):
     assert strict_problems(out, "anthropic") == []
     ref = report_of(res)["repair"]["removed"][0]["ref"]
     assert read_back(ref) == b"orphan"
+
+
+@pytest.mark.parametrize("content", [7, None, {"text": "x"}])
+def test_repair_refuses_a_turn_it_cannot_add_a_result_to(script_runner, store_dir, content):
+    """Found by fuzzing: a user turn whose content is neither text nor blocks, after a call
+    without a result, gave a TypeError traceback. Now one line, and nothing is stashed
+    (not even the orphan before it)."""
+    doc = {
+        "system": "s",
+        "messages": [
+            {"role": "user", "content": "task"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "zzz", "content": "orphan"}],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "b", "name": "f", "input": {}}],
+            },
+            {"role": "user", "content": content},
+            {"role": "assistant", "content": "ok"},
+        ],
+    }
+    res = compact(script_runner, as_bytes(doc), "--limit", "100000", "--repair")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == (
+        "ctx-compact: error: message 5: its content is neither text nor a list of blocks, so "
+        "the missing tool_result of message 4 cannot join it (fix that message's content; "
+        "--repair cannot)\n"
+    )
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
 # --- the summarizer ----------------------------------------------------------------------
@@ -562,6 +890,66 @@ def test_good_summary_joins_the_digest(script_runner, runs):
     digest = digest_text(json.loads(res.stdout), "openai")
     assert re.search(r"\nNarrative \(summarizer, messages 3–\d+\):\nThe agent explored", digest)
     assert strict_problems(json.loads(res.stdout), "openai") == []
+
+
+def test_a_runaway_summarizer_is_rejected_and_the_run_goes_on(script_runner, runs):
+    """`yes` as the summarizer (issue 11: 2.4 GB buffered, then a MemoryError): its output is
+    capped, it is killed, and the digest alone is used, as for any rejected summary."""
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(
+        script_runner,
+        data,
+        "--limit",
+        "6000",
+        "--summarizer",
+        "yes",
+        "--summarizer-timeout",
+        "600",
+        "--json-report",
+    )
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    assert re.search(
+        r"summary rejected \(wrote more than [\d,]+ bytes, longer than the [\d,]+ characters "
+        r"it summarises could need: stopped\): the digest alone is used",
+        res.stderr,
+    )
+    assert report_of(res)["summarizer"]["accepted"] is False
+    assert res.stdout == compact(script_runner, data, "--limit", "6000").stdout
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--summarizer-timeout", "inf", "'inf' is not a finite number"),
+        ("--summarizer-timeout", "nan", "'nan' is not a finite number"),
+        ("--summarizer-timeout", "1e9", "'1e9' is above the maximum of 3600"),
+        ("--summarizer-timeout", "0", "'0' is not above 0"),
+        ("--summarizer-timeout", "-2", "'-2' is below the minimum of 0"),
+        ("--at", "nan", "'nan' is not a finite number"),
+        ("--at", "5", "'5' is not above 5"),
+        ("--at", "inf", "'inf' is not a finite number"),
+        ("--min-ratio", "nan", "'nan' is not a finite number"),
+        ("--min-path-share", "nan", "'nan' is not a finite number"),
+        ("--min-path-share", "1.5", "'1.5' is above the maximum of 1"),
+    ],
+)
+def test_numbers_that_are_not_finite_or_in_range_are_usage_errors(
+    script_runner, runs, store_dir, option, value, message
+):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    args = ["--limit", "6000", "--summarizer", "yes", option, value]
+    res = compact(script_runner, data, *args)
+    assert res.returncode == 2
+    assert f"Invalid value for '{option}': {message}" in res.stderr
+    assert res.stdout == "" and "Traceback" not in res.stderr
+    assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
+
+
+def test_the_longest_summarizer_timeout_is_accepted(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4593"])
+    res = compact(script_runner, data, "--limit", "6000", "--summarizer-timeout", "3600")
+    assert res.returncode == 0, res.stderr
 
 
 def test_summarizer_that_does_not_exist(script_runner, runs):
@@ -678,6 +1066,20 @@ def test_fixture_converter_output_is_valid(runs):
         assert strict_problems(msgs, "openai") == []
         assert strict_problems(convert.to_anthropic(msgs), "anthropic") == []
     assert Path(CORPUS).is_file()
+
+
+def test_transcripts_are_read_from_the_clone_alone():
+    """The real runs and their licence live in tests/data/compact; no test reaches beside the
+    repository for them."""
+    assert CORPUS.is_relative_to(DATA) and (CORPUS.parent / "LICENSE-OpenHands").is_file()
+    beside = "shared/" + "corpus/transcripts"
+    tests = Path(__file__).resolve().parent
+    offenders = [
+        str(p.relative_to(tests))
+        for p in sorted(tests.rglob("*.py"))
+        if beside in p.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
 
 
 # --- long transcripts built from the real ones -----------------------------------------------

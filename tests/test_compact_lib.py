@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from test_compact import CORPUS, convert, strict_problems
 
 from ctxtools.compact import COMPACTED, NO_HEADROOM, UNCHANGED, Options, compact
-from ctxtools.compact.accept import gate, parse_command, paths_in, run_summarizer
+from ctxtools.compact.accept import gate, output_cap, parse_command, paths_in, run_summarizer
 from ctxtools.compact.digest import Call, Facts, error_line, exit_status, render
 from ctxtools.compact.elide import MemoryStash, handle_name, placeholder, predict_ref, repair
 from ctxtools.compact.transcript import (
@@ -35,7 +39,7 @@ def counter_factory():
 
 
 @pytest.fixture(scope="module")
-def runs(shared_dir) -> dict[str, list[dict]]:
+def runs() -> dict[str, list[dict]]:
     return {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
 
 
@@ -298,6 +302,45 @@ def test_digest_is_list_shaped_in_order_and_deterministic():
     assert render(facts, first=3, last=9, count=7, total=20, ref="ctx:s/n@abc") == text
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We decided to keep the old parser.",
+        "Now decide which branch to patch.",
+        "The decision is to patch src/lexer.c only.",
+        "Two decisions remain open.",
+        "The agent decides to run the tests first.",
+        "Deciding between the two fixes by their size.",
+        "I planned a smaller change to the build.",
+        "Planning the refactor in two steps.",
+        "Plans changed after the failing test.",
+        "A plan: rebuild, then rerun.",
+    ],
+)
+def test_decisions_catch_every_form_of_decide_and_plan(sentence):
+    facts = Facts()
+    facts.add_decision(f"Looked at the output. {sentence}")
+    assert facts.decisions == [sentence]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The halting problem is undecidable.",
+        "Whether it terminates is decidable here.",
+        "The outcome is still undecided.",
+        "Indecision cost two runs.",
+        "The planet module failed to load.",
+        "An explanation follows in the log.",
+        "The plane geometry tests pass.",
+    ],
+)
+def test_decisions_ignore_words_that_only_contain_them(sentence):
+    facts = Facts()
+    facts.add_decision(sentence)
+    assert facts.decisions == []
+
+
 def test_digest_caps_long_lists():
     facts = Facts()
     for i in range(100):
@@ -395,6 +438,67 @@ def test_summarizer_runner():
     assert parse_command("llm -m 'qwen 7b' -s x") == ["llm", "-m", "qwen 7b", "-s", "x"]
     with pytest.raises(UsageError):
         parse_command("   ")
+
+
+def test_a_runaway_summarizer_is_stopped_at_the_cap_and_its_group_killed(tmp_path):
+    """`yes` never ends and never stops writing: the run keeps at most the cap, kills the
+    process group (a child it started too) and says why."""
+    text = "The agent edited src/lexer.c and ran make. " * 30
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 300 & echo $! > {pidfile}; exec yes"
+    out = run_summarizer(["sh", "-c", script], text, timeout=600)
+    assert not out.ok and out.output == ""
+    cap = output_cap(text)
+    assert cap == 4 * len(text) + 4096
+    assert out.reason == (
+        f"wrote more than {cap:,} bytes, longer than the {len(text):,} characters it "
+        "summarises could need: stopped"
+    )
+    _wait_gone(int(pidfile.read_text()))
+
+
+def _wait_gone(pid: int) -> None:
+    """Return once PID has died (SIGKILL is delivered asynchronously). A watchdog, not a
+    timing check: a killed process is gone in milliseconds, one never killed runs 300 s."""
+    for _ in range(6000):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"process {pid} outlived its summarizer")
+
+
+def test_what_a_summarizer_leaves_behind_holding_its_output_is_killed(tmp_path):
+    """The command exits at once, but a child it started keeps stdout open: that is a
+    timeout, and the child (same process group) is killed with it."""
+    pidfile = tmp_path / "child.pid"
+    out = run_summarizer(
+        ["sh", "-c", f"sleep 300 & echo $! > {pidfile}; exit 0"], "text", timeout=0.5
+    )
+    assert not out.ok and out.reason == "timed out after 0.5 s"
+    _wait_gone(int(pidfile.read_text()))
+
+
+def test_the_cap_counts_bytes_so_a_summary_in_another_script_fits():
+    text = "step " * 200  # 1,000 ASCII characters
+    summary = "要約" * 400  # 800 characters, 2,400 bytes: shorter than the text, in chars
+    out = run_summarizer([sys.executable, "-c", f"print({summary!r})"], text)
+    assert out.ok and out.output.strip() == summary
+    assert gate(text, out.output, min_path_share=0).accepted
+
+
+def test_a_flood_on_stderr_keeps_only_its_tail():
+    code = (
+        "import sys; sys.stdin.read()\n"
+        "for _ in range(20000): sys.stderr.write('x' * 1000 + '\\n')\n"
+        "sys.stderr.write('fatal: no model loaded\\n'); sys.exit(3)"
+    )
+    out = run_summarizer([sys.executable, "-c", code], "some text")
+    assert not out.ok and out.reason == "exited with status 3: fatal: no model loaded"
 
 
 # --- the planner --------------------------------------------------------------------------
@@ -514,11 +618,12 @@ def _random_transcript(rng, fmt: str) -> list[dict] | dict:
         for _ in range(rng.randint(1, 3)):
             ids += 1
             cmd = rng.choice(["make", "pytest -q", "ls src", "cat /w/a.py"])
+            name = "memory" if rng.random() < 0.25 else "execute_bash"
             calls.append(
                 {
                     "id": f"c{ids}",
                     "type": "function",
-                    "function": {"name": "execute_bash", "arguments": json.dumps({"command": cmd})},
+                    "function": {"name": name, "arguments": json.dumps({"command": cmd})},
                 }
             )
         msgs.append(
@@ -539,12 +644,32 @@ def _random_transcript(rng, fmt: str) -> list[dict] | dict:
     return msgs if fmt == "openai" else convert.to_anthropic(msgs)
 
 
+def _memory_results(doc, fmt: str) -> dict[str, object]:
+    """call id -> result content of every `memory` call in DOC."""
+    msgs = doc if fmt == "openai" else doc["messages"]
+    ids = set()
+    out = {}
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            if c["function"]["name"] == "memory":
+                ids.add(c["id"])
+        if isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_use" and b["name"] == "memory":
+                    ids.add(b["id"])
+                if b.get("type") == "tool_result" and b["tool_use_id"] in ids:
+                    out[b["tool_use_id"]] = b["content"]
+        if m["role"] == "tool" and m["tool_call_id"] in ids:
+            out[m["tool_call_id"]] = m["content"]
+    return out
+
+
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
 def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
     import random
 
     rng = random.Random(20261130)
-    checked = 0
+    checked = kept_with_keep = 0
     for _ in range(60):
         doc = _random_transcript(rng, fmt)
         data = json.dumps(doc).encode()
@@ -554,6 +679,7 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
             keep_recent=rng.choice([0, 1, 3]),
             keep_tokens=rng.choice([None, 0, 200]),
             force=rng.random() < 0.2,
+            keep_tools=rng.choice([(), ("memory",)]),
         )
         stash = MemoryStash()
         out = compact(load(data), counter_factory(), opts, stash)
@@ -562,6 +688,10 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
         checked += 1
         result = out.messages if fmt == "openai" else dict(doc, messages=out.messages)
         assert strict_problems(result, fmt) == [], (opts, out.report)
+        if opts.keep_tools:
+            before, after = _memory_results(doc, fmt), _memory_results(result, fmt)
+            assert after == before, (opts, out.report)
+            kept_with_keep += bool(out.report["stage2"] and out.report["stage2"].get("kept"))
         originals = doc if fmt == "openai" else doc["messages"]
         s2 = out.report["stage2"]
         if s2 and s2.get("dropped"):
@@ -571,7 +701,7 @@ def test_random_transcripts_always_come_out_valid(counter_factory, fmt):
             assert out.report["tokens_after"] <= out.report["target_tokens"]
         for h in out.report["stage1"]["handles"]:
             assert stash.read(h)
-    assert checked > 20
+    assert checked > 20 and kept_with_keep > 3
 
 
 # --- one run as ctx-compact does it (ctxtools.compact.run), without the CLI -----------------
@@ -637,7 +767,13 @@ def test_compact_transcript_refuses_or_repairs_a_broken_transcript(runs):
         == run.notes
         == ["repaired: removed 1 orphaned tool result(s), answered 1 call(s) without a result"]
     )
-    assert run.status == UNCHANGED  # far below the trigger: only the repair changed it
+    assert run.status == "repaired"  # far below the trigger: only the repair changed it
+    assert run.compaction_notes == []  # the summary line says it
+    assert run.summary() == (
+        f"{len(tr.messages)} messages, {run.report()['tokens_before']:,} tokens = 1.9% of "
+        "1,000,000, below the 80% trigger: not compacted, only repaired (--force compacts anyway)"
+    )
+    assert run.report()["action"] == "repaired"
     assert run.output == dump(tr) != data  # the repaired transcript, not the input
     assert strict_problems(json.loads(run.output), "openai") == []
     (removed,) = run.repaired["removed"]
@@ -661,6 +797,19 @@ def test_compact_transcript_notes_problems_it_leaves_alone(runs):
     assert note.startswith("note: 2 place(s) the anthropic API may reject, left as they are")
     assert note.endswith("two user turns in a row")
     assert run.status == UNCHANGED and run.output == dump(load(data))
+
+
+def test_an_empty_message_list_loads_but_is_not_compacted():
+    """load() parses `[]` (a count of it is well defined); a compaction refuses it."""
+    from ctxtools.compact.run import compact_transcript
+
+    tr = load(b"\xef\xbb\xbf[]")
+    assert tr.messages == [] and tr.shape == SHAPE_LIST
+    stash = MemoryStash()
+    ruler = get_ruler(heuristic=True).ruler
+    with pytest.raises(InputError, match="empty transcript: no messages"):
+        compact_transcript(tr, ruler, Options(limit=100), stash)
+    assert stash.items == {}
 
 
 def test_model_window():

@@ -20,7 +20,7 @@ def ruler():
 
 
 @pytest.fixture(scope="module")
-def run_bytes(shared_dir) -> bytes:
+def run_bytes() -> bytes:
     runs = {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
     return json.dumps(runs["ponylang__ponyc-4588"]).encode()
 

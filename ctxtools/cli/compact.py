@@ -7,6 +7,7 @@ import click
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    FiniteFloat,
     Source,
     json_dumps,
     make_main,
@@ -19,6 +20,21 @@ from ctxtools.cli.common import (
 )
 from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 
+MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
+
+
+class _Above(FiniteFloat):
+    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
+
+    def __init__(self, low: float, max: float | None = None):
+        super().__init__(min=low, max=max)
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number <= self.min:
+            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
+        return number
+
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
@@ -27,10 +43,10 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 @click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
 @click.option(
     "--at",
-    type=click.FloatRange(5, 100, min_open=True),
+    type=_Above(5, 100),
     default=80.0,
     show_default=True,
-    help="Compact at this percent of the window; aim 5 points lower.",
+    help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
 @click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
 @click.option(
@@ -55,28 +71,35 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
     show_default=True,
     help="Transcript format.",
 )
+@click.option(
+    "--keep-tool",
+    "keep_tools",
+    metavar="NAME",
+    multiple=True,
+    help="Never elide or drop this tool's results, nor its calls (repeatable).",
+)
 @click.option("--repair", is_flag=True, help="Fix orphaned tool results and unanswered calls.")
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
     "--summarizer-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
     default=60.0,
     show_default=True,
-    help="Seconds the summarizer may take.",
+    help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @click.option(
     "--min-ratio",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=0.02,
     show_default=True,
-    help="Gate: shortest summary, as a share of the original's length.",
+    help="Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
 @click.option(
     "--min-path-share",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=0.5,
     show_default=True,
-    help="Gate: share of the original's file paths a summary must keep.",
+    help="Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
 @click.option(
     "--accept",
@@ -97,6 +120,7 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 @click.option("--max-bytes", metavar="SIZE", help="With --evict: bytes that may stay (64k, 1M).")
 @click.option("--max-entries", type=click.IntRange(min=0), help="With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @store_options
 @ruler_options
 def cli(
@@ -108,6 +132,7 @@ def cli(
     keep_recent,
     keep_tokens,
     fmt,
+    keep_tools,
     repair,
     summarizer,
     summarizer_timeout,
@@ -119,6 +144,7 @@ def cli(
     max_bytes,
     max_entries,
     json_report,
+    quiet,
     store,
     session,
     encoding,
@@ -132,10 +158,13 @@ def cli(
     format and shape. Formats (detected; force with --format): OpenAI chat messages -- a JSON
     list, {"messages": [...]} (its other keys are kept), or JSON Lines -- with tool_calls and
     role "tool" results; Anthropic messages with tool_use / tool_result blocks and a top-level
-    "system". Fields ctx-compact does not know pass through untouched.
+    "system". Fields ctx-compact does not know pass through untouched. A UTF-8 byte
+    order mark before the JSON is skipped and not written back.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
-    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply (a
+    text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply, as the
+    APIs count a request -- not the raw JSON of the file, whose keys, quotes and escapes
+    `ctx-count FILE` counts too (a
     transcript far over its window is counted from the end only as far as needed: the
     older messages can only be dropped, and the total before is then an estimate,
     "tokens_before_exact": false in the report). Below
@@ -159,12 +188,26 @@ def cli(
     with their error line, and decisions. OpenAI: a user message after the first user
     message; Anthropic: a text block appended to the first user turn, so turns alternate.
 
+    --keep-tool NAME (repeatable) keeps every result of the tool NAME as it is: memory or
+    scratchpad tools whose results are the agent's state. Stage 1 never elides them; when
+    stage 2 drops a span, the calls of kept tools and their results stay, in order, right
+    after the digest (an assistant message that also called other tools keeps only the
+    kept calls; their results' message keeps only the kept results), so every kept result
+    still follows its call and the transcript stays valid for its API. The span, as it was,
+    is in the digest's handle.
+
     --summarizer 'CMD ARGS' runs CMD (no shell) with the dropped messages as text on stdin;
     its stdout joins the digest as a narrative only if it exits 0 within
     --summarizer-timeout and passes the gate: not empty, not longer than what it replaces,
     at least --min-ratio of it, keeps --min-path-share of its file paths, no chatty preamble
     or refusal ("Sure!", "Here is", "I can't", "As an AI"), not an error message. A rejected
     summary is reported on stderr with the reason.
+
+    A run ends with one line on stderr saying what it did (-q/--quiet drops it), e.g.
+    "ctx-compact: 68 → 28 messages, 15,055 → 5,099 tokens (−66%, counting message text + 4 a
+    message); 3 results elided, 41 messages dropped; originals: ctx-read ctx:default/
+    compact-…" ("~" marks a total before that is an estimate, see above), or "66 messages,
+    14,943 tokens = 49.8% of 30,000, below the 80% trigger: unchanged".
 
     --accept ORIGINAL CANDIDATE runs only the gate: exit 0 and print CANDIDATE if it passes,
     exit 1 with the reasons otherwise (ORIGINAL is never touched).
@@ -180,14 +223,17 @@ def cli(
     --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
     "target_tokens", "messages_before", "tokens_before", "tokens_before_exact",
     "percent_before", "messages_after",
-    "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom",
-    "stage1": {"elided", "tokens_saved", "handles"}, "stage2": null|{"dropped", "first",
-    "last", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
-    "reasons", ...}, "repair": null|{"removed", "added"}, "ruler": {...}}.
+    "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom"|
+    "repaired" (--repair changed it, nothing more was needed),
+    "stage1": {"elided", "tokens_saved", "handles", "kept"}, "stage2": null|{"dropped",
+    "first", "last", "kept", "handle", "digest_tokens"}, "summarizer": null|{"command", "accepted",
+    "reasons", ...}, "counted": "messages" (what the token figures count, see above),
+    "repair": null|{"removed", "added"}, "ruler": {...}}.
 
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
-    transcript, orphaned results without --repair) or a rejected --accept candidate; 2
-    usage error; 4 compaction could not get under the target (output still written).
+    transcript or message list, orphaned results without --repair) or a rejected --accept
+    candidate; 2 usage error; 4 compaction could not get under the target (output still
+    written).
 
     \b
     Examples:
@@ -286,6 +332,7 @@ def _compact(**kw) -> int:
         summarizer_timeout=kw["summarizer_timeout"],
         min_ratio=kw["min_ratio"],
         min_path_share=kw["min_path_share"],
+        keep_tools=tuple(kw["keep_tools"]),
     )
     run = compact_transcript(
         tr,
@@ -299,6 +346,8 @@ def _compact(**kw) -> int:
     write_bytes(run.output)
     for note in run.compaction_notes:
         warn(note)
+    if not kw["quiet"]:
+        warn(run.summary())
     if kw["json_report"]:
         _report(run.report())
     if run.status == NO_HEADROOM:

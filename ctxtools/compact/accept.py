@@ -170,11 +170,32 @@ def parse_command(command: str) -> list[str]:
     return argv
 
 
-def run_summarizer(argv: list[str], text: str, timeout: float = DEFAULT_TIMEOUT) -> RunOutcome:
-    """Run ARGV (no shell) with TEXT on stdin; the outcome says why it is unusable, if it is."""
-    import signal
-    import subprocess
+STDERR_TAIL = 8192  # bytes of the summarizer's stderr kept (its last line names the error)
 
+
+def output_cap(text: str) -> int:
+    """The most bytes a summary of TEXT may take before the run is stopped: more than 4
+    bytes a character of TEXT (plus some slack for blank lines) is more characters than
+    TEXT has, which the gate rejects anyway ("longer than what it replaces")."""
+    return 4 * len(text) + 4096
+
+
+def run_summarizer(
+    argv: list[str], text: str, timeout: float = DEFAULT_TIMEOUT, cap: int | None = None
+) -> RunOutcome:
+    """Run ARGV (no shell, in its own process group) with TEXT on stdin; the outcome says
+    why it is unusable, if it is. At most CAP bytes of its stdout are kept (default
+    ``output_cap(TEXT)``) and the last ``STDERR_TAIL`` bytes of its stderr: a summarizer
+    that writes more, or is still running after TIMEOUT seconds, is killed (its whole
+    process group) and rejected. Ctrl-C kills it too before it propagates."""
+    import contextlib
+    import selectors
+    import subprocess
+    import threading
+    import time
+
+    if cap is None:
+        cap = output_cap(text)
     try:
         proc = subprocess.Popen(
             argv,
@@ -185,20 +206,78 @@ def run_summarizer(argv: list[str], text: str, timeout: float = DEFAULT_TIMEOUT)
         )
     except OSError as exc:
         return RunOutcome(False, reason=f"cannot run {argv[0]!r}: {exc.strerror or exc}")
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    data = text.encode("utf-8", "surrogatepass")
+
+    def feed() -> None:
+        # OSError: it stopped reading (exited, or was killed), which is its own business.
+        with contextlib.suppress(OSError):
+            proc.stdin.write(data)  # type: ignore[union-attr]
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
+
+    writer = threading.Thread(target=feed, daemon=True)
+    out: list[bytes] = []
+    size = 0
+    err = bytearray()
+    reason = None
+    deadline = time.monotonic() + timeout
     try:
-        out, err = proc.communicate(text.encode("utf-8", "surrogatepass"), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        proc.communicate()
-        return RunOutcome(False, reason=f"timed out after {timeout:g} s")
-    output = out.decode("utf-8", "replace")
+        writer.start()
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            sel.register(proc.stderr, selectors.EVENT_READ)
+            while reason is None and sel.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    reason = f"timed out after {timeout:g} s"
+                    break
+                for key, _ in sel.select(left):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                    elif key.fileobj is proc.stdout:
+                        size += len(chunk)
+                        if size > cap:
+                            reason = (
+                                f"wrote more than {cap:,} bytes, longer than the "
+                                f"{len(text):,} characters it summarises could need: stopped"
+                            )
+                            break
+                        out.append(chunk)
+                    else:
+                        err += chunk
+                        del err[:-STDERR_TAIL]
+        if reason is None:
+            try:
+                proc.wait(max(deadline - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                reason = f"timed out after {timeout:g} s"
+    finally:
+        # Still running, or given up on (what it started may hold its pipes after it exits).
+        if reason is not None or proc.poll() is None:
+            _kill_group(proc)
+        proc.stdout.close()
+        proc.stderr.close()
+        writer.join(1.0)
+    if reason is not None:
+        return RunOutcome(False, reason=reason)
+    output = b"".join(out).decode("utf-8", "replace")
     if proc.returncode != 0:
-        last = err.decode("utf-8", "replace").strip().splitlines()
+        last = bytes(err).decode("utf-8", "replace").strip().splitlines()
         tail = f": {_clip(last[-1], 120)}" if last else ""
         return RunOutcome(
             False, output, f"exited with status {proc.returncode}{tail}", proc.returncode
         )
     return RunOutcome(True, output, None, 0)
+
+
+def _kill_group(proc) -> None:
+    """SIGKILL PROC's process group (the summarizer and anything it started), then reap it."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
+    proc.wait()

@@ -49,10 +49,12 @@ _ERROR_LINE = re.compile(
 )
 _SUFFIX_LINE = re.compile(r"^\[(the )?command (completed|finished|exited)", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ b/(.+)$", re.M)
+# Whole words only, with their inflections spelled out: "decided", "decision", "planned"
+# are decisions; "undecidable", "decidable", "indecision", "planet", "explanation" are not.
 _DECISION = re.compile(
     r"\b(I'll|I will|I'm going to|I am going to|let's|let me|we should|I should|we need|"
-    r"I need|decid|instead|the fix|fix(?:ed)? (?:by|it)|the (?:issue|problem|cause) is|"
-    r"root cause|plan)\b",
+    r"I need|decid(?:e|ed|es|ing)|decisions?|instead|the fix|fix(?:ed)? (?:by|it)|"
+    r"the (?:issue|problem|cause) is|root cause|plan(?:s|ned|ning)?)\b",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
@@ -302,10 +304,12 @@ def render(
     ref: str | None,
     narrative: str | None = None,
     scale: float = 1.0,
+    kept: int = 0,
 ) -> str:
     """The digest text. FIRST..LAST are 1-based message numbers of the dropped span.
 
     SCALE < 1 shortens the capped lists (a tighter digest when the full one does not fit).
+    KEPT messages of the span stay after the digest (``--keep-tool``): COUNT excludes them.
     NARRATIVE (a summarizer's text, with its own heading) goes last: state before story.
     """
 
@@ -313,9 +317,10 @@ def render(
         return max(3, int(CAPS[key] * scale))
 
     where = f"; the originals: ctx-read {ref}" if ref else ""
+    why = f"; {kept:,} with --keep-tool calls or results follow, kept" if kept else ""
     head = (
         f"{HEADER}: messages {first:,}–{last:,} of {total:,} were dropped "
-        f"({count:,} messages){where}]"
+        f"({count:,} messages{why}){where}]"
     )
     lines = [head]
     if facts.earlier_digests:

@@ -23,7 +23,7 @@ from ctxtools.compact.transcript import (
     tool_results,
     tool_uses,
 )
-from ctxtools.errors import CtxError
+from ctxtools.errors import CtxError, InputError
 
 NAME_PREFIX = "compact-"
 REF_SHA_LEN = 12  # the store's ref carries the first 12 hex digits of the SHA-256
@@ -172,6 +172,18 @@ def repair(tr: Transcript, found: Links, stash: Stash) -> RepairOutcome:
     missing_a: dict[int, list[str]] = {}
     for p in unanswered:
         missing_a.setdefault(p.index, []).append(p.call_id)
+    for i in missing_a:  # checked before anything is stashed
+        nxt = msgs[i + 1] if i + 1 < len(msgs) else None
+        if (
+            nxt is not None
+            and nxt["role"] == "user"
+            and not isinstance(nxt.get("content"), str | list)
+        ):
+            raise InputError(
+                f"message {i + 2}: its content is neither text nor a list of blocks, "
+                f"so the missing tool_result of message {i + 1} cannot join it",
+                hint="fix that message's content; --repair cannot",
+            )
     out = []
     for i, msg in enumerate(msgs):
         if i in orphan_ids:
@@ -205,7 +217,7 @@ def repair(tr: Transcript, found: Links, stash: Stash) -> RepairOutcome:
             ]
             nxt = msgs[i + 1] if i + 1 < len(msgs) else None
             if nxt is not None and nxt["role"] == "user":
-                content = nxt["content"]
+                content = nxt.get("content")
                 if isinstance(content, str):
                     content = [{"type": "text", "text": content}]
                 at = sum(1 for b in tool_results({"role": "user", "content": content}))

@@ -9,7 +9,8 @@ the stash only what the output will reference:
    transcript is under the target (``force``: all of them). The protected tail is the last
    ``keep_recent`` turns (a turn: an assistant message and the results answering it) plus the
    newest tool results before it up to ``keep_tokens``. The system prompt and the first user
-   message are never touched. A result is only elided when its placeholder is shorter.
+   message are never touched. A result is only elided when its placeholder is shorter, and
+   never when it answers a call of a ``keep_tools`` tool.
 3. Stage 2, only if still over the target: the oldest messages after the head (system prompt,
    first user message and any earlier digests) are dropped up to a cut ``k`` -- the smallest
    that gets under the target, else the largest allowed (then the outcome is ``no_headroom``).
@@ -18,6 +19,10 @@ the stash only what the output will reference:
    protected tail. The dropped messages, unchanged, are stashed as JSON Lines, and one digest
    names that handle: an OpenAI ``user`` message after the head; for Anthropic a text block
    appended to the first user turn, so that user and assistant turns keep alternating.
+   Calls of ``keep_tools`` tools in the dropped span stay, with their results, right after
+   the digest: each message reduced to its kept calls or kept results (whole when that is
+   all of it), in order, so every kept result still follows its call; their tokens count
+   against the target like the digest's.
 4. A summarizer's narrative joins the digest only if it passes the gate and still fits.
 """
 
@@ -49,10 +54,16 @@ from ctxtools.compact.transcript import (
     message_text,
     result_text,
     tool_results,
+    tool_uses,
 )
 
 CHUNK = 512  # messages counted per step of the backward pass
 DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when it does not fit
+
+# What the token figures count: each message's text (content, tool calls, results) plus
+# MESSAGE_OVERHEAD tokens of framing, plus REPLY_PRIMING -- as the APIs bill a request,
+# not the raw JSON of the file (whose quotes, keys and escapes cost ~40% more).
+COUNTED = "messages"
 
 UNCHANGED = "unchanged"
 COMPACTED = "compacted"
@@ -72,6 +83,7 @@ class Options:
     summarizer_timeout: float = acceptmod.DEFAULT_TIMEOUT
     min_ratio: float = acceptmod.DEFAULT_MIN_RATIO
     min_path_share: float = acceptmod.DEFAULT_MIN_PATH_SHARE
+    keep_tools: tuple[str, ...] = ()  # tools whose calls and results are never elided/dropped
     lazy: bool = True  # skip counting messages that can only be dropped (see compact())
 
 
@@ -83,6 +95,7 @@ class Outcome:
     tokens_after: int
     report: dict
     notes: list[str] = field(default_factory=list)
+    below_trigger: bool = False  # unchanged because under the trigger (notes[0] says so)
 
 
 def _percent(tokens: int, limit: int) -> float:
@@ -145,11 +158,90 @@ def _with_elisions(msg: dict, fmt: str, blocks: dict[int | None, str]) -> dict:
     return dict(msg, content=content)
 
 
-def _units_of(tr: Transcript, i: int) -> list[tuple[int | None, object]]:
+class _Keep:
+    """Which calls and results belong to the ``--keep-tool`` tools (by the name of the call)."""
+
+    def __init__(self, tr: Transcript, origin: dict[int, int], names: tuple[str, ...]) -> None:
+        self.tr = tr
+        self.origin = origin
+        self.names = frozenset(names)
+
+    def __bool__(self) -> bool:
+        return bool(self.names)
+
+    def call(self, call: object) -> bool:
+        """Whether CALL (an OpenAI tool call or an Anthropic tool_use block) is kept."""
+        if not isinstance(call, dict):
+            return False
+        if self.tr.format == OPENAI:
+            fn = call.get("function")
+            return isinstance(fn, dict) and fn.get("name") in self.names
+        return call.get("type") == "tool_use" and call.get("name") in self.names
+
+    def result(self, j: int, call_id: object) -> bool:
+        """Whether the result CALL_ID in message J answers a kept call."""
+        if not self.names:
+            return False
+        o = self.origin.get(j, -1)
+        if o < 0:
+            return False
+        owner = self.tr.messages[o]
+        calls = (owner.get("tool_calls") or []) if self.tr.format == OPENAI else tool_uses(owner)
+        return any(self.call(c) and c.get("id") == call_id for c in calls)
+
+    def count(self, lo: int, hi: int) -> int:
+        """Results of kept tools in messages (LO, HI): the ones stage 1 leaves in place."""
+        if not self.names:
+            return 0
+        found = 0
+        for j in range(lo + 1, min(hi, len(self.tr.messages))):
+            msg = self.tr.messages[j]
+            if self.tr.format == OPENAI:
+                found += msg["role"] == "tool" and self.result(j, msg.get("tool_call_id"))
+            else:
+                found += sum(self.result(j, b.get("tool_use_id")) for b in tool_results(msg))
+        return found
+
+    def kept_part(self, j: int) -> dict | None:
+        """Message J as it stays when a cut drops it: its kept calls, or its kept results
+        (the message itself when that is all of it), or None when it holds neither."""
+        msg = self.tr.messages[j]
+        role = msg["role"]
+        if self.tr.format == OPENAI:
+            if role == "tool":
+                return msg if self.result(j, msg.get("tool_call_id")) else None
+            calls = msg.get("tool_calls")
+            if role != "assistant" or not isinstance(calls, list):
+                return None
+            kept = [c for c in calls if self.call(c)]
+            if not kept:
+                return None
+            return msg if len(kept) == len(calls) else dict(msg, tool_calls=kept)
+        content = msg.get("content")
+        if not isinstance(content, list):
+            return None
+        if role == "assistant":
+            uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if not any(self.call(b) for b in uses):
+                return None
+            gone = {id(b) for b in uses if not self.call(b)}
+            blocks = [b for b in content if id(b) not in gone]
+            return msg if len(blocks) == len(content) else dict(msg, content=blocks)
+        results = [b for b in tool_results(msg) if self.result(j, b.get("tool_use_id"))]
+        if not results:
+            return None
+        return msg if len(results) == len(content) else dict(msg, content=results)
+
+
+def _units_of(tr: Transcript, i: int, keep: _Keep) -> list[tuple[int | None, object]]:
     """The tool results of message I that may be elided: (block index or None, content)."""
     msg = tr.messages[i]
     if tr.format == OPENAI:
-        if msg["role"] == "tool" and not is_placeholder(msg.get("content")):
+        if (
+            msg["role"] == "tool"
+            and not is_placeholder(msg.get("content"))
+            and not keep.result(i, msg.get("tool_call_id"))
+        ):
             return [(None, msg.get("content"))]
         return []
     content = msg.get("content")
@@ -159,16 +251,17 @@ def _units_of(tr: Transcript, i: int) -> list[tuple[int | None, object]]:
     for bi, b in enumerate(content):
         if isinstance(b, dict) and b.get("type") == "tool_result":
             c = b.get("content", "")
-            if not is_placeholder(c):
+            if not is_placeholder(c) and not keep.result(i, b.get("tool_use_id")):
                 out.append((bi, c))
     return out
 
 
-def _valid_cuts(tr: Transcript, head: int, prot: int) -> tuple[list[int], list[float]]:
+def _valid_cuts(
+    tr: Transcript, head: int, prot: int, origin: dict[int, int]
+) -> tuple[list[int], list[float]]:
     """Allowed cuts in (head + 1, prot] (ascending), and ``min_origin`` for checking them."""
     msgs = tr.messages
     n = len(msgs)
-    origin = links(tr).origin
     inf = n + 1
     min_origin = [inf] * (n + 1)
     for j in range(n - 1, -1, -1):
@@ -199,7 +292,9 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     target = math.floor(limit * target_pct / 100.0)
     head = head_end(tr)
     prot = protected_start(tr, head, opts.keep_recent)
-    cuts, _ = _valid_cuts(tr, head, prot)
+    origin = links(tr).origin
+    keep = _Keep(tr, origin, opts.keep_tools)
+    cuts, _ = _valid_cuts(tr, head, prot, origin)
     last_cut = cuts[-1] if cuts else -1
     counter.prefill(texts[: head + 1])
     head_tokens = fixed + sum(MESSAGE_OVERHEAD + counter.text(t) for t in texts[: head + 1])
@@ -224,7 +319,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     stopped = False
     while i > head and not stopped:
         lo = max(head + 1, i - CHUNK + 1)
-        chunk_units = {j: _units_of(tr, j) for j in range(lo, min(i, prot - 1) + 1)}
+        chunk_units = {j: _units_of(tr, j, keep) for j in range(lo, min(i, prot - 1) + 1)}
         counter.prefill(
             texts[lo : i + 1] + [result_text(c) for us in chunk_units.values() for _, c in us]
         )
@@ -282,9 +377,10 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         "tokens_after": before,
         "percent_after": _percent(before, limit),
         "action": UNCHANGED,
-        "stage1": {"elided": 0, "tokens_saved": 0, "handles": []},
+        "stage1": {"elided": 0, "tokens_saved": 0, "handles": [], "kept": keep.count(head, prot)},
         "stage2": None,
         "summarizer": None,
+        "counted": COUNTED,
     }
     notes: list[str] = []
     pct = 100.0 * before / limit if limit else math.inf
@@ -293,7 +389,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             f"{before:,} tokens = {pct:.1f}% of {limit:,}, below the {opts.at:g}% trigger: "
             "unchanged (--force compacts anyway)"
         )
-        return Outcome(UNCHANGED, None, before, before, report, notes)
+        return Outcome(UNCHANGED, None, before, before, report, notes, below_trigger=True)
 
     # --- stage 1: the elisions, oldest first until under the target ----------------------
     elided: dict[int, dict[int | None, tuple[bytes, int]]] = {}
@@ -312,6 +408,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     cut = None
     digest_text = None
     dropped_lines: list[bytes] = []
+    kept_msgs: list[dict] = []
     stage2: dict | None = None
     if cur > target:
         suffix: list[float] = [math.inf] * (n + 1)
@@ -319,6 +416,13 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         for j in range(n - 1, stop - 1, -1):
             suffix[j] = suffix[j + 1] + new_tok[j]
         results = results_by_call(msgs, tr.format)
+        # --keep-tool: what each droppable message keeps of itself (its kept calls/results)
+        kept_parts: dict[int, dict] = {}
+        if keep:
+            for j in range(head + 1, last_cut):
+                part = keep.kept_part(j)
+                if part is not None:
+                    kept_parts[j] = part
 
         def search(narrative: str | None) -> tuple[int | None, str | None, list[bytes], bool]:
             """The smallest allowed cut under the target with this digest (else the largest)."""
@@ -327,6 +431,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             lines: list[bytes] = []
             fed = head + 1
             last_valid = None
+            kept_tok = kept_n = 0  # what the --keep-tool messages of the span keep
             for k in cuts:
                 while fed < k:
                     m = msgs[fed]
@@ -334,9 +439,12 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
                     line = dumps_message(m, tr.stdjson) + b"\n"
                     lines.append(line)
                     sha.update(line)
+                    if fed in kept_parts:
+                        kept_tok += counter.message(kept_parts[fed])
+                        kept_n += 1
                     fed += 1
                 last_valid = k
-                lower = head_tokens + suffix[k] + MESSAGE_OVERHEAD
+                lower = head_tokens + suffix[k] + MESSAGE_OVERHEAD + kept_tok
                 if lower > target:
                     continue
                 hexd = sha.hexdigest()
@@ -345,10 +453,11 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
                     facts,
                     first=head + 2,
                     last=k,
-                    count=k - head - 1,
+                    count=k - head - 1 - kept_n,
                     total=n,
                     ref=ref,
                     narrative=narrative,
+                    kept=kept_n,
                 )
                 if lower + counter.text(text) <= target:
                     return k, text, lines, True
@@ -357,17 +466,18 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             # Nothing fits with the full digest: drop all that may go, tighten the digest.
             hexd = sha.hexdigest()
             ref = f"ctx:{opts.session}/compact-{hexd[:16]}@{hexd[:12]}"
-            lower = head_tokens + suffix[last_valid] + MESSAGE_OVERHEAD
+            lower = head_tokens + suffix[last_valid] + MESSAGE_OVERHEAD + kept_tok
             for scale in DIGEST_SCALES:
                 text = render(
                     facts,
                     first=head + 2,
                     last=last_valid,
-                    count=last_valid - head - 1,
+                    count=last_valid - head - 1 - kept_n,
                     total=n,
                     ref=ref,
                     narrative=narrative,
                     scale=scale,
+                    kept=kept_n,
                 )
                 if lower + counter.text(text) <= target:
                     return last_valid, text, lines, True
@@ -421,7 +531,13 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
             cut = chosen
             dropped_lines = dropped_lines[: cut - head - 1]
             digest_text = chosen_digest
-            stage2 = {"dropped": cut - head - 1, "first": head + 2, "last": cut}
+            kept_msgs = [kept_parts[j] for j in range(head + 1, cut) if j in kept_parts]
+            stage2 = {
+                "dropped": cut - head - 1 - len(kept_msgs),
+                "first": head + 2,
+                "last": cut,
+                "kept": len(kept_msgs),
+            }
 
     # --- apply: stash, then build the output --------------------------------------------------
     start = head + 1 if cut is None else cut
@@ -479,6 +595,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         else:
             out.append({"role": "user", "content": [{"type": "text", "text": digest_text}]})
         stage2["digest_tokens"] = counter.text(digest_text)
+        out.extend(kept_msgs)
     out.extend(tail)
     after = counter.transcript(tr, out)
     status = COMPACTED if after <= target else NO_HEADROOM
@@ -495,6 +612,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         "elided": count,
         "tokens_saved": saved,
         "handles": list(dict.fromkeys(handles)),
+        "kept": report["stage1"]["kept"],
     }
     if status == NO_HEADROOM:
         notes.append(_headroom_note(after, limit, target_pct, target))

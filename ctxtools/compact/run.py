@@ -17,14 +17,17 @@ unless ``repair``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ctxtools.compact.plan import NO_HEADROOM, Options, Outcome, compact
-from ctxtools.compact.transcript import TokenCounter, Transcript, dump, links
+from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
+from ctxtools.compact.transcript import MESSAGE_OVERHEAD, TokenCounter, Transcript, dump, links
 from ctxtools.errors import InputError
 
 BROKEN = ("orphan", "unanswered")
+REPAIRED = "repaired"  # the action when --repair changed the transcript and nothing else did
+_UNCHANGED_NOTE = re.compile(r": unchanged\b")
 
 
 def model_window(
@@ -64,7 +67,15 @@ class CompactRun:
 
     @property
     def status(self) -> str:
+        """The outcome's status, except ``repaired`` when a repair is all that changed."""
+        if self.outcome.status == UNCHANGED and self.repaired is not None:
+            return REPAIRED
         return self.outcome.status
+
+    @property
+    def trigger_note(self) -> str | None:
+        """Why nothing was compacted when the transcript was under the trigger."""
+        return self.outcome.notes[0] if self.outcome.below_trigger else None
 
     @property
     def headroom(self) -> str | None:
@@ -72,8 +83,11 @@ class CompactRun:
 
     @property
     def compaction_notes(self) -> list[str]:
-        headroom = self.headroom
-        return [text for text in self.outcome.notes if text is not headroom]
+        skip = (self.headroom, self.trigger_note)  # said by the error, by the summary line
+        notes = [text for text in self.outcome.notes if not any(text is t for t in skip)]
+        if self.status == REPAIRED:  # the output is not the input: say what was not done
+            notes = [_UNCHANGED_NOTE.sub(": not compacted, only repaired", t) for t in notes]
+        return notes
 
     @property
     def output(self) -> bytes:
@@ -85,9 +99,57 @@ class CompactRun:
             return dump(self.transcript)
         return self.original
 
+    def summary(self) -> str:
+        """What the run did, in one line (ctx-compact prints it on stderr unless --quiet)::
+
+            28 → 8 messages, 11,227 → 1,831 tokens (−84%, counting message text + 4 a
+            message);
+            6 results elided, 19 messages dropped; originals: ctx-read ctx:default/compact-…
+
+        Tokens are counted as the APIs read a request (``COUNTED``), not as the raw JSON."""
+        r = self.outcome.report
+        n_before, n_after = r["messages_before"], r["messages_after"]
+        if self.outcome.messages is None:
+            if self.trigger_note is not None:
+                note = self.trigger_note
+                if self.status == REPAIRED:
+                    note = _UNCHANGED_NOTE.sub(": not compacted, only repaired", note)
+                return f"{n_before:,} messages, {note}"
+            what = "repaired only" if self.status == REPAIRED else "unchanged"
+            return f"{n_before:,} messages, {r['tokens_before']:,} tokens: {what}"
+        before, after = r["tokens_before"], r["tokens_after"]
+        change = ""
+        if before:
+            pct = round(100.0 * (after - before) / before)
+            change = f"{'−' if pct < 0 else '+'}{abs(pct)}%, "
+        approx = "" if r["tokens_before_exact"] else "~"
+        line = (
+            f"{n_before:,} → {n_after:,} messages, {approx}{before:,} → {after:,} tokens "
+            f"({change}counting message text + {MESSAGE_OVERHEAD} a message)"
+        )
+        done = []
+        elided = r["stage1"]["elided"]
+        if elided:
+            done.append(f"{elided:,} result{'s' if elided != 1 else ''} elided")
+        stage2 = r["stage2"] or {}
+        dropped = stage2.get("dropped") or 0
+        if dropped:
+            done.append(f"{dropped:,} message{'s' if dropped != 1 else ''} dropped")
+        kept = stage2.get("kept") or 0
+        if kept:
+            done.append(f"{kept:,} kept for --keep-tool")
+        if done:
+            line += "; " + ", ".join(done)
+        if stage2.get("handle"):
+            line += f"; originals: ctx-read {stage2['handle']}"
+        elif elided:
+            line += "; originals: ctx-read the handle each placeholder names"
+        return line
+
     def report(self) -> dict:
         """The --json-report document (ctx-compact --help gives the schema)."""
         report = dict(self.outcome.report)
+        report["action"] = self.status
         report["repair"] = self.repaired
         report["ruler"] = self.ruler.describe()
         return report
@@ -106,7 +168,8 @@ def compact_transcript(
     """Compact TR (in place: a repair replaces its messages) to OPTS with RULER's counts,
     stashing what it takes out in STASH (``elide.StoreStash``, ``MemoryStash``).
 
-    Orphaned tool results and calls without results are an InputError naming the first,
+    An empty message list is an InputError (both APIs refuse it). Orphaned tool results
+    and calls without results are an InputError naming the first,
     unless REPAIR: then orphans are dropped (stashed first) and calls answered with a
     placeholder. Other places the API may reject are left as they are, with a note.
     ON_NOTE sees those notes as they arise, before compaction starts (they are also in
@@ -114,6 +177,11 @@ def compact_transcript(
     changes."""
     from ctxtools.compact.elide import repair as repair_links
 
+    if not tr.messages:  # nothing to compact, and nothing either API would take
+        raise InputError(
+            "empty transcript: no messages",
+            hint="the OpenAI and Anthropic APIs both need at least one message",
+        )
     notes: list[str] = []
 
     def note(text: str) -> None:

@@ -13,7 +13,9 @@ Two message formats:
 Three shapes: a JSON list of messages, a JSON object with ``"messages"`` (its other keys --
 ``model``, ``system``, ``tools``... -- are kept as they are), or JSON Lines, one message a line.
 The output is written in the shape of the input. Fields this module does not know pass
-through untouched.
+through untouched. A UTF-8 byte order mark before the JSON is skipped; a transcript that is
+written back is written without one (RFC 8259 forbids it), while input left unchanged is
+given back byte for byte, mark included.
 
 Token count of a transcript (the ruler over what the model reads): for each message, the
 ruler's count of its text -- string content, text of content parts and blocks, tool-call
@@ -43,6 +45,8 @@ ANTHROPIC_ROLES = ("assistant", "user")
 
 MESSAGE_OVERHEAD = 4
 REPLY_PRIMING = 3
+
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark: skipped on input, never written
 
 
 @dataclass
@@ -94,6 +98,8 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
     """Parse DATA (bytes) as a transcript; FMT forces ``openai`` or ``anthropic``."""
     if fmt not in (None, "auto", *FORMATS):
         raise UsageError(f"unknown format {fmt!r}", hint="openai, anthropic or auto")
+    if data.startswith(BOM):  # editors on Windows write one; JSON (RFC 8259) has none
+        data = data[len(BOM) :]
     if not data.strip():
         raise InputError("empty transcript: no input", hint="give a JSON transcript on stdin")
     stdjson = False

@@ -3,11 +3,12 @@
 Usage (from the repository root)::
 
     python tests/data/compact/convert_openhands.py \
-        ../shared/corpus/transcripts/openhands-multi-swe-bench-output.jsonl OUTDIR
+        tests/data/compact/openhands-multi-swe-bench-output.jsonl OUTDIR
 
 writes ``OUTDIR/<instance_id>.openai.json`` and ``OUTDIR/<instance_id>.anthropic.json`` for
-every run. The tests and bench/bench_compact.py import ``runs_from_jsonl``, ``to_openai`` and
-``to_anthropic`` directly.
+every run. The input here holds three runs of OpenHands' Multi-SWE-bench evaluation output
+(ponyc; MIT, see LICENSE-OpenHands beside this file). The tests and bench/bench_compact.py
+import ``runs_from_jsonl``, ``to_openai`` and ``to_anthropic`` directly.
 
 OpenAI messages, in event order:
 
