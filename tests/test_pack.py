@@ -356,7 +356,18 @@ def test_empty_task_and_unknown_root(script_runner, repo):
     r = pack(script_runner, "-t", "x", "--root", "no/such/dir", ok=False)
     assert r.returncode == 1 and "--root no/such/dir: no such directory" in r.stderr
     r = pack(script_runner, ".", ok=False)
-    assert r.returncode == 2 and "--task" in r.stderr
+    assert r.returncode == 2 and r.stderr.startswith("ctx-pack: error: no task (give --task")
+
+
+def test_task_read_from_stdin(script_runner, repo):
+    import io
+
+    task = "Why does tokenize fail on\nnegative numbers?\n"
+    stdin = io.TextIOWrapper(io.BytesIO(task.encode()))
+    r = script_runner.run(["ctx-pack", "--task", "-", "core/lexer.rs"], stdin=stdin)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith("# Task\n\n" + task)
+    assert "==> core/lexer.rs <==" in r.stdout
 
 
 def test_output_file_is_written_whole_and_bad_output_path_fails(script_runner, repo, tmp_path):

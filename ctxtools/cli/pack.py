@@ -20,7 +20,12 @@ from ctxtools.errors import UsageError
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @input_files
-@click.option("-t", "--task", required=True, help="What the model is to do (last, verbatim).")
+@click.option(
+    "-t",
+    "--task",
+    default=None,
+    help="What the model is to do (last, verbatim); '-' reads it from stdin.",
+)
 @click.option("--model", envvar="CTX_MODEL", default=None, help="Model profile [env CTX_MODEL].")
 @click.option(
     "--role",
@@ -195,6 +200,13 @@ def cli(**opts) -> int:
     """
     from ctxtools.pack import PackRequest, build_pack
 
+    task = opts["task"]
+    if task is None:
+        raise UsageError("no task", hint='give --task "what to do" (or --task - to read stdin)')
+    if task == "-":
+        from ctxtools.cli.common import STDIN, read_source_bytes
+
+        task = read_source_bytes(STDIN).decode("utf-8", "replace")
     if opts["as_json"]:
         if opts["fmt"] not in ("markdown", "json"):
             raise UsageError("--json and --format xml contradict each other")
@@ -211,7 +223,7 @@ def cli(**opts) -> int:
         raise UsageError("-0/--null goes with --files-from")
     ruler, ruler_notes = _ruler(opts)
     req = PackRequest(
-        task=opts["task"],
+        task=task,
         paths=paths,
         root=opts["root"],
         model=opts["model"],
