@@ -88,11 +88,14 @@ def test_json(script_runner, src):
     assert f["matched"] == ["RetryAfter", "ErrLimited"]
     spans = [(s["kind"], s["start"], s["end"]) for s in f["spans"]]
     assert spans[0] == ("head", 1, 15)
-    assert ("window", 67, 72) in spans  # the RetryAfter comment (68) and func (69)
+    # the RetryAfter comment (69) and func (70): the window around the definition
+    assert ("window", 68, 72) in spans
     by_start = {s["start"]: s for s in f["spans"]}
-    assert by_start[67]["identifiers"] == ["RetryAfter"]
-    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in by_start[67]["text"]
+    assert by_start[68]["identifiers"] == ["RetryAfter"]
+    assert by_start[68]["score"] == 6.25
+    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in by_start[68]["text"]
     assert f["score"] == sum(s["score"] for s in f["spans"])
+    assert f["matches"] == 7 and f["omitted_matches"] == 0 and f["omitted_windows"] == 0
 
 
 def test_the_named_function_in_every_language(script_runner, src):
@@ -234,7 +237,8 @@ def test_large_file_and_giant_line(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "-q", "reconcile_stock", "big.py"])
     assert r.returncode == 0
     assert r.stdout.startswith(
-        "==> big.py <== 16440 lines; matched: reconcile_stock; 54 more windows"
+        "==> big.py <== 16440 lines; matched: reconcile_stock; "
+        "54 more matching lines not shown (54 more windows)\n"
     )
     # all windows score alike: the first six copies' are kept
     assert (

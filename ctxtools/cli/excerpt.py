@@ -53,7 +53,7 @@ from ctxtools.errors import UsageError
     type=click.IntRange(min=0),
     default=6,
     show_default=True,
-    help="Windows per file; the highest-scoring are kept.",
+    help="Windows per file (each around one matching line), the best-scoring first.",
 )
 @click.option(
     "--tail",
@@ -116,15 +116,19 @@ def cli(**opts) -> int:
     line that defines the name (def, class, func, fn, function, a method); per window the
     distinct identifiers' best weights add up, repeats add 0.25 a line (at most 1 each).
 
-    Per file: the first --head lines (15), windows of --window lines (25) before and after
-    every matching line, merged when they overlap or touch, at most --max-windows (6) of
-    them (the highest-scoring, shown in file order); when nothing matches, the last --tail
-    lines (40). Each file starts with a header naming it and the identifiers it matched;
-    each line is printed as '  120│ code'; a '⋮' line stands between windows that are not
-    adjacent. A line longer than 500 characters is cut and ends with '…[+N chars]'.
-    Lines are counted at newline bytes, so CRLF files and invalid UTF-8 (shown as U+FFFD)
-    keep their real line numbers. Files over 512 KB are streamed: only the lines the
-    windows need are kept.
+    Per file: the first --head lines (15), then at most --max-windows (6) windows, each
+    the --window lines (25) before and after one matching line. They are chosen best
+    first: the window scoring highest over the matching lines it would add is taken
+    (ties: the one around a definition, then the earlier), a matching line inside a
+    chosen window starts none, and so on; chosen windows that overlap or touch are shown
+    merged. So a file shows at most 15 + 6 × 51 lines. When nothing matches, the last
+    --tail lines (40) are shown instead. Each file starts with a header naming it, the
+    identifiers it matched and how many matching lines were left out (and how many more
+    windows would show them); each line is printed as '  120│ code'; a '⋮' line stands
+    between windows that are not adjacent. A line longer than 500 characters is cut and
+    ends with '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid
+    UTF-8 (shown as U+FFFD) keep their real line numbers. Files over 512 KB are streamed:
+    only the lines the windows need are kept.
 
     FILE arguments may be '-' for stdin, a handle reference ctx:[SESSION/]NAME[@SHA] (from
     ctx-stash; --store, --session), or names read from --files-from FILE (one a line, or
@@ -149,7 +153,8 @@ def cli(**opts) -> int:
 
     --json prints {"identifiers": [...], "options": {"window", "head", "max_windows",
     "tail", "ignore_case"}, "files": [{"path", "status": "ok", "lines", "bytes",
-    "matched": [...], "score", "omitted_windows", "spans": [{"kind": "head"|"window"|"tail",
+    "matched": [...], "score", "matches", "omitted_matches", "omitted_windows", "spans":
+    [{"kind": "head"|"window"|"tail",
     "start", "end", "score", "identifiers": [...], "text"}]}]}; span lines are 1-based and
     inclusive, "text" is their lines (CR removed, long lines cut). A skipped file is
     {"path", "status": "binary"|"unreadable", "error"?}. With --tokens: "budget":
