@@ -46,7 +46,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from ctxtools.identifiers import compound_parts, is_dotted, joins_run, split_dotted
 
@@ -971,18 +971,30 @@ def excerpt_file(
         return excerpt_stream(fh, identifiers, options)
 
 
-def excerpt_file_block(
+class FileBlock(NamedTuple):
+    """A file as ``file_block`` renders it: ``block``, its text as UTF-8 bytes (None when
+    the file is ``binary``, or has no match and was not to be shown), and ``matches``,
+    how many of its lines match."""
+
+    block: bytes | None
+    matches: int = 0
+    binary: bool = False
+
+
+def file_block(
     path: str,
     label: str,
     matcher: Matcher,
     options: ExcerptOptions,
     *,
     large: int = LARGE_FILE,
-) -> bytes | None:
+    show_unmatched: bool = True,
+) -> FileBlock:
     """``render_excerpt(excerpt_file(PATH, ...), LABEL)`` as UTF-8 bytes (lone surrogates
-    of the label as their bytes), None for a binary file. The common case over many files
-    -- nothing matched -- is rendered straight from the file's bytes: no Excerpt, no
-    Span, no str per line. OSError is left to the caller."""
+    of the label as their bytes), with the file's match count; no block for a binary file,
+    nor for a file with no match unless SHOW_UNMATCHED. The common case over many files
+    -- nothing matched -- is rendered straight from the file's bytes (or not at all): no
+    Excerpt, no Span, no str per line. OSError is left to the caller."""
     import os
 
     fd = os.open(path, os.O_RDONLY)
@@ -999,16 +1011,31 @@ def excerpt_file_block(
         ex = excerpt_stream(io.BytesIO(data), matcher, options)
     else:
         if b"\0" in data[:BINARY_SNIFF]:
-            return None
+            return FileBlock(None, binary=True)
         hits: dict[int, dict[str, float]] = {}
         if data:
             matcher.scan(data, 1, hits)
         if not hits:
-            return _no_match_block(data, label, options)
-        return _hits_block(data, label, matcher, options, hits)
+            return FileBlock(_no_match_block(data, label, options) if show_unmatched else None)
+        return FileBlock(_hits_block(data, label, matcher, options, hits), len(hits))
     if ex.binary:
-        return None
-    return render_excerpt(ex, label).encode("utf-8", "surrogateescape")
+        return FileBlock(None, binary=True)
+    if not ex.hits and not show_unmatched:
+        return FileBlock(None)
+    return FileBlock(render_excerpt(ex, label).encode("utf-8", "surrogateescape"), len(ex.hits))
+
+
+def excerpt_file_block(
+    path: str,
+    label: str,
+    matcher: Matcher,
+    options: ExcerptOptions,
+    *,
+    large: int = LARGE_FILE,
+) -> bytes | None:
+    """``render_excerpt(excerpt_file(PATH, ...), LABEL)`` as UTF-8 bytes, None for a
+    binary file (``file_block``'s block)."""
+    return file_block(path, label, matcher, options, large=large).block
 
 
 _BGUTTERS: dict[int, list[bytes]] = {}
@@ -1205,6 +1232,18 @@ def render_all(items: Sequence[tuple[str, Excerpt]]) -> str:
     return "\n".join(render_excerpt(ex, label) for label, ex in items)
 
 
+def json_text(text: str) -> str:
+    """TEXT as JSON can hold it: the undecodable bytes of a file name (kept as lone
+    surrogates) become U+FFFD, as ctx-repomap shows them."""
+    if text.isascii():
+        return text
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
+
+
 def excerpt_dict(ex: Excerpt, label: str) -> dict:
     """The JSON form of one file (see ctx-excerpt --help for the schema)."""
     spans = []
@@ -1221,7 +1260,7 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
             }
         )
     return {
-        "path": label,
+        "path": json_text(label),
         "status": "ok",
         "lines": ex.line_count,
         "bytes": ex.size,
@@ -1357,6 +1396,7 @@ class Signatures:
     binary: bool = False
     too_large: bool = False
     spans: tuple[Span, ...] = ()
+    matches: int = 0  # definitions whose signature matches
 
 
 def signatures_of(
@@ -1384,11 +1424,13 @@ def signatures_of(
     defs = tuple(sorted(result.definitions, key=lambda d: (d.line, d.name))) if result else ()
     matched: set[str] = set()
     score = 0.0
+    matches = 0
     if matcher is not None and matcher.identifiers:
         for d in defs:
             found = matcher.classify(d.signature)
             matched.update(found)
             score += sum(found.values())
+            matches += bool(found)
     return Signatures(
         language,
         defs,
@@ -1396,6 +1438,7 @@ def signatures_of(
         matcher.order(matched) if matcher else (),
         score,
         len(data),
+        matches=matches,
     )
 
 
@@ -1425,13 +1468,14 @@ def render_signatures(sig: Signatures, label: str) -> str:
 
 def signatures_dict(sig: Signatures, label: str) -> dict:
     return {
-        "path": label,
+        "path": json_text(label),
         "status": "too_large" if sig.too_large else "ok",
         "lines": sig.line_count,
         "bytes": sig.size,
         "language": sig.language,
         "matched": list(sig.matched),
         "score": sig.score,
+        "matches": sig.matches,
         "definitions": [
             {
                 "kind": d.kind,
