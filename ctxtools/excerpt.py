@@ -519,8 +519,9 @@ def _choose_windows(
 ) -> list[int]:
     """The matching lines (of LINES, sorted) whose ±W windows are shown: at most KEEP,
     best first; on equal scores, the window around the weightier line (a definition),
-    then the earlier line. Lazy greedy: a candidate's score only falls as windows are
-    chosen, so one is scored again only when popped after a chosen window overlapped it."""
+    then the earlier line. Lazy greedy: the heap holds upper bounds of the candidates'
+    scores (a score only falls as windows are chosen), and a candidate is scored again
+    only when it comes to the top with a bound that may be stale."""
     import heapq
     from bisect import bisect_left, bisect_right
 
@@ -536,13 +537,26 @@ def _choose_windows(
         while b < count and lines[b] <= c + w:
             b += 1
         lo[k], hi[k] = a, b
-    scores = _sliding_scores(lines, hits, lo, hi)
+    ws = [hits[line] for line in lines]
     # ties: the window around the weightier line (a definition), then the earlier one
-    own = [-sum(hits[line].values()) for line in lines]
+    own = [-sum(found.values()) for found in ws]
+    if count == 1:
+        return lines[:1]
+    if sum(hi) - sum(lo) > 8 * count:  # dense: most ranges hold many matching lines
+        scores = _sliding_scores(lines, hits, lo, hi)
+        dirty = [False] * count
+    else:
+        # Sparse: each range starts with an upper bound of its score, the sum of its lines'
+        # weights (a weight is at least 1, a repeat adds 0.25), exact for one line; the
+        # exact score is worked out when the range comes to the top of the heap.
+        prefix = [0.0]
+        for x in own:
+            prefix.append(prefix[-1] - x)
+        scores = [prefix[hi[k]] - prefix[lo[k]] for k in range(count)]
+        dirty = [hi[k] - lo[k] > 1 for k in range(count)]
     heap = [(-score, own[k], k) for k, score in enumerate(scores)]
     heapq.heapify(heap)
     covered = [False] * count
-    dirty = [False] * count
     chosen: list[int] = []
     while heap and len(chosen) < keep:
         _neg, _own, k = heapq.heappop(heap)
@@ -550,8 +564,8 @@ def _choose_windows(
             continue
         if dirty[k]:
             dirty[k] = False
-            ws = [hits[lines[j]] for j in range(lo[k], hi[k]) if not covered[j]]
-            heapq.heappush(heap, (-_score_of(ws), own[k], k))
+            left = [ws[j] for j in range(lo[k], hi[k]) if not covered[j]]
+            heapq.heappush(heap, (-_score_of(left), own[k], k))
             continue
         chosen.append(lines[k])
         first, last = lo[k], hi[k]
@@ -569,10 +583,19 @@ def _score_of(weights: Iterable[dict[str, float]]) -> float:
     count: dict[str, int] = {}
     for found in weights:
         for name, weight in found.items():
-            if weight > best.get(name, 0.0):
+            old = best.get(name)
+            if old is None:
                 best[name] = weight
-            count[name] = count.get(name, 0) + 1
-    return sum(best.values()) + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values())
+                count[name] = 1
+            else:
+                if weight > old:
+                    best[name] = weight
+                count[name] += 1
+    total = sum(best.values())
+    for c in count.values():
+        if c > 1:
+            total += REPEAT_BONUS * min(c - 1, REPEAT_CAP)
+    return total
 
 
 def _sliding_scores(
