@@ -675,3 +675,16 @@ def test_file_block_of_a_pipe_longer_than_large(tmp_path):
         writer.join()
     expected = render_excerpt(excerpt_text(data, ["verify_token"]), "pipe.py")
     assert block == expected.encode()
+
+
+def test_json_text_makes_any_name_encodable():
+    import orjson
+
+    from ctxtools.excerpt import json_text
+
+    assert json_text("src/auth.py") == "src/auth.py"
+    assert json_text("caf\udce9.py") == "caf\ufffd.py"  # an undecodable byte of a name
+    assert json_text("café.py") == "café.py"
+    odd = json_text("\ud800x")  # a lone surrogate that stands for no byte
+    assert odd.endswith("x") and "\ud800" not in odd
+    assert orjson.loads(orjson.dumps([odd])) == [odd]
