@@ -25,6 +25,7 @@ from ctxtools.excerpt_run import (
     excerpt_sources,
     find_unreadable,
     iter_excerpts,
+    render_unmatched,
     unreadable_error,
 )
 from ctxtools.identifiers import identifiers_from_query
@@ -297,21 +298,34 @@ def test_files_with_no_match_are_named_or_omitted_on_request(src):
 
 def test_a_budget_fits_the_named_list_too(src):
     ruler = HeuristicRuler()
-    names = ["auth.py", "lexer.rs", "server.go", "LruCache.java", "inventory.py"]
+    copies = [f"unmatched_copy_number_{k:03}.rs" for k in range(100)]
+    for name in copies:
+        shutil.copy(DATA / "lexer.rs", src / name)
+    names = ["auth.py", *copies]
     full = excerpt_sources(names, ["sweep"], unmatched="name")
-    assert full.unmatched == names[1:]
+    assert full.unmatched == copies
     total = ruler.count(full.render())
-    run = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total)
+    # room to spare: everything, as without a budget (fit_budget's estimates are careful)
+    run = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total * 2)
     assert run.render() == full.render() and run.named is None and run.dropped == []
-    cut = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total - 4)
-    assert cut.tokens == ruler.count(cut.render()) <= total - 4
-    assert cut.named is not None and cut.named < 4 and cut.dropped == []
-    assert cut.render().endswith(f"… and {4 - cut.named} more\n")
-    assert cut.drop_notes() == [f"{4 - cut.named} of the 4 files with no match left unnamed"]
+    # room for the matched file and part of the list: the list is cut, the file is not
+    alone = ruler.count(excerpt_sources(["auth.py"], ["sweep"]).render())
+    heading = ruler.count(render_unmatched(copies, 0))
+    budget = alone * 13 // 10 + heading + 1
+    assert budget < total
+    cut = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=budget)
+    assert cut.tokens == ruler.count(cut.render()) <= budget
+    assert cut.dropped == [] and cut.shown == full.shown
+    assert cut.named is not None and 0 < cut.named < 100
+    assert cut.render().endswith(
+        "\n".join(copies[: cut.named]) + f"\n… and {100 - cut.named} more\n"
+    )
+    assert cut.drop_notes() == [f"{100 - cut.named} of the 100 files with no match left unnamed"]
+    assert cut.as_dict()["unmatched"] == copies  # the budget is the text's
     # too small for the files and the list's heading: nothing at all
     tiny = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=3)
     assert tiny.render() == "" and tiny.tokens == 0 and not tiny.listed
-    assert tiny.drop_notes()[-1] == "  4 of the 4 files with no match left unnamed"
+    assert tiny.drop_notes()[-1] == "  100 of the 100 files with no match left unnamed"
 
 
 def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
