@@ -7,17 +7,25 @@ it is not there yet, lists its .py files, and times, each --runs times (/usr/bin
 for wall time and peak memory):
 
 * grep -n -w -E 'id1|id2|...' over the same files (xargs, one list),
+* rg -n -w 'id1|id2|...' likewise (when ripgrep is installed; it runs on every CPU),
 * ctx-excerpt --query ... --files-from LIST (by default 2 processes for this many files
   on a machine with several CPUs), and with --jobs 1 (one process),
-* ctx-excerpt ... --json, and ... --tokens 8000 (the budget path, exact cl100k ruler).
+* ctx-excerpt ... --unmatched show (every file with no match shown by its head and tail,
+  the behaviour before issue 10), ... --json, and ... --tokens 8000 (the budget path,
+  exact cl100k ruler).
 
-Targets (issue 4): within 3x of grep, peak memory under 200 MB.
+Each line gives the output's size in bytes and in cl100k tokens (one count of the last
+run's output). Last, the lines ctx-excerpt prints for django/db/models/query.py with
+--query QuerySet (issue 10: at most 15 + 6 x 51 lines and a header).
+
+Targets (issues 4 and 10): within 3x of grep, peak memory under 200 MB.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -74,8 +82,16 @@ def timed(cmd: list[str] | str, shell: bool = False) -> tuple[float, float, int,
     return seconds, user + system, rss, proc.stdout
 
 
+def tokens(data: bytes) -> int:
+    """cl100k tokens of DATA (the ruler ctx-excerpt --tokens uses by default)."""
+    from ctxtools.tokens import get_ruler
+
+    return get_ruler().ruler.count(data.decode("utf-8", "surrogateescape"))
+
+
 def bench(label: str, cmd, runs: int, shell: bool = False) -> tuple[float, float]:
-    """(median wall, median CPU) seconds over RUNS runs, printed with the peak memory."""
+    """(median wall, median CPU) seconds over RUNS runs, printed with the peak memory and
+    the output's size in bytes and tokens."""
     times, cpus, peak, out = [], [], 0, b""
     for _ in range(runs):
         t, cpu, rss, out = timed(cmd, shell)
@@ -85,7 +101,7 @@ def bench(label: str, cmd, runs: int, shell: bool = False) -> tuple[float, float
     med, cpu = statistics.median(times), statistics.median(cpus)
     print(
         f"{label:<34} wall median {med:6.3f} s best {min(times):6.3f} s  cpu {cpu:6.3f} s  "
-        f"peak {peak / 1024:6.1f} MB  output {len(out) / 1e6:5.1f} MB"
+        f"peak {peak / 1024:6.1f} MB  output {len(out):>10,} B {tokens(out):>10,} tokens"
     )
     return med, cpu
 
@@ -115,16 +131,41 @@ def main() -> None:
         args.runs,
         shell=True,
     )
+    if shutil.which("rg"):
+        rg = bench(
+            "rg -n -w",
+            f"xargs -d '\\n' -a '{listing}' rg -n -w '{pattern}'",
+            args.runs,
+            shell=True,
+        )
+    else:
+        rg = None
+        print("rg: not installed (apt-get install ripgrep)")
     exe = str(BIN / "ctx-excerpt")
     base = [exe, "--query", args.query, "--files-from", str(listing)]
     auto = bench("ctx-excerpt", base, args.runs)
     one = bench("ctx-excerpt --jobs 1", base + ["--jobs", "1"], args.runs)
+    if "--unmatched" in subprocess.run([exe, "--help"], capture_output=True, text=True).stdout:
+        bench("ctx-excerpt --unmatched show", base + ["--unmatched", "show"], args.runs)
     bench("ctx-excerpt --json", base + ["--json"], args.runs)
     bench("ctx-excerpt --tokens 8000", base + ["--tokens", "8000"], args.runs)
     print(
         f"ratio to grep (wall): {auto[0] / g[0]:.1f}x, --jobs 1 {one[0] / g[0]:.1f}x; "
         f"(cpu): {auto[1] / g[1]:.1f}x, --jobs 1 {one[1] / g[1]:.1f}x (target <= 3x)"
     )
+    if rg is not None:
+        print(
+            f"ratio to rg (wall): {auto[0] / rg[0]:.1f}x, --jobs 1 {one[0] / rg[0]:.1f}x; "
+            f"(cpu): {auto[1] / rg[1]:.1f}x, --jobs 1 {one[1] / rg[1]:.1f}x"
+        )
+    query_py = tree / "django" / "db" / "models" / "query.py"
+    out = subprocess.run(
+        [exe, "--query", "QuerySet", str(query_py)], capture_output=True, check=True
+    ).stdout
+    total = query_py.read_bytes().count(b"\n")
+    printed = out.count(b"\n")
+    header = out.split(b"\n", 1)[0].decode("utf-8", "replace")
+    print(f"query.py --query QuerySet: {printed:,} of {total:,} lines printed; header: {header}")
 
 
 if __name__ == "__main__":

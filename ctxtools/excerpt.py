@@ -29,6 +29,12 @@ window scores the sum over the distinct identifiers in it of their best weight t
 0.25 for each further line that mentions them (at most 1 per identifier): distinct
 identifiers count for more than repeats.
 
+Windows: a window is the ±``window`` lines around one chosen matching line. Windows are
+chosen best first (the highest score over the matching lines they would add; a matching
+line inside a chosen window starts none), at most ``max_windows`` of them; chosen windows
+that overlap or touch are shown merged. A file thus shows at most ``head + max_windows ×
+(2 × window + 1)`` lines, and its header says how many matching lines were left out.
+
 Lines are lines between ``\\n`` bytes (as grep and editors number them): a ``\\r`` before the
 ``\\n`` is not shown, invalid UTF-8 shows as U+FFFD, and neither moves a line number.
 A line longer than ``max_line_chars`` is cut and ends with ``…[+N chars]``.
@@ -40,7 +46,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from ctxtools.identifiers import compound_parts, is_dotted, joins_run, split_dotted
 
@@ -241,8 +247,10 @@ class Span:
 @dataclass(frozen=True)
 class Excerpt:
     """One file cut down: disjoint ``spans`` in file order, the text of their ``lines``,
-    the query identifiers ``matched`` anywhere in the file (query order), its ``hits``,
-    and how many windows were ``omitted`` (over ``max_windows``, or dropped for a budget)."""
+    the query identifiers ``matched`` anywhere in the file (query order), its ``hits``
+    (the matching lines), how many windows were ``omitted`` (left out by ``max_windows``
+    -- the fewest that would show the rest -- or dropped for a budget), and how many
+    matching lines no span shows (``omitted_matches``)."""
 
     line_count: int
     spans: tuple[Span, ...]
@@ -252,6 +260,7 @@ class Excerpt:
     omitted: int = 0
     binary: bool = False
     size: int = 0
+    omitted_matches: int = 0
 
     @property
     def score(self) -> float:
@@ -262,10 +271,18 @@ class Excerpt:
         return tuple(s for s in self.spans if s.kind == "window")
 
     def without(self, span: Span) -> Excerpt:
-        """This excerpt with SPAN dropped (a dropped window counts as omitted)."""
+        """This excerpt with SPAN dropped (a dropped window counts as omitted, and so do
+        the matching lines it showed)."""
         spans = tuple(s for s in self.spans if s != span)
-        omitted = self.omitted + (1 if span.kind == "window" else 0)
-        return replace(self, spans=spans, omitted=omitted)
+        if span.kind != "window":
+            return replace(self, spans=spans)
+        lines = sum(1 for hit in self.hits if span.start <= hit.line <= span.end)
+        return replace(
+            self,
+            spans=spans,
+            omitted=self.omitted + 1,
+            omitted_matches=self.omitted_matches + lines,
+        )
 
     def shown(self) -> Iterator[tuple[int, str]]:
         """(line number, text) of every shown line, in order."""
@@ -426,10 +443,31 @@ class Matcher:
 # --- windows --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a file shows: its ``spans`` (disjoint, in file order), and what was left out:
+    ``omitted_matches`` matching lines outside every span, which ``omitted_windows`` more
+    windows (the fewest, each around one of those lines) would show."""
+
+    spans: tuple[Span, ...]
+    omitted_windows: int = 0
+    omitted_matches: int = 0
+
+
 def plan_spans(
     hits: dict[int, dict[str, float]], line_count: int, options: ExcerptOptions, matcher: Matcher
-) -> tuple[tuple[Span, ...], int]:
-    """The spans to show for a file with HITS, and how many windows were left out."""
+) -> Plan:
+    """The spans to show for a file with HITS (matching line -> identifier -> weight).
+
+    A window is the ±``window`` lines around one chosen matching line. They are chosen
+    best first: each candidate (one a matching line) is scored over the matching lines in
+    its range that no chosen window shows yet, the best is chosen (ties: the earlier
+    line), the candidates it overlaps are scored again, and so on until ``max_windows``
+    are chosen or every matching line is shown; a matching line inside a chosen window
+    starts none. Chosen windows that overlap or touch are shown merged (scored over all
+    the matching lines they show), so at most ``head + max_windows × (2 × window + 1)``
+    lines are shown.
+    """
     n = line_count
     h = max(0, min(options.head, n))
     if not hits:  # the common case over many files: head and tail only
@@ -438,33 +476,22 @@ def plan_spans(
         start = max(h + 1, n - t + 1)
         if t and start <= n:
             spans.append(Span("tail", start, n))
-        return tuple(spans), 0
+        return Plan(tuple(spans))
     lines = sorted(hits)
-    windows: list[Span] = []
     w = max(0, options.window)
+    chosen = _choose_windows(lines, hits, w, max(0, options.max_windows))
+    windows: list[Span] = []
     cur_start = cur_end = None
-    members: list[int] = []
-
-    def close() -> None:
-        windows.append(_score_window(cur_start, cur_end, members, hits, matcher))
-
-    for line in lines:
-        s, e = max(1, line - w), min(n, line + w)
+    for c in sorted(chosen):
+        s, e = max(1, c - w), min(n, c + w)
         if cur_end is not None and s <= cur_end + 1:
             cur_end = max(cur_end, e)
-            members.append(line)
         else:
             if cur_end is not None:
-                close()
-            cur_start, cur_end, members = s, e, [line]
+                windows.append(_score_window(cur_start, cur_end, lines, hits, matcher))
+            cur_start, cur_end = s, e
     if cur_end is not None:
-        close()
-    omitted = 0
-    keep = max(0, options.max_windows)
-    if len(windows) > keep:
-        omitted = len(windows) - keep
-        best = sorted(windows, key=lambda s: (-s.score, s.start))[:keep]
-        windows = sorted(best, key=lambda s: s.start)
+        windows.append(_score_window(cur_start, cur_end, lines, hits, matcher))
     head = Span("head", 1, h) if h else None
     spans: list[Span] = []
     for win in windows:
@@ -481,28 +508,167 @@ def plan_spans(
                 continue
             win = replace(win, start=h + 1)
         spans.append(win)
-    if not lines:
-        t = max(0, options.tail)
-        start = max(h + 1, n - t + 1)
-        if t and start <= n:
-            spans.append(Span("tail", start, n))
     if head is not None:
         spans.insert(0, head)
-    return tuple(spans), omitted
+    left = _left_out(lines, spans)
+    return Plan(tuple(spans), _fewest_windows(left, w), len(left))
+
+
+def _choose_windows(
+    lines: list[int], hits: dict[int, dict[str, float]], w: int, keep: int
+) -> list[int]:
+    """The matching lines (of LINES, sorted) whose ±W windows are shown: at most KEEP,
+    best first; on equal scores, the window around the weightier line (a definition),
+    then the earlier line. Lazy greedy: the heap holds upper bounds of the candidates'
+    scores (a score only falls as windows are chosen), and a candidate is scored again
+    only when it comes to the top with a bound that may be stale."""
+    import heapq
+    from bisect import bisect_left, bisect_right
+
+    if keep == 0:
+        return []
+    count = len(lines)
+    lo = [0] * count  # candidate k covers the matching lines lines[lo[k]:hi[k]]
+    hi = [0] * count
+    a = b = 0
+    for k, c in enumerate(lines):
+        while lines[a] < c - w:
+            a += 1
+        while b < count and lines[b] <= c + w:
+            b += 1
+        lo[k], hi[k] = a, b
+    ws = [hits[line] for line in lines]
+    # ties: the window around the weightier line (a definition), then the earlier one
+    own = [-sum(found.values()) for found in ws]
+    if count == 1:
+        return lines[:1]
+    if sum(hi) - sum(lo) > 8 * count:  # dense: most ranges hold many matching lines
+        scores = _sliding_scores(lines, hits, lo, hi)
+        dirty = [False] * count
+    else:
+        # Sparse: each range starts with an upper bound of its score, the sum of its lines'
+        # weights (a weight is at least 1, a repeat adds 0.25), exact for one line; the
+        # exact score is worked out when the range comes to the top of the heap.
+        prefix = [0.0]
+        for x in own:
+            prefix.append(prefix[-1] - x)
+        scores = [prefix[hi[k]] - prefix[lo[k]] for k in range(count)]
+        dirty = [hi[k] - lo[k] > 1 for k in range(count)]
+    heap = [(-score, own[k], k) for k, score in enumerate(scores)]
+    heapq.heapify(heap)
+    covered = [False] * count
+    chosen: list[int] = []
+    while heap and len(chosen) < keep:
+        _neg, _own, k = heapq.heappop(heap)
+        if covered[k]:
+            continue
+        if dirty[k]:
+            dirty[k] = False
+            left = [ws[j] for j in range(lo[k], hi[k]) if not covered[j]]
+            heapq.heappush(heap, (-_score_of(left), own[k], k))
+            continue
+        chosen.append(lines[k])
+        first, last = lo[k], hi[k]
+        for j in range(first, last):
+            covered[j] = True
+        # the candidates whose ranges overlap lines[first:last] are scored again
+        for j in range(bisect_right(hi, first), bisect_left(lo, last)):
+            dirty[j] = True
+    return chosen
+
+
+def _score_of(weights: Iterable[dict[str, float]]) -> float:
+    """A window's score from the identifier weights of its matching lines."""
+    best: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for found in weights:
+        for name, weight in found.items():
+            old = best.get(name)
+            if old is None:
+                best[name] = weight
+                count[name] = 1
+            else:
+                if weight > old:
+                    best[name] = weight
+                count[name] += 1
+    total = sum(best.values())
+    for c in count.values():
+        if c > 1:
+            total += REPEAT_BONUS * min(c - 1, REPEAT_CAP)
+    return total
+
+
+def _sliding_scores(
+    lines: list[int], hits: dict[int, dict[str, float]], lo: list[int], hi: list[int]
+) -> list[float]:
+    """``_score_of`` the matching lines ``lines[lo[k]:hi[k]]`` for every k, in time linear
+    in the number of lines (the ranges only move forward): a dense file has as many
+    candidates as lines, each range holding up to 2 × window + 1 of them."""
+    per_weight: dict[str, dict[float, int]] = {}  # identifier -> weight -> lines in range
+    count: dict[str, int] = {}
+    scores: list[float] = []
+    a = b = 0
+    for k in range(len(lines)):
+        while b < hi[k]:
+            for name, weight in hits[lines[b]].items():
+                slot = per_weight.setdefault(name, {})
+                slot[weight] = slot.get(weight, 0) + 1
+                count[name] = count.get(name, 0) + 1
+            b += 1
+        while a < lo[k]:
+            for name, weight in hits[lines[a]].items():
+                slot = per_weight[name]
+                slot[weight] -= 1
+                if not slot[weight]:
+                    del slot[weight]
+                count[name] -= 1
+                if not count[name]:
+                    del count[name]
+                    del per_weight[name]
+            a += 1
+        best = sum(max(slot) for slot in per_weight.values())
+        scores.append(best + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values()))
+    return scores
+
+
+def _left_out(lines: list[int], spans: Sequence[Span]) -> list[int]:
+    """The matching LINES that no span shows."""
+    left: list[int] = []
+    k = 0
+    for line in lines:
+        while k < len(spans) and spans[k].end < line:
+            k += 1
+        if k == len(spans) or line < spans[k].start:
+            left.append(line)
+    return left
+
+
+def _fewest_windows(left: list[int], w: int) -> int:
+    """The fewest ±W windows, each around one of the sorted lines LEFT, that show them
+    all (each window around the last line within W of the first line not yet shown)."""
+    windows = i = 0
+    while i < len(left):
+        first = left[i]
+        while i + 1 < len(left) and left[i + 1] <= first + w:
+            i += 1
+        reach = left[i] + w
+        while i < len(left) and left[i] <= reach:
+            i += 1
+        windows += 1
+    return windows
 
 
 def _score_window(
-    start: int, end: int, members: list[int], hits: dict[int, dict[str, float]], matcher: Matcher
+    start: int, end: int, lines: list[int], hits: dict[int, dict[str, float]], matcher: Matcher
 ) -> Span:
-    best: dict[str, float] = {}
-    count: dict[str, int] = {}
-    for line in members:
-        for name, weight in hits[line].items():
-            if weight > best.get(name, 0.0):
-                best[name] = weight
-            count[name] = count.get(name, 0) + 1
-    score = sum(best.values()) + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values())
-    return Span("window", start, end, score, matcher.order(best))
+    """The window of lines START..END, scored over the matching lines in it."""
+    from bisect import bisect_left, bisect_right
+
+    found = [hits[line] for line in lines[bisect_left(lines, start) : bisect_right(lines, end)]]
+    names: set[str] = set()
+    for f in found:
+        names.update(f)
+    return Span("window", start, end, _score_of(found), matcher.order(names))
 
 
 # --- reading lines --------------------------------------------------------------------------
@@ -700,7 +866,8 @@ def _excerpt(
             matcher.scan(piece[1], piece[0], hits)
             last = piece
         line_count = _count_lines(last)
-    spans, omitted = plan_spans(hits, line_count, options, matcher)
+    plan = plan_spans(hits, line_count, options, matcher)
+    spans = plan.spans
     if whole is not None:
         lines = _lines_of_whole(whole, newlines, spans, options.max_line_chars)
     else:
@@ -720,8 +887,9 @@ def _excerpt(
         lines=lines,
         matched=matcher.order(matched) if matched else (),
         hits=hit_list,
-        omitted=omitted,
+        omitted=plan.omitted_windows,
         size=size,
+        omitted_matches=plan.omitted_matches,
     )
 
 
@@ -826,18 +994,30 @@ def excerpt_file(
         return excerpt_stream(fh, identifiers, options)
 
 
-def excerpt_file_block(
+class FileBlock(NamedTuple):
+    """A file as ``file_block`` renders it: ``block``, its text as UTF-8 bytes (None when
+    the file is ``binary``, or has no match and was not to be shown), and ``matches``,
+    how many of its lines match."""
+
+    block: bytes | None
+    matches: int = 0
+    binary: bool = False
+
+
+def file_block(
     path: str,
     label: str,
     matcher: Matcher,
     options: ExcerptOptions,
     *,
     large: int = LARGE_FILE,
-) -> bytes | None:
+    show_unmatched: bool = True,
+) -> FileBlock:
     """``render_excerpt(excerpt_file(PATH, ...), LABEL)`` as UTF-8 bytes (lone surrogates
-    of the label as their bytes), None for a binary file. The common case over many files
-    -- nothing matched -- is rendered straight from the file's bytes: no Excerpt, no
-    Span, no str per line. OSError is left to the caller."""
+    of the label as their bytes), with the file's match count; no block for a binary file,
+    nor for a file with no match unless SHOW_UNMATCHED. The common case over many files
+    -- nothing matched -- is rendered straight from the file's bytes (or not at all): no
+    Excerpt, no Span, no str per line. OSError is left to the caller."""
     import os
 
     fd = os.open(path, os.O_RDONLY)
@@ -854,16 +1034,31 @@ def excerpt_file_block(
         ex = excerpt_stream(io.BytesIO(data), matcher, options)
     else:
         if b"\0" in data[:BINARY_SNIFF]:
-            return None
+            return FileBlock(None, binary=True)
         hits: dict[int, dict[str, float]] = {}
         if data:
             matcher.scan(data, 1, hits)
         if not hits:
-            return _no_match_block(data, label, options)
-        return _hits_block(data, label, matcher, options, hits)
+            return FileBlock(_no_match_block(data, label, options) if show_unmatched else None)
+        return FileBlock(_hits_block(data, label, matcher, options, hits), len(hits))
     if ex.binary:
-        return None
-    return render_excerpt(ex, label).encode("utf-8", "surrogateescape")
+        return FileBlock(None, binary=True)
+    if not ex.hits and not show_unmatched:
+        return FileBlock(None)
+    return FileBlock(render_excerpt(ex, label).encode("utf-8", "surrogateescape"), len(ex.hits))
+
+
+def excerpt_file_block(
+    path: str,
+    label: str,
+    matcher: Matcher,
+    options: ExcerptOptions,
+    *,
+    large: int = LARGE_FILE,
+) -> bytes | None:
+    """``render_excerpt(excerpt_file(PATH, ...), LABEL)`` as UTF-8 bytes, None for a
+    binary file (``file_block``'s block)."""
+    return file_block(path, label, matcher, options, large=large).block
 
 
 _BGUTTERS: dict[int, list[bytes]] = {}
@@ -910,11 +1105,14 @@ def _hits_block(
     """The rendered block of a file held whole with HITS: its spans' lines, from bytes."""
     newlines = data.count(b"\n")
     n = newlines + (0 if data.endswith(b"\n") else 1)
-    spans, omitted = plan_spans(hits, n, options, matcher)
+    plan = plan_spans(hits, n, options, matcher)
+    spans = plan.spans
     matched: set[str] = set()
     for found in hits.values():
         matched.update(found)
-    head = _header(label, n, matcher.order(matched), spans, omitted)
+    head = _header(
+        label, n, matcher.order(matched), spans, plan.omitted_windows, plan.omitted_matches
+    )
     out = [head.encode("utf-8", "surrogateescape")]
     width = gutter_width(n)
     cap = options.max_line_chars
@@ -982,10 +1180,17 @@ def gutter_width(line_count: int) -> int:
 
 
 def render_header(ex: Excerpt, label: str) -> str:
-    return _header(label, ex.line_count, ex.matched, ex.spans, ex.omitted)
+    return _header(label, ex.line_count, ex.matched, ex.spans, ex.omitted, ex.omitted_matches)
 
 
-def _header(label: str, n: int, matched: Sequence[str], spans: Sequence[Span], omitted: int) -> str:
+def _header(
+    label: str,
+    n: int,
+    matched: Sequence[str],
+    spans: Sequence[Span],
+    omitted: int,
+    omitted_matches: int = 0,
+) -> str:
     parts = [f"{n} line" + ("" if n == 1 else "s")]
     if matched:
         parts.append("matched: " + ", ".join(matched))
@@ -994,8 +1199,12 @@ def _header(label: str, n: int, matched: Sequence[str], spans: Sequence[Span], o
     else:
         tail = next((s for s in spans if s.kind == "tail"), None)
         parts.append(f"no match, last {len(tail)} lines" if tail else "no match")
-    if omitted:
-        parts.append(f"{omitted} more window{'' if omitted == 1 else 's'} not shown")
+    if omitted_matches:
+        k = omitted_matches
+        parts.append(
+            f"{k} more matching line{'' if k == 1 else 's'} not shown"
+            f" ({omitted} more window{'' if omitted == 1 else 's'})"
+        )
     return f"==> {label} <== " + "; ".join(parts)
 
 
@@ -1046,6 +1255,18 @@ def render_all(items: Sequence[tuple[str, Excerpt]]) -> str:
     return "\n".join(render_excerpt(ex, label) for label, ex in items)
 
 
+def json_text(text: str) -> str:
+    """TEXT as JSON can hold it: the undecodable bytes of a file name (kept as lone
+    surrogates) become U+FFFD, as ctx-repomap shows them."""
+    if text.isascii():
+        return text
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
+
+
 def excerpt_dict(ex: Excerpt, label: str) -> dict:
     """The JSON form of one file (see ctx-excerpt --help for the schema)."""
     spans = []
@@ -1062,13 +1283,15 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
             }
         )
     return {
-        "path": label,
+        "path": json_text(label),
         "status": "ok",
         "lines": ex.line_count,
         "bytes": ex.size,
         "matched": list(ex.matched),
         "score": ex.score,
+        "matches": len(ex.hits),
         "omitted_windows": ex.omitted,
+        "omitted_matches": ex.omitted_matches,
         "spans": spans,
     }
 
@@ -1232,6 +1455,7 @@ class Signatures:
     binary: bool = False
     too_large: bool = False
     spans: tuple[Span, ...] = ()
+    matches: int = 0  # definitions whose signature matches
 
 
 def signatures_of(
@@ -1259,11 +1483,13 @@ def signatures_of(
     defs = tuple(sorted(result.definitions, key=lambda d: (d.line, d.name))) if result else ()
     matched: set[str] = set()
     score = 0.0
+    matches = 0
     if matcher is not None and matcher.identifiers:
         for d in defs:
             found = matcher.classify(d.signature)
             matched.update(found)
             score += sum(found.values())
+            matches += bool(found)
     return Signatures(
         language,
         defs,
@@ -1271,6 +1497,7 @@ def signatures_of(
         matcher.order(matched) if matcher else (),
         score,
         len(data),
+        matches=matches,
     )
 
 
@@ -1300,13 +1527,14 @@ def render_signatures(sig: Signatures, label: str) -> str:
 
 def signatures_dict(sig: Signatures, label: str) -> dict:
     return {
-        "path": label,
+        "path": json_text(label),
         "status": "too_large" if sig.too_large else "ok",
         "lines": sig.line_count,
         "bytes": sig.size,
         "language": sig.language,
         "matched": list(sig.matched),
         "score": sig.score,
+        "matches": sig.matches,
         "definitions": [
             {
                 "kind": d.kind,

@@ -9,6 +9,7 @@ ctx-excerpt does, for any caller (ctx-pack assembles budgeted prompt packs with 
     run.as_dict()      # the --json document
     run.results        # every input as loaded: status "ok", "binary" or "unreadable"
     run.dropped        # what the budget took out; run.tokens: the count of run.render()
+    run.unmatched      # the labels of the inputs where nothing matched (r.matched False)
 
 An input is a file path, a handle reference ``ctx:[SESSION/]NAME[@SHA]`` (read from the
 store), or an ``Input`` carrying bytes (or a function that returns them, called when its
@@ -16,6 +17,15 @@ turn comes: stdin). Nothing here prints: a file that cannot be read or is binary
 result with that status (and a ``note``); ``on_file`` sees each result as it is loaded and
 may raise to stop the run. ``iter_excerpts`` yields the results one by one, for a caller
 that prints as it goes.
+
+Files where nothing matched: ``unmatched="show"`` (the default) shows each by its head and
+tail, as one file alone is shown; ``"name"`` shows only the files with a match and names
+the others in one closing list (``no match in N files:``, a name a line) -- what
+ctx-excerpt does with more than one input, since over a code base most files match
+nothing and their heads and tails drown the rest; ``"omit"`` leaves them out altogether.
+Whatever the mode, each result says how many of its lines match (``FileResult.matches``;
+``matched`` is whether any does; with signatures, its matching definitions), each file of
+``as_dict()`` has ``"matches"``, and ``run.unmatched`` lists the inputs with no match.
 """
 
 from __future__ import annotations
@@ -36,10 +46,11 @@ from ctxtools.excerpt import (
     Signatures,
     excerpt_dict,
     excerpt_file,
-    excerpt_file_block,
     excerpt_text,
+    file_block,
     fit_budget,
     is_binary,
+    json_text,
     read_file_bytes,
     render_excerpt,
     render_signatures,
@@ -59,6 +70,8 @@ NOTE_LIMIT = 20  # files named in the notes about budget drops before "... and N
 OK = "ok"
 BINARY = "binary"
 UNREADABLE = "unreadable"
+
+UNMATCHED_MODES = ("show", "name", "omit")  # what becomes of a file where nothing matched
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,9 @@ class FileResult:
     with --signatures), "binary" (skipped) or "unreadable" (``error`` says why;
     ``exit_status`` is that error's). ``block`` is the rendered block as UTF-8 bytes when
     rendering was asked for (then ``excerpt`` is None: worker processes send back the
-    bytes only); ``text`` is the same as a str."""
+    bytes only; None too for a file with no match that is not to be shown); ``text`` is
+    the same as a str. ``matches``: how many lines match (with signatures: how many
+    definitions), None unless ok."""
 
     label: str
     status: str
@@ -105,6 +120,12 @@ class FileResult:
     error: str | None = None
     exit_status: int = 0
     block: bytes | None = None
+    matches: int | None = None
+
+    @property
+    def matched(self) -> bool:
+        """Whether anything in this input matched (False for a skipped input)."""
+        return bool(self.matches)
 
     @property
     def text(self) -> str | None:
@@ -128,9 +149,9 @@ class FileResult:
 
     def as_dict(self) -> dict:
         """The JSON record of a skipped input (ok ones are written by ``ExcerptRun``)."""
-        doc = {"path": self.label, "status": self.status}
+        doc = {"path": json_text(self.label), "status": self.status}
         if self.status == UNREADABLE:
-            doc["error"] = self.error
+            doc["error"] = json_text(self.error or "")
         return doc
 
 
@@ -179,6 +200,7 @@ class _Loader:
         unreadable: Mapping[str, str],
         handles: _Handles,
         render: bool,
+        show_unmatched: bool = True,
     ):
         self.matcher = matcher
         self.options = options
@@ -186,6 +208,7 @@ class _Loader:
         self.unreadable = unreadable
         self.handles = handles
         self.render = render
+        self.show_unmatched = show_unmatched
 
     def __call__(self, inp: Input) -> FileResult:
         label = inp.label
@@ -205,12 +228,18 @@ class _Loader:
                 ex = excerpt_text(inp.read(), self.matcher, self.options)
             elif self.render:
                 try:
-                    block = excerpt_file_block(inp.path, label, self.matcher, self.options)
+                    fb = file_block(
+                        inp.path,
+                        label,
+                        self.matcher,
+                        self.options,
+                        show_unmatched=self.show_unmatched,
+                    )
                 except OSError as exc:
                     raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
-                if block is None:
+                if fb.binary:
                     return FileResult(label, BINARY)
-                return FileResult(label, OK, block=block)
+                return FileResult(label, OK, block=fb.block, matches=fb.matches)
             else:
                 try:
                     ex = excerpt_file(inp.path, self.matcher, self.options)
@@ -220,11 +249,13 @@ class _Loader:
             return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
         if ex.binary:
             return FileResult(label, BINARY)
+        matches = ex.matches if isinstance(ex, Signatures) else len(ex.hits)
         if self.render:
-            return FileResult(
-                label, OK, block=render_item(ex, label).encode("utf-8", "surrogateescape")
-            )
-        return FileResult(label, OK, ex)
+            block = None
+            if matches or self.show_unmatched:
+                block = render_item(ex, label).encode("utf-8", "surrogateescape")
+            return FileResult(label, OK, block=block, matches=matches)
+        return FileResult(label, OK, ex, matches=matches)
 
     def _signatures(self, inp: Input) -> Signatures:
         matcher = self.matcher
@@ -246,6 +277,21 @@ class _Loader:
         if is_binary(data):
             return signatures_of(path, b"", matcher, binary=True)
         return signatures_of(path, data, matcher)
+
+
+def render_unmatched(labels: list[str], named: int | None = None) -> str:
+    """The closing list of the files where nothing matched: ``no match in N files:``, then
+    a name a line (the first NAMED of them when a budget cut the list, then how many more
+    were not named)."""
+    k = len(labels)
+    lines = [f"no match in {k} file{'' if k == 1 else 's'}:"]
+    if named is None or named >= k:
+        lines.extend(labels)
+    else:
+        lines.extend(labels[:named])
+        lines.append(f"… and {k - named} more")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def render_item(item: Item, label: str) -> str:
@@ -327,6 +373,43 @@ def _forked_results(
                 os.waitpid(pid, 0)
 
 
+def _fit_with_names(
+    run: ExcerptRun, items: list[tuple[str, Item]], budget: int, count: Callable[[str], int]
+) -> list[tuple[str, Item]]:
+    """Fit RUN's files and its list of files with no match into BUDGET tokens together:
+    the files get the budget less the list's heading, then the list names as many files
+    as fit (a binary search on the count of the whole text). Sets RUN's shown, dropped,
+    named, listed and tokens; returns what is shown."""
+    labels = run.unmatched
+    heading = count(render_unmatched(labels, 0)) + 1
+    reserve = heading
+    while True:
+        shown, run.dropped, _ = fit_budget(items, max(0, budget - reserve), count, render_item)
+        run.shown = shown
+        run.named = 0
+        run.listed = True
+        total = count(run.render())
+        if total <= budget:
+            break
+        if not shown:  # not even the heading fits: no list
+            run.listed = False
+            run.tokens = 0
+            return shown
+        reserve += total - budget
+    lo, hi = 0, len(labels)  # the most names that fit: lo fits, more than hi does not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        run.named = mid
+        n = count(run.render())
+        if n <= budget:
+            lo, total = mid, n
+        else:
+            hi = mid - 1
+    run.named = None if lo == len(labels) else lo
+    run.tokens = total  # the count of the text with LO names
+    return shown
+
+
 AUTO_JOBS_FILES = 500  # from this many inputs on, two processes beat one (fork and pipes)
 
 
@@ -363,13 +446,15 @@ def iter_excerpts(
     session: str | None = None,
     unreadable: Mapping[str, str] | None = None,
     render: bool = False,
+    show_unmatched: bool = True,
 ) -> Iterator[FileResult]:
     """Each input loaded and excerpted (or its signatures, with SIGNATURES), in the order
     given, as a FileResult; from JOBS worker processes (forked) when there are several
     files and no data input. ``store`` is a HandleStore or its root (None: the default
     root), opened at the first ``ctx:`` reference; ``session`` that of the handles
     (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s answer when
-    the caller has it already. With RENDER, ok results carry their text, not the excerpt.
+    the caller has it already. With RENDER, ok results carry their text, not the excerpt
+    (no text for a file with no match unless SHOW_UNMATCHED: it is never rendered).
     """
     options = options or ExcerptOptions()
     inputs = [as_input(s) for s in sources]
@@ -382,6 +467,7 @@ def iter_excerpts(
         unreadable,
         _Handles(store, session),
         render,
+        show_unmatched,
     )
     jobs = jobs or 1
     if jobs <= 1 or len(inputs) < 2 or any(inp.path is None for inp in inputs):
@@ -399,7 +485,9 @@ class ExcerptRun:
     """The outcome of ``excerpt_sources``: every input's ``results`` in the order given,
     and what is ``shown`` -- (label, excerpt or signatures) in print order, after the budget
     and the sort. With a budget: what was ``dropped``, and ``tokens``, the ruler's count
-    of ``render()``."""
+    of ``render()``. ``unmatched_mode`` is what became of the files where nothing matched
+    ("show", "name" or "omit"); ``named``: how many of them the closing list names when a
+    budget cut it (None: all)."""
 
     identifiers: tuple[str, ...]
     options: ExcerptOptions
@@ -410,6 +498,14 @@ class ExcerptRun:
     dropped: list[Dropped] = field(default_factory=list)
     tokens: int | None = None
     ruler: Ruler | None = None
+    unmatched_mode: str = "show"
+    named: int | None = None
+    listed: bool = True  # False: a budget left no room for the list at all
+
+    @property
+    def unmatched(self) -> list[str]:
+        """The labels of the inputs read where nothing matched, in the order given."""
+        return [r.label for r in self.results if r.status == OK and not r.matched]
 
     @property
     def skipped(self) -> list[FileResult]:
@@ -428,28 +524,40 @@ class ExcerptRun:
 
     def drop_notes(self, limit: int = NOTE_LIMIT) -> list[str]:
         """What the budget dropped, as lines: a count, then one line a file (the first
-        LIMIT files, then how many more). Empty when nothing was dropped."""
-        if not self.dropped:
-            return []
-        per_file: dict[str, list[str]] = {}
-        for d in self.dropped:
-            if d.kind == "window":
-                what = f"window {d.start}-{d.end} (score {d.score:g})"
-            else:
-                what = "whole file" + ("" if d.matched else " (nothing matched)")
-            per_file.setdefault(d.label, []).append(what)
-        labels = list(per_file)
-        lines = [f"dropped {len(self.dropped)} part(s) of {len(labels)} file(s)"]
-        lines.extend(
-            f"  dropped {label}: " + ", ".join(per_file[label]) for label in labels[:limit]
-        )
-        if len(labels) > limit:
-            lines.append(f"  ... and {len(labels) - limit} more files")
+        LIMIT files, then how many more), then how many files with no match it left
+        unnamed. Empty when nothing was dropped."""
+        lines: list[str] = []
+        if self.dropped:
+            per_file: dict[str, list[str]] = {}
+            for d in self.dropped:
+                if d.kind == "window":
+                    what = f"window {d.start}-{d.end} (score {d.score:g})"
+                else:
+                    what = "whole file" + ("" if d.matched else " (nothing matched)")
+                per_file.setdefault(d.label, []).append(what)
+            labels = list(per_file)
+            lines.append(f"dropped {len(self.dropped)} part(s) of {len(labels)} file(s)")
+            lines.extend(
+                f"  dropped {label}: " + ", ".join(per_file[label]) for label in labels[:limit]
+            )
+            if len(labels) > limit:
+                lines.append(f"  ... and {len(labels) - limit} more files")
+        if self.named is not None and self.unmatched_mode == "name":
+            k = len(self.unmatched)
+            if self.named < k or not self.listed:
+                what = f"{k - self.named} of the {k} files with no match left unnamed"
+                lines.append(f"  {what}" if lines else what)
         return lines
 
     def render(self) -> str:
-        """The text of the shown files, one block each, separated by a blank line."""
-        return "\n".join(render_item(item, label) for label, item in self.shown)
+        """The text of the shown files, one block each, separated by a blank line; in
+        "name" mode, then the list of the files where nothing matched."""
+        blocks = [render_item(item, label) for label, item in self.shown]
+        if self.unmatched_mode == "name" and self.listed:
+            unmatched = self.unmatched
+            if unmatched:
+                blocks.append(render_unmatched(unmatched, self.named))
+        return "\n".join(blocks)
 
     def budget_dict(self) -> dict | None:
         if self.budget is None:
@@ -461,7 +569,13 @@ class ExcerptRun:
             "counter": ruler.name if ruler is not None else None,
             "exact": ruler.exact if ruler is not None else None,
             "dropped": [
-                {"path": d.label, "kind": d.kind, "start": d.start, "end": d.end, "score": d.score}
+                {
+                    "path": json_text(d.label),
+                    "kind": d.kind,
+                    "start": d.start,
+                    "end": d.end,
+                    "score": d.score,
+                }
                 for d in self.dropped
             ],
         }
@@ -475,6 +589,8 @@ class ExcerptRun:
             "files": [to_dict(item, label) for label, item in self.shown]
             + [r.as_dict() for r in self.skipped],
         }
+        if self.unmatched_mode == "name":
+            doc["unmatched"] = [json_text(label) for label in self.unmatched]
         budget = self.budget_dict()
         if budget is not None:
             doc["budget"] = budget
@@ -495,20 +611,30 @@ def excerpt_sources(
     session: str | None = None,
     unreadable: Mapping[str, str] | None = None,
     on_file: Callable[[FileResult], None] | None = None,
+    unmatched: str = "show",
 ) -> ExcerptRun:
     """Excerpt every input (see ``iter_excerpts`` for SIGNATURES, JOBS, STORE, SESSION,
     UNREADABLE), fit the whole text into BUDGET tokens of RULER when a budget is given,
     and order the files: SORT "given", or "score" (best first, ties in the order given).
 
+    UNMATCHED is what becomes of a file where nothing matched: "show" (its head and tail,
+    the default), "name" (not shown; named in a closing list, and in ``as_dict()``'s
+    "unmatched") or "omit" (neither); not with SIGNATURES.
+
     The budget drops what is worth least first: files where nothing matched (the last
     first), then windows, the lowest-scoring first, then matched files reduced to their
-    head (see ``ctxtools.excerpt.fit_budget``). RULER is a Ruler, or a function returning
-    one, called only when a budget needs it, after every input is loaded (None: the
-    default ``get_ruler()``). ON_FILE is called with each result as it is loaded, in the
-    order given; an exception from it stops the run.
+    head (see ``ctxtools.excerpt.fit_budget``); in "name" mode the list's heading is kept
+    out of the files' budget, and the list names as many files as then fit. RULER is a
+    Ruler, or a function returning one, called only when a budget needs it, after every
+    input is loaded (None: the default ``get_ruler()``). ON_FILE is called with each
+    result as it is loaded, in the order given; an exception from it stops the run.
     """
     if sort not in ("given", "score"):
         raise ValueError(f"sort must be 'given' or 'score', not {sort!r}")
+    if unmatched not in UNMATCHED_MODES:
+        raise ValueError(f"unmatched must be one of {UNMATCHED_MODES}, not {unmatched!r}")
+    if signatures and unmatched != "show":
+        raise ValueError("unmatched applies to excerpts, not to signatures")
     options = options or ExcerptOptions()
     matcher = _as_matcher(identifiers, options)
     results: list[FileResult] = []
@@ -525,8 +651,14 @@ def excerpt_sources(
         if on_file is not None:
             on_file(res)
         results.append(res)
-    shown: list[tuple[str, Item]] = [(r.label, r.excerpt) for r in results if r.status == OK]
-    run = ExcerptRun(matcher.identifiers, options, signatures, results, shown)
+    shown: list[tuple[str, Item]] = [
+        (r.label, r.excerpt)
+        for r in results
+        if r.status == OK and (unmatched == "show" or r.matched)
+    ]
+    run = ExcerptRun(
+        matcher.identifiers, options, signatures, results, shown, unmatched_mode=unmatched
+    )
     if budget is not None:
         if ruler is None:
             from ctxtools.tokens import get_ruler
@@ -534,9 +666,12 @@ def excerpt_sources(
             ruler = get_ruler().ruler
         elif not hasattr(ruler, "count"):
             ruler = ruler()
-        shown, run.dropped, run.tokens = fit_budget(shown, budget, ruler.count, render_item)
         run.budget = budget
         run.ruler = ruler
+        if unmatched == "name" and run.unmatched:
+            shown = _fit_with_names(run, shown, budget, ruler.count)
+        else:
+            shown, run.dropped, run.tokens = fit_budget(shown, budget, ruler.count, render_item)
     if sort == "score":
         shown = sorted(shown, key=lambda it: -it[1].score)  # stable: ties keep their order
     run.shown = shown

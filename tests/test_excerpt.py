@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from ctxtools.excerpt import (
     fit_budget,
     render_all,
     render_excerpt,
+    render_header,
 )
 from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
@@ -46,18 +48,18 @@ CASES = [
     (
         "auth.py",
         "verify_token rejects expired tokens",
-        [("head", 1, 15), ("window", 34, 105)],
+        [("head", 1, 15), ("window", 52, 102)],
         (59, 78),
     ),
-    ("server.go", "RetryAfter waits too long", [("head", 1, 15), ("window", 44, 96)], (69, 79)),
+    ("server.go", "RetryAfter waits too long", [("head", 1, 15), ("window", 44, 94)], (69, 79)),
     (
         "cart.ts",
         "applyDiscount ignores minimumTotal",
-        [("head", 1, 15), ("window", 16, 67)],
+        [("head", 1, 15), ("window", 16, 66)],
         (41, 47),
     ),
     ("lexer.rs", "read_number", [("head", 1, 15), ("window", 19, 95)], (44, 55)),
-    ("LruCache.java", "evictEldest", [("head", 1, 15), ("window", 36, 90)], (65, 70)),
+    ("LruCache.java", "evictEldest", [("head", 1, 15), ("window", 40, 90)], (65, 70)),
     ("inventory.py", "reconcile_stock", [("head", 1, 15), ("window", 227, 274)], (252, 268)),
 ]
 
@@ -100,7 +102,6 @@ def test_exact_rendering_with_separator_and_gutter():
         "  11│ \n"
         "  12│ // ErrLimited is returned when a client has no tokens left.\n"
         '  13│ var ErrLimited = errors.New("rate limited")\n'
-        "  14│ \n"
         "   ⋮\n"
         "  50│ \n"
         "  51│ // Allow takes one token from the bucket of key, or reports ErrLimited.\n"
@@ -132,18 +133,156 @@ def test_at_most_six_windows_the_best_in_file_order():
     ex = excerpt_of("inventory.py", "ledger record", window=2)
     windows = ex.windows
     assert len(windows) == 6
-    assert ex.omitted > 0
     assert [w.start for w in windows] == sorted(w.start for w in windows)
+    assert all(len(w) <= 5 for w in windows)
+    shown = {n for n, _ in ex.shown()}
+    left = [h.line for h in ex.hits if h.line not in shown]
+    assert ex.omitted_matches == len(left) == 18 and ex.omitted == 16
+    assert render_excerpt(ex, "inventory.py").startswith(
+        "==> inventory.py <== 274 lines; matched: ledger, record; "
+        "18 more matching lines not shown (16 more windows)\n"
+    )
+    # the six shown are the first six chosen when more are allowed
     uncapped = excerpt_of("inventory.py", "ledger record", window=2, max_windows=100)
-    best = sorted(uncapped.windows, key=lambda s: (-s.score, s.start))[:6]
-    assert {(w.start, w.end) for w in windows} == {(w.start, w.end) for w in best}
+    assert uncapped.omitted == uncapped.omitted_matches == 0
+    assert shown <= {n for n, _ in uncapped.shown()}
     # uncapped, one window falls inside the head and gives the head its score
     assert uncapped.spans[0].score > 0
-    assert len(uncapped.windows) + 1 == 6 + ex.omitted
-    assert "more windows not shown" in render_excerpt(ex, "inventory.py")
-    # ties go to the earlier window; "class Ledger" is only a part hit of "ledger" (case)
+    # equal scores: the earlier window; "class Ledger" is only a part hit of "ledger" (case)
     two = excerpt_of("inventory.py", "ledger", window=2, max_windows=2)
-    assert [(s.start, s.end, s.score) for s in two.windows] == [(250, 257, 3.5), (269, 274, 3.5)]
+    assert [(s.start, s.end, s.score) for s in two.windows] == [(251, 255, 3.5), (271, 274, 3.5)]
+
+
+def marked(n: int, marks: dict[int, str]) -> str:
+    """N lines of filler with MARKS (line number -> text) in place."""
+    return "".join(marks.get(k, f"x{k} = {k}") + "\n" for k in range(1, n + 1))
+
+
+def test_a_window_is_the_lines_around_one_chosen_match():
+    """Matches 10 lines apart do not chain into one long span: the first window chosen
+    shows them all, and a match inside a chosen window starts no other."""
+    text = marked(300, {100: "use(marker)", 110: "use(marker)", 120: "use(marker)"})
+    ex = excerpt_text(text, ["marker"], ExcerptOptions(head=0))
+    assert spans(ex) == [("window", 75, 125)]  # was 75..145: three windows merged
+    assert ex.omitted == ex.omitted_matches == 0
+    assert ex.windows[0].score == 3.5
+
+
+def test_windows_are_chosen_best_first():
+    text = marked(
+        900,
+        {
+            100: "x = marker",  # 3
+            400: "def marker():",  # a definition: 6
+            700: "marker()",
+            702: "marker()",
+            704: "marker()",  # 3 + 0.25 per repeat = 3.5
+        },
+    )
+    opts = ExcerptOptions(head=0, max_windows=1)
+    ex = excerpt_text(text, ["marker"], opts)
+    assert spans(ex) == [("window", 375, 425)]
+    assert (ex.omitted, ex.omitted_matches) == (2, 4)
+    assert render_header(ex, "f.py") == (
+        "==> f.py <== 900 lines; matched: marker; 4 more matching lines not shown (2 more windows)"
+    )
+    ex = excerpt_text(text, ["marker"], replace(opts, max_windows=2))
+    assert spans(ex) == [("window", 375, 425), ("window", 675, 725)]
+    assert (ex.omitted, ex.omitted_matches) == (1, 1)
+    ex = excerpt_text(text, ["marker"], replace(opts, max_windows=3))
+    assert spans(ex) == [("window", 75, 125), ("window", 375, 425), ("window", 675, 725)]
+    assert "not shown" not in render_header(ex, "f.py")
+
+
+def spread_file(seed: int, lines: int = 2732) -> tuple[bytes, int]:
+    """A file of LINES lines where "QuerySet" occurs every 30-50 lines (the shape of
+    django/db/models/query.py), with a definition now and then; and its match count."""
+    import random
+
+    rnd = random.Random(seed)
+    marks: dict[int, str] = {}
+    k = rnd.randint(1, 40)
+    while k <= lines:
+        marks[k] = rnd.choice(
+            ["class QuerySet(AltersData):", "    qs = QuerySet(model)", "def f(qs: QuerySet):"]
+        )
+        k += rnd.randint(30, 50)
+    return marked(lines, marks).encode(), len(marks)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_window_cap_bounds_what_is_shown(seed, tmp_path):
+    """Issue 10: with matches 30-50 lines apart, 1,601 of 2,732 lines were shown, because
+    the cap applied to merged spans. Now at most 15 + 6 × 51 lines, and the header says
+    how many matching lines are left out."""
+    data, count = spread_file(seed)
+    ex = excerpt_text(data, ["QuerySet"])
+    shown = [n for n, _ in ex.shown()]
+    assert len(shown) <= 15 + 6 * 51
+    assert len(shown) > 15 + 6 * 30  # six windows, merged or not
+    left = [h.line for h in ex.hits if h.line not in set(shown)]
+    assert len(ex.hits) == count
+    assert ex.omitted_matches == len(left) > 0
+    head = render_header(ex, "query.py")
+    assert f"; {len(left)} more matching lines not shown ({ex.omitted} more windows)" in head
+    # the bytes fast path shows the same
+    path = tmp_path / "query.py"
+    path.write_bytes(data)
+    block = excerpt_file_block(str(path), "query.py", Matcher(["QuerySet"]), ExcerptOptions())
+    assert block == render_excerpt(ex, "query.py").encode()
+    gaps = sum(1 for a, b in zip(ex.spans, ex.spans[1:], strict=False) if b.start > a.end + 1)
+    assert block.count(b"\n") == 1 + len(shown) + gaps  # the header, the lines, the ⋮
+
+
+def _reference_choice(hits, w, keep):
+    """The choice rule, done the slow and obvious way: score every candidate afresh."""
+    from ctxtools.excerpt import _score_of
+
+    lines = sorted(hits)
+    covered: set[int] = set()
+    chosen = []
+    while len(chosen) < keep:
+        best = None
+        for c in lines:
+            if c in covered:
+                continue
+            rng = [x for x in lines if c - w <= x <= c + w and x not in covered]
+            key = (-_score_of([hits[x] for x in rng]), -sum(hits[c].values()), c)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            break
+        c = best[2]
+        chosen.append(c)
+        covered.update(x for x in lines if c - w <= x <= c + w)
+    return chosen
+
+
+def test_window_choice_equals_the_obvious_rule():
+    """The lazy, heap-ordered choice (and the sliding first scores) pick exactly what
+    re-scoring every candidate after each choice picks, on random dense and sparse hits."""
+    import random
+
+    from ctxtools.excerpt import _choose_windows
+
+    rnd = random.Random(5)
+    names = ["a", "b", "c"]
+    for _ in range(200):
+        n = rnd.randint(1, 160)
+        density = rnd.choice([0.02, 0.1, 0.5, 1.0])
+        hits = {}
+        for line in range(1, n + 1):
+            if rnd.random() < density:
+                hits[line] = {
+                    name: rnd.choice([1.0, 2.0, 3.0, 4.0, 6.0, 8.0])
+                    for name in rnd.sample(names, rnd.randint(1, 3))
+                }
+        if not hits:
+            continue
+        w = rnd.choice([0, 1, 3, 25, rnd.randint(0, 40)])
+        keep = rnd.choice([0, 1, 6, 1000])
+        got = _choose_windows(sorted(hits), hits, w, keep)
+        assert got == _reference_choice(hits, w, keep), (n, w, keep)
 
 
 def test_tail_when_nothing_matches():
@@ -394,6 +533,12 @@ def test_budget_drops_unmatched_files_then_lowest_windows():
     assert label == "auth.py"
     assert [s.kind for s in ex.spans] == ["head", "window", "window"]
     assert ex.omitted == 1
+    # the matching line of the dropped window (89) is counted as left out, in the header
+    assert (auth.omitted_matches, ex.omitted_matches) == (0, 1)
+    assert render_excerpt(ex, "auth.py").startswith(
+        "==> auth.py <== 105 lines; matched: verify_token, sweep; "
+        "1 more matching line not shown (1 more window)\n"
+    )
     # tighter still: windows go, the head stays while a window stays; then the file
     head_only = ruler.count(
         render_excerpt(
@@ -417,8 +562,10 @@ def test_streamed_and_whole_agree_on_odd_inputs_and_options():
     import random
 
     files = [p.read_bytes() for p in sorted(DATA.iterdir())]
+    files += [spread_file(4, 900)[0], b"verify_token(Cart)\n" * 400]
     rnd = random.Random(7)
     words = ["Token", "token", "ledger", "verify_token", "Cart", "money", "tail", "LexError"]
+    words += ["QuerySet"]
     for _ in range(150):
         data = rnd.choice(files)
         if rnd.random() < 0.3:
@@ -462,10 +609,12 @@ def test_file_blocks_are_the_rendered_excerpts(tmp_path):
     files = [p.read_bytes() for p in sorted(DATA.iterdir())]
     files += [b"", b"\n", b"one line", b"x\n" * 25_000, b"caf\xc3\xa9\n" * 70]
     files += [b"a\nverify_token\nfoo verify\nlast", b"Cart\n" + b"x\n" * 90 + b"Cart"]
+    # many matches: 30-50 lines apart (more windows than the cap), and on every line
+    files += [spread_file(3, 900)[0], b"verify_token(Cart)\n" * 400]
     rnd = random.Random(11)
-    words = ["Token", "ledger", "verify_token", "Cart", "nothing_here", "absent"]
+    words = ["Token", "ledger", "verify_token", "Cart", "nothing_here", "absent", "QuerySet"]
     path = tmp_path / "f.txt"
-    for k in range(160):
+    for k in range(240):
         data = files[k % len(files)]
         if rnd.random() < 0.3:
             data = data.replace(b"\n", b"\r\n")
@@ -526,3 +675,16 @@ def test_file_block_of_a_pipe_longer_than_large(tmp_path):
         writer.join()
     expected = render_excerpt(excerpt_text(data, ["verify_token"]), "pipe.py")
     assert block == expected.encode()
+
+
+def test_json_text_makes_any_name_encodable():
+    import orjson
+
+    from ctxtools.excerpt import json_text
+
+    assert json_text("src/auth.py") == "src/auth.py"
+    assert json_text("caf\udce9.py") == "caf\ufffd.py"  # an undecodable byte of a name
+    assert json_text("café.py") == "café.py"
+    odd = json_text("\ud800x")  # a lone surrogate that stands for no byte
+    assert odd.endswith("x") and "\ud800" not in odd
+    assert orjson.loads(orjson.dumps([odd])) == [odd]

@@ -44,7 +44,7 @@ def test_text_output(script_runner, src):
 
 
 def test_several_files_in_order_and_sorted_by_score(script_runner, src):
-    args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py"]
+    args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "--unmatched", "show"]
     r = script_runner.run(args)
     assert r.returncode == 0
     heads = [x for x in r.stdout.split("\n") if x.startswith("==> ")]
@@ -88,11 +88,14 @@ def test_json(script_runner, src):
     assert f["matched"] == ["RetryAfter", "ErrLimited"]
     spans = [(s["kind"], s["start"], s["end"]) for s in f["spans"]]
     assert spans[0] == ("head", 1, 15)
-    assert ("window", 67, 72) in spans  # the RetryAfter comment (68) and func (69)
+    # the RetryAfter comment (69) and func (70): the window around the definition
+    assert ("window", 68, 72) in spans
     by_start = {s["start"]: s for s in f["spans"]}
-    assert by_start[67]["identifiers"] == ["RetryAfter"]
-    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in by_start[67]["text"]
+    assert by_start[68]["identifiers"] == ["RetryAfter"]
+    assert by_start[68]["score"] == 6.25
+    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in by_start[68]["text"]
     assert f["score"] == sum(s["score"] for s in f["spans"])
+    assert f["matches"] == 7 and f["omitted_matches"] == 0 and f["omitted_windows"] == 0
 
 
 def test_the_named_function_in_every_language(script_runner, src):
@@ -119,9 +122,9 @@ def test_files_from_with_nul_separators(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "-q", "Cart", "--files-from", str(listing), "-0"])
     assert r.returncode == 0
     assert [x for x in r.stdout.split("\n") if x.startswith("==> ")] == [
-        "==> auth.py <== 105 lines; no match, last 40 lines",
         "==> cart.ts <== 67 lines; matched: Cart",
     ]
+    assert r.stdout.endswith("\n\nno match in 1 file:\nauth.py\n")
 
 
 def test_stdin(script_runner, src):
@@ -234,7 +237,8 @@ def test_large_file_and_giant_line(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "-q", "reconcile_stock", "big.py"])
     assert r.returncode == 0
     assert r.stdout.startswith(
-        "==> big.py <== 16440 lines; matched: reconcile_stock; 54 more windows"
+        "==> big.py <== 16440 lines; matched: reconcile_stock; "
+        "54 more matching lines not shown (54 more windows)\n"
     )
     # all windows score alike: the first six copies' are kept
     assert (
@@ -263,6 +267,8 @@ def test_tokens_budget_fits_and_reports_drops(script_runner, src):
         "cart.ts",
         "--window",
         "3",
+        "--unmatched",
+        "show",
     ]
     full = script_runner.run(args)
     from ctxtools.tokens import HeuristicRuler
@@ -400,3 +406,150 @@ def test_same_bytes_whatever_the_hash_seed(src):
         )
         outs.add(proc.stdout)
     assert len(outs) == 1
+
+
+def heads(text: str) -> list[str]:
+    return [x for x in text.split("\n") if x.startswith("==> ")]
+
+
+def test_several_files_name_those_with_no_match(script_runner, src):
+    """Issue 10: over many files, most match nothing; their heads and tails were most of
+    the output. With more than one input they are named in one closing list."""
+    args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "cart.ts"]
+    r = script_runner.run(args)
+    assert r.returncode == 0 and r.stderr == ""
+    assert heads(r.stdout) == ["==> auth.py <== 105 lines; matched: verify_token"]
+    assert r.stdout.endswith("\n\nno match in 2 files:\nlexer.rs\ncart.ts\n")
+    assert "│" not in r.stdout.split("no match in")[1]
+    shown = script_runner.run([*args, "--unmatched", "show"])
+    assert heads(shown.stdout) == [
+        "==> lexer.rs <== 99 lines; no match, last 40 lines",
+        "==> auth.py <== 105 lines; matched: verify_token",
+        "==> cart.ts <== 67 lines; no match, last 40 lines",
+    ]
+    assert "no match in" not in shown.stdout
+    omit = script_runner.run([*args, "--unmatched", "omit"])
+    assert omit.stdout == r.stdout.split("\nno match in")[0]
+    # nothing matched anywhere: only the list
+    none = script_runner.run(["ctx-excerpt", "-q", "frobnicate", "lexer.rs", "cart.ts"])
+    assert none.stdout == "no match in 2 files:\nlexer.rs\ncart.ts\n"
+    # one file alone is still shown by its head and tail, unless asked
+    one = script_runner.run(["ctx-excerpt", "-q", "verify_token", "lexer.rs"])
+    assert heads(one.stdout) == ["==> lexer.rs <== 99 lines; no match, last 40 lines"]
+    named = script_runner.run(
+        ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "--unmatched", "name"]
+    )
+    assert named.stdout == "no match in 1 file:\nlexer.rs\n"
+
+
+def test_unmatched_in_json_and_through_every_path(script_runner, src):
+    args = ["ctx-excerpt", "-q", "verify_token Cart", "lexer.rs", "auth.py", "server.go", "cart.ts"]
+    j = script_runner.run([*args, "--json"])
+    doc = json.loads(j.stdout)
+    assert doc["unmatched"] == ["lexer.rs", "server.go"]
+    assert [(f["path"], f["matches"]) for f in doc["files"]] == [("auth.py", 2), ("cart.ts", 3)]
+    shown = json.loads(script_runner.run([*args, "--json", "--unmatched", "show"]).stdout)
+    assert "unmatched" not in shown
+    assert [(f["path"], f["matches"]) for f in shown["files"]] == [
+        ("lexer.rs", 0),
+        ("auth.py", 2),
+        ("server.go", 0),
+        ("cart.ts", 3),
+    ]
+    omitted = json.loads(script_runner.run([*args, "--json", "--unmatched", "omit"]).stdout)
+    assert "unmatched" not in omitted and omitted["files"] == doc["files"]
+    # printed as it goes, or through a whole run (a budget that fits all): the same text
+    streamed = script_runner.run(args)
+    whole = script_runner.run([*args, "--tokens", "1000000", "--heuristic"])
+    assert whole.stdout == streamed.stdout and whole.stderr == ""
+    by_score = script_runner.run([*args, "--sort", "score"])
+    assert heads(by_score.stdout) == heads(streamed.stdout)[::-1]
+    assert by_score.stdout.endswith("no match in 2 files:\nlexer.rs\nserver.go\n")
+
+
+def test_a_budget_counts_the_list_of_files_with_no_match(script_runner, src):
+    names = [f"copy{k:02}.rs" for k in range(40)]
+    for name in names:
+        shutil.copy(DATA / "lexer.rs", src / name)
+    args = ["ctx-excerpt", "--heuristic", "-q", "verify_token", "auth.py", *names]
+    full = script_runner.run(args)
+    assert full.stdout.endswith("\n".join(names) + "\n")
+    from ctxtools.tokens import HeuristicRuler
+
+    count = HeuristicRuler().count
+    budget = count(full.stdout) - 20
+    r = script_runner.run([*args, "--tokens", str(budget)])
+    assert r.returncode == 0
+    assert count(r.stdout) <= budget
+    assert heads(r.stdout) == heads(full.stdout)  # the matched file stays whole
+    tail = r.stdout.split("no match in 40 files:\n")[1].splitlines()
+    assert tail[:-1] == names[: len(tail) - 1] and tail[-1] == f"… and {41 - len(tail)} more"
+    assert r.stderr == (
+        f"ctx-excerpt: --tokens {budget}: {41 - len(tail)} of the 40 files with no match "
+        "left unnamed\n"
+    )
+    doc = json.loads(script_runner.run([*args, "--tokens", str(budget), "--json"]).stdout)
+    assert doc["unmatched"] == names  # JSON names them all; the budget is the text's
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--signatures", "--unmatched", "name"],
+            "--unmatched applies to excerpts, not to --signatures",
+        ),
+        (["-q", "x", "--unmatched", "list"], "Invalid value for '--unmatched'"),
+    ],
+)
+def test_unmatched_usage_errors(script_runner, src, args, message):
+    r = script_runner.run(["ctx-excerpt", *args, "auth.py", "cart.ts"])
+    assert r.returncode == 2
+    assert message in r.stderr and r.stdout == ""
+
+
+def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypatch):
+    """Issue 11: a name with undecodable bytes was a TypeError in --json; it is shown with
+    U+FFFD there (as ctx-repomap does), and as its own bytes in text."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    raw = b"caf\xe9.py"
+    with open(os.path.join(os.fsencode(tmp_path), raw), "wb") as fh:
+        fh.write(b"def verify_token():\n    return 1\n")
+    name = os.fsdecode(raw)
+    j = script_runner.run(["ctx-excerpt", "--json", "--ident", "verify_token", name])
+    assert j.returncode == 0, j.stderr
+    (f,) = json.loads(j.stdout)["files"]
+    assert f["path"] == "caf\ufffd.py" and f["matched"] == ["verify_token"]
+    s = script_runner.run(["ctx-excerpt", "--signatures", "--json", name])
+    assert s.returncode == 0, s.stderr
+    (f,) = json.loads(s.stdout)["files"]
+    assert f["path"] == "caf\ufffd.py" and f["definitions"][0]["name"] == "verify_token"
+    # unreadable and unmatched names, and budget drops, go through the same escape
+    (tmp_path / "other.py").write_bytes(b"x = 1\n" * 30)
+    k = script_runner.run(
+        [
+            "ctx-excerpt",
+            "--json",
+            "--keep-going",
+            "--ident",
+            "verify_token",
+            "other.py",
+            name,
+            name + "x",
+        ]
+    )
+    assert k.returncode == 1
+    doc = json.loads(k.stdout)
+    assert doc["unmatched"] == ["other.py"]
+    assert (
+        doc["files"][-1]["path"] == "caf\ufffd.pyx" and "caf\ufffd.pyx" in doc["files"][-1]["error"]
+    )
+    b = script_runner.run(
+        ["ctx-excerpt", "--json", "--tokens", "5", "--heuristic", "--ident", "verify_token", name]
+    )
+    assert b.returncode == 0, b.stderr
+    assert json.loads(b.stdout)["budget"]["dropped"][-1]["path"] == "caf\ufffd.py"
+    t = run_bytes(script_runner, ["ctx-excerpt", "--ident", "verify_token", name], b"")
+    assert t.stdout.startswith("==> caf\udce9.py <== 2 lines")

@@ -25,6 +25,7 @@ from ctxtools.excerpt_run import (
     excerpt_sources,
     find_unreadable,
     iter_excerpts,
+    render_unmatched,
     unreadable_error,
 )
 from ctxtools.identifiers import identifiers_from_query
@@ -253,9 +254,78 @@ def test_worker_processes_give_the_same_results(src, render, monkeypatch):
     assert list(iter_excerpts(names, QUERY, jobs=3, render=render)) == one
     assert list(iter_excerpts(names, QUERY, jobs=9, render=render)) == one
     assert [r.status for r in one].count("ok") == 12
+    hidden = list(iter_excerpts(names, QUERY, jobs=1, render=render, show_unmatched=False))
+    assert list(iter_excerpts(names, QUERY, jobs=2, render=render, show_unmatched=False)) == hidden
     a = excerpt_sources(names, QUERY, jobs=1, ruler=HeuristicRuler(), budget=2000)
     b = excerpt_sources(names, QUERY, jobs=2, ruler=HeuristicRuler(), budget=2000)
     assert a.as_dict() == b.as_dict() and a.render() == b.render()
+    a = excerpt_sources(names, QUERY, jobs=1, unmatched="name")
+    b = excerpt_sources(names, QUERY, jobs=2, unmatched="name")
+    assert a.as_dict() == b.as_dict() and a.render() == b.render()
+
+
+def test_files_with_no_match_are_named_or_omitted_on_request(src):
+    names = ["lexer.rs", "auth.py", "server.go", "cart.ts", "blob.bin"]
+    default = excerpt_sources(names, QUERY)  # the library's default: shown, as before
+    assert default.unmatched_mode == "show"
+    assert [label for label, _ in default.shown] == ["lexer.rs", "auth.py", "server.go", "cart.ts"]
+    assert [(r.label, r.matches, r.matched) for r in default.results] == [
+        ("lexer.rs", 0, False),
+        ("auth.py", 3, True),
+        ("server.go", 0, False),
+        ("cart.ts", 3, True),
+        ("blob.bin", None, False),
+    ]
+    assert default.unmatched == ["lexer.rs", "server.go"]
+    assert [f.get("matches") for f in default.as_dict()["files"]] == [0, 3, 0, 3, None]
+    named = excerpt_sources(names, QUERY, unmatched="name")
+    assert [label for label, _ in named.shown] == ["auth.py", "cart.ts"]
+    blocks = [render_excerpt(ex, label) for label, ex in named.shown]
+    assert named.render() == "\n".join([*blocks, "no match in 2 files:\nlexer.rs\nserver.go\n"])
+    doc = named.as_dict()
+    assert doc["unmatched"] == ["lexer.rs", "server.go"]
+    assert [f["path"] for f in doc["files"]] == ["auth.py", "cart.ts", "blob.bin"]
+    omitted = excerpt_sources(names, QUERY, unmatched="omit")
+    assert omitted.render() == "\n".join(blocks) and "unmatched" not in omitted.as_dict()
+    # signatures count the definitions that match
+    (sig,) = excerpt_sources(["auth.py"], QUERY, signatures=True).results
+    assert sig.matches == 2 and sig.excerpt.matches == 2  # def verify_token, def sweep
+    with pytest.raises(ValueError, match="unmatched must be one of"):
+        excerpt_sources(names, QUERY, unmatched="list")
+    with pytest.raises(ValueError, match="not to signatures"):
+        excerpt_sources(names, QUERY, signatures=True, unmatched="name")
+
+
+def test_a_budget_fits_the_named_list_too(src):
+    ruler = HeuristicRuler()
+    copies = [f"unmatched_copy_number_{k:03}.rs" for k in range(100)]
+    for name in copies:
+        shutil.copy(DATA / "lexer.rs", src / name)
+    names = ["auth.py", *copies]
+    full = excerpt_sources(names, ["sweep"], unmatched="name")
+    assert full.unmatched == copies
+    total = ruler.count(full.render())
+    # room to spare: everything, as without a budget (fit_budget's estimates are careful)
+    run = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total * 2)
+    assert run.render() == full.render() and run.named is None and run.dropped == []
+    # room for the matched file and part of the list: the list is cut, the file is not
+    alone = ruler.count(excerpt_sources(["auth.py"], ["sweep"]).render())
+    heading = ruler.count(render_unmatched(copies, 0))
+    budget = alone * 13 // 10 + heading + 1
+    assert budget < total
+    cut = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=budget)
+    assert cut.tokens == ruler.count(cut.render()) <= budget
+    assert cut.dropped == [] and cut.shown == full.shown
+    assert cut.named is not None and 0 < cut.named < 100
+    assert cut.render().endswith(
+        "\n".join(copies[: cut.named]) + f"\n… and {100 - cut.named} more\n"
+    )
+    assert cut.drop_notes() == [f"{100 - cut.named} of the 100 files with no match left unnamed"]
+    assert cut.as_dict()["unmatched"] == copies  # the budget is the text's
+    # too small for the files and the list's heading: nothing at all
+    tiny = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=3)
+    assert tiny.render() == "" and tiny.tokens == 0 and not tiny.listed
+    assert tiny.drop_notes()[-1] == "  100 of the 100 files with no match left unnamed"
 
 
 def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
@@ -264,7 +334,7 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import ctxtools.excerpt_run as excerpt_run
 
     monkeypatch.setattr(excerpt_run, "CHUNK", 2)
-    real_block = excerpt_run.excerpt_file_block
+    real_block = excerpt_run.file_block
 
     def failing(path, *args, **kw):
         if path == "lexer.rs":
@@ -280,7 +350,7 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(excerpt_run, "excerpt_file_block", failing)
+    monkeypatch.setattr(excerpt_run, "file_block", failing)
     monkeypatch.setattr(os, "fork", fork)
     names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
     with pytest.raises(ValueError, match="scanner bug"):

@@ -53,7 +53,7 @@ from ctxtools.errors import UsageError
     type=click.IntRange(min=0),
     default=6,
     show_default=True,
-    help="Windows per file; the highest-scoring are kept.",
+    help="Windows per file (each around one matching line), the best-scoring first.",
 )
 @click.option(
     "--tail",
@@ -74,6 +74,13 @@ from ctxtools.errors import UsageError
     default="given",
     show_default=True,
     help="File order: as given, or the best-matching first.",
+)
+@click.option(
+    "--unmatched",
+    type=click.Choice(["show", "name", "omit"]),
+    default=None,
+    help="Files where nothing matched: shown by their head and tail, named in a closing "
+    "list, or left out (default: show for one input, name for several).",
 )
 @click.option(
     "--signatures",
@@ -116,15 +123,19 @@ def cli(**opts) -> int:
     line that defines the name (def, class, func, fn, function, a method); per window the
     distinct identifiers' best weights add up, repeats add 0.25 a line (at most 1 each).
 
-    Per file: the first --head lines (15), windows of --window lines (25) before and after
-    every matching line, merged when they overlap or touch, at most --max-windows (6) of
-    them (the highest-scoring, shown in file order); when nothing matches, the last --tail
-    lines (40). Each file starts with a header naming it and the identifiers it matched;
-    each line is printed as '  120│ code'; a '⋮' line stands between windows that are not
-    adjacent. A line longer than 500 characters is cut and ends with '…[+N chars]'.
-    Lines are counted at newline bytes, so CRLF files and invalid UTF-8 (shown as U+FFFD)
-    keep their real line numbers. Files over 512 KB are streamed: only the lines the
-    windows need are kept.
+    Per file: the first --head lines (15), then at most --max-windows (6) windows, each
+    the --window lines (25) before and after one matching line. They are chosen best
+    first: the window scoring highest over the matching lines it would add is taken
+    (ties: the one around a definition, then the earlier), a matching line inside a
+    chosen window starts none, and so on; chosen windows that overlap or touch are shown
+    merged. So a file shows at most 15 + 6 × 51 lines. When nothing matches, the last
+    --tail lines (40) are shown instead. Each file starts with a header naming it, the
+    identifiers it matched and how many matching lines were left out (and how many more
+    windows would show them); each line is printed as '  120│ code'; a '⋮' line stands
+    between windows that are not adjacent. A line longer than 500 characters is cut and
+    ends with '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid
+    UTF-8 (shown as U+FFFD) keep their real line numbers. Files over 512 KB are streamed:
+    only the lines the windows need are kept.
 
     FILE arguments may be '-' for stdin, a handle reference ctx:[SESSION/]NAME[@SHA] (from
     ctx-stash; --store, --session), or names read from --files-from FILE (one a line, or
@@ -133,12 +144,20 @@ def cli(**opts) -> int:
     others are still excerpted, the unreadable ones are named on stderr, and the exit
     status is 1.
 
+    With more than one input, a file where nothing matched is not shown: it is named in
+    one list after the others ('no match in N files:', then a name a line), as over a
+    code base most files match nothing and their heads and tails would drown the rest.
+    --unmatched show shows them by their head and tail (the default for one input),
+    --unmatched name names them (the default for several), --unmatched omit leaves them
+    out. Not with --signatures.
+
     --tokens N fits the whole printed output into N tokens of the ruler (--encoding,
     --tokenizer, --heuristic, --exact; cl100k_base by default). What goes first is what is
     worth least: files where nothing matched (the last first), then windows, the
     lowest-scoring first (a file that keeps a window keeps its head), then matched files
-    reduced to their head, the lowest-scoring first. Each drop is reported on stderr.
-    Files are printed in the order given, or --sort score (best first, ties in the order
+    reduced to their head, the lowest-scoring first; the list of files with no match
+    names as many as then fit. Each drop is reported on stderr. Files are printed in the
+    order given, or --sort score (best first, ties in the order
     given).
 
     --signatures prints, per file, only the lines that declare something (class, def, func,
@@ -149,14 +168,19 @@ def cli(**opts) -> int:
 
     --json prints {"identifiers": [...], "options": {"window", "head", "max_windows",
     "tail", "ignore_case"}, "files": [{"path", "status": "ok", "lines", "bytes",
-    "matched": [...], "score", "omitted_windows", "spans": [{"kind": "head"|"window"|"tail",
-    "start", "end", "score", "identifiers": [...], "text"}]}]}; span lines are 1-based and
+    "matched": [...], "score", "matches", "omitted_windows", "omitted_matches", "spans":
+    [{"kind": "head"|"window"|"tail", "start", "end", "score", "identifiers": [...],
+    "text"}]}]}; "matches" counts the matching lines, "omitted_matches" those not shown,
+    "omitted_windows" the windows that would show them; span lines are 1-based and
     inclusive, "text" is their lines (CR removed, long lines cut). A skipped file is
-    {"path", "status": "binary"|"unreadable", "error"?}. With --tokens: "budget":
+    {"path", "status": "binary"|"unreadable", "error"?}. With --unmatched name (several
+    inputs), "unmatched": [paths] lists the files with no match instead of "files".
+    Undecodable bytes of a file name show as U+FFFD. With --tokens: "budget":
     {"tokens", "used", "counter", "exact", "dropped": [{"path", "kind": "window"|"file",
     "start", "end", "score"}]}, the budget applying to the text output. With --signatures
-    a file has "language" and "definitions": [{"kind", "name", "line", "end_line", "scope",
-    "signature"}] instead of spans ("status": "too_large" over 512 KB: not scanned).
+    a file has "language", "matches" (the definitions that match) and "definitions":
+    [{"kind", "name", "line", "end_line", "scope", "signature"}] instead of spans
+    ("status": "too_large" over 512 KB: not scanned).
 
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going),
     2 usage error (e.g. a query with no usable identifier).
@@ -186,6 +210,11 @@ def cli(**opts) -> int:
             )
     if opts["query"] is None and not opts["idents"] and not opts["signatures"]:
         raise UsageError("nothing to look for", hint="give --query TEXT or --ident NAME")
+    if opts["signatures"] and opts["unmatched"] is not None:
+        raise UsageError(
+            "--unmatched applies to excerpts, not to --signatures",
+            hint="--signatures lists every file's definitions",
+        )
     identifiers = identifiers_from_query(opts["query"] or "", opts["idents"])
     if not identifiers and not opts["signatures"]:
         raise UsageError(
@@ -204,6 +233,7 @@ def cli(**opts) -> int:
         Input("<stdin>", data=_read_stdin) if src is STDIN else Input(src.label, src.path)
         for src in resolve_sources(opts["files"], opts["files_from"], opts["null"])
     ]
+    unmatched = opts["unmatched"] or ("show" if len(inputs) <= 1 or opts["signatures"] else "name")
     unreadable = find_unreadable(inputs)
     if unreadable and not opts["keep_going"]:
         raise unreadable_error(unreadable, hint="--keep-going excerpts the rest")
@@ -216,7 +246,7 @@ def cli(**opts) -> int:
         "unreadable": unreadable,
     }
     if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score"):
-        _stream(inputs, matcher, options, notes, common)
+        _stream(inputs, matcher, options, notes, common, unmatched)
         return notes.status
     tokens = opts["tokens"]
     run = excerpt_sources(
@@ -227,6 +257,7 @@ def cli(**opts) -> int:
         budget=tokens,
         sort=opts["sort"],
         on_file=notes,
+        unmatched=unmatched,
         **common,
     )
     for k, line in enumerate(run.drop_notes()):
@@ -262,23 +293,37 @@ class _Notes:
         return res.status == "ok"
 
 
-def _stream(inputs, matcher, options, notes: _Notes, common: dict) -> None:
-    """Print each file as soon as it is done (no budget, no sort, no JSON)."""
-    from ctxtools.excerpt_run import iter_excerpts
+def _stream(inputs, matcher, options, notes: _Notes, common: dict, unmatched: str) -> None:
+    """Print each file as soon as it is done (no budget, no sort, no JSON); in "name"
+    mode, the files where nothing matched at the end (what ExcerptRun.render prints)."""
+    from ctxtools.excerpt_run import iter_excerpts, render_unmatched
 
     out = stdout_bytes()
     pending: list[bytes] = []
     size = 0
+    names: list[str] = []
+    show = unmatched == "show"
     try:
-        for res in iter_excerpts(inputs, matcher, options, render=True, **common):
-            if notes(res):
-                if pending or size:
-                    pending.append(b"\n")
-                pending.append(res.block)
-                size += len(res.block) + 1
-                if len(pending) >= 512:  # few large writes, not one a file
-                    out.write(b"".join(pending))
-                    pending = []
+        for res in iter_excerpts(
+            inputs, matcher, options, render=True, show_unmatched=show, **common
+        ):
+            if not notes(res):
+                continue
+            if res.block is None:  # nothing matched, not to be shown
+                if unmatched == "name":
+                    names.append(res.label)
+                continue
+            if pending or size:
+                pending.append(b"\n")
+            pending.append(res.block)
+            size += len(res.block) + 1
+            if len(pending) >= 512:  # few large writes, not one a file
+                out.write(b"".join(pending))
+                pending = []
+        if names:
+            if pending or size:
+                pending.append(b"\n")
+            pending.append(render_unmatched(names).encode("utf-8", "surrogateescape"))
     finally:
         if pending:
             out.write(b"".join(pending))
