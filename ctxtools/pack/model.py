@@ -15,6 +15,7 @@ SIGNATURE_ROLES = frozenset({"explorer", "context", "docs"})
 MAX_FILE_BYTES = 32 << 20  # a file over this is skipped (a pack holds ~100K tokens)
 FIT_ROUNDS = 12
 SKILL_DISCLOSURES = ("auto", "cards", "full")
+EXPLAIN_DROPPED = 40  # drops listed by --explain; --format json has them all
 
 
 @dataclass
@@ -143,9 +144,16 @@ class Pack:
             for m in self.mentions:
                 lines.append(f"  @{m['mention']}: {m['reason']}")
         if self.dropped:
-            lines.append("dropped")
-            for d in self.dropped:
+            lines.append(f"dropped ({len(self.dropped):,})")
+            # Whole files and sections first, then windows from the best one down: the
+            # drops a reader would miss most come before the long tail.
+            windows = [d for d in self.dropped if d["why"].startswith("window")]
+            others = [d for d in self.dropped if not d["why"].startswith("window")]
+            for d in (others + windows[::-1])[:EXPLAIN_DROPPED]:
                 lines.append(f"  {d['what']}: {d['why']}")
+            if len(self.dropped) > EXPLAIN_DROPPED:
+                rest = len(self.dropped) - EXPLAIN_DROPPED
+                lines.append(f"  ... and {rest:,} more (--format json lists them all)")
         if self.redactions:
             lines.append("redacted")
             for r in self.redactions:
