@@ -422,6 +422,18 @@ def test_minified_multi_megabyte_line_is_linear():
     assert result.definitions[-1].name == "a39999" and result.definitions[-1].line == 1
 
 
+def test_many_named_functions_handed_to_calls_are_linear():
+    # a bundle of defineGetter calls on one line: each statement's offsets are mapped back
+    # through tens of thousands of flattened bodies (in log time, or this never ends)
+    unit = "defineGetter(o,'k%d',function k%d(){return {a:[1]}});"
+    text = "".join(unit % (i, i) for i in range(40_000))
+    result = scan_source("bundle.js", text)
+    assert len(result.definitions) == 40_000
+    last = result.definitions[-1]
+    assert (last.kind, last.name, last.scope, last.line) == ("method", "k39999", "o", 1)
+    assert last.signature == "defineGetter(o,'k39999',function k39999()"
+
+
 def test_unbalanced_braces_keep_what_came_before():
     text = "package p\n\nfunc A() {}\n\nfunc B() {\n\tif x {\n"
     assert [d.name for d in scan_source("p.go", text).definitions] == ["A", "B"]

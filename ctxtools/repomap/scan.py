@@ -727,13 +727,14 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
             pieces.append(masked[pos:b])
             flat = "".join(pieces)
 
+            flats = [fl for fl, _ in marks]
+
             def real(f: int) -> int:
-                r = a + f
-                for fl, rl in marks:
-                    if fl > f:
-                        break
-                    r = rl + (f - fl)
-                return r
+                k = bisect_right(flats, f)  # the last mark at or before f (log time: a
+                if k == 0:  # segment may hold a hundred thousand call statements)
+                    return a + f
+                fl, rl = marks[k - 1]
+                return rl + (f - fl)
         else:
             flat = masked[a:b]
 

@@ -192,6 +192,7 @@ class JavaScript(CLikeLanguage):
 
 
 _ASYNC = re.compile(r"\s*(?:async\s+)?")
+_PAREN = re.compile(r"[()]")
 
 
 def _call_functions(stmt: str, p: int, start: int) -> list[Decl]:
@@ -204,9 +205,9 @@ def _call_functions(stmt: str, p: int, start: int) -> list[Decl]:
     if m is None or m.group("callee") in _NOT_CALLS:
         return []
     open_at = m.end() - 1
-    close_at = _matching_paren(stmt, open_at)
-    if stmt.find("function", open_at, close_at) < 0:
+    if stmt.find("function", open_at) < 0:
         return []
+    close_at = _matching_paren(stmt, open_at)
     k = _OBJ_KEY.match(stmt, open_at + 1)
     out = []
     for f in _NAMED_FUNCTION.finditer(stmt, open_at + 1, close_at):
@@ -229,14 +230,13 @@ def _matching_paren(stmt: str, open_at: int) -> int:
     """Offset of the ')' closing the '(' at OPEN_AT (strings are masked: no parentheses
     inside them), or the statement's end."""
     depth = 0
-    for i in range(open_at, len(stmt)):
-        c = stmt[i]
-        if c == "(":
+    for m in _PAREN.finditer(stmt, open_at):
+        if m.group() == "(":
             depth += 1
-        elif c == ")":
+        else:
             depth -= 1
             if depth == 0:
-                return i
+                return m.start()
     return len(stmt)
 
 
