@@ -405,7 +405,8 @@ def test_deterministic(name):
 @pytest.mark.parametrize(
     "text",
     ["", "\n", "{", "}", "}}}{{{", "/*", "'", '"', "`", "`${", "r#\"", "/* /*", "<<<", "((((",
-     "class", "fn", "func (", "impl<", "@", "export const", "type (", "'a"],
+     "class", "fn", "func (", "impl<", "@", "export const", "type (", "'a", "/* *",
+     "`${/* x *", "`${`${/**", "f(`${(/*})`"],
 )  # fmt: skip
 @pytest.mark.parametrize("name", ["x.go", "x.ts", "x.js", "x.rs", "X.java"])
 def test_odd_input_never_crashes(name, text):

@@ -286,7 +286,7 @@ _JS_STRING = {
     '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)', re.S | re.M),
 }
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_BLOCK_COMMENT = re.compile(r"/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\Z)", re.S)
+_BLOCK_COMMENT = re.compile(r"/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z)", re.S)
 # Characters after which a '/' starts a regular expression literal, not a division.
 _REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
 _REGEX_AFTER_WORDS = frozenset(
