@@ -567,11 +567,12 @@ def test_calls_that_are_not_definitions():
         "describe('store', function () {\n  it('puts', function () {});\n});\n"
         "app.use(middleware(), function logger(req, res, next) { next(); });\n"
         "(function iife() {\n  helper(function inner() {});\n})();\n"
+        "defineGetter(this, 'version', function version() {});\n"
     )
     got = [(d.kind, d.name, d.line, d.scope) for d in scan_source("a.js", text).definitions]
     # only the named function handed to a top-level call; nothing from if, anonymous
     # callbacks or code inside a function body
-    assert got == [("function", "logger", 5, None)]
+    assert got == [("function", "logger", 5, None), ("function", "version", 9, None)]
 
 
 # TypeScript after regular expressions holding '/' in a character class, one of them right

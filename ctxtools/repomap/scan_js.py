@@ -209,6 +209,8 @@ def _call_functions(stmt: str, p: int, start: int) -> list[Decl]:
         return []
     close_at = _matching_paren(stmt, open_at)
     k = _OBJ_KEY.match(stmt, open_at + 1)
+    if k is not None and k.group("obj") in ("this", "super"):
+        k = None  # not an object with a name to look the function up by
     out = []
     for f in _NAMED_FUNCTION.finditer(stmt, open_at + 1, close_at):
         if not at_word_start(stmt, f.start()):
