@@ -8,7 +8,8 @@ Corpora (bench/corpora/, gitignored; prepared on first run when missing):
   rust        regex, serde, tokio, hashbrown, rayon, indexmap, memchr from Debian librust-*-dev
   java        java.base's java/util, java/io, java/lang from Debian openjdk-17-source
   typescript  rxjs 7 src, @trpc/server 10, @tanstack/query-core 5 (.ts/.tsx, no .d.ts), npm
-  javascript  webpack 5 lib/ and express 4 lib/ (npm pack)
+  javascript  webpack 5 lib/ and express 4 lib/ (npm pack): CommonJS
+  js-esm      svelte 4 src/ and preact 10 src/ (npm pack): JavaScript as ES modules
   .d.ts       every declaration file of those and of @angular/core 17, vue 3, zod 3
 
 The oracle is ``ctags --output-format=json --fields=+nKSe``. Only top-level and
@@ -34,17 +35,35 @@ on the left, left out entirely when not listed):
   javascript  class, function, method, getter, setter, generator, constant/variable at
               module level (left out: field, property)
 
-Because Universal Ctags 5.9's JavaScript and TypeScript parsers lose track of scopes in
-real code (they report locals inside methods as module-level constants and drop methods
-after overloads; see the "missed" examples with --show), JavaScript and TypeScript are
-also measured against the TypeScript compiler's own parser (typescript 5.6.3 from npm,
-bench/bench_scan_tsc_oracle.js; rows "ts-tsc", "js-tsc" and "dts-tsc", the last over
-every .d.ts file the npm packages above ship, Angular's 16,000-line index.d.ts included):
-top-level functions, classes, interfaces, type aliases, enums, variables (an
-arrow/function initializer makes a function), namespace contents, class
-methods/accessors/constructors/arrow-function properties, interface method signatures,
-``module.exports = class X``, ``X.prototype.m = function``, ``app.m = function`` and
-``exports.f = function``. Those rows compare every kind we report.
+JavaScript and TypeScript against ctags: Universal Ctags 5.9 (what Debian ships) adds junk
+of its own there, which ``js_junk`` removes before counting, each kind counted in the
+report's "ctags junk removed" lines: anonymous callbacks under made-up names, import and
+export specifiers (``import { type X }``) read as type aliases, locals of functions and
+methods reported at module level (an unscoped tag on an indented line: ctags keeps no
+scope for them in TypeScript and loses it in JavaScript), object literals read as classes,
+``module.exports = class X`` and ``X.Y = class Z`` read a second time as classes named
+``exports`` and ``Y``, ``X.prototype.m = ...`` read as a class ``X``, and keywords read
+as names (``type A = B extends {...}`` as a type named ``extends``). ``var x =
+require("x")`` is an import by our definition, so ctags' variable for it is left out too.
+``X.m = function`` at the start of a line is kept, whatever scope kind ctags gives ``X``.
+ctags reports an overloaded TypeScript function once, at its first signature, so ours are
+counted that way too (``overload_signatures``). What remains is ctags' own omissions: it
+loses class methods after a method or parameter named ``get``/``set`` and static generic
+methods; every definition of ours that ctags lacks is therefore checked against the
+TypeScript compiler's parse, and the report says how many it confirms.
+
+The TypeScript compiler's own parser is the second oracle (typescript 5.6.3 from npm,
+bench/bench_scan_tsc_oracle.js; rows "ts-tsc", "js-tsc", "js-esm-tsc" and "dts-tsc", the
+last over every .d.ts file the npm packages above ship, Angular's 16,000-line index.d.ts
+included): top-level functions, classes, interfaces, type aliases, enums, variables (an
+arrow/function initializer makes a function; a require binding is an import, not a
+variable), namespace contents, class methods/accessors/constructors/arrow-function
+properties, interface method signatures, ``module.exports = class X``, ``module.exports =
+function query`` (``query``; an anonymous one is ``module.exports``),
+``X.prototype.m = function``, ``app.m = function``, ``exports.f = function`` and named
+function expressions handed to a top-level call (``defineGetter(req, 'protocol', function
+protocol() {...})``: the method ``protocol`` of ``req``). Those rows compare every kind we
+report.
 
 A definition matches when (file, name, line) agree; the kind is not required to agree
 (ctags calls an arrow-function const a "constant", we call it a function). Recall =
@@ -57,6 +76,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -108,6 +128,7 @@ CTAGS_KINDS = {
         "variable",
     },
 }
+CTAGS_KINDS["js-esm"] = CTAGS_KINDS["javascript"]
 FUNCTION_KINDS = {"function", "member", "method", "func", "getter", "setter", "generator"}
 # ctags kinds that are only counted at module level (no scope)
 TOP_ONLY = {"constant", "variable", "const", "var"}
@@ -130,10 +151,11 @@ OUR_KINDS = {
     },
     "javascript": {"class", "function", "method", "const", "variable"},
 }
+OUR_KINDS["js-esm"] = OUR_KINDS["javascript"]
 OUR_KINDS["ts-tsc"] = OUR_KINDS["typescript"]
 OUR_KINDS["js-tsc"] = OUR_KINDS["javascript"]
+OUR_KINDS["js-esm-tsc"] = OUR_KINDS["javascript"]
 OUR_KINDS["dts-tsc"] = OUR_KINDS["typescript"]
-SUFFIXES_TSC = {"ts-tsc": (".ts", ".tsx"), "js-tsc": (".js",)}
 TSC = CORPORA / "node" / "node_modules" / "typescript"
 CTAGS_LANG = {
     "python": "Python",
@@ -143,6 +165,7 @@ CTAGS_LANG = {
     "java": "Java",
     "typescript": "TypeScript",
     "javascript": "JavaScript",
+    "js-esm": "JavaScript",
 }
 SUFFIXES = {
     "python": (".py",),
@@ -152,8 +175,10 @@ SUFFIXES = {
     "java": (".java",),
     "typescript": (".ts", ".tsx"),
     "javascript": (".js",),
+    "js-esm": (".js",),
     "ts-tsc": (".ts", ".tsx"),
     "js-tsc": (".js",),
+    "js-esm-tsc": (".js",),
     "dts-tsc": (".d.ts",),
 }
 
@@ -167,12 +192,16 @@ NPM_JS = {
     "webpack@5.96.1": "webpack-5.96.1/package/lib",
     "express@4.21.1": "express-4.21.1/package/lib",
 }
+NPM_ESM = {  # JavaScript as ES modules (import/export), not CommonJS
+    "svelte@4.2.19": "svelte-4.2.19/package/src",
+    "preact@10.24.3": "preact-10.24.3/package/src",
+}
 NPM_DTS_ONLY = {  # packed for their .d.ts files (dts-tsc covers every package's)
     "@angular/core@17.3.12": "angular-core-17.3.12/package",
     "vue@3.4.38": "vue-3.4.38/package",
     "zod@3.23.8": "zod-3.23.8/package",
 }
-NPM = {**NPM_TS, **NPM_JS, **NPM_DTS_ONLY}
+NPM = {**NPM_TS, **NPM_JS, **NPM_ESM, **NPM_DTS_ONLY}
 RUST_CRATES = {"regex", "serde", "tokio", "hashbrown", "rayon", "indexmap", "memchr"}
 DEBIAN = {
     "go": (
@@ -242,8 +271,10 @@ def prepare() -> dict[str, list[Path]]:
         "java": [CORPORA / "java"],
         "typescript": [ts / sub for sub in NPM_TS.values()],
         "javascript": [ts / sub for sub in NPM_JS.values()],
+        "js-esm": [ts / sub for sub in NPM_ESM.values()],
         "ts-tsc": [ts / sub for sub in NPM_TS.values()],
         "js-tsc": [ts / sub for sub in NPM_JS.values()],
+        "js-esm-tsc": [ts / sub for sub in NPM_ESM.values()],
         "dts-tsc": [ts],  # every declaration file the npm packages ship
     }
 
@@ -288,9 +319,23 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
         if tag.get("kind") in FUNCTION_KINDS:
             scope = (tag.get("scope") or "").replace("::", ".")
             functions[tag["path"]].add(f"{scope}.{tag['name']}" if scope else tag["name"])
+    lines = SourceLines()
     for tag in parsed:
         if tag.get("kind") not in kinds:
             continue
+        if lang in CTAGS_JS:
+            text = lines.get(tag["path"], tag["line"])
+            reason = js_junk(tag, text)
+            if reason is not None:
+                JUNK[lang][reason] += 1
+                continue
+            if tag["name"] == "exports" and tag.get("scope") == "module":
+                # module.exports = function () {...}: what we call module.exports
+                tags[tag["path"]].add(("module.exports", tag["line"], tag["kind"]))
+                continue
+            if member_assignment(tag, text):  # X.m = function at the top: not a local
+                tags[tag["path"]].add((tag["name"], tag["line"], tag["kind"]))
+                continue
         scope = (tag.get("scope") or "").replace("::", ".")
         if scope:
             parts = scope.split(".")
@@ -309,6 +354,113 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
             continue
         tags[tag["path"]].add((tag["name"], tag["line"], tag["kind"]))
     return tags, elapsed
+
+
+# --- Universal Ctags 5.9's own junk in JavaScript and TypeScript -------------------------
+
+CTAGS_JS = ("typescript", "javascript", "js-esm")
+JUNK: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+_IMPORT_LINE = re.compile(r"\s*(?:import\b|export\s*(?:type\s*)?\{|export\s*\*)")
+_REQUIRE_BINDING = re.compile(r"\s*(?:var|let|const)\s.*=\s*require\s*\(")
+_MEMBER_ASSIGNMENT = re.compile(r"(?P<scope>[\w$.]+?)(?:\.prototype)?\.(?P<name>[\w$]+)\s*=[^=]")
+# X.y = {, y = {, y: {  (object literals, which ctags 5.9 reports as classes)
+_OBJECT_LITERAL = re.compile(
+    r"""\s*(?:[\w$.]+(?:\[[^\]]*\])?\s*=|(?:[\w$]+|"[^"]*"|'[^']*')\s*:)\s*\{"""
+)
+# X.Y = class Z, module.exports = class Z: ctags also reports a class named Y (exports)
+_CLASS_ASSIGNMENT = re.compile(r"\s*[\w$.]+\s*=\s*class\s+(?P<cls>[\w$]+)")
+_NAMED_EXPORT = re.compile(r"\s*module\.exports\s*=\s*(?:async\s+)?function\s*\*?\s*[\w$]")
+# words ctags 5.9 reads as names: 'type A = B extends {' gives a type alias "extends"
+_NOT_NAMES = frozenset(("extends", "new", "symbol", "keyof", "typeof", "infer"))
+
+
+class SourceLines:
+    """A file's lines, read once."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, list[str]] = {}
+
+    def get(self, path: str, line: int) -> str:
+        lines = self.files.get(path)
+        if lines is None:
+            text = Path(path).read_bytes().decode("utf-8", "replace")
+            lines = self.files[path] = text.split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def js_junk(tag: dict, text: str) -> str | None:
+    """Why a Universal Ctags 5.9 JavaScript/TypeScript tag is not a definition (None when it
+    may be one). Its parsers report anonymous callbacks under made-up names, import and
+    export specifiers (``import { type X }``) as type aliases, locals of functions and
+    methods as module-level constants (it keeps no scope for them in TypeScript, and loses
+    it in JavaScript after a method it did not recognise, such as one named ``get``), a
+    ``module.exports = class X`` a second time as a class named ``exports``, construct
+    signatures as methods named ``new``, and keywords as names. A require binding is an
+    import by our definition (see ctxtools/repomap/scan_js.py), so it is left out too."""
+    name = tag["name"]
+    scope = tag.get("scope") or ""
+    if name.startswith("AnonymousFunction") or "AnonymousFunction" in scope:
+        return "anonymous function"
+    if _IMPORT_LINE.match(text):
+        return "import/export specifier"
+    if name in _NOT_NAMES:
+        return "keyword read as a name"
+    if tag["kind"] == "class" and _OBJECT_LITERAL.match(text):
+        return "object literal read as a class"
+    m = _MEMBER_ASSIGNMENT.match(text)
+    if m is not None and name == m.group("scope").split(".")[0] != m.group("name"):
+        return "member assignment named after its object"  # X.prototype.m = f(...)
+    if name == "exports" and scope == "module" and _NAMED_EXPORT.match(text):
+        return "class named after its assignment target"  # module.exports = function f
+    if tag["kind"] == "class":
+        m = _CLASS_ASSIGNMENT.match(text)
+        if m is not None and name != m.group("cls"):
+            return "class named after its assignment target"  # module.exports = class X
+    if not scope and text[:1] in (" ", "\t"):
+        return "local reported at module level"
+    if tag["kind"] in TOP_ONLY and _REQUIRE_BINDING.match(text):
+        return "require binding (an import)"
+    return None
+
+
+def member_assignment(tag: dict, text: str) -> bool:
+    """Whether the tag is ``X.m = ...`` or ``X.prototype.m = ...`` at the start of a line:
+    a member defined at the top level, whatever scope kind ctags gives ``X``."""
+    m = _MEMBER_ASSIGNMENT.match(text)
+    return (
+        m is not None
+        and m.group("name") == tag["name"]
+        and (tag.get("scope") or "") in (m.group("scope"), m.group("scope") + ".prototype")
+    )
+
+
+def overload_signatures(definitions: list, text: str) -> set[int]:
+    """Indexes of TypeScript overload signatures among our definitions that ctags does not
+    report: of a run of same-named functions or methods (same scope) made of signatures
+    ending with ';' and an implementation with a body, ctags reports only the first."""
+    lines = text.split("\n")
+
+    def bodiless(d) -> bool:
+        end = d.end_line or d.line
+        return 0 < end <= len(lines) and lines[end - 1].rstrip().endswith(";")
+
+    out: set[int] = set()
+    i = 0
+    n = len(definitions)
+    while i < n:
+        d = definitions[i]
+        j = i + 1
+        while (
+            j < n
+            and d.kind in ("function", "method")
+            and (definitions[j].name, definitions[j].scope) == (d.name, d.scope)
+        ):
+            j += 1
+        run = definitions[i:j]
+        if len(run) > 1 and all(map(bodiless, run[:-1])) and not bodiless(run[-1]):
+            out.update(range(i + 1, j))
+        i = j
+    return out
 
 
 def tsc_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
@@ -339,10 +491,12 @@ def ours(lang: str, files: list[Path]) -> tuple[dict, float, int]:
         results = [(p, scan_source(p, text)) for p, text in texts]
         elapsed = min(elapsed, time.perf_counter() - t)
     defs: dict[str, set] = {}
+    texts_by_path = dict(texts)
     for p, r in results:
         s = set()
-        for d in r.definitions:
-            if d.kind not in kinds:
+        skip = overload_signatures(r.definitions, texts_by_path[p]) if lang in CTAGS_JS else ()
+        for i, d in enumerate(r.definitions):
+            if d.kind not in kinds or i in skip:
                 continue
             if lang == "python-vars" and not d.name.isupper():
                 continue
@@ -382,6 +536,15 @@ def compare(lang: str, files: list[Path], show: int) -> dict:
         "files_s": len(files) / my_time if my_time else 0.0,
         "ctags_s": len(files) / ctags_time if ctags_time else 0.0,
     }
+    if lang in CTAGS_JS:
+        # What the compiler says of the disagreements: an extra of ours that its parse
+        # confirms is a definition ctags 5.9 left out (a static generic method, a method
+        # named get, an arrow function whose parameter is named set...).
+        compiler, _ = tsc_tags(lang, files)
+        confirmed = {(p, n, ln) for p, names in compiler.items() for n, ln, _k in names}
+        row["extra"] = len(extra)
+        row["extra_confirmed"] = sum((p, n, ln) in confirmed for p, (n, ln), _k in extra)
+        row["missed"] = len(missed)
     if show:
         print(f"--- {lang}: missed (ctags has, we do not): {len(missed)}")
         for item in missed[:show]:
@@ -415,6 +578,18 @@ def main() -> None:
             f"{r['matched']:>8}{r['recall']:>8.1%}{r['precision']:>8.1%}"
             f"{r['files_s']:>9.0f}{r['ctags_s']:>11.0f}"
         )
+    for r in rows:
+        if "extra" in r:
+            print(
+                f"{r['lang']}: {r['extra']} definitions ctags lacks, {r['extra_confirmed']} of"
+                f" them confirmed by the TypeScript compiler's parse (precision counting"
+                f" those: {(r['matched'] + r['extra_confirmed']) / r['ours']:.1%});"
+                f" {r['missed']} ctags tags we lack"
+            )
+    for lang in CTAGS_JS:
+        if JUNK[lang]:
+            removed = ", ".join(f"{n} {why}" for why, n in JUNK[lang].most_common())
+            print(f"ctags junk removed ({lang}): {removed}")
 
 
 if __name__ == "__main__":

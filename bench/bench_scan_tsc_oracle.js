@@ -59,6 +59,7 @@ function items(out, sf, path, statements, scope) {
     } else if (ts.isVariableStatement(s)) {
       const isConst = (s.declarationList.flags & ts.NodeFlags.Const) !== 0;
       for (const d of s.declarationList.declarations) {
+        if (isRequire(d.initializer)) continue; // an import, not a definition
         const k = kindOfInit(d.initializer) || (isConst ? "const" : "variable");
         emit(out, sf, path, d, d.name, k, scope);
       }
@@ -87,15 +88,69 @@ function items(out, sf, path, statements, scope) {
         // exports.f = function / module.exports.f = () => (functions);
         // X.prototype.m = function, app.m = function (methods scoped to X, app)
         let owner = left.expression.getText(sf);
-        if (owner === "exports" || owner === "module.exports") {
+        if (owner === "module" && left.name.text === "exports") {
+          // module.exports = function query(): looked up as query
+          let fn = right;
+          while (ts.isParenthesizedExpression(fn)) fn = fn.expression;
+          if (ts.isFunctionExpression(fn) && fn.name) {
+            emit(out, sf, path, s, fn.name, "function", scope);
+          } else {
+            const line = sf.getLineAndCharacterOfPosition(left.getStart(sf)).line + 1;
+            out.push(JSON.stringify({ path, name: "module.exports", line, kind: "function",
+                                      scope }));
+          }
+        } else if (owner === "exports" || owner === "module.exports") {
           emit(out, sf, path, s, left.name, "function", scope);
         } else {
           if (owner.endsWith(".prototype")) owner = owner.slice(0, -".prototype".length);
           emit(out, sf, path, s, left.name, "method", owner);
         }
       }
+    } else if (ts.isExpressionStatement(s) && ts.isCallExpression(s.expression)) {
+      callFunctions(out, sf, path, s.expression, scope);
     }
   }
+}
+
+// var x = require("m"), require("m").x, require("m")(y): an import
+function isRequire(init) {
+  while (init && (ts.isPropertyAccessExpression(init) ||
+                  (ts.isCallExpression(init) && !isRequireCall(init)))) {
+    init = init.expression;
+  }
+  return !!init && isRequireCall(init);
+}
+
+function isRequireCall(node) {
+  return ts.isCallExpression(node) && ts.isIdentifier(node.expression) &&
+    node.expression.text === "require" && node.arguments.length === 1 &&
+    ts.isStringLiteral(node.arguments[0]);
+}
+
+// Named function expressions passed to a top-level call: defineGetter(req, 'protocol',
+// function protocol() {}) defines req.protocol (a method of req), app.use(function
+// logger() {}) the function logger. Function bodies, object literals and classes are not
+// entered; nested calls and other expressions are.
+function callFunctions(out, sf, path, call, scope) {
+  const args = call.arguments;
+  let owner = null;
+  if (args.length >= 3 && (ts.isIdentifier(args[0]) || ts.isPropertyAccessExpression(args[0])) &&
+      ts.isStringLiteralLike(args[1])) owner = args[0].getText(sf);
+  args.forEach((arg, i) => {
+    const visit = (node) => {
+      if (ts.isFunctionExpression(node)) {
+        if (node.name) {
+          if (owner !== null && i >= 2) emit(out, sf, path, node, node.name, "method", owner);
+          else emit(out, sf, path, node, node.name, "function", scope);
+        }
+        return;
+      }
+      if (ts.isArrowFunction(node) || ts.isObjectLiteralExpression(node) ||
+          ts.isClassExpression(node)) return;
+      ts.forEachChild(node, visit);
+    };
+    visit(arg);
+  });
 }
 
 const files = fs.readFileSync(0, "utf8").split("\n").filter(Boolean);

@@ -638,6 +638,43 @@ def test_cache_warm_run_edit_and_touch(tmp_path, store_dir):
     assert "pkg/user3.py" not in cache.entries and "hub.py" in cache.entries
 
 
+@pytest.mark.parametrize("reuse", [False, True], ids=["scan-cache", "result-memo"])
+def test_a_file_made_unreadable_after_a_warm_run_is_not_served_from_the_cache(
+    tmp_path, store_dir, monkeypatch, reuse
+):
+    """chmod changes no mtime: the stamp the cache trusts must see it all the same."""
+    root = tmp_path / "r"
+    write(root, "ok.py", "def ok():\n    pass\n")
+    locked = write(root, "locked.py", "def locked_symbol():\n    pass\n")
+
+    def run():
+        return build_map(str(root), tokens=100, ruler=HeuristicRuler(), reuse=reuse)
+
+    assert "locked_symbol" in run().text
+    warm = run()  # everything from the cache (or the whole map from the memo)
+    assert "locked_symbol" in warm.text and warm.scanset.scanned == 0
+    locked.chmod(0o000)
+    real_open = open
+
+    def refuse(path, *args, **kwargs):
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    try:
+        with monkeypatch.context() as mp:
+            if os.geteuid() == 0:  # root reads it all the same: refuse as the kernel would
+                mp.setattr(core, "open", refuse, raising=False)
+            m = run()
+    finally:
+        locked.chmod(0o644)
+    assert "locked_symbol" not in m.text and "def ok()" in m.text
+    assert "skipped 1 unreadable file(s)" in m.notes
+    assert m.scanset.skipped == {"unreadable": 1}
+    back = run()  # readable again: mapped again
+    assert "locked_symbol" in back.text and not back.scanset.skipped
+
+
 @pytest.mark.parametrize(
     "damage",
     [

@@ -11,8 +11,6 @@ import pytest
 
 from ctxtools.tokens import get_ruler
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
 
 def write(root: Path, rel: str, text: str | bytes) -> None:
     path = root / rel
@@ -286,14 +284,22 @@ def test_help_has_an_example(script_runner):
     assert "--focus" in r.stdout and "--max-file-size" in r.stdout
 
 
-def test_real_sources_from_the_shared_corpus(script_runner, tmp_path):
-    corpus = SHARED / "corpus"
-    if not corpus.is_dir():
-        pytest.fail(f"missing shared corpus at {corpus}")
-    r = script_runner.run(["ctx-repomap", str(corpus), "--tokens", "300", "--json"])
+def test_real_sources_under_tests_data(script_runner):
+    """The project's own test data: source files in six languages (tests/data/)."""
+    data = Path(__file__).resolve().parent / "data"
+    r = script_runner.run(["ctx-repomap", str(data), "--tokens", "300", "--json"])
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["tokens"] <= 300
+    assert 0 < doc["tokens"] <= 300 and doc["shown"]["symbols"] >= 20
+    languages = {f["language"] for f in doc["files"]}
+    assert {"python", "go", "javascript", "typescript", "rust", "java"} <= languages
+    defs = {(f["path"], d["name"], d["scope"]) for f in doc["files"] for d in f["definitions"]}
+    assert ("scan/commonjs.js", "protocol", "req") in defs
+    assert ("scan/middleware.js", "query", None) in defs
+    assert ("readme_sample/lending/catalog.py", "Catalog", None) in defs
+    # var accepts = require('accepts') is an import; req.accepts = function is a method
+    assert ("scan/commonjs.js", "accepts", "req") in defs
+    assert ("scan/commonjs.js", "accepts", None) not in defs
 
 
 @pytest.mark.script_launch_mode("inprocess")  # the runner's subprocess mode decodes strictly

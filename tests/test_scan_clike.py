@@ -405,7 +405,8 @@ def test_deterministic(name):
 @pytest.mark.parametrize(
     "text",
     ["", "\n", "{", "}", "}}}{{{", "/*", "'", '"', "`", "`${", "r#\"", "/* /*", "<<<", "((((",
-     "class", "fn", "func (", "impl<", "@", "export const", "type (", "'a"],
+     "class", "fn", "func (", "impl<", "@", "export const", "type (", "'a", "/* *",
+     "`${/* x *", "`${`${/**", "f(`${(/*})`"],
 )  # fmt: skip
 @pytest.mark.parametrize("name", ["x.go", "x.ts", "x.js", "x.rs", "X.java"])
 def test_odd_input_never_crashes(name, text):
@@ -420,6 +421,18 @@ def test_minified_multi_megabyte_line_is_linear():
     result = scan_source("bundle.min.js", text)
     assert len(result.definitions) == 40_000
     assert result.definitions[-1].name == "a39999" and result.definitions[-1].line == 1
+
+
+def test_many_named_functions_handed_to_calls_are_linear():
+    # a bundle of defineGetter calls on one line: each statement's offsets are mapped back
+    # through tens of thousands of flattened bodies (in log time, or this never ends)
+    unit = "defineGetter(o,'k%d',function k%d(){return {a:[1]}});"
+    text = "".join(unit % (i, i) for i in range(40_000))
+    result = scan_source("bundle.js", text)
+    assert len(result.definitions) == 40_000
+    last = result.definitions[-1]
+    assert (last.kind, last.name, last.scope, last.line) == ("method", "k39999", "o", 1)
+    assert last.signature == "defineGetter(o,'k39999',function k39999()"
 
 
 def test_unbalanced_braces_keep_what_came_before():
@@ -464,3 +477,141 @@ def test_unicode_identifiers():
     assert [d.name for d in scan_source("G.java", java).definitions] == ["Größe", "messen"]
     rust = "fn grüße() {}\nstruct Straße;\n"
     assert [d.name for d in scan_source("g.rs", rust).definitions] == ["grüße", "Straße"]
+
+
+# CommonJS as Node.js libraries write it (tests/data/scan/commonjs.js, middleware.js):
+# require bindings are imports, not definitions; a module.exports function is named by its
+# own name; a named function handed to a top-level call is a definition, of the object
+# when the call is defineGetter(obj, 'key', function key() {...}).
+COMMONJS = [
+    ("variable", "req", 24, None, "var req = Object.create(http.IncomingMessage.prototype)", 24),
+    ("method", "get", 28, "req", "req.get = req.header = function header(name)", 32),
+    ("method", "accepts", 34, "req", "req.accepts = function ()", 37),
+    ("method", "protocol", 43, "req", "defineGetter(req, 'protocol', function protocol()", 46),
+    (
+        "method",
+        "host",
+        48,
+        "req",
+        "defineGetter(req, 'host', deprecate.function(function host()",
+        50,
+    ),
+    ("function", "isFresh", 56, None, "exports.isFresh = function isFresh(etag)", 58),
+    ("function", "onExit", 60, None, "process.on('exit', function onExit(code)", 62),
+    ("function", "defineGetter", 64, None, "function defineGetter(obj, name, getter)", 70),
+]
+
+
+def full(result) -> list[tuple]:
+    return [(d.kind, d.name, d.line, d.scope, d.signature, d.end_line) for d in result.definitions]
+
+
+def test_commonjs_requires_are_imports_and_named_function_expressions_define():
+    r = scan("commonjs.js")
+    assert full(r) == COMMONJS
+    assert r.imports == ["accepts", "depd", "net", "url", "http", "fresh", "type-is"]
+    # the required names stay uses: the graph links them to whoever defines them
+    for name in ("accepts", "deprecate", "isIP", "parseUrl", "format", "fresh", "typeis"):
+        assert r.references.get(name, 0) >= 1, name
+    # an anonymous function (defineGetter(req, 'fresh', function () ...)) defines nothing
+    assert "fresh" not in [d.name for d in r.definitions]
+
+
+def test_module_exports_function_is_named_by_its_own_name():
+    r = scan("middleware.js")
+    assert full(r) == [
+        ("function", "query", 12, None, "module.exports = function query(options)", 23)
+    ]
+    assert r.imports == ["utils-merge", "parseurl", "qs"]
+    anonymous = "module.exports = async function (options) {\n  return options;\n};\n"
+    got = [(d.kind, d.name, d.line) for d in scan_source("m.js", anonymous).definitions]
+    assert got == [("function", "module.exports", 1)]
+    arrow = "module.exports = (a, b) => a + b;\n"
+    got = [(d.kind, d.name, d.line) for d in scan_source("m.js", arrow).definitions]
+    assert got == [("function", "module.exports", 1)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "var accepts = require('accepts');",
+        "const { a, b } = require('x');",
+        "let isIP = require('net').isIP;",
+        "var deprecate = require('depd')('express');",
+        "var http = require('http'), fresh = require('fresh');",
+        'const debug = require("debug")("app:server")',
+    ],
+)
+def test_require_bindings_are_not_definitions(line):
+    r = scan_source("a.js", line + "\nfunction after() {}\n")
+    assert [d.name for d in r.definitions] == ["after"]
+    assert r.imports
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "var parsed = parse(require('fs').readFileSync('x'));",  # a value, not an import
+        "var mod = require(name);",  # not a module name: a computed require
+        "var both = require('a') + 1;",
+    ],
+)
+def test_values_computed_from_requires_are_still_definitions(line):
+    r = scan_source("a.js", line + "\n")
+    assert [d.kind for d in r.definitions] == ["variable"]
+
+
+def test_calls_that_are_not_definitions():
+    text = (
+        "if (process.env.DEBUG) setup(function configure() {});\n"
+        "describe('store', function () {\n  it('puts', function () {});\n});\n"
+        "app.use(middleware(), function logger(req, res, next) { next(); });\n"
+        "(function iife() {\n  helper(function inner() {});\n})();\n"
+        "defineGetter(this, 'version', function version() {});\n"
+    )
+    got = [(d.kind, d.name, d.line, d.scope) for d in scan_source("a.js", text).definitions]
+    # only the named function handed to a top-level call; nothing from if, anonymous
+    # callbacks or code inside a function body
+    assert got == [("function", "logger", 5, None), ("function", "version", 9, None)]
+
+
+# TypeScript after regular expressions holding '/' in a character class, one of them right
+# after a comment (tests/data/scan/paths.ts): nothing after them may be lost.
+PATHS_TS = [
+    ("function", "isEscaping", 5),
+    ("type", "RealpathFn", 14),
+    ("const", "locales", 16),
+    ("type", "Locale", 21),
+    ("function", "stripSuffix", 23),
+    ("type", "PageHeadContext", 29),
+    ("function", "baseName", 34),
+    ("function", "resolveInside", 39),
+]
+
+
+def test_regex_with_slash_in_a_class_after_a_comment_hides_nothing():
+    r = scan("paths.ts")
+    assert [(d.kind, d.name, d.line) for d in r.definitions] == PATHS_TS
+    sigs = {d.name: d.signature for d in r.definitions}
+    assert sigs["RealpathFn"] == "type RealpathFn = (p: string) => Promise<string>"
+    assert sigs["Locale"] == "export type Locale = keyof typeof locales"
+    assert sigs["PageHeadContext"] == "type PageHeadContext ="
+    # the words inside the regular expressions are not uses
+    assert "zA" not in r.references and "md" not in r.references
+    assert r.references["RealpathFn"] == 1  # the parameter's type
+
+
+@pytest.mark.parametrize(
+    ("before", "regex"),
+    [
+        ("ok ||\n  // a comment with a quote: it's\n  ", "/^[a-zA-Z]:(?![/\\\\])/.test(p)"),
+        ("ok ||\n  /* why: `x` */ ", "/[/\\\\]/.test(p)"),
+        ("p.split(", "/[/\\\\]/)"),
+        ("`${p.split(", "/[/\\\\]/).pop()}`"),
+        ("!", "/[/`]/.test(p)"),
+    ],
+)
+def test_regex_literals_mask_whole(before, regex):
+    text = f"const bad = {before}{regex};\ntype RealpathFn = (p: string) => string;\n"
+    r = scan_source("x.ts", text)
+    assert [d.name for d in r.definitions] == ["bad", "RealpathFn"]

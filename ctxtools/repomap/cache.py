@@ -1,9 +1,11 @@
 """The scan cache: per-file scan results kept in the store, one file per repository root.
 
 ``<store>/repomap/cache-v1-<hash of the root's real path>.bin`` holds, for each relative
-path, ``(size, mtime_ns, xxh3 of the content, payload)``. A file whose size and mtime_ns
-match is not read at all; one whose stat changed is read and hashed, and a matching hash
-(``touch`` without an edit) keeps the old payload. The payload is what scanning produced:
+path, ``(size, (mtime_ns, ctime_ns), xxh3 of the content, payload)``. A file whose size and
+stamp match is not read at all; one whose stat changed is read and hashed, and a matching
+hash (``touch`` without an edit) keeps the old payload. The ctime is in the stamp because a
+change of permissions changes only it: a file made unreadable since the last run must be
+found unreadable, not served from the cache. The payload is what scanning produced:
 ``(language, definitions, references, imports)`` as plain tuples, a skip reason (str) such
 as ``"binary"``, or None for a file no scanner took.
 
@@ -39,7 +41,7 @@ from pathlib import Path
 from ctxtools.fsutil import atomic_write
 
 MAGIC = b"ctx-repomap-cache-v1\n"
-PAYLOAD_FORMAT = b"payload-2"  # bump when the payload's shape changes
+PAYLOAD_FORMAT = b"payload-3"  # bump when the payload's shape changes
 JOURNAL_MAGIC = b"ctx-repomap-journal-v1 "
 JOURNAL_MIN = 64  # a journal may always hold this many entries ...
 JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
@@ -188,24 +190,24 @@ class ScanCache:
 
     # --- lookups -----------------------------------------------------------------------
 
-    def get(self, rel: str, size: int, mtime_ns: int) -> tuple[bool, Payload]:
+    def get(self, rel: str, size: int, stamp: tuple) -> tuple[bool, Payload]:
         """(hit, payload) when the stat matches exactly; no read needed."""
         entry = self.entries.get(rel)
-        if entry is not None and entry[0] == size and entry[1] == mtime_ns:
+        if entry is not None and entry[0] == size and entry[1] == stamp:
             self.seen.add(rel)
             return True, entry[3]
         return False, None
 
-    def get_by_hash(self, rel: str, size: int, mtime_ns: int, digest: int) -> tuple[bool, Payload]:
+    def get_by_hash(self, rel: str, size: int, stamp: tuple, digest: int) -> tuple[bool, Payload]:
         """(hit, payload) when the content is unchanged despite a new stat (re-stamped)."""
         entry = self.entries.get(rel)
         if entry is not None and entry[0] == size and entry[2] == digest:
-            self.put(rel, size, mtime_ns, digest, entry[3])
+            self.put(rel, size, stamp, digest, entry[3])
             return True, entry[3]
         return False, None
 
-    def put(self, rel: str, size: int, mtime_ns: int, digest: int, payload: Payload) -> None:
-        entry = (size, mtime_ns, digest, payload)
+    def put(self, rel: str, size: int, stamp: tuple, digest: int, payload: Payload) -> None:
+        entry = (size, stamp, digest, payload)
         old = self.entries.get(rel)
         if old is not None and rel not in self.replaced:
             self.replaced[rel] = old

@@ -313,7 +313,7 @@ def scan_repository(
             continue
         hit, payload = (False, None)
         if cache is not None:
-            hit, payload = cache.get(cand.rel, cand.size, cand.mtime_ns)
+            hit, payload = cache.get(cand.rel, cand.size, cand.stamp)
             if hit and not _valid_payload(payload):
                 hit = False
         done = prescanned.pop(cand.rel, None) if not hit else None
@@ -324,7 +324,7 @@ def scan_repository(
                 continue
             ss.scanned += 1
             if cache is not None:
-                cache.put(cand.rel, size, cand.mtime_ns, digest, payload)
+                cache.put(cand.rel, size, cand.stamp, digest, payload)
         elif not hit:
             try:
                 with open(cand.path, "rb") as fh:
@@ -340,12 +340,12 @@ def scan_repository(
                 from ctxtools.repomap.cache import content_hash
 
                 digest = content_hash(data)
-                hit, payload = cache.get_by_hash(cand.rel, cand.size, cand.mtime_ns, digest)
+                hit, payload = cache.get_by_hash(cand.rel, cand.size, cand.stamp, digest)
             if not hit or not _valid_payload(payload):
                 payload = _scan_payload(cand.rel, data)
                 ss.scanned += 1
                 if cache is not None:
-                    cache.put(cand.rel, len(data), cand.mtime_ns, digest, payload)
+                    cache.put(cand.rel, len(data), cand.stamp, digest, payload)
         if isinstance(payload, str):
             skip(payload)
             continue
@@ -775,8 +775,8 @@ def build_map(
     memo = key = None
     if reuse and use_cache:
         # Checked before the scan cache is even read: the candidates' stamps and the
-        # options decide the map entirely (content is trusted unchanged while size and
-        # mtime_ns are, as the scan cache does).
+        # options decide the map entirely (content is trusted unchanged while size,
+        # mtime and ctime are, as the scan cache does: a chmod changes the ctime).
         from ctxtools.config import store_root
         from ctxtools.repomap.cache import ResultMemo, code_fingerprint
 
@@ -795,7 +795,7 @@ def build_map(
                     max_file_size,
                     listing.via,
                     tuple(sorted(listing.skipped.items())),
-                    tuple((c.rel, c.size, c.mtime_ns) for c in listing.candidates),
+                    tuple((c.rel, c.size, c.stamp) for c in listing.candidates),
                 )
             )
             memo.load()

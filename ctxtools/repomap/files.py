@@ -61,6 +61,13 @@ class Candidate:
     size: int
     mtime_ns: int
     manifest: bool = False
+    ctime_ns: int = 0  # changes with permissions and owner too (chmod 000 after a run)
+
+    @property
+    def stamp(self) -> tuple[int, int]:
+        """What the scan cache trusts a file by, besides its size: a file whose stamp
+        matches is not opened at all."""
+        return (self.mtime_ns, self.ctime_ns)
 
 
 @dataclass
@@ -186,7 +193,9 @@ def _add(listing: Listing, root: str, root_real: str, rel: str, language_for) ->
     if not stat.S_ISREG(st.st_mode):
         listing.skip("not a regular file")
         return
-    listing.candidates.append(Candidate(rel, path, st.st_size, st.st_mtime_ns, manifest))
+    listing.candidates.append(
+        Candidate(rel, path, st.st_size, st.st_mtime_ns, manifest, st.st_ctime_ns)
+    )
 
 
 class _Ignores:

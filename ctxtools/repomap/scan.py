@@ -286,7 +286,7 @@ _JS_STRING = {
     '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)', re.S | re.M),
 }
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_BLOCK_COMMENT = re.compile(r"/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\Z)", re.S)
+_BLOCK_COMMENT = re.compile(r"/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z)", re.S)
 # Characters after which a '/' starts a regular expression literal, not a division.
 _REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
 _REGEX_AFTER_WORDS = frozenset(
@@ -338,7 +338,7 @@ def _mask_into(text, start, stop, master, out, comments) -> None:
             out.append(text[last:s])
             e = _template(text, s, stop, master, out, comments)
         elif kind == "rx":
-            if _slash_starts_regex(text, s, start):
+            if _slash_starts_regex(text, s, start, comments):
                 r = _JS_REGEX_BODY.match(text, s, stop)
                 if r is not None:
                     e = r.end()
@@ -365,11 +365,23 @@ def _nested_comment_end(text: str, s: int, stop: int) -> int:
             return pos
 
 
-def _slash_starts_regex(text: str, s: int, start: int) -> bool:
-    """Whether the '/' at ``s`` begins a regular expression literal (by what precedes)."""
+def _slash_starts_regex(
+    text: str, s: int, start: int, comments: list[tuple[int, int]] | tuple = ()
+) -> bool:
+    """Whether the '/' at ``s`` begins a regular expression literal (by what precedes,
+    comments skipped: ``a ||\n  // why\n  /^[a-z]:/.test(p)`` is a regex after ``||``)."""
     j = s - 1
-    while j >= start and text[j] in " \t\r\n":
-        j -= 1
+    k = len(comments) - 1
+    while True:
+        while j >= start and text[j] in " \t\r\n":
+            j -= 1
+        while k >= 0 and comments[k][0] > j:
+            k -= 1
+        if k >= 0 and comments[k][1] > j >= start:  # j is inside a comment: before it
+            j = comments[k][0] - 1
+            k -= 1
+            continue
+        break
     if j < start:
         return True
     c = text[j]
@@ -494,6 +506,7 @@ class Decl:
     one_line: bool = False  # signature: the first line only (values, type aliases)
     scope: str | None = None  # overrides the enclosing scope (a Go method's receiver type)
     end: int = -1  # where the declaration ends when not at the statement's end (group specs)
+    sig_end: int = -1  # where its signature ends, when before ``end`` (a function argument)
 
 
 class CLikeLanguage:
@@ -714,13 +727,14 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
             pieces.append(masked[pos:b])
             flat = "".join(pieces)
 
+            flats = [fl for fl, _ in marks]
+
             def real(f: int) -> int:
-                r = a + f
-                for fl, rl in marks:
-                    if fl > f:
-                        break
-                    r = rl + (f - fl)
-                return r
+                k = bisect_right(flats, f)  # the last mark at or before f (log time: a
+                if k == 0:  # segment may hold a hundred thousand call statements)
+                    return a + f
+                fl, rl = marks[k - 1]
+                return rl + (f - fl)
         else:
             flat = masked[a:b]
 
@@ -747,7 +761,8 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
                     sig = signature(start, body[0], d.one_line)
                 elif d.end >= 0:
                     end = real(sa + d.end)
-                    sig = signature(start, end, d.one_line)
+                    sig_end = real(sa + d.sig_end) if d.sig_end >= 0 else end
+                    sig = signature(start, sig_end, d.one_line)
                 else:
                     end = real(sa + len(stmt.rstrip()))
                     sig = signature(start, end, d.one_line)

@@ -6,6 +6,12 @@ overloads, ``declare``); ``const``/``let``/``var`` at module level (an arrow fun
 function expression makes it a function: ``export const f = async (a: number) => ...``);
 ``X.prototype.m = function`` and ``app.m = function`` (methods scoped to ``X``, ``app``);
 ``exports.f = ...`` / ``module.exports.f = ...`` with a function value (functions);
+``module.exports = function query()`` (the function ``query``; an anonymous one is
+``module.exports``); named function expressions handed to a top-level call
+(``app.use(function logger() {...})``: the function ``logger``;
+``defineGetter(req, 'protocol', function protocol() {...})``: the method ``protocol`` of
+``req``); but not ``var x = require("x")`` nor ``const {a, b} = require("x")``: imports,
+whose names stay references for the graph;
 TypeScript interfaces (with their methods), type aliases and enums; namespaces and
 ``declare module`` blocks scope what they contain. Comments, strings, template literals
 (their ``${}`` code stays code) and regular expression literals are masked first.
@@ -25,7 +31,7 @@ from ctxtools.repomap.scan import (
 )
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\Z))
+    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
       | (?P<s>'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)|"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$))
       | (?P<tpl>`)
       | (?P<rx>/)
@@ -61,6 +67,19 @@ _FUNCTION_VALUE = re.compile(
     )""",
     re.S | re.X,
 )
+# A binding whose value is a CommonJS import: require("m"), require("m").x, require("m")(y),
+# also as the first of several (var http = require("http"), fresh = require("fresh"))
+_REQUIRE = r'require\s*\(\s*"[^"\n]*"\s*\)(?:\s*(?:\.\s*[\w$]+|\((?:[^()]|\([^()]*\))*\)))*'
+_REQUIRE_VALUE = re.compile(rf"\s*{_REQUIRE}(?:\s*,\s*{_ID}\s*=\s*{_REQUIRE})*\s*\Z")
+# A statement that is a call: callee(...), a.b.c(...)
+_CALL_HEAD = re.compile(rf"(?P<callee>{_ID}(?:\s*\.\s*{_ID})*)\s*\(")
+# The first two arguments of defineGetter(obj, 'key', ...): an object and a key
+_OBJ_KEY = re.compile(rf'\s*(?P<obj>{_ID}(?:\.{_ID})*)\s*,\s*"[^"\n]*"\s*,')
+_NAMED_FUNCTION = re.compile(rf"function\s*\*?\s*(?P<name>{_ID})\s*(?:<[^>{{}}]*>\s*)?\(")
+_NOT_CALLS = frozenset(
+    ("if", "for", "while", "switch", "catch", "with", "return", "typeof", "void", "await",
+     "yield", "new", "delete", "throw", "function", "super", "import")
+)  # fmt: skip
 _CHAINED = re.compile(rf"^\s*(?:{_ID}(?:\.{_ID})*\s*=(?![=>])\s*)+")
 _MEMBER_MODS = (
     r"(?:(?:public|private|protected|static|readonly|abstract|override|declare|async"
@@ -99,7 +118,7 @@ class JavaScript(CLikeLanguage):
             p = _TOP_MODS.match(stmt, p).end()
             m = _TOP.match(stmt, p)
             if m is None:
-                return []
+                return _call_functions(stmt, p, start)
             if m.group("class"):
                 return [Decl("class", m.group("cname"), m.start("cname"), start, body="members")]
             if m.group("function"):
@@ -120,6 +139,8 @@ class JavaScript(CLikeLanguage):
                 name = m.group("vname")
                 value = m.group("value")
                 vtype = m.group("vtype")
+                if value is not None and _REQUIRE_VALUE.match(value):
+                    return []  # an import (var x = require("x")): a use, not a definition
                 if (value is not None and _FUNCTION_VALUE.match(value)) or (
                     value is None and vtype is not None and "=>" in vtype
                 ):
@@ -134,6 +155,13 @@ class JavaScript(CLikeLanguage):
                     return []
                 owner = m.group("owner")
                 name = m.group("member")
+                if owner == "module" and name == "exports":
+                    # module.exports = function query(options): looked up as query
+                    at = _ASYNC.match(stmt, m.end("mvalue") - len(value)).end()
+                    f = _NAMED_FUNCTION.match(stmt, at)
+                    if f is not None:
+                        return [Decl("function", f.group("name"), f.start("name"), start)]
+                    return [Decl("function", "module.exports", m.start("owner"), start)]
                 if owner in ("exports", "module.exports"):
                     return [Decl("function", name, m.start("member"), start)]
                 if owner.endswith(".prototype"):
@@ -161,6 +189,57 @@ class JavaScript(CLikeLanguage):
             if at_word_start(masked, m.start()):
                 out.append(text[m.start(1) : m.end(1)])
         return out
+
+
+_ASYNC = re.compile(r"\s*(?:async\s+)?")
+_PAREN = re.compile(r"[()]")
+
+
+def _call_functions(stmt: str, p: int, start: int) -> list[Decl]:
+    """Named function expressions passed to a call at the top level: a function defined
+    on an object by a helper (``defineGetter(req, 'protocol', function protocol() {...})``:
+    the method ``protocol`` of ``req``) or handed over by name (``app.use(function
+    logger(req, res, next) {...})``: the function ``logger``). Anonymous ones define
+    nothing. The signature runs from the call to the function's parameters."""
+    m = _CALL_HEAD.match(stmt, p)
+    if m is None or m.group("callee") in _NOT_CALLS:
+        return []
+    open_at = m.end() - 1
+    if stmt.find("function", open_at) < 0:
+        return []
+    close_at = _matching_paren(stmt, open_at)
+    k = _OBJ_KEY.match(stmt, open_at + 1)
+    if k is not None and k.group("obj") in ("this", "super"):
+        k = None  # not an object with a name to look the function up by
+    out = []
+    for f in _NAMED_FUNCTION.finditer(stmt, open_at + 1, close_at):
+        if not at_word_start(stmt, f.start()):
+            continue
+        body = stmt.find("{}", f.end(), close_at)  # (the body, flattened)
+        if body < 0:
+            continue
+        if k is not None and f.start() >= k.end():
+            kind, scope = "method", k.group("obj")
+        else:
+            kind, scope = "function", None
+        name = f.group("name")
+        at = f.start("name")
+        out.append(Decl(kind, name, at, start, scope=scope, end=body + 2, sig_end=body))
+    return out
+
+
+def _matching_paren(stmt: str, open_at: int) -> int:
+    """Offset of the ')' closing the '(' at OPEN_AT (strings are masked: no parentheses
+    inside them), or the statement's end."""
+    depth = 0
+    for m in _PAREN.finditer(stmt, open_at):
+        if m.group() == "(":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return len(stmt)
 
 
 class TypeScript(JavaScript):
