@@ -93,8 +93,8 @@ TMP_PREFIX = ".tmp-"
 TMP_STALE_SECONDS = 24 * 3600
 
 _IDX_MAGIC = 0x3158444958544301  # b"\x01CTXIDX1" read little-endian
-_IDX_VERSION = 1
-_IDX_HEADER = 10
+_IDX_VERSION = 2  # 2 added the character checkpoints; a version-1 index is rebuilt on open
+_IDX_HEADER = 11
 
 
 # --- names and references -------------------------------------------------------------------
@@ -215,6 +215,9 @@ class Indexer:
         self.ck_lines = array("Q")
         self.ck_offs = array("Q")
         self._next_ck = STRIDE
+        self.cc_offs = array("Q")  # character checkpoints: a byte offset at a character
+        self.cc_chars = array("Q")  # boundary near every STRIDE boundary, chars before it
+        self._next_cc = STRIDE
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.head = bytearray()
 
@@ -256,11 +259,21 @@ class Indexer:
             self.ck_offs.append(start)
             self._next_ck = (start // STRIDE + 1) * STRIDE
         self.newlines = nl_seen + chunk.count(b"\n", counted_to)
-        # Characters as decoded with U+FFFD for invalid bytes.
-        if chunk.isascii() and not self._decoder.getstate()[0]:
-            self.chars += n
-        else:
-            self.chars += len(self._decoder.decode(chunk))
+        # Characters as decoded with U+FFFD for invalid bytes, with a checkpoint at every
+        # STRIDE boundary (moved back to the start of a character cut there).
+        pos = 0
+        while pos < n:
+            take = min(n - pos, self._next_cc - (base + pos))
+            piece = chunk if take == n else chunk[pos : pos + take]
+            if piece.isascii() and not self._decoder.getstate()[0]:
+                self.chars += take
+            else:
+                self.chars += len(self._decoder.decode(piece))
+            pos += take
+            if base + pos == self._next_cc:
+                self.cc_offs.append(self._next_cc - len(self._decoder.getstate()[0]))
+                self.cc_chars.append(self.chars)
+                self._next_cc += STRIDE
         if len(self.head) < HEAD_KEEP:
             self.head += chunk[: HEAD_KEEP - len(self.head)]
         self.last_byte = chunk[-1:]
@@ -295,12 +308,17 @@ class Indexer:
             blocks=self.blocks,
             ck_lines=self.ck_lines,
             ck_offs=self.ck_offs,
+            cc_offs=self.cc_offs,
+            cc_chars=self.cc_chars,
         )
 
 
 @dataclass
 class LineIndex:
-    """Sparse line-start offsets (a checkpoint every ~64 KiB) and 1 MiB block checksums."""
+    """Sparse line-start offsets (a checkpoint every ~64 KiB), character checkpoints (the
+    characters before a character boundary near every 64 KiB boundary: a cut of one huge
+    line, or a character slice, is found without decoding from the start) and 1 MiB block
+    checksums."""
 
     size: int
     newlines: int
@@ -309,6 +327,8 @@ class LineIndex:
     blocks: array
     ck_lines: array
     ck_offs: array
+    cc_offs: array
+    cc_chars: array
 
     def to_bytes(self) -> bytes:
         hi, lo = divmod(int(self.xxh3, 16), 1 << 64)
@@ -323,12 +343,13 @@ class LineIndex:
                 STRIDE,
                 len(self.blocks),
                 len(self.ck_lines),
+                len(self.cc_offs),
                 hi,
                 lo,
             ],
         )
         body = head.tobytes() + self.blocks.tobytes() + self.ck_lines.tobytes()
-        body += self.ck_offs.tobytes()
+        body += self.ck_offs.tobytes() + self.cc_offs.tobytes() + self.cc_chars.tobytes()
         return body + array("Q", [xxhash.xxh3_64_intdigest(body)]).tobytes()
 
     @classmethod
@@ -340,12 +361,15 @@ class LineIndex:
         if xxhash.xxh3_64_intdigest(body) != tail:
             return None
         words = array("Q", body)
-        magic, version, size, newlines, bsize, stride, nb, nc, hi, lo = words[:_IDX_HEADER]
-        if (magic, version, bsize, stride) != (_IDX_MAGIC, _IDX_VERSION, BLOCK_SIZE, STRIDE):
+        if words[1] != _IDX_VERSION:
+            return None  # an older format: rebuilt by the reader
+        magic, version, size, newlines, bsize, stride, nb, nc, ncc, hi, lo = words[:_IDX_HEADER]
+        if (magic, bsize, stride) != (_IDX_MAGIC, BLOCK_SIZE, STRIDE):
             return None
-        if len(words) != _IDX_HEADER + nb + 2 * nc:
+        if len(words) != _IDX_HEADER + nb + 2 * nc + 2 * ncc:
             return None
         at = _IDX_HEADER
+        c0 = at + nb + 2 * nc
         return cls(
             size=size,
             newlines=newlines,
@@ -353,7 +377,9 @@ class LineIndex:
             xxh3=f"{(hi << 64) | lo:032x}",
             blocks=words[at : at + nb],
             ck_lines=words[at + nb : at + nb + nc],
-            ck_offs=words[at + nb + nc :],
+            ck_offs=words[at + nb + nc : c0],
+            cc_offs=words[c0 : c0 + ncc],
+            cc_chars=words[c0 + ncc :],
         )
 
 
@@ -508,6 +534,101 @@ class Payload:
             line += chunk.count(b"\n")
             pos += len(chunk)
         return line
+
+    def find_newline(self, start: int, end: int | None = None) -> int:
+        """Offset of the first newline in bytes START..END-1, or END (a scan, bounded memory)."""
+        end = self.size if end is None else min(end, self.size)
+        pos = start
+        for piece in self.iter_bytes(start, end):
+            p = piece.find(b"\n")
+            if p >= 0:
+                return pos + p
+            pos += len(piece)
+        return end
+
+    def chars_before(self, offset: int) -> int:
+        """Characters (U+FFFD for an invalid byte) in bytes 0..OFFSET-1, OFFSET at a character
+        boundary: the nearest character checkpoint plus at most a 64 KiB decode."""
+        if self.chars == self.size:
+            return offset
+        ix = self.index
+        j = bisect_right(ix.cc_offs, offset) - 1
+        pos, chars = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for piece in self.iter_bytes(pos, offset):
+            chars += len(decoder.decode(piece))
+        if offset >= self.size:
+            chars += len(decoder.decode(b"", True))
+        return chars
+
+    def char_offset(self, char: int) -> int:
+        """The byte offset where character CHAR starts (``size`` past the end)."""
+        if self.chars == self.size:
+            return min(max(char, 0), self.size)
+        if char <= 0:
+            return 0
+        if char >= self.chars:
+            return self.size
+        ix = self.index
+        j = bisect_right(ix.cc_chars, char) - 1
+        pos, have = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while True:
+            piece = self.pread(pos, STRIDE)
+            if not piece:
+                return self.size
+            state = decoder.getstate()
+            got = len(decoder.decode(piece))
+            if have + got < char:
+                have += got
+                pos += len(piece)
+                continue
+            # Inside this piece: the shortest prefix that completes the characters wanted.
+            lo, hi = 0, len(piece)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                d = codecs.getincrementaldecoder("utf-8")("replace")
+                d.setstate(state)
+                if have + len(d.decode(piece[:mid])) >= char:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            return pos + lo
+
+    def iter_lines_capped(
+        self, first: int, last: int | None, cap: int
+    ) -> Iterator[tuple[bytes, bool]]:
+        """(bytes, whole) of zero-based lines FIRST..LAST-1 without their newline; a line
+        longer than CAP bytes comes as its first CAP bytes with whole=False, and ends the
+        iteration -- a huge line is never held in memory."""
+        last = self.lines if last is None else min(last, self.lines)
+        if first >= last:
+            return
+        pos = self.line_start(first)
+        rest = b""
+        emitted = 0
+        want = last - first
+        for piece in self.iter_bytes(pos):
+            data = rest + piece if rest else piece
+            start = 0
+            while True:
+                nl = data.find(b"\n", start)
+                if nl < 0:
+                    break
+                if nl - start > cap:
+                    yield data[start : start + cap], False
+                    return
+                yield data[start:nl], True
+                emitted += 1
+                if emitted >= want:
+                    return
+                start = nl + 1
+            rest = data[start:]
+            if len(rest) > cap:
+                yield rest[:cap], False
+                return
+        if emitted < want:
+            yield rest, True
 
     def iter_lines(self, first: int = 0, last: int | None = None) -> Iterator[bytes]:
         """Zero-based lines FIRST..LAST-1 as bytes without their newline."""

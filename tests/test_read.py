@@ -558,7 +558,8 @@ GREP_TEXT = (
         ("错误|日本", False),
         ("^$", False),
         (r"\w+$", False),
-        ("Warn: x.", False),
+        ("Warn: x$", False),
+        (r"\bcode\b", False),
         ("nomatch", False),
         ("a", True),
         (r"[QZ]{2,}[0-9]", False),
@@ -568,23 +569,33 @@ GREP_TEXT = (
     ],
 )
 def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
+    """RE2 on bytes, with or without the literal prefilter, in windows of any size, finds
+    the lines Python's re finds on the decoded text."""
+    import re
+
+    from ctxtools import grep as grep_mod
+    from ctxtools import store as store_mod
     from ctxtools.store import open_bytes
 
     data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50
     lines = data.decode("utf-8", "replace").split("\n")
+    py = re.compile(pattern, re.IGNORECASE if icase else 0)
+    expected = [(i, line) for i, line in enumerate(lines) if py.search(line)]
     rx = pj.compile_regex(pattern, icase)
-    expected = [(i, line) for i, line in enumerate(lines) if rx.search(line)]
-    from ctxtools import store as store_mod
-
-    sizes = [(pj.GREP_CHUNK, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000), (64, 16, 32, 0)]
-    for chunk, block, stride, dense in sizes:
+    sizes = [
+        (grep_mod.GREP_CHUNK, grep_mod.GREP_OVERLAP, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000),
+        (64, 16, 16, 32, 0),
+        (23, 5, 7, 9, 3),
+    ]
+    for chunk, overlap, block, stride, dense in sizes:
         with monkeypatch.context() as m:
-            m.setattr(pj, "GREP_CHUNK", chunk)
-            m.setattr(pj, "DENSE_NEEDLES", dense)  # 0: every block takes the regex path
+            m.setattr(grep_mod, "GREP_CHUNK", chunk)
+            m.setattr(grep_mod, "GREP_OVERLAP", overlap)
+            m.setattr(grep_mod, "DENSE_NEEDLES", dense)  # 0: the regex alone after one miss
             m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
             m.setattr(store_mod, "STRIDE", stride)
             with open_bytes(data) as p:
                 assert list(pj.iter_matching_lines(p, rx)) == expected
-            m.setattr(pj, "required_literals", lambda *a: None)
-            with open_bytes(data) as p:  # the same through the whole-chunk regex path
+            m.setattr(grep_mod, "required_literals", lambda *a: None)
+            with open_bytes(data) as p:  # the same through the regex alone
                 assert list(pj.iter_matching_lines(p, rx)) == expected
