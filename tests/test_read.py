@@ -599,3 +599,141 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
             m.setattr(grep_mod, "required_literals", lambda *a: None)
             with open_bytes(data) as p:  # the same through the regex alone
                 assert list(pj.iter_matching_lines(p, rx)) == expected
+
+
+# --- hostile regexes and huge lines ---------------------------------------------------------
+
+
+def test_catastrophic_regex_returns(store_dir):
+    """(a+)+$ on 100,000 a's: Python's re backtracks for ever; RE2 answers at once."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    HandleStore(store_dir).put_bytes(b"a" * 100_000 + b"b\n" + b"a" * 50 + b"\n", name="a")
+    r = subprocess.run(
+        [bin_dir / "ctx-read", "a", "--grep", "(a+)+$"], capture_output=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"2:" + b"a" * 50 + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "what"),
+    [
+        (r"(a)\1", "a backreference"),
+        (r"(?P<x>a)(?P=x)", "a backreference"),
+        (r"foo(?=bar)", "lookaround"),
+        (r"(?<!x)y", "lookaround"),
+    ],
+)
+def test_regex_the_linear_engine_cannot_run_is_refused(script_runner, log, pattern, what):
+    r = read(script_runner, "log", "--grep", pattern)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"ctx-read: error: regex {pattern!r} uses {what}")
+    assert "never backtracks" in r.stderr
+
+
+def test_unicode_classes_keep_python_meaning(script_runner):
+    data = "名前 ٣ x\nplain\n".encode()
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "u"], data)
+    assert ok(read(script_runner, "u", "--grep", r"^\w+ \d")) == "1:名前 ٣ x\n"
+    assert ok(read(script_runner, "u", "--grep", r"^[\w]+$")) == "2:plain\n"
+    assert ok(read(script_runner, "u", "--grep", r"\S+\s+\S+$")) == "1:名前 ٣ x\n"
+
+
+def test_sigint_ends_read_with_130(store_dir):
+    """Ctrl-C while ctx-read works (here: spooling an endless stdin) ends it with 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    proc = subprocess.Popen(
+        [bin_dir / "ctx-read", "--grep", "(a+)+$"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.write(b"a" * (1 << 20))  # taken in by the spooler: it is running
+    proc.stdin.flush()
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode().strip() == "ctx-read: aborted"
+    assert b"Traceback" not in err
+
+
+def _one_line_blob(store_dir, n: int) -> bytes:
+    """A one-line blob of N x's, then a needle, then multibyte text and an invalid byte."""
+    data = b"x" * n + b"NEEDLE" + "é".encode() * 5000 + b"\xff" + b"tail\n"
+    HandleStore(store_dir).put_bytes(data, name="wide")
+    return data
+
+
+def test_head_of_a_huge_line_reads_only_what_it_shows(script_runner, store_dir, monkeypatch):
+    data = _one_line_blob(store_dir, 3_000_000)
+    text = data.decode("utf-8", "replace")
+    from ctxtools import store as store_mod
+
+    reads = []
+    real = store_mod.Payload.pread
+
+    def counting(self, offset, n):
+        out = real(self, offset, n)
+        reads.append(len(out))
+        return out
+
+    monkeypatch.setattr(store_mod.Payload, "iter_lines", None)  # no whole-line reads
+    monkeypatch.setattr(store_mod.Payload, "pread", counting)
+    r = read(script_runner, "wide", "--head", "1", "--max-chars", "20")
+    body, trailer = ok(r).split("\n", 1)
+    assert body == "x" * 20
+    if getattr(script_runner, "launch_mode", "inprocess") == "inprocess":
+        assert sum(reads) < 1 << 20  # not the 3 MB line: a little past what is shown
+    assert trailer == (
+        f"[ctx-read: cut at 20 chars: showed 20 of the {len(text):,} chars of line 1 "
+        f"(the first 1 lines, 1 lines in all); next: ctx-read "
+        f"ctx:default/wide@{HandleStore(store_dir).card('wide')['sha256'][:12]} "
+        f"--slice 20:{len(text)} --max-chars 20]\n"
+    )
+    # the trailer's command works, far into the line and across multibyte text
+    nxt = shlex.split(trailer.split("next: ", 1)[1].rstrip("]\n"))
+    assert ok(read(script_runner, *nxt[1:])).startswith("x" * 20)
+    a = len(text) - 30
+    r = read(script_runner, "wide", "--slice", f"{a}:{len(text)}")
+    assert ok(r) == text[a:]
+
+
+def test_grep_on_a_huge_line_shows_the_window_around_the_match(script_runner, store_dir):
+    data = _one_line_blob(store_dir, 3_000_000)
+    text = data.decode("utf-8", "replace")
+    r = read(script_runner, "wide", "--grep", "NEEDLE", "--max-chars", "400")
+    out = ok(r)
+    assert out.startswith("1:\u2026x") and "NEEDLE" in out and out.endswith("\u2026\n")
+    at = text.index("NEEDLE")
+    shown = out[3:-2]
+    assert text[at - len(shown) // 2 : at + len(shown)].find(shown) >= 0  # the real text
+    note = [n for n in r.stderr.splitlines() if "more of it:" in n]
+    assert len(note) == 1 and f"line 1 has {len(text) - 1:,} chars" in note[0]
+    cmd = shlex.split(note[0].split("more of it: ", 1)[1])
+    more = ok(read(script_runner, *cmd[1:]))
+    a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
+    assert more == text[a:b] and text[a - 10 : a] == shown[-10:]
+
+
+def test_grep_continues_past_a_huge_line(script_runner, store_dir):
+    small = "".join(f"line {i} ERROR\n" for i in range(200))
+    data = small.encode() + b"y" * 2_000_000 + b" ERROR here\n" + small.encode()
+    HandleStore(store_dir).put_bytes(data, name="mix")
+    bodies = _follow(script_runner, ["mix", "--grep", "ERROR", "--max-chars", "1500"])
+    got = "".join(bodies).splitlines()
+    assert len(got) == 401
+    assert got[200].startswith("201:\u2026y") and got[200].endswith(" ERROR here")
+    assert got[:200] == [f"{i + 1}:line {i} ERROR" for i in range(200)]
+    assert got[201:] == [f"{i + 202}:line {i} ERROR" for i in range(200)]

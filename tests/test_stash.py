@@ -482,3 +482,64 @@ def test_sigkill_midway(tmp_path, store_dir):
     assert json.loads(r.stdout)["temp_removed"] == 1
     assert not list(store_dir.rglob(".tmp-*"))
     assert not [p for p in (store_dir / "blobs").rglob("*") if p.is_file()]
+
+
+# --- signals while -- CMD runs (real processes) ----------------------------------------------
+
+CHILD = """
+import os, signal, subprocess, sys, time
+if sys.argv[2] == "ignore":
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{os.getpid()} {grandchild.pid}")
+print("partial output", flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie is gone
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("sig", "mode"),
+    [
+        (signal.SIGTERM, "plain"),
+        (signal.SIGHUP, "plain"),
+        (signal.SIGINT, "plain"),
+        (signal.SIGTERM, "ignore"),  # the child ignores it: killed after the grace period
+    ],
+)
+def test_signal_stops_the_command_and_stores_nothing(tmp_path, store_dir, sig, mode):
+    pids = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [BIN / "ctx-stash", "--name", "run", "--", sys.executable, "-c", CHILD, str(pids), mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and pids.read_text().count(" ") == 1):
+        assert time.monotonic() < deadline, "the command never started"
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    child, grandchild = map(int, pids.read_text().split())
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig
+    assert out == b""
+    name = signal.Signals(sig).name
+    assert err.decode() == (
+        f"ctx-stash: error: interrupted by {name}: stopped the command (pid {child}); "
+        "nothing was stored\n"
+    )
+    assert not _alive(child) and not _alive(grandchild)
+    assert not list(store_dir.rglob("*.json"))  # no card: the partial output is no handle
+    st = HandleStore(store_dir)
+    assert st.gc()["evicted"] == [] and st.gc()["blobs_removed"] == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import click
@@ -20,7 +19,7 @@ from ctxtools.cli.common import (
     write,
     write_bytes,
 )
-from ctxtools.errors import CommandNotFoundError, CtxError, UsageError
+from ctxtools.errors import UsageError
 
 PROG = "ctx-stash"
 
@@ -34,23 +33,6 @@ class _StashCommand(click.Command):
             ctx.meta["ctx_stash.command"] = args[i + 1 :]
             args = args[:i]
         return super().parse_args(ctx, args)
-
-
-class _PipeReader:
-    """Reads a child's output as it arrives (os.read), optionally copying it to stderr."""
-
-    def __init__(self, fd: int, tee: bool) -> None:
-        self.fd = fd
-        self.tee = click.get_binary_stream("stderr") if tee else None
-
-    def read1(self, n: int = -1) -> bytes:
-        data = os.read(self.fd, 1 << 16 if n < 0 else min(n, 1 << 20))
-        if data and self.tee is not None:
-            self.tee.write(data)
-            self.tee.flush()
-        return data
-
-    read = read1
 
 
 def _human(n: int) -> str:
@@ -84,42 +66,14 @@ def _read_head(stream, limit: int) -> tuple[bytes, bool]:
 
 
 def _run(store, argv: list[str], opts: dict) -> int:
-    import subprocess
+    from ctxtools.capture import run_and_stash
 
-    store.check_writable()
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except FileNotFoundError:
-        raise CommandNotFoundError(f"{argv[0]}: command not found") from None
-    except PermissionError:
-        err = CtxError(f"{argv[0]}: permission denied (not executable)")
-        err.exit_status = 126
-        raise err from None
-    except OSError as exc:
-        err = CtxError(f"{argv[0]}: cannot run: {exc.strerror or exc}")
-        err.exit_status = 126
-        raise err from None
-    assert proc.stdout is not None
-    reader = _PipeReader(proc.stdout.fileno(), opts["tee"])
-    try:
-        card = store.put_stream(
-            reader,
-            name=opts["name"],
-            session=opts["session"],
-            type=opts["type"],
-            exit_status=proc.wait,
-        )
-    except BaseException:
-        # Let the command finish (draining its output) rather than kill it by SIGPIPE.
-        while reader.read1(1 << 16):
-            pass
-        proc.wait()
-        raise
-    finally:
-        proc.stdout.close()
+    tee = click.get_binary_stream("stderr") if opts["tee"] else None
+    card, code = run_and_stash(
+        store, argv, name=opts["name"], session=opts["session"], type=opts["type"], tee=tee
+    )
     emit_json(card)
-    code = proc.returncode
-    return 128 - code if code < 0 else code
+    return code
 
 
 def _list(store, opts: dict) -> None:
