@@ -200,7 +200,10 @@ def lines_view(
             line = _decode(raw)
         else:  # the start of a line longer than the cap (a cut character is dropped)
             line = codecs.getincrementaldecoder("utf-8")("replace").decode(raw)
-        s = f"{prefix}{line}\n"
+        # The payload's bytes come back as they are: no newline is added after an
+        # unterminated last line (a read of a whole payload is byte-exact).
+        nl = "" if not number and i == total - 1 and p.index.newlines < total else "\n"
+        s = f"{prefix}{line}{nl}"
         if not whole or used + len(s) > max_chars:
             if i == first:
                 room = max(0, max_chars - used - len(prefix))
@@ -591,6 +594,28 @@ def _load_jsonl(p: Payload) -> list[Any]:
     return out
 
 
+def _dump_json(item: Any) -> str:
+    """ITEM as compact JSON (orjson; the standard library past orjson's 255 levels)."""
+    import orjson
+
+    try:
+        return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        import json
+        import sys
+
+        from ctxtools.jsonpath import STACK_FRAMES
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, STACK_FRAMES))
+        try:
+            return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InputError(f"a match cannot be shown as JSON: {exc}") from None
+        finally:
+            sys.setrecursionlimit(limit)
+
+
 def jsonpath_view(
     p: Payload,
     expr: str,
@@ -602,7 +627,6 @@ def jsonpath_view(
     nxt: Next | None = None,
 ) -> Output:
     """A JSON array of the matches of EXPR (their normalized paths with PATHS), one a line."""
-    import orjson
 
     from ctxtools.jsonpath import compile_query, query
 
@@ -618,7 +642,7 @@ def jsonpath_view(
     shown = 0
     cut_first = False
     for item in items:
-        s = orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
+        s = _dump_json(item)
         piece = ("\n" if shown == 0 else ",\n") + s
         if used + len(piece) + 2 > max_chars:
             if shown == 0:

@@ -46,6 +46,7 @@ from typing import BinaryIO
 import xxhash
 
 from ctxtools.errors import (
+    InputError,
     IntegrityError,
     NotFoundError,
     StaleHandleError,
@@ -88,7 +89,8 @@ HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
 JSON_PARSE_LIMIT = 8 << 20  # whole-document JSON validation up to this size
 JSONL_LINE_LIMIT = 1 << 20  # longer lines are not JSON Lines records (type detection)
 PREVIEW_CHARS = 72
-ACCESS_COMPACT_BYTES = 1 << 20
+ACCESS_COMPACT_BYTES = 128 << 10  # the access log is compacted past this size (~2,000 reads)
+ACCESS_MAX_ENTRIES = 1000  # handles the compacted access log remembers (highest frecency)
 TMP_PREFIX = ".tmp-"
 TMP_STALE_SECONDS = 24 * 3600
 
@@ -740,6 +742,21 @@ def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
     return "json" if (first, tail) in ((b"{", b"}"), (b"[", b"]")) else "text"
 
 
+def _check_type(asked: str, detected: str, lines: int) -> None:
+    """InputError when the payload is not what --type ASKED says (text is anything)."""
+    fits = (
+        asked == "text"
+        or asked == detected
+        or (asked == "jsonl" and detected == "json" and lines <= 1)
+    )
+    if not fits:
+        what = {"json": "one JSON document", "jsonl": "JSON Lines (one JSON value a line)"}
+        raise InputError(
+            f"--type {asked}: the input is not {what[asked]} (it reads as {detected})",
+            hint="leave --type out to have it detected, or give --type text",
+        )
+
+
 def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
     text = head[: chars * 4 + 16].decode("utf-8", "replace")
     text = " ".join(text.split())
@@ -992,7 +1009,10 @@ class HandleStore:
                     os.fdatasync(fd)
                 except OSError as exc:
                     raise self._store_error(exc, "write") from exc
-                detected = type_ or detect_type_head(bytes(ix.head), ix.size, fh)
+                detected = detect_type_head(bytes(ix.head), ix.size, fh)
+                if type_ is not None:
+                    _check_type(type_, detected, ix.lines)
+                    detected = type_
             if callable(exit_status):
                 exit_status = exit_status()
             # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
@@ -1077,7 +1097,10 @@ class HandleStore:
             for at in range(0, len(data), READ_CHUNK):
                 ix.feed(data[at : at + READ_CHUNK])
             ix.finish()
-            detected = type_ or detect_type_head(bytes(ix.head), ix.size, io.BytesIO(data))
+            detected = detect_type_head(bytes(ix.head), ix.size, io.BytesIO(data))
+            if type_ is not None:
+                _check_type(type_, detected, ix.lines)
+                detected = type_
             record = _make_record(ix, detected, name, session, kwargs.get("exit_status"), now)
             prepared.append((ix, session, record))
             blobs.setdefault(ix.sha256, (data, ix))
@@ -1202,8 +1225,12 @@ class HandleStore:
                 f"handle {session}/{name}: its card {path} is not valid JSON",
                 hint="remove it with ctx-stash --rm",
             ) from None
-        if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
-            raise IntegrityError(f"handle {session}/{name}: its card {path} is damaged")
+        reason = _card_problem(record, session, name)
+        if reason is not None:
+            raise IntegrityError(
+                f"handle {session}/{name}: its card {path} is damaged ({reason})",
+                hint=f"remove it with ctx-stash --rm {session}/{name}",
+            )
         return record
 
     def record(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
@@ -1216,12 +1243,28 @@ class HandleStore:
                 hint="ctx-stash --list shows the handles of a session",
             )
         if r.sha_prefix and not record["sha256"].startswith(r.sha_prefix):
+            if not self.blob_path_for_prefix_exists(r.sha_prefix):
+                raise StaleHandleError(
+                    f"no version @{r.sha_prefix} of {r.session}/{r.name} "
+                    f"(its current version is @{record['sha256'][:REF_PREFIX_LEN]})",
+                    hint=f"read ctx:{r.session}/{r.name} for the current version",
+                )
             raise StaleHandleError(
                 f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
                 f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
                 hint=f"read ctx:{r.session}/{r.name} for the current version",
             )
         return record
+
+    def blob_path_for_prefix_exists(self, prefix: str) -> bool:
+        """Whether some stored blob's SHA-256 starts with PREFIX (an earlier version may
+        still be there until gc; a prefix of no blob at all was never stashed)."""
+        d = self.blobs_dir / prefix[:2]
+        try:
+            with os.scandir(d) as it:
+                return any(e.name.startswith(prefix) and not e.name.endswith(".idx") for e in it)
+        except OSError:
+            return False
 
     def card(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
         """The current card of REF (raises NotFoundError / StaleHandleError)."""
@@ -1355,11 +1398,12 @@ class HandleStore:
         except (OSError, StoreError):
             return
 
-    def access_stats(self) -> dict[tuple[str, str], tuple[int, float]]:
-        """(session, name) -> (read count, last read time) from the access log."""
+    def access_stats(self, with_times: bool = False) -> dict:
+        """(session, name) -> (read count, last read time) from the access log; WITH_TIMES:
+        -> [(time, count), ...] of each record instead."""
         import orjson
 
-        stats: dict[tuple[str, str], tuple[int, float]] = {}
+        stats: dict = {}
         try:
             data = self.access_log.read_bytes()
         except OSError:
@@ -1369,27 +1413,49 @@ class HandleStore:
                 rec = orjson.loads(raw)
                 key = (str(rec["s"]), str(rec["n"]))
                 c, t = int(rec.get("c", 1)), float(rec["t"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # a torn or foreign line: skip it
+            if not math.isfinite(t):
+                continue
+            if with_times:
+                stats.setdefault(key, []).append((t, c))
+                continue
             old = stats.get(key)
             stats[key] = (c, t) if old is None else (old[0] + c, max(old[1], t))
         return stats
 
     def compact_access(self, keep: set[tuple[str, str]] | None = None) -> None:
-        """Rewrite the access log as one record per handle (only KEEP's, when given)."""
-        import orjson
-
+        """Rewrite the access log as one record per handle (only KEEP's, when given), at most
+        ACCESS_MAX_ENTRIES of them: the lowest frecency goes first. Reads logged before a
+        handle's current card was written (an earlier version of the name) are dropped."""
         with self._lock(exclusive=True):
-            stats = self.access_stats()
-            lines = []
-            for (s, n), (c, t) in sorted(stats.items()):
-                if keep is not None and (s, n) not in keep:
-                    continue
-                lines.append(orjson.dumps({"s": s, "n": n, "t": t, "c": c}) + b"\n")
-            try:
-                self._atomic_write(self.access_log, b"".join(lines))
-            except OSError as exc:
-                raise self._store_error(exc, "compact the access log") from exc
+            self._compact_access_locked(keep)
+
+    def _compact_access_locked(
+        self, keep: set[tuple[str, str]] | None, now: float | None = None
+    ) -> None:
+        now = time.time() if now is None else now
+        created = {
+            (r["session_id"], r["name"]): float(r.get("created_at", 0.0)) for r in self.records()
+        }
+        lam = math.log(2) / (7 * 24 * 3600)
+        rows = []
+        for key, times in self.access_stats(with_times=True).items():
+            if key not in created or (keep is not None and key not in keep):
+                continue
+            valid = [(t, c) for t, c in times if t >= created[key]]
+            if valid:
+                c = sum(c for _t, c in valid)
+                t = max(t for t, _c in valid)
+                rows.append((key, c, t, (c + 1) * math.exp(-lam * max(0.0, now - t))))
+        if len(rows) > ACCESS_MAX_ENTRIES:
+            rows.sort(key=lambda r: (-r[3], r[0]))
+            rows = rows[:ACCESS_MAX_ENTRIES]
+        lines = [_access_line(s, n, c, t) for (s, n), c, t, _f in sorted(rows)]
+        try:
+            self._atomic_write(self.access_log, b"".join(lines))
+        except OSError as exc:
+            raise self._store_error(exc, "compact the access log") from exc
 
     # listing, removal, gc
     def sessions(self) -> list[str]:
@@ -1398,8 +1464,14 @@ class HandleStore:
         except OSError:
             return []
 
-    def records(self, session: str | None = None) -> list[dict]:
-        """Every readable card record (of SESSION, or of all sessions), sorted by session/name."""
+    def records(
+        self, session: str | None = None, damaged: list[tuple[str, str, str | None]] | None = None
+    ) -> list[dict]:
+        """Every readable card record (of SESSION, or of all sessions), sorted by session/name.
+
+        A damaged card is skipped; with DAMAGED, ``(id, message, its sha256 if readable)`` of
+        each is appended to it.
+        """
         out = []
         for sess in [validate_session(session)] if session else self.sessions():
             d = self.sessions_dir / sess
@@ -1414,23 +1486,37 @@ class HandleStore:
                     continue
                 try:
                     rec = self._load_record(sess, fname[:-5])
-                except (IntegrityError, StoreError):
+                except (IntegrityError, StoreError) as exc:
+                    if damaged is not None:
+                        damaged.append((f"{sess}/{fname[:-5]}", exc.message, _card_sha(d / fname)))
                     continue
                 if rec is not None:
                     out.append(rec)
         return out
 
-    def entries(self, session: str | None = None, now: float | None = None) -> list[dict]:
+    def entries(
+        self,
+        session: str | None = None,
+        now: float | None = None,
+        damaged: list[tuple[str, str, str | None]] | None = None,
+    ) -> list[dict]:
         """Cards with their access figures: id, size_bytes, last_accessed_at, access_count,
-        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first."""
+        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first.
+
+        Reads logged before the card was written belong to an earlier version of the name
+        (re-stashed): they do not count. DAMAGED collects the cards skipped (``records``).
+        """
+        self.check_root()
         now = time.time() if now is None else now
-        stats = self.access_stats()
+        stats = self.access_stats(with_times=True)
         lam = math.log(2) / (7 * 24 * 3600)
         out = []
-        for rec in self.records(session):
+        for rec in self.records(session, damaged):
             key = (rec["session_id"], rec["name"])
-            count, last = stats.get(key, (0, 0.0))
             created = float(rec.get("created_at", 0.0))
+            times = stats.get(key, [])
+            count = sum(c for t, c in times if t >= created)
+            last = max((t for t, _c in times if t >= created), default=0.0)
             last = max(last, created)
             age = max(0.0, now - last)
             frecency = (count + 1) * math.exp(-lam * age)
@@ -1447,11 +1533,24 @@ class HandleStore:
         out.sort(key=lambda e: (-e["frecency"], e["id"]))
         return out
 
+    def check_root(self) -> None:
+        """StoreError when the root exists but is not a directory (nothing to list or gc)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(
+                f"store root {self.root} is not a directory",
+                hint="point --store or CTX_STORE at a directory",
+            )
+
     def remove(self, refs: list[str], session: str = DEFAULT_SESSION) -> list[str]:
         """Remove the cards of REFS (blobs go at the next gc); the removed ids."""
         parsed = [parse_ref(r, session) for r in refs]
         for r in parsed:
-            self.record(r)  # NotFound / stale before anything is removed
+            try:
+                self.record(r)  # NotFound / stale before anything is removed
+            except IntegrityError:
+                if r.sha_prefix:  # a damaged card has no version to compare with
+                    raise
+                # a damaged card can always be removed
         removed = []
         with self._lock(exclusive=True):
             for r in parsed:
@@ -1480,6 +1579,7 @@ class HandleStore:
         """
         from ctxtools import evict
 
+        self.check_root()
         if not self.root.is_dir():
             return {
                 "evicted": [],
@@ -1488,14 +1588,18 @@ class HandleStore:
                 "temp_removed": 0,
                 "kept": 0,
                 "kept_bytes": 0,
+                "damaged": [],
             }
         with self._lock(exclusive=True):
-            entries = self.entries(now=now)
+            damaged: list[tuple[str, str, str | None]] = []
+            entries = self.entries(now=now, damaged=damaged)
             budget = evict.Budget(max_bytes=max_bytes, max_entries=max_entries)
             victims = evict.evict(strategy, entries, budget, now=now)
             vset = set(victims)
             kept = [e for e in entries if e["id"] not in vset]
             referenced = {e["card"]["sha256"] for e in kept}
+            # A damaged card is reported, not removed; its blob stays while it is there.
+            referenced.update(sha for _id, _msg, sha in damaged if sha)
             if not dry_run:
                 for vid in victims:
                     s, n = vid.split("/", 1)
@@ -1529,17 +1633,10 @@ class HandleStore:
                     freed += path.stat().st_size
                     if not dry_run:
                         path.unlink()
-            if not dry_run:
+            if not dry_run and self.access_log.exists():
                 keep = {(e["id"].split("/", 1)[0], e["id"].split("/", 1)[1]) for e in kept}
-                stats = self.access_stats()
-                lines = [
-                    _access_line(s, n, c, t)
-                    for (s, n), (c, t) in sorted(stats.items())
-                    if (s, n) in keep
-                ]
-                if self.access_log.exists():
-                    with contextlib.suppress(OSError):
-                        self._atomic_write(self.access_log, b"".join(lines))
+                with contextlib.suppress(OSError, StoreError):
+                    self._compact_access_locked(keep, now)
         return {
             "evicted": victims,
             "blobs_removed": blobs_removed,
@@ -1547,6 +1644,7 @@ class HandleStore:
             "temp_removed": temp_removed,
             "kept": len(kept),
             "kept_bytes": sum(e["size_bytes"] for e in kept),
+            "damaged": [{"id": i, "error": msg} for i, msg, _sha in damaged],
         }
 
     def _walk_files(self) -> Iterator[Path]:
@@ -1575,6 +1673,51 @@ class HandleStore:
         if pid == os.getpid():
             return False
         return not _pid_alive(pid) or age > TMP_STALE_SECONDS
+
+
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
+GC_MAX_ENTRIES = 100  # the budget of ctx-stash --gc given none
+
+
+def _card_sha(path: Path) -> str | None:
+    """The sha256 a (damaged) card file names, when it names a valid one."""
+    try:
+        rec = _json_loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    sha = rec.get("sha256") if isinstance(rec, dict) else None
+    return sha if isinstance(sha, str) and SHA256_RE.fullmatch(sha) else None
+
+
+_CARD_FIELDS = (
+    ("session_id", str),
+    ("name", str),
+    ("type", str),
+    ("length", int),
+    ("lines", int),
+    ("bytes", int),
+    ("sha256", str),
+    ("xxh3", str),
+)
+
+
+def _card_problem(record: object, session: str, name: str) -> str | None:
+    """What is wrong with a stored card record (None: nothing)."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for key, kind in _CARD_FIELDS:
+        value = record.get(key)
+        if value is None:
+            return f"no {key!r} field"
+        if not isinstance(value, kind) or (kind is int and (value < 0 or value is True)):
+            return f"bad {key!r} field"
+    if not SHA256_RE.fullmatch(record["sha256"]):
+        return "its sha256 is not 64 hex digits"
+    if record["type"] not in TYPES:
+        return f"unknown type {record['type']!r}"
+    if (record["session_id"], record["name"]) != (session, name):
+        return "it names another handle"
+    return None
 
 
 def _make_record(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import time
 
 import pytest
 from conftest import run_bytes
@@ -279,10 +280,23 @@ def test_jsonpath_on_invalid_json(script_runner, log):
     assert re.match(
         r"ctx-read: error: ctx:default/log@\w{12} is not valid JSON at line 1", r.stderr
     )
+
+
+def test_type_given_is_checked(script_runner, store_dir):
     bad = b'{"a": 1}\n{"a": \n'
-    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "badjl", "--type", "jsonl"], bad)
-    r = read(script_runner, "badjl", "--jsonpath", "$")
-    assert r.returncode == 1 and "is not valid JSON Lines: line 2" in r.stderr
+    r = run_bytes(
+        script_runner, ["ctx-stash", "--always", "--name", "badjl", "--type", "jsonl"], bad
+    )
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-stash: error: --type jsonl: the input is not JSON Lines (one JSON value a line) "
+        "(it reads as text) (leave --type out to have it detected, or give --type text)\n"
+    )
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--type", "json"], b"hello\n")
+    assert r.returncode == 1 and "--type json: the input is not one JSON document" in r.stderr
+    assert not list(store_dir.rglob("*.json")) and not list(store_dir.rglob("blobs/*/*"))
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--type", "text"], b'{"a": 1}')
+    assert json.loads(r.stdout)["type"] == "text"
 
 
 def test_invalid_jsonpath(script_runner, report):
@@ -470,13 +484,14 @@ def test_access_log_compaction(store_dir, monkeypatch):
     st.put_bytes(b"x", name="a")
     st.put_bytes(b"y", name="b")
     monkeypatch.setattr(store_mod, "ACCESS_COMPACT_BYTES", 600)
+    t0 = float(int(time.time())) + 10
     for i in range(40):
-        st.record_access("default", "a" if i % 4 else "b", when=1000.0 + i)
+        st.record_access("default", "a" if i % 4 else "b", when=t0 + i)
     lines = st.access_log.read_bytes().splitlines()
     assert len(lines) < 20  # compacted along the way
     stats = st.access_stats()
-    assert stats[("default", "a")] == (30, 1039.0)
-    assert stats[("default", "b")] == (10, 1036.0)
+    assert stats[("default", "a")] == (30, t0 + 39)
+    assert stats[("default", "b")] == (10, t0 + 36)
 
 
 # --- the library directly ------------------------------------------------------------------
@@ -737,3 +752,15 @@ def test_grep_continues_past_a_huge_line(script_runner, store_dir):
     assert got[200].startswith("201:\u2026y") and got[200].endswith(" ERROR here")
     assert got[:200] == [f"{i + 1}:line {i} ERROR" for i in range(200)]
     assert got[201:] == [f"{i + 202}:line {i} ERROR" for i in range(200)]
+
+
+def test_whole_read_is_byte_exact(script_runner, store_dir):
+    """A read of a whole payload gives back its bytes: no newline added after the last line
+    (ctx-compact's elided results are read back this way)."""
+    for data in [b"abc\ndef", b"abc\ndef\n", b"one line, no newline", "末尾 ✓".encode(), b"\n\n"]:
+        card = HandleStore(store_dir).put_bytes(data, name="x")
+        r = read(script_runner, card["ref"])
+        assert ok(r).encode() == data
+        assert ok(read(script_runner, "x", "--tail", "1")).encode() == data.split(b"\n")[-1] or (
+            data.endswith(b"\n")
+        )

@@ -534,7 +534,7 @@ BATCH = [
     (b'{"i": 1}\n{"i": 2}\n', {"name": "rows", "session": "other"}),
     (b"\xff\xfe not utf-8 \xc3(\n" * 10, {"name": "binary", "exit_status": 3}),
     (b"", {"name": "empty"}),
-    (b"given type\n", {"name": "typed", "type": "json"}),
+    (b"[1, 2]\n", {"name": "typed", "type": "jsonl"}),
     (b"no name at all\n", {}),
     (LOG, {"name": "log-again"}),  # the same bytes under another name: one blob
     ("caf\u00e9 \u4e2d\u6587\n".encode() * 3, {"name": "cjk", "session": "other"}),

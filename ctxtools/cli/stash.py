@@ -16,6 +16,7 @@ from ctxtools.cli.common import (
     standard_options,
     stdin_bytes,
     store_options,
+    warn,
     write,
     write_bytes,
 )
@@ -77,7 +78,10 @@ def _run(store, argv: list[str], opts: dict) -> int:
 
 
 def _list(store, opts: dict) -> None:
-    entries = store.entries(None if opts["all_sessions"] else opts["session"])
+    damaged: list = []
+    entries = store.entries(None if opts["all_sessions"] else opts["session"], damaged=damaged)
+    for _ident, message, _sha in damaged:
+        warn(f"warning: skipped a damaged card: {message}")
     if opts["as_json"]:
         out = []
         for e in entries:
@@ -128,17 +132,23 @@ def _list(store, opts: dict) -> None:
 
 def _gc(store, opts: dict) -> None:
     from ctxtools.fsutil import parse_size
+    from ctxtools.store import GC_MAX_ENTRIES
 
     max_bytes = parse_size(opts["max_bytes"]) if opts["max_bytes"] is not None else None
+    max_entries = opts["max_entries"]
+    if max_bytes is None and max_entries is None:
+        max_entries = GC_MAX_ENTRIES  # no budget given: the default one
     report = store.gc(
         max_bytes=max_bytes,
-        max_entries=opts["max_entries"],
+        max_entries=max_entries,
         strategy=opts["strategy"],
         dry_run=opts["dry_run"],
     )
     if opts["as_json"]:
         emit_json({"dry_run": opts["dry_run"], **report})
         return
+    for bad in report["damaged"]:
+        warn(f"warning: damaged card kept (gc does not remove it): {bad['error']}")
     verb = "would evict" if opts["dry_run"] else "evicted"
     lines = [f"{verb} {ident}" for ident in report["evicted"]]
     lines.append(
