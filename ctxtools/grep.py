@@ -13,8 +13,9 @@ locale, an invalid UTF-8 byte is matched by no ``.`` or class. What RE2 cannot e
 one-line error (``UnsupportedRegexError``, exit 1) rather than run on a backtracking engine.
 
 ``iter_hits`` scans a ``Payload`` in ~1 MiB windows cut at newlines. When every match must
-contain one of a few literals (``required_literals``), candidate lines are found with
-``bytes.find`` and only they are searched. A line longer than a window is searched in
+contain one of a few literals of 3 bytes or more (``required_literals``), candidate lines
+are found with ``bytes.find`` and only they are searched (shorter needles are everywhere in
+real text: RE2's own scan is faster then). A line longer than a window is searched in
 windows that overlap by ``GREP_OVERLAP`` bytes (a match longer than that, inside such a
 line and across a window edge, can be missed); it is never held in memory whole.
 """
@@ -32,6 +33,7 @@ GREP_CHUNK = 1 << 20  # bytes searched per window (cut at the last newline insid
 GREP_OVERLAP = 1 << 16  # overlap of the windows of one line longer than GREP_CHUNK
 DENSE_NEEDLES = 2000  # candidate lines without a match in one window before the regex alone
 MAX_CHARSET = 8  # a character class of at most this many characters can be a prefilter
+PREFILTER_MIN_BYTES = 3  # shorter needles do not pay (bench/bench_hostile_read.py)
 
 # Python's Unicode classes, for RE2 (outside a class, and the items to put inside one).
 _CLASS_ITEMS = {
@@ -147,6 +149,7 @@ def compile_regex(pattern: str, ignore_case: bool = False) -> Regex:
     options = re2.Options()
     options.case_sensitive = not ignore_case
     options.never_nl = True  # a match lies within one line, as in grep
+    options.never_capture = True  # only where the match is: the DFA alone finds it
     options.log_errors = False
     try:
         encoded = ("(?m)" + to_re2(pattern)).encode("utf-8")
@@ -325,6 +328,8 @@ def iter_hits(p: Any, rx: Regex, first: int = 0, last: int | None = None) -> Ite
         return
     start, end = p.line_start(first), p.line_start(last)
     needles = required_literals(rx.pattern, rx.ignore_case)
+    if needles and min(map(len, needles)) < PREFILTER_MIN_BYTES:
+        needles = None  # short needles are everywhere: RE2's own scan is faster (measured)
     chunk = max(GREP_CHUNK, 16)
     overlap = min(GREP_OVERLAP, chunk // 4)
     pos, line, line_start = start, first, start

@@ -607,6 +607,7 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
             m.setattr(grep_mod, "GREP_CHUNK", chunk)
             m.setattr(grep_mod, "GREP_OVERLAP", overlap)
             m.setattr(grep_mod, "DENSE_NEEDLES", dense)  # 0: the regex alone after one miss
+            m.setattr(grep_mod, "PREFILTER_MIN_BYTES", 1)  # short needles prefilter too
             m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
             m.setattr(store_mod, "STRIDE", stride)
             with open_bytes(data) as p:
