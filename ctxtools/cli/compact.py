@@ -7,6 +7,7 @@ import click
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    FiniteFloat,
     Source,
     json_dumps,
     make_main,
@@ -28,6 +29,7 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 @click.option(
     "--at",
     type=click.FloatRange(5, 100, min_open=True),
+    callback=lambda ctx, param, value: FiniteFloat(5, 100).convert(value, param, ctx),
     default=80.0,
     show_default=True,
     help="Compact at this percent of the window; aim 5 points lower.",
