@@ -210,7 +210,10 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
 
     With -- CMD ARGS... the command is run (no shell), its stdout and stderr are captured
     interleaved as they arrive (--tee also copies them to stderr), always stored, and the
-    card records exit_status; ctx-stash then exits with the command's status.
+    card records exit_status; ctx-stash then exits with the command's status. The command
+    runs in its own process group: SIGTERM, SIGHUP or SIGINT (Ctrl-C) to ctx-stash is
+    passed on to it, what is left after 2 seconds is killed, nothing is stored, and
+    ctx-stash exits 128 + the signal's number.
 
     Card: {"kind": "handle", "session_id", "name", "type": "text"|"json"|"jsonl",
     "length": chars, "lines", "bytes", "repr_preview", "sha256",
@@ -219,15 +222,18 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     Housekeeping: --list (most recently and frequently read first, half-life 7 days;
     --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
     last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
-    [--max-entries N] [--strategy lru|importance] [--dry-run] (also removes blobs no card
-    refers to and temp files of killed writers; --json: {dry_run, evicted, blobs_removed,
-    bytes_freed, temp_removed, kept, kept_bytes}), --path (the store root).
+    [--max-entries N] [--strategy lru|importance] [--dry-run] (without a budget it keeps
+    100 handles; also removes blobs no card refers to and temp files of killed writers;
+    --json: {dry_run, evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes,
+    damaged}), --path (the store root). A damaged card is skipped with a warning by --list
+    and reported, not removed, by --gc; --rm removes it.
 
     Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
 
     Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
-    does not exist, 126 when it cannot be run); 1 store errors (read-only, full, not a
-    directory) or unknown handles; 2 usage errors (bad names, conflicting options).
+    does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
+    errors (read-only, full, not a directory), unknown handles, input that is not what
+    --type says; 2 usage errors (bad names, conflicting options, an empty --store).
 
     \b
     Examples:
