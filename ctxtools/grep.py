@@ -340,6 +340,8 @@ def iter_hits(p: Any, rx: Regex, first: int = 0, last: int | None = None) -> Ite
         r0, limit = pos - lo, pos - lo + n
         if pos + n >= end:
             accept = endpos = limit
+            if end == p.size and buf[limit - 1 : limit] != b"\n":
+                accept += 1  # an empty match at the end of an unterminated last line
         else:
             nl = buf.rfind(b"\n", r0, limit)
             if nl >= 0:
