@@ -556,12 +556,7 @@ class Payload:
         ix = self.index
         j = bisect_right(ix.cc_offs, offset) - 1
         pos, chars = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        for piece in self.iter_bytes(pos, offset):
-            chars += len(decoder.decode(piece))
-        if offset >= self.size:
-            chars += len(decoder.decode(b"", True))
-        return chars
+        return chars + len(self.pread(pos, offset - pos).decode("utf-8", "replace"))
 
     def char_offset(self, char: int) -> int:
         """The byte offset where character CHAR starts (``size`` past the end)."""
@@ -574,28 +569,28 @@ class Payload:
         ix = self.index
         j = bisect_right(ix.cc_chars, char) - 1
         pos, have = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while True:
-            piece = self.pread(pos, STRIDE)
-            if not piece:
-                return self.size
-            state = decoder.getstate()
-            got = len(decoder.decode(piece))
-            if have + got < char:
-                have += got
-                pos += len(piece)
-                continue
-            # Inside this piece: the shortest prefix that completes the characters wanted.
-            lo, hi = 0, len(piece)
-            while lo < hi:
-                mid = (lo + hi) // 2
-                d = codecs.getincrementaldecoder("utf-8")("replace")
-                d.setstate(state)
-                if have + len(d.decode(piece[:mid])) >= char:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            return pos + lo
+        # The next checkpoint is at most STRIDE (+ a cut character) further on.
+        piece = self.pread(pos, STRIDE + 8)
+        need = char - have
+
+        def done(b: int) -> int:  # characters completed by bytes piece[:b]
+            return len(codecs.getincrementaldecoder("utf-8")("replace").decode(piece[:b]))
+
+        lo, hi = 0, len(piece)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if done(mid) >= need:
+                hi = mid
+            else:
+                lo = mid + 1
+        # A lone invalid byte is known to be one only when the next byte is seen: the start
+        # may lie a few bytes before LO. A boundary splits the decoding without changing it.
+        whole = len(piece.decode("utf-8", "replace"))
+        for b in range(max(0, lo - 3), lo):
+            left = len(piece[:b].decode("utf-8", "replace"))
+            if left == need and left + len(piece[b:].decode("utf-8", "replace")) == whole:
+                return pos + b
+        return pos + lo
 
     def iter_lines_capped(
         self, first: int, last: int | None, cap: int
