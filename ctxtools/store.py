@@ -3,7 +3,8 @@
 Layout under the store root (created with mode 0700 on the first write)::
 
     blobs/ab/<sha256>          raw bytes, immutable, content-addressed
-    blobs/ab/<sha256>.idx      line index and block checksums (see ``LineIndex``); a blob
+    blobs/ab/<sha256>.idx      line index, character checkpoints and block checksums (see
+                               ``LineIndex``; format 2, a format-1 file is rebuilt); a blob
                                under 64 KiB written by ``put_many`` has none (rebuilt)
     sessions/<session>/<name>.json   the current card of that name (plus private fields)
     access.jsonl               append-only access log, compacted now and then
@@ -22,7 +23,13 @@ every 1 MiB block in the ``.idx`` file (which also carries its own checksum and 
 xxh3-128, binding it to the card). Every byte a read serves comes from a block whose
 checksum was verified; a blob of at most ``FULL_CHECK_BYTES`` is verified whole on every
 open. ``verify=True`` re-hashes the whole payload with SHA-256. A line range on a huge blob
-costs a binary search in the index plus at most a 64 KiB scan, never a scan of the blob.
+costs a binary search in the index plus at most a 64 KiB scan, never a scan of the blob; a
+character offset (``chars_before``, ``char_offset``) costs a checkpoint lookup and at most a
+64 KiB decode.
+
+A card read back is checked (``_card_problem``): every field it needs, of the right type, a
+``sha256`` of 64 hex digits (so no card can point outside the store). A damaged card is an
+``IntegrityError`` for a read of it; listings and gc skip it and say so.
 
 The library never prints; errors are ``ctxtools.errors`` exceptions.
 """
