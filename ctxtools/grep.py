@@ -332,7 +332,8 @@ def iter_hits(p: Any, rx: Regex, first: int = 0, last: int | None = None) -> Ite
         needles = None  # short needles are everywhere: RE2's own scan is faster (measured)
     chunk = max(GREP_CHUNK, 16)
     overlap = min(GREP_OVERLAP, chunk // 4)
-    pos, line, line_start = start, first, start
+    pos, line_start = start, start
+    known = (start, first)  # an (offset, line number) pair: lines are counted from it
     while pos < end:
         lo = pos - 1 if pos > 0 else 0  # one byte of context before (for ^ and \b)
         n = min(chunk, end - pos)
@@ -359,19 +360,23 @@ def iter_hits(p: Any, rx: Regex, first: int = 0, last: int | None = None) -> Ite
                 nl = buf.rfind(b"\n", s, accept)
                 if nl >= 0:
                     line_start = lo + nl + 1
-                line += buf.count(b"\n", s, accept)
                 pos = lo + accept
                 break
             ms, me = span
             nl = buf.rfind(b"\n", s, ms)
             ls = lo + nl + 1 if nl >= 0 else line_start
-            line += buf.count(b"\n", s, ms)
+            # The line number: counted from the last known pair when it is in this window
+            # (matches close together), else from the index (at most a 64 KiB count).
+            if lo <= known[0] <= ls:
+                line = known[1] + buf.count(b"\n", known[0] - lo, ls - lo)
+            else:
+                line = p.newlines_before(ls)
             le = buf.find(b"\n", ms, endpos)
             if le >= 0:
                 yield Hit(line, ls, lo + le, lo + ms, lo + me)
-                line += 1
                 s = le + 1
                 line_start = lo + s
+                known = (line_start, line + 1)
                 if s >= accept:
                     pos = lo + s
                     break
@@ -381,5 +386,5 @@ def iter_hits(p: Any, rx: Regex, first: int = 0, last: int | None = None) -> Ite
             if le >= end:
                 return
             pos = line_start = le + 1
-            line += 1
+            known = (pos, line + 1)
             break
