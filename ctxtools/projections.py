@@ -453,12 +453,14 @@ def grep_view(
         text, a, b = _window(p, hit, width)
         line_a = p.chars_before(hit.start)
         line_b = p.chars_before(hit.end)
-        more = (
+        # more of the line: what follows the window, or (at the line's end) what precedes it
+        after = b < line_b
+        more = f"{b}:{min(line_b, b + max_chars)}" if after else f"{max(line_a, a - max_chars)}:{a}"
+        windows.append(
             f"line {hit.line + 1} has {_n(line_b - line_a)} chars: showed chars {a}:{b} "
-            f"around its first match; more of it: "
-            f"{nxt.command('--slice', f'{b}:{min(line_b, b + max_chars)}')}"
+            f"around its first match; the {'next' if after else 'previous'} part: "
+            f"{nxt.command('--slice', more)}"
         )
-        windows.append(more)
         left = "\u2026" if a > line_a else ""
         right = "\u2026" if b < line_b else ""
         return f"{hit.line + 1}:{left}{text}{right}\n"

@@ -738,9 +738,9 @@ def test_grep_on_a_huge_line_shows_the_window_around_the_match(script_runner, st
     at = text.index("NEEDLE")
     shown = out[3:-2]
     assert text[at - len(shown) // 2 : at + len(shown)].find(shown) >= 0  # the real text
-    note = [n for n in r.stderr.splitlines() if "more of it:" in n]
+    note = [n for n in r.stderr.splitlines() if "part: " in n]
     assert len(note) == 1 and f"line 1 has {len(text) - 1:,} chars" in note[0]
-    cmd = shlex.split(note[0].split("more of it: ", 1)[1])
+    cmd = shlex.split(note[0].split("part: ", 1)[1])
     more = ok(read(script_runner, *cmd[1:]))
     a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
     assert more == text[a:b] and text[a - 10 : a] == shown[-10:]
@@ -768,3 +768,16 @@ def test_whole_read_is_byte_exact(script_runner, store_dir):
         assert ok(read(script_runner, "x", "--tail", "1")).encode() == data.split(b"\n")[-1] or (
             data.endswith(b"\n")
         )
+
+
+def test_grep_window_at_the_end_of_a_huge_line_points_back(script_runner, store_dir):
+    data = b"z" * 100_000 + b"END\n"
+    HandleStore(store_dir).put_bytes(data, name="endy")
+    r = read(script_runner, "endy", "--grep", "END$", "--max-chars", "300")
+    assert ok(r).startswith("1:\u2026z") and ok(r).endswith("END\n")
+    note = r.stderr.strip()
+    assert "the previous part: " in note
+    cmd = shlex.split(note.split("part: ", 1)[1])
+    a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
+    assert b < 100_003 and b - a == 300
+    assert ok(read(script_runner, *cmd[1:])) == "z" * 300
