@@ -22,8 +22,37 @@ from ctxtools.errors import InputError, UsageError
 DIALECTS = ("rfc9535", "ng")
 
 
+# Descendant queries recurse once a level: allow what the JSON parser allows (orjson
+# stops at 1,024 levels), with the interpreter's stack raised to match while a query runs.
+MAX_DEPTH = 1100
+STACK_FRAMES = 20_000
+
+
 class JSONPathError(InputError):
     """An invalid JSONPath query (exit 1)."""
+
+
+def _too_deep(expr: str) -> InputError:
+    return InputError(
+        f"the document is nested too deeply for JSONPath {expr!r} (more than {MAX_DEPTH} "
+        "levels, or more than the engine can follow)",
+        hint="query a part of it, e.g. $.key or $[0], instead of a descendant (..) query",
+    )
+
+
+_ENV: Any = None
+
+
+def _rfc_env() -> Any:
+    global _ENV
+    if _ENV is None:
+        from jsonpath_rfc9535 import JSONPathEnvironment
+
+        class _Env(JSONPathEnvironment):
+            max_recursion_depth = MAX_DEPTH
+
+        _ENV = _Env()
+    return _ENV
 
 
 @dataclass(frozen=True)
@@ -54,9 +83,13 @@ def compile_query(expr: str, dialect: str = "rfc9535") -> Any:
         import jsonpath_rfc9535
 
         try:
-            return jsonpath_rfc9535.compile(expr)
+            return _rfc_env().compile(expr)
         except jsonpath_rfc9535.JSONPathError as exc:
             raise _rfc_error(expr, exc) from None
+        except OverflowError:
+            raise JSONPathError(
+                f"invalid JSONPath {expr!r}: a number is out of range (not finite)"
+            ) from None
         except (RecursionError, ValueError) as exc:
             raise JSONPathError(f"invalid JSONPath {expr!r}: {exc}") from None
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
@@ -71,17 +104,34 @@ def compile_query(expr: str, dialect: str = "rfc9535") -> Any:
 
 def query(doc: Any, expr: str, dialect: str = "rfc9535") -> list[Match]:
     """The matches of EXPR in DOC, in the engine's document order."""
+    import sys
+
     compiled = compile_query(expr, dialect)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, STACK_FRAMES))
+    try:
+        return _query(compiled, doc, expr, dialect)
+    except RecursionError:
+        raise _too_deep(expr) from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _query(compiled: Any, doc: Any, expr: str, dialect: str) -> list[Match]:
     if dialect == "rfc9535":
         import jsonpath_rfc9535
 
         try:
             nodes = compiled.find(doc)
+            return [Match(node.path(), node.value) for node in nodes]
+        except jsonpath_rfc9535.JSONPathRecursionError:
+            raise _too_deep(expr) from None  # the data's depth, not the query's fault
         except jsonpath_rfc9535.JSONPathError as exc:
             raise _rfc_error(expr, exc) from None
-        return [Match(node.path(), node.value) for node in nodes]
     try:
         found = compiled.find(doc)
+        return [Match(str(m.full_path), m.value) for m in found]
+    except RecursionError:
+        raise
     except Exception as exc:  # noqa: BLE001 - jsonpath-ng raises bare exceptions at run time
         raise JSONPathError(f"JSONPath {expr!r} failed (jsonpath-ng): {exc}") from None
-    return [Match(str(m.full_path), m.value) for m in found]

@@ -26,9 +26,6 @@ from ctxtools.store import Payload
 
 MAX_CHARS_DEFAULT = 12_000
 MAX_CHARS_CEILING = 50_000
-GREP_CHUNK = 1 << 20  # bytes of text decoded and searched per regex call (cut at a newline)
-DENSE_NEEDLES = 2000  # short needles found more often than this in a block: use the regex
-GREP_MAX_CARRY = 16 << 20  # a "line" longer than this is searched in pieces
 
 
 @dataclass
@@ -149,13 +146,7 @@ def _decode(data: bytes) -> str:
 
 def chars_before(p: Payload, byte_offset: int) -> int:
     """Characters in the first BYTE_OFFSET bytes (BYTE_OFFSET at a character boundary)."""
-    if p.chars == p.size:
-        return byte_offset
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    n = 0
-    for piece in p.iter_bytes(0, byte_offset):
-        n += len(decoder.decode(piece))
-    return n + len(decoder.decode(b"", True))
+    return p.chars_before(byte_offset)
 
 
 def iter_text(p: Payload, start: int = 0, end: int | None = None) -> Iterator[str]:
@@ -189,7 +180,8 @@ def lines_view(
 ) -> Output:
     """Lines FIRST..LAST-1 (zero-based, LAST None: to the end), capped at MAX_CHARS.
 
-    ASKED is how the user put it (e.g. ``lines 100-2000``) for the trailer.
+    ASKED is how the user put it (e.g. ``lines 100-2000``) for the trailer. A line longer
+    than the cap is read only as far as it is shown (never whole: it may be gigabytes).
     """
     nxt = nxt or Next(None)
     total = p.lines
@@ -201,11 +193,18 @@ def lines_view(
     used = 0
     shown_to = first  # exclusive
     cut_inside: tuple[int, int] | None = None  # (line index, characters of it shown)
-    for i, raw in enumerate(p.iter_lines(first, last), start=first):
+    cap = 4 * max_chars + 4  # bytes enough for max_chars characters
+    for i, (raw, whole) in enumerate(p.iter_lines_capped(first, last, cap), start=first):
         prefix = _prefix(number, i + 1)
-        line = _decode(raw)
-        s = f"{prefix}{line}\n"
-        if used + len(s) > max_chars:
+        if whole:
+            line = _decode(raw)
+        else:  # the start of a line longer than the cap (a cut character is dropped)
+            line = codecs.getincrementaldecoder("utf-8")("replace").decode(raw)
+        # The payload's bytes come back as they are: no newline is added after an
+        # unterminated last line (a read of a whole payload is byte-exact).
+        nl = "" if not number and i == total - 1 and p.index.newlines < total else "\n"
+        s = f"{prefix}{line}{nl}"
+        if not whole or used + len(s) > max_chars:
             if i == first:
                 room = max(0, max_chars - used - len(prefix))
                 parts.append(prefix + line[:room])
@@ -222,9 +221,10 @@ def lines_view(
     flags = ["-n"] if number else []
     if cut_inside is not None:
         i, room = cut_inside
-        start_char = chars_before(p, p.line_start(i)) + room
-        line_chars = chars_before(p, p.line_start(i + 1)) - start_char + room
-        stop_char = chars_before(p, p.line_start(last)) if last < total else p.chars
+        start_char = p.chars_before(p.line_start(i)) + room
+        end_of_line = p.find_newline(p.line_start(i))
+        line_chars = p.chars_before(min(end_of_line + 1, p.size)) - start_char + room
+        stop_char = p.chars_before(p.line_start(last)) if last < total else p.chars
         out.trailer = (
             f"[ctx-read: cut at {_n(max_chars)} chars: showed {_n(room)} of the "
             f"{_n(line_chars)} chars of line {i + 1} ({asked}, {_n(total)} lines in all); "
@@ -318,279 +318,64 @@ def slice_view(
 
 
 def _char_window(p: Payload, start: int, stop: int) -> str:
+    """Characters START..STOP-1, found through the index's character checkpoints."""
     if start >= stop:
         return ""
     if p.chars == p.size:  # one byte per character: seek
         return _decode(p.pread(start, stop - start))
-    parts = []
-    pos = 0
-    for text in iter_text(p):
-        end = pos + len(text)
-        if end > start:
-            parts.append(text[max(0, start - pos) : stop - pos])
-        pos = end
-        if pos >= stop:
-            break
-    return "".join(parts)
+    at = p.char_offset(start)
+    data = p.pread(at, 4 * (stop - start) + 4)
+    final = at + len(data) >= p.size
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final)
+    return text[: stop - start]
 
 
 # --- grep ----------------------------------------------------------------------------------
 
-
-def compile_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
-    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
-    try:
-        return re.compile(pattern, flags)
-    except re.error as exc:
-        where = f" at position {exc.pos}" if exc.pos is not None else ""
-        raise InputError(f"invalid regex {pattern!r}{where}: {exc.msg}") from None
+GREP_WINDOW = 2_000  # characters shown around the match of a line too long to show whole
+MAX_WINDOW_NOTES = 5  # stderr notes naming the --slice of such a line
 
 
-MAX_CHARSET = 8  # a character class of at most this many characters can be a prefilter
+def compile_regex(pattern: str, ignore_case: bool = False) -> Any:
+    """PATTERN compiled for --grep (RE2, linear time; see ``ctxtools.grep``)."""
+    from ctxtools.grep import compile_regex as compile_
+
+    return compile_(pattern, ignore_case)
 
 
 def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | None:
-    """UTF-8 needles one of which every match of PATTERN contains, or None if unknown.
+    from ctxtools.grep import required_literals as needles
 
-    Handles what grep patterns mostly are: a literal run (3+ bytes) somewhere in the pattern
-    (``test_\\w+ FAILED`` needs `` FAILED``), or an alternation whose every branch has one
-    (``FAILED|Error``). Without a long literal, a mandatory short literal or small character
-    class serves (``[QZ]{3,}`` needs ``Q`` or ``Z``). With IGNORECASE the needles are
-    lowercase ASCII (None otherwise).
-    """
-    try:
-        from re import _constants as sc
-        from re import _parser as sp
-    except ImportError:  # pragma: no cover - another Python layout
-        return None
-    try:
-        parsed = sp.parse(pattern, re.IGNORECASE if ignore_case else 0)
-    except (re.error, RecursionError):
-        return None
-    icase = bool(parsed.state.flags & re.IGNORECASE)
-    items = list(parsed.data)
-    # "(A|B)" -> "A|B": descend through a lone group without flag changes.
-    while len(items) == 1 and items[0][0] is sc.SUBPATTERN:
-        _group, add, delete, sub = items[0][1]
-        if add or delete:
-            return None
-        items = list(sub.data if hasattr(sub, "data") else sub)
-    if len(items) == 1 and items[0][0] is sc.BRANCH:
-        branches = [list(b.data if hasattr(b, "data") else b) for b in items[0][1][1]]
-    else:
-        branches = [items]
-    out: set[str] = set()
-    for branch in branches:
-        needles = _branch_needles(branch, sc)
-        if needles is None:
-            return None
-        if icase:
-            if not all(n.isascii() for n in needles):
-                return None
-            needles = [n.lower() for n in needles]
-        out.update(needles)
-    return sorted(n.encode("utf-8") for n in out)
-
-
-def _usable(needles: list[str]) -> bool:
-    return bool(needles) and all(n and "\n" not in n and "\ufffd" not in n for n in needles)
-
-
-def _charset(op: Any, arg: Any, sc: Any) -> list[str] | None:
-    """The characters a mandatory one-character item can match (None: too many/unknown)."""
-    if op is sc.LITERAL:
-        return [chr(arg)]
-    if op is sc.IN:
-        chars: list[str] = []
-        for op2, a2 in arg:
-            if op2 is sc.LITERAL:
-                chars.append(chr(a2))
-            elif op2 is sc.RANGE and a2[1] - a2[0] < MAX_CHARSET:
-                chars.extend(chr(c) for c in range(a2[0], a2[1] + 1))
-            else:  # NEGATE, CATEGORY, big ranges
-                return None
-        return sorted(set(chars)) if 0 < len(set(chars)) <= MAX_CHARSET else None
-    if op in (sc.MAX_REPEAT, sc.MIN_REPEAT) or op is getattr(sc, "POSSESSIVE_REPEAT", None):
-        low, _high, sub = arg
-        sub = list(sub.data if hasattr(sub, "data") else sub)
-        if low >= 1 and len(sub) == 1:
-            return _charset(sub[0][0], sub[0][1], sc)
-    return None
-
-
-def _branch_needles(branch: list, sc: Any) -> list[str] | None:
-    best = ""
-    sets: list[list[str]] = []
-    run: list[str] = []
-    for op, arg in [*branch, (None, None)]:
-        if op is sc.LITERAL:
-            run.append(chr(arg))
-            continue
-        if run:
-            lit = "".join(run)
-            if len(lit) > len(best):
-                best = lit
-            sets.append([lit])
-            run = []
-        if op is not None:
-            chars = _charset(op, arg, sc)
-            if chars is not None:
-                sets.append(chars)
-    if len(best.encode("utf-8")) >= 3 and _usable([best]):
-        return [best]
-    sets = [s for s in sets if _usable(s)]
-    if not sets:
-        return None
-    return min(sets, key=lambda s: (len(s), -min(len(n) for n in s)))
+    return needles(pattern, ignore_case)
 
 
 def iter_matching_lines(
-    p: Payload, rx: re.Pattern[str], first: int = 0, last: int | None = None
+    p: Payload, rx: Any, first: int = 0, last: int | None = None
 ) -> Iterator[tuple[int, str]]:
-    """(zero-based line number, line text) of every line with a match, in order.
+    """(zero-based line number, line text) of every line with a match, in order."""
+    from ctxtools.grep import iter_hits
 
-    Searches bytes in chunks cut at newlines. When the pattern needs one of a few literals
-    (``required_literals``), candidate lines are found with ``bytes.find`` and only they are
-    decoded and matched; otherwise each chunk is decoded and searched as a whole.
-    """
-    last = p.lines if last is None else min(last, p.lines)
-    if first >= last:
-        return
-    icase = bool(rx.flags & re.IGNORECASE)
-    literals = required_literals(rx.pattern, icase)
-    if literals is not None:
-        yield from _literal_scan(p, rx, literals, icase, first, last)
-        return
-    lineno = first  # line number at the start of the current chunk
-    for chunk in _line_chunks(p, p.line_start(first), p.line_start(last)):
-        text = chunk.decode("utf-8", "replace")
-        for rel, line in _regex_lines(rx, text):
-            if lineno + rel >= last:
-                return
-            yield lineno + rel, line
-        lineno += text.count("\n")
+    for hit in iter_hits(p, rx, first, last):
+        yield hit.line, _decode(p.pread(hit.start, hit.end - hit.start))
 
 
-def _regex_lines(rx: re.Pattern[str], text: str) -> Iterator[tuple[int, str]]:
-    """(line number within TEXT, line) of TEXT's lines with a match (TEXT cut at lines)."""
-    pos = 0
-    counted = 0
-    lineno = 0
-    n = len(text)
-    while pos < n:
-        m = rx.search(text, pos)
-        if m is None or (m.start() == n and text.endswith("\n")):
-            break  # (an empty match after the last newline is not a line)
-        ls = max(text.rfind("\n", 0, m.start()) + 1, pos)
-        le = text.find("\n", m.start())
-        if le < 0:
-            le = n
-        lineno += text.count("\n", counted, ls)
-        counted = ls
-        yield lineno, text[ls:le]
-        pos = le + 1
-
-
-def _literal_scan(
-    p: Payload, rx: re.Pattern[str], literals: list[bytes], icase: bool, first: int, last: int
-) -> Iterator[tuple[int, str]]:
-    """iter_matching_lines for patterns that need a literal: find candidates in each block
-    with ``bytes.find`` (no copies, no decoding), decode and match only those lines, and
-    get line numbers from the index (or a count since the previous match)."""
-    start, end = p.line_start(first), p.line_start(last)
-    carry: list[bytes] = []  # the line running across block boundaries
-    carry_off = start
-    cnt_off, cnt_line = start, first  # a known (offset, line number) pair
-    base = start
-
-    def line_at(off: int, piece: bytes) -> int:
-        nonlocal cnt_off, cnt_line
-        if base <= cnt_off <= off:
-            cnt_line += piece.count(b"\n", cnt_off - base, off - base)
-        else:
-            cnt_line = p.newlines_before(off)
-        cnt_off = off
-        return cnt_line
-
-    def check(line: bytes) -> str | None:
-        hay = line.lower() if icase else line
-        if not any(lit in hay for lit in literals):
-            return None
-        text = line.decode("utf-8", "replace")
-        return text if rx.search(text) else None
-
-    short = any(len(lit) < 3 for lit in literals)
-    for piece in p.iter_bytes(start, end):
-        first_nl = piece.find(b"\n")
-        if first_nl < 0:
-            carry.append(piece)
-            base += len(piece)
-            continue
-        carry.append(piece[:first_nl])
-        text = check(b"".join(carry))
-        if text is not None:
-            lineno = p.newlines_before(carry_off)
-            cnt_off, cnt_line = carry_off, lineno
-            yield lineno, text
-        last_nl = piece.rfind(b"\n")
-        hay = piece.lower() if icase else piece
-        lo = first_nl + 1
-        if short and sum(hay.count(lit, lo, last_nl) for lit in literals) > DENSE_NEEDLES:
-            # Short needles that are everywhere here: one regex pass over the piece is cheaper.
-            region = piece[lo : last_nl + 1].decode("utf-8", "replace")
-            line0 = line_at(base + lo, piece)
-            for rel, text in _regex_lines(rx, region):
-                yield line0 + rel, text
-            cnt_off, cnt_line = base + last_nl + 1, line0 + region.count("\n")
-            carry = [piece[last_nl + 1 :]]
-            carry_off = base + last_nl + 1
-            base += len(piece)
-            continue
-        spans: dict[int, int] = {}
-        for lit in literals:
-            pos = hay.find(lit, lo, last_nl)
-            while pos >= 0:
-                ls = hay.rfind(b"\n", lo, pos) + 1 or lo
-                le = hay.find(b"\n", pos, last_nl + 1)
-                spans[ls] = le
-                pos = hay.find(lit, le + 1, last_nl)
-        for ls in sorted(spans) if len(literals) > 1 else spans:
-            text = piece[ls : spans[ls]].decode("utf-8", "replace")
-            if rx.search(text) is None:
-                continue
-            yield line_at(base + ls, piece), text
-        carry = [piece[last_nl + 1 :]]
-        carry_off = base + last_nl + 1
-        base += len(piece)
-    if carry and carry_off < end:
-        text = check(b"".join(carry))
-        if text is not None:
-            yield p.newlines_before(carry_off), text
-
-
-def _line_chunks(p: Payload, start: int, end: int) -> Iterator[bytes]:
-    """Bytes START..END in pieces of about GREP_CHUNK bytes that end at a newline."""
-    buf: list[bytes] = []
-    size = 0
-    for piece in p.iter_bytes(start, end):
-        buf.append(piece)
-        size += len(piece)
-        if size < GREP_CHUNK:
-            continue
-        data = b"".join(buf)
-        cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) < GREP_MAX_CARRY:
-            buf, size = [data], len(data)
-            continue
-        if cut == 0:  # one enormous line: search it in pieces
-            cut = len(data)
-        yield data[:cut]
-        rest = data[cut:]
-        buf, size = ([rest], len(rest)) if rest else ([], 0)
-    if buf:
-        data = b"".join(buf)
-        if data:
-            yield data
+def _window(p: Payload, hit: Any, width: int) -> tuple[str, int, int]:
+    """(text, first char, end char) of about WIDTH characters of HIT's line around its
+    match: a third before the match, the rest from it; char offsets are the payload's."""
+    before = max(width // 3, 1)
+    a = max(hit.start, hit.match_start - 4 * before)
+    head = p.pread(a, hit.match_start - a)
+    cut = 0
+    while cut < min(3, len(head)) and 0x80 <= head[cut] < 0xC0 and a + cut > hit.start:
+        cut += 1  # start at a character boundary
+    head_text = _decode(head[cut:])[-before:]
+    tail = p.pread(hit.match_start, 4 * (width - len(head_text)) + 4)
+    tail = tail[: max(0, hit.end - hit.match_start)]
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    tail_text = dec.decode(tail, hit.match_start + len(tail) >= hit.end)
+    text = head_text + tail_text[: width - len(head_text)]
+    first = p.chars_before(hit.match_start) - len(head_text)
+    return text, first, first + len(text)
 
 
 def grep_view(
@@ -611,6 +396,8 @@ def grep_view(
     nxt = nxt or Next(None)
     if context < 0:
         raise UsageError(f"-C {context}: must be 0 or more")
+    from ctxtools.grep import iter_hits
+
     rx = compile_regex(pattern, ignore_case)
     total = p.lines
     first, last = 0, total
@@ -639,17 +426,49 @@ def grep_view(
         return True
 
     def emit_context(a: int, b: int) -> bool:
-        """Context lines a..b (inclusive)."""
+        """Context lines a..b (inclusive); a line too long for the output is cut."""
         nonlocal printed_to
         if a > b:
             return True
-        for i, raw in enumerate(p.iter_lines(a, b + 1), start=a):
-            if not emit(f"{i + 1}-{_decode(raw)}\n"):
+        cap = 4 * max_chars + 4
+        for i, (raw, whole) in enumerate(p.iter_lines_capped(a, b + 1, cap), start=a):
+            text = _decode(raw)
+            if not whole or len(text) > max_chars // 2:
+                text = text[: max_chars // 4] + "\u2026"
+            if not emit(f"{i + 1}-{text}\n"):
                 return False
             printed_to = i
         return True
 
-    for lineno, line in iter_matching_lines(p, rx, first, last):
+    windows: list[str] = []
+
+    def show(hit: Any) -> str:
+        """The matching line as printed: whole, or a window around its match."""
+        nbytes = hit.end - hit.start
+        if nbytes <= 4 * max_chars:
+            text = _decode(p.pread(hit.start, nbytes))
+            if len(text) + len(str(hit.line + 1)) + 2 <= max_chars:
+                return f"{hit.line + 1}:{text}\n"
+        width = max(1, min(GREP_WINDOW, max_chars - len(str(hit.line + 1)) - 4))
+        text, a, b = _window(p, hit, width)
+        line_a = p.chars_before(hit.start)
+        line_b = p.chars_before(hit.end)
+        # more of the line: what follows the window, or (at the line's end) what precedes it
+        after = b < line_b
+        more = f"{b}:{min(line_b, b + max_chars)}" if after else f"{max(line_a, a - max_chars)}:{a}"
+        windows.append(
+            f"line {hit.line + 1} has {_n(line_b - line_a)} chars: showed chars {a}:{b} "
+            f"around its first match; the {'next' if after else 'previous'} part: "
+            f"{nxt.command('--slice', more)}"
+        )
+        left = "\u2026" if a > line_a else ""
+        right = "\u2026" if b < line_b else ""
+        return f"{hit.line + 1}:{left}{text}{right}\n"
+
+    pending = None
+    for hit in iter_hits(p, rx, first, last):
+        lineno = hit.line
+        pending = hit
         if context and not emit_context(printed_to + 1, min(owed_to, lineno - 1)):
             resume_at = lineno
             break
@@ -657,7 +476,7 @@ def grep_view(
         if context and any_printed and start > printed_to + 1 and not emit("--\n"):
             resume_at = lineno
             break
-        if (context and not emit_context(start, lineno - 1)) or not emit(f"{lineno + 1}:{line}\n"):
+        if (context and not emit_context(start, lineno - 1)) or not emit(show(hit)):
             resume_at = lineno
             break
         printed_to = lineno
@@ -668,17 +487,19 @@ def grep_view(
         if context:
             emit_context(printed_to + 1, min(owed_to, last - 1))
     out = Output(body="".join(parts))
+    if resume_at >= 0 and shown == 0 and pending is not None:
+        # its context filled the output: show the matching line alone
+        out.body = show(pending)[:max_chars]
+        printed_to = resume_at
+        resume_at += 1
+        shown = 1
+    out.notes.extend(windows[:MAX_WINDOW_NOTES])
+    if len(windows) > MAX_WINDOW_NOTES:
+        out.notes.append(f"{len(windows) - MAX_WINDOW_NOTES} more long lines shown as windows")
     if resume_at < 0:
         if shown == 0:
             out.notes.append(f"no line matches {pattern!r}")
         return out
-    if shown == 0:
-        # even the first matching line does not fit: show its start
-        raw = next(p.iter_lines(resume_at, resume_at + 1), b"")
-        out.body = f"{resume_at + 1}:{_decode(raw)}"[:max_chars] + "\n"
-        printed_to = resume_at
-        resume_at += 1
-        shown = 1
     begin = max(first, resume_at - context, printed_to + 1)
     rng = f"{begin + 1}-" if scope_last is None else f"{begin + 1}-{scope_last}"
     args = ["--grep", pattern]
@@ -775,6 +596,28 @@ def _load_jsonl(p: Payload) -> list[Any]:
     return out
 
 
+def _dump_json(item: Any) -> str:
+    """ITEM as compact JSON (orjson; the standard library past orjson's 255 levels)."""
+    import orjson
+
+    try:
+        return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        import json
+        import sys
+
+        from ctxtools.jsonpath import STACK_FRAMES
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, STACK_FRAMES))
+        try:
+            return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InputError(f"a match cannot be shown as JSON: {exc}") from None
+        finally:
+            sys.setrecursionlimit(limit)
+
+
 def jsonpath_view(
     p: Payload,
     expr: str,
@@ -786,7 +629,6 @@ def jsonpath_view(
     nxt: Next | None = None,
 ) -> Output:
     """A JSON array of the matches of EXPR (their normalized paths with PATHS), one a line."""
-    import orjson
 
     from ctxtools.jsonpath import compile_query, query
 
@@ -802,7 +644,7 @@ def jsonpath_view(
     shown = 0
     cut_first = False
     for item in items:
-        s = orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
+        s = _dump_json(item)
         piece = ("\n" if shown == 0 else ",\n") + s
         if used + len(piece) + 2 > max_chars:
             if shown == 0:

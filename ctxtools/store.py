@@ -3,7 +3,8 @@
 Layout under the store root (created with mode 0700 on the first write)::
 
     blobs/ab/<sha256>          raw bytes, immutable, content-addressed
-    blobs/ab/<sha256>.idx      line index and block checksums (see ``LineIndex``); a blob
+    blobs/ab/<sha256>.idx      line index, character checkpoints and block checksums (see
+                               ``LineIndex``; format 2, a format-1 file is rebuilt); a blob
                                under 64 KiB written by ``put_many`` has none (rebuilt)
     sessions/<session>/<name>.json   the current card of that name (plus private fields)
     access.jsonl               append-only access log, compacted now and then
@@ -22,7 +23,13 @@ every 1 MiB block in the ``.idx`` file (which also carries its own checksum and 
 xxh3-128, binding it to the card). Every byte a read serves comes from a block whose
 checksum was verified; a blob of at most ``FULL_CHECK_BYTES`` is verified whole on every
 open. ``verify=True`` re-hashes the whole payload with SHA-256. A line range on a huge blob
-costs a binary search in the index plus at most a 64 KiB scan, never a scan of the blob.
+costs a binary search in the index plus at most a 64 KiB scan, never a scan of the blob; a
+character offset (``chars_before``, ``char_offset``) costs a checkpoint lookup and at most a
+64 KiB decode.
+
+A card read back is checked (``_card_problem``): every field it needs, of the right type, a
+``sha256`` of 64 hex digits (so no card can point outside the store). A damaged card is an
+``IntegrityError`` for a read of it; listings and gc skip it and say so.
 
 The library never prints; errors are ``ctxtools.errors`` exceptions.
 """
@@ -46,6 +53,7 @@ from typing import BinaryIO
 import xxhash
 
 from ctxtools.errors import (
+    InputError,
     IntegrityError,
     NotFoundError,
     StaleHandleError,
@@ -88,13 +96,14 @@ HEAD_KEEP = 1 << 16  # bytes kept in memory for the preview and type detection
 JSON_PARSE_LIMIT = 8 << 20  # whole-document JSON validation up to this size
 JSONL_LINE_LIMIT = 1 << 20  # longer lines are not JSON Lines records (type detection)
 PREVIEW_CHARS = 72
-ACCESS_COMPACT_BYTES = 1 << 20
+ACCESS_COMPACT_BYTES = 128 << 10  # the access log is compacted past this size (~2,000 reads)
+ACCESS_MAX_ENTRIES = 1000  # handles the compacted access log remembers (highest frecency)
 TMP_PREFIX = ".tmp-"
 TMP_STALE_SECONDS = 24 * 3600
 
 _IDX_MAGIC = 0x3158444958544301  # b"\x01CTXIDX1" read little-endian
-_IDX_VERSION = 1
-_IDX_HEADER = 10
+_IDX_VERSION = 2  # 2 added the character checkpoints; a version-1 index is rebuilt on open
+_IDX_HEADER = 11
 
 
 # --- names and references -------------------------------------------------------------------
@@ -215,6 +224,9 @@ class Indexer:
         self.ck_lines = array("Q")
         self.ck_offs = array("Q")
         self._next_ck = STRIDE
+        self.cc_offs = array("Q")  # character checkpoints: a byte offset at a character
+        self.cc_chars = array("Q")  # boundary near every STRIDE boundary, chars before it
+        self._next_cc = STRIDE
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.head = bytearray()
 
@@ -256,11 +268,21 @@ class Indexer:
             self.ck_offs.append(start)
             self._next_ck = (start // STRIDE + 1) * STRIDE
         self.newlines = nl_seen + chunk.count(b"\n", counted_to)
-        # Characters as decoded with U+FFFD for invalid bytes.
-        if chunk.isascii() and not self._decoder.getstate()[0]:
-            self.chars += n
-        else:
-            self.chars += len(self._decoder.decode(chunk))
+        # Characters as decoded with U+FFFD for invalid bytes, with a checkpoint at every
+        # STRIDE boundary (moved back to the start of a character cut there).
+        pos = 0
+        while pos < n:
+            take = min(n - pos, self._next_cc - (base + pos))
+            piece = chunk if take == n else chunk[pos : pos + take]
+            if piece.isascii() and not self._decoder.getstate()[0]:
+                self.chars += take
+            else:
+                self.chars += len(self._decoder.decode(piece))
+            pos += take
+            if base + pos == self._next_cc:
+                self.cc_offs.append(self._next_cc - len(self._decoder.getstate()[0]))
+                self.cc_chars.append(self.chars)
+                self._next_cc += STRIDE
         if len(self.head) < HEAD_KEEP:
             self.head += chunk[: HEAD_KEEP - len(self.head)]
         self.last_byte = chunk[-1:]
@@ -295,12 +317,17 @@ class Indexer:
             blocks=self.blocks,
             ck_lines=self.ck_lines,
             ck_offs=self.ck_offs,
+            cc_offs=self.cc_offs,
+            cc_chars=self.cc_chars,
         )
 
 
 @dataclass
 class LineIndex:
-    """Sparse line-start offsets (a checkpoint every ~64 KiB) and 1 MiB block checksums."""
+    """Sparse line-start offsets (a checkpoint every ~64 KiB), character checkpoints (the
+    characters before a character boundary near every 64 KiB boundary: a cut of one huge
+    line, or a character slice, is found without decoding from the start) and 1 MiB block
+    checksums."""
 
     size: int
     newlines: int
@@ -309,6 +336,8 @@ class LineIndex:
     blocks: array
     ck_lines: array
     ck_offs: array
+    cc_offs: array
+    cc_chars: array
 
     def to_bytes(self) -> bytes:
         hi, lo = divmod(int(self.xxh3, 16), 1 << 64)
@@ -323,12 +352,13 @@ class LineIndex:
                 STRIDE,
                 len(self.blocks),
                 len(self.ck_lines),
+                len(self.cc_offs),
                 hi,
                 lo,
             ],
         )
         body = head.tobytes() + self.blocks.tobytes() + self.ck_lines.tobytes()
-        body += self.ck_offs.tobytes()
+        body += self.ck_offs.tobytes() + self.cc_offs.tobytes() + self.cc_chars.tobytes()
         return body + array("Q", [xxhash.xxh3_64_intdigest(body)]).tobytes()
 
     @classmethod
@@ -340,12 +370,15 @@ class LineIndex:
         if xxhash.xxh3_64_intdigest(body) != tail:
             return None
         words = array("Q", body)
-        magic, version, size, newlines, bsize, stride, nb, nc, hi, lo = words[:_IDX_HEADER]
-        if (magic, version, bsize, stride) != (_IDX_MAGIC, _IDX_VERSION, BLOCK_SIZE, STRIDE):
+        if words[1] != _IDX_VERSION:
+            return None  # an older format: rebuilt by the reader
+        magic, version, size, newlines, bsize, stride, nb, nc, ncc, hi, lo = words[:_IDX_HEADER]
+        if (magic, bsize, stride) != (_IDX_MAGIC, BLOCK_SIZE, STRIDE):
             return None
-        if len(words) != _IDX_HEADER + nb + 2 * nc:
+        if len(words) != _IDX_HEADER + nb + 2 * nc + 2 * ncc:
             return None
         at = _IDX_HEADER
+        c0 = at + nb + 2 * nc
         return cls(
             size=size,
             newlines=newlines,
@@ -353,7 +386,9 @@ class LineIndex:
             xxh3=f"{(hi << 64) | lo:032x}",
             blocks=words[at : at + nb],
             ck_lines=words[at + nb : at + nb + nc],
-            ck_offs=words[at + nb + nc :],
+            ck_offs=words[at + nb + nc : c0],
+            cc_offs=words[c0 : c0 + ncc],
+            cc_chars=words[c0 + ncc :],
         )
 
 
@@ -509,6 +544,96 @@ class Payload:
             pos += len(chunk)
         return line
 
+    def find_newline(self, start: int, end: int | None = None) -> int:
+        """Offset of the first newline in bytes START..END-1, or END (a scan, bounded memory)."""
+        end = self.size if end is None else min(end, self.size)
+        pos = start
+        for piece in self.iter_bytes(start, end):
+            p = piece.find(b"\n")
+            if p >= 0:
+                return pos + p
+            pos += len(piece)
+        return end
+
+    def chars_before(self, offset: int) -> int:
+        """Characters (U+FFFD for an invalid byte) in bytes 0..OFFSET-1, OFFSET at a character
+        boundary: the nearest character checkpoint plus at most a 64 KiB decode."""
+        if self.chars == self.size:
+            return offset
+        ix = self.index
+        j = bisect_right(ix.cc_offs, offset) - 1
+        pos, chars = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
+        return chars + len(self.pread(pos, offset - pos).decode("utf-8", "replace"))
+
+    def char_offset(self, char: int) -> int:
+        """The byte offset where character CHAR starts (``size`` past the end)."""
+        if self.chars == self.size:
+            return min(max(char, 0), self.size)
+        if char <= 0:
+            return 0
+        if char >= self.chars:
+            return self.size
+        ix = self.index
+        j = bisect_right(ix.cc_chars, char) - 1
+        pos, have = (ix.cc_offs[j], ix.cc_chars[j]) if j >= 0 else (0, 0)
+        # The next checkpoint is at most STRIDE (+ a cut character) further on.
+        piece = self.pread(pos, STRIDE + 8)
+        need = char - have
+
+        def done(b: int) -> int:  # characters completed by bytes piece[:b]
+            return len(codecs.getincrementaldecoder("utf-8")("replace").decode(piece[:b]))
+
+        lo, hi = 0, len(piece)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if done(mid) >= need:
+                hi = mid
+            else:
+                lo = mid + 1
+        # A lone invalid byte is known to be one only when the next byte is seen: the start
+        # may lie a few bytes before LO. A boundary splits the decoding without changing it.
+        whole = len(piece.decode("utf-8", "replace"))
+        for b in range(max(0, lo - 3), lo):
+            left = len(piece[:b].decode("utf-8", "replace"))
+            if left == need and left + len(piece[b:].decode("utf-8", "replace")) == whole:
+                return pos + b
+        return pos + lo
+
+    def iter_lines_capped(
+        self, first: int, last: int | None, cap: int
+    ) -> Iterator[tuple[bytes, bool]]:
+        """(bytes, whole) of zero-based lines FIRST..LAST-1 without their newline; a line
+        longer than CAP bytes comes as its first CAP bytes with whole=False, and ends the
+        iteration -- a huge line is never held in memory."""
+        last = self.lines if last is None else min(last, self.lines)
+        if first >= last:
+            return
+        pos = self.line_start(first)
+        rest = b""
+        emitted = 0
+        want = last - first
+        for piece in self.iter_bytes(pos):
+            data = rest + piece if rest else piece
+            start = 0
+            while True:
+                nl = data.find(b"\n", start)
+                if nl < 0:
+                    break
+                if nl - start > cap:
+                    yield data[start : start + cap], False
+                    return
+                yield data[start:nl], True
+                emitted += 1
+                if emitted >= want:
+                    return
+                start = nl + 1
+            rest = data[start:]
+            if len(rest) > cap:
+                yield rest[:cap], False
+                return
+        if emitted < want:
+            yield rest, True
+
     def iter_lines(self, first: int = 0, last: int | None = None) -> Iterator[bytes]:
         """Zero-based lines FIRST..LAST-1 as bytes without their newline."""
         last = self.lines if last is None else min(last, self.lines)
@@ -617,6 +742,21 @@ def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
     fh.seek(max(0, size - 4096))
     tail = fh.read().rstrip()[-1:]
     return "json" if (first, tail) in ((b"{", b"}"), (b"[", b"]")) else "text"
+
+
+def _check_type(asked: str, detected: str, lines: int) -> None:
+    """InputError when the payload is not what --type ASKED says (text is anything)."""
+    fits = (
+        asked == "text"
+        or asked == detected
+        or (asked == "jsonl" and detected == "json" and lines <= 1)
+    )
+    if not fits:
+        what = {"json": "one JSON document", "jsonl": "JSON Lines (one JSON value a line)"}
+        raise InputError(
+            f"--type {asked}: the input is not {what[asked]} (it reads as {detected})",
+            hint="leave --type out to have it detected, or give --type text",
+        )
 
 
 def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
@@ -871,7 +1011,10 @@ class HandleStore:
                     os.fdatasync(fd)
                 except OSError as exc:
                     raise self._store_error(exc, "write") from exc
-                detected = type_ or detect_type_head(bytes(ix.head), ix.size, fh)
+                detected = detect_type_head(bytes(ix.head), ix.size, fh)
+                if type_ is not None:
+                    _check_type(type_, detected, ix.lines)
+                    detected = type_
             if callable(exit_status):
                 exit_status = exit_status()
             # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
@@ -956,7 +1099,10 @@ class HandleStore:
             for at in range(0, len(data), READ_CHUNK):
                 ix.feed(data[at : at + READ_CHUNK])
             ix.finish()
-            detected = type_ or detect_type_head(bytes(ix.head), ix.size, io.BytesIO(data))
+            detected = detect_type_head(bytes(ix.head), ix.size, io.BytesIO(data))
+            if type_ is not None:
+                _check_type(type_, detected, ix.lines)
+                detected = type_
             record = _make_record(ix, detected, name, session, kwargs.get("exit_status"), now)
             prepared.append((ix, session, record))
             blobs.setdefault(ix.sha256, (data, ix))
@@ -1081,8 +1227,12 @@ class HandleStore:
                 f"handle {session}/{name}: its card {path} is not valid JSON",
                 hint="remove it with ctx-stash --rm",
             ) from None
-        if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
-            raise IntegrityError(f"handle {session}/{name}: its card {path} is damaged")
+        reason = _card_problem(record, session, name)
+        if reason is not None:
+            raise IntegrityError(
+                f"handle {session}/{name}: its card {path} is damaged ({reason})",
+                hint=f"remove it with ctx-stash --rm {session}/{name}",
+            )
         return record
 
     def record(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
@@ -1095,12 +1245,28 @@ class HandleStore:
                 hint="ctx-stash --list shows the handles of a session",
             )
         if r.sha_prefix and not record["sha256"].startswith(r.sha_prefix):
+            if not self.blob_path_for_prefix_exists(r.sha_prefix):
+                raise StaleHandleError(
+                    f"no version @{r.sha_prefix} of {r.session}/{r.name} "
+                    f"(its current version is @{record['sha256'][:REF_PREFIX_LEN]})",
+                    hint=f"read ctx:{r.session}/{r.name} for the current version",
+                )
             raise StaleHandleError(
                 f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
                 f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
                 hint=f"read ctx:{r.session}/{r.name} for the current version",
             )
         return record
+
+    def blob_path_for_prefix_exists(self, prefix: str) -> bool:
+        """Whether some stored blob's SHA-256 starts with PREFIX (an earlier version may
+        still be there until gc; a prefix of no blob at all was never stashed)."""
+        d = self.blobs_dir / prefix[:2]
+        try:
+            with os.scandir(d) as it:
+                return any(e.name.startswith(prefix) and not e.name.endswith(".idx") for e in it)
+        except OSError:
+            return False
 
     def card(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
         """The current card of REF (raises NotFoundError / StaleHandleError)."""
@@ -1234,11 +1400,12 @@ class HandleStore:
         except (OSError, StoreError):
             return
 
-    def access_stats(self) -> dict[tuple[str, str], tuple[int, float]]:
-        """(session, name) -> (read count, last read time) from the access log."""
+    def access_stats(self, with_times: bool = False) -> dict:
+        """(session, name) -> (read count, last read time) from the access log; WITH_TIMES:
+        -> [(time, count), ...] of each record instead."""
         import orjson
 
-        stats: dict[tuple[str, str], tuple[int, float]] = {}
+        stats: dict = {}
         try:
             data = self.access_log.read_bytes()
         except OSError:
@@ -1248,27 +1415,49 @@ class HandleStore:
                 rec = orjson.loads(raw)
                 key = (str(rec["s"]), str(rec["n"]))
                 c, t = int(rec.get("c", 1)), float(rec["t"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # a torn or foreign line: skip it
+            if not math.isfinite(t):
+                continue
+            if with_times:
+                stats.setdefault(key, []).append((t, c))
+                continue
             old = stats.get(key)
             stats[key] = (c, t) if old is None else (old[0] + c, max(old[1], t))
         return stats
 
     def compact_access(self, keep: set[tuple[str, str]] | None = None) -> None:
-        """Rewrite the access log as one record per handle (only KEEP's, when given)."""
-        import orjson
-
+        """Rewrite the access log as one record per handle (only KEEP's, when given), at most
+        ACCESS_MAX_ENTRIES of them: the lowest frecency goes first. Reads logged before a
+        handle's current card was written (an earlier version of the name) are dropped."""
         with self._lock(exclusive=True):
-            stats = self.access_stats()
-            lines = []
-            for (s, n), (c, t) in sorted(stats.items()):
-                if keep is not None and (s, n) not in keep:
-                    continue
-                lines.append(orjson.dumps({"s": s, "n": n, "t": t, "c": c}) + b"\n")
-            try:
-                self._atomic_write(self.access_log, b"".join(lines))
-            except OSError as exc:
-                raise self._store_error(exc, "compact the access log") from exc
+            self._compact_access_locked(keep)
+
+    def _compact_access_locked(
+        self, keep: set[tuple[str, str]] | None, now: float | None = None
+    ) -> None:
+        now = time.time() if now is None else now
+        created = {
+            (r["session_id"], r["name"]): float(r.get("created_at", 0.0)) for r in self.records()
+        }
+        lam = math.log(2) / (7 * 24 * 3600)
+        rows = []
+        for key, times in self.access_stats(with_times=True).items():
+            if key not in created or (keep is not None and key not in keep):
+                continue
+            valid = [(t, c) for t, c in times if t >= created[key]]
+            if valid:
+                c = sum(c for _t, c in valid)
+                t = max(t for t, _c in valid)
+                rows.append((key, c, t, (c + 1) * math.exp(-lam * max(0.0, now - t))))
+        if len(rows) > ACCESS_MAX_ENTRIES:
+            rows.sort(key=lambda r: (-r[3], r[0]))
+            rows = rows[:ACCESS_MAX_ENTRIES]
+        lines = [_access_line(s, n, c, t) for (s, n), c, t, _f in sorted(rows)]
+        try:
+            self._atomic_write(self.access_log, b"".join(lines))
+        except OSError as exc:
+            raise self._store_error(exc, "compact the access log") from exc
 
     # listing, removal, gc
     def sessions(self) -> list[str]:
@@ -1277,8 +1466,14 @@ class HandleStore:
         except OSError:
             return []
 
-    def records(self, session: str | None = None) -> list[dict]:
-        """Every readable card record (of SESSION, or of all sessions), sorted by session/name."""
+    def records(
+        self, session: str | None = None, damaged: list[tuple[str, str, str | None]] | None = None
+    ) -> list[dict]:
+        """Every readable card record (of SESSION, or of all sessions), sorted by session/name.
+
+        A damaged card is skipped; with DAMAGED, ``(id, message, its sha256 if readable)`` of
+        each is appended to it.
+        """
         out = []
         for sess in [validate_session(session)] if session else self.sessions():
             d = self.sessions_dir / sess
@@ -1293,23 +1488,37 @@ class HandleStore:
                     continue
                 try:
                     rec = self._load_record(sess, fname[:-5])
-                except (IntegrityError, StoreError):
+                except (IntegrityError, StoreError) as exc:
+                    if damaged is not None:
+                        damaged.append((f"{sess}/{fname[:-5]}", exc.message, _card_sha(d / fname)))
                     continue
                 if rec is not None:
                     out.append(rec)
         return out
 
-    def entries(self, session: str | None = None, now: float | None = None) -> list[dict]:
+    def entries(
+        self,
+        session: str | None = None,
+        now: float | None = None,
+        damaged: list[tuple[str, str, str | None]] | None = None,
+    ) -> list[dict]:
         """Cards with their access figures: id, size_bytes, last_accessed_at, access_count,
-        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first."""
+        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first.
+
+        Reads logged before the card was written belong to an earlier version of the name
+        (re-stashed): they do not count. DAMAGED collects the cards skipped (``records``).
+        """
+        self.check_root()
         now = time.time() if now is None else now
-        stats = self.access_stats()
+        stats = self.access_stats(with_times=True)
         lam = math.log(2) / (7 * 24 * 3600)
         out = []
-        for rec in self.records(session):
+        for rec in self.records(session, damaged):
             key = (rec["session_id"], rec["name"])
-            count, last = stats.get(key, (0, 0.0))
             created = float(rec.get("created_at", 0.0))
+            times = stats.get(key, [])
+            count = sum(c for t, c in times if t >= created)
+            last = max((t for t, _c in times if t >= created), default=0.0)
             last = max(last, created)
             age = max(0.0, now - last)
             frecency = (count + 1) * math.exp(-lam * age)
@@ -1326,11 +1535,24 @@ class HandleStore:
         out.sort(key=lambda e: (-e["frecency"], e["id"]))
         return out
 
+    def check_root(self) -> None:
+        """StoreError when the root exists but is not a directory (nothing to list or gc)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(
+                f"store root {self.root} is not a directory",
+                hint="point --store or CTX_STORE at a directory",
+            )
+
     def remove(self, refs: list[str], session: str = DEFAULT_SESSION) -> list[str]:
         """Remove the cards of REFS (blobs go at the next gc); the removed ids."""
         parsed = [parse_ref(r, session) for r in refs]
         for r in parsed:
-            self.record(r)  # NotFound / stale before anything is removed
+            try:
+                self.record(r)  # NotFound / stale before anything is removed
+            except IntegrityError:
+                if r.sha_prefix:  # a damaged card has no version to compare with
+                    raise
+                # a damaged card can always be removed
         removed = []
         with self._lock(exclusive=True):
             for r in parsed:
@@ -1359,6 +1581,7 @@ class HandleStore:
         """
         from ctxtools import evict
 
+        self.check_root()
         if not self.root.is_dir():
             return {
                 "evicted": [],
@@ -1367,14 +1590,18 @@ class HandleStore:
                 "temp_removed": 0,
                 "kept": 0,
                 "kept_bytes": 0,
+                "damaged": [],
             }
         with self._lock(exclusive=True):
-            entries = self.entries(now=now)
+            damaged: list[tuple[str, str, str | None]] = []
+            entries = self.entries(now=now, damaged=damaged)
             budget = evict.Budget(max_bytes=max_bytes, max_entries=max_entries)
             victims = evict.evict(strategy, entries, budget, now=now)
             vset = set(victims)
             kept = [e for e in entries if e["id"] not in vset]
             referenced = {e["card"]["sha256"] for e in kept}
+            # A damaged card is reported, not removed; its blob stays while it is there.
+            referenced.update(sha for _id, _msg, sha in damaged if sha)
             if not dry_run:
                 for vid in victims:
                     s, n = vid.split("/", 1)
@@ -1408,17 +1635,10 @@ class HandleStore:
                     freed += path.stat().st_size
                     if not dry_run:
                         path.unlink()
-            if not dry_run:
+            if not dry_run and self.access_log.exists():
                 keep = {(e["id"].split("/", 1)[0], e["id"].split("/", 1)[1]) for e in kept}
-                stats = self.access_stats()
-                lines = [
-                    _access_line(s, n, c, t)
-                    for (s, n), (c, t) in sorted(stats.items())
-                    if (s, n) in keep
-                ]
-                if self.access_log.exists():
-                    with contextlib.suppress(OSError):
-                        self._atomic_write(self.access_log, b"".join(lines))
+                with contextlib.suppress(OSError, StoreError):
+                    self._compact_access_locked(keep, now)
         return {
             "evicted": victims,
             "blobs_removed": blobs_removed,
@@ -1426,6 +1646,7 @@ class HandleStore:
             "temp_removed": temp_removed,
             "kept": len(kept),
             "kept_bytes": sum(e["size_bytes"] for e in kept),
+            "damaged": [{"id": i, "error": msg} for i, msg, _sha in damaged],
         }
 
     def _walk_files(self) -> Iterator[Path]:
@@ -1454,6 +1675,51 @@ class HandleStore:
         if pid == os.getpid():
             return False
         return not _pid_alive(pid) or age > TMP_STALE_SECONDS
+
+
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
+GC_MAX_ENTRIES = 100  # the budget of ctx-stash --gc given none
+
+
+def _card_sha(path: Path) -> str | None:
+    """The sha256 a (damaged) card file names, when it names a valid one."""
+    try:
+        rec = _json_loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    sha = rec.get("sha256") if isinstance(rec, dict) else None
+    return sha if isinstance(sha, str) and SHA256_RE.fullmatch(sha) else None
+
+
+_CARD_FIELDS = (
+    ("session_id", str),
+    ("name", str),
+    ("type", str),
+    ("length", int),
+    ("lines", int),
+    ("bytes", int),
+    ("sha256", str),
+    ("xxh3", str),
+)
+
+
+def _card_problem(record: object, session: str, name: str) -> str | None:
+    """What is wrong with a stored card record (None: nothing)."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for key, kind in _CARD_FIELDS:
+        value = record.get(key)
+        if value is None:
+            return f"no {key!r} field"
+        if not isinstance(value, kind) or (kind is int and (value < 0 or value is True)):
+            return f"bad {key!r} field"
+    if not SHA256_RE.fullmatch(record["sha256"]):
+        return "its sha256 is not 64 hex digits"
+    if record["type"] not in TYPES:
+        return f"unknown type {record['type']!r}"
+    if (record["session_id"], record["name"]) != (session, name):
+        return "it names another handle"
+    return None
 
 
 def _make_record(

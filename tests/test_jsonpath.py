@@ -9,9 +9,11 @@ import orjson
 import pytest
 from conftest import run_bytes
 
+from ctxtools.errors import InputError
 from ctxtools.jsonpath import JSONPathError, compile_query, query
 
-CTS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "jsonpath-cts" / "cts.json"
+# The JSONPath Compliance Test Suite (BSD-2-Clause, LICENSE beside it).
+CTS = Path(__file__).resolve().parent / "data" / "jsonpath-cts" / "cts.json"
 CASES = json.loads(CTS.read_text())["tests"]
 
 
@@ -111,3 +113,39 @@ def test_invalid_through_cli(script_runner, case):
     assert r.stdout == ""
     assert r.stderr.startswith("ctx-read: error: invalid JSONPath")
     assert "column" in r.stderr
+
+
+def test_number_out_of_range_is_a_query_error(script_runner):
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--name", "j"], b'{"a": [{"x": 1}]}')
+    assert r.returncode == 0
+    r = script_runner.run(["ctx-read", "j", "--jsonpath", "$.a[?@.x == 1e999]"])
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-read: error: invalid JSONPath '$.a[?@.x == 1e999]': a number is out of range "
+        "(not finite)\n"
+    )
+
+
+@pytest.mark.parametrize("dialect", ["rfc9535", "ng"])
+def test_descendants_of_a_deep_document(script_runner, dialect):
+    """500 nested arrays: both engines answer (no RecursionError, no blame on the path)."""
+    deep = b"[" * 500 + b"]" * 500
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "deep"], deep)
+    args = ["ctx-read", "deep", "--jsonpath", "$..*", "--paths", "--max-chars", "50000"]
+    if dialect == "ng":
+        args += ["--dialect", "ng"]
+    r = script_runner.run(args)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "of 499" in r.stdout.splitlines()[-1] or r.stdout.count("\n") == 501
+
+
+def test_too_deep_blames_the_data():
+    from ctxtools.jsonpath import MAX_DEPTH, query
+
+    doc: list = []
+    for _ in range(MAX_DEPTH + 5):
+        doc = [doc]
+    with pytest.raises(InputError) as exc:
+        query(doc, "$..*")
+    assert str(exc.value).startswith("the document is nested too deeply for JSONPath '$..*'")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import time
 
 import pytest
 from conftest import run_bytes
@@ -279,10 +280,23 @@ def test_jsonpath_on_invalid_json(script_runner, log):
     assert re.match(
         r"ctx-read: error: ctx:default/log@\w{12} is not valid JSON at line 1", r.stderr
     )
+
+
+def test_type_given_is_checked(script_runner, store_dir):
     bad = b'{"a": 1}\n{"a": \n'
-    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "badjl", "--type", "jsonl"], bad)
-    r = read(script_runner, "badjl", "--jsonpath", "$")
-    assert r.returncode == 1 and "is not valid JSON Lines: line 2" in r.stderr
+    r = run_bytes(
+        script_runner, ["ctx-stash", "--always", "--name", "badjl", "--type", "jsonl"], bad
+    )
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-stash: error: --type jsonl: the input is not JSON Lines (one JSON value a line) "
+        "(it reads as text) (leave --type out to have it detected, or give --type text)\n"
+    )
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--type", "json"], b"hello\n")
+    assert r.returncode == 1 and "--type json: the input is not one JSON document" in r.stderr
+    assert not list(store_dir.rglob("*.json")) and not list(store_dir.rglob("blobs/*/*"))
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--type", "text"], b'{"a": 1}')
+    assert json.loads(r.stdout)["type"] == "text"
 
 
 def test_invalid_jsonpath(script_runner, report):
@@ -470,13 +484,14 @@ def test_access_log_compaction(store_dir, monkeypatch):
     st.put_bytes(b"x", name="a")
     st.put_bytes(b"y", name="b")
     monkeypatch.setattr(store_mod, "ACCESS_COMPACT_BYTES", 600)
+    t0 = float(int(time.time())) + 10
     for i in range(40):
-        st.record_access("default", "a" if i % 4 else "b", when=1000.0 + i)
+        st.record_access("default", "a" if i % 4 else "b", when=t0 + i)
     lines = st.access_log.read_bytes().splitlines()
     assert len(lines) < 20  # compacted along the way
     stats = st.access_stats()
-    assert stats[("default", "a")] == (30, 1039.0)
-    assert stats[("default", "b")] == (10, 1036.0)
+    assert stats[("default", "a")] == (30, t0 + 39)
+    assert stats[("default", "b")] == (10, t0 + 36)
 
 
 # --- the library directly ------------------------------------------------------------------
@@ -557,8 +572,12 @@ GREP_TEXT = (
         (r"test_\w+", False),
         ("错误|日本", False),
         ("^$", False),
+        ("", False),
+        ("$", False),
+        ("t$", False),
         (r"\w+$", False),
-        ("Warn: x.", False),
+        ("Warn: x$", False),
+        (r"\bcode\b", False),
         ("nomatch", False),
         ("a", True),
         (r"[QZ]{2,}[0-9]", False),
@@ -568,23 +587,197 @@ GREP_TEXT = (
     ],
 )
 def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
+    """RE2 on bytes, with or without the literal prefilter, in windows of any size, finds
+    the lines Python's re finds on the decoded text."""
+    import re
+
+    from ctxtools import grep as grep_mod
+    from ctxtools import store as store_mod
     from ctxtools.store import open_bytes
 
     data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50
     lines = data.decode("utf-8", "replace").split("\n")
+    py = re.compile(pattern, re.IGNORECASE if icase else 0)
+    expected = [(i, line) for i, line in enumerate(lines) if py.search(line)]
     rx = pj.compile_regex(pattern, icase)
-    expected = [(i, line) for i, line in enumerate(lines) if rx.search(line)]
-    from ctxtools import store as store_mod
-
-    sizes = [(pj.GREP_CHUNK, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000), (64, 16, 32, 0)]
-    for chunk, block, stride, dense in sizes:
+    sizes = [
+        (grep_mod.GREP_CHUNK, grep_mod.GREP_OVERLAP, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000),
+        (64, 16, 16, 32, 0),
+        (23, 5, 7, 9, 3),
+    ]
+    for chunk, overlap, block, stride, dense in sizes:
         with monkeypatch.context() as m:
-            m.setattr(pj, "GREP_CHUNK", chunk)
-            m.setattr(pj, "DENSE_NEEDLES", dense)  # 0: every block takes the regex path
+            m.setattr(grep_mod, "GREP_CHUNK", chunk)
+            m.setattr(grep_mod, "GREP_OVERLAP", overlap)
+            m.setattr(grep_mod, "DENSE_NEEDLES", dense)  # 0: the regex alone after one miss
+            m.setattr(grep_mod, "PREFILTER_MIN_BYTES", 1)  # short needles prefilter too
             m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
             m.setattr(store_mod, "STRIDE", stride)
             with open_bytes(data) as p:
                 assert list(pj.iter_matching_lines(p, rx)) == expected
-            m.setattr(pj, "required_literals", lambda *a: None)
-            with open_bytes(data) as p:  # the same through the whole-chunk regex path
+            m.setattr(grep_mod, "required_literals", lambda *a: None)
+            with open_bytes(data) as p:  # the same through the regex alone
                 assert list(pj.iter_matching_lines(p, rx)) == expected
+
+
+# --- hostile regexes and huge lines ---------------------------------------------------------
+
+
+def test_catastrophic_regex_returns(store_dir):
+    """(a+)+$ on 100,000 a's: Python's re backtracks for ever; RE2 answers at once."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    HandleStore(store_dir).put_bytes(b"a" * 100_000 + b"b\n" + b"a" * 50 + b"\n", name="a")
+    r = subprocess.run(
+        [bin_dir / "ctx-read", "a", "--grep", "(a+)+$"], capture_output=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"2:" + b"a" * 50 + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "what"),
+    [
+        (r"(a)\1", "a backreference"),
+        (r"(?P<x>a)(?P=x)", "a backreference"),
+        (r"foo(?=bar)", "lookaround"),
+        (r"(?<!x)y", "lookaround"),
+    ],
+)
+def test_regex_the_linear_engine_cannot_run_is_refused(script_runner, log, pattern, what):
+    r = read(script_runner, "log", "--grep", pattern)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"ctx-read: error: regex {pattern!r} uses {what}")
+    assert "never backtracks" in r.stderr
+
+
+def test_unicode_classes_keep_python_meaning(script_runner):
+    data = "名前 ٣ x\nplain\n".encode()
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "u"], data)
+    assert ok(read(script_runner, "u", "--grep", r"^\w+ \d")) == "1:名前 ٣ x\n"
+    assert ok(read(script_runner, "u", "--grep", r"^[\w]+$")) == "2:plain\n"
+    assert ok(read(script_runner, "u", "--grep", r"\S+\s+\S+$")) == "1:名前 ٣ x\n"
+
+
+def test_sigint_ends_read_with_130(store_dir):
+    """Ctrl-C while ctx-read works (here: spooling an endless stdin) ends it with 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    proc = subprocess.Popen(
+        [bin_dir / "ctx-read", "--grep", "(a+)+$"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.write(b"a" * (1 << 20))  # taken in by the spooler: it is running
+    proc.stdin.flush()
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode().strip() == "ctx-read: aborted"
+    assert b"Traceback" not in err
+
+
+def _one_line_blob(store_dir, n: int) -> bytes:
+    """A one-line blob of N x's, then a needle, then multibyte text and an invalid byte."""
+    data = b"x" * n + b"NEEDLE" + "é".encode() * 5000 + b"\xff" + b"tail\n"
+    HandleStore(store_dir).put_bytes(data, name="wide")
+    return data
+
+
+def test_head_of_a_huge_line_reads_only_what_it_shows(script_runner, store_dir, monkeypatch):
+    data = _one_line_blob(store_dir, 3_000_000)
+    text = data.decode("utf-8", "replace")
+    from ctxtools import store as store_mod
+
+    reads = []
+    real = store_mod.Payload.pread
+
+    def counting(self, offset, n):
+        out = real(self, offset, n)
+        reads.append(len(out))
+        return out
+
+    monkeypatch.setattr(store_mod.Payload, "iter_lines", None)  # no whole-line reads
+    monkeypatch.setattr(store_mod.Payload, "pread", counting)
+    r = read(script_runner, "wide", "--head", "1", "--max-chars", "20")
+    body, trailer = ok(r).split("\n", 1)
+    assert body == "x" * 20
+    if getattr(script_runner, "launch_mode", "inprocess") == "inprocess":
+        assert sum(reads) < 1 << 20  # not the 3 MB line: a little past what is shown
+    assert trailer == (
+        f"[ctx-read: cut at 20 chars: showed 20 of the {len(text):,} chars of line 1 "
+        f"(the first 1 lines, 1 lines in all); next: ctx-read "
+        f"ctx:default/wide@{HandleStore(store_dir).card('wide')['sha256'][:12]} "
+        f"--slice 20:{len(text)} --max-chars 20]\n"
+    )
+    # the trailer's command works, far into the line and across multibyte text
+    nxt = shlex.split(trailer.split("next: ", 1)[1].rstrip("]\n"))
+    assert ok(read(script_runner, *nxt[1:])).startswith("x" * 20)
+    a = len(text) - 30
+    r = read(script_runner, "wide", "--slice", f"{a}:{len(text)}")
+    assert ok(r) == text[a:]
+
+
+def test_grep_on_a_huge_line_shows_the_window_around_the_match(script_runner, store_dir):
+    data = _one_line_blob(store_dir, 3_000_000)
+    text = data.decode("utf-8", "replace")
+    r = read(script_runner, "wide", "--grep", "NEEDLE", "--max-chars", "400")
+    out = ok(r)
+    assert out.startswith("1:\u2026x") and "NEEDLE" in out and out.endswith("\u2026\n")
+    at = text.index("NEEDLE")
+    shown = out[3:-2]
+    assert text[at - len(shown) // 2 : at + len(shown)].find(shown) >= 0  # the real text
+    note = [n for n in r.stderr.splitlines() if "part: " in n]
+    assert len(note) == 1 and f"line 1 has {len(text) - 1:,} chars" in note[0]
+    cmd = shlex.split(note[0].split("part: ", 1)[1])
+    more = ok(read(script_runner, *cmd[1:]))
+    a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
+    assert more == text[a:b] and text[a - 10 : a] == shown[-10:]
+
+
+def test_grep_continues_past_a_huge_line(script_runner, store_dir):
+    small = "".join(f"line {i} ERROR\n" for i in range(200))
+    data = small.encode() + b"y" * 2_000_000 + b" ERROR here\n" + small.encode()
+    HandleStore(store_dir).put_bytes(data, name="mix")
+    bodies = _follow(script_runner, ["mix", "--grep", "ERROR", "--max-chars", "1500"])
+    got = "".join(bodies).splitlines()
+    assert len(got) == 401
+    assert got[200].startswith("201:\u2026y") and got[200].endswith(" ERROR here")
+    assert got[:200] == [f"{i + 1}:line {i} ERROR" for i in range(200)]
+    assert got[201:] == [f"{i + 202}:line {i} ERROR" for i in range(200)]
+
+
+def test_whole_read_is_byte_exact(script_runner, store_dir):
+    """A read of a whole payload gives back its bytes: no newline added after the last line
+    (ctx-compact's elided results are read back this way)."""
+    for data in [b"abc\ndef", b"abc\ndef\n", b"one line, no newline", "末尾 ✓".encode(), b"\n\n"]:
+        card = HandleStore(store_dir).put_bytes(data, name="x")
+        r = read(script_runner, card["ref"])
+        assert ok(r).encode() == data
+        assert ok(read(script_runner, "x", "--tail", "1")).encode() == data.split(b"\n")[-1] or (
+            data.endswith(b"\n")
+        )
+
+
+def test_grep_window_at_the_end_of_a_huge_line_points_back(script_runner, store_dir):
+    data = b"z" * 100_000 + b"END\n"
+    HandleStore(store_dir).put_bytes(data, name="endy")
+    r = read(script_runner, "endy", "--grep", "END$", "--max-chars", "300")
+    assert ok(r).startswith("1:\u2026z") and ok(r).endswith("END\n")
+    note = r.stderr.strip()
+    assert "the previous part: " in note
+    cmd = shlex.split(note.split("part: ", 1)[1])
+    a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
+    assert b < 100_003 and b - a == 300
+    assert ok(read(script_runner, *cmd[1:])) == "z" * 300

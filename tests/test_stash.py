@@ -352,7 +352,7 @@ def test_rm(script_runner, store_dir):
     assert script_runner.run(["ctx-read", "a"]).returncode == 1
     r = script_runner.run(["ctx-stash", "--rm", "b", "nope"])
     assert r.returncode == 1 and "no handle default/nope" in r.stderr
-    assert script_runner.run(["ctx-read", "b"]).stdout == "2\n"  # nothing removed
+    assert script_runner.run(["ctx-read", "b"]).stdout == "2"  # nothing removed
     assert script_runner.run(["ctx-stash", "--rm"]).returncode == 2
     assert script_runner.run(["ctx-stash", "--rm", "../etc"]).returncode == 2
 
@@ -482,3 +482,201 @@ def test_sigkill_midway(tmp_path, store_dir):
     assert json.loads(r.stdout)["temp_removed"] == 1
     assert not list(store_dir.rglob(".tmp-*"))
     assert not [p for p in (store_dir / "blobs").rglob("*") if p.is_file()]
+
+
+# --- signals while -- CMD runs (real processes) ----------------------------------------------
+
+CHILD = """
+import os, signal, subprocess, sys, time
+if sys.argv[2] == "ignore":
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{os.getpid()} {grandchild.pid}")
+print("partial output", flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie is gone
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("sig", "mode"),
+    [
+        (signal.SIGTERM, "plain"),
+        (signal.SIGHUP, "plain"),
+        (signal.SIGINT, "plain"),
+        (signal.SIGTERM, "ignore"),  # the child ignores it: killed after the grace period
+    ],
+)
+def test_signal_stops_the_command_and_stores_nothing(tmp_path, store_dir, sig, mode):
+    pids = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [BIN / "ctx-stash", "--name", "run", "--", sys.executable, "-c", CHILD, str(pids), mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and pids.read_text().count(" ") == 1):
+        assert time.monotonic() < deadline, "the command never started"
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    child, grandchild = map(int, pids.read_text().split())
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig
+    assert out == b""
+    name = signal.Signals(sig).name
+    assert err.decode() == (
+        f"ctx-stash: error: interrupted by {name}: stopped the command (pid {child}); "
+        "nothing was stored\n"
+    )
+    assert not _alive(child) and not _alive(grandchild)
+    assert not list(store_dir.rglob("*.json"))  # no card: the partial output is no handle
+    st = HandleStore(store_dir)
+    assert st.gc()["evicted"] == [] and st.gc()["blobs_removed"] == 0
+
+
+# --- damaged and forged cards, odd store roots, access counts (issue 11, issue 10) ------------
+
+
+def _card_file(store_dir: Path, name: str) -> Path:
+    return store_dir / "sessions" / "default" / f"{name}.json"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("bytes", None, "no 'bytes' field"),
+        ("sha256", "../../../etc/passwd", "its sha256 is not 64 hex digits"),
+        ("sha256", "../x", "its sha256 is not 64 hex digits"),
+        ("lines", "many", "bad 'lines' field"),
+        ("type", "yaml", "unknown type 'yaml'"),
+    ],
+)
+def test_damaged_card_is_skipped_not_fatal(script_runner, store_dir, field, value, reason):
+    st = HandleStore(store_dir)
+    st.put_bytes(PYTEST_LOG, name="good")
+    st.put_bytes(b"other\n" * 500, name="bad")
+    path = _card_file(store_dir, "bad")
+    rec = json.loads(path.read_text())
+    bad_sha = rec["sha256"]
+    if value is None:
+        del rec[field]
+    else:
+        rec[field] = value
+    path.write_text(json.dumps(rec))
+    r = script_runner.run(["ctx-read", "bad"])
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"ctx-read: error: handle default/bad: its card {path} is damaged ({reason}) "
+        "(remove it with ctx-stash --rm default/bad)\n"
+    )
+    assert script_runner.run(["ctx-read", "good", "--head", "1"]).returncode == 0
+
+    def files():
+        return sorted(str(p) for d in ("blobs", "sessions") for p in (store_dir / d).rglob("*"))
+
+    before = files()
+    r = script_runner.run(["ctx-stash", "--list"])
+    assert r.returncode == 0 and r.stdout.startswith("good ")
+    want = f"handle default/bad: its card {path} is damaged ({reason})"
+    assert r.stderr == f"ctx-stash: warning: skipped a damaged card: {want}\n"
+    r = script_runner.run(["ctx-stash", "--gc", "--json"])
+    assert r.returncode == 0
+    report = json.loads(r.stdout)
+    assert report["damaged"] == [
+        {"id": "default/bad", "error": f"handle default/bad: its card {path} is damaged ({reason})"}
+    ]
+    assert report["blobs_removed"] == (0 if field != "sha256" else 1)
+    if field != "sha256":
+        assert files() == before  # nothing touched
+        assert st.blob_path(bad_sha).exists()
+    r = script_runner.run(["ctx-stash", "--rm", "bad"])
+    assert r.returncode == 0 and not path.exists()
+
+
+def test_store_root_that_is_a_file(script_runner, tmp_path):
+    f = tmp_path / "file"
+    f.write_text("not a store")
+    for args in (["--list"], ["--gc"], ["--gc", "--dry-run"]):
+        r = script_runner.run(["ctx-stash", "--store", str(f), *args])
+        assert r.returncode == 1, args
+        assert r.stderr == (
+            f"ctx-stash: error: store root {f} is not a directory "
+            "(point --store or CTX_STORE at a directory)\n"
+        )
+    assert f.read_text() == "not a store"
+
+
+@pytest.mark.parametrize("cmd", ["ctx-stash", "ctx-read"])
+def test_empty_store_path_is_a_usage_error(script_runner, tmp_path, monkeypatch, cmd):
+    monkeypatch.chdir(tmp_path)
+    r = run_bytes(script_runner, [cmd, "--store", "", "--always"][:3], b"x" * 2000)
+    assert r.returncode == 2
+    assert "Invalid value for '--store': empty: give the store's directory" in r.stderr
+    assert not Path("blobs").exists() and not Path("sessions").exists()  # no store in cwd
+
+
+def test_version_that_never_existed(script_runner, store_dir):
+    st = HandleStore(store_dir)
+    old = st.put_bytes(PYTEST_LOG, name="ok")
+    new = st.put_bytes(PYTEST_LOG + b"more\n", name="ok")
+    r = script_runner.run(["ctx-read", "ok@abcdef"])
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-read: error: no version @abcdef of default/ok (its current version is "
+        f"@{new['sha256'][:12]}) (read ctx:default/ok for the current version)\n"
+    )
+    r = script_runner.run(["ctx-read", old["ref"]])
+    assert r.returncode == 1 and "has been re-stashed" in r.stderr
+
+
+def test_restashed_name_starts_with_no_reads(script_runner, store_dir):
+    st = HandleStore(store_dir)
+    st.put_bytes(PYTEST_LOG, name="n")
+    for _ in range(3):
+        assert script_runner.run(["ctx-read", "n", "--head", "1"]).returncode == 0
+    assert st.entries()[0]["access_count"] == 3
+    time.sleep(0.01)
+    st.put_bytes(PYTEST_LOG + b"v2\n", name="n")
+    assert st.entries()[0]["access_count"] == 0
+    st.compact_access()
+    assert st.entries()[0]["access_count"] == 0
+    assert script_runner.run(["ctx-read", "n", "--head", "1"]).returncode == 0
+    assert st.entries()[0]["access_count"] == 1
+
+
+def test_gc_without_budget_keeps_100(script_runner, store_dir):
+    st = HandleStore(store_dir)
+    st.put_many([(f"payload {i}\n".encode(), {"name": f"h{i:03d}"}) for i in range(105)])
+    r = script_runner.run(["ctx-stash", "--gc", "--json"])
+    report = json.loads(r.stdout)
+    assert len(report["evicted"]) == 5 and report["kept"] == 100
+    r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1000", "--json"])
+    assert json.loads(r.stdout)["evicted"] == []
+    assert len(st.entries()) == 100
+
+
+def test_access_log_keeps_the_1000_most_frecent(store_dir, monkeypatch):
+    from ctxtools import store as store_mod
+
+    st = HandleStore(store_dir)
+    st.put_many([(f"p{i}\n".encode(), {"name": f"h{i:04d}"}) for i in range(1010)])
+    created = max(float(r["created_at"]) for r in st.records())
+    for i in range(1010):  # h0010 and up are read twice: higher frecency
+        for _ in range(1 if i < 10 else 2):
+            st.record_access("default", f"h{i:04d}", when=created + 0.5)
+    st.compact_access()
+    lines = st.access_log.read_bytes().splitlines()
+    assert len(lines) == store_mod.ACCESS_MAX_ENTRIES == 1000
+    names = {json.loads(x)["n"] for x in lines}
+    assert names == {f"h{i:04d}" for i in range(10, 1010)}

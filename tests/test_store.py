@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import errno
 import hashlib
 import os
@@ -534,7 +535,7 @@ BATCH = [
     (b'{"i": 1}\n{"i": 2}\n', {"name": "rows", "session": "other"}),
     (b"\xff\xfe not utf-8 \xc3(\n" * 10, {"name": "binary", "exit_status": 3}),
     (b"", {"name": "empty"}),
-    (b"given type\n", {"name": "typed", "type": "json"}),
+    (b"[1, 2]\n", {"name": "typed", "type": "jsonl"}),
     (b"no name at all\n", {}),
     (LOG, {"name": "log-again"}),  # the same bytes under another name: one blob
     ("caf\u00e9 \u4e2d\u6587\n".encode() * 3, {"name": "cjk", "session": "other"}),
@@ -788,3 +789,64 @@ def test_put_many_concurrent_with_other_writers_and_gc(tmp_path):
     st.gc()
     blobs = [p for p in st.blobs_dir.rglob("*") if p.is_file() and not p.name.endswith(".idx")]
     assert len(blobs) == len({st.card(f"n{i}")["sha256"] for i in range(60)})
+
+
+def test_version_1_index_is_rebuilt_as_version_2(store_dir):
+    """An .idx written before the character checkpoints (format 1) is rebuilt on read."""
+    from array import array
+
+    import xxhash
+
+    from ctxtools import store as store_mod
+
+    st = HandleStore(store_dir)
+    data = ("é" * 40_000 + "\n").encode() * 3
+    card = st.put_bytes(data, name="old")
+    ipath = st.idx_path(card["sha256"])
+    words = array("Q", ipath.read_bytes()[:-8])
+    ix = store_mod.LineIndex.from_bytes(ipath.read_bytes())
+    assert ix is not None and len(ix.cc_offs) > 1
+    # format 1: 10 header words, no character checkpoints
+    v1 = array("Q", [words[0], 1, *words[2:8], words[9], words[10]])
+    body = v1.tobytes() + ix.blocks.tobytes() + ix.ck_lines.tobytes() + ix.ck_offs.tobytes()
+    ipath.write_bytes(body + array("Q", [xxhash.xxh3_64_intdigest(body)]).tobytes())
+    assert store_mod.LineIndex.from_bytes(ipath.read_bytes()) is None
+    with st.open("old") as p:
+        assert p.chars_before(len(data)) == 120_003
+        assert p.char_offset(40_001) == 80_001
+    again = store_mod.LineIndex.from_bytes(ipath.read_bytes())
+    assert again is not None and list(again.cc_chars) == list(ix.cc_chars)
+
+
+def test_character_checkpoints_agree_with_decoding(monkeypatch):
+    """chars_before / char_offset through the checkpoints equal decoding from the start,
+    for multibyte text, invalid bytes and characters cut at every boundary."""
+    import random
+
+    from ctxtools import store as store_mod
+    from ctxtools.store import open_bytes
+
+    rng = random.Random(11)
+    alphabet = ["a", "é", "語", "😀", "\n"]
+    parts = []
+    for _ in range(3000):
+        if rng.random() < 0.05:
+            parts.append(bytes([rng.choice([0xFF, 0xC3, 0xE8, 0x80])]))
+        else:
+            parts.append(rng.choice(alphabet).encode())
+    data = b"".join(parts)
+    monkeypatch.setattr(store_mod, "STRIDE", 37)
+    monkeypatch.setattr(store_mod, "BLOCK_SIZE", 101)
+    with open_bytes(data) as p:
+        assert len(p.index.cc_offs) > 50
+        for cut in range(0, len(data) + 1, 7):
+            # only character boundaries are asked for: move CUT back to one
+            dec = codecs.getincrementaldecoder("utf-8")("replace")
+            n = len(dec.decode(data[:cut]))
+            pending = len(dec.getstate()[0])
+            b = cut - pending
+            assert p.chars_before(b) == len(data[:b].decode("utf-8", "replace")) == n
+        text = data.decode("utf-8", "replace")
+        for c in range(0, len(text), 13):
+            off = p.char_offset(c)
+            assert len(data[:off].decode("utf-8", "replace")) == c

@@ -92,6 +92,13 @@ def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
 
 
+def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An empty --store is a usage error (it would make a store in the current directory)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("empty: give the store's directory", ctx, param)
+    return value
+
+
 def store_options(func: Callable) -> Callable:
     """``--store DIR`` ($CTX_STORE) and ``--session NAME`` ($CTX_SESSION)."""
     return _apply(
@@ -102,6 +109,7 @@ def store_options(func: Callable) -> Callable:
                 envvar="CTX_STORE",
                 type=click.Path(),  # the store itself says clearly what is wrong with it
                 default=None,
+                callback=_store_path,
                 help="Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
             ),
             click.option(

@@ -115,7 +115,10 @@ def cli(ref: str | None, **o) -> int:
     --slice A:B (zero-based, half-open, negatives from the end; --unit chars|lines),
     --range X-Y (1-based, closed; X- to the end; an end past the last line is clamped with
     a note), --head N, --tail N, --grep REGEX [-C N] [-i] (matching lines as N:line,
-    context as N-line, groups separated by --), --count (JSON: chars, lines, bytes, tokens,
+    context as N-line, groups separated by --; Python syntax run by RE2 in linear time,
+    so no pattern can hang; backreferences and lookaround are refused; a line too long
+    to show is shown as a window around its match, with the --slice that shows more on
+    stderr), --count (JSON: chars, lines, bytes, tokens,
     counter, kind, exact), --jsonpath EXPR (a JSON array of the matches, one a line; --paths
     their normalized paths; JSON Lines are queried as an array of the lines; --skip N skips
     matches; --dialect ng uses jsonpath-ng's syntax), --introspect (JSON: ref, type, exit_status,
@@ -131,9 +134,10 @@ def cli(ref: str | None, **o) -> int:
     --verify also re-hashes it with SHA-256. A reference whose @SHA_PREFIX is no longer
     the name's current version fails as a stale handle. Invalid UTF-8 is shown as U+FFFD.
 
-    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload, invalid JSON for
-    --jsonpath, invalid JSONPath (the message names the column), invalid regex, a --range
-    that starts after the last line; 2 usage errors (--range 0-3, --range 9-2, bad REF,
+    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
+    invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
+    or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
+    errors (--range 0-3, --range 9-2, bad REF,
     conflicting projections).
 
     \b

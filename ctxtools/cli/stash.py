@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import click
@@ -17,10 +16,11 @@ from ctxtools.cli.common import (
     standard_options,
     stdin_bytes,
     store_options,
+    warn,
     write,
     write_bytes,
 )
-from ctxtools.errors import CommandNotFoundError, CtxError, UsageError
+from ctxtools.errors import UsageError
 
 PROG = "ctx-stash"
 
@@ -34,23 +34,6 @@ class _StashCommand(click.Command):
             ctx.meta["ctx_stash.command"] = args[i + 1 :]
             args = args[:i]
         return super().parse_args(ctx, args)
-
-
-class _PipeReader:
-    """Reads a child's output as it arrives (os.read), optionally copying it to stderr."""
-
-    def __init__(self, fd: int, tee: bool) -> None:
-        self.fd = fd
-        self.tee = click.get_binary_stream("stderr") if tee else None
-
-    def read1(self, n: int = -1) -> bytes:
-        data = os.read(self.fd, 1 << 16 if n < 0 else min(n, 1 << 20))
-        if data and self.tee is not None:
-            self.tee.write(data)
-            self.tee.flush()
-        return data
-
-    read = read1
 
 
 def _human(n: int) -> str:
@@ -84,46 +67,21 @@ def _read_head(stream, limit: int) -> tuple[bytes, bool]:
 
 
 def _run(store, argv: list[str], opts: dict) -> int:
-    import subprocess
+    from ctxtools.capture import run_and_stash
 
-    store.check_writable()
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except FileNotFoundError:
-        raise CommandNotFoundError(f"{argv[0]}: command not found") from None
-    except PermissionError:
-        err = CtxError(f"{argv[0]}: permission denied (not executable)")
-        err.exit_status = 126
-        raise err from None
-    except OSError as exc:
-        err = CtxError(f"{argv[0]}: cannot run: {exc.strerror or exc}")
-        err.exit_status = 126
-        raise err from None
-    assert proc.stdout is not None
-    reader = _PipeReader(proc.stdout.fileno(), opts["tee"])
-    try:
-        card = store.put_stream(
-            reader,
-            name=opts["name"],
-            session=opts["session"],
-            type=opts["type"],
-            exit_status=proc.wait,
-        )
-    except BaseException:
-        # Let the command finish (draining its output) rather than kill it by SIGPIPE.
-        while reader.read1(1 << 16):
-            pass
-        proc.wait()
-        raise
-    finally:
-        proc.stdout.close()
+    tee = click.get_binary_stream("stderr") if opts["tee"] else None
+    card, code = run_and_stash(
+        store, argv, name=opts["name"], session=opts["session"], type=opts["type"], tee=tee
+    )
     emit_json(card)
-    code = proc.returncode
-    return 128 - code if code < 0 else code
+    return code
 
 
 def _list(store, opts: dict) -> None:
-    entries = store.entries(None if opts["all_sessions"] else opts["session"])
+    damaged: list = []
+    entries = store.entries(None if opts["all_sessions"] else opts["session"], damaged=damaged)
+    for _ident, message, _sha in damaged:
+        warn(f"warning: skipped a damaged card: {message}")
     if opts["as_json"]:
         out = []
         for e in entries:
@@ -174,17 +132,23 @@ def _list(store, opts: dict) -> None:
 
 def _gc(store, opts: dict) -> None:
     from ctxtools.fsutil import parse_size
+    from ctxtools.store import GC_MAX_ENTRIES
 
     max_bytes = parse_size(opts["max_bytes"]) if opts["max_bytes"] is not None else None
+    max_entries = opts["max_entries"]
+    if max_bytes is None and max_entries is None:
+        max_entries = GC_MAX_ENTRIES  # no budget given: the default one
     report = store.gc(
         max_bytes=max_bytes,
-        max_entries=opts["max_entries"],
+        max_entries=max_entries,
         strategy=opts["strategy"],
         dry_run=opts["dry_run"],
     )
     if opts["as_json"]:
         emit_json({"dry_run": opts["dry_run"], **report})
         return
+    for bad in report["damaged"]:
+        warn(f"warning: damaged card kept (gc does not remove it): {bad['error']}")
     verb = "would evict" if opts["dry_run"] else "evicted"
     lines = [f"{verb} {ident}" for ident in report["evicted"]]
     lines.append(
@@ -246,7 +210,10 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
 
     With -- CMD ARGS... the command is run (no shell), its stdout and stderr are captured
     interleaved as they arrive (--tee also copies them to stderr), always stored, and the
-    card records exit_status; ctx-stash then exits with the command's status.
+    card records exit_status; ctx-stash then exits with the command's status. The command
+    runs in its own process group: SIGTERM, SIGHUP or SIGINT (Ctrl-C) to ctx-stash is
+    passed on to it, what is left after 2 seconds is killed, nothing is stored, and
+    ctx-stash exits 128 + the signal's number.
 
     Card: {"kind": "handle", "session_id", "name", "type": "text"|"json"|"jsonl",
     "length": chars, "lines", "bytes", "repr_preview", "sha256",
@@ -255,15 +222,18 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     Housekeeping: --list (most recently and frequently read first, half-life 7 days;
     --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
     last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
-    [--max-entries N] [--strategy lru|importance] [--dry-run] (also removes blobs no card
-    refers to and temp files of killed writers; --json: {dry_run, evicted, blobs_removed,
-    bytes_freed, temp_removed, kept, kept_bytes}), --path (the store root).
+    [--max-entries N] [--strategy lru|importance] [--dry-run] (without a budget it keeps
+    100 handles; also removes blobs no card refers to and temp files of killed writers;
+    --json: {dry_run, evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes,
+    damaged}), --path (the store root). A damaged card is skipped with a warning by --list
+    and reported, not removed, by --gc; --rm removes it.
 
     Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
 
     Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
-    does not exist, 126 when it cannot be run); 1 store errors (read-only, full, not a
-    directory) or unknown handles; 2 usage errors (bad names, conflicting options).
+    does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
+    errors (read-only, full, not a directory), unknown handles, input that is not what
+    --type says; 2 usage errors (bad names, conflicting options, an empty --store).
 
     \b
     Examples:
