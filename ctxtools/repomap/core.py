@@ -379,16 +379,20 @@ def scan_repository(
     return ss
 
 
-def _rank(graph, personal: list[float] | None):
-    """(rank, file scores, definition scores) of GRAPH."""
+def _rank(graph, personal: list[float] | None, plain: tuple | None = None):
+    """(rank, file scores, definition scores) of GRAPH. PLAIN is the unpersonalised
+    (rank, file scores) of this very graph when a memo has them (spares one PageRank)."""
     from ctxtools.repomap.graph import centrality, definition_scores, pagerank
 
-    rank = pagerank(graph.out)
-    score = centrality(graph, rank)
-    # Tests and test data use everything and are used by little but each other: a map
-    # is for the code under test, so they step back (still ranked, still shown if room).
-    tests = [is_test_path(f) for f in graph.files]
-    score = [x * TEST_WEIGHT if t else x for x, t in zip(score, tests, strict=True)]
+    if plain is not None:
+        rank, score = plain
+    else:
+        rank = pagerank(graph.out)
+        score = centrality(graph, rank)
+        # Tests and test data use everything and are used by little but each other: a
+        # map is for the code under test, so they step back (still ranked, still shown).
+        tests = [is_test_path(f) for f in graph.files]
+        score = [x * TEST_WEIGHT if t else x for x, t in zip(score, tests, strict=True)]
     if personal is not None:
         # Relevance times centrality: how much --focus/--query lift a file's PageRank.
         prank = pagerank(graph.out, personal)
@@ -572,7 +576,10 @@ def rank_scans(
             ]
         del imports, contributions  # the graph holds what ranking needs (memory)
     if ranking is None:
-        rank, score, dscores = _rank(graph, personal)
+        plain = None
+        if personal is not None and not changed and state is not None and state[2] is not None:
+            plain = (state[2][0], state[2][1])  # the same graph: its plain ranking holds
+        rank, score, dscores = _rank(graph, personal, plain)
         if personal is None:
             ranking = (rank, score, dscores, graph.out, graph.import_edges)
         elif not changed and state is not None:
