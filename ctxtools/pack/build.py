@@ -185,7 +185,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
 
-    files = FileFitter(entries, identifiers, req, ruler, render, named)
+    files = FileFitter(entries, identifiers, req, ruler, render, named, redactions)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     text = ""
@@ -235,6 +235,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
             + ", ".join(files.failed_named),
             hint="raise the budget, name fewer files, or --allow-drop",
         )
+    dropped.extend(files.skipped)
     dropped.extend(files.dropped)
     if map_state.left_out:
         dropped.append({"what": "repository map", "why": map_state.left_out})

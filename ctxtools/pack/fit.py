@@ -67,10 +67,13 @@ class MapState:
 class FileFitter:
     """The files section under a token budget, named files kept at least as signatures."""
 
-    def __init__(self, entries, identifiers, req, ruler, render, named):
+    def __init__(self, entries, identifiers, req, ruler, render, named, redactions):
         from ctxtools.excerpt_run import auto_jobs, excerpt_sources
 
         self.notes: list[str] = []
+        self.skipped: list[dict] = []  # inputs the excerpt library would not show (binary)
+        self.redactions = redactions
+        self.checked: set[str] = set()  # shown files whose text was searched for secrets
         self.req = req
         self._ruler_count = ruler.count
         self._counts: dict[str, int] = {}
@@ -86,8 +89,12 @@ class FileFitter:
             run = excerpt_sources(inputs, identifiers, signatures=self.sig_mode, jobs=jobs)
             self.items.update(run.shown)
             for r in run.results:
-                if r.status != "ok":
-                    self.notes.append(f"skipped {r.label}: {r.note or r.status}")
+                if r.status == "binary":
+                    self.notes.append(f"skipped {r.label}: binary file")
+                    self.skipped.append({"what": r.label, "why": "binary"})
+                elif r.status != "ok":
+                    self.notes.append(f"skipped {r.label}: {r.error or r.status}")
+                    self.skipped.append({"what": r.label, "why": "unreadable"})
         self._sigs: dict[str, object] | None = None if not self.sig_mode else dict(self.items)
         # Best first: match score, then repo-map rank, then path.
         self.order = sorted(
@@ -146,7 +153,46 @@ class FileFitter:
         return out
 
     def fit(self, budget: int) -> tuple[str, list[dict]]:
-        """The files section's body in at most about BUDGET tokens, and a row per file."""
+        """The files section's body in at most about BUDGET tokens, and a row per file.
+
+        Secrets are looked for in the files that are shown (searching a whole tree would
+        cost more than the rest of a pack): a shown file that holds one is excerpted again
+        from its redacted text and the files are fitted again, until every shown file has
+        been searched."""
+        while True:
+            text, rows = self._fit_once(budget)
+            if self.req.allow_secrets or not self._redact([r["path"] for r in rows]):
+                return text, rows
+
+    def _redact(self, labels: list[str]) -> bool:
+        """Search the files LABELS not yet searched; whether one of them held a secret
+        (it is then excerpted anew from its redacted bytes)."""
+        from ctxtools.excerpt_run import excerpt_sources
+        from ctxtools.pack.inputs import redact_bytes
+
+        changed = False
+        for lab in labels:
+            e = self.entries[lab]
+            if lab in self.checked or e.path is None or e.data is not None:
+                continue  # handles and redacted files were searched when they were read
+            self.checked.add(lab)
+            try:
+                with open(e.path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue  # shown from what was read before; nothing new to search
+            redacted = redact_bytes(data, lab, self.req, self.redactions)
+            if redacted is data:
+                continue
+            e.data = redacted
+            run = excerpt_sources([e.as_input()], self.identifiers, signatures=self.sig_mode)
+            self.items.update(run.shown)
+            self._counts.clear()
+            self._sigs = None if not self.sig_mode else dict(self.items)
+            changed = True
+        return changed
+
+    def _fit_once(self, budget: int) -> tuple[str, list[dict]]:
         count = self.count
         self.failed_named = []
         self.lost: set[str] = set()
@@ -185,7 +231,7 @@ class FileFitter:
             missing = [
                 lab
                 for lab in sorted(self.named)
-                if lab in self.entries
+                if lab in self.items  # a binary file was skipped, and said so
                 and lab not in kept_labels
                 and lab not in forced
                 and lab not in self.lost

@@ -201,8 +201,8 @@ def load_entries(
     dropped: list[dict],
     redactions: list[dict],
 ) -> list[FileEntry]:
-    """Read every planned file and handle: secrets by name, binary and oversized files are
-    left out (said in NOTES and DROPPED); secrets in the text are redacted."""
+    """Check every planned file and read every handle: secrets by name and oversized files
+    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted."""
     from ctxtools.secrets import secret_filename
 
     out: list[FileEntry] = []
@@ -220,24 +220,16 @@ def load_entries(
             continue
         try:
             size = os.path.getsize(e.path)
-            if size > MAX_FILE_BYTES:
-                notes.append(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
-                dropped.append({"what": label, "why": "too large"})
-                continue
-            with open(e.path, "rb") as fh:
-                data = fh.read()
         except OSError as exc:
             notes.append(f"skipped {label}: {exc.strerror or exc}")
             dropped.append({"what": label, "why": "unreadable"})
             continue
-        if b"\0" in data[:8192]:
-            notes.append(f"skipped {label}: binary file")
-            dropped.append({"what": label, "why": "binary"})
+        if size > MAX_FILE_BYTES:
+            notes.append(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
+            dropped.append({"what": label, "why": "too large"})
             continue
-        redacted = redact_bytes(data, label, req, redactions)
-        # A clean file is excerpted from its path (worker processes can share the work);
-        # only a redacted one travels as bytes.
-        e.data = redacted if redacted is not data else None
+        # The bytes are read by the excerpt library (binary files are skipped there) and
+        # searched for secrets when the file is shown (FileFitter).
         out.append(e)
     if gather.handles:
         from ctxtools.config import default_session, store_root
