@@ -1,0 +1,288 @@
+"""Ranking memory chunks against a task: which qualify, how well, and why."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ctxtools.memory.chunk import Chunk, MemoryFile
+
+METHODS = ("hashing", "tfidf", "cmd")
+DEFAULT_METHOD = "tfidf"  # the better one in bench/bench_memory_eval.py (see its report)
+
+
+@dataclass
+class Scored:
+    """A chunk with its score, whether it qualified (KEPT) and WHY."""
+
+    chunk: Chunk
+    text: str
+    score: float
+    kept: bool
+    why: str
+
+    def as_dict(self) -> dict:
+        c = self.chunk
+        return {
+            "file": c.file,
+            "heading": c.heading,
+            "start": c.start,
+            "end": c.end,
+            "score": self.score,
+            "kept": self.kept,
+            "why": self.why,
+        }
+
+
+@dataclass
+class Ranking:
+    """Every chunk of the memory files, best first, and how the threshold was set.
+    METHOD is the one that scored (REQUESTED may differ: a failed command falls back)."""
+
+    method: str
+    requested: str
+    threshold: dict
+    chunks: list[Scored]
+    files: int
+    cache: dict
+    notes: list[str] = field(default_factory=list)
+    no_words: bool = False
+
+    @property
+    def kept(self) -> list[Scored]:
+        return [s for s in self.chunks if s.kept]
+
+    def as_dict(self, kept_only: bool = False) -> dict:
+        rows = self.kept if kept_only else self.chunks
+        return {
+            "method": self.method,
+            "requested": self.requested,
+            "threshold": self.threshold,
+            "files": self.files,
+            "chunks": len(self.chunks),
+            "kept": len(self.kept),
+            "cache": self.cache,
+            "notes": self.notes,
+            "results": [s.as_dict() for s in rows],
+        }
+
+
+def rank_memory(
+    paths: Sequence[str],
+    task: str,
+    *,
+    method: str = DEFAULT_METHOD,
+    embed_cmd: str | None = None,
+    embed_timeout: float | None = None,
+    min_score: float | None = None,
+    store: str | os.PathLike | None = None,
+    use_cache: bool = True,
+) -> Ranking:
+    """Chunk the memory files under PATHS and score every chunk against TASK with METHOD
+    ('hashing', 'tfidf', or 'cmd' with EMBED_CMD); chunks at or over the threshold are
+    kept. A command that fails falls back to DEFAULT_METHOD, said in the notes."""
+    from ctxtools.errors import UsageError
+    from ctxtools.memory.chunk import chunk_lines, discover, read_memory_file
+    from ctxtools.memory.words import words
+
+    if method not in METHODS:
+        raise UsageError(f"unknown retrieval method {method!r}", hint="hashing, tfidf or cmd")
+    if method == "cmd" and not embed_cmd:
+        raise UsageError("--retrieval cmd needs --embed-cmd CMD")
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise UsageError(f"--min-score {min_score}: not between 0 and 1")
+    argv = None
+    if embed_cmd:
+        from ctxtools.memory.cmd import parse_embed_command
+
+        argv = parse_embed_command(embed_cmd)
+        if method != "cmd":
+            raise UsageError("--embed-cmd goes with --retrieval cmd")
+    notes: list[str] = []
+    mfiles: list[MemoryFile] = []
+    for label, real in discover(paths, notes):
+        mf = read_memory_file(label, real, notes)
+        if mf is not None:
+            mfiles.append(mf)
+    qwords = words(task)
+    requested = method
+    state = _State(mfiles, method, argv, paths, store, use_cache, notes)
+    if not qwords:
+        notes.append("memory: the task has no usable words (only stop-words, numbers or "
+                     "punctuation): no chunk qualifies")
+        chunks = state.chunks()
+        rows = [Scored(c, t, 0.0, False, "the task has no usable words") for c, t in chunks]
+        th = {"threshold": None, "floor": None, "median": None, "margin": None,
+              "rule": "no usable words"}
+        return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes, True)
+    if method == "cmd":
+        from ctxtools.memory.cmd import DEFAULT_TIMEOUT, EmbedCommandError
+
+        try:
+            scores = state.score_cmd(task, embed_timeout or DEFAULT_TIMEOUT)
+        except EmbedCommandError as exc:
+            notes.append(f"warning: {exc}; ranked with {DEFAULT_METHOD} instead")
+            method = DEFAULT_METHOD
+            state = _State(mfiles, method, None, paths, store, use_cache, notes)
+    if method == "hashing":
+        scores = state.score_hashing(qwords)
+    elif method == "tfidf":
+        scores = state.score_tfidf(qwords)
+    chunks = state.chunks()
+    from ctxtools.memory.threshold import threshold_for
+
+    th = threshold_for(method, scores, min_score)
+    limit = th["threshold"]
+    rows = []
+    for (c, text), s in zip(chunks, scores, strict=True):
+        s = round(s, 6)
+        if s > 0 and s >= limit:
+            rows.append(Scored(c, text, s, True, "at or over the threshold"))
+        else:
+            rows.append(Scored(c, text, s, False, f"{s:.3f} below the threshold {limit:.3f}"))
+    rows.sort(key=lambda r: (-r.score, r.chunk.file, r.chunk.start))
+    state.save()
+    return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes)
+
+
+class _State:
+    """The run's chunks and their cached or newly computed statistics."""
+
+    def __init__(self, mfiles, method, argv, paths, store, use_cache, notes):
+        from ctxtools.memory.cache import MemoryCache, cache_path
+
+        self.mfiles = mfiles
+        self.method = method
+        self.notes = notes
+        path = None
+        if use_cache:
+            from ctxtools.config import store_root
+
+            material = sorted(os.path.realpath(p) for p in paths)
+            if argv:
+                material = ["cmd:" + "\0".join(argv), *material]
+            path = cache_path(store_root(store), method, material)
+        self.cache = MemoryCache(path)
+        self.cache.load()
+        if self.cache.note:
+            notes.append(f"note: {self.cache.note}")
+        self.argv = argv
+        self.new_files: dict[str, list[tuple]] = {}
+        self.vec: dict[str, bytes] = {}
+        self.tf: dict[str, dict[str, int]] = {}
+        self.stats: tuple | None = None
+        self.computed = 0
+        self.dirty = False
+        self._chunks: list[tuple[Chunk, str]] | None = None
+
+    def chunks(self) -> list[tuple[Chunk, str]]:
+        """(chunk, its text) of every file, files in label order, chunks in file order."""
+        if self._chunks is not None:
+            return self._chunks
+        from ctxtools.memory.chunk import chunk_lines
+
+        out = []
+        for mf in self.mfiles:
+            cached = self.cache.files.get(mf.digest)
+            if cached is not None:
+                chunks = [Chunk(mf.label, h, a, b, d) for h, a, b, d in cached]
+            else:
+                chunks = chunk_lines(mf.label, mf.lines)
+                self.dirty = True
+            self.new_files[mf.digest] = [(c.heading, c.start, c.end, c.digest) for c in chunks]
+            for c in chunks:
+                out.append((c, "\n".join(mf.lines[c.start - 1 : c.end])))
+        self._chunks = out
+        return out
+
+    def score_hashing(self, qwords: list[str]) -> list[float]:
+        from array import array
+
+        from ctxtools.memory.hashing import HashingEmbedder, cosine
+        from ctxtools.memory.words import words
+
+        emb = HashingEmbedder()
+        q = emb.vector(qwords)
+        out = []
+        for c, text in self.chunks():
+            raw = self.vec.get(c.digest) or self.cache.vec.get(c.digest)
+            if raw is None:
+                v = emb.vector(words(text))
+                raw = v.tobytes()
+                self.computed += 1
+                self.dirty = True
+            else:
+                v = array("f")
+                v.frombytes(raw)
+            self.vec[c.digest] = raw
+            out.append(cosine(q, v))
+        return out
+
+    def score_tfidf(self, qwords: list[str]) -> list[float]:
+        import xxhash
+
+        from ctxtools.memory import tfidf
+        from ctxtools.memory.words import words
+
+        counts = []
+        for c, text in self.chunks():
+            tc = self.tf.get(c.digest) or self.cache.tf.get(c.digest)
+            if tc is None:
+                tc = tfidf.term_counts(words(text))
+                self.computed += 1
+                self.dirty = True
+            self.tf[c.digest] = tc
+            counts.append(tc)
+        fp = xxhash.xxh3_128_hexdigest("\n".join(c.digest for c, _ in self.chunks()).encode())
+        st = self.cache.stats
+        if isinstance(st, tuple) and len(st) == 3 and st[0] == fp and len(st[2]) == len(counts):
+            df, norms = st[1], st[2]
+        else:
+            df, norms = tfidf.corpus_stats(counts)
+            self.dirty = True
+        self.stats = (fp, df, norms)
+        return tfidf.scores(tfidf.term_counts(qwords), counts, df, norms)
+
+    def score_cmd(self, task: str, timeout: float) -> list[float]:
+        from array import array
+
+        from ctxtools.memory.cmd import EmbedCommandError, embed_texts
+        from ctxtools.memory.hashing import cosine
+
+        chunks = self.chunks()
+        todo = {}
+        for c, text in chunks:
+            if c.digest not in self.cache.vec and c.digest not in todo:
+                todo[c.digest] = text
+        keys = sorted(todo)
+        vectors = embed_texts(self.argv, [todo[k] for k in keys] + [task], timeout)
+        q = vectors[-1]
+        for k, v in zip(keys, vectors, strict=False):
+            self.vec[k] = v.tobytes()
+        self.computed = len(keys)
+        self.dirty = self.dirty or bool(keys)
+        out = []
+        for c, _ in chunks:
+            raw = self.vec.get(c.digest) or self.cache.vec[c.digest]
+            self.vec[c.digest] = raw
+            v = array("f")
+            v.frombytes(raw)
+            if len(v) != len(q):
+                raise EmbedCommandError(
+                    f"--embed-cmd {self.argv[0]}: vectors of {len(q)} dimensions, the cached "
+                    f"ones have {len(v)}"
+                )
+            out.append(cosine(q, v))
+        return out
+
+    def cache_info(self) -> dict:
+        n = len(self._chunks or [])
+        return {"chunks": n, "computed": self.computed, "cached": n - self.computed}
+
+    def save(self) -> None:
+        if self.cache.path is None or not self.dirty:
+            return
+        problem = self.cache.save(self.new_files, self.vec, self.tf, self.stats)
+        if problem:
+            self.notes.append(f"note: memory cache not written ({problem}); ranked without it")

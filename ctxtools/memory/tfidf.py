@@ -1,0 +1,68 @@
+"""Lexical TF-IDF with cosine similarity over the chunk corpus.
+
+A chunk's statistics are its stemmed term counts (cached by the chunk's digest); the
+corpus's are the document frequency of every term and each chunk's vector norm (cached by
+the corpus's fingerprint, the ordered digests of its chunks). Weights are sublinear,
+``(1 + ln tf) × idf`` with ``idf = ln((N + 1) / (df + 1)) + 1``; a task's word that no
+chunk holds still weighs in the task's norm, so a task about something else scores low.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from ctxtools.memory.words import stem
+
+
+def term_counts(words: list[str]) -> dict[str, int]:
+    """A chunk's (or task's) stemmed term counts."""
+    return dict(Counter(stem(w) for w in words))
+
+
+def corpus_stats(counts: Sequence[dict[str, int]]) -> tuple[dict[str, int], list[float]]:
+    """(document frequency of each term, each chunk's TF-IDF norm) over COUNTS."""
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    n = len(counts)
+    idf = {t: math.log((n + 1) / (d + 1)) + 1.0 for t, d in df.items()}
+    norms = []
+    for c in counts:
+        s = 0.0
+        for t, tf in c.items():
+            w = (1.0 + math.log(tf)) * idf[t]
+            s += w * w
+        norms.append(math.sqrt(s))
+    return dict(df), norms
+
+
+def scores(
+    query: dict[str, int],
+    counts: Sequence[dict[str, int]],
+    df: dict[str, int],
+    norms: Sequence[float],
+) -> list[float]:
+    """The cosine of the task's terms QUERY with every chunk."""
+    n = len(counts)
+    qw: dict[str, float] = {}
+    live: list[tuple[str, float]] = []  # (term, query weight x idf) of the corpus's terms
+    for t in sorted(query):
+        idf = math.log((n + 1) / (df.get(t, 0) + 1)) + 1.0
+        qw[t] = (1.0 + math.log(query[t])) * idf
+        if t in df:
+            live.append((t, qw[t] * idf))
+    qnorm = math.sqrt(sum(w * w for w in qw.values()))
+    if qnorm == 0:
+        return [0.0] * n
+    log = math.log
+    out = []
+    for c, norm in zip(counts, norms, strict=True):
+        s = 0.0
+        for t, w in live:
+            tf = c.get(t)
+            if tf:
+                s += w * (1.0 + log(tf))
+        out.append(s / (qnorm * norm) if s else 0.0)
+    return out
