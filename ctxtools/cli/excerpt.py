@@ -20,6 +20,7 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
+from ctxtools.cli.retrieval import retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
 
 
@@ -99,6 +100,16 @@ from ctxtools.errors import UsageError
     help="Worker processes (default: 2 for 500 files or more on a machine with several "
     "CPUs, else 1).",
 )
+@click.option(
+    "--memory",
+    "memory",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="Rank the sections of these memory files or directories against --query instead "
+    "(what ctx-pack --memory would pick; repeatable).",
+)
+@retrieval_options
 @ruler_options
 @store_options
 @json_option
@@ -182,8 +193,21 @@ def cli(**opts) -> int:
     [{"kind", "name", "line", "end_line", "scope", "signature"}] instead of spans
     ("status": "too_large" over 512 KB: not scanned).
 
-    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going),
-    2 usage error (e.g. a query with no usable identifier).
+    --memory PATH (repeatable; Markdown, reStructuredText and text files, or directories of
+    them) does what ctx-pack --memory does and shows its choice: each file is cut into
+    sections, each scored against --query, and the sections that qualify are printed best
+    first, each under a header '==> FILE:START-END § HEADING <== score S' with its lines
+    numbered as above. --retrieval, --embed-cmd, --embed-timeout and --min-score are
+    ctx-pack's (see ctx-pack --help). With --json: {"method", "requested", "threshold":
+    {"threshold", "floor", "median", "margin", "rule"}, "files", "chunks", "kept",
+    "cache": {"chunks", "computed", "cached"}, "notes", "results": [{"file", "heading",
+    "start", "end", "score", "kept", "why", "text"}]}, the qualifying sections only.
+    Nothing qualifying is not an error (a note on stderr). FILE arguments, --ident,
+    --signatures, --tokens and the window options do not apply.
+
+    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
+    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
+    with --memory no usable word).
 
     \b
     Examples:
@@ -191,6 +215,7 @@ def cli(**opts) -> int:
       git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
       ctx-excerpt --ident parse_header --window 10 --json lib/http.py
       ctx-excerpt --signatures src/server.go src/routes.ts
+      ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
     from ctxtools.excerpt import ExcerptOptions, Matcher
     from ctxtools.excerpt_run import (
@@ -202,6 +227,9 @@ def cli(**opts) -> int:
     )
     from ctxtools.identifiers import identifiers_from_query, valid_identifier
 
+    method = retrieval_method(opts)
+    if opts["memory"]:
+        return _memory(opts, method)
     for name in opts["idents"]:
         if not valid_identifier(name):
             raise UsageError(
@@ -267,6 +295,64 @@ def cli(**opts) -> int:
     else:
         write(run.render())
     return notes.status
+
+
+def _memory(opts: dict, method: str | None) -> int:
+    """--memory: the memory sections that qualify for --query, best first."""
+    from ctxtools.memory import DEFAULT_METHOD, rank_memory
+
+    if opts["query"] is None:
+        raise UsageError("--memory needs --query TEXT", hint="the task to rank sections for")
+    for name, bad in (
+        ("FILE arguments", opts["files"] or opts["files_from"]),
+        ("--ident", opts["idents"]),
+        ("--signatures", opts["signatures"]),
+        ("--tokens", opts["tokens"] is not None),
+    ):
+        if bad:
+            raise UsageError(f"{name} and --memory do not go together")
+    ranking = rank_memory(
+        list(opts["memory"]),
+        opts["query"],
+        method=method or DEFAULT_METHOD,
+        embed_cmd=opts["embed_cmd"],
+        embed_timeout=opts["embed_timeout"],
+        min_score=opts["min_score"],
+        store=opts["store"],
+    )
+    if ranking.no_words:
+        raise UsageError(
+            f"no usable word in the query {opts['query']!r}",
+            hint="stop-words, numbers and one-letter words are ignored",
+        )
+    for note in ranking.notes:
+        warn(note)
+    kept = ranking.kept
+    if not kept:
+        th = ranking.threshold
+        warn(
+            f"note: no memory section qualifies ({ranking.method}: threshold "
+            f"{th['threshold']:.3f}; best score "
+            f"{ranking.chunks[0].score if ranking.chunks else 0:.3f})"
+        )
+    if opts["as_json"]:
+        doc = ranking.as_dict(kept_only=True)
+        for row, s in zip(doc["results"], kept, strict=True):
+            row["text"] = s.text
+        emit_json(doc)
+        return 0
+    blocks = []
+    for s in kept:
+        c = s.chunk
+        title = f" § {c.heading}" if c.heading else ""
+        width = len(str(c.end))
+        lines = s.text.split("\n")
+        body = "".join(
+            f"{n:>{max(5, width + 1)}}│ {line}\n" for n, line in enumerate(lines, c.start)
+        )
+        blocks.append(f"==> {c.file}:{c.start}-{c.end}{title} <== score {s.score:.3f}\n{body}")
+    write("\n".join(blocks))
+    return 0
 
 
 def _read_stdin() -> bytes:

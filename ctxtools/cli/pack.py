@@ -15,6 +15,7 @@ from ctxtools.cli.common import (
     warn,
     write_bytes,
 )
+from ctxtools.cli.retrieval import retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
 
 
@@ -114,6 +115,22 @@ from ctxtools.errors import UsageError
     help="auto: bodies when earned; cards: one-line cards only; full: bodies of the matches.",
 )
 @click.option(
+    "--memory",
+    "memory",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="Memory files or directories (.md, .txt, .rst): their sections that match the "
+    "task go in (repeatable).",
+)
+@click.option(
+    "--memory-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tokens the memory section may take [default: 15% of the budget].",
+)
+@retrieval_options
+@click.option(
     "--identifiers-only",
     is_flag=True,
     help="Paths and signatures instead of bodies (as for roles explorer, context, docs).",
@@ -174,22 +191,44 @@ def cli(**opts) -> int:
     then lowest map rank), then the map shrinks. Roles explorer, context and docs, and
     --identifiers-only, get paths plus signatures instead of bodies.
 
+    Memory (with --memory PATH, repeatable: Markdown, reStructuredText and text files, or
+    directories of them; binary files are skipped, said on stderr) goes after the skills
+    and before the map: each file is cut into sections (Markdown headings, underlined reST
+    titles, or groups of paragraphs), each section scored against the task, and the ones
+    that qualify go in best first, each labelled with its file, heading and lines, within
+    --memory-tokens (15% of the budget by default). Scores are TF-IDF cosines (--retrieval
+    tfidf, the default: it keeps less noise and finds more than the hashing embedder in
+    bench/bench_memory_eval.py), the local hashing embedder's cosines (hashing), or the
+    cosines of vectors from --embed-cmd CMD (cmd): CMD reads one JSON string a line on
+    stdin and writes one JSON array of numbers a line; if it fails, times out
+    (--embed-timeout) or writes bad vectors, tfidf is used instead, said on stderr. A
+    section qualifies when its score reaches the method's noise floor (tfidf 0.15, hashing
+    0.40, cmd 0.25) and the median score of all sections for this task plus a margin
+    (0.05, 0.10, 0.10), so a task that matches nothing gets nothing; --min-score X
+    replaces both. Vectors and term counts are cached in the store by content, so a
+    changed file re-embeds only its changed sections.
+
     Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
     credentials ...) are skipped even when named, and private keys, cloud keys and
     provider tokens in any text become '[secret redacted: KIND]', said on stderr.
     --allow-secrets turns both off. Binary files are skipped, said on stderr.
 
     --explain prints on stderr each budget term, tokens per section and per file as bars
-    scaled to the budget, the @-mentions' resolutions, and what was dropped and why.
+    scaled to the budget, the memory threshold and each memory section's score, in or out
+    and why, the @-mentions' resolutions, and what was dropped and why.
     --format json prints {"budget": {...terms, "tokens"}, "tokens", "counter", "exact",
     "sections": [{"name", "tokens", "parts": [{"label", "tokens"}]}], "files": [{"path",
     "named", "why", "shown", "tokens", "score", "rank", ...}], "dropped": [{"what",
     "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
-    "kind"}], "notes": [...], "text": the Markdown pack}; the budget bounds "text".
+    "kind"}], "notes": [...], "memory": null or {"method", "requested", "threshold":
+    {"threshold", "floor", "median", "margin", "rule"}, "budget", "tokens", "kept",
+    "files", "cache": {"chunks", "computed", "cached"}, "chunks": [{"file", "heading",
+    "start", "end", "score", "kept", "in_pack", "why"}]}, "text": the Markdown pack};
+    the budget bounds "text".
 
     Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a budget below the
     floor, a named file that cannot fit, --changed outside a git work tree, an unknown
-    @skill:NAME), 2 usage error.
+    @skill:NAME, a missing --memory path), 2 usage error.
 
     \b
     Examples:
@@ -197,6 +236,7 @@ def cli(**opts) -> int:
       ctx-pack --task "review this change" --changed origin/main --role reviewer
       git ls-files -z '*.go' | ctx-pack -t "retry backoff" --files-from - -0 --tokens 8000
       ctx-pack -t "where is caching done?" --role explorer --explain . > /dev/null
+      ctx-pack -t "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
     """
     from ctxtools.pack import PackRequest, build_pack
 
@@ -245,6 +285,12 @@ def cli(**opts) -> int:
         use_map=not opts["no_map"],
         store=opts["store"],
         session=opts["session"],
+        memory=opts["memory"],
+        memory_tokens=opts["memory_tokens"],
+        retrieval=retrieval_method(opts, (("--memory-tokens", "memory_tokens"),)),
+        embed_cmd=opts["embed_cmd"],
+        embed_timeout=opts["embed_timeout"],
+        min_score=opts["min_score"],
     )
     pack = build_pack(req, ruler, ruler_notes)
     for note in pack.notes:

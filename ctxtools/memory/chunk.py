@@ -62,9 +62,13 @@ def chunk_lines(label: str, lines: list[str]) -> list[Chunk]:
     out: list[Chunk] = []
     for heading, lo, hi in sections:
         for a, b in _paragraph_groups(lines, lo, hi, limit):
-            text = "\n".join(lines[a:b])
-            if not text.strip():
+            while a < b and not lines[a].strip():
+                a += 1
+            while b > a and not lines[b - 1].strip():
+                b -= 1
+            if a == b:
                 continue
+            text = "\n".join(lines[a:b])
             out.append(Chunk(label, heading, a + 1, b, text_digest(text)))
     return out
 

@@ -83,7 +83,7 @@ def rank_memory(
     ('hashing', 'tfidf', or 'cmd' with EMBED_CMD); chunks at or over the threshold are
     kept. A command that fails falls back to DEFAULT_METHOD, said in the notes."""
     from ctxtools.errors import UsageError
-    from ctxtools.memory.chunk import chunk_lines, discover, read_memory_file
+    from ctxtools.memory.chunk import discover, read_memory_file
     from ctxtools.memory.words import words
 
     if method not in METHODS:
@@ -109,12 +109,19 @@ def rank_memory(
     requested = method
     state = _State(mfiles, method, argv, paths, store, use_cache, notes)
     if not qwords:
-        notes.append("memory: the task has no usable words (only stop-words, numbers or "
-                     "punctuation): no chunk qualifies")
+        notes.append(
+            "note: no memory section qualifies: the task has no usable words (only "
+            "stop-words, numbers or punctuation)"
+        )
         chunks = state.chunks()
         rows = [Scored(c, t, 0.0, False, "the task has no usable words") for c, t in chunks]
-        th = {"threshold": None, "floor": None, "median": None, "margin": None,
-              "rule": "no usable words"}
+        th = {
+            "threshold": None,
+            "floor": None,
+            "median": None,
+            "margin": None,
+            "rule": "no usable words",
+        }
         return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes, True)
     if method == "cmd":
         from ctxtools.memory.cmd import DEFAULT_TIMEOUT, EmbedCommandError

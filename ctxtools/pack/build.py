@@ -15,6 +15,7 @@ from ctxtools.pack.model import (
     MAP_MIN_TOKENS,
     MAP_SHARE_MIN,
     MAP_TOKENS,
+    MEMORY_SHARE,
     SECTIONS,
     SKILL_DISCLOSURES,
     Pack,
@@ -151,6 +152,13 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     fixed = _fixed_sections(
         req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
     )
+    memory_info = None
+    if req.memory:
+        mem, memory_info = _memory_section(
+            req, task_words, budget["tokens"], render, count, notes, redactions
+        )
+        if mem is not None:
+            fixed.append(mem)
     task_part = render.section("task", render.task(req.task))
     fixed_tokens = {f.name: count(f.text) for f in fixed}
     task_tokens = count(task_part)
@@ -160,11 +168,16 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
             f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
             hint="shorten the task, or raise the budget with --model/--role/--tokens",
         )
-    # Drop fixed parts (last instruction file first, skill bodies before cards) when they
-    # leave the task no room.
+    # Drop fixed parts (the worst memory chunk first, then skill bodies before cards, then
+    # the last instruction file) when they leave the task no room.
     while fixed and sum(fixed_tokens.values()) + task_tokens > total_budget:
-        sec = next((f for f in fixed if f.name == "skills"), fixed[0])  # skills go first
+        sec = next(
+            (f for f in fixed if f.name == "memory"),
+            next((f for f in fixed if f.name == "skills"), fixed[0]),
+        )
         label, _ = sec.parts.pop()
+        if sec.name == "memory" and memory_info is not None:
+            _memory_left_out(memory_info, label, "over the pack budget")
         dropped.append({"what": f"{sec.name}: {label}", "why": "over the budget"})
         if not sec.parts:
             fixed.remove(sec)
@@ -207,6 +220,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
                 map_section = render.section("map", render.repomap(map_text))
         parts = [f.text for f in fixed if f.name == "instructions"]
         parts += [f.text for f in fixed if f.name == "skills"]
+        parts += [f.text for f in fixed if f.name == "memory"]
         parts += [s for s in (map_section, files_section) if s]
         parts.append(task_part)
         text = render.document(parts)
@@ -266,6 +280,10 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         used_files = [e.label for e in entries if e.path is not None and e.named]
         resolver.record_use(used_files)
 
+    if memory_info is not None:
+        mem_sec = next((f for f in fixed if f.name == "memory"), None)
+        memory_info["tokens"] = count(mem_sec.text) if mem_sec else 0
+        memory_info["kept"] = sum(1 for c in memory_info["chunks"] if c["in_pack"])
     return Pack(
         text=text,
         tokens=tokens,
@@ -280,7 +298,76 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         redactions=redactions,
         notes=notes,
         named=named,
+        memory=memory_info,
     )
+
+
+def _memory_section(req, task_words, total, render, count, notes, redactions):
+    """The memory section (a _Fixed, or None when no chunk qualifies or fits) and the
+    record --explain shows: every chunk with its score and why it is in or out."""
+    from ctxtools.memory import DEFAULT_METHOD, rank_memory
+
+    ranking = rank_memory(
+        list(req.memory),
+        task_words,
+        method=req.retrieval or DEFAULT_METHOD,
+        embed_cmd=req.embed_cmd,
+        embed_timeout=req.embed_timeout,
+        min_score=req.min_score,
+        store=req.store,
+    )
+    notes.extend(ranking.notes)
+    cap = req.memory_tokens if req.memory_tokens is not None else total * MEMORY_SHARE // 100
+    rows = []
+    parts: list[tuple[str, str]] = []
+    body_tokens = count(render.section("memory", ""))
+    for s in ranking.chunks:
+        c = s.chunk
+        row = s.as_dict()
+        row["in_pack"] = False
+        if s.kept:
+            where = f"{c.file}:{c.start}-{c.end}"
+            text = redact_text(s.text, f"memory {where}", req, redactions)
+            part = render.memory_chunk(c.file, c.heading, c.start, c.end, text)
+            tokens = count(part)
+            if body_tokens + tokens <= cap:
+                parts.append((where, part))
+                body_tokens += tokens
+                row["in_pack"] = True
+                row["why"] = "in: at or over the threshold"
+            else:
+                row["why"] = f"qualified, but over the memory budget of {cap:,} tokens"
+        rows.append(row)
+    info = {
+        "method": ranking.method,
+        "requested": ranking.requested,
+        "threshold": ranking.threshold,
+        "budget": cap,
+        "tokens": 0,
+        "kept": 0,
+        "files": ranking.files,
+        "cache": ranking.cache,
+        "chunks": rows,
+    }
+    if not parts:
+        return None, info
+    # The counts of the parts are estimates (tokens merge across joins): shed the worst
+    # chunks until the whole section, counted, is within the cap.
+    while parts:
+        text = render.section("memory", "".join(p for _, p in parts))
+        if count(text) <= cap:
+            return _Fixed("memory", text, parts), info
+        label, _ = parts.pop()
+        _memory_left_out(info, label, f"over the memory budget of {cap:,} tokens")
+    return None, info
+
+
+def _memory_left_out(info: dict, label: str, why: str) -> None:
+    for row in info["chunks"]:
+        if row["in_pack"] and f"{row['file']}:{row['start']}-{row['end']}" == label:
+            row["in_pack"] = False
+            row["why"] = f"qualified, but {why}"
+            return
 
 
 def _fixed_sections(

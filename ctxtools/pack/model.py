@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-SECTIONS = ("instructions", "skills", "map", "files", "task")
+SECTIONS = ("instructions", "skills", "memory", "map", "files", "task")
 FORMATS = ("markdown", "xml", "json")
 MAP_TOKENS = 900  # the map's budget when the files leave room (DESIGN.md)
 MAP_MIN_TOKENS = 50  # a smaller map says nothing: left out
@@ -16,6 +16,8 @@ MAX_FILE_BYTES = 32 << 20  # a file over this is skipped (a pack holds ~100K tok
 FIT_ROUNDS = 12
 SKILL_DISCLOSURES = ("auto", "cards", "full")
 EXPLAIN_DROPPED = 40  # drops listed by --explain; --format json has them all
+MEMORY_SHARE = 15  # percent of the budget the memory section may take by default
+EXPLAIN_MEMORY = 20  # memory chunks listed by --explain; --format json has them all
 
 
 @dataclass
@@ -47,6 +49,12 @@ class PackRequest:
     use_map: bool = True
     store: str | os.PathLike | None = None
     session: str | None = None
+    memory: Sequence[str] = ()  # memory files and directories (ctxtools.memory)
+    memory_tokens: int | None = None  # default: MEMORY_SHARE percent of the budget
+    retrieval: str | None = None  # hashing, tfidf or cmd (default: the memory default)
+    embed_cmd: str | None = None
+    embed_timeout: float | None = None
+    min_score: float | None = None
 
 
 @dataclass
@@ -90,6 +98,7 @@ class Pack:
     redactions: list[dict]
     notes: list[str]
     named: list[str]
+    memory: dict | None = None  # with --memory: the ranking and what went in (explain)
 
     def as_dict(self) -> dict:
         """The ``--format json`` document (``text`` is the Markdown pack it describes)."""
@@ -104,6 +113,7 @@ class Pack:
             "mentions": self.mentions,
             "redactions": self.redactions,
             "notes": self.notes,
+            "memory": self.memory,
             "text": self.text,
         }
 
@@ -139,6 +149,8 @@ class Pack:
                 lines.append(
                     f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}{extra}"
                 )
+        if self.memory is not None:
+            lines.extend(_explain_memory(self.memory))
         if self.mentions:
             lines.append("mentions")
             for m in self.mentions:
@@ -159,6 +171,36 @@ class Pack:
             for r in self.redactions:
                 lines.append(f"  {r['where']}:{r['line']}: {r['kind']}")
         return "\n".join(lines) + "\n"
+
+
+def _explain_memory(mem: dict) -> list[str]:
+    th = mem["threshold"]
+    if th["threshold"] is None:
+        head = f"memory ({mem['method']}): {th['rule']}"
+    else:
+        if th["rule"] == "min_score":
+            rule = "--min-score"
+        else:
+            rule = (
+                f"max(floor {th['floor']:.2f}, median {th['median']:.3f} + margin "
+                f"{th['margin']:.2f})"
+            )
+        head = (
+            f"memory ({mem['method']}): threshold {th['threshold']:.3f} = {rule}; "
+            f"{mem['kept']:,} of {len(mem['chunks']):,} chunks in, {mem['tokens']:,} of "
+            f"{mem['budget']:,} tokens"
+        )
+    lines = [head]
+    for c in mem["chunks"][:EXPLAIN_MEMORY]:
+        mark = "+" if c["in_pack"] else "-"
+        lines.append(
+            f"  {mark} {c['score']:.3f}  {c['file']}:{c['start']}-{c['end']}"
+            f"{' § ' + c['heading'] if c['heading'] else ''}: {c['why']}"
+        )
+    if len(mem["chunks"]) > EXPLAIN_MEMORY:
+        rest = len(mem["chunks"]) - EXPLAIN_MEMORY
+        lines.append(f"  ... and {rest:,} more (--format json lists them all)")
+    return lines
 
 
 def _pct(n: int, total: int) -> str:

@@ -35,6 +35,7 @@ class Renderer:
         title = {
             "instructions": "Instructions",
             "skills": "Skills",
+            "memory": "Memory",
             "map": "Repository map",
             "files": "Files",
             "task": "Task",
@@ -60,6 +61,15 @@ class Renderer:
         if self.xml:
             return f'<skill name="{_xml_attr(name)}">\n{_xml_escape(_nl(body))}</skill>\n'
         return f"## Skill: {name}\n\n{_nl(body)}\n"
+
+    def memory_chunk(self, file: str, heading: str, start: int, end: int, text: str) -> str:
+        if self.xml:
+            return (
+                f'<chunk file="{_xml_attr(file)}" heading="{_xml_attr(heading)}" '
+                f'lines="{start}-{end}">\n{_xml_escape(_nl(text))}</chunk>\n'
+            )
+        title = f" § {heading}" if heading else ""
+        return f"## {file}{title} (lines {start}-{end})\n\n{_fence(text, 'text')}\n"
 
     def repomap(self, text: str) -> str:
         if self.xml:
