@@ -11,6 +11,7 @@ MEMORY_EXTENSIONS = (".md", ".markdown", ".txt", ".rst")
 MAX_FILE_BYTES = 32 << 20  # a memory file over this is skipped, with a note
 MAX_CHUNK_CHARS = 2000  # a longer section is cut at blank lines (~500 tokens a chunk)
 PLAIN_CHUNK_CHARS = 1200  # paragraph groups of plain text
+MIN_SECTION_CHARS = 200  # a section with less text than this under its title joins the next
 
 _MD_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*\Z")
 _MD_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -58,6 +59,7 @@ def chunk_lines(label: str, lines: list[str]) -> list[Chunk]:
         sections = _rst_sections(lines)
     else:
         sections = [("", 0, len(lines))]
+    sections = _merge_small(lines, sections)
     limit = PLAIN_CHUNK_CHARS if kind == "plain" else MAX_CHUNK_CHARS
     out: list[Chunk] = []
     for heading, lo, hi in sections:
@@ -70,6 +72,25 @@ def chunk_lines(label: str, lines: list[str]) -> list[Chunk]:
                 continue
             text = "\n".join(lines[a:b])
             out.append(Chunk(label, heading, a + 1, b, text_digest(text)))
+    return out
+
+
+def _merge_small(lines: list[str], sections: list[tuple[str, int, int]]):
+    """Sections with next to no text of their own (a title over its first subsection, a
+    one-line note) joined to the section after them, whose title the chunk takes (it is
+    what the text is about): alone, a few words score as if they were all about the
+    task."""
+    out: list[tuple[str, int, int]] = []
+    pending: int | None = None
+    for k, (heading, lo, hi) in enumerate(sections):
+        if pending is not None:
+            lo = pending
+            pending = None
+        size = sum(len(x.strip()) for x in lines[lo:hi])
+        if size < MIN_SECTION_CHARS and k + 1 < len(sections):
+            pending = lo
+            continue
+        out.append((heading, lo, hi))
     return out
 
 

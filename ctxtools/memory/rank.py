@@ -153,6 +153,14 @@ def rank_memory(
     return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes)
 
 
+def chunk_words(chunk: Chunk, text: str) -> list[str]:
+    """The words a chunk is scored by: its text's, its heading's once more (a title says
+    what a section is about)."""
+    from ctxtools.memory.words import words
+
+    return words(text) + words(chunk.heading)
+
+
 class _State:
     """The run's chunks and their cached or newly computed statistics."""
 
@@ -207,7 +215,6 @@ class _State:
         from array import array
 
         from ctxtools.memory.hashing import HashingEmbedder, cosine
-        from ctxtools.memory.words import words
 
         emb = HashingEmbedder()
         q = emb.vector(qwords)
@@ -215,7 +222,7 @@ class _State:
         for c, text in self.chunks():
             raw = self.vec.get(c.digest) or self.cache.vec.get(c.digest)
             if raw is None:
-                v = emb.vector(words(text))
+                v = emb.vector(chunk_words(c, text))
                 raw = v.tobytes()
                 self.computed += 1
                 self.dirty = True
@@ -230,13 +237,12 @@ class _State:
         import xxhash
 
         from ctxtools.memory import tfidf
-        from ctxtools.memory.words import words
 
         counts = []
         for c, text in self.chunks():
             tc = self.tf.get(c.digest) or self.cache.tf.get(c.digest)
             if tc is None:
-                tc = tfidf.term_counts(words(text))
+                tc = tfidf.term_counts(chunk_words(c, text))
                 self.computed += 1
                 self.dirty = True
             self.tf[c.digest] = tc
