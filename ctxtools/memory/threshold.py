@@ -17,11 +17,14 @@ queries of that distance): 0.153 for TF-IDF, 0.184 for hashing; rounded to 0.15 
 Real embeddings could not be measured offline: 0.15, as for TF-IDF. On that corpus the
 median term stays under the floors (a TF-IDF median is 0 to 0.03, a hashing one 0.03 to
 0.10); it decides in a corpus that is all about one subject, where every chunk shares
-words with the task.
+words with the task. With fewer than ten chunks the median says nothing about noise (in a
+one-section file it is that section's own score, and nothing could ever qualify): the
+floor alone decides.
 """
 
 from __future__ import annotations
 
+MEDIAN_MIN_CHUNKS = 10  # fewer chunks say nothing about the corpus's noise: the floor alone
 FLOORS = {"hashing": 0.40, "tfidf": 0.15, "cmd": 0.25}
 MARGINS = {"hashing": 0.20, "tfidf": 0.15, "cmd": 0.15}
 
@@ -47,11 +50,16 @@ def threshold_for(method: str, scores: list[float], min_score: float | None) -> 
             "margin": margin,
             "rule": "min_score",
         }
-    value = max(floor, med + margin)
+    if len(scores) < MEDIAN_MIN_CHUNKS:
+        rule, value = f"floor (fewer than {MEDIAN_MIN_CHUNKS} chunks: no median)", floor
+    elif floor >= med + margin:
+        rule, value = "floor", floor
+    else:
+        rule, value = "median + margin", med + margin
     return {
         "threshold": round(value, 6),
         "floor": floor,
         "median": round(med, 6),
         "margin": margin,
-        "rule": "floor" if floor >= med + margin else "median + margin",
+        "rule": rule,
     }
