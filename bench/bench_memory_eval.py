@@ -65,7 +65,7 @@ def main() -> None:
         rules = [
             ("default: max(floor, median+margin)", lambda r: r.threshold["threshold"]),
             ("fixed 0.02", lambda r: 0.02),
-            (f"floor {FLOORS[method]} alone", lambda r: FLOORS[method]),
+            (f"floor {FLOORS[method]} alone", lambda r, fl=FLOORS[method]: fl),
         ]
         if args.sweep:
             for m in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3):
@@ -82,7 +82,7 @@ def main() -> None:
 
 
 def relevant_of(q: dict) -> set[tuple[str, str]]:
-    return {("./" + x["file"] if False else x["file"], x["heading"]) for x in q["relevant"]}
+    return {(x["file"], x["heading"]) for x in q["relevant"]}
 
 
 def key(s) -> tuple[str, str]:

@@ -214,10 +214,10 @@ class _State:
     def score_hashing(self, qwords: list[str]) -> list[float]:
         from array import array
 
-        from ctxtools.memory.hashing import HashingEmbedder, cosine
+        from ctxtools.memory.hashing import HashingEmbedder, sparse_dot
 
         emb = HashingEmbedder()
-        q = emb.vector(qwords)
+        dot = sparse_dot(emb.vector(qwords))
         out = []
         for c, text in self.chunks():
             raw = self.vec.get(c.digest) or self.cache.vec.get(c.digest)
@@ -230,7 +230,7 @@ class _State:
                 v = array("f")
                 v.frombytes(raw)
             self.vec[c.digest] = raw
-            out.append(cosine(q, v))
+            out.append(dot(v))
         return out
 
     def score_tfidf(self, qwords: list[str]) -> list[float]:
