@@ -105,10 +105,14 @@ def main() -> None:
     for method in args.methods.split(","):
         store = Path(tempfile.mkdtemp(prefix="ctx-membench-"))
         try:
-            cold, r = timed(lambda: rank_memory(["."], TASK, method=method, store=store))
+
+            def run(method=method, store=store):
+                return rank_memory(["."], TASK, method=method, store=store)
+
+            cold, r = timed(run)
             warm = []
             for _ in range(args.runs):
-                t, w = timed(lambda: rank_memory(["."], TASK, method=method, store=store))
+                t, w = timed(run)
                 warm.append(t)
                 assert w.cache["computed"] == 0
             cache_bytes = sum(p.stat().st_size for p in (store / "memory").iterdir())
@@ -120,7 +124,7 @@ def main() -> None:
                     if b"entirely" in original
                     else original.replace(b"Manager", b"Manager ", 1)
                 )
-                one, e = timed(lambda: rank_memory(["."], TASK, method=method, store=store))
+                one, e = timed(run)
             finally:
                 edited.write_bytes(original)
             cli = []

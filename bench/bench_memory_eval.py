@@ -9,8 +9,11 @@ the corpus answers. For each method (hashing, tfidf) every chunk of the corpus i
   five best chunks; averaged over the queries (hit@5: at least one);
 - per threshold rule -- the method's rule (max(floor, median + margin)), a fixed 0.02
   (the old threshold), and the floor alone -- the chunks kept per query, the share of kept
-  chunks that are not relevant (noise), the share of relevant sections kept, and the
-  chunks kept for the off-topic queries (all noise);
+  chunks that are not relevant (noise: not one of the labelled sections), the share of
+  kept chunks from documents none of whose sections is labelled (other doc), the noise
+  among the five best kept chunks (about what a pack's default 15% memory budget holds),
+  the share of relevant sections kept, and the chunks kept for the off-topic queries (all
+  noise);
 - with --sweep, the same for a range of margins (how MARGINS was chosen).
 
 Every label is checked against the corpus first: a label that names no chunk stops the
@@ -61,7 +64,10 @@ def main() -> None:
             f"\n== {method} ({n_chunks:,} chunks; floor {FLOORS[method]}, margin {MARGINS[method]})"
         )
         print_recall(runs)
-        print(f"{'rule':<34}{'kept/q':>8}{'noise':>8}{'rel kept':>10}{'off-topic kept/q':>18}")
+        print(
+            f"{'rule':<34}{'kept/q':>8}{'noise':>8}{'other doc':>10}{'top5 noise':>11}"
+            f"{'rel kept':>10}{'off-topic kept/q':>18}"
+        )
         rules = [
             ("default: max(floor, median+margin)", lambda r: r.threshold["threshold"]),
             ("fixed 0.02", lambda r: 0.02),
@@ -72,7 +78,9 @@ def main() -> None:
                 rules.append(
                     (
                         f"max(floor, median+{m:.2f})",
-                        lambda r, m=m: max(FLOORS[method], median([s.score for s in r.chunks]) + m),
+                        lambda r, m=m, fl=FLOORS[method]: max(
+                            fl, median([s.score for s in r.chunks]) + m
+                        ),
                     )
                 )
             for f in (0.2, 0.25, 0.3, 0.35, 0.45, 0.5):
@@ -110,14 +118,18 @@ def print_recall(runs) -> None:
 
 
 def print_rule(name, rule, runs, off) -> None:
-    kept = noise = 0
+    kept = noise = other = top = top_noise = 0
     rel_kept = 0.0
     for q, r in runs:
         limit = rule(r)
         rel = relevant_of(q)
+        rel_files = {f for f, _ in rel}
         ks = [s for s in r.chunks if s.score > 0 and s.score >= limit]
         kept += len(ks)
         noise += sum(1 for s in ks if key(s) not in rel)
+        other += sum(1 for s in ks if key(s)[0] not in rel_files)
+        top += len(ks[:5])
+        top_noise += sum(1 for s in ks[:5] if key(s) not in rel)
         rel_kept += len(rel & {key(s) for s in ks}) / len(rel)
     off_kept = 0
     for r in off:
@@ -125,7 +137,12 @@ def print_rule(name, rule, runs, off) -> None:
         off_kept += sum(1 for s in r.chunks if s.score > 0 and s.score >= limit)
     n = len(runs)
     share = f"{noise / kept:.1%}" if kept else "-"
-    print(f"{name:<34}{kept / n:>8.1f}{share:>8}{rel_kept / n:>10.3f}{off_kept / len(off):>18.1f}")
+    other_share = f"{other / kept:.1%}" if kept else "-"
+    top_share = f"{top_noise / top:.1%}" if top else "-"
+    print(
+        f"{name:<34}{kept / n:>8.1f}{share:>8}{other_share:>10}{top_share:>11}"
+        f"{rel_kept / n:>10.3f}{off_kept / len(off):>18.1f}"
+    )
 
 
 if __name__ == "__main__":

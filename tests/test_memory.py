@@ -397,3 +397,36 @@ def test_an_embed_cmd_that_does_not_exist_falls_back(tmp_path):
     )
     assert r.method == "tfidf"
     assert any("cannot run '/nonexistent/embedder'" in n for n in r.notes)
+
+
+def test_tfidf_slope_one_is_plain_cosine_and_pivoted_scores_stay_within_one():
+    import math
+
+    from ctxtools.memory import tfidf
+
+    docs = [
+        tfidf.term_counts(["cache", "the", "view", "per", "site", "cache"]),
+        tfidf.term_counts(["signal", "receiver", "connects", "to", "the", "sender"]),
+        tfidf.term_counts(("cache " * 30 + "backend redis memcached").split()),
+    ]
+    df, norms = tfidf.corpus_stats(docs)
+    query = tfidf.term_counts(["cache", "redis"])
+    plain = tfidf.scores(query, docs, df, norms, slope=1.0)
+    n = len(docs)
+
+    def w(tf, t):
+        return (1 + math.log(tf)) * (math.log((n + 1) / (df[t] + 1)) + 1)
+
+    for doc, got in zip(docs, plain, strict=True):
+        q = {t: w(c, t) for t, c in query.items()}
+        d = {t: w(c, t) for t, c in doc.items()}
+        dot = sum(q[t] * d.get(t, 0.0) for t in q)
+        want = dot / (
+            math.sqrt(sum(x * x for x in q.values())) * math.sqrt(sum(x * x for x in d.values()))
+        )
+        assert got == pytest.approx(want)
+    pivoted = tfidf.scores(query, docs, df, norms)
+    assert all(0.0 <= s <= 1.0 for s in pivoted)
+    assert pivoted[1] == plain[1] == 0.0
+    # The long chunk about caching gains on the short one when the norm is pivoted.
+    assert pivoted[2] / pivoted[0] > plain[2] / plain[0]
