@@ -241,6 +241,9 @@ def test_usage_errors(tmp_path):
         rank_memory([str(DJANGO)], "cache", method="tfidf", embed_cmd="x")
     with pytest.raises(UsageError, match="--embed-cmd"):
         rank_memory([str(DJANGO)], "cache", method="cmd", embed_cmd="'unclosed")
+    for bad in (float("nan"), float("inf"), 0.0, -1.0):
+        with pytest.raises(UsageError, match="--embed-timeout"):
+            rank_memory([str(DJANGO)], "cache", method="cmd", embed_cmd="x", embed_timeout=bad)
 
 
 # --- the cache -------------------------------------------------------------------------------
@@ -430,3 +433,13 @@ def test_tfidf_slope_one_is_plain_cosine_and_pivoted_scores_stay_within_one():
     assert pivoted[1] == plain[1] == 0.0
     # The long chunk about caching gains on the short one when the norm is pivoted.
     assert pivoted[2] / pivoted[0] > plain[2] / plain[0]
+
+
+def test_short_notes_together_take_the_title_of_the_longest(tmp_path):
+    md = tmp_path / "m.md"
+    md.write_text(
+        "# Notes\n\n## Budget\n\nThe pack budget is the window minus the reserves and the"
+        " slack.\n\n## Cooking\n\nBake at 220.\n"
+    )
+    _, chunks = chunks_of(md)
+    assert [(c.heading, c.start, c.end) for c in chunks] == [("Budget", 1, 9)]

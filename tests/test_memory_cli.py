@@ -256,6 +256,21 @@ def test_bad_memory_input(script_runner, repo, store_dir):
         assert f"ctx-pack: error: {msg}" in r.stderr
     r = pack(script_runner, "-t", TASK, "--memory", "notes", "--min-score", "2", ok=False)
     assert r.returncode == 2 and "--min-score" in r.stderr
+    for value in ("nan", "inf"):
+        r = pack(
+            script_runner,
+            "-t",
+            TASK,
+            "--memory",
+            "notes",
+            "--embed-cmd",
+            "x",
+            "--embed-timeout",
+            value,
+            ok=False,
+        )
+        assert r.returncode == 2
+        assert f"ctx-pack: error: --embed-timeout {value}: not a number of seconds" in r.stderr
     assert store_files(store_dir) == []  # nothing was ranked, nothing cached
 
 

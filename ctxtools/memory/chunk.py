@@ -77,20 +77,25 @@ def chunk_lines(label: str, lines: list[str]) -> list[Chunk]:
 
 def _merge_small(lines: list[str], sections: list[tuple[str, int, int]]):
     """Sections with next to no text of their own (a title over its first subsection, a
-    one-line note) joined to the section after them, whose title the chunk takes (it is
-    what the text is about): alone, a few words score as if they were all about the
-    task."""
+    one-line note) joined to the sections after them until the group holds enough text:
+    alone, a few words score as if they were all about the task. The group takes the
+    title under which most of its text stands (a parent title takes its first
+    subsection's; three short notes take the longest one's)."""
     out: list[tuple[str, int, int]] = []
-    pending: int | None = None
+    group_lo = None
+    best = (-1, "")
+    total = 0
     for k, (heading, lo, hi) in enumerate(sections):
-        if pending is not None:
-            lo = pending
-            pending = None
         size = sum(len(x.strip()) for x in lines[lo:hi])
-        if size < MIN_SECTION_CHARS and k + 1 < len(sections):
-            pending = lo
+        if group_lo is None:
+            group_lo, best, total = lo, (size, heading), 0
+        elif size > best[0]:
+            best = (size, heading)
+        total += size
+        if total < MIN_SECTION_CHARS and k + 1 < len(sections):
             continue
-        out.append((heading, lo, hi))
+        out.append((best[1], group_lo, hi))
+        group_lo = None
     return out
 
 

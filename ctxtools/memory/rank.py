@@ -92,6 +92,10 @@ def rank_memory(
         raise UsageError("--retrieval cmd needs --embed-cmd CMD")
     if min_score is not None and not 0.0 <= min_score <= 1.0:
         raise UsageError(f"--min-score {min_score}: not between 0 and 1")
+    if embed_timeout is not None and not 0.0 < embed_timeout <= 86400.0:
+        raise UsageError(
+            f"--embed-timeout {embed_timeout}: not a number of seconds", hint="0 < S <= 86400"
+        )
     argv = None
     if embed_cmd:
         from ctxtools.memory.cmd import parse_embed_command
