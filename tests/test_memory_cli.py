@@ -221,6 +221,12 @@ def test_same_inputs_same_bytes(script_runner, repo):
         "src/inventory.py",
     ).stdout
     assert a == b == c
+    cold = pack(script_runner, *args, "--json", "--store", "fresh-store").stdout
+    warm = pack(script_runner, *args, "--json", "--store", "fresh-store").stdout
+    assert cold == warm
+    cold = excerpt(script_runner, "--memory", "notes", "-q", TASK, "--json", "--store", "s2")
+    warm = excerpt(script_runner, "--memory", "notes", "-q", TASK, "--json", "--store", "s2")
+    assert cold.stdout == warm.stdout
 
 
 def test_binary_and_empty_memory_files(script_runner, repo):

@@ -200,7 +200,7 @@ def cli(**opts) -> int:
     numbered as above. --retrieval, --embed-cmd, --embed-timeout and --min-score are
     ctx-pack's (see ctx-pack --help). With --json: {"method", "requested", "threshold":
     {"threshold", "floor", "median", "margin", "rule"}, "files", "chunks", "kept",
-    "cache": {"chunks", "computed", "cached"}, "notes", "results": [{"file", "heading",
+    "notes", "results": [{"file", "heading",
     "start", "end", "score", "kept", "why", "text"}]}, the qualifying sections only.
     Nothing qualifying is not an error (a note on stderr). FILE arguments, --ident,
     --signatures, --tokens and the window options do not apply.

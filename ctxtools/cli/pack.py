@@ -223,7 +223,7 @@ def cli(**opts) -> int:
     "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
     "kind"}], "notes": [...], "memory": null or {"method", "requested", "threshold":
     {"threshold", "floor", "median", "margin", "rule"}, "budget", "tokens", "kept",
-    "files", "cache": {"chunks", "computed", "cached"}, "chunks": [{"file", "heading",
+    "files", "chunks": [{"file", "heading",
     "start", "end", "score", "kept", "in_pack", "why"}]}, "text": the Markdown pack};
     the budget bounds "text".
 

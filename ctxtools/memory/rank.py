@@ -54,6 +54,8 @@ class Ranking:
         return [s for s in self.chunks if s.kept]
 
     def as_dict(self, kept_only: bool = False) -> dict:
+        """The ranking as JSON: the same for the same input whether the cache was warm or
+        cold (the cache counts are not in it, nor the notes about the cache)."""
         rows = self.kept if kept_only else self.chunks
         return {
             "method": self.method,
@@ -62,8 +64,7 @@ class Ranking:
             "files": self.files,
             "chunks": len(self.chunks),
             "kept": len(self.kept),
-            "cache": self.cache,
-            "notes": self.notes,
+            "notes": [n for n in self.notes if "memory cache" not in n],
             "results": [s.as_dict() for s in rows],
         }
 

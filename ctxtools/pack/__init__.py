@@ -6,6 +6,8 @@
    priority, byte caps, ``paths:`` gating against the pack's files);
 2. **Skills** -- with a skills directory: one-line cards of the skills that match the task,
    full bodies only when earned (``ctxtools.skills``);
+   then **Memory** -- with memory files: their sections that bear on the task, best first,
+   under a share of the budget (``ctxtools.memory``);
 3. **Repository map** -- the repo map of the root, personalised toward the pack's files
    and the task, 900 tokens when the files leave room, less when they do not;
 4. **Files** -- every file excerpted around the task's identifiers (real line numbers), or

@@ -346,7 +346,6 @@ def _memory_section(req, task_words, total, render, count, notes, redactions):
         "tokens": 0,
         "kept": 0,
         "files": ranking.files,
-        "cache": ranking.cache,
         "chunks": rows,
     }
     if not parts:
