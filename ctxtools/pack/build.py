@@ -6,7 +6,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtools.errors import CtxError, InputError, NotFoundError, UsageError
+from ctxtools.errors import CtxError, NotFoundError, UsageError
+from ctxtools.fsutil import require_directory
 from ctxtools.pack.fit import FileFitter, MapState
 from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
 from ctxtools.pack.model import (
@@ -75,10 +76,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     if not req.task or not req.task.strip():
         raise UsageError("the task is empty", hint='give --task "what to do"')
     root = req.root or "."
-    if not os.path.isdir(root):
-        if os.path.exists(root):
-            raise InputError(f"--root {root}: not a directory")
-        raise NotFoundError(f"--root {root}: no such directory")
+    require_directory(root, f"--root {root}")
     root_real = os.path.realpath(root)
     notes: list[str] = list(ruler_notes)
 
@@ -318,8 +316,7 @@ def _fixed_sections(
         return fixed
     from ctxtools.skills import UnknownSkillError, choose_skills, load_skills
 
-    if not os.path.isdir(req.skills_dir):
-        raise NotFoundError(f"--skills {req.skills_dir}: no such directory")
+    require_directory(req.skills_dir, f"--skills {req.skills_dir}")
     skills, skill_notes = load_skills(req.skills_dir)
     notes.extend(skill_notes)
     try:
