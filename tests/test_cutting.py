@@ -234,3 +234,75 @@ def test_heuristic_streams_block_by_block(monkeypatch):
     pieces = list(tokens.iter_text_pieces(io.BytesIO(data), counts, tokens.HeuristicRuler()))
     assert max(len(p) for p in pieces) <= 1_000
     assert tokens.count_stream(io.BytesIO(data), tokens.HeuristicRuler()).tokens == 12_500
+
+
+# --- through the commands --------------------------------------------------------------
+
+UNPROVEN = "中".encode() * 100 + b"ABC" * 20_000  # o200k: capitals joined to a CJK letter
+
+
+def test_ctx_count_json_says_not_exact_with_the_reason(script_runner):
+    from conftest import run_bytes
+
+    r = run_bytes(script_runner, ["ctx-count", "--json", "--encoding", "o200k_base"], UNPROVEN)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is False
+    assert doc["files"][0]["exact"] is False
+    assert "follows a letter of another script" in doc["files"][0]["note"]
+    assert "note: not exact: a run of ASCII letters" in r.stderr
+    # the same bytes with cl100k are exact, and the JSON says nothing more
+    r = run_bytes(script_runner, ["ctx-count", "--json"], UNPROVEN)
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is True and "note" not in doc["files"][0]
+    ruler = tokens.get_ruler().ruler
+    assert doc["total"]["tokens"] == ruler.count(UNPROVEN.decode())
+
+
+def test_ctx_read_count_of_a_stored_blob_streams_and_says_not_exact(script_runner):
+    from conftest import run_bytes
+
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--name", "u"], UNPROVEN)
+    assert r.returncode == 0, r.stderr
+    r = script_runner.run(["ctx-read", "u", "--count", "--encoding", "o200k_base"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is False and "another script" in doc["note"]
+    assert doc["bytes"] == len(UNPROVEN)
+    r = script_runner.run(["ctx-read", "u", "--count"])
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is True and "note" not in doc
+    assert doc["tokens"] == tokens.get_ruler().ruler.count(UNPROVEN.decode())
+
+
+def test_ctrl_c_ends_a_long_count_with_130():
+    """SIGINT while ctx-count is counting a stream: status 130, one line, no traceback."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ctx-count")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    block = (b"the quick brown fox 12345 " * 40 + b"\n") * 250  # ~260 KB
+    # A pipe holds 64 KB: once 5 MB went in, the command is reading and counting.
+    for _ in range(20):
+        proc.stdin.write(block)
+    proc.stdin.flush()
+    proc.send_signal(signal.SIGINT)
+    try:
+        for _ in range(400):  # keep it busy (up to 100 MB) until the signal ends it
+            if proc.poll() is not None:
+                break
+            proc.stdin.write(block)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+    assert out == b""
