@@ -10,7 +10,7 @@ cut are used, both found in linear time on the raw bytes:
   look-ahead, ``\\s+(?!\\S)`` and ``\\s++$``, concern whitespace at the end of a piece, so
   no piece ends in whitespace other than a newline):
 
-  - after ``\\n`` when the next byte is not whitespace and not ``/`` (o200k lets a
+  - after ``\\n`` when the next byte is not whitespace (for o200k, nor ``/``: it lets a
     punctuation pre-token run on over ``[\\r\\n/]*``); a lead byte of a possible
     non-ASCII space is refused too;
   - before a space when the byte before is not whitespace (and ends no non-ASCII space):
@@ -19,12 +19,14 @@ cut are used, both found in linear time on the raw bytes:
     (o200k glues ``'s`` to its word);
   - between an ASCII digit and an ASCII non-digit, either way round when the side away
     from the digit is not whitespace: digits only ever form their own 1-3 digit
-    pre-tokens.
+    pre-tokens, counted from the left; so a long run of digits is cut at a multiple of
+    three from its start.
 
   Every rule cut has an ASCII byte beside it, so decoding the pieces separately (UTF-8,
   invalid bytes replaced) gives the same characters as decoding the whole.
-  With special tokens allowed only the first two rules are used: the others could fall
-  inside ``<|endoftext|>``.
+  With special tokens allowed, a letter is not cut from a following ``_`` or ``|`` (that
+  could fall inside ``<|fim_prefix|>``), and the place just before a special token is a
+  cut (tiktoken encodes the text between special tokens separately).
 
 * **Run cuts**, inside a long run of one class of character (a run of NULs, ``====``,
   base64 letters without digits, blank lines, CJK without punctuation). Such a run is one
@@ -42,9 +44,11 @@ cut are used, both found in linear time on the raw bytes:
   encoded by ``bpe-openai``'s native linear-time encoder (its counts equal tiktoken's;
   the tests compare them), the pieces at a run's ends by tiktoken.
 
-When no exact cut can be found (a single pre-token of a class not handled above, longer
-than ``FORCED_CUT`` bytes, or a run where no cut passes the check), the text is cut anyway
-and the result says it is not exact, with the reason.
+When no exact cut can be found (a single pre-token of a kind not handled above, longer
+than two chunks, or a run where no cut passes the check), the text is cut anyway, that
+piece is counted by the linear encoder, and the result says it is not exact, with the
+reason. Known cases: o200k capitals right after a letter of another script, runs of
+non-ASCII spaces (U+3000), emoji, and o200k's ``\n/\n/...`` (one pre-token).
 """
 
 from __future__ import annotations

@@ -10,11 +10,12 @@ Three kinds of ruler, one per run:
 * ``HeuristicRuler`` -- needs nothing: one token per CJK code point (ideographs, kana,
   hangul), one per four other characters, rounded up.
 
-``count_stream`` counts a binary stream of any size in bounded memory. For tiktoken it cuts
-the text only at places where no pre-tokenizer piece of cl100k_base or o200k_base can
-span (after a newline that is followed by a letter, or between a letter and a space), so
-the sum of the pieces' counts equals the count of the whole text, and it counts the pieces
-on two threads (tiktoken releases the GIL while encoding).
+``count_stream`` counts a binary stream of any size in bounded memory and linear time. For
+tiktoken, ``ctxtools.cutting`` cuts the bytes where the sum of the pieces' counts equals
+one count of the whole text, and counts long runs of one kind of character in checked
+windows; the pieces are counted on two threads (tiktoken releases the GIL while
+encoding). A part that cannot be counted exactly makes the result say so (``exact``,
+``notes``). The heuristic reads block by block.
 """
 
 from __future__ import annotations
