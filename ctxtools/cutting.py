@@ -285,7 +285,8 @@ class Cutter:
         return self.buf[i - self.base]
 
     def _bytes(self, start: int, end: int) -> bytes:
-        return bytes(self.buf[start - self.base : end - self.base])
+        """buf[start:end] in absolute offsets (clipped to what is held)."""
+        return bytes(self.buf[max(start - self.base, 0) : max(end - self.base, 0)])
 
     def _find(self, sub: bytes, start: int, end: int) -> int:
         i = self.buf.find(sub, max(start - self.base, 0), max(end - self.base, 0))
