@@ -628,8 +628,12 @@ class Cutter:
         hit = self._compat.get(key)
         if hit is None:
             enc = self.enc
+            bpe = getattr(enc, "_encode_single_piece", None)  # BPE of bytes, no regex
+            if bpe is None:
+                self.report.inexact("this tiktoken cannot check a cut inside a run")
+                return True
             data = enc.decode_single_token_bytes(left) + enc.decode_single_token_bytes(right)
-            hit = list(enc._encode_single_piece(data)) == [left, right]
+            hit = list(bpe(data)) == [left, right]
             self._compat[key] = hit
         return hit
 
