@@ -100,7 +100,7 @@ def _cut_pattern(slash_after_newline: bool, special: bool) -> re.Pattern[bytes]:
     )
 
 
-_CUT_PATTERNS = {(a, b): _cut_pattern(a, b) for a in (False, True) for b in (False, True)}
+_CUT_PATTERNS: dict[tuple[bool, bool], re.Pattern[bytes]] = {}  # compiled when first used
 
 # Byte classes for runs.
 ALPHA, DIGIT, SPACE, PUNCT, HIGH = "alpha", "digit", "space", "punct", "high"
@@ -145,7 +145,10 @@ def find_rule_cut(
     ``o200k``: whether the pattern is o200k's (stricter after a newline). ``specials``
     matches the special tokens when they are allowed: a cut just before one is exact.
     """
-    pattern = _CUT_PATTERNS[(not o200k, allow_special)]
+    key = (not o200k, allow_special)
+    pattern = _CUT_PATTERNS.get(key)
+    if pattern is None:
+        pattern = _CUT_PATTERNS[key] = _cut_pattern(*key)
     hi = min(hi, len(buf))
     for m in pattern.finditer(buf, max(lo - 1, 0), min(hi, len(buf) - 1) + 1):
         c = m.start() + 1

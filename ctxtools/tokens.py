@@ -515,7 +515,42 @@ def iter_text_pieces(
         yield "".join(whole)
 
 
+SMALL_INPUT = 4096  # bytes: too short to hold a run worth cutting; counted in one piece
+
+
+class _Prefixed:
+    """A binary stream that first returns bytes already read from another."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head = head
+        self._rest = rest
+
+    def read(self, n: int = -1) -> bytes:
+        if self._head:
+            out, self._head = self._head, b""
+            return out
+        return self._rest.read(n)
+
+
 def _tiktoken_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Iterator:
+    head = stream.read(READ_BLOCK)
+    if len(head) < SMALL_INPUT:
+        more = stream.read(READ_BLOCK) if head else b""
+        if not more:  # a small input: one piece, no cutter to import
+            counts.bytes = len(head)
+            if progress is not None and head:
+                progress(len(head))
+            text = head.decode("utf-8", "replace")
+            counts.chars = len(text)
+            counts.lines = line_count(text.count("\n"), text[-1:])
+            if text:
+                yield text
+            return
+        head += more
+    yield from _cut_pieces(_Prefixed(head, stream), counts, ruler, progress)
+
+
+def _cut_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Iterator:
     from ctxtools.cutting import CutReport, Cutter
 
     report = CutReport()
