@@ -460,28 +460,20 @@ class Cutter:
         the pre-token that holds it splits into a head and a tail (module doc). ``since``
         is where the piece that would end at c starts (an exact cut)."""
         m = RUN_MARGIN
-        if c - run.start < m or run.end - c < m or c - self.base < 1:
+        if run.end - c < m or c - self.base < 1 or c <= run.start:
             return False
         kind = run.kind
+        if kind == SPACE and self._at(c - 1) in b"\r\n":
+            # Just after a newline: the pre-token through the run's last newline splits
+            # there if one follows; if none does, that pre-token ends there.
+            return True
+        if c - run.start < m:
+            return False
         if kind in (ALPHA, PUNCT):
             return True
-        if kind == SPACE:
+        if kind == SPACE:  # spaces and tabs only, since the last cut
             since = max(since, run.start)
-            if self._find(b"\n", since, c + m) < 0 and self._find(b"\r", since, c + m) < 0:
-                return True  # spaces and tabs only, since the last cut
-            if (
-                self._at(c - 1) in b"\r\n"
-                and (run.end < self.end or self.eof)
-                and self._find(b"\n", c, run.end) < 0
-                and self._find(b"\r", c, run.end) < 0
-            ):
-                return True  # just after the run's last newline: the spaces after it are
-                # a pre-token of their own
-            # after a newline, with another one later in the run: the pre-token through
-            # the run's last newline splits there
-            return self._at(c - 1) in b"\r\n" and (
-                self._find(b"\n", c, run.end) >= 0 or self._find(b"\r", c, run.end) >= 0
-            )
+            return self._find(b"\n", since, c + m) < 0 and self._find(b"\r", since, c + m) < 0
         # HIGH: bytes that each decode to U+FFFD, or two caseless letters (CJK, kana...)
         b = self._at(c)
         if self._replaced_at(c):
@@ -501,12 +493,13 @@ class Cutter:
         """A run cut near target (a little before or after; for spaces, the next newline
         that qualifies), above ``lowest``; -1 if there is none."""
         if run.kind == SPACE and not self._valid_cut(target, run, lowest):
+            # just after a newline: the next one, else the last one before target
             i = self._find(b"\n", target, run.end - RUN_MARGIN)
-            while i >= 0:
-                if self._valid_cut(i + 1, run, lowest):
-                    return i + 1
-                i = self._find(b"\n", i + 1, run.end - RUN_MARGIN)
-            return -1
+            if i < 0:
+                j = self.buf.rfind(b"\n", max(lowest - self.base, 0), target - self.base)
+                i = j + self.base if j >= 0 else -1
+            ok = i >= 0 and i + 1 > lowest and self._valid_cut(i + 1, run, lowest)
+            return i + 1 if ok else -1
         for delta in range(0, 16):
             for c in (target - delta, target + delta):
                 if c > lowest and self._valid_cut(c, run, lowest):
