@@ -51,6 +51,8 @@ def shapes() -> dict[str, bytes]:
         "invalid utf-8 runs": b"\xff" * 5000 + b"ok " + b"\xe4\xb8" * 2000 + b"\x80" * 3000,
         "spaces and newlines": b" " * 9000 + b"x" + b"\n" * 5000 + b"y" + b" \n" * 5000,
         "blank lines with indent": (b"\n" + b" " * 100) * 200 + b"end",
+        "spaces after a last newline": b"x.\n\n" + b" " * 20000 + b"y",
+        "yes ' '": b" \n" * 10000,
         "punctuation": b"=-" * 8000 + b"abc" + b"'" * 3000 + b"s" + b"/" * 4000,
         "digits": b"1" * 30000 + b"x" + b"1234567890" * 3000,
         "special-looking": b"<|endoftext|>" * 1500 + b" a <|fim_prefix|>b\n" * 300,
