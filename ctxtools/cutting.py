@@ -566,6 +566,17 @@ class Cutter:
             c = nxt
             if target == run.end - m:
                 break
+        if (
+            run.tail_bytes == b"\r\n"
+            and self._cased
+            and c > rs
+            and run.end < self.end
+            and self._at(run.end) == 0x2F
+        ):
+            # o200k's punctuation pre-token goes on over "/" after its newlines
+            self.report.inexact(
+                f"newlines at byte {rs:,} end a punctuation pre-token that goes on after them"
+            )
         return c, section
 
     def _tail_phase(self, run: _Run) -> None:
