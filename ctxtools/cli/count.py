@@ -200,6 +200,8 @@ def _count(ruler, profile, opts) -> int:
             total.add(counts)
     for reason in bad.values():
         warn(f"error: {reason}")
+    for note in total.notes:
+        warn(f"note: not exact: {note}")
 
     if opts["sort"] == "tokens":
         rows.sort(key=lambda r: (-r[1].tokens, r[0]))
@@ -209,7 +211,7 @@ def _count(ruler, profile, opts) -> int:
     usage = _usage(total.tokens, profile, opts, ruler)
     if opts["as_json"]:
         doc = ruler.describe()
-        if usage and usage["approximate"]:
+        if (usage and usage["approximate"]) or not total.exact:
             doc["exact"] = False
         doc["files"] = [{"path": label, **c.as_dict()} for label, c in rows]
         doc["total"] = total.as_dict()
