@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import click
 
@@ -227,9 +226,10 @@ class FiniteFloat(click.ParamType):
 # --- inputs ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Source:
-    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees."""
+class Source(NamedTuple):
+    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees.
+
+    (A NamedTuple, not a dataclass: ``--help`` then never imports dataclasses.)"""
 
     label: str
     path: str | None
