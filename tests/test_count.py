@@ -626,3 +626,17 @@ def test_unreadable_argument_is_exit_1_and_keep_going_counts_the_rest(tmp_path, 
         assert p.returncode == 1 and p.stderr.decode() == f"{cmd[0]}: error: {locked}: {message}\n"
     finally:
         locked.chmod(0o644)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'[{"role": "user", "content": ' + b"[" * 5_000 + b"]" * 5_000 + b"}]",
+    ],
+)
+def test_messages_deeply_nested_json_is_one_line(script_runner, data):
+    r = run_bytes(script_runner, ["ctx-count", "--messages"], data)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("ctx-count: error: the JSON nests too deeply to be a transcript")
+    assert len(r.stderr.splitlines()) == 1
