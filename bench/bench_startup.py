@@ -40,18 +40,16 @@ import sys
 import sysconfig
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ("ctx-count", "ctx-stash", "ctx-read", "ctx-excerpt", "ctx-repomap", "ctx-compact")
-ENTRY = {
-    "ctx-count": "ctxtools.cli.count",
-    "ctx-stash": "ctxtools.cli.stash",
-    "ctx-read": "ctxtools.cli.read",
-    "ctx-excerpt": "ctxtools.cli.excerpt",
-    "ctx-repomap": "ctxtools.cli.repomap",
-    "ctx-pack": "ctxtools.cli.pack",
-    "ctx-compact": "ctxtools.cli.compact",
+ENTRY = {  # console script -> module of its main, as pyproject.toml declares them
+    name: target.split(":")[0]
+    for name, target in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "scripts"
+    ].items()
 }
 PIP_SCRIPT = """#!{python}
 # -*- coding: utf-8 -*-

@@ -640,3 +640,82 @@ def test_messages_deeply_nested_json_is_one_line(script_runner, data):
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.startswith("ctx-count: error: the JSON nests too deeply to be a transcript")
     assert len(r.stderr.splitlines()) == 1
+
+
+# --- the entry point: plain calls counted without click ------------------------------------
+
+
+def _run_main(main, args: list[str], stdin: bytes, monkeypatch) -> tuple[int, bytes, str]:
+    import io
+
+    out, err = io.BytesIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, write_through=True))
+    monkeypatch.setattr(sys, "stderr", err)
+    code = 0
+    try:
+        main(args)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    sys.stdout.flush()
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        ([], LOG),
+        (["--heuristic"], LOG),
+        (["--heuristic", "--heuristic"], "日本語のテキスト".encode() * 50),
+        ([], b""),
+        ([], bytes(range(256)) * 8 + b"\xff\xfe"),
+        (["A"], b""),
+        (["--heuristic", "A", "B"], b""),
+        (["B", "-", "A"], LOG),
+        (["-", "-"], LOG),
+        (["A", "MISSING"], b""),
+        (["DIR"], b""),
+        (["--heuristic", "ODD"], b""),
+        (["--json", "A"], b""),
+        (["--", "A"], b""),
+    ],
+)
+def test_plain_calls_give_the_click_command_s_bytes(monkeypatch, tmp_path, args, stdin):
+    from ctxtools.cli import count, count_fast
+
+    (tmp_path / "A").write_bytes((ROOT / "ctxtools" / "profiles.py").read_bytes())
+    (tmp_path / "B").write_bytes(LOG)
+    (tmp_path / "DIR").mkdir()
+    odd = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / odd).write_bytes(LOG)
+    monkeypatch.chdir(tmp_path)
+    args = [odd if a == "ODD" else a for a in args]
+    fast = _run_main(count_fast.main, args, stdin, monkeypatch)
+    slow = _run_main(count.main, args, stdin, monkeypatch)
+    assert fast == slow
+    assert "Traceback" not in fast[2]
+
+
+def _modules_after(args: list[str], tmp_path, env_extra: dict | None = None) -> set[str]:
+    code = (
+        "import sys\n"
+        "from ctxtools.cli.count_fast import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(repr(sorted(sys.modules)))\n"
+    )
+    env = dict(os.environ, **(env_extra or {}))
+    p = subprocess.run(
+        [sys.executable, "-c", code, *args], input=LOG, capture_output=True, env=env, cwd=tmp_path
+    )
+    return set(eval(p.stderr.decode().splitlines()[-1]))
+
+
+def test_plain_calls_do_not_import_click(tmp_path):
+    """Start-up (issue 10): the plain calls skip click; the others need it."""
+    (tmp_path / "f.txt").write_bytes(LOG)
+    for args in ([], ["--heuristic"], ["--heuristic", "f.txt", "-"]):
+        assert "click" not in _modules_after(args, tmp_path), args
+    for args in (["--json"], ["--model", "gpt-4o"], ["nope.txt"], ["--help"]):
+        assert "click" in _modules_after(args, tmp_path), args
+    assert "click" in _modules_after(["--heuristic"], tmp_path, {"CTX_MODEL": "gpt-4o"})
+    assert "click" in _modules_after([], tmp_path, {"_CTX_COUNT_COMPLETE": "bash_source"})

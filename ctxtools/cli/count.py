@@ -1,4 +1,4 @@
-"""ctx-count: the ruler."""
+"""ctx-count: the ruler (the click command; plain calls are served by ``count_fast``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
+from ctxtools.cli.count_fast import PROGRESS_MIN_BYTES, format_counts
 from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
@@ -251,13 +252,8 @@ def _count(ruler, profile, opts) -> int:
             doc["missing"] = [json_text(m.label) for m in missing]
         emit_json(doc)
     else:
-        if len(rows) == 1 and len(sources) == 1:
-            write(f"{rows[0][1]['tokens']}\n")
-        else:
-            width = max([len(str(total["tokens"]))] + [len(str(r["tokens"])) for _, r in rows])
-            lines = [f"{r['tokens']:>{width}} {label}\n" for label, r in rows]
-            lines.append(f"{total['tokens']:>{width}} total\n")
-            write("".join(lines))
+        pairs = [(label, row["tokens"]) for label, row in rows]
+        write(format_counts(pairs, total["tokens"], len(sources)))
         if usage:
             write(
                 f"{_fmt(total['tokens'])} tokens · {_pct(usage['percent'])} of "
@@ -345,9 +341,6 @@ def _over_size(rows: list[tuple[str, dict]], limit: int, *, single: bool) -> lis
     named = ", ".join(f"{label} ({_fmt(n)})" for label, n in big[:10])
     more = f" and {len(big) - 10} more" if len(big) > 10 else ""
     return [f"{len(big)} of {len(rows)} inputs over {_fmt(limit)} tokens: {named}{more}"]
-
-
-PROGRESS_MIN_BYTES = 64 << 20
 
 
 class _progress_bar:
