@@ -10,7 +10,7 @@ Resolution of a model name: exact name -> the longest family substring -> a size
 (``1.5b``, ``3b``, ``7b``, ``14b``, ``32b``) -> the default.
 
 Role shares: ``ROLE_SHARES`` (DESIGN.md), overridden by the user file's ``[roles]`` and then
-by ``--role-share ROLE=PCT``; ``pack_budget(limit, role, shares=...)`` takes the overrides.
+by ``--role-share ROLE=PCT``; ``pack_budget(limit, role, role_shares=...)`` takes them.
 """
 
 from __future__ import annotations
@@ -243,7 +243,7 @@ def parse_role_share(text: str) -> tuple[str, int]:
     return role, int(pct)
 
 
-def role_shares(
+def effective_role_shares(
     table: ProfileTable | None = None, overrides: Mapping[str, int] | None = None
 ) -> dict[str, int]:
     """The role shares in force: DESIGN.md's, then TABLE's ``[roles]``, then OVERRIDES
@@ -258,7 +258,7 @@ def role_shares(
 
 def role_share(role: str | None, shares: Mapping[str, int] | None = None) -> int:
     """A role's share of the budget, in percent: from SHARES when it names the role (an
-    override, see ``role_shares``), else DESIGN.md's table; no role is a worker."""
+    override, see ``effective_role_shares``), else DESIGN.md's table; no role is a worker."""
     key = (role or "worker").strip().lower()
     if shares and key in shares:
         return int(shares[key])
@@ -289,7 +289,7 @@ def pack_budget(
     context_limit: int,
     role: str | None = None,
     *,
-    shares: Mapping[str, int] | None = None,
+    role_shares: Mapping[str, int] | None = None,
     reserve_system: int = RESERVE_SYSTEM,
     reserve_tools: int = RESERVE_TOOLS,
     reserve_response: int = RESERVE_RESPONSE,
@@ -301,8 +301,8 @@ def pack_budget(
     available = (context_limit - reserve_system - reserve_tools - reserve_response
                  - slack_percent% of context_limit) x role share, never below ``floor``.
 
-    SHARES overrides role shares (``role_shares()`` builds it from a profiles table and
-    ``--role-share``); without it, DESIGN.md's table applies.
+    ROLE_SHARES overrides role shares (``effective_role_shares()`` builds it from a profiles
+    table and ``--role-share``); without it, DESIGN.md's table applies.
     """
     for label, value in (
         ("context limit", context_limit),
@@ -316,7 +316,7 @@ def pack_budget(
         raise UsageError(f"slack percent must be from 0 to 99, got {slack_percent}")
     slack = math.ceil(context_limit * slack_percent / 100)
     before = context_limit - reserve_system - reserve_tools - reserve_response - slack
-    share = role_share(role, shares)
+    share = role_share(role, role_shares)
     computed = max(0, before) * share // 100
     available = max(floor, computed)
     return Budget(

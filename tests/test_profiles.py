@@ -173,9 +173,9 @@ def test_user_file_bucket_as_a_table_or_a_window(tmp_path):
 
 
 def test_role_share_overrides_beat_the_table():
-    assert profiles.pack_budget(100_000, "reviewer", shares={"reviewer": 95}).role_share == 95
-    assert profiles.pack_budget(100_000, "Reviewer", shares={"docs": 10}).role_share == 85
-    assert profiles.pack_budget(100_000, "poet", shares={"poet": 40}).role_share == 40
+    assert profiles.pack_budget(100_000, "reviewer", role_shares={"reviewer": 95}).role_share == 95
+    assert profiles.pack_budget(100_000, "Reviewer", role_shares={"docs": 10}).role_share == 85
+    assert profiles.pack_budget(100_000, "poet", role_shares={"poet": 40}).role_share == 40
     # the positional call of ctx-pack keeps working
     assert profiles.pack_budget(100_000, "reviewer").role_share == 85
 
@@ -184,11 +184,11 @@ def test_roles_table_in_the_user_file(tmp_path):
     f = tmp_path / "roles.toml"
     f.write_text("[roles]\nreviewer = 95\nPoet = 40\n")
     table = profiles.load_profiles(f)
-    shares = profiles.role_shares(table)
+    shares = profiles.effective_role_shares(table)
     assert shares["reviewer"] == 95 and shares["poet"] == 40 and shares["worker"] == 100
     # --role-share beats the file
-    assert profiles.role_shares(table, {"reviewer": 60})["reviewer"] == 60
-    b = profiles.pack_budget(32_768, "reviewer", shares=shares)
+    assert profiles.effective_role_shares(table, {"reviewer": 60})["reviewer"] == 60
+    b = profiles.pack_budget(32_768, "reviewer", role_shares=shares)
     assert b.available == b.before_share * 95 // 100
 
 

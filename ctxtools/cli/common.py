@@ -111,7 +111,7 @@ class RoleShare(click.ParamType):
 def role_options(func: Callable) -> Callable:
     """``--role ROLE`` and ``--role-share ROLE=PCT`` (repeatable): whose share of the pack
     budget applies, and overrides of the shares. The command gets ``role`` and
-    ``role_shares`` (a tuple of pairs; ``dict()`` of it is what ``profiles.role_shares``
+    ``role_shares`` (a tuple of pairs; ``dict()`` of it is what ``profiles.effective_role_shares``
     takes as overrides, the last one for a role winning)."""
     return _apply(
         [

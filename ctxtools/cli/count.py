@@ -14,6 +14,7 @@ from ctxtools.cli.common import (
     json_text,
     make_main,
     open_source,
+    read_source_bytes,
     resolve_sources,
     role_options,
     ruler_options,
@@ -300,7 +301,6 @@ def _count_texts(sources, ruler, jobs) -> list[tuple[str, dict]]:
 
 
 def _count_transcript(src, ruler) -> tuple[str, dict]:
-    from ctxtools.cli.common import read_source_bytes
     from ctxtools.messages import count_transcript
 
     data = read_source_bytes(src)
@@ -404,7 +404,7 @@ def _budget(profile, opts, table) -> int:
     b = prof.pack_budget(
         limit,
         opts["role"],
-        shares=prof.role_shares(table, dict(opts["role_shares"])),
+        role_shares=prof.effective_role_shares(table, dict(opts["role_shares"])),
         reserve_system=opts["reserve_system"],
         reserve_tools=opts["reserve_tools"],
         reserve_response=opts["reserve_response"],
