@@ -5,9 +5,9 @@
 
 For each console script: the median wall time over RUNS of ``--help``, of a run with
 ``--heuristic`` on a 1 KB input, and of the same run counted exactly with cl100k_base,
-against ``python -c pass`` of the same interpreter (the ratio is the issue's measure); and
-the median CPU time (user + system) of each, which other processes on a busy machine
-disturb less than the wall time.
+against ``python -c pass`` of the same interpreter, run alternately with it (the ratio is
+the issue's measure); and the median CPU time (user + system) of each, which other
+processes on a busy machine disturb less than the wall time.
 
 Two set-ups are measured:
 
@@ -110,26 +110,43 @@ def cases(inputs: dict[str, Path]) -> dict[str, tuple[list[str], list[str], Path
     }
 
 
-def median_ms(argv: list[str], runs: int, stdin: Path | None, env: dict) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system) of ARGV, in ms."""
-    walls, cpus = [], []
+def _once(argv: list[str], stdin: Path | None, env: dict) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ARGV, in ms."""
+    with open(stdin or os.devnull, "rb") as fh:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        p = subprocess.run(
+            argv, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+        )
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(argv)} exited {p.returncode}: {p.stderr.decode()[:300]}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall * 1000, cpu * 1000
+
+
+def timed(argv, runs, stdin, env, base_argv) -> dict:
+    """Medians of ARGV and of BASE_ARGV (``python -c pass``) run alternately RUNS times each,
+    so that the load of a busy machine weighs on both alike."""
+    cmd, base = [], []
     for _ in range(runs):
-        with open(stdin or os.devnull, "rb") as fh:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            p = subprocess.run(
-                argv, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
-            )
-            walls.append(time.perf_counter() - t0)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        if p.returncode != 0:
-            sys.exit(f"{' '.join(argv)} exited {p.returncode}: {p.stderr.decode()[:300]}")
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+        base.append(_once(base_argv, None, env))
+        cmd.append(_once(argv, stdin, env))
+    med = {
+        "wall": statistics.median(w for w, _ in cmd),
+        "cpu": statistics.median(c for _, c in cmd),
+        "base_wall": statistics.median(w for w, _ in base),
+        "base_cpu": statistics.median(c for _, c in base),
+    }
+    return med
 
 
-def _cell(ms: tuple[float, float], base: tuple[float, float]) -> str:
-    return f"{ms[0]:.0f} ms ({ms[0] / base[0]:.1f}×), cpu {ms[1]:.0f} ({ms[1] / base[1]:.1f}×)"
+def _cell(m: dict) -> str:
+    return (
+        f"{m['wall']:.0f} ms ({m['wall'] / m['base_wall']:.1f}×); "
+        f"cpu {m['cpu']:.0f} ms ({m['cpu'] / m['base_cpu']:.1f}×)"
+    )
 
 
 def installed_bin(work: Path) -> Path:
@@ -154,30 +171,65 @@ def installed_bin(work: Path) -> Path:
 
 
 def measure(label: str, bindir: Path, runs: int, inputs, env) -> list[str]:
-    python = str(bindir / "python")
-    base = median_ms([python, "-c", "pass"], runs, None, env)
+    base_argv = [str(bindir / "python"), "-c", "pass"]
     out = [
-        f"## {label}: python -c pass {base[0]:.1f} ms, cpu {base[1]:.1f} ms (medians of {runs})",
+        f"## {label}: median of {runs} runs, each beside a run of `python -c pass`; "
+        "(×) = the ratio to it",
         "",
-        "| command | --help | --heuristic, 1 KB | exact cl100k, 1 KB |",
-        "|---|---|---|---|",
+        "| command | --help | --heuristic, 1 KB | exact cl100k, 1 KB | python -c pass |",
+        "|---|---|---|---|---|",
     ]
     for name, (exact, heur, stdin) in cases(inputs).items():
         exe = str(bindir / name)
         for args in (exact, heur):  # fill the rank cache first
-            median_ms([exe, *args], 1, stdin, env)
-        h = median_ms([exe, "--help"], runs, None, env)
-        he = median_ms([exe, *heur], runs, stdin, env)
-        ex = median_ms([exe, *exact], runs, stdin, env)
+            _once([exe, *args], stdin, env)
+        h = timed([exe, "--help"], runs, None, env, base_argv)
+        he = timed([exe, *heur], runs, stdin, env, base_argv)
+        ex = timed([exe, *exact], runs, stdin, env, base_argv)
+        base = statistics.median([h["base_wall"], he["base_wall"], ex["base_wall"]])
         if name == "ctx-stash":  # no ruler: the row times storing the 1 KB
-            cells = [_cell(h, base), "stash: " + _cell(he, base), "—"]
+            cells = [_cell(h), "stash: " + _cell(he), "—"]
         else:
-            cells = [_cell(h, base), _cell(he, base), _cell(ex, base)]
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
+            cells = [_cell(h), _cell(he), _cell(ex)]
+        out.append(f"| {name} | " + " | ".join(cells) + f" | {base:.0f} ms |")
         print(out[-1], file=sys.stderr, flush=True)
-    h = median_ms([str(bindir / "ctx-pack"), "--help"], runs, None, env)
-    out.append(f"| ctx-pack (being built) | {_cell(h, base)} | — | — |")
+    h = timed([str(bindir / "ctx-pack"), "--help"], runs, None, env, base_argv)
+    out.append(f"| ctx-pack | {_cell(h)} | — | — | {h['base_wall']:.0f} ms |")
     return out
+
+
+def import_profile(bindir: Path, inputs, env, runs: int = 15) -> list[str]:
+    """``python -X importtime`` of a heuristic ctx-count of 1 KB: per module imported at the
+    top level, the smallest cumulative time over RUNS runs (the least disturbed by load)."""
+    code = (
+        "import re, sys; from ctxtools.cli.count_fast import main; "
+        "sys.argv = ['ctx-count', '--heuristic']; main()"
+    )
+    best: dict[str, int] = {}
+    order: list[str] = []
+    for _ in range(runs):
+        with open(inputs["text"], "rb") as fh:
+            err = subprocess.run(
+                [str(bindir / "python"), "-X", "importtime", "-c", code],
+                stdin=fh,
+                capture_output=True,
+                env=env,
+                text=True,
+            ).stderr
+        for line in err.splitlines():
+            parts = line.split("|")
+            if len(parts) != 3 or not parts[1].strip().isdigit():
+                continue  # the header, or another line on stderr
+            name = parts[2].rstrip()
+            if name.startswith("  ") or not name.strip():  # only what the top level imports
+                continue
+            name = name.strip()
+            if name not in best:
+                order.append(name)
+            best[name] = min(best.get(name, 1 << 60), int(parts[1]))
+    rows = [f"{best[n] / 1000:5.1f} ms  {n}" for n in order if best[n] >= 300]
+    total = sum(best.values()) / 1000
+    return [f"imports of `ctx-count --heuristic` (min of {runs}; {total:.1f} ms in all):", *rows]
 
 
 def main() -> None:
@@ -195,8 +247,9 @@ def main() -> None:
             env.pop(var, None)
         report = []
         if args.only in (None, "installed"):
-            report += measure("installed", installed_bin(work), args.runs, inputs, env)
-            report.append("")
+            bindir = installed_bin(work)
+            report += measure("installed", bindir, args.runs, inputs, env)
+            report += ["", *import_profile(bindir, inputs, env), ""]
         if args.only in (None, "dev"):
             report += measure("dev (editable)", Path(sys.executable).parent, args.runs, inputs, env)
         print("\n".join(report))
