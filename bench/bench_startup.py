@@ -170,7 +170,7 @@ def installed_bin(work: Path) -> Path:
     return venv / "bin"
 
 
-def measure(label: str, bindir: Path, runs: int, inputs, env) -> list[str]:
+def measure(label: str, bindir: Path, runs: int, inputs, env, only=()) -> list[str]:
     base_argv = [str(bindir / "python"), "-c", "pass"]
     out = [
         f"## {label}: median of {runs} runs, each beside a run of `python -c pass`; "
@@ -180,6 +180,8 @@ def measure(label: str, bindir: Path, runs: int, inputs, env) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for name, (exact, heur, stdin) in cases(inputs).items():
+        if only and name not in only:
+            continue
         exe = str(bindir / name)
         for args in (exact, heur):  # fill the rank cache first
             _once([exe, *args], stdin, env)
@@ -193,8 +195,9 @@ def measure(label: str, bindir: Path, runs: int, inputs, env) -> list[str]:
             cells = [_cell(h), _cell(he), _cell(ex)]
         out.append(f"| {name} | " + " | ".join(cells) + f" | {base:.0f} ms |")
         print(out[-1], file=sys.stderr, flush=True)
-    h = timed([str(bindir / "ctx-pack"), "--help"], runs, None, env, base_argv)
-    out.append(f"| ctx-pack | {_cell(h)} | — | — | {h['base_wall']:.0f} ms |")
+    if not only or "ctx-pack" in only:
+        h = timed([str(bindir / "ctx-pack"), "--help"], runs, None, env, base_argv)
+        out.append(f"| ctx-pack | {_cell(h)} | — | — | {h['base_wall']:.0f} ms |")
     return out
 
 
@@ -236,6 +239,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--only", choices=["dev", "installed"], default=None)
+    ap.add_argument("--command", action="append", default=[], help="only this one (repeatable)")
     args = ap.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ctxtools")], check=True)
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
@@ -248,10 +252,12 @@ def main() -> None:
         report = []
         if args.only in (None, "installed"):
             bindir = installed_bin(work)
-            report += measure("installed", bindir, args.runs, inputs, env)
+            report += measure("installed", bindir, args.runs, inputs, env, args.command)
             report += ["", *import_profile(bindir, inputs, env), ""]
         if args.only in (None, "dev"):
-            report += measure("dev (editable)", Path(sys.executable).parent, args.runs, inputs, env)
+            report += measure(
+                "dev (editable)", Path(sys.executable).parent, args.runs, inputs, env, args.command
+            )
         print("\n".join(report))
         print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
     shutil.rmtree(work, ignore_errors=True)
