@@ -182,6 +182,9 @@ class Piece:
     tokens: int = 0
 
 
+MAX_NOTES = 3  # reasons kept word for word; beyond them, a count
+
+
 @dataclass
 class CutReport:
     """What the cutter learns while reading: bytes, characters, newlines, exactness."""
@@ -192,11 +195,22 @@ class CutReport:
     last_char: str = ""
     exact: bool = True
     notes: list[str] = field(default_factory=list)
+    more: int = 0  # further places that could not be proven exact, past MAX_NOTES
 
     def inexact(self, reason: str) -> None:
         self.exact = False
-        if reason not in self.notes:
+        if reason in self.notes:
+            return
+        if len(self.notes) < MAX_NOTES:
             self.notes.append(reason)
+        else:
+            self.more += 1
+
+    def all_notes(self) -> list[str]:
+        """The notes, and how many more places there were (a huge run has one per MB)."""
+        if not self.more:
+            return list(self.notes)
+        return [*self.notes, f"and {self.more:,} more places like these"]
 
 
 @dataclass

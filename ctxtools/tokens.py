@@ -572,7 +572,7 @@ def _cut_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Itera
     counts.lines = line_count(report.newlines, report.last_char)
     if not report.exact:
         counts.exact = False
-        counts.notes.extend(report.notes)
+        counts.notes.extend(report.all_notes())
 
 
 _WINDOW_ENCODERS: dict[str, Callable[[str], list[int]] | None] = {}

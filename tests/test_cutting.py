@@ -308,3 +308,22 @@ def test_ctrl_c_ends_a_long_count_with_130():
     assert proc.returncode == 130
     assert b"Traceback" not in err
     assert out == b""
+
+
+def test_plain_count_says_when_it_is_not_exact(script_runner, tmp_path):
+    """The fast entry point (no click) tells the same as the click command: each place a
+    run could not be cut at a proven boundary, a few word for word, then how many more."""
+    path = tmp_path / "ideographic-spaces.txt"
+    path.write_text("\u3000" * 1_000_000, encoding="utf-8")  # 3 MB, one pre-token
+    plain = script_runner.run(["ctx-count", str(path)])
+    assert plain.returncode == 0, plain.stderr
+    assert abs(int(plain.stdout) - 500_000) <= 5  # "may differ by a few tokens"
+    notes = [x for x in plain.stderr.splitlines() if x.startswith("ctx-count: note: not exact: ")]
+    assert notes and "no exact cut point" in notes[0]
+    as_json = script_runner.run(["ctx-count", "--json", str(path)])
+    import json
+
+    doc = json.loads(as_json.stdout)
+    assert doc["exact"] is False and doc["total"]["exact"] is False
+    assert "notes" not in doc["total"]
+    assert as_json.stderr.count("note: not exact") == len(notes)
