@@ -24,9 +24,10 @@ from ctxtools.pack.model import (
 from ctxtools.pack.render import Renderer
 
 
-def compute_budget(req: PackRequest, profile) -> dict:
-    """The pack's budget as a dict of its terms (``tokens`` is the total). Raises CtxError
-    when it falls below the floor."""
+def compute_budget(req: PackRequest, profile, table=None) -> dict:
+    """The pack's budget as a dict of its terms (``tokens`` is the total), with the role
+    shares of TABLE's ``[roles]`` and the request's overrides. Raises CtxError when it
+    falls below the floor."""
     from ctxtools import profiles as prof
 
     if req.tokens is not None:
@@ -38,8 +39,8 @@ def compute_budget(req: PackRequest, profile) -> dict:
         return {"tokens": req.tokens, "context_limit": None, "floor": prof.FLOOR}
     limit = req.context_limit or profile.context_limit
     kwargs = {}
-    if req.role_shares:
-        kwargs["role_shares"] = req.role_shares
+    if req.role_shares or (table is not None and table.roles):
+        kwargs["role_shares"] = prof.effective_role_shares(table, req.role_shares)
     b = prof.pack_budget(limit, req.role, **kwargs)
     if b.floored:
         raise CtxError(
@@ -80,11 +81,11 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     root_real = os.path.realpath(root)
     notes: list[str] = list(ruler_notes)
 
-    table = prof.load_profiles(req.profiles_file) if (req.model or req.profiles_file) else None
+    table = prof.load_profiles(req.profiles_file)
     profile = None
     if req.tokens is None:
         profile = prof.resolve(req.model or "default", table)
-    budget = compute_budget(req, profile)
+    budget = compute_budget(req, profile, table)
     if ruler is None:
         from ctxtools.tokens import get_ruler
 
