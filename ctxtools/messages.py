@@ -29,14 +29,7 @@ def count_transcript(data: bytes, ruler, fmt: str | None = None) -> TranscriptCo
     """Parse DATA as a transcript (FMT: ``openai``, ``anthropic``, or None to detect) and
     count it with RULER. Not a transcript: an ``InputError`` saying why."""
     from ctxtools.compact.transcript import TokenCounter, load
-    from ctxtools.errors import InputError
 
-    try:
-        tr = load(data, fmt)
-    except RecursionError:  # the json module's fallback parser on arrays nested ~1,000 deep
-        raise InputError(
-            "the JSON nests too deeply to be a transcript",
-            hint="a transcript is a list of message objects",
-        ) from None
+    tr = load(data, fmt)
     tokens = TokenCounter(ruler).transcript(tr)
     return TranscriptCount(tr.format, tr.shape, len(tr.messages), tokens)
