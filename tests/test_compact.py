@@ -1204,7 +1204,7 @@ def test_a_transcript_nested_too_deeply_is_one_line(script_runner):
     import io
 
     deep = b"[" * 5000 + b"]" * 5000
-    for args in (["ctx-compact"], ["ctx-count", "--messages"]):
+    for args in (["ctx-compact", "--limit", "8000"], ["ctx-count", "--messages"]):
         r = script_runner.run(args, stdin=io.TextIOWrapper(io.BytesIO(deep)))
         assert r.returncode == 1, r.stderr
         assert "nests too deeply" in r.stderr and "Traceback" not in r.stderr
