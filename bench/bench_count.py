@@ -144,7 +144,7 @@ def bench_accuracy() -> None:
     ruler = get_ruler(encoding="cl100k_base").ruler
     prose = "\n".join(p.read_text() for p in sorted((SHARED / "seeds").glob("*.txt")))
     code = "".join(p.read_text() for p in sorted(LIB.glob("*.py"))[:60])
-    js = (SHARED / "corpus" / "jsonpath-cts" / "cts.json").read_text()
+    js = (ROOT / "tests" / "data" / "jsonpath-cts" / "cts.json").read_text()
     chinese = "".join(
         (LIB / "test" / "cjkencodings" / f).read_text(encoding="utf-8")
         for f in ("gb2312-utf8.txt", "gb18030-utf8.txt", "big5-utf8.txt", "gbk-utf8.txt")
