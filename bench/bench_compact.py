@@ -4,7 +4,7 @@
 
 Builds into bench/corpora/compact/ (gitignored):
 
-* the three real runs of ../shared/corpus/transcripts/openhands-multi-swe-bench-output.jsonl,
+* the three real runs of tests/data/compact/openhands-multi-swe-bench-output.jsonl,
   converted to OpenAI messages and Anthropic requests (tests/data/compact/convert_openhands.py);
 * ``long-10k.openai.json``: the system prompt and first user message of one run, then the
   assistant/tool steps of all three runs repeated (call ids renamed so they stay unique) up
@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus" / "transcripts"
+CORPUS = REPO / "tests" / "data" / "compact"  # the runs and their licence, copied from shared/
 CORPUS = CORPUS / "openhands-multi-swe-bench-output.jsonl"
 OUT = REPO / "bench" / "corpora" / "compact"
 BIN = Path(sys.executable).parent / "ctx-compact"

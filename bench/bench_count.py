@@ -101,21 +101,25 @@ def bench_throughput(size_mb: int) -> None:
     ).stdout.split()
     direct_n, direct_s = int(out[0]), float(out[1])
     direct_rss = peak_rss_kb([sys.executable, "-c", direct_code, str(corpus)])
-    print(f"direct encode_ordinary (1 call, 1 core): {direct_n} tokens in {direct_s:.2f} s "
-          f"({size / 1e6 / direct_s:.1f} MB/s), peak RSS {direct_rss / 1024:.0f} MB")
+    print(
+        f"direct encode_ordinary (1 call, 1 core): {direct_n} tokens in {direct_s:.2f} s "
+        f"({size / 1e6 / direct_s:.1f} MB/s), peak RSS {direct_rss / 1024:.0f} MB"
+    )
     for jobs in (1, 2):
         cmd = [str(BIN / "ctx-count"), "--jobs", str(jobs), str(corpus)]
         elapsed, stdout, _ = timed(cmd)
         n = int(stdout.split()[0])
         rss = peak_rss_kb(cmd)
-        print(f"ctx-count --jobs {jobs}: {n} tokens in {elapsed:.2f} s "
-              f"({size / 1e6 / elapsed:.1f} MB/s) = {direct_s / elapsed:.2f}x direct, "
-              f"peak RSS {rss / 1024:.0f} MB, identical={n == direct_n}")
+        print(
+            f"ctx-count --jobs {jobs}: {n} tokens in {elapsed:.2f} s "
+            f"({size / 1e6 / elapsed:.1f} MB/s) = {direct_s / elapsed:.2f}x direct, "
+            f"peak RSS {rss / 1024:.0f} MB, identical={n == direct_n}"
+        )
 
 
 def bench_startup(runs: int) -> None:
     print("## start-up (median of", runs, "runs)")
-    one_kb = ((LIB / "os.py").read_bytes()[:1024])
+    one_kb = (LIB / "os.py").read_bytes()[:1024]
     exe = str(BIN / "ctx-count")
     subprocess.run([exe], input=one_kb, capture_output=True, check=True)  # warm the cache
     help_s = median_time([exe, "--help"], None, runs)
@@ -134,8 +138,10 @@ def bench_startup(runs: int) -> None:
     print(f"ctx-count --help:               {help_s * 1000:.0f} ms (target < 120)")
     print(f"ctx-count --heuristic, 1 KB:    {heur_s * 1000:.0f} ms (target < 120)")
     print(f"ctx-count exact cl100k, 1 KB:   {exact_s * 1000:.0f} ms")
-    print(f"bare python loading cl100k:     {bare_s * 1000:.0f} ms "
-          f"-> ratio {exact_s / bare_s:.2f} (target < 1.3)")
+    print(
+        f"bare python loading cl100k:     {bare_s * 1000:.0f} ms "
+        f"-> ratio {exact_s / bare_s:.2f} (target < 1.3)"
+    )
 
 
 def bench_accuracy() -> None:
@@ -144,17 +150,22 @@ def bench_accuracy() -> None:
     ruler = get_ruler(encoding="cl100k_base").ruler
     prose = "\n".join(p.read_text() for p in sorted((SHARED / "seeds").glob("*.txt")))
     code = "".join(p.read_text() for p in sorted(LIB.glob("*.py"))[:60])
-    js = (SHARED / "corpus" / "jsonpath-cts" / "cts.json").read_text()
+    js = (ROOT / "tests" / "data" / "jsonpath-cts" / "cts.json").read_text()
     chinese = "".join(
         (LIB / "test" / "cjkencodings" / f).read_text(encoding="utf-8")
         for f in ("gb2312-utf8.txt", "gb18030-utf8.txt", "big5-utf8.txt", "gbk-utf8.txt")
     )
     print("## heuristic / exact cl100k_base")
-    for kind, text in (("English prose", prose), ("Python code", code), ("JSON", js),
-                       ("Chinese text", chinese)):
+    for kind, text in (
+        ("English prose", prose),
+        ("Python code", code),
+        ("JSON", js),
+        ("Chinese text", chinese),
+    ):
         h, e = heuristic_count(text), ruler.count(text)
-        print(f"{kind:14} {len(text):>9,} chars  heuristic {h:>8,}  exact {e:>8,}  "
-              f"ratio {h / e:.2f}")
+        print(
+            f"{kind:14} {len(text):>9,} chars  heuristic {h:>8,}  exact {e:>8,}  ratio {h / e:.2f}"
+        )
 
 
 def main() -> int:

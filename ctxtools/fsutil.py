@@ -53,6 +53,18 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
     return None
 
 
+def require_directory(path: str, label: str, hint: str | None = None) -> None:
+    """Raise the one-line error for a LABEL (e.g. "--root x") that is not a directory:
+    NotFoundError when nothing is there, InputError when something else is."""
+    if os.path.isdir(path):
+        return
+    from ctxtools.errors import InputError
+
+    if os.path.exists(path):
+        raise InputError(f"{label}: not a directory", hint=hint)
+    raise NotFoundError(f"{label}: no such directory", hint=hint)
+
+
 def write_output(path: str, data: bytes) -> str | None:
     """Write a user's output file atomically (temp file beside it, fsync, rename), with the
     mode a plain ``open(path, "w")`` would give it; a reason on failure. The directory must

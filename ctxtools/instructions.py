@@ -83,7 +83,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from ctxtools.errors import InputError, NotFoundError, UsageError
+from ctxtools.errors import UsageError
+from ctxtools.fsutil import require_directory
 
 CANDIDATES = (
     "AGENTS.md",
@@ -905,10 +906,7 @@ def load_instructions(
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise UsageError(f"{name} must be a positive number of bytes, not {value!r}")
     root_str = os.fspath(root)
-    if not os.path.exists(root_str):
-        raise NotFoundError(f"root {root_str}: no such directory")
-    if not os.path.isdir(root_str):
-        raise InputError(f"root {root_str}: not a directory")
+    require_directory(root_str, f"root {root_str}")
     real_root = os.path.realpath(root_str)
     files = normalise_pack_files(real_root, pack_files, os.path.abspath(root_str))
     ctx = _Ctx(real_root, files, [], [])

@@ -215,12 +215,12 @@ class MentionResolver:
         max_entries: int = MAX_INDEX_ENTRIES,
     ):
         from ctxtools.errors import InputError
+        from ctxtools.fsutil import require_directory
 
         root_s = os.fspath(root)
-        if not os.path.isdir(root_s):
-            if os.path.exists(root_s):
-                raise InputError(f"{root_s}: not a directory", hint="give the project's root")
+        if not os.path.exists(root_s):  # a missing root is bad input here, not "not found"
             raise InputError(f"{root_s}: no such directory")
+        require_directory(root_s, root_s, hint="give the project's root")
         from ctxtools.config import store_root as resolve_store_root
 
         self.root = root_s

@@ -1,11 +1,16 @@
 """Model profiles and the pack budget.
 
-A profile says how big a model's window is, how much it may write, and which tiktoken
-encoding measures it. Profiles are data (``ctxtools/data/profiles.toml``), extended or
-overridden by a user TOML file of the same shape (``--profiles FILE`` or ``$CTX_PROFILES``).
+A profile says how big a model's window is, how much it may write (``max_output``), how
+many agent turns it gets (``max_turns``, where known) and which tiktoken encoding measures
+it. Profiles are data (``ctxtools/data/profiles.toml``), extended or overridden by a user
+TOML file of the same shape (``--profiles-file FILE`` or ``$CTX_PROFILES``), which may also
+hold a ``[roles]`` table of role shares (``reviewer = 90``).
 
 Resolution of a model name: exact name -> the longest family substring -> a size bucket
 (``1.5b``, ``3b``, ``7b``, ``14b``, ``32b``) -> the default.
+
+Role shares: ``ROLE_SHARES`` (DESIGN.md), overridden by the user file's ``[roles]`` and then
+by ``--role-share ROLE=PCT``; ``pack_budget(limit, role, role_shares=...)`` takes them.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -43,9 +49,11 @@ ROLE_SHARES: dict[str, int] = {
     "docs": 60,
     "coordinator": 50,
     "memory": 50,
+    "placeholder": 100,
 }
 DEFAULT_ROLE_SHARE = 75
 
+_ROLE_RE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _SIZE_RE = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])")
 
 
@@ -58,6 +66,7 @@ class Profile:
     approximate: bool  # counts with this encoding are estimates for this model
     matched_by: str  # "exact", "family", "size", "default"
     matched: str  # the key that matched (model, family substring, size bucket, "default")
+    max_turns: int | None = None  # agent turns the profile allows, where the data says
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -67,16 +76,17 @@ class Profile:
 class ProfileTable:
     models: dict[str, dict]
     families: dict[str, dict]
-    sizes: dict[str, int]
+    sizes: dict[str, dict]  # bucket -> entry (context_limit, max_output, max_turns)
     default: dict
     sources: list[str]
+    roles: dict[str, int] = field(default_factory=dict)  # role shares from [roles] tables
 
 
 def _check_entry(where: str, entry: object) -> dict:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected a table")
     out = dict(entry)
-    for key in ("context_limit", "max_output"):
+    for key in ("context_limit", "max_output", "max_turns"):
         if key in out and (not isinstance(out[key], int) or out[key] <= 0):
             raise InputError(f"{where}: {key} must be a positive integer")
     if "encoding" in out and not isinstance(out["encoding"], str):
@@ -97,18 +107,38 @@ def _merge(table: ProfileTable, data: dict, source: str) -> None:
     sizes = data.get("sizes", {})
     if not isinstance(sizes, dict):
         raise InputError(f"{source}: [sizes] must be a table")
-    for bucket, limit in sizes.items():
-        if not isinstance(limit, int) or limit <= 0:
-            raise InputError(f"{source}: sizes.{bucket} must be a positive integer")
-        table.sizes[bucket.lower()] = limit
+    for bucket, entry in sizes.items():
+        where = f"{source}: sizes.{bucket}"
+        if isinstance(entry, int) and not isinstance(entry, bool):  # "7b" = 8192: the window
+            if entry <= 0:
+                raise InputError(f"{where} must be a positive integer")
+            entry = {"context_limit": entry}
+        merged = dict(table.sizes.get(bucket.lower(), {}))
+        merged.update(_check_entry(where, entry))
+        if "context_limit" not in merged:
+            raise InputError(f"{where}: needs context_limit")
+        table.sizes[bucket.lower()] = merged
     if "default" in data:
         table.default.update(_check_entry(f"{source}: default", data["default"]))
+    roles = data.get("roles", {})
+    if not isinstance(roles, dict):
+        raise InputError(f"{source}: [roles] must be a table")
+    for role, share in roles.items():
+        key = role.strip().lower()
+        if not _ROLE_RE.fullmatch(key):
+            raise InputError(f"{source}: roles.{role}: not a role name", hint="e.g. reviewer = 90")
+        if isinstance(share, bool) or not isinstance(share, int) or not 1 <= share <= 100:
+            raise InputError(
+                f"{source}: roles.{role} must be a whole percent from 1 to 100",
+                hint="e.g. reviewer = 90",
+            )
+        table.roles[key] = share
     table.sources.append(source)
 
 
 def load_profiles(user_file: str | os.PathLike | None = None) -> ProfileTable:
     """The shipped profiles, extended by USER_FILE (or ``$CTX_PROFILES``) when given."""
-    table = ProfileTable({}, {}, {}, {}, [])
+    table = ProfileTable({}, {}, {}, {}, [], {})
     shipped = resources.files("ctxtools").joinpath("data/profiles.toml").read_bytes()
     _merge(table, tomllib.loads(shipped.decode("utf-8")), "built-in")
     path = user_file or os.environ.get("CTX_PROFILES") or None
@@ -127,6 +157,7 @@ def load_profiles(user_file: str | os.PathLike | None = None) -> ProfileTable:
 def _profile(name: str, entry: dict, base: dict, matched_by: str, matched: str) -> Profile:
     full = dict(base)
     full.update(entry)
+    turns = full.get("max_turns")
     return Profile(
         name=name,
         context_limit=int(full["context_limit"]),
@@ -135,6 +166,7 @@ def _profile(name: str, entry: dict, base: dict, matched_by: str, matched: str) 
         approximate=bool(full.get("approximate", False)),
         matched_by=matched_by,
         matched=matched,
+        max_turns=int(turns) if turns is not None else None,
     )
 
 
@@ -155,60 +187,82 @@ def resolve(model: str, table: ProfileTable | None = None) -> Profile:
     for match in _SIZE_RE.finditer(key):
         bucket = match.group(1) + "b"
         if bucket in table.sizes:
-            entry = {"context_limit": table.sizes[bucket]}
-            return _profile(model, entry, table.default, "size", bucket)
+            return _profile(model, table.sizes[bucket], table.default, "size", bucket)
     return _profile(model, {}, table.default, "default", "default")
 
 
 def list_profiles(table: ProfileTable | None = None) -> list[dict]:
-    """Every named model and family, for ``ctx-count --profiles`` (sorted, deterministic)."""
+    """Every named model and family, the size buckets and the default, for
+    ``ctx-count --profiles`` (sorted, deterministic)."""
     table = table or load_profiles()
     base = {"approximate": False, "max_output": 4096, "encoding": "cl100k_base"}
-    rows = []
+    blocks: list[tuple[str, str, dict, dict]] = []
     for kind, block in (("model", table.models), ("family", table.families)):
-        for name in sorted(block):
-            p = _profile(name, block[name], base, kind, name)
-            rows.append(
-                {
-                    "name": name,
-                    "kind": kind,
-                    "context_limit": p.context_limit,
-                    "max_output": p.max_output,
-                    "encoding": p.encoding,
-                    "approximate": p.approximate,
-                }
-            )
-    for bucket in sorted(table.sizes, key=lambda b: float(b[:-1])):
-        d = table.default
+        blocks.extend((kind, name, block[name], base) for name in sorted(block))
+    for bucket in sorted(table.sizes, key=_bucket_order):
+        blocks.append(("size", bucket, table.sizes[bucket], table.default))
+    blocks.append(("default", "default", {}, table.default))
+    rows = []
+    for kind, name, entry, under in blocks:
+        p = _profile(name, entry, under, kind, name)
         rows.append(
             {
-                "name": bucket,
-                "kind": "size",
-                "context_limit": table.sizes[bucket],
-                "max_output": int(d.get("max_output", 4096)),
-                "encoding": str(d.get("encoding", "cl100k_base")),
-                "approximate": bool(d.get("approximate", True)),
+                "name": name,
+                "kind": kind,
+                "context_limit": p.context_limit,
+                "max_output": p.max_output,
+                "max_turns": p.max_turns,
+                "encoding": p.encoding,
+                "approximate": p.approximate,
             }
         )
-    d = table.default
-    rows.append(
-        {
-            "name": "default",
-            "kind": "default",
-            "context_limit": int(d["context_limit"]),
-            "max_output": int(d.get("max_output", 4096)),
-            "encoding": str(d.get("encoding", "cl100k_base")),
-            "approximate": bool(d.get("approximate", True)),
-        }
-    )
     return rows
 
 
-def role_share(role: str | None) -> int:
-    """A role's share of the budget, in percent."""
-    if not role:
-        return ROLE_SHARES["worker"]
-    return ROLE_SHARES.get(role.strip().lower(), DEFAULT_ROLE_SHARE)
+def _bucket_order(bucket: str) -> tuple[float, str]:
+    try:
+        return float(bucket[:-1]), bucket
+    except ValueError:  # a user's bucket that is not a number of billions
+        return math.inf, bucket
+
+
+def parse_role_share(text: str) -> tuple[str, int]:
+    """``ROLE=PCT`` (``reviewer=90``, ``reviewer=90%``) as ``("reviewer", 90)``.
+
+    PCT is a whole percent from 1 to 100: a role never gets more than the whole budget."""
+    role, sep, pct = text.partition("=")
+    role = role.strip().lower()
+    pct = pct.strip().removesuffix("%").strip()
+    if not sep or not _ROLE_RE.fullmatch(role):
+        raise UsageError(f"{text!r} is not ROLE=PCT", hint="e.g. --role-share reviewer=90")
+    if not pct.isascii() or not pct.isdigit() or not 1 <= int(pct) <= 100:
+        raise UsageError(
+            f"{text!r}: the share must be a whole percent from 1 to 100",
+            hint="e.g. --role-share reviewer=90",
+        )
+    return role, int(pct)
+
+
+def effective_role_shares(
+    table: ProfileTable | None = None, overrides: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """The role shares in force: DESIGN.md's, then TABLE's ``[roles]``, then OVERRIDES
+    (``--role-share``), each beating the one before."""
+    shares = dict(ROLE_SHARES)
+    if table is not None:
+        shares.update(table.roles)
+    if overrides:
+        shares.update({k.strip().lower(): v for k, v in overrides.items()})
+    return shares
+
+
+def role_share(role: str | None, shares: Mapping[str, int] | None = None) -> int:
+    """A role's share of the budget, in percent: from SHARES when it names the role (an
+    override, see ``effective_role_shares``), else DESIGN.md's table; no role is a worker."""
+    key = (role or "worker").strip().lower()
+    if shares and key in shares:
+        return int(shares[key])
+    return ROLE_SHARES.get(key, DEFAULT_ROLE_SHARE)
 
 
 @dataclass(frozen=True)
@@ -235,6 +289,7 @@ def pack_budget(
     context_limit: int,
     role: str | None = None,
     *,
+    role_shares: Mapping[str, int] | None = None,
     reserve_system: int = RESERVE_SYSTEM,
     reserve_tools: int = RESERVE_TOOLS,
     reserve_response: int = RESERVE_RESPONSE,
@@ -245,6 +300,9 @@ def pack_budget(
 
     available = (context_limit - reserve_system - reserve_tools - reserve_response
                  - slack_percent% of context_limit) x role share, never below ``floor``.
+
+    ROLE_SHARES overrides role shares (``effective_role_shares()`` builds it from a profiles
+    table and ``--role-share``); without it, DESIGN.md's table applies.
     """
     for label, value in (
         ("context limit", context_limit),
@@ -258,7 +316,7 @@ def pack_budget(
         raise UsageError(f"slack percent must be from 0 to 99, got {slack_percent}")
     slack = math.ceil(context_limit * slack_percent / 100)
     before = context_limit - reserve_system - reserve_tools - reserve_response - slack
-    share = role_share(role)
+    share = role_share(role, role_shares)
     computed = max(0, before) * share // 100
     available = max(floor, computed)
     return Budget(

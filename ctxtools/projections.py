@@ -542,6 +542,9 @@ def count(p: Payload, ruler: Any) -> dict:
     counts = count_stream(_PayloadStream(p), ruler)  # type: ignore[arg-type]
     out = {"chars": counts.chars, "lines": p.lines, "bytes": p.size, "tokens": counts.tokens}
     out.update(ruler.describe())
+    if not counts.exact:
+        out["exact"] = False
+        out["note"] = "; ".join(counts.notes)
     return out
 
 

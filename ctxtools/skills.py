@@ -64,6 +64,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtools.errors import InputError, NotFoundError, UsageError
+from ctxtools.fsutil import require_directory
 
 SKILL_FILE = "SKILL.md"
 SKILL_LIMIT = 256 << 10  # bytes read from one SKILL.md
@@ -114,10 +115,7 @@ class UnknownSkillError(NotFoundError):
 def load_skills(skills_dir: str | os.PathLike) -> tuple[list[Skill], list[str]]:
     """The skills under SKILLS_DIR, sorted by name, and notes (see the module's contract)."""
     base = os.fspath(skills_dir)
-    if not os.path.exists(base):
-        raise NotFoundError(f"skills directory {base}: no such directory")
-    if not os.path.isdir(base):
-        raise InputError(f"skills directory {base}: not a directory")
+    require_directory(base, f"skills directory {base}")
     real_base = os.path.realpath(base)
     notes: list[str] = []
     try:

@@ -10,11 +10,12 @@ Three kinds of ruler, one per run:
 * ``HeuristicRuler`` -- needs nothing: one token per CJK code point (ideographs, kana,
   hangul), one per four other characters, rounded up.
 
-``count_stream`` counts a binary stream of any size in bounded memory. For tiktoken it cuts
-the text only at places where no pre-tokenizer piece of cl100k_base or o200k_base can
-span (after a newline that is followed by a letter, or between a letter and a space), so
-the sum of the pieces' counts equals the count of the whole text, and it counts the pieces
-on two threads (tiktoken releases the GIL while encoding).
+``count_stream`` counts a binary stream of any size in bounded memory and linear time. For
+tiktoken, ``ctxtools.cutting`` cuts the bytes where the sum of the pieces' counts equals
+one count of the whole text, and counts long runs of one kind of character in checked
+windows; the pieces are counted on two threads (tiktoken releases the GIL while
+encoding). A part that cannot be counted exactly makes the result say so (``exact``,
+``notes``). The heuristic reads block by block.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _cjk_re() -> re.Pattern[str]:
 
 
 READ_BLOCK = 1 << 20  # bytes read per call
-CHUNK_CHARS = 1 << 20  # characters per counted piece: 1M keeps peak memory low and still
+CHUNK_BYTES = 1 << 20  # bytes per counted piece: 1M keeps peak memory low and still
 # lets two threads overlap (256K pieces did not parallelise; 4M ones doubled peak memory)
 
 
@@ -442,20 +443,29 @@ class Counts:
     chars: int = 0
     lines: int = 0
     bytes: int = 0
+    exact: bool = True  # False when a part could not be counted exactly (see notes)
+    notes: list[str] = field(default_factory=list)
 
     def add(self, other: Counts) -> None:
         self.tokens += other.tokens
         self.chars += other.chars
         self.lines += other.lines
         self.bytes += other.bytes
+        if not other.exact:
+            self.exact = False
+            self.notes.extend(n for n in other.notes if n not in self.notes)
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "tokens": self.tokens,
             "chars": self.chars,
             "lines": self.lines,
             "bytes": self.bytes,
         }
+        if not self.exact:
+            out["exact"] = False
+            out["note"] = "; ".join(self.notes)
+        return out
 
 
 def line_count(newlines: int, last_char: str) -> int:
@@ -463,80 +473,143 @@ def line_count(newlines: int, last_char: str) -> int:
     return newlines + (1 if last_char and last_char != "\n" else 0)
 
 
-def _safe_cut(text: str, start: int, end: int | None = None) -> int:
-    """The last index in (start, end) where the text may be cut without changing tiktoken's
-    pre-tokenization (cl100k_base, o200k_base), or -1.
-
-    Safe: just after a newline followed by a letter, and between a letter and a space.
-    No piece of either encoding's pattern runs across those points, and the pieces on
-    either side match the same way when the text starts or ends there.
-    """
-    pos = (len(text) if end is None else min(end, len(text))) - 1
-    while pos > start:
-        nl = text.rfind("\n", start, pos)
-        sp = text.rfind(" ", start, pos)
-        if nl < 0 and sp < 0:
-            return -1
-        if nl > sp:
-            if text[nl + 1].isalpha():
-                return nl + 1
-            pos = nl
-        else:
-            if sp > start and text[sp - 1].isalpha():
-                return sp
-            pos = sp
-    return -1
-
-
 def iter_text_pieces(
     stream: BinaryIO,
     counts: Counts,
-    splittable: bool,
+    ruler: Ruler,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[str]:
-    """Decode STREAM (UTF-8, invalid bytes replaced) into pieces of about CHUNK_CHARS that
-    are safe to count separately; fill ``counts`` with chars, lines and bytes as it goes.
+) -> Iterator[str | int]:
+    """Pieces of STREAM to count separately: text (str) to count with RULER, or a number
+    of tokens already counted (inside a long run, see ``ctxtools.cutting``). Fills
+    ``counts`` with chars, lines and bytes, and ``exact``/``notes``, as it goes.
 
-    When ``splittable`` is false, yields the whole text once. ``progress`` is called with
-    the number of bytes of each block read.
+    Memory stays bounded whatever the input: tiktoken pieces are cut where the sum of
+    their counts equals one count of the whole; the heuristic reads block by block; a
+    ruler that cannot be split (a tokenizer.json) gets the whole text at once.
     """
+    if isinstance(ruler, TiktokenRuler):
+        yield from _tiktoken_pieces(stream, counts, ruler, progress)
+        return
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    buf: list[str] = []
-    buf_len = 0
+    whole: list[str] = []
     newlines = 0
     last = ""
     while True:
         block = stream.read(READ_BLOCK)
-        final = not block
         counts.bytes += len(block)
         if progress is not None and block:
             progress(len(block))
-        text = decoder.decode(block, final=final)
+        text = decoder.decode(block, final=not block)
         if text:
             newlines += text.count("\n")
             counts.chars += len(text)
             last = text[-1]
-            buf.append(text)
-            buf_len += len(text)
-        if final:
+            if ruler.splittable:
+                yield text  # the heuristic counts characters: any cut is exact
+            else:
+                whole.append(text)
+        if not block:
             break
-        if splittable and buf_len >= CHUNK_CHARS:
-            joined = "".join(buf)
-            pos = 0
-            while len(joined) - pos >= CHUNK_CHARS:
-                # a cut in the second half of the next CHUNK_CHARS, else anywhere before
-                cut = _safe_cut(joined, pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
-                if cut < 0:
-                    cut = _safe_cut(joined, pos, len(joined))
-                if cut <= pos:
-                    break  # no cut point yet: keep reading
-                yield joined[pos:cut]
-                pos = cut
-            rest = joined[pos:]
-            buf, buf_len = [rest], len(rest)
     counts.lines = line_count(newlines, last)
-    if buf_len:
-        yield "".join(buf)
+    if whole:
+        yield "".join(whole)
+
+
+SMALL_INPUT = 4096  # bytes: too short to hold a run worth cutting; counted in one piece
+
+
+class _Prefixed:
+    """A binary stream that first returns bytes already read from another."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head = head
+        self._rest = rest
+
+    def read(self, n: int = -1) -> bytes:
+        if self._head:
+            out, self._head = self._head, b""
+            return out
+        return self._rest.read(n)
+
+
+def _tiktoken_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Iterator:
+    head = stream.read(READ_BLOCK)
+    if len(head) < SMALL_INPUT:
+        more = stream.read(READ_BLOCK) if head else b""
+        if not more:  # a small input: one piece, no cutter to import
+            counts.bytes = len(head)
+            if progress is not None and head:
+                progress(len(head))
+            text = head.decode("utf-8", "replace")
+            counts.chars = len(text)
+            counts.lines = line_count(text.count("\n"), text[-1:])
+            if text:
+                yield text
+            return
+        head += more
+    yield from _cut_pieces(_Prefixed(head, stream), counts, ruler, progress)
+
+
+def _cut_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Iterator:
+    from ctxtools.cutting import CutReport, Cutter
+
+    report = CutReport()
+    cutter = Cutter(
+        stream,
+        report,
+        chunk=CHUNK_BYTES,
+        block=READ_BLOCK,
+        encoding=ruler.encoding,
+        encode=ruler.encode,
+        allow_special=ruler.allow_special,
+        window_encoder=lambda: window_encoder(ruler.name),
+        progress=progress,
+    )
+    for piece in cutter.pieces():
+        yield piece.text if piece.text is not None else piece.tokens
+    counts.bytes = report.bytes
+    counts.chars = report.chars
+    counts.lines = line_count(report.newlines, report.last_char)
+    if not report.exact:
+        counts.exact = False
+        counts.notes.extend(report.all_notes())
+
+
+_WINDOW_ENCODERS: dict[str, Callable[[str], list[int]] | None] = {}
+
+
+def window_encoder(name: str) -> Callable[[str], list[int]] | None:
+    """bpe-openai's native encoder for NAME, linear in the length of a pre-token, or None.
+
+    Only its compiled module is loaded (straight from its file: the package's own
+    ``__init__`` imports much more and costs ~0.6 s); building the cl100k/o200k encoder
+    costs 0.15/0.3 s, so it is built only when a long run needs it.
+    """
+    if name in _WINDOW_ENCODERS:
+        return _WINDOW_ENCODERS[name]
+    encoder = None
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.util.find_spec("bpe_openai")
+        if spec is not None and spec.submodule_search_locations:
+            pkg = Path(next(iter(spec.submodule_search_locations)))
+            for lib in sorted(pkg.glob("_bindings*.so")) + sorted(pkg.glob("_bindings*.pyd")):
+                loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(lib))
+                mod_spec = importlib.util.spec_from_file_location(
+                    "bpe_openai._bindings", str(lib), loader=loader
+                )
+                if mod_spec is None:
+                    continue
+                module = importlib.util.module_from_spec(mod_spec)
+                loader.exec_module(module)
+                encoder = module.tokenizer_for_encoding(name).encode
+                break
+    except Exception:  # a missing or broken optional accelerator: tiktoken does it all
+        encoder = None
+    _WINDOW_ENCODERS[name] = encoder
+    return encoder
 
 
 def count_stream(
@@ -547,19 +620,16 @@ def count_stream(
 ) -> Counts:
     """Count tokens, chars, lines and bytes of a binary stream in bounded memory."""
     counts = Counts()
-    pieces = iter_text_pieces(stream, counts, ruler.splittable, progress)
+    pieces = iter_text_pieces(stream, counts, ruler, progress)
     jobs = jobs if jobs is not None else default_jobs()
     if ruler.parallel and jobs > 1:
-        first = next(pieces, None)
-        second = next(pieces, None) if first is not None else None
-        if second is None:  # small input: no threads
-            counts.tokens = ruler.count(first) if first else 0
-        else:
-            counts.tokens = _parallel_count(_chain(first, second, pieces), ruler, jobs)
+        counts.tokens = _parallel_count(pieces, ruler, jobs)
+    elif isinstance(ruler, TiktokenRuler) or not ruler.splittable:
+        counts.tokens = sum(p if isinstance(p, int) else ruler.count(p) for p in pieces)
     else:
         tally = ruler.tally()
         for piece in pieces:
-            tally.feed(piece)
+            tally.feed(piece)  # type: ignore[arg-type]
         counts.tokens = tally.total()
     return counts
 
@@ -581,23 +651,37 @@ def default_jobs() -> int:
         return max(1, min(4, os.cpu_count() or 1))
 
 
-def _chain(first: str, second: str, rest: Iterator[str]) -> Iterator[str]:
-    yield first
-    yield second
-    yield from rest
-
-
-def _parallel_count(pieces: Iterable[str], ruler: Ruler, jobs: int) -> int:
-    """Count pieces on ``jobs`` threads, keeping at most 2×jobs pieces in memory."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def _parallel_count(pieces: Iterable[str | int], ruler: Ruler, jobs: int) -> int:
+    """Count pieces on ``jobs`` threads, keeping at most 2×jobs pieces in memory.
+    Numbers among the pieces are counts already made. No thread starts for one piece."""
     total = 0
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        pending = []
+    first = None
+    pool = None
+    pending: list = []
+    try:
         for piece in pieces:
+            if isinstance(piece, int):
+                total += piece
+                continue
+            if first is None and pool is None:
+                first = piece
+                continue
+            if pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool = ThreadPoolExecutor(max_workers=jobs)
+                pending.append(pool.submit(ruler.count, first))
+                first = None
             pending.append(pool.submit(ruler.count, piece))
             if len(pending) >= 2 * jobs:
                 total += pending.pop(0).result()
+        if first is not None:
+            total += ruler.count(first)
         for fut in pending:
             total += fut.result()
+    finally:
+        if pool is not None:
+            for fut in pending:
+                fut.cancel()
+            pool.shutdown(wait=True)
     return total

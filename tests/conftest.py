@@ -10,7 +10,6 @@ import pytest
 
 CTX_VARS = ("CTX_STORE", "CTX_SESSION", "CTX_MODEL", "CTX_ENCODING", "CTX_PROFILES", "CTX_DEBUG")
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -29,13 +28,6 @@ def isolated_env(tmp_path, monkeypatch):
 @pytest.fixture
 def store_dir(isolated_env) -> Path:
     return isolated_env
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"../shared is missing beside the repository ({SHARED})")
-    return SHARED
 
 
 @dataclass

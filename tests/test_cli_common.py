@@ -105,3 +105,48 @@ def test_closed_stdout_pipe_exits_quietly(tmp_path, name):
     assert proc.stderr == b"", proc.stderr
     assert proc.returncode in (0, 1)
     assert len(proc.stdout.splitlines()) == 1
+
+
+# --- shared option types and input reading -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("0", 0.0), ("80", 80.0), ("99.5", 99.5), (" 1e2 ", 100.0)]
+)
+def test_finite_float_accepts_numbers(value, expected):
+    import click
+
+    from ctxtools.cli.common import FiniteFloat
+
+    assert FiniteFloat(min=0, max=100).convert(value, None, None) == expected
+    with pytest.raises(click.BadParameter):
+        FiniteFloat(min=0, max=99).convert("100", None, None)
+
+
+@pytest.mark.parametrize("value", ["nan", "-nan", "inf", "Infinity", "-inf", "1e999", "x", ""])
+def test_finite_float_refuses_what_is_not_a_finite_number(value):
+    import click
+
+    from ctxtools.cli.common import FiniteFloat
+
+    with pytest.raises(click.BadParameter, match="not a"):
+        FiniteFloat().convert(value, None, None)
+
+
+def test_finite_float_refuses_non_finite_floats_too():
+    import click
+
+    from ctxtools.cli.common import FiniteFloat
+
+    for value in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(click.BadParameter, match="not a finite number"):
+            FiniteFloat().convert(value, None, None)
+
+
+def test_json_text_replaces_undecodable_bytes_only():
+    from ctxtools.cli.common import json_text
+
+    assert json_text("plain/ascii.txt") == "plain/ascii.txt"
+    assert json_text("日本/ü.md") == "日本/ü.md"
+    assert json_text(os.fsdecode(b"caf\xe9/\xff\xfe.txt")) == "caf\ufffd/\ufffd\ufffd.txt"
+    assert json_text("lone \ud800 surrogate") == "lone \ufffd\ufffd\ufffd surrogate"

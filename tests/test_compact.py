@@ -1196,3 +1196,15 @@ def test_a_forced_format_that_does_not_fit_is_refused(script_runner, runs, store
     res = compact(script_runner, as_bytes(odd), "--limit", "5000", "--format", "anthropic")
     assert res.returncode == 1 and "carry tool_calls" in res.stderr
     assert res.stdout == "" and not store_dir.exists()
+
+
+def test_a_transcript_nested_too_deeply_is_one_line(script_runner):
+    """orjson refuses 1,024 levels and the json module's parser runs out of stack: either
+    way a one-line error (exit 1), for ctx-compact as for ctx-count --messages."""
+    import io
+
+    deep = b"[" * 5000 + b"]" * 5000
+    for args in (["ctx-compact", "--limit", "8000"], ["ctx-count", "--messages"]):
+        r = script_runner.run(args, stdin=io.TextIOWrapper(io.BytesIO(deep)))
+        assert r.returncode == 1, r.stderr
+        assert "nests too deeply" in r.stderr and "Traceback" not in r.stderr

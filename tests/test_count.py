@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_bytes
+from conftest import DATA, run_bytes
 
 from ctxtools.tokens import get_ruler, heuristic_count
 
@@ -115,9 +119,12 @@ def test_usage_warnings_and_fail_over(script_runner):
     n = exact(text.decode())
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(int(n / 0.85))], text)
     assert r.returncode == 0
-    assert "warning: 85.0% of the window used" in r.stderr
+    # both warnings name the remedy
+    assert "warning: 85.0% of the window used: compact soon (ctx-compact)" in r.stderr
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n)], text)
-    assert "compact now" in r.stderr
+    assert "warning: 100.0% of the window used: compact now (ctx-compact)" in r.stderr
+    r = run_bytes(script_runner, ["ctx-count", "--limit", str(n * 2)], text)
+    assert r.stderr == ""
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n * 2), "--fail-over", "40"], text)
     assert r.returncode == 3
     assert "ctx-count: error: usage 50.0% is over the limit of 40%" in r.stderr
@@ -260,3 +267,455 @@ def test_debug_lets_a_traceback_through(tmp_path):
 def test_same_input_same_bytes(script_runner, flag):
     outs = {run_bytes(script_runner, ["ctx-count", "--json", flag], LOG).stdout for _ in range(3)}
     assert len(outs) == 1
+
+
+# --- gates: --fail-over, --fail-above, the pre-commit hook ---------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999", "-1", "ten"])
+def test_fail_over_refuses_non_finite_at_parse_time(script_runner, value):
+    r = run_bytes(script_runner, ["ctx-count", "--limit", "100", f"--fail-over={value}"], b"x")
+    assert r.returncode == 2
+    assert "Invalid value for '--fail-over'" in r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr
+
+
+def test_fail_above_gates_one_input(script_runner):
+    text = b"word " * 900
+    n = exact(text.decode())
+    r = run_bytes(script_runner, ["ctx-count", "--fail-above", str(n - 1)], text)
+    assert r.returncode == 3
+    assert r.stdout == f"{n}\n"  # the count is still printed
+    assert r.stderr == (
+        f"ctx-count: error: {n:,} tokens, over the limit of {n - 1:,} (--fail-above)\n"
+    )
+    r = run_bytes(script_runner, ["ctx-count", "--fail-above", str(n)], text)  # not over
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"{n}\n", "")
+
+
+def test_fail_above_gates_each_file_and_combines_with_fail_over(script_runner, tmp_path):
+    small = tmp_path / "CLAUDE.md"
+    big = tmp_path / "AGENTS.md"
+    small.write_text("# Rules\n\nRun `make test` before committing.\n")
+    big.write_text("Always explain every change in detail. " * 80)
+    nb = exact(big.read_text())
+    ns = exact(small.read_text())
+    r = script_runner.run(["ctx-count", "--fail-above", str(ns + 1), str(small), str(big)])
+    assert r.returncode == 3
+    assert r.stderr == (f"ctx-count: error: 1 of 2 inputs over {ns + 1:,} tokens: {big} ({nb:,})\n")
+    # a total under the limit does not hide a file over it; both gates report together
+    r = script_runner.run(
+        ["ctx-count", "--fail-above", "5", "--limit", "100", "--fail-over", "50", str(small)]
+    )
+    assert r.returncode == 3
+    assert "over the limit of 5 (--fail-above)" in r.stderr
+    r = script_runner.run(
+        ["ctx-count", "--fail-above", "1", "--limit", "10", "--fail-over", "50", str(big)]
+    )
+    assert r.returncode == 3
+    assert "is over the limit of 50%; " in r.stderr and "(--fail-above)" in r.stderr
+
+
+def test_fail_above_refuses_a_negative_limit(script_runner):
+    r = run_bytes(script_runner, ["ctx-count", "--fail-above", "-1"], b"x")
+    assert r.returncode == 2 and "Invalid value for '--fail-above'" in r.stderr
+
+
+def _hook() -> dict:
+    """The one hook of .pre-commit-hooks.yaml (flat keys; args as a flow list)."""
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    hook = {}
+    for key in ("id", "entry", "language", "files", "args"):
+        m = re.search(rf"^\s*-?\s*{key}:\s*(.+)$", text, re.M)
+        assert m, f"no {key} in .pre-commit-hooks.yaml"
+        hook[key] = m.group(1).strip()
+    hook["files"] = hook["files"].strip("'\"")
+    hook["args"] = [a.strip().strip("'\"") for a in hook["args"].strip("[]").split(",")]
+    return hook
+
+
+def test_pre_commit_hook_gates_instruction_files(tmp_path):
+    hook = _hook()
+    assert hook["language"] == "python"
+    files = re.compile(hook["files"])
+    for name in ("AGENTS.md", "CLAUDE.md", "docs/AGENTS.md", "web/CLAUDE.md"):
+        assert files.search(name), name
+    for name in ("README.md", "MY_AGENTS.md.bak", "AGENTS.md.orig"):
+        assert not files.search(name), name
+    exe = shutil.which(hook["entry"].split()[0], path=str(Path(sys.executable).parent))
+    argv = [exe, *hook["entry"].split()[1:], *hook["args"]]
+    short = tmp_path / "AGENTS.md"
+    short.write_text("# Agents\n\n- `make test` runs the suite.\n- Layout: src/, tests/.\n")
+    long = tmp_path / "CLAUDE.md"
+    long.write_text("- Prefer small functions with clear names and type hints.\n" * 200)
+    ok = subprocess.run([*argv, str(short)], capture_output=True)
+    assert ok.returncode == 0, ok.stderr
+    over = subprocess.run([*argv, str(short), str(long)], capture_output=True)
+    assert over.returncode == 3
+    assert str(long).encode() in over.stderr and str(short).encode() not in over.stderr
+
+
+# --- transcripts: --messages counts as ctx-compact does ------------------------------------
+
+_spec = importlib.util.spec_from_file_location(
+    "convert_openhands", DATA / "compact" / "convert_openhands.py"
+)
+convert = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(convert)
+RUNS = {
+    r["instance_id"]: convert.to_openai(r)
+    for r in convert.runs_from_jsonl(DATA / "compact" / "openhands-multi-swe-bench-output.jsonl")
+}
+
+
+def _shaped(messages: list[dict], shape: str) -> bytes:
+    if shape == "list":
+        return json.dumps(messages, ensure_ascii=False, indent=1).encode()
+    if shape == "wrapper":
+        return json.dumps({"model": "gpt-4o", "messages": messages}).encode()
+    if shape == "jsonl":
+        return "".join(json.dumps(m) + "\n" for m in messages).encode()
+    return json.dumps(convert.to_anthropic(messages), ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("shape", ["list", "wrapper", "jsonl", "anthropic"])
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_messages_equal_what_ctx_compact_reports(script_runner, tmp_path, run, shape):
+    f = tmp_path / "t.json"
+    f.write_bytes(_shaped(RUNS[run], shape))
+    for model_args in ([], ["--model", "gpt-4o"]):
+        c = script_runner.run(
+            ["ctx-compact", "--limit", "10000000", "--json-report", *model_args, str(f)]
+        )
+        assert c.returncode == 0, c.stderr
+        report = json.loads([ln for ln in c.stderr.splitlines() if ln.startswith("{")][-1])
+        assert report["tokens_before_exact"] is True
+        r = script_runner.run(["ctx-count", "--messages", "--json", *model_args, str(f)])
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["counted"] == "messages"
+        assert doc["total"]["tokens"] == report["tokens_before"]
+        row = doc["files"][0]
+        expected = len(RUNS[run]) - (shape == "anthropic")  # the system prompt moves out
+        assert row["format"] == report["format"]
+        assert (row["bytes"], row["messages"] >= 1) == (f.stat().st_size, True)
+        if shape != "anthropic":
+            assert row["messages"] == expected
+
+
+def test_messages_and_text_are_two_counts_of_one_file(script_runner, tmp_path):
+    """The JSON text costs more than the conversation: quotes, keys and escapes count."""
+    f = tmp_path / "t.json"
+    f.write_bytes(_shaped(RUNS["ponylang__ponyc-4593"], "list"))
+    as_text = int(script_runner.run(["ctx-count", str(f)]).stdout)
+    as_messages = int(script_runner.run(["ctx-count", "--messages", str(f)]).stdout)
+    assert as_text == exact(f.read_text())
+    assert as_messages < as_text
+    r = run_bytes(script_runner, ["ctx-count", "--messages"], f.read_bytes())  # stdin too
+    assert r.stdout == f"{as_messages}\n"
+
+
+def test_messages_several_files_and_usage(script_runner, tmp_path):
+    paths = []
+    for run in sorted(RUNS):
+        p = tmp_path / f"{run}.jsonl"
+        p.write_bytes(_shaped(RUNS[run], "jsonl"))
+        paths.append(p)
+    one = [int(script_runner.run(["ctx-count", "--messages", str(p)]).stdout) for p in paths]
+    r = script_runner.run(["ctx-count", "--messages", "--limit", "100000", *map(str, paths)])
+    lines = r.stdout.splitlines()
+    assert [int(ln.split()[0]) for ln in lines[:3]] == one
+    assert lines[3].split() == [str(sum(one)), "total"]
+    assert lines[4].startswith(f"{sum(one):,} tokens · ")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "empty transcript: no input"),
+        (b'{"a": 1}', "not a transcript"),
+        (b"[1, 2]", "message 1 is not a JSON object"),
+        (b'[{"content": "hi"}]', 'message 1 has no "role"'),
+        (b"[{]", "invalid JSON at line 1"),
+        (b"\xff\xfe[]", "invalid UTF-8"),
+    ],
+)
+def test_messages_bad_input(script_runner, data, message):
+    r = run_bytes(script_runner, ["ctx-count", "--messages"], data)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"ctx-count: error: {message}")
+    assert len(r.stderr.splitlines()) == 1 and r.stdout == ""
+
+
+def test_messages_bad_file_is_named(script_runner, tmp_path):
+    good = tmp_path / "good.json"
+    good.write_bytes(_shaped(RUNS["ponylang__ponyc-4595"], "list"))
+    r = script_runner.run(["ctx-count", "--messages", str(good), str(ROOT / "README.md")])
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"ctx-count: error: {ROOT / 'README.md'}: invalid JSON at line 1")
+
+
+# --- roles and profiles on the command line ------------------------------------------------
+
+
+def _budget_rows(stdout: str) -> dict[str, str]:
+    return {k.strip(): v.strip() for k, v in (ln.rsplit("  ", 1) for ln in stdout.splitlines())}
+
+
+def test_role_share_overrides(script_runner, tmp_path):
+    base = ["ctx-count", "--budget", "--model", "qwen2.5-coder:32b", "--role", "reviewer"]
+    r = script_runner.run([*base, "--role-share", "reviewer=90", "--role-share", "docs=10"])
+    assert r.returncode == 0, r.stderr
+    rows = _budget_rows(r.stdout)
+    before = int(rows["before role share"].replace(",", ""))
+    assert rows["role share (reviewer)"] == "× 90%"
+    assert rows["available"] == f"{before * 90 // 100:,}"
+    f = tmp_path / "p.toml"
+    f.write_text("[roles]\nreviewer = 95\n")
+    r = script_runner.run([*base, "--profiles-file", str(f), "--json"])
+    assert json.loads(r.stdout)["role_share"] == 95
+    r = script_runner.run([*base, "--profiles-file", str(f), "--role-share", "reviewer=60"])
+    assert _budget_rows(r.stdout)["role share (reviewer)"] == "× 60%"  # the flag wins
+    r = script_runner.run(["ctx-count", "--budget", "--role", "placeholder", "--json"])
+    assert json.loads(r.stdout)["role_share"] == 100
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--budget", "--role-share", "reviewer"], "'reviewer' is not ROLE=PCT"),
+        (["--budget", "--role-share", "reviewer=0"], "whole percent from 1 to 100"),
+        (["--budget", "--role-share", "reviewer=nan"], "whole percent from 1 to 100"),
+        (["--role", "reviewer"], "--role and --role-share go with --budget"),
+        (["--role-share", "reviewer=50"], "--role and --role-share go with --budget"),
+    ],
+)
+def test_bad_role_shares_are_usage_errors(script_runner, args, message):
+    r = run_bytes(script_runner, ["ctx-count", *args], b"x")
+    assert r.returncode == 2
+    assert message in r.stderr and r.stdout == ""
+
+
+def test_bad_roles_table_in_profiles_file(script_runner, tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text("[roles]\nreviewer = 250\n")
+    r = script_runner.run(["ctx-count", "--budget", "--profiles-file", str(f)])
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-count: error: {f}: roles.reviewer must be a whole percent from 1 to 100 "
+        "(e.g. reviewer = 90)\n"
+    )
+
+
+def test_profiles_listing_shows_output_and_turn_limits(script_runner):
+    r = script_runner.run(["ctx-count", "--profiles"])
+    lines = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines()}
+    assert lines["name"][:6] == ["name", "kind", "context", "output", "turns", "encoding"]
+    assert lines["1.5b"][2:5] == ["4,096", "1,536", "12"]
+    assert lines["qwen"][2:5] == ["32,768", "3,072", "24"]
+    assert lines["gpt-4o"][4] == "-"
+    rows = json.loads(script_runner.run(["ctx-count", "--profiles", "--json"]).stdout)
+    assert {r["name"]: r["max_turns"] for r in rows if r["kind"] == "size"} == {
+        "1.5b": 12,
+        "3b": 14,
+        "7b": 16,
+        "14b": 20,
+        "32b": 24,
+    }
+
+
+def test_unknown_model_help_and_behaviour_agree(script_runner):
+    """DESIGN.md: an unknown model resolves to the default profile with a note (exit 0);
+    the help's exit statuses must not call it an error."""
+    help_text = " ".join(script_runner.run(["ctx-count", "--help"]).stdout.split())
+    exits = help_text[help_text.index("Exit status:") :]
+    assert "model" not in exits.split(" 2 usage error")[0]
+    assert "An unknown --model is not an error" in help_text
+    r = run_bytes(script_runner, ["ctx-count", "--model", "nosuchmodel"], b"abc")
+    assert r.returncode == 0
+    assert r.stderr == (
+        "ctx-count: note: no profile for 'nosuchmodel'; using the default profile "
+        "(16,384 tokens)\n"
+        "ctx-count: note: counts for nosuchmodel are approximate (cl100k_base is not its "
+        "tokenizer; --tokenizer gives exact counts)\n"
+    )
+
+
+# --- names and unreadable inputs -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", [["ctx-count"], ["ctx-excerpt", "--query", "main"]])
+def test_nul_separated_names_without_null_flag(script_runner, tmp_path, monkeypatch, cmd):
+    (tmp_path / "a.py").write_text("def main():\n    pass\n")
+    (tmp_path / "b.py").write_text("main()\n")
+    monkeypatch.chdir(tmp_path)
+    r = run_bytes(script_runner, [*cmd, "--files-from", "-"], b"a.py\0b.py\0")
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"{cmd[0]}: error: the names from standard input are NUL-separated "
+        "(add -0 for lists such as git ls-files -z)\n"
+    )
+    assert r.stdout == ""
+    listing = tmp_path / "list"
+    listing.write_bytes(b"a.py\0b.py")
+    r = script_runner.run([*cmd, "--files-from", str(listing)])
+    assert r.returncode == 1 and f"the names from {listing} are NUL-separated" in r.stderr
+    r = script_runner.run([*cmd, "--files-from", str(listing), "-0"])
+    assert r.returncode == 0, r.stderr
+
+
+def test_json_with_a_file_name_that_is_not_utf8(script_runner, tmp_path):
+    raw = os.fsencode(str(tmp_path)) + b"/caf\xe9-\xff.txt"
+    with open(raw, "wb") as fh:
+        fh.write(LOG)
+    gone = os.fsencode(str(tmp_path)) + b"/gone-\xe9.txt"
+    listing = tmp_path / "names"
+    listing.write_bytes(raw + b"\n" + gone + b"\n")
+    r = script_runner.run(["ctx-count", "--json", "--keep-going", "--files-from", str(listing)])
+    assert r.returncode == 1  # the missing one
+    doc = json.loads(r.stdout)
+    assert doc["files"][0]["path"] == f"{tmp_path}/caf\ufffd-\ufffd.txt"
+    assert doc["files"][0]["tokens"] == exact(LOG.decode())
+    assert doc["missing"] == [f"{tmp_path}/gone-\ufffd.txt"]
+    # plain text keeps the name's own bytes
+    r = run_bytes(script_runner, ["ctx-count", "--files-from", str(listing), "--keep-going"])
+    assert os.fsencode(str(tmp_path)) + b"/caf\xe9-\xff.txt" in r.stdout.encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def _unprivileged(argv: list[str]) -> list[str]:
+    """ARGV run so that a mode-000 file cannot be read: root drops its override capabilities."""
+    if os.geteuid() != 0:
+        return argv
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *argv]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "message"),
+    [
+        (["ctx-count", "--heuristic"], "permission denied"),
+        (["ctx-excerpt", "--query", "needle"], "Permission denied"),
+    ],
+)
+def test_unreadable_argument_is_exit_1_and_keep_going_counts_the_rest(tmp_path, cmd, message):
+    """As through --files-from: exit 1 with one line, not click's usage error (exit 2)."""
+    exe = str(Path(sys.executable).parent / cmd[0])
+    ok = tmp_path / "ok.txt"
+    ok.write_text("needle in a haystack\n")
+    locked = tmp_path / "locked.txt"
+    locked.write_text("needle\n")
+    locked.chmod(0)
+    try:
+        p = subprocess.run(_unprivileged([exe, *cmd[1:], str(locked)]), capture_output=True)
+        assert p.returncode == 1
+        assert p.stderr.decode() == f"{cmd[0]}: error: {locked}: {message}\n"
+        assert p.stdout == b""
+        p = subprocess.run(
+            _unprivileged([exe, *cmd[1:], "--keep-going", str(locked), str(ok)]),
+            capture_output=True,
+        )
+        assert p.returncode == 1
+        assert f"{locked}: {message}" in p.stderr.decode()
+        assert str(ok).encode() in p.stdout and str(locked).encode() not in p.stdout
+        listing = tmp_path / "list"
+        listing.write_text(f"{locked}\n")
+        p = subprocess.run(
+            _unprivileged([exe, *cmd[1:], "--files-from", str(listing)]), capture_output=True
+        )
+        assert p.returncode == 1 and p.stderr.decode() == f"{cmd[0]}: error: {locked}: {message}\n"
+    finally:
+        locked.chmod(0o644)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'[{"role": "user", "content": ' + b"[" * 5_000 + b"]" * 5_000 + b"}]",
+    ],
+)
+def test_messages_deeply_nested_json_is_one_line(script_runner, data):
+    r = run_bytes(script_runner, ["ctx-count", "--messages"], data)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("ctx-count: error: the JSON nests too deeply to be a transcript")
+    assert len(r.stderr.splitlines()) == 1
+
+
+# --- the entry point: plain calls counted without click ------------------------------------
+
+
+def _run_main(main, args: list[str], stdin: bytes, monkeypatch) -> tuple[int, bytes, str]:
+    import io
+
+    out, err = io.BytesIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, write_through=True))
+    monkeypatch.setattr(sys, "stderr", err)
+    code = 0
+    try:
+        main(args)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    sys.stdout.flush()
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        ([], LOG),
+        (["--heuristic"], LOG),
+        (["--heuristic", "--heuristic"], "日本語のテキスト".encode() * 50),
+        ([], b""),
+        ([], bytes(range(256)) * 8 + b"\xff\xfe"),
+        (["A"], b""),
+        (["--heuristic", "A", "B"], b""),
+        (["B", "-", "A"], LOG),
+        (["-", "-"], LOG),
+        (["A", "MISSING"], b""),
+        (["DIR"], b""),
+        (["--heuristic", "ODD"], b""),
+        (["--json", "A"], b""),
+        (["--", "A"], b""),
+    ],
+)
+def test_plain_calls_give_the_click_command_s_bytes(monkeypatch, tmp_path, args, stdin):
+    from ctxtools.cli import count, count_fast
+
+    (tmp_path / "A").write_bytes((ROOT / "ctxtools" / "profiles.py").read_bytes())
+    (tmp_path / "B").write_bytes(LOG)
+    (tmp_path / "DIR").mkdir()
+    odd = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / odd).write_bytes(LOG)
+    monkeypatch.chdir(tmp_path)
+    args = [odd if a == "ODD" else a for a in args]
+    fast = _run_main(count_fast.main, args, stdin, monkeypatch)
+    slow = _run_main(count.main, args, stdin, monkeypatch)
+    assert fast == slow
+    assert "Traceback" not in fast[2]
+
+
+def _modules_after(args: list[str], tmp_path, env_extra: dict | None = None) -> set[str]:
+    code = (
+        "import sys\n"
+        "from ctxtools.cli.count_fast import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(repr(sorted(sys.modules)))\n"
+    )
+    env = dict(os.environ, **(env_extra or {}))
+    p = subprocess.run(
+        [sys.executable, "-c", code, *args], input=LOG, capture_output=True, env=env, cwd=tmp_path
+    )
+    return set(eval(p.stderr.decode().splitlines()[-1]))
+
+
+def test_plain_calls_do_not_import_click(tmp_path):
+    """Start-up (issue 10): the plain calls skip click; the others need it."""
+    (tmp_path / "f.txt").write_bytes(LOG)
+    for args in ([], ["--heuristic"], ["--heuristic", "f.txt", "-"]):
+        assert "click" not in _modules_after(args, tmp_path), args
+    for args in (["--json"], ["--model", "gpt-4o"], ["nope.txt"], ["--help"]):
+        assert "click" in _modules_after(args, tmp_path), args
+    assert "click" in _modules_after(["--heuristic"], tmp_path, {"CTX_MODEL": "gpt-4o"})
+    assert "click" in _modules_after([], tmp_path, {"_CTX_COUNT_COMPLETE": "bash_source"})

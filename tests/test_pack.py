@@ -451,3 +451,25 @@ def test_fences_outgrow_backtick_runs_inside_the_text():
     assert fenced.startswith("`````text\n") and fenced.endswith("\n`````\n")
     assert fenced[len("`````text\n") : -len("`````\n")] == text
     assert _fence("no ticks") == "```\nno ticks\n```\n"
+
+
+def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, repo, tmp_path):
+    base = ["-t", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
+    plain = json.loads(pack(script_runner, *base, "--role", "reviewer").stdout)["budget"]
+    assert plain["role_share"] == 85
+    over = json.loads(
+        pack(script_runner, *base, "--role", "reviewer", "--role-share", "reviewer=50").stdout
+    )["budget"]
+    assert over["role_share"] == 50
+    assert (
+        over["tokens"]
+        == profiles.pack_budget(128_000, "reviewer", role_shares={"reviewer": 50}).available
+    )
+    user = tmp_path / "profiles.toml"
+    user.write_text("[roles]\nreviewer = 40\n")
+    filed = json.loads(
+        pack(script_runner, *base, "--role", "reviewer", "--profiles-file", str(user)).stdout
+    )["budget"]
+    assert filed["role_share"] == 40
+    r = pack(script_runner, *base, "--role-share", "reviewer=0", ok=False)
+    assert r.returncode == 2

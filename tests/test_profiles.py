@@ -96,6 +96,7 @@ def test_budget_terms_follow_the_design():
         ("docs", 60),
         ("coordinator", 50),
         ("memory", 50),
+        ("placeholder", 100),
         ("poet", 75),
     ],
 )
@@ -126,3 +127,101 @@ def test_listing_is_sorted_and_complete():
     assert rows[-1]["kind"] == "default"
     with pytest.raises(UsageError):
         profiles.resolve("   ")
+
+
+@pytest.mark.parametrize(
+    ("model", "limit", "max_output", "max_turns"),
+    [
+        ("starcoder2:1.5b", 4_096, 1_536, 12),
+        ("phi:3b", 4_096, 1_792, 14),
+        ("granite-code:7b", 8_192, 2_048, 16),
+        ("granite-code:14b", 16_384, 4_096, 20),
+        ("granite-code:32b", 32_768, 4_096, 24),
+        ("some-unknown-model", 16_384, 3_072, 20),
+        ("qwen2.5-coder:7b", 32_768, 3_072, 24),
+    ],
+)
+def test_bucket_output_and_turn_limits(model, limit, max_output, max_turns):
+    """The seed's table (002): max output tokens and max turns of the size buckets."""
+    p = profiles.resolve(model)
+    assert (p.context_limit, p.max_output, p.max_turns) == (limit, max_output, max_turns)
+
+
+def test_listing_shows_bucket_limits_and_turns():
+    rows = {r["name"]: r for r in profiles.list_profiles()}
+    assert [(rows[b]["max_output"], rows[b]["max_turns"]) for b in ("1.5b", "3b", "7b")] == [
+        (1_536, 12),
+        (1_792, 14),
+        (2_048, 16),
+    ]
+    assert rows["default"]["max_turns"] == 20 and rows["default"]["max_output"] == 3_072
+    assert rows["gpt-4o"]["max_turns"] is None  # vendors publish no turn limit
+
+
+def test_user_file_bucket_as_a_table_or_a_window(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[sizes."7b"]\nmax_turns = 30\n[sizes]\n"70b" = 65536\n')
+    table = profiles.load_profiles(f)
+    p = profiles.resolve("house:7b", table)
+    assert (p.context_limit, p.max_output, p.max_turns) == (8_192, 2_048, 30)  # merged
+    p = profiles.resolve("house:70b", table)
+    assert (p.context_limit, p.max_output, p.max_turns) == (65_536, 3_072, 20)  # from default
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sizes."9b"]\nmax_turns = 3\n')
+    with pytest.raises(InputError, match="sizes.9b: needs context_limit"):
+        profiles.load_profiles(bad)
+
+
+def test_role_share_overrides_beat_the_table():
+    assert profiles.pack_budget(100_000, "reviewer", role_shares={"reviewer": 95}).role_share == 95
+    assert profiles.pack_budget(100_000, "Reviewer", role_shares={"docs": 10}).role_share == 85
+    assert profiles.pack_budget(100_000, "poet", role_shares={"poet": 40}).role_share == 40
+    # the positional call of ctx-pack keeps working
+    assert profiles.pack_budget(100_000, "reviewer").role_share == 85
+
+
+def test_roles_table_in_the_user_file(tmp_path):
+    f = tmp_path / "roles.toml"
+    f.write_text("[roles]\nreviewer = 95\nPoet = 40\n")
+    table = profiles.load_profiles(f)
+    shares = profiles.effective_role_shares(table)
+    assert shares["reviewer"] == 95 and shares["poet"] == 40 and shares["worker"] == 100
+    # --role-share beats the file
+    assert profiles.effective_role_shares(table, {"reviewer": 60})["reviewer"] == 60
+    b = profiles.pack_budget(32_768, "reviewer", role_shares=shares)
+    assert b.available == b.before_share * 95 // 100
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[roles]\nreviewer = 0\n", "roles.reviewer must be a whole percent from 1 to 100"),
+        ("[roles]\nreviewer = 101\n", "roles.reviewer must be a whole percent from 1 to 100"),
+        ("[roles]\nreviewer = 85.5\n", "roles.reviewer must be a whole percent from 1 to 100"),
+        ("[roles]\nreviewer = true\n", "roles.reviewer must be a whole percent from 1 to 100"),
+        ('[roles]\n"a b" = 50\n', "roles.a b: not a role name"),
+        ('roles = "all"\n', "[roles] must be a table"),
+    ],
+)
+def test_bad_roles_tables(tmp_path, body, message):
+    f = tmp_path / "roles.toml"
+    f.write_text(body)
+    with pytest.raises(InputError) as err:
+        profiles.load_profiles(f)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [("reviewer=90", ("reviewer", 90)), (" Tester = 100% ", ("tester", 100)), ("x=1", ("x", 1))],
+)
+def test_parse_role_share(text, pair):
+    assert profiles.parse_role_share(text) == pair
+
+
+@pytest.mark.parametrize(
+    "text", ["reviewer", "reviewer=", "=50", "reviewer=0", "reviewer=101", "r=5.5", "r=-3", "r=٣"]
+)
+def test_parse_role_share_refuses(text):
+    with pytest.raises(UsageError):
+        profiles.parse_role_share(text)

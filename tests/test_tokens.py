@@ -60,7 +60,7 @@ def test_streamed_pieces_add_up_to_the_whole_count(monkeypatch, encoding):
     data = stdlib_text(600_000) + CJK_LOG * 50 + b"\xff\xfe broken \x80 bytes\n" + b"a  b\n\n\nc"
     ruler = tokens.get_ruler(encoding=encoding).ruler
     expected = len(ruler.encoding.encode_ordinary(data.decode("utf-8", "replace")))
-    monkeypatch.setattr(tokens, "CHUNK_CHARS", 5_000)
+    monkeypatch.setattr(tokens, "CHUNK_BYTES", 5_000)
     monkeypatch.setattr(tokens, "READ_BLOCK", 4_096)
     for jobs in (1, 2):
         counts = tokens.count_stream(io.BytesIO(data), ruler, jobs=jobs)
@@ -70,19 +70,22 @@ def test_streamed_pieces_add_up_to_the_whole_count(monkeypatch, encoding):
 
 
 def test_pieces_really_are_cut(monkeypatch):
-    monkeypatch.setattr(tokens, "CHUNK_CHARS", 2_000)
+    monkeypatch.setattr(tokens, "CHUNK_BYTES", 2_000)
     monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
     counts = tokens.Counts()
-    pieces = list(tokens.iter_text_pieces(io.BytesIO(stdlib_text(50_000)), counts, True))
+    ruler = tokens.get_ruler().ruler
+    data = stdlib_text(50_000)
+    pieces = list(tokens.iter_text_pieces(io.BytesIO(data), counts, ruler))
     assert len(pieces) > 10
-    assert "".join(pieces) == stdlib_text(50_000).decode("utf-8", "replace")
+    assert all(isinstance(p, str) for p in pieces)
+    assert "".join(pieces) == data.decode("utf-8", "replace")
 
 
 def test_whitespace_runs_and_cjk_at_cut_points(monkeypatch):
     text = ("word \n\n  \nNext line\tx  y\r\n日本\n" * 3000).encode()
     ruler = tokens.get_ruler(encoding="cl100k_base").ruler
     expected = len(ruler.encoding.encode_ordinary(text.decode()))
-    monkeypatch.setattr(tokens, "CHUNK_CHARS", 777)
+    monkeypatch.setattr(tokens, "CHUNK_BYTES", 777)
     monkeypatch.setattr(tokens, "READ_BLOCK", 500)
     assert tokens.count_stream(io.BytesIO(text), ruler, jobs=2).tokens == expected
 
@@ -99,7 +102,7 @@ def test_special_tokens_are_ordinary_text_unless_allowed():
 def test_a_single_line_without_cut_points_is_still_exact(monkeypatch):
     data = b"x" * 50_000  # no newline, no space: one piece
     ruler = tokens.get_ruler().ruler
-    monkeypatch.setattr(tokens, "CHUNK_CHARS", 1_000)
+    monkeypatch.setattr(tokens, "CHUNK_BYTES", 1_000)
     monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
     assert tokens.count_stream(io.BytesIO(data), ruler).tokens == ruler.count("x" * 50_000)
 
@@ -116,7 +119,7 @@ def test_heuristic_cjk_and_other_characters():
 
 def test_heuristic_streams_like_the_whole(monkeypatch):
     data = CJK_LOG * 200
-    monkeypatch.setattr(tokens, "CHUNK_CHARS", 300)
+    monkeypatch.setattr(tokens, "CHUNK_BYTES", 300)
     monkeypatch.setattr(tokens, "READ_BLOCK", 100)
     counts = tokens.count_stream(io.BytesIO(data), tokens.HeuristicRuler())
     assert counts.tokens == tokens.heuristic_count(data.decode())

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import click
 
@@ -69,7 +68,11 @@ def input_files(func: Callable) -> Callable:
     """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
     return _apply(
         [
-            click.argument("files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True)),
+            # Not checked here: an unreadable FILE gets the same exit 1 (and --keep-going) as
+            # one named by --files-from, from the command's own check, not a usage error.
+            click.argument(
+                "files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True, readable=False)
+            ),
             click.option(
                 "--files-from",
                 "files_from",
@@ -83,6 +86,48 @@ def input_files(func: Callable) -> Callable:
                 "null",
                 is_flag=True,
                 help="With --files-from: names are NUL-separated (git ls-files -z).",
+            ),
+        ]
+    )(func)
+
+
+class RoleShare(click.ParamType):
+    """``ROLE=PCT`` as a ``(role, pct)`` pair (``profiles.parse_role_share`` says what is valid)."""
+
+    name = "ROLE=PCT"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        from ctxtools.errors import UsageError as BadShare
+        from ctxtools.profiles import parse_role_share
+
+        try:
+            return parse_role_share(str(value))
+        except BadShare as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def role_options(func: Callable) -> Callable:
+    """``--role ROLE`` and ``--role-share ROLE=PCT`` (repeatable): whose share of the pack
+    budget applies, and overrides of the shares. The command gets ``role`` and
+    ``role_shares`` (a tuple of pairs; ``dict()`` of it is what ``profiles.effective_role_shares``
+    takes as overrides, the last one for a role winning)."""
+    return _apply(
+        [
+            click.option(
+                "--role",
+                default=None,
+                help="Role whose share of the pack budget applies [default: worker].",
+            ),
+            click.option(
+                "--role-share",
+                "role_shares",
+                type=RoleShare(),
+                multiple=True,
+                metavar="ROLE=PCT",
+                help="A role's share of the budget in percent, 1-100 (repeatable; beats the "
+                "profiles file's [roles]).",
             ),
         ]
     )(func)
@@ -189,9 +234,10 @@ class FiniteFloat(click.ParamType):
 # --- inputs ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Source:
-    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees."""
+class Source(NamedTuple):
+    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees.
+
+    (A NamedTuple, not a dataclass: ``--help`` then never imports dataclasses.)"""
 
     label: str
     path: str | None
@@ -201,8 +247,17 @@ STDIN = Source("-", None)
 
 
 def read_names(files_from: str, null: bool) -> list[str]:
-    """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated."""
+    """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated.
+
+    A newline-separated list holding NUL bytes (``git ls-files -z`` without ``-0``) is an
+    InputError: no file name contains NUL."""
     data = stdin_bytes().read() if files_from == "-" else read_path_bytes(files_from)
+    if not null and b"\0" in data:
+        where = "standard input" if files_from == "-" else files_from
+        raise InputError(
+            f"the names from {where} are NUL-separated",
+            hint="add -0 for lists such as git ls-files -z",
+        )
     sep = b"\0" if null else b"\n"
     names = []
     for raw in data.split(sep):
@@ -311,6 +366,18 @@ def write(text: str) -> None:
 
 def write_bytes(data: bytes) -> None:
     stdout_bytes().write(data)
+
+
+def json_text(text: str) -> str:
+    """TEXT for a JSON document: a file name's undecodable bytes (kept as surrogates by
+    ``os.fsdecode``) become U+FFFD, as ctx-repomap shows them."""
+    if text.isascii():
+        return text
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
 
 
 def json_dumps(obj: object, *, pretty: bool = False) -> bytes:

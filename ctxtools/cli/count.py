@@ -1,4 +1,4 @@
-"""ctx-count: the ruler."""
+"""ctx-count: the ruler (the click command; plain calls are served by ``count_fast``)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,24 @@ import click
 
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    FiniteFloat,
     check_file,
     emit_json,
     input_files,
     json_option,
+    json_text,
     make_main,
     open_source,
+    read_source_bytes,
     resolve_sources,
+    role_options,
     ruler_options,
     standard_options,
     warn,
     write,
 )
-from ctxtools.errors import OverLimitError, UsageError
+from ctxtools.cli.count_fast import PROGRESS_MIN_BYTES, format_counts
+from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
 def _fmt(n: int) -> str:
@@ -33,6 +38,11 @@ def _pct(p: float) -> str:
 @input_files
 @ruler_options
 @click.option("--allow-special", is_flag=True, help="Count special-token strings as one token.")
+@click.option(
+    "--messages",
+    is_flag=True,
+    help="Count each input as a chat transcript, as ctx-compact and the APIs do.",
+)
 @click.option("--model", envvar="CTX_MODEL", default=None, help="Model profile [env CTX_MODEL].")
 @click.option(
     "--limit",
@@ -44,9 +54,18 @@ def _pct(p: float) -> str:
 @click.option(
     "--fail-over",
     "fail_over",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=None,
+    metavar="PCT",
     help="Exit 3 when usage is over PCT percent of the window.",
+)
+@click.option(
+    "--fail-above",
+    "fail_above",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Exit 3 when an input counts over N tokens (a size gate for CI and pre-commit).",
 )
 @click.option(
     "--sort",
@@ -63,7 +82,7 @@ def _pct(p: float) -> str:
     help="Threads for exact counting of big inputs [default: cores, up to 4].",
 )
 @click.option("--budget", is_flag=True, help="Print the pack budget of --model/--role and exit.")
-@click.option("--role", default=None, help="With --budget: the role whose share applies.")
+@role_options
 @click.option("--reserve-system", type=click.IntRange(min=0), default=500, show_default=True)
 @click.option("--reserve-tools", type=click.IntRange(min=0), default=900, show_default=True)
 @click.option("--reserve-response", type=click.IntRange(min=0), default=2048, show_default=True)
@@ -74,7 +93,7 @@ def _pct(p: float) -> str:
     envvar="CTX_PROFILES",
     type=click.Path(dir_okay=False),
     default=None,
-    help="A TOML file of extra/overriding profiles [env CTX_PROFILES].",
+    help="A TOML file of extra/overriding profiles and [roles] shares [env CTX_PROFILES].",
 )
 @json_option
 @standard_options
@@ -95,31 +114,54 @@ def cli(ctx: click.Context, **opts) -> int:
     NUL-separated with -0, as from git ls-files -z). Invalid UTF-8 and binary input are
     counted with U+FFFD in place of bad bytes.
 
+    Two ways to count a transcript. Without --messages, the input is text: every byte of
+    the JSON counts (quotes, keys, escapes), which is what pasting the file into a prompt
+    costs. With --messages, each input is a chat transcript -- OpenAI messages (a JSON
+    list, {"messages": [...]} or JSON Lines) or Anthropic messages with a top-level
+    "system" -- counted as ctx-compact and the chat APIs count it: the text the model reads
+    (content, tool-call names and arguments, tool results) plus 4 tokens of framing a
+    message and 3 for the reply. Use --messages to see how full a conversation's window is.
+
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
-    the model. From 80% a warning goes to stderr, from 90% a "compact now" warning.
-    --fail-over PCT exits 3 when usage is over PCT, for CI gates. Counts for models whose
-    tokenizer is not a tiktoken encoding are marked approximate unless --tokenizer is given.
+    the model. From 80% a "compact soon" warning goes to stderr, from 90% a "compact now"
+    one; both name the remedy, ctx-compact. --fail-over PCT exits 3 when usage is over
+    PCT, for CI gates; --fail-above N exits 3 when an input (each file of several) counts
+    over N tokens, the absolute gate for instruction files such as AGENTS.md that every
+    turn pays for. Counts for models whose tokenizer is not a tiktoken encoding are marked
+    approximate unless --tokenizer is given. An unknown --model is not an error: it
+    resolves to a size bucket (a name with 7b, 14b, ...) or the default profile, with a
+    note on stderr naming the profile used.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
-    reserve response - slack) x role share, never below 512 tokens. --profiles lists the
-    model profiles; --profiles-file adds or overrides them from a TOML file.
+    reserve response - slack) x role share, never below 512 tokens. --role picks the share
+    (worker 100%, reviewer 85%, ...; anything else 75%); --role-share ROLE=PCT, or a
+    [roles] table in the profiles file, overrides it. --profiles lists the model profiles
+    (context window, max output tokens, max turns where set, encoding); --profiles-file
+    adds or overrides them from a TOML file.
 
-    --json prints {"counter", "kind", "exact", "files": [{"path", "tokens", "chars",
-    "lines", "bytes"}], "total": {"tokens", "chars", "lines", "bytes"}} and, with a
-    model or limit, "usage": {"model", "context_limit", "percent", "status",
-    "approximate", "matched_by"}. Missing files are listed in "missing".
+    --json prints {"counter", "kind", "exact", "counted" ("text" or "messages"), "files":
+    [{"path", "tokens", "chars", "lines", "bytes"}], "total": {"tokens", "chars", "lines",
+    "bytes"}} and, with a model or limit, "usage": {"model", "context_limit", "percent",
+    "status", "approximate", "matched_by"}. With --messages each file also has "messages"
+    and "format". Missing files are listed in "missing". Undecodable bytes of a file name
+    show as U+FFFD.
 
-    Exit status: 0 ok, 1 bad input (missing file, unknown encoding or model, bad
-    tokenizer.json), 2 usage error, 3 over --fail-over.
+    Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
+    unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
+    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
 
     \b
     Examples:
       pytest -q 2>&1 | ctx-count
       ctx-count --model gpt-4o --fail-over 80 prompt.md
+      ctx-count --fail-above 512 AGENTS.md CLAUDE.md
+      ctx-count --messages --model gpt-4o transcript.json
       git ls-files -z | ctx-count --files-from - -0 --sort tokens
-      ctx-count --budget --model qwen2.5-coder:32b --role reviewer
+      ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
     """
     model = opts["model"]
+    if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
+        raise UsageError("--role and --role-share go with --budget")
     table = None
     if opts["profiles_file"] or opts["list_profiles"] or model or opts["budget"]:
         from ctxtools import profiles as prof  # only when a model is involved: start-up cost
@@ -170,7 +212,6 @@ def _choose_ruler(ctx: click.Context, opts: dict, profile):
 
 def _count(ruler, profile, opts) -> int:
     from ctxtools.fsutil import unreadable_error, unreadable_reason
-    from ctxtools.tokens import Counts, count_stream
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     bad: dict[str, str] = {}
@@ -184,53 +225,45 @@ def _count(ruler, profile, opts) -> int:
         if len(bad) == 1:
             check_file(next(iter(bad)))  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
-    rows: list[tuple[str, Counts]] = []
-    total = Counts()
-    with _progress_bar([s for s in sources if s not in missing]) as advance:
-        for src in sources:
-            if src in missing:
-                continue
-            stream = open_source(src)
-            try:
-                counts = count_stream(stream, ruler, jobs=opts["jobs"], progress=advance)
-            finally:
-                if src.path is not None:
-                    stream.close()
-            rows.append((src.label, counts))
-            total.add(counts)
+    present = [s for s in sources if s not in missing]
+    if opts["messages"]:
+        rows = [_count_transcript(src, ruler) for src in present]
+    else:
+        rows = _count_texts(present, ruler, opts["jobs"])
     for reason in bad.values():
         warn(f"error: {reason}")
+    total = _total(rows)
+    for note in total.get("notes", ()):
+        warn(f"note: not exact: {note}")
+    total.pop("notes", None)
 
     if opts["sort"] == "tokens":
-        rows.sort(key=lambda r: (-r[1].tokens, r[0]))
+        rows.sort(key=lambda r: (-r[1]["tokens"], r[0]))
     elif opts["sort"] == "name":
         rows.sort(key=lambda r: r[0])
 
-    usage = _usage(total.tokens, profile, opts, ruler)
+    usage = _usage(total["tokens"], profile, opts, ruler)
     if opts["as_json"]:
         doc = ruler.describe()
-        if usage and usage["approximate"]:
+        if (usage and usage["approximate"]) or total.get("exact") is False:
             doc["exact"] = False
-        doc["files"] = [{"path": label, **c.as_dict()} for label, c in rows]
-        doc["total"] = total.as_dict()
+        doc["counted"] = "messages" if opts["messages"] else "text"
+        doc["files"] = [{"path": json_text(label), **row} for label, row in rows]
+        doc["total"] = total
         if usage:
             doc["usage"] = usage
         if missing:
-            doc["missing"] = [m.label for m in missing]
+            doc["missing"] = [json_text(m.label) for m in missing]
         emit_json(doc)
     else:
-        if len(rows) == 1 and len(sources) == 1:
-            write(f"{rows[0][1].tokens}\n")
-        else:
-            width = max([len(str(total.tokens))] + [len(str(c.tokens)) for _, c in rows])
-            lines = [f"{c.tokens:>{width}} {label}\n" for label, c in rows]
-            lines.append(f"{total.tokens:>{width}} total\n")
-            write("".join(lines))
+        pairs = [(label, row["tokens"]) for label, row in rows]
+        write(format_counts(pairs, total["tokens"], len(sources)))
         if usage:
             write(
-                f"{_fmt(total.tokens)} tokens · {_pct(usage['percent'])} of "
+                f"{_fmt(total['tokens'])} tokens · {_pct(usage['percent'])} of "
                 f"{_fmt(usage['context_limit'])} ({usage['model']})\n"
             )
+    over: list[str] = []
     if usage:
         if usage["approximate"]:
             warn(
@@ -238,17 +271,87 @@ def _count(ruler, profile, opts) -> int:
                 "tokenizer; --tokenizer gives exact counts)"
             )
         if usage["status"] == "compact":
-            warn(f"warning: {_pct(usage['percent'])} of the window used: compact now")
+            warn(f"warning: {_pct(usage['percent'])} of the window used: compact now (ctx-compact)")
         elif usage["status"] == "warn":
-            warn(f"warning: {_pct(usage['percent'])} of the window used")
+            warn(
+                f"warning: {_pct(usage['percent'])} of the window used: compact soon (ctx-compact)"
+            )
         if opts["fail_over"] is not None and usage["percent"] > opts["fail_over"]:
-            raise OverLimitError(
+            over.append(
                 f"usage {_pct(usage['percent'])} is over the limit of {opts['fail_over']:g}%"
             )
+    if opts["fail_above"] is not None:
+        over.extend(_over_size(rows, opts["fail_above"], single=len(sources) == 1))
+    if over:
+        raise OverLimitError("; ".join(over))
     return 1 if missing else 0
 
 
-PROGRESS_MIN_BYTES = 64 << 20
+def _count_texts(sources, ruler, jobs) -> list[tuple[str, dict]]:
+    from ctxtools.tokens import count_stream
+
+    rows = []
+    with _progress_bar(sources) as advance:
+        for src in sources:
+            stream = open_source(src)
+            try:
+                counts = count_stream(stream, ruler, jobs=jobs, progress=advance)
+            finally:
+                if src.path is not None:
+                    stream.close()
+            rows.append((src.label, counts.as_dict()))
+    return rows
+
+
+def _count_transcript(src, ruler) -> tuple[str, dict]:
+    from ctxtools.messages import count_transcript
+
+    data = read_source_bytes(src)
+    try:
+        tc = count_transcript(data, ruler)
+    except InputError as exc:
+        where = f"{src.path}: " if src.path is not None else ""
+        raise InputError(
+            f"{where}{exc.message}",
+            hint=exc.hint or "--messages counts a chat transcript; without it, the text",
+        ) from None
+    newlines = data.count(b"\n")
+    return src.label, {
+        "tokens": tc.tokens,
+        "chars": len(data.decode("utf-8", "replace")),
+        "lines": newlines + (1 if data and not data.endswith(b"\n") else 0),
+        "bytes": len(data),
+        "messages": tc.messages,
+        "format": tc.format,
+    }
+
+
+def _total(rows: list[tuple[str, dict]]) -> dict:
+    """The rows added up; not exact (with every row's reasons, once each) when one is not."""
+    total = {"tokens": 0, "chars": 0, "lines": 0, "bytes": 0}
+    notes: list[str] = []
+    for _, row in rows:
+        for key in ("tokens", "chars", "lines", "bytes"):
+            total[key] += row[key]
+        if row.get("exact") is False and row["note"] not in notes:
+            notes.append(row["note"])
+    if notes:
+        total["exact"] = False
+        total["note"] = "; ".join(notes)
+        total["notes"] = notes  # one warning each (taken out before the JSON is written)
+    return total
+
+
+def _over_size(rows: list[tuple[str, dict]], limit: int, *, single: bool) -> list[str]:
+    """The --fail-above message: each input over LIMIT tokens, the first ten named."""
+    big = [(label, row["tokens"]) for label, row in rows if row["tokens"] > limit]
+    if not big:
+        return []
+    if single:
+        return [f"{_fmt(big[0][1])} tokens, over the limit of {_fmt(limit)} (--fail-above)"]
+    named = ", ".join(f"{label} ({_fmt(n)})" for label, n in big[:10])
+    more = f" and {len(big) - 10} more" if len(big) > 10 else ""
+    return [f"{len(big)} of {len(rows)} inputs over {_fmt(limit)} tokens: {named}{more}"]
 
 
 class _progress_bar:
@@ -282,17 +385,17 @@ class _progress_bar:
 
 
 def _usage(tokens: int, profile, opts, ruler) -> dict | None:
-    from ctxtools import profiles as prof
-
     if profile is None and opts["limit"] is None:
         return None
+    from ctxtools import profiles as prof
+
     limit = opts["limit"] or profile.context_limit
     percent = prof.usage_percent(tokens, limit)
     approximate = not ruler.exact or bool(
         profile is not None and profile.approximate and ruler.kind != "tokenizers"
     )
     return {
-        "model": profile.name if profile else f"limit {limit:,}",
+        "model": json_text(profile.name) if profile else f"limit {limit:,}",
         "context_limit": limit,
         "tokens": tokens,
         "percent": round(percent, 2),
@@ -312,12 +415,13 @@ def _budget(profile, opts, table) -> int:
     b = prof.pack_budget(
         limit,
         opts["role"],
+        role_shares=prof.effective_role_shares(table, dict(opts["role_shares"])),
         reserve_system=opts["reserve_system"],
         reserve_tools=opts["reserve_tools"],
         reserve_response=opts["reserve_response"],
         slack_percent=opts["slack_percent"],
     )
-    model = profile.name if profile else None
+    model = json_text(profile.name) if profile else None
     if opts["as_json"]:
         doc = {"model": model, "matched_by": profile.matched_by if profile else "limit"}
         doc.update(b.as_dict())
@@ -349,12 +453,13 @@ def _list_profiles(table, as_json: bool) -> int:
         emit_json(rows)
         return 0
     w = max(len(r["name"]) for r in rows)
-    out = [f"{'name':<{w}}  {'kind':<7}  {'context':>9}  {'output':>7}  encoding\n"]
+    out = [f"{'name':<{w}}  {'kind':<7}  {'context':>9}  {'output':>7}  turns  encoding\n"]
     for r in rows:
         approx = "  (approximate)" if r["approximate"] else ""
+        turns = "-" if r["max_turns"] is None else str(r["max_turns"])
         out.append(
             f"{r['name']:<{w}}  {r['kind']:<7}  {r['context_limit']:>9,}  "
-            f"{r['max_output']:>7,}  {r['encoding']}{approx}\n"
+            f"{r['max_output']:>7,}  {turns:>5}  {r['encoding']}{approx}\n"
         )
     write("".join(out))
     return 0

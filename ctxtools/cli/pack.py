@@ -9,6 +9,7 @@ from ctxtools.cli.common import (
     input_files,
     make_main,
     resolve_sources,
+    role_options,
     ruler_options,
     standard_options,
     store_options,
@@ -28,12 +29,7 @@ from ctxtools.errors import UsageError
     help="What the model is to do (last, verbatim); '-' reads it from stdin.",
 )
 @click.option("--model", envvar="CTX_MODEL", default=None, help="Model profile [env CTX_MODEL].")
-@click.option(
-    "--role",
-    default="worker",
-    show_default=True,
-    help="Role whose share of the budget the pack gets (worker 100%, reviewer 85%, ...).",
-)
+@role_options
 @click.option(
     "--tokens",
     type=click.IntRange(min=1),
@@ -269,6 +265,7 @@ def cli(**opts) -> int:
         root=opts["root"],
         model=opts["model"],
         role=opts["role"],
+        role_shares=dict(opts["role_shares"]) or None,
         tokens=opts["tokens"],
         context_limit=opts["limit"],
         profiles_file=opts["profiles_file"],

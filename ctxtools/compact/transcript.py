@@ -84,7 +84,13 @@ def _loads(data: bytes) -> tuple[object, bool]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"invalid UTF-8 at byte {exc.start}") from None
-    return json.loads(text), True
+    try:
+        return json.loads(text), True
+    except RecursionError:  # orjson stops at 1,024 levels, json's parser at ~1,000 frames
+        raise InputError(
+            "the JSON nests too deeply to be a transcript",
+            hint="a transcript is a list of message objects",
+        ) from None
 
 
 def _json_error(exc: json.JSONDecodeError, line_offset: int = 0) -> InputError:

@@ -6,7 +6,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtools.errors import CtxError, InputError, NotFoundError, UsageError
+from ctxtools.errors import CtxError, NotFoundError, UsageError
+from ctxtools.fsutil import require_directory
 from ctxtools.pack.fit import FileFitter, MapState
 from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
 from ctxtools.pack.model import (
@@ -24,9 +25,10 @@ from ctxtools.pack.model import (
 from ctxtools.pack.render import Renderer
 
 
-def compute_budget(req: PackRequest, profile) -> dict:
-    """The pack's budget as a dict of its terms (``tokens`` is the total). Raises CtxError
-    when it falls below the floor."""
+def compute_budget(req: PackRequest, profile, table=None) -> dict:
+    """The pack's budget as a dict of its terms (``tokens`` is the total), with the role
+    shares of TABLE's ``[roles]`` and the request's overrides. Raises CtxError when it
+    falls below the floor."""
     from ctxtools import profiles as prof
 
     if req.tokens is not None:
@@ -38,8 +40,8 @@ def compute_budget(req: PackRequest, profile) -> dict:
         return {"tokens": req.tokens, "context_limit": None, "floor": prof.FLOOR}
     limit = req.context_limit or profile.context_limit
     kwargs = {}
-    if req.role_shares:
-        kwargs["role_shares"] = req.role_shares
+    if req.role_shares or (table is not None and table.roles):
+        kwargs["role_shares"] = prof.effective_role_shares(table, req.role_shares)
     b = prof.pack_budget(limit, req.role, **kwargs)
     if b.floored:
         raise CtxError(
@@ -76,18 +78,15 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     if not req.task or not req.task.strip():
         raise UsageError("the task is empty", hint='give --task "what to do"')
     root = req.root or "."
-    if not os.path.isdir(root):
-        if os.path.exists(root):
-            raise InputError(f"--root {root}: not a directory")
-        raise NotFoundError(f"--root {root}: no such directory")
+    require_directory(root, f"--root {root}")
     root_real = os.path.realpath(root)
     notes: list[str] = list(ruler_notes)
 
-    table = prof.load_profiles(req.profiles_file) if (req.model or req.profiles_file) else None
+    table = prof.load_profiles(req.profiles_file)
     profile = None
     if req.tokens is None:
         profile = prof.resolve(req.model or "default", table)
-    budget = compute_budget(req, profile)
+    budget = compute_budget(req, profile, table)
     if ruler is None:
         from ctxtools.tokens import get_ruler
 
@@ -404,8 +403,7 @@ def _fixed_sections(
         return fixed
     from ctxtools.skills import UnknownSkillError, choose_skills, load_skills
 
-    if not os.path.isdir(req.skills_dir):
-        raise NotFoundError(f"--skills {req.skills_dir}: no such directory")
+    require_directory(req.skills_dir, f"--skills {req.skills_dir}")
     skills, skill_notes = load_skills(req.skills_dir)
     notes.extend(skill_notes)
     try:
