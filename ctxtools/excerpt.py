@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import BinaryIO, NamedTuple
 
+from ctxtools.fsutil import json_text
 from ctxtools.identifiers import compound_parts, is_dotted, joins_run, split_dotted
 
 LARGE_FILE = 512 * 1024  # files above this are streamed in blocks, never held whole
@@ -1253,18 +1254,6 @@ def render_excerpt(ex: Excerpt, label: str) -> str:
 def render_all(items: Sequence[tuple[str, Excerpt]]) -> str:
     """Several files' blocks, separated by a blank line."""
     return "\n".join(render_excerpt(ex, label) for label, ex in items)
-
-
-def json_text(text: str) -> str:
-    """TEXT as JSON can hold it: the undecodable bytes of a file name (kept as lone
-    surrogates) become U+FFFD, as ctx-repomap shows them."""
-    if text.isascii():
-        return text
-    try:
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate that stands for no byte
-        data = text.encode("utf-8", "surrogatepass")
-    return data.decode("utf-8", "replace")
 
 
 def excerpt_dict(ex: Excerpt, label: str) -> dict:

@@ -50,15 +50,14 @@ from ctxtools.excerpt import (
     file_block,
     fit_budget,
     is_binary,
-    json_text,
     read_file_bytes,
     render_excerpt,
     render_signatures,
     signatures_dict,
     signatures_of,
 )
+from ctxtools.fsutil import json_text, unreadable_reason
 from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
-from ctxtools.fsutil import unreadable_reason
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore

@@ -10,9 +10,12 @@ import contextlib
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxtools.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:  # pathlib costs milliseconds at start-up; callers pass their own Path
+    from pathlib import Path
 
 
 def parse_size(text: str) -> int:
@@ -51,6 +54,18 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return None
+
+
+def json_text(text: str) -> str:
+    """TEXT as JSON can hold it: a file name's undecodable bytes (kept as lone surrogates
+    by ``os.fsdecode``) become U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
 
 
 def require_directory(path: str, label: str, hint: str | None = None) -> None:

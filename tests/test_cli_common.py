@@ -144,7 +144,7 @@ def test_finite_float_refuses_non_finite_floats_too():
 
 
 def test_json_text_replaces_undecodable_bytes_only():
-    from ctxtools.cli.common import json_text
+    from ctxtools.fsutil import json_text
 
     assert json_text("plain/ascii.txt") == "plain/ascii.txt"
     assert json_text("日本/ü.md") == "日本/ü.md"

@@ -680,7 +680,7 @@ def test_file_block_of_a_pipe_longer_than_large(tmp_path):
 def test_json_text_makes_any_name_encodable():
     import orjson
 
-    from ctxtools.excerpt import json_text
+    from ctxtools.fsutil import json_text
 
     assert json_text("src/auth.py") == "src/auth.py"
     assert json_text("caf\udce9.py") == "caf\ufffd.py"  # an undecodable byte of a name

@@ -368,18 +368,6 @@ def write_bytes(data: bytes) -> None:
     stdout_bytes().write(data)
 
 
-def json_text(text: str) -> str:
-    """TEXT for a JSON document: a file name's undecodable bytes (kept as surrogates by
-    ``os.fsdecode``) become U+FFFD, as ctx-repomap shows them."""
-    if text.isascii():
-        return text
-    try:
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
-        data = text.encode("utf-8", "surrogatepass")
-    return data.decode("utf-8", "replace")
-
-
 def json_dumps(obj: object, *, pretty: bool = False) -> bytes:
     import orjson
 

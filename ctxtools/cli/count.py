@@ -11,7 +11,6 @@ from ctxtools.cli.common import (
     emit_json,
     input_files,
     json_option,
-    json_text,
     make_main,
     open_source,
     read_source_bytes,
@@ -24,6 +23,7 @@ from ctxtools.cli.common import (
 )
 from ctxtools.cli.count_fast import PROGRESS_MIN_BYTES, format_counts
 from ctxtools.errors import InputError, OverLimitError, UsageError
+from ctxtools.fsutil import json_text
 
 
 def _fmt(n: int) -> str:

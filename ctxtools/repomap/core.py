@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxtools.errors import InputError, UsageError
+from ctxtools.fsutil import json_text
 from ctxtools.repomap import files as filesmod
 from ctxtools.repomap.graph import FileScan
 
@@ -91,7 +92,7 @@ class RepoMap:
     def _json_head(self) -> dict:
         ss = self.scanset
         return {
-            "root": _printable(self.root),
+            "root": json_text(self.root),
             "budget": self.budget,
             "tokens": self.tokens,
             "counter": self.ruler,
@@ -102,15 +103,15 @@ class RepoMap:
             "truncated": ss.truncated,
             "skipped": dict(sorted(ss.skipped.items())),
             "shown": {"files": self.shown_files, "symbols": self.shown_symbols},
-            "notes": [_printable(n) for n in self.notes],
-            "map": _printable(self.text),
+            "notes": [json_text(n) for n in self.notes],
+            "map": json_text(self.text),
             "edges": self.edges.as_dict() if self.edges else None,
         }
 
 
 def _file_json(f) -> dict:
     return {
-        "path": _printable(f.rel),
+        "path": json_text(f.rel),
         "rank": round(f.rank, 9),
         "language": f.language,
         "definitions": [
@@ -126,13 +127,6 @@ def _file_json(f) -> dict:
             for d, s in zip(f.defs, f.scores, strict=True)
         ],
     }
-
-
-def _printable(text: str) -> str:
-    """TEXT for JSON: a file name's undecodable bytes (kept as surrogates) become U+FFFD."""
-    if text.isascii():
-        return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _scan_payload(rel: str, data: bytes) -> object:
@@ -687,8 +681,8 @@ class EdgeSummary:
             "import_edges": graph.import_edges,
             "top": [
                 {
-                    "from": _printable(a),
-                    "to": _printable(b),
+                    "from": json_text(a),
+                    "to": json_text(b),
                     "weight": round(w, 6),
                     "flow": round(f, 9),
                 }
