@@ -277,7 +277,8 @@ def test_bad_memory_input(script_runner, repo, store_dir):
         )
         assert r.returncode == 2
         assert f"ctx-pack: error: --embed-timeout {value}: not a number of seconds" in r.stderr
-    assert store_files(store_dir) == []  # nothing was ranked, nothing cached
+    # nothing was ranked, nothing cached (a real process may have cached the ruler's ranks)
+    assert [f for f in store_files(store_dir) if not f.startswith("tiktoken")] == []
 
 
 def test_failing_embed_cmd_falls_back_with_a_warning(script_runner, repo, tmp_path):
