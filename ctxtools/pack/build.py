@@ -96,33 +96,8 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     count = ruler.count
     render = Renderer(req.fmt)
 
-    # Mentions in the task: files, handles and skills it names.
-    from ctxtools.mentions import MentionResolver, parse_mentions
-
-    mentions = parse_mentions(req.task)
     gather = Gatherer(req, root, root_real)
-    mention_log: list[dict] = []
-    skill_names: list[str] = []
-    resolver = None
-    for m in mentions:
-        if m.kind == "handle":
-            gather.add_handle(m.raw, named=True, why="@-mention")
-            mention_log.append({"mention": m.raw, "path": m.raw, "reason": "stored handle"})
-        elif m.kind == "skill":
-            skill_names.append(m.raw.split(":", 1)[1])
-        else:
-            if resolver is None:
-                resolver = MentionResolver(root_real, req.store)
-            res = resolver.resolve(m)
-            mention_log.append({"mention": m.raw, "path": res.path, "reason": res.reason})
-            if res.path is None:
-                notes.append(f"warning: @{m.raw} not resolved: {res.reason}")
-                continue
-            real = os.path.realpath(os.path.join(root_real, res.path))
-            gather.add_file(real, True, "@-mention", res.path)
-    task_words = req.task
-    for m in reversed(mentions):
-        task_words = task_words[: m.start] + " " + task_words[m.end :]
+    _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
     identifiers = identifiers_from_query(task_words)
 
     for arg in req.paths:
@@ -130,16 +105,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     if req.changed is not None:
         gather.add_changed(req.changed)
     notes.extend(gather.notes)
-    problems = gather.missing + [f"{p}: outside the root {root}" for p in gather.outside]
-    if problems:
-        if not req.keep_going:
-            raise NotFoundError(
-                "; ".join(problems)
-                if len(problems) <= 5
-                else "; ".join(problems[:5]) + f"; and {len(problems) - 5} more",
-                hint="fix the paths, or --keep-going to pack the rest",
-            )
-        notes.extend(f"warning: skipped {p}" for p in problems)
+    _path_problems(gather, req, root, notes)
 
     dropped: list[dict] = []
     redactions: list[dict] = []
@@ -167,24 +133,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
             f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
             hint="shorten the task, or raise the budget with --model/--role/--tokens",
         )
-    # Drop fixed parts (the worst memory chunk first, then skill bodies before cards, then
-    # the last instruction file) when they leave the task no room.
-    while fixed and sum(fixed_tokens.values()) + task_tokens > total_budget:
-        sec = next(
-            (f for f in fixed if f.name == "memory"),
-            next((f for f in fixed if f.name == "skills"), fixed[0]),
-        )
-        label, _ = sec.parts.pop()
-        if sec.name == "memory" and memory_info is not None:
-            _memory_left_out(memory_info, label, "over the pack budget")
-        dropped.append({"what": f"{sec.name}: {label}", "why": "over the budget"})
-        if not sec.parts:
-            fixed.remove(sec)
-            del fixed_tokens[sec.name]
-            continue
-        body = "".join(p for _, p in sec.parts)
-        sec.text = render.section(sec.name, body)
-        fixed_tokens[sec.name] = count(sec.text)
+    _trim_fixed(fixed, fixed_tokens, task_tokens, total_budget, render, count, dropped, memory_info)
 
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
@@ -200,43 +149,9 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     files = FileFitter(entries, identifiers, req, ruler, render, named, redactions)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
-    text = ""
-    tokens = 0
-    sections_out: list[dict] = []
-    map_cap = MAP_TOKENS
-    fitted_for = None
-    for _round in range(FIT_ROUNDS):
-        if fitted_for != files_budget:
-            files_text, file_rows = files.fit(files_budget)
-            files_section = render.section("files", files_text) if files_text else ""
-            used = count(files_section) if files_section else 0
-            fitted_for = files_budget
-        map_section = ""
-        map_budget = min(map_cap, room - used) if map_state.ok else 0
-        if map_budget >= MAP_MIN_TOKENS:
-            map_text = map_state.text(map_budget)
-            if map_text:
-                map_section = render.section("map", render.repomap(map_text))
-        parts = [f.text for f in fixed if f.name == "instructions"]
-        parts += [f.text for f in fixed if f.name == "skills"]
-        parts += [f.text for f in fixed if f.name == "memory"]
-        parts += [s for s in (map_section, files_section) if s]
-        parts.append(task_part)
-        text = render.document(parts)
-        tokens = count(text)
-        if tokens <= total_budget:
-            break
-        # Over (tokens merge across joins; escaping grows the map): the map gives way
-        # first, the files have the room they took.
-        excess = tokens - total_budget
-        if map_section:
-            map_cap = map_budget - excess - 8
-        elif files_budget > 0:
-            files_budget = max(0, files_budget - excess - 8)
-        else:
-            break
-    if map_state.ok and not map_section:
-        map_state.left_out = "no room left after the files"
+    text, tokens, map_section, files_section, file_rows = _fit_rounds(
+        fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
+    )
     if tokens > total_budget:
         raise CtxError(
             f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
@@ -254,26 +169,9 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         dropped.append({"what": "repository map", "why": map_state.left_out})
     notes.extend(files.notes)
 
-    for f in fixed:
-        sections_out.append(
-            {
-                "name": f.name,
-                "tokens": count(f.text),
-                "parts": [{"label": lab, "tokens": count(p)} for lab, p in f.parts],
-            }
-        )
-    if map_section:
-        sections_out.append({"name": "map", "tokens": count(map_section), "parts": []})
-    if files_section:
-        sections_out.append(
-            {
-                "name": "files",
-                "tokens": count(files_section),
-                "parts": [{"label": r["path"], "tokens": r["tokens"]} for r in file_rows],
-            }
-        )
-    sections_out.append({"name": "task", "tokens": task_tokens, "parts": []})
-    sections_out.sort(key=lambda s: SECTIONS.index(s["name"]))
+    sections_out = _sections_record(
+        fixed, map_section, files_section, file_rows, task_tokens, count
+    )
 
     if resolver is not None:
         used_files = [e.label for e in entries if e.path is not None and e.named]
@@ -299,6 +197,141 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+
+
+def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[str]):
+    """The task's @-mentions: files and handles join GATHER as named; returns (mentions,
+    their log for --explain, skill names, the resolver or None, the task without them)."""
+    from ctxtools.mentions import MentionResolver, parse_mentions
+
+    mentions = parse_mentions(req.task)
+    mention_log: list[dict] = []
+    skill_names: list[str] = []
+    resolver = None
+    for m in mentions:
+        if m.kind == "handle":
+            gather.add_handle(m.raw, named=True, why="@-mention")
+            mention_log.append({"mention": m.raw, "path": m.raw, "reason": "stored handle"})
+        elif m.kind == "skill":
+            skill_names.append(m.raw.split(":", 1)[1])
+        else:
+            if resolver is None:
+                resolver = MentionResolver(root_real, req.store)
+            res = resolver.resolve(m)
+            mention_log.append({"mention": m.raw, "path": res.path, "reason": res.reason})
+            if res.path is None:
+                notes.append(f"warning: @{m.raw} not resolved: {res.reason}")
+                continue
+            real = os.path.realpath(os.path.join(root_real, res.path))
+            gather.add_file(real, True, "@-mention", res.path)
+    task_words = req.task
+    for m in reversed(mentions):
+        task_words = task_words[: m.start] + " " + task_words[m.end :]
+    return mentions, mention_log, skill_names, resolver, task_words
+
+
+def _path_problems(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:
+    """Missing paths and paths outside the root: one error naming them all, or with
+    keep_going a warning each."""
+    problems = gather.missing + [f"{p}: outside the root {root}" for p in gather.outside]
+    if not problems:
+        return
+    if not req.keep_going:
+        shown = "; ".join(problems[:5])
+        more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        raise NotFoundError(shown + more, hint="fix the paths, or --keep-going to pack the rest")
+    notes.extend(f"warning: skipped {p}" for p in problems)
+
+
+def _trim_fixed(
+    fixed, fixed_tokens, task_tokens, total_budget, render, count, dropped, memory_info
+) -> None:
+    """Drop fixed parts (the worst memory chunk first, then skill bodies before cards,
+    then the last instruction file) while they leave the task no room."""
+    while fixed and sum(fixed_tokens.values()) + task_tokens > total_budget:
+        sec = next(
+            (f for f in fixed if f.name == "memory"),
+            next((f for f in fixed if f.name == "skills"), fixed[0]),
+        )
+        label, _ = sec.parts.pop()
+        if sec.name == "memory" and memory_info is not None:
+            _memory_left_out(memory_info, label, "over the pack budget")
+        dropped.append({"what": f"{sec.name}: {label}", "why": "over the budget"})
+        if not sec.parts:
+            fixed.remove(sec)
+            del fixed_tokens[sec.name]
+            continue
+        body = "".join(p for _, p in sec.parts)
+        sec.text = render.section(sec.name, body)
+        fixed_tokens[sec.name] = count(sec.text)
+
+
+def _fit_rounds(
+    fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
+):
+    """Fit the files and the map into ROOM, assemble, count the whole text, and shrink
+    (the map first, then the files) until it is within TOTAL_BUDGET or nothing is left to
+    shrink. Returns (text, tokens, map section, files section, file rows)."""
+    text = ""
+    tokens = 0
+    map_cap = MAP_TOKENS
+    fitted_for = None
+    map_section = files_section = ""
+    file_rows: list[dict] = []
+    used = 0
+    for _round in range(FIT_ROUNDS):
+        if fitted_for != files_budget:
+            files_text, file_rows = files.fit(files_budget)
+            files_section = render.section("files", files_text) if files_text else ""
+            used = count(files_section) if files_section else 0
+            fitted_for = files_budget
+        map_section = ""
+        map_budget = min(map_cap, room - used) if map_state.ok else 0
+        if map_budget >= MAP_MIN_TOKENS:
+            map_text = map_state.text(map_budget)
+            if map_text:
+                map_section = render.section("map", render.repomap(map_text))
+        parts = [
+            f.text for name in ("instructions", "skills", "memory") for f in fixed if f.name == name
+        ]
+        parts += [s for s in (map_section, files_section) if s]
+        parts.append(task_part)
+        text = render.document(parts)
+        tokens = count(text)
+        if tokens <= total_budget:
+            break
+        # Over (tokens merge across joins; escaping grows the map): the map gives way
+        # first, the files have the room they took.
+        excess = tokens - total_budget
+        if map_section:
+            map_cap = map_budget - excess - 8
+        elif files_budget > 0:
+            files_budget = max(0, files_budget - excess - 8)
+        else:
+            break
+    if map_state.ok and not map_section:
+        map_state.left_out = "no room left after the files"
+    return text, tokens, map_section, files_section, file_rows
+
+
+def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, count):
+    """Tokens per section and per part, in the pack's order (for --explain and JSON)."""
+    out = [
+        {
+            "name": f.name,
+            "tokens": count(f.text),
+            "parts": [{"label": lab, "tokens": count(p)} for lab, p in f.parts],
+        }
+        for f in fixed
+    ]
+    if map_section:
+        out.append({"name": "map", "tokens": count(map_section), "parts": []})
+    if files_section:
+        parts = [{"label": r["path"], "tokens": r["tokens"]} for r in file_rows]
+        out.append({"name": "files", "tokens": count(files_section), "parts": parts})
+    out.append({"name": "task", "tokens": task_tokens, "parts": []})
+    out.sort(key=lambda s: SECTIONS.index(s["name"]))
+    return out
 
 
 def _memory_section(req, task_words, total, render, count, notes, redactions):
