@@ -33,6 +33,8 @@ import tarfile
 import time
 from pathlib import Path
 
+from sdist import sdist
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "bench" / "corpora"
 VERSION = "5.1.4"
@@ -44,22 +46,7 @@ DEFAULT_QUERY = "queryset get_prep_value related_name ForeignKey deconstruct"
 def ensure_corpus() -> Path:
     if TREE.is_dir():
         return TREE
-    CORPORA.mkdir(parents=True, exist_ok=True)
-    tarball = CORPORA / f"Django-{VERSION}.tar.gz"
-    if not tarball.exists():
-        subprocess.run(
-            [
-                str(BIN / "pip"),
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"django=={VERSION}",
-                "-d",
-                str(CORPORA),
-            ],
-            check=True,
-        )
+    tarball = sdist("django", VERSION)
     with tarfile.open(tarball) as tf:
         tf.extractall(CORPORA, filter="data")
     return TREE

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sdist import sdist
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memory_corpus import CORPORA, ensure_docs  # noqa: E402
@@ -43,21 +45,7 @@ def sqlalchemy_docs() -> Path:
     out = CORPORA / f"sqlalchemy-docs-{SA_VERSION}"
     if out.is_dir():
         return out
-    tarball = CORPORA / f"sqlalchemy-{SA_VERSION}.tar.gz"
-    if not tarball.exists():
-        subprocess.run(
-            [
-                str(BIN / "pip"),
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"sqlalchemy=={SA_VERSION}",
-                "-d",
-                str(CORPORA),
-            ],
-            check=True,
-        )
+    tarball = sdist("sqlalchemy", SA_VERSION)
     with tarfile.open(tarball) as tf:
         members = [m for m in tf.getmembers() if "/doc/" in m.name and m.name.endswith(".rst")]
         for m in members:

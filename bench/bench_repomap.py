@@ -33,6 +33,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from sdist import sdist
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CORPORA = HERE / "corpora"
@@ -46,25 +48,9 @@ def django_py_tree() -> Path:
     dest = CORPORA / f"django-{DJANGO}-py"
     if dest.is_dir():
         return dest
-    CORPORA.mkdir(parents=True, exist_ok=True)
-    sdists = list(CORPORA.glob(f"[Dd]jango-{DJANGO}.tar.gz"))
-    if not sdists:
-        subprocess.run(
-            [
-                str(BIN / "pip"),
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"django=={DJANGO}",
-                "-d",
-                str(CORPORA),
-            ],
-            check=True,
-        )
-        sdists = list(CORPORA.glob(f"[Dd]jango-{DJANGO}.tar.gz"))
+    tarball = sdist("django", DJANGO)
     tmp = Path(tempfile.mkdtemp(dir=CORPORA))
-    with tarfile.open(sdists[0]) as tar:
+    with tarfile.open(tarball) as tar:
         members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".py")]
         tar.extractall(tmp, members=members, filter="data")
     (top,) = list(tmp.iterdir())

@@ -6,10 +6,10 @@ with ``pip download`` when missing; only docs/ is extracted.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
+
+from sdist import sdist
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "bench" / "corpora"
@@ -20,23 +20,7 @@ DOCS = CORPORA / f"django-docs-{VERSION}" / "docs"
 def ensure_docs() -> Path:
     if DOCS.is_dir():
         return DOCS
-    CORPORA.mkdir(parents=True, exist_ok=True)
-    tarball = CORPORA / f"Django-{VERSION}.tar.gz"
-    if not tarball.exists():
-        pip = Path(sys.executable).parent / "pip"
-        subprocess.run(
-            [
-                str(pip),
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"django=={VERSION}",
-                "-d",
-                str(CORPORA),
-            ],
-            check=True,
-        )
+    tarball = sdist("django", VERSION)
     prefix = f"Django-{VERSION}/docs/"
     with tarfile.open(tarball) as tf:
         members = [m for m in tf.getmembers() if m.name.startswith(prefix)]
