@@ -12,9 +12,8 @@ of stderr (with the temporary store's path replaced) and the exit status.
 ``--check`` prints each run that differs and exits 1 when any does. Runs whose
 corpus is missing are skipped with a note. ``CTX_BENCH_CORPORA=DIR`` reads
 the corpora from another checkout's ``bench/corpora`` (so that two work trees
-compare the same paths). Runs whose
-corpus is missing are skipped with a note (fetch them with ``bench/sdist.py``
-through bench_repomap.py / bench_memory.py first).
+compare the same paths). Fetch missing corpora by running bench_repomap.py,
+bench_memory.py and bench_compact.py once.
 """
 
 from __future__ import annotations
@@ -222,7 +221,7 @@ def measure() -> dict[str, dict]:
                 print(f"skip {name}: {corpus} missing", file=sys.stderr)
                 continue
             exe = shutil.which(argv[0], path=str(BIN)) or argv[0]
-            src = open(log, "rb") if stdin == "@LOG" else subprocess.DEVNULL
+            src = open(log, "rb") if stdin == "@LOG" else subprocess.DEVNULL  # noqa: SIM115
             try:
                 proc = subprocess.run(
                     [exe, *argv[1:]], stdin=src, capture_output=True, env=env, cwd=tmpdir
@@ -263,9 +262,8 @@ def main() -> int:
         diff = [k for k in ("status", "stdout", "stderr") if a[k] != b[k]]
         if diff:
             bad += 1
-            print(
-                f"{name}: differs in {', '.join(diff)} (stdout {a['stdout_bytes']} -> {b['stdout_bytes']} B)"
-            )
+            sizes = f"stdout {a['stdout_bytes']} -> {b['stdout_bytes']} B"
+            print(f"{name}: differs in {', '.join(diff)} ({sizes})")
             if "stderr" in diff:
                 print(f"  before: {a['stderr_text']!r}\n  after:  {b['stderr_text']!r}")
     print(f"{len(now)} runs, {bad} differ")
