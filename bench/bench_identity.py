@@ -195,6 +195,18 @@ def _runs() -> list[tuple[str, list[str], str | None, Path]]:
             COMPACT,
         ),
     ]
+    for cmd in ("count", "stash", "read", "excerpt", "repomap", "pack", "compact"):
+        runs.append((f"help-{cmd}", [f"ctx-{cmd}", "--help"], None, HERE))
+    # bad input: the one-line errors and their exit statuses stay as they are
+    runs += [
+        ("err-read-unknown", ["ctx-read", "no-such-handle"], None, HERE),
+        ("err-read-range", ["ctx-read", "log", "--range", "9-2"], None, DJANGO),
+        ("err-count-missing", ["ctx-count", "/nonexistent/file"], None, HERE),
+        ("err-excerpt-noquery", ["ctx-excerpt", str(HERE / "bench_identity.py")], None, HERE),
+        ("err-pack-tokens", ["ctx-pack", "--task", "x", "--tokens", "100", "."], None, HERE),
+        ("err-compact-json", ["ctx-compact", str(HERE / "bench_identity.py")], None, HERE),
+        ("err-repomap-missing", ["ctx-repomap", "/nonexistent"], None, HERE),
+    ]
     return runs
 
 
