@@ -54,7 +54,7 @@ def test_unknown_option_is_a_usage_error(script_runner, name):
 
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_empty_stdin_is_a_defined_result(script_runner, name):
-    from conftest import run_bytes
+    from helpers import run_bytes
 
     result = run_bytes(script_runner, [name], b"")
     assert "Traceback" not in result.stderr

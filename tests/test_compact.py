@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_bytes
-from test_compact_validator import strict_problems
+from helpers import CORPUS, DATA, RUN_IDS, build_long, convert, run_bytes, strict_problems
 
 from ctxtools.store import HandleStore
-
-# Three real OpenHands runs (MIT, tests/data/compact/LICENSE-OpenHands).
-CORPUS = DATA / "compact" / "openhands-multi-swe-bench-output.jsonl"
-_spec = importlib.util.spec_from_file_location(
-    "convert_openhands", DATA / "compact" / "convert_openhands.py"
-)
-convert = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(convert)
 
 PLACEHOLDER = re.compile(
     r"^\[elided tool result: [\d,]+ chars, [\d,]+ lines; full text: ctx-read (\S+)\]$"
@@ -138,8 +128,6 @@ def failed_commands_and_edits(messages: list[dict]) -> tuple[set[str], set[str]]
 
 
 # --- real transcripts, both formats, stage 1 and stage 2 --------------------------------------
-
-RUN_IDS = ["ponylang__ponyc-4588", "ponylang__ponyc-4593", "ponylang__ponyc-4595"]
 
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
@@ -1083,26 +1071,6 @@ def test_transcripts_are_read_from_the_clone_alone():
 
 
 # --- long transcripts built from the real ones -----------------------------------------------
-
-
-def build_long(runs: dict[str, list[dict]], copies: int) -> list[dict]:
-    """System + first user message of one run, then every run's steps COPIES times over (call
-    ids renamed per copy so they stay unique; a user turn between a final answer and the next
-    step, as a user would say "go on")."""
-    first = runs[RUN_IDS[0]]
-    out = [first[0], first[1]]
-    for copy in range(copies):
-        for r, run_id in enumerate(RUN_IDS):
-            for m in runs[run_id][2:]:
-                m = json.loads(json.dumps(m))
-                if m["role"] == "assistant" and out[-1]["role"] == "assistant":
-                    out.append({"role": "user", "content": "Continue with the next task."})
-                for c in m.get("tool_calls") or []:
-                    c["id"] = f"{c['id']}-{copy}-{r}"
-                if m["role"] == "tool":
-                    m["tool_call_id"] = f"{m['tool_call_id']}-{copy}-{r}"
-                out.append(m)
-    return out
 
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])

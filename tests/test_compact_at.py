@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_bytes
+from helpers import run_bytes
 
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf"])

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_compact import CORPUS, convert, strict_problems
+from helpers import CORPUS, convert, strict_problems
 
 from ctxtools.compact import COMPACTED, NO_HEADROOM, UNCHANGED, Options, compact
 from ctxtools.compact.accept import gate, output_cap, parse_command, paths_in, run_summarizer
@@ -576,7 +576,7 @@ def test_recompacting_keeps_earlier_digests(counter_factory, runs):
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
 def test_counting_only_what_can_stay_gives_the_same_output(counter_factory, runs, fmt):
-    from test_compact import build_long
+    from helpers import build_long
 
     msgs = build_long(runs, 3)
     doc = msgs if fmt == "openai" else convert.to_anthropic(msgs)

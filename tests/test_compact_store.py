@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_compact import CORPUS, convert, strict_problems
+from helpers import CORPUS, convert, strict_problems
 
 from ctxtools.compact import COMPACTED, Options, compact
 from ctxtools.compact.elide import MemoryStash, StoreStash, handle_name, predict_ref

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -12,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_bytes
+from helpers import CORPUS, convert, run_bytes
 
 from ctxtools.tokens import get_ruler, heuristic_count
 
@@ -357,15 +356,7 @@ def test_pre_commit_hook_gates_instruction_files(tmp_path):
 
 # --- transcripts: --messages counts as ctx-compact does ------------------------------------
 
-_spec = importlib.util.spec_from_file_location(
-    "convert_openhands", DATA / "compact" / "convert_openhands.py"
-)
-convert = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(convert)
-RUNS = {
-    r["instance_id"]: convert.to_openai(r)
-    for r in convert.runs_from_jsonl(DATA / "compact" / "openhands-multi-swe-bench-output.jsonl")
-}
+RUNS = {r["instance_id"]: convert.to_openai(r) for r in convert.runs_from_jsonl(CORPUS)}
 
 
 def _shaped(messages: list[dict], shape: str) -> bytes:

@@ -244,7 +244,7 @@ UNPROVEN = "中".encode() * 100 + b"ABC" * 20_000  # o200k: capitals joined to a
 
 
 def test_ctx_count_json_says_not_exact_with_the_reason(script_runner):
-    from conftest import run_bytes
+    from helpers import run_bytes
 
     r = run_bytes(script_runner, ["ctx-count", "--json", "--encoding", "o200k_base"], UNPROVEN)
     assert r.returncode == 0, r.stderr
@@ -262,7 +262,7 @@ def test_ctx_count_json_says_not_exact_with_the_reason(script_runner):
 
 
 def test_ctx_read_count_of_a_stored_blob_streams_and_says_not_exact(script_runner):
-    from conftest import run_bytes
+    from helpers import run_bytes
 
     r = run_bytes(script_runner, ["ctx-stash", "--always", "--name", "u"], UNPROVEN)
     assert r.returncode == 0, r.stderr

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_bytes
+from helpers import run_bytes
 
 DATA = Path(__file__).resolve().parent / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import run_bytes
+from helpers import run_bytes
 
 from ctxtools.errors import InputError
 from ctxtools.jsonpath import JSONPathError, compile_query, query

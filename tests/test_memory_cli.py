@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_pack import DATA as SOURCES_DIR
-from test_pack import SOURCES
+from helpers import copy_sources
 
 from ctxtools.tokens import get_ruler
 
@@ -22,9 +21,7 @@ AWS_EXAMPLE_KEY = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example access key 
 @pytest.fixture
 def repo(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "repo"
-    for rel, name in SOURCES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(SOURCES_DIR / name, root / rel)
+    copy_sources(root)
     (root / "AGENTS.md").write_text("Run `make test` before you say something is done.\n")
     shutil.copytree(MEMORY / "django", root / "notes")
     shutil.copytree(MEMORY / "ctxtools", root / "notes" / "project")

@@ -11,19 +11,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import copy_sources, git
 
 from ctxtools import profiles
 from ctxtools.tokens import get_ruler
 
-DATA = Path(__file__).resolve().parent / "data" / "excerpt"
-SOURCES = {
-    "src/auth.py": "auth.py",
-    "src/inventory.py": "inventory.py",
-    "srv/server.go": "server.go",
-    "web/cart.ts": "cart.ts",
-    "core/lexer.rs": "lexer.rs",
-    "java/LruCache.java": "LruCache.java",
-}
 AGENTS = """# Project rules
 
 Run the tests with `make test` before you say something is done.
@@ -34,27 +26,10 @@ Handlers return errors; never panic in a handler.
 """
 
 
-def git(root: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-    }
-    return subprocess.run(
-        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture
 def repo(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "repo"
-    for rel, name in SOURCES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(DATA / name, root / rel)
+    copy_sources(root)
     (root / "AGENTS.md").write_text(AGENTS)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from test_pack import DATA, SOURCES, git
+from helpers import copy_sources, git
 
 # A private key made for this test suite with `openssl genpkey -algorithm ed25519`: it
 # guards nothing, and only has to look like the real thing.
@@ -22,9 +21,7 @@ AWS_EXAMPLE_KEY = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example access key 
 @pytest.fixture
 def tree(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "repo"
-    for rel, name in SOURCES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(DATA / name, root / rel)
+    copy_sources(root)
     monkeypatch.chdir(root)
     return root
 

@@ -8,7 +8,7 @@ import shlex
 import time
 
 import pytest
-from conftest import run_bytes
+from helpers import run_bytes
 
 from ctxtools import projections as pj
 from ctxtools.store import HandleStore

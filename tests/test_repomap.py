@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import write
 
 from ctxtools.errors import InputError, UsageError
 from ctxtools.repomap import cache as cachemod
@@ -21,16 +22,6 @@ from ctxtools.tokens import HeuristicRuler, get_ruler
 BIN = Path(sys.executable).parent
 
 # --- helpers -----------------------------------------------------------------------------
-
-
-def write(root: Path, rel: str, text: str | bytes) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

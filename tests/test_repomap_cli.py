@@ -8,17 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import write
 
 from ctxtools.tokens import get_ruler
-
-
-def write(root: Path, rel: str, text: str | bytes) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_bytes
+from helpers import run_bytes
 
 from ctxtools.store import HandleStore
 
