@@ -183,7 +183,7 @@ def _explain_memory(mem: dict) -> list[str]:
         else:
             rule = (
                 f"max(floor {th['floor']:.2f}, median {th['median']:.3f} + margin "
-                f"{th['margin']:.2f})"
+                f"{th['margin']:.2f}, {th['share']:.2f} x best {th['best']:.3f})"
             )
         head = (
             f"memory ({mem['method']}): threshold {th['threshold']:.3f} = {rule}; "
