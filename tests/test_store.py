@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ctxtools import store as store_mod
+from ctxtools.store import handles as store_mod
 from ctxtools.errors import (
     IntegrityError,
     NotFoundError,
@@ -666,7 +666,7 @@ def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
 
 BATCH_KILLED = """
 import os, sys
-from ctxtools import store as store_mod
+from ctxtools.store import handles as store_mod
 from ctxtools.store import HandleStore
 
 root, stage, after = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -797,7 +797,7 @@ def test_version_1_index_is_rebuilt_as_version_2(store_dir):
 
     import xxhash
 
-    from ctxtools import store as store_mod
+    from ctxtools.store import handles as store_mod
 
     st = HandleStore(store_dir)
     data = ("é" * 40_000 + "\n").encode() * 3
@@ -823,7 +823,7 @@ def test_character_checkpoints_agree_with_decoding(monkeypatch):
     for multibyte text, invalid bytes and characters cut at every boundary."""
     import random
 
-    from ctxtools import store as store_mod
+    from ctxtools.store import handles as store_mod
     from ctxtools.store import open_bytes
 
     rng = random.Random(11)

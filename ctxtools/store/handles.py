@@ -1579,7 +1579,7 @@ class HandleStore:
         Returns {"evicted": [ids], "blobs_removed": n, "bytes_freed": n, "temp_removed": n,
         "kept": n, "kept_bytes": n}.
         """
-        from ctxtools import evict
+        from ctxtools.store import evict
 
         self.check_root()
         if not self.root.is_dir():
@@ -1595,7 +1595,7 @@ class HandleStore:
         with self._lock(exclusive=True):
             damaged: list[tuple[str, str, str | None]] = []
             entries = self.entries(now=now, damaged=damaged)
-            budget = evict.Budget(max_bytes=max_bytes, max_entries=max_entries)
+            budget = evict.GcBudget(max_bytes=max_bytes, max_entries=max_entries)
             victims = evict.evict(strategy, entries, budget, now=now)
             vset = set(victims)
             kept = [e for e in entries if e["id"] not in vset]
