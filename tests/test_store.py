@@ -10,7 +10,8 @@ import stat
 
 import pytest
 
-from ctxtools.store import handles as store_mod
+from ctxtools import fsutil
+from ctxtools import store as store_mod
 from ctxtools.errors import (
     IntegrityError,
     NotFoundError,
@@ -18,7 +19,7 @@ from ctxtools.errors import (
     StoreError,
     UsageError,
 )
-from ctxtools.store import HandleStore, parse_ref, validate_name
+from ctxtools.store import HandleStore, index, parse_ref, sniff, validate_name
 
 LOG = "".join(
     f"tests/test_mod{i % 7}.py::test_case_{i} {'PASSED' if i % 13 else 'FAILED'} [{i % 100:3d}%]\n"
@@ -275,7 +276,7 @@ def test_cjk_counts(st):
 
 
 def test_chars_across_chunk_boundaries(st, monkeypatch):
-    monkeypatch.setattr(store_mod, "READ_CHUNK", 7)
+    monkeypatch.setattr(index, "READ_CHUNK", 7)
     text = ("日本語" * 1000 + "\n").encode() + b"\xff"
     card = st.put_bytes(text, name="cjk")
     assert card["length"] == len(text.decode("utf-8", "replace"))
@@ -326,7 +327,7 @@ def test_full_disk_leaves_store_intact(st, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with monkeypatch.context() as m:
-        m.setattr(store_mod, "_write_all", failing)
+        m.setattr(fsutil, "write_all", failing)
         with pytest.raises(StoreError, match="no space left on device"):
             st.put_bytes(LOG + b"more", name="new")
         with pytest.raises(StoreError, match="no space left"):
@@ -344,7 +345,7 @@ def test_failing_replace_leaves_store_intact(st, monkeypatch):
         raise OSError(errno.EROFS, "Read-only file system")
 
     with monkeypatch.context() as m:
-        m.setattr(store_mod.os, "replace", failing)
+        m.setattr(os, "replace", failing)
         with pytest.raises(StoreError, match="read-only file system"):
             st.put_bytes(b"other" * 1000, name="keep")
     after = _files(st.root)
@@ -487,8 +488,8 @@ def test_gc_runs_while_a_stash_streams(tmp_path):
 
 
 def test_type_detection_of_big_payloads(st, monkeypatch):
-    monkeypatch.setattr(store_mod, "JSON_PARSE_LIMIT", 1000)
-    monkeypatch.setattr(store_mod, "JSONL_LINE_LIMIT", 500)
+    monkeypatch.setattr(sniff, "JSON_PARSE_LIMIT", 1000)
+    monkeypatch.setattr(sniff, "JSONL_LINE_LIMIT", 500)
     jsonl = b"".join(b'{"i": %d, "pad": "%s"}\n' % (i, b"x" * 40) for i in range(100))
     assert st.put_bytes(jsonl, name="a")["type"] == "jsonl"
     doc = b'{"items": [\n' + b",\n".join(b'"%d"' % i for i in range(500)) + b"\n]}\n"
@@ -630,7 +631,7 @@ def test_put_many_full_disk_leaves_store_intact(st, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         os.write(fd, data)
 
-    monkeypatch.setattr(store_mod, "_write_all", failing)
+    monkeypatch.setattr(fsutil, "write_all", failing)
     items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(40)]
     items.append((LOG + b"more", {"name": "keep"}))
     with pytest.raises(StoreError, match="no space left on device"):
@@ -651,11 +652,11 @@ def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
         if str(dst).endswith(".json"):
             done.append(dst)
 
-    monkeypatch.setattr(store_mod.os, "replace", failing)
+    monkeypatch.setattr(os, "replace", failing)
     items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(10)]
     with pytest.raises(StoreError, match="read-only file system"):
         st.put_many(items)
-    monkeypatch.setattr(store_mod.os, "replace", real)
+    monkeypatch.setattr(os, "replace", real)
     assert not list(st.root.rglob(".tmp-*"))
     ids = sorted(e["id"] for e in st.entries())
     assert ids == ["default/keep", "default/n0", "default/n1", "default/n2"]
@@ -666,7 +667,7 @@ def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
 
 BATCH_KILLED = """
 import os, sys
-from ctxtools.store import handles as store_mod
+from ctxtools import fsutil
 from ctxtools.store import HandleStore
 
 root, stage, after = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -681,19 +682,19 @@ def stop():
             os.pause()
 
 if stage == "write":  # while the temp files are being written
-    real_create = store_mod._create
-    def create(path):
-        fd = real_create(path)
+    real_create = fsutil.create_temp
+    def create(path, mode=0o600):
+        fd = real_create(path, mode)
         stop()
         return fd
-    store_mod._create = create
+    fsutil.create_temp = create
 else:  # while the cards are being renamed into place
     real_replace = os.replace
     def replace(src, dst):
         real_replace(src, dst)
         if str(dst).endswith(".json"):
             stop()
-    store_mod.os.replace = replace
+    os.replace = replace
 items = [((f"payload {i}\\n" * (i + 1)).encode(), {"name": f"h{i}"}) for i in range(300)]
 HandleStore(root).put_many(items)
 sys.stdout.write("finished\\n")
@@ -797,7 +798,7 @@ def test_version_1_index_is_rebuilt_as_version_2(store_dir):
 
     import xxhash
 
-    from ctxtools.store import handles as store_mod
+    from ctxtools import store as store_mod
 
     st = HandleStore(store_dir)
     data = ("é" * 40_000 + "\n").encode() * 3
@@ -823,7 +824,7 @@ def test_character_checkpoints_agree_with_decoding(monkeypatch):
     for multibyte text, invalid bytes and characters cut at every boundary."""
     import random
 
-    from ctxtools.store import handles as store_mod
+    from ctxtools.store import index as store_mod
     from ctxtools.store import open_bytes
 
     rng = random.Random(11)
