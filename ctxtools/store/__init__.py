@@ -24,11 +24,11 @@ command's start-up.
 from __future__ import annotations
 
 _HOMES = {
-    "handles": "HandleStore FULL_CHECK_BYTES",
+    "handles": "HandleStore",
     "batch": "TASK_FILES BATCH_WORKERS PUT_KWARGS",
     "gc": "GC_MAX_ENTRIES",
     "access": "ACCESS_COMPACT_BYTES ACCESS_MAX_ENTRIES",
-    "payload": "Payload Chain open_spooled open_bytes",
+    "payload": "Payload Chain open_spooled open_bytes FULL_CHECK_BYTES",
     "sniff": "JSON_PARSE_LIMIT JSONL_LINE_LIMIT detect_type_head",
     "index": "READ_CHUNK BLOCK_SIZE STRIDE HEAD_KEEP INDEX_MIN_BYTES Indexer LineIndex "
     "index_stream",

@@ -19,8 +19,9 @@ The blob is in place before its card is written, so a visible card always has it
 Integrity: at stash time we record SHA-256 and xxh3-128 of the whole payload, and xxh3-64 of
 every 1 MiB block in the ``.idx`` file (which also carries its own checksum and the payload's
 xxh3-128, binding it to the card). Every byte a read serves comes from a block whose
-checksum was verified (``Payload``); a blob of at most ``FULL_CHECK_BYTES`` is verified whole
-on every open. ``verify=True`` re-hashes the whole payload with SHA-256.
+checksum was verified (``Payload``); a blob of at most ``FULL_CHECK_BYTES`` is verified
+whole on every open (``payload.stored_payload``). ``verify=True`` re-hashes the whole payload
+with SHA-256.
 
 A card read back is checked (``refs.card_problem``). A damaged card is an ``IntegrityError``
 for a read of it; listings and gc skip it and say so. The access log and frecency
@@ -47,8 +48,8 @@ from ctxtools.errors import (
 )
 from ctxtools.fsutil import TMP_PREFIX
 from ctxtools.store import disk
-from ctxtools.store.index import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
-from ctxtools.store.payload import Chain, Payload
+from ctxtools.store.index import Indexer, feed_stream
+from ctxtools.store.payload import Chain, Payload, stored_payload
 from ctxtools.store.refs import (
     DEFAULT_SESSION,
     NAME_RE,
@@ -65,8 +66,6 @@ from ctxtools.store.refs import (
     validate_type,
 )
 from ctxtools.store.sniff import detect_type_head, json_loads, settle_type
-
-FULL_CHECK_BYTES = 8 << 20  # blobs up to this size are verified whole on every open
 
 
 class HandleStore:
@@ -293,44 +292,6 @@ class HandleStore:
         """The current card of REF (raises NotFoundError / StaleHandleError)."""
         return public_card(self.record(ref, session))
 
-    def _load_index(self, record: dict, fh: BinaryIO, label: str) -> LineIndex:
-        sha = record["sha256"]
-        ipath = self.idx_path(sha)
-        index = None
-        small = int(record.get("bytes", 0)) < INDEX_MIN_BYTES
-        if not small:
-            try:
-                index = LineIndex.from_bytes(ipath.read_bytes())
-            except OSError:
-                index = None
-        if index is not None and (
-            index.size != record.get("bytes") or index.xxh3 != record.get("xxh3")
-        ):
-            index = None
-        if index is None:
-            # Missing or damaged index: rebuild it, trusting it only if the payload still has
-            # the xxh3 recorded at stash time.
-            fh.seek(0)
-            ix = index_stream(fh)
-            if ix.xxh3 != record.get("xxh3") or ix.size != record.get("bytes"):
-                raise IntegrityError(
-                    f"handle {label} is corrupt: its bytes no longer match the checksum "
-                    "recorded when it was stashed",
-                    hint="re-stash it",
-                )
-            index = ix.index()
-            if not small:
-                with contextlib.suppress(OSError, StoreError):
-                    fsutil.replace_file(ipath, index.to_bytes(), durable=False)
-        # lines: newlines plus an unterminated last line
-        if index.size:
-            fh.seek(index.size - 1)
-            last = fh.read(1)
-            index.lines = index.newlines + (1 if last != b"\n" else 0)
-        else:
-            index.lines = 0
-        return index
-
     def open(
         self,
         ref: str | Ref,
@@ -357,37 +318,12 @@ class HandleStore:
         except OSError as exc:
             raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
         try:
-            payload = self._checked_payload(record, fh, label, verify)
+            payload = stored_payload(fh, record, self.idx_path(record["sha256"]), label, verify)
         except BaseException:
             fh.close()
             raise
         if touch:
             self.record_access(record["session_id"], record["name"])
-        return payload
-
-    def _checked_payload(self, record: dict, fh: BinaryIO, label: str, verify: bool) -> Payload:
-        """The Payload of the open blob FH: its size checked, its index loaded, and the whole
-        checked when VERIFY (SHA-256) or when it is small (xxh3 of every block)."""
-        size = os.fstat(fh.fileno()).st_size
-        if size != record.get("bytes"):
-            raise IntegrityError(
-                f"handle {label} is {'truncated' if size < record['bytes'] else 'corrupt'}: "
-                f"the blob has {size} bytes, {record['bytes']} were stashed",
-                hint="re-stash it",
-            )
-        payload = Payload(fh, self._load_index(record, fh, label), label=label, record=record)
-        if verify:
-            import hashlib
-
-            h = hashlib.sha256()
-            for piece in payload.iter_bytes():
-                h.update(piece)
-            if h.hexdigest() != record["sha256"]:
-                raise IntegrityError(
-                    f"handle {label} is corrupt: SHA-256 mismatch", hint="re-stash it"
-                )
-        elif size <= FULL_CHECK_BYTES:
-            payload.verify_all()
         return payload
 
     def read_bytes(self, ref: str | Ref, session: str = DEFAULT_SESSION, **flags: bool) -> bytes:

@@ -4,23 +4,32 @@ A ``Payload`` is a stored blob (or a spooled stream) seen through its ``LineInde
 byte it returns comes from a block whose xxh3-64 was checked against the index
 (``IntegrityError`` otherwise). A line range costs a binary search in the index plus at most
 a stride's scan; a character offset a checkpoint lookup plus at most a stride's decode.
-``open_spooled`` makes one of stdin; ``Chain`` puts bytes already read back in front of a
-stream.
+``stored_payload`` makes one of a blob in the store (its index read or rebuilt, small blobs
+checked whole), ``open_spooled`` one of stdin; ``Chain`` puts bytes already read back in
+front of a stream.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
+import os
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import xxhash
 
-from ctxtools.errors import IntegrityError
-from ctxtools.store.index import Indexer, LineIndex, feed_stream
+from ctxtools import fsutil
+from ctxtools.errors import IntegrityError, StoreError
+from ctxtools.store.index import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
 from ctxtools.store.sniff import detect_type_head
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FULL_CHECK_BYTES = 8 << 20  # stored blobs up to this size are verified whole on every open
 
 
 class Chain:
@@ -302,3 +311,68 @@ def open_bytes(data: bytes, *, label: str = "stdin") -> Payload:
     import io
 
     return open_spooled(io.BytesIO(data), label=label)
+
+
+def stored_payload(fh: BinaryIO, record: dict, ipath: Path, label: str, verify: bool) -> Payload:
+    """The Payload of a stored blob open as FH, whose card is RECORD and index file IPATH:
+    its size checked, its index loaded (or rebuilt), and the whole checked when VERIFY
+    (SHA-256) or when it is at most FULL_CHECK_BYTES (xxh3 of every block)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size != record.get("bytes"):
+        raise IntegrityError(
+            f"handle {label} is {'truncated' if size < record['bytes'] else 'corrupt'}: "
+            f"the blob has {size} bytes, {record['bytes']} were stashed",
+            hint="re-stash it",
+        )
+    payload = Payload(fh, _stored_index(record, fh, ipath, label), label=label, record=record)
+    if verify:
+        import hashlib
+
+        h = hashlib.sha256()
+        for piece in payload.iter_bytes():
+            h.update(piece)
+        if h.hexdigest() != record["sha256"]:
+            raise IntegrityError(f"handle {label} is corrupt: SHA-256 mismatch", hint="re-stash it")
+    elif size <= FULL_CHECK_BYTES:
+        payload.verify_all()
+    return payload
+
+
+def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIndex:
+    """The index of the stored blob FH: read from IPATH, or rebuilt (and rewritten) when it
+    is missing, damaged or of another payload -- trusted only if the blob still has the xxh3
+    its card recorded."""
+    index = None
+    small = int(record.get("bytes", 0)) < INDEX_MIN_BYTES
+    if not small:
+        try:
+            index = LineIndex.from_bytes(ipath.read_bytes())
+        except OSError:
+            index = None
+    if index is not None and (
+        index.size != record.get("bytes") or index.xxh3 != record.get("xxh3")
+    ):
+        index = None
+    if index is None:
+        # Missing or damaged index: rebuild it, trusting it only if the payload still has
+        # the xxh3 recorded at stash time.
+        fh.seek(0)
+        ix = index_stream(fh)
+        if ix.xxh3 != record.get("xxh3") or ix.size != record.get("bytes"):
+            raise IntegrityError(
+                f"handle {label} is corrupt: its bytes no longer match the checksum "
+                "recorded when it was stashed",
+                hint="re-stash it",
+            )
+        index = ix.index()
+        if not small:
+            with contextlib.suppress(OSError, StoreError):
+                fsutil.replace_file(ipath, index.to_bytes(), durable=False)
+    # lines: newlines plus an unterminated last line
+    if index.size:
+        fh.seek(index.size - 1)
+        last = fh.read(1)
+        index.lines = index.newlines + (1 if last != b"\n" else 0)
+    else:
+        index.lines = 0
+    return index
