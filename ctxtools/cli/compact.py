@@ -278,13 +278,13 @@ def _accept(paths, min_ratio, min_path_share, json_report) -> int:
 
 def _evict(file, strategy, max_bytes, max_entries) -> int:
     from ctxtools.compact.working_set import evict_lines
-    from ctxtools.evict import Budget
+    from ctxtools.store.evict import GcBudget
 
     if max_bytes is None and max_entries is None:
         raise UsageError("--evict needs --max-bytes and/or --max-entries")
     from ctxtools.fsutil import parse_size
 
-    budget = Budget(
+    budget = GcBudget(
         max_bytes=parse_size(max_bytes) if max_bytes is not None else None,
         max_entries=max_entries,
     )
