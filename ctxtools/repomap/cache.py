@@ -57,7 +57,7 @@ def _source_fingerprint(pattern: str) -> str:
     here = Path(__file__).resolve().parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
     for path in sorted(here.glob(pattern)):
-        h.update(path.name.encode())
+        h.update(path.relative_to(here).as_posix().encode())
         try:
             h.update(path.read_bytes())
         except OSError:
@@ -67,7 +67,7 @@ def _source_fingerprint(pattern: str) -> str:
 
 def scanner_fingerprint() -> str:
     """xxh3 of the scanners' source files: a new scanner means a new cache."""
-    return _source_fingerprint("scan*.py")
+    return _source_fingerprint("scan/*.py")
 
 
 def cache_path(store_root: str | os.PathLike, root: str) -> Path:
@@ -275,7 +275,7 @@ RESULT_KEEP = 8  # most recent results kept per repository
 @functools.cache
 def code_fingerprint() -> str:
     """xxh3 of the whole repomap package's source: new code, new results."""
-    return _source_fingerprint("*.py")
+    return _source_fingerprint("**/*.py")
 
 
 class ResultMemo:

@@ -127,17 +127,17 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     if language is None:
         return None
     if language == "python":
-        from ctxtools.repomap.scan_python import scan
+        from ctxtools.repomap.scan.python import scan
     elif language == "go":
-        from ctxtools.repomap.scan_go import scan
+        from ctxtools.repomap.scan.go import scan
     elif language in ("javascript", "typescript"):
-        from ctxtools.repomap.scan_js import scan_javascript, scan_typescript
+        from ctxtools.repomap.scan.js import scan_javascript, scan_typescript
 
         scan = scan_typescript if language == "typescript" else scan_javascript
     elif language == "rust":
-        from ctxtools.repomap.scan_rust import scan
+        from ctxtools.repomap.scan.rust import scan
     else:
-        from ctxtools.repomap.scan_java import scan
+        from ctxtools.repomap.scan.java import scan
     return scan(text)
 
 
