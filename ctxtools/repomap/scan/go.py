@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import (
-    CLikeLanguage,
-    Decl,
-    ScanResult,
-    at_word_start,
-    scan_clike,
-    words,
-)
+from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))

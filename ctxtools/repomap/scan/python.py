@@ -19,9 +19,9 @@ from __future__ import annotations
 import keyword
 import re
 
-from ctxtools.repomap.scan import (
+from ctxtools.repomap.scan.common import (
     Definition,
-    LineIndex,
+    LineStarts,
     ScanResult,
     blank_string,
     collapse,
@@ -150,7 +150,7 @@ def _last_content_end(masked: str, lo: int, hi: int) -> int:
 
 def scan(text: str) -> ScanResult:
     masked = mask(text)
-    lines = LineIndex(masked)
+    lines = LineStarts(masked)
     n = len(masked)
     nl_masked = "\n" + masked  # so that the first line starts after a newline too
 
