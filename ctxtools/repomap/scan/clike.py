@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxtools.repomap.scan.common import (
@@ -17,7 +18,7 @@ from ctxtools.repomap.scan.common import (
     collapse,
     count_references,
 )
-from ctxtools.repomap.scan.mask import mask_clike
+from ctxtools.repomap.scan.mask import Masked, mask_clike
 
 
 @dataclass
@@ -51,6 +52,14 @@ class CLikeLanguage:
     master: re.Pattern[str]
     keywords: frozenset[str] = frozenset()
     asi = False  # statements also end at newlines (Go, JavaScript, TypeScript)
+    prefix: re.Pattern[str]  # annotations or attributes before a declaration
+    modifiers: re.Pattern[str]  # the words between them and the declaration's keyword
+
+    def head(self, stmt: str) -> tuple[int, int]:
+        """(where the declaration starts: after its annotations or attributes, where its
+        keyword is: after its modifiers) in STMT."""
+        start = self.prefix.match(stmt).end()
+        return start, self.modifiers.match(stmt, start).end()
 
     def classify(self, stmt: str, container: str, has_body: bool, scope: str | None) -> list[Decl]:
         """Declarations in one statement. ``container`` is "root", "items" or the kind of
@@ -219,17 +228,30 @@ def _strip_comment_spans(text: str, a: int, b: int, comments: list[tuple[int, in
 
 def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
     """Definitions, references and imports of a C-like source text."""
-    masked_obj = mask_clike(text, lang.master)
-    masked = masked_obj.text
-    comments = masked_obj.comments
-    lines = LineStarts(masked)
-    root = _frames(masked)
-    definitions: list[Definition] = []
-    classify = lang.classify
-    asi = lang.asi
-    count = masked.count
+    masked = mask_clike(text, lang.master)
+    walker = _Walker(text, masked, lang)
+    walker.walk(_frames(masked.text), "root", None)
+    definitions = walker.definitions
+    definitions.sort(key=lambda d: d.line)
+    refs = count_references(masked.text, lang.keywords, definitions)
+    return ScanResult(lang.name, definitions, refs, lang.imports(masked.text, text))
 
-    def signature(a: int, b: int, one_line: bool) -> str:
+
+class _Walker:
+    """The walk of one text's brace tree: each frame's segments are split into statements,
+    the language classifies them, and a block of members or items is walked in turn."""
+
+    def __init__(self, text: str, masked: Masked, lang: CLikeLanguage) -> None:
+        self.text = text
+        self.masked = masked.text
+        self.comments = masked.comments
+        self.lines = LineStarts(masked.text)
+        self.classify = lang.classify
+        self.asi = lang.asi
+        self.definitions: list[Definition] = []
+
+    def signature(self, a: int, b: int, one_line: bool) -> str:
+        masked, text, comments = self.masked, self.text, self.comments
         b = max(a, b)
         if one_line:
             nl = masked.find("\n", a, b)
@@ -243,86 +265,92 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
             sig = collapse(text[a:b])
         return sig[:-1].rstrip() if sig.endswith(",") else sig  # 'where T: Send,'
 
-    def segment(a: int, b: int, inner: list, body, container: str, scope: str | None):
-        """Handle the statements of masked[a:b] (inner: child frames inside it, shown as
-        '{}'); ``body`` is the frame that follows the segment, or None."""
-        if inner:
-            pieces = []
-            marks = []  # (flat offset, real offset)
-            pos = a
-            flat_len = 0
-            for child in inner:
-                pieces.append(masked[pos : child[0]])
-                flat_len += child[0] - pos
-                marks.append((flat_len, child[0]))
-                pieces.append("{}")
-                flat_len += 2
-                pos = child[1] + 1
-                marks.append((flat_len, pos))
-            pieces.append(masked[pos:b])
-            flat = "".join(pieces)
+    def flatten(self, a: int, b: int, inner: list) -> tuple[str, Callable[[int], int]]:
+        """masked[a:b] with its child frames INNER shown as '{}', and the function taking
+        an offset in that text back to one in the whole text."""
+        masked = self.masked
+        if not inner:
 
-            flats = [fl for fl, _ in marks]
-
-            def real(f: int) -> int:
-                k = bisect_right(flats, f)  # the last mark at or before f (log time: a
-                if k == 0:  # segment may hold a hundred thousand call statements)
-                    return a + f
-                fl, rl = marks[k - 1]
-                return rl + (f - fl)
-        else:
-            flat = masked[a:b]
-
-            def real(f: int) -> int:
+            def real_plain(f: int) -> int:
                 return a + f
 
-        spans = _split_statements(flat, asi)
+            return masked[a:b], real_plain
+        pieces = []
+        marks = []  # (flat offset, real offset)
+        pos = a
+        flat_len = 0
+        for child in inner:
+            pieces.append(masked[pos : child[0]])
+            flat_len += child[0] - pos
+            marks.append((flat_len, child[0]))
+            pieces.append("{}")
+            flat_len += 2
+            pos = child[1] + 1
+            marks.append((flat_len, pos))
+        pieces.append(masked[pos:b])
+        flats = [fl for fl, _ in marks]
+
+        def real(f: int) -> int:
+            k = bisect_right(flats, f)  # the last mark at or before f (log time: a
+            if k == 0:  # segment may hold a hundred thousand call statements)
+                return a + f
+            fl, rl = marks[k - 1]
+            return rl + (f - fl)
+
+        return "".join(pieces), real
+
+    def segment(self, a: int, b: int, inner: list, body, container: str, scope: str | None):
+        """Handle the statements of masked[a:b] (inner: child frames inside it, shown as
+        '{}'); ``body`` is the frame that follows the segment, or None."""
+        flat, real = self.flatten(a, b, inner)
+        spans = _split_statements(flat, self.asi)
         last_index = len(spans) - 1
         for i, (sa, sb) in enumerate(spans):
             has_body = body is not None and i == last_index and not flat[sb:].strip()
             stmt = flat[sa:sb]
-            decls = classify(stmt, container, has_body, scope)
-            if not decls:
-                if has_body:
-                    body = None  # code block: not walked
-                continue
+            decls = self.classify(stmt, container, has_body, scope)
+            last = len(decls) - 1
             for j, d in enumerate(decls):
-                owns = has_body and j == len(decls) - 1
-                start = real(sa + d.start)
-                name_at = real(sa + d.name_at)
-                line = lines.line(name_at)
-                if owns:
-                    end = body[1]
-                    sig = signature(start, body[0], d.one_line)
-                elif d.end >= 0:
-                    end = real(sa + d.end)
-                    sig_end = real(sa + d.sig_end) if d.sig_end >= 0 else end
-                    sig = signature(start, sig_end, d.one_line)
-                else:
-                    end = real(sa + len(stmt.rstrip()))
-                    sig = signature(start, end, d.one_line)
-                if d.emit:
-                    definitions.append(
-                        Definition(
-                            d.kind,
-                            d.name,
-                            line,
-                            sig,
-                            d.scope if d.scope is not None else scope,
-                            max(line, lines.line(end)),
-                        )
-                    )
-                if owns:
-                    if d.body is not None:
-                        inner_scope = d.scope_name if d.scope_name is not None else d.name
-                        if not inner_scope:
-                            inner_scope = scope
-                        elif scope:
-                            inner_scope = scope + "." + inner_scope
-                        walk(body, d.body if d.body == "items" else d.kind, inner_scope)
-                    body = None
+                owned = body if has_body and j == last else None
+                self.declare(d, stmt, sa, real, owned, scope)
 
-    def walk(frame, container: str, scope: str | None):
+    def declare(self, d: Decl, stmt: str, sa: int, real, body, scope: str | None) -> None:
+        """Record declaration D of the statement at flat offset SA; BODY is the frame it
+        owns (walked when it holds members or items), or None."""
+        start = real(sa + d.start)
+        line = self.lines.line(real(sa + d.name_at))
+        if body is not None:
+            end = body[1]
+            sig = self.signature(start, body[0], d.one_line)
+        elif d.end >= 0:
+            end = real(sa + d.end)
+            sig_end = real(sa + d.sig_end) if d.sig_end >= 0 else end
+            sig = self.signature(start, sig_end, d.one_line)
+        else:
+            end = real(sa + len(stmt.rstrip()))
+            sig = self.signature(start, end, d.one_line)
+        if d.emit:
+            self.definitions.append(
+                Definition(
+                    d.kind,
+                    d.name,
+                    line,
+                    sig,
+                    d.scope if d.scope is not None else scope,
+                    max(line, self.lines.line(end)),
+                )
+            )
+        if body is not None and d.body is not None:
+            inner_scope = d.scope_name if d.scope_name is not None else d.name
+            if not inner_scope:
+                inner_scope = scope
+            elif scope:
+                inner_scope = scope + "." + inner_scope
+            self.walk(body, d.body if d.body == "items" else d.kind, inner_scope)
+
+    def walk(self, frame, container: str, scope: str | None) -> None:
+        masked = self.masked
+        count = masked.count
         pos = frame[0] + 1
         end = frame[1]
         seg_start = pos
@@ -338,14 +366,9 @@ def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
             ):
                 inner.append(child)
             else:
-                segment(seg_start, o, inner, child, container, scope)
+                self.segment(seg_start, o, inner, child, container, scope)
                 inner = []
                 seg_start = child[1] + 1
                 balance = 0
             pos = child[1] + 1
-        segment(seg_start, end, inner, None, container, scope)
-
-    walk(root, "root", None)
-    definitions.sort(key=lambda d: d.line)
-    refs = count_references(masked, lang.keywords, definitions)
-    return ScanResult(lang.name, definitions, refs, lang.imports(masked, text))
+        self.segment(seg_start, end, inner, None, container, scope)

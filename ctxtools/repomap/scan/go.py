@@ -9,9 +9,11 @@ import re
 
 from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
 from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>`[^`]*(?:`|\Z)
           | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
           | '(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{3}|.))')

@@ -8,9 +8,11 @@ import re
 
 from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
 from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
           | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
           | '(?:[^'\\\n]|\\(?:u+[0-9a-fA-F]{4}|[0-7]{1,3}|.))')
@@ -59,11 +61,11 @@ class Java(CLikeLanguage):
     name = "java"
     master = _MASTER
     keywords = KEYWORDS
+    prefix = _PREFIX
+    modifiers = _MODIFIERS
 
     def classify(self, stmt, container, has_body, scope):
-        p = _PREFIX.match(stmt).end()
-        start = p
-        p = _MODIFIERS.match(stmt, p).end()
+        start, p = self.head(stmt)
         m = _TYPE.match(stmt, p)
         if m is not None:
             word = m.group(1)

@@ -23,9 +23,11 @@ import re
 
 from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
 from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)|"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$))
       | (?P<tpl>`)
       | (?P<rx>/)

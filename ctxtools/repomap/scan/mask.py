@@ -18,6 +18,10 @@ class Masked:
         self.comments = comments
 
 
+# The comments of Go, JavaScript/TypeScript and Java: the first group of their master
+# patterns (runs of // lines are one comment; an unclosed /* runs to the end).
+C_COMMENTS = r"(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))"
+
 _NESTED_COMMENT = re.compile(r"/\*|\*/")
 _JS_REGEX_BODY = re.compile(r"/(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[a-zA-Z]*")
 _TPL_PART = re.compile(r"`|\\.|\$\{", re.S)
@@ -94,16 +98,13 @@ def _mask_into(text, start, stop, master, out, comments) -> None:
 
 
 def _nested_comment_end(text: str, s: int, stop: int) -> int:
+    """Offset after the '*/' closing the '/*' at S (nested pairs counted); STOP if none."""
     depth = 0
-    pos = s
-    while True:
-        m = _NESTED_COMMENT.search(text, pos, stop)
-        if m is None:
-            return stop
+    for m in _NESTED_COMMENT.finditer(text, s, stop):
         depth += 1 if m.group() == "/*" else -1
-        pos = m.end()
         if depth == 0:
-            return pos
+            return m.end()
+    return stop
 
 
 def _slash_starts_regex(
