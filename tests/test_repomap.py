@@ -13,7 +13,8 @@ from ctxtools.errors import InputError, UsageError
 from ctxtools.repomap import cache as cachemod
 from ctxtools.repomap import files, graph, rank, render, scanset
 from ctxtools.repomap.core import build_map, scan_repository
-from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph, pagerank
+from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
+from ctxtools.repomap.rank import pagerank
 from ctxtools.repomap.render import MapLayout, RankedFile, fit, short_signature
 from ctxtools.repomap.scan import language_for, scan_source
 from ctxtools.tokens import HeuristicRuler, get_ruler
