@@ -78,11 +78,6 @@ class CacheEntry(NamedTuple):
     digest: int
     payload: Payload
 
-    def to_plain(self) -> tuple:
-        payload = self.payload
-        plain = tuple(payload) if isinstance(payload, tuple) else payload
-        return (self.size, self.stamp, self.digest, plain)
-
     @classmethod
     def from_plain(cls, value: object) -> CacheEntry | None:
         """The entry a plain tuple on disk stands for; None when it is of another shape."""
@@ -96,6 +91,11 @@ class CacheEntry(NamedTuple):
         elif payload is not None and type(payload) is not str:
             return None
         return cls(size, stamp, digest, payload)
+
+    def to_plain(self) -> tuple:
+        payload = self.payload
+        plain = tuple(payload) if isinstance(payload, tuple) else payload
+        return (self.size, self.stamp, self.digest, plain)
 
 
 def _source_fingerprint(pattern: str) -> str:
@@ -347,8 +347,21 @@ def memo_key(material: object) -> str:
     return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 2))
 
 
-def _plain_tuple(value: object, size: int) -> bool:
-    return type(value) is tuple and len(value) == size
+def from_plain(record: type, value: object):
+    """The RECORD (a NamedTuple class) a plain tuple on disk stands for; None when VALUE
+    is of another shape. A record that needs more says so in its own ``from_plain``."""
+    decode = getattr(record, "from_plain", None)
+    if decode is not None:
+        return decode(value)
+    if type(value) is tuple and len(value) == len(record._fields):
+        return record._make(value)
+    return None
+
+
+def to_plain(record: tuple) -> tuple:
+    """RECORD as ``marshal`` can write it: a plain tuple (nested records too)."""
+    encode = getattr(record, "to_plain", None)
+    return encode() if encode is not None else tuple(record)
 
 
 class Ranking(NamedTuple):
@@ -360,10 +373,6 @@ class Ranking(NamedTuple):
     dscores: list
     out: list
     import_edges: int
-
-    @classmethod
-    def from_plain(cls, value: object) -> Ranking | None:
-        return cls._make(value) if _plain_tuple(value, 5) else None
 
 
 class GraphState(NamedTuple):
@@ -381,13 +390,13 @@ class GraphState(NamedTuple):
 
     @classmethod
     def from_plain(cls, value: object) -> GraphState | None:
-        if not _plain_tuple(value, 4):
+        if type(value) is not tuple or len(value) != len(cls._fields):
             return None
         files, digests, parts, ranking = value
         if not (type(files) is tuple and type(digests) is tuple and type(parts) is list):
             return None
         # (a ranking of another shape is only a ranking to compute again)
-        return cls(files, digests, parts, Ranking.from_plain(ranking))
+        return cls(files, digests, parts, from_plain(Ranking, ranking))
 
 
 class FitRecord(NamedTuple):
@@ -404,13 +413,6 @@ class FitRecord(NamedTuple):
     ruler: str
     exact: bool
 
-    def to_plain(self) -> tuple:
-        return tuple(self)
-
-    @classmethod
-    def from_plain(cls, value: object) -> FitRecord | None:
-        return cls._make(value) if _plain_tuple(value, 8) else None
-
 
 class MapRecord(NamedTuple):
     """The result memo's record: a rendered map and what ``--json``'s head and the notes
@@ -424,17 +426,10 @@ class MapRecord(NamedTuple):
     exact: bool
     notes: tuple
 
-    def to_plain(self) -> tuple:
-        return tuple(self)
-
-    @classmethod
-    def from_plain(cls, value: object) -> MapRecord | None:
-        return cls._make(value) if _plain_tuple(value, 7) else None
-
 
 class Memo:
-    """A few records of one type (RECORD: a class with ``from_plain`` and ``to_plain``)
-    kept in one store file per repository, most recent last, each under a key
+    """A few records of one type (RECORD, a NamedTuple class; see ``from_plain``) kept
+    in one store file per repository, most recent last, each under a key
     (``memo_key``); anything missing, damaged (the body is checksummed) or of another
     shape is simply a miss. DURABLE writes are fsynced; the others need not be, since the
     checksum turns a torn file into a miss."""
@@ -481,11 +476,11 @@ class Memo:
 
     def get(self, key: str):
         """The record under KEY, or None (missing, or of another shape)."""
-        return self.record.from_plain(self.load().get(key))
+        return from_plain(self.record, self.load().get(key))
 
     def put(self, key: str, record) -> str | None:
         """Keep RECORD under KEY; a note when it could not be saved."""
-        return self.put_plain(key, record.to_plain())
+        return self.put_plain(key, to_plain(record))
 
     def put_plain(self, key: str, value: object) -> str | None:
         import marshal

@@ -65,6 +65,14 @@ class RepoMap:
     notes: list[str]
     from_memo: bool = False  # the text came from the result memo (files is then empty)
 
+    @classmethod
+    def of(cls, root, budget, made, files, edges, scanset, notes, from_memo=False) -> RepoMap:
+        """The RepoMap of ROOT for a map MADE (a ``cache.MapRecord``: the text, its count,
+        what it shows, the ruler that counted) under BUDGET."""
+        head = (made.text, made.tokens, budget, made.ruler, made.exact, files)
+        shown = (made.shown_files, made.shown_symbols)
+        return cls(root, *head, *shown, edges, scanset, notes, from_memo)
+
     def to_json(self) -> dict:
         """The --json document as a dict (see ``json_bytes`` for a leaner way to print it)."""
         doc = self._json_head()
@@ -224,34 +232,23 @@ def build_map(
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
     fit_slot = (store, root, (tokens, query, tuple(focus))) if use_cache else None
     fitted, ruler_name, ruler_exact = fit_map(ranked, idents, header, tokens, lazy, fit_slot)
-    shown_files = len({fpos for fpos, _ in fitted.selection})
-    shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
-    if result_memo is not None:
-        shown = (shown_files, shown_symbols)
-        _remember(result_memo, key, fitted, shown, (ruler_name, ruler_exact), notes)
-    return RepoMap(
-        root=root,
-        text=fitted.text,
-        tokens=fitted.tokens,
-        budget=tokens,
-        ruler=ruler_name,
-        exact=ruler_exact,
-        files=ranked,
-        shown_files=shown_files,
-        shown_symbols=shown_symbols,
-        edges=edges,
-        scanset=ss,
-        notes=notes,
-    )
-
-
-def _remember(memo, key: str, fitted, shown: tuple, ruler: tuple, notes: list[str]) -> None:
-    """Keep the map in the result memo (with the notes that are not the scan cache's); a
-    note when that failed and the scan cache has not said so already."""
     from ctxtools.repomap.cache import MapRecord
 
+    shown_files = len({fpos for fpos, _ in fitted.selection})
+    shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
+    made = MapRecord(
+        fitted.text, fitted.tokens, shown_files, shown_symbols, ruler_name, ruler_exact, ()
+    )
+    if result_memo is not None:
+        _remember(result_memo, key, made, notes)
+    return RepoMap.of(root, tokens, made, ranked, edges, ss, notes)
+
+
+def _remember(memo, key: str, made, notes: list[str]) -> None:
+    """Keep the map MADE in the result memo (with the notes that are not the scan
+    cache's); a note when that failed and the scan cache has not said so already."""
     scan_notes = tuple(n for n in notes if not n.startswith("scan cache"))
-    note = memo.put(key, MapRecord(fitted.text, fitted.tokens, *shown, *ruler, scan_notes))
+    note = memo.put(key, made._replace(notes=scan_notes))
     if note and not any(n.startswith("scan cache not saved") for n in notes):
         notes.append(f"map not saved for reuse ({note})")
 
@@ -311,21 +308,8 @@ def _result_memo(store, root: str, spec: object, options: tuple, listing):
 
 def _remembered(root: str, tokens: int, listing, hit, notes: list[str]) -> RepoMap:
     """The RepoMap of a map found in the result memo (HIT, a ``cache.MapRecord``)."""
-    return RepoMap(
-        root=root,
-        text=hit.text,
-        tokens=hit.tokens,
-        budget=tokens,
-        ruler=hit.ruler,
-        exact=hit.exact,
-        files=[],
-        shown_files=hit.shown_files,
-        shown_symbols=hit.shown_symbols,
-        edges=None,
-        scanset=ScanSet(root, listing.via, []),
-        notes=notes + list(hit.notes),
-        from_memo=True,
-    )
+    scanset = ScanSet(root, listing.via, [])
+    return RepoMap.of(root, tokens, hit, [], None, scanset, notes + list(hit.notes), True)
 
 
 def _rank_with_memo(ss: ScanSet, focus_rels: list[str], query: str | None, store):

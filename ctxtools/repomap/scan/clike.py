@@ -46,14 +46,27 @@ class Decl:
 
 
 class CLikeLanguage:
-    """Per-language hooks for ``scan_clike``; subclasses set the attributes."""
+    """Per-language hooks for ``scan_clike``: a subclass gives ``classify`` (and
+    ``imports``), an instance the language's patterns."""
 
-    name = ""
-    master: re.Pattern[str]
-    keywords: frozenset[str] = frozenset()
-    asi = False  # statements also end at newlines (Go, JavaScript, TypeScript)
-    prefix: re.Pattern[str]  # annotations or attributes before a declaration
-    modifiers: re.Pattern[str]  # the words between them and the declaration's keyword
+    _NOTHING = re.compile("")
+
+    def __init__(
+        self,
+        name: str,
+        master: re.Pattern[str],
+        keywords: frozenset[str],
+        *,
+        asi: bool = False,
+        prefix: re.Pattern[str] = _NOTHING,
+        modifiers: re.Pattern[str] = _NOTHING,
+    ) -> None:
+        self.name = name
+        self.master = master  # comments and literals (see ``mask.mask_clike``)
+        self.keywords = keywords
+        self.asi = asi  # statements also end at newlines (Go, JavaScript, TypeScript)
+        self.prefix = prefix  # annotations or attributes before a declaration
+        self.modifiers = modifiers  # the words between them and the declaration's keyword
 
     def head(self, stmt: str) -> tuple[int, int]:
         """(where the declaration starts: after its annotations or attributes, where its

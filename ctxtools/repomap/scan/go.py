@@ -73,11 +73,6 @@ def _group_lines(stmt: str, open_at: int):
 
 
 class Go(CLikeLanguage):
-    name = "go"
-    master = _MASTER
-    keywords = KEYWORDS
-    asi = True
-
     def classify(self, stmt, container, has_body, scope):
         if container == "interface":
             m = _INTERFACE_METHOD.match(stmt)
@@ -161,7 +156,7 @@ class Go(CLikeLanguage):
         return out
 
 
-_GO = Go()
+_GO = Go("go", _MASTER, KEYWORDS, asi=True)
 
 
 def scan(text: str) -> ScanResult:

@@ -58,12 +58,6 @@ KEYWORDS = words(
 
 
 class Java(CLikeLanguage):
-    name = "java"
-    master = _MASTER
-    keywords = KEYWORDS
-    prefix = _PREFIX
-    modifiers = _MODIFIERS
-
     def classify(self, stmt, container, has_body, scope):
         start, p = self.head(stmt)
         m = _TYPE.match(stmt, p)
@@ -94,7 +88,7 @@ class Java(CLikeLanguage):
         ]
 
 
-_JAVA = Java()
+_JAVA = Java("java", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_MODIFIERS)
 
 
 def scan(text: str) -> ScanResult:

@@ -102,11 +102,6 @@ KEYWORDS = words(
 
 
 class JavaScript(CLikeLanguage):
-    name = "javascript"
-    master = _MASTER
-    keywords = KEYWORDS
-    asi = True
-
     def classify(self, stmt, container, has_body, scope):
         p = _DECORATORS.match(stmt).end()
         start = p
@@ -238,12 +233,8 @@ def _matching_paren(stmt: str, open_at: int) -> int:
     return len(stmt)
 
 
-class TypeScript(JavaScript):
-    name = "typescript"
-
-
-_JS = JavaScript()
-_TS = TypeScript()
+_JS = JavaScript("javascript", _MASTER, KEYWORDS, asi=True)
+_TS = JavaScript("typescript", _MASTER, KEYWORDS, asi=True)
 
 
 def scan_javascript(text: str) -> ScanResult:

@@ -208,16 +208,12 @@ def _template_expr_end(text: str, pos: int, stop: int) -> int:
 
 
 def _skip_template(text: str, s: int, stop: int) -> int:
-    pos = s + 1
-    while True:
-        m = _TPL_PART.search(text, pos, stop)
-        if m is None:
-            return stop
-        g = m.group()
-        if g == "`":
-            return m.end()
-        if g[0] == "\\":
+    """Offset after the template literal opening at S (its ``${}`` expressions skipped)."""
+    m = _TPL_PART.search(text, s + 1, stop)
+    while m is not None and m.group() != "`":
+        if m.group()[0] == "\\":
             pos = m.end()
-            continue
-        end = _template_expr_end(text, m.end(), stop)
-        pos = min(stop, end + 1)
+        else:
+            pos = min(stop, _template_expr_end(text, m.end(), stop) + 1)
+        m = _TPL_PART.search(text, pos, stop)
+    return stop if m is None else m.end()

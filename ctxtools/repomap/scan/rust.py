@@ -140,12 +140,6 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
 
 
 class Rust(CLikeLanguage):
-    name = "rust"
-    master = _MASTER
-    keywords = KEYWORDS
-    prefix = _PREFIX
-    modifiers = _VIS
-
     def classify(self, stmt, container, has_body, scope):
         start, p = self.head(stmt)
         m = _ITEM.match(stmt, p)
@@ -185,7 +179,7 @@ class Rust(CLikeLanguage):
         return out
 
 
-_RUST = Rust()
+_RUST = Rust("rust", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_VIS)
 
 
 def scan(text: str) -> ScanResult:
