@@ -163,6 +163,20 @@ def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) ->
     return sorted(set(out))
 
 
+def ruler_spec(encoding, tokenizer, heuristic: bool, exact: bool) -> tuple:
+    """What stands for the ruler these options ask for (see ``tokens.get_ruler``) in the
+    memos' keys, so that a hit need not load it: a tokenizer file by its real path, size
+    and mtime (or as missing)."""
+    tok_stat = None
+    if tokenizer:
+        try:
+            st = os.stat(tokenizer)
+            tok_stat = (os.path.realpath(tokenizer), st.st_size, st.st_mtime_ns)
+        except OSError:
+            tok_stat = ("missing", tokenizer)
+    return ("ruler", encoding, tok_stat, heuristic, exact)
+
+
 def build_map(
     root: str = ".",
     *,
