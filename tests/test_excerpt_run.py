@@ -17,7 +17,7 @@ from ctxtools.excerpt import (
     render_excerpt,
     render_signatures,
 )
-from ctxtools.excerpt_run import (
+from ctxtools.excerpt.run import (
     ExcerptRun,
     FileResult,
     Input,
@@ -244,7 +244,7 @@ def test_rendered_results_carry_text_only(src):
 
 @pytest.mark.parametrize("render", [False, True])
 def test_worker_processes_give_the_same_results(src, render, monkeypatch):
-    import ctxtools.excerpt_run as excerpt_run
+    import ctxtools.excerpt.run as excerpt_run
 
     monkeypatch.setattr(excerpt_run, "CHUNK", 3)  # chunks dealt out to every process
     names = [*ALL, "blob.bin", "gone.py", *ALL]
@@ -331,7 +331,7 @@ def test_a_budget_fits_the_named_list_too(src):
 def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import os
 
-    import ctxtools.excerpt_run as excerpt_run
+    import ctxtools.excerpt.run as excerpt_run
 
     monkeypatch.setattr(excerpt_run, "CHUNK", 2)
     real_block = excerpt_run.file_block

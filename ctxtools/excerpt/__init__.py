@@ -15,7 +15,7 @@ The pieces, for a library user such as ctx-pack::
     fit_budget(items, tokens, ruler.count)                # drop windows, then files, to fit
 
 Many inputs at once (paths, ``ctx:`` handles, bytes; per-file status, one budget over all,
-worker processes) as ctx-excerpt runs them: ``ctxtools.excerpt_run.excerpt_sources``.
+worker processes) as ctx-excerpt runs them: ``ctxtools.excerpt.run.excerpt_sources``.
 
 Matching: a line matches an identifier when the identifier occurs in it as a whole word
 (case-sensitive unless ``ignore_case``) -- an *exact* hit -- or when the identifier's words
