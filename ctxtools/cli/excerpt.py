@@ -218,7 +218,7 @@ def cli(**opts) -> int:
       ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
     from ctxtools.excerpt import ExcerptOptions, Matcher
-    from ctxtools.excerpt.run import (
+    from ctxtools.excerpt import (
         Input,
         auto_jobs,
         excerpt_sources,
@@ -382,7 +382,7 @@ class _Notes:
 def _stream(inputs, matcher, options, notes: _Notes, common: dict, unmatched: str) -> None:
     """Print each file as soon as it is done (no budget, no sort, no JSON); in "name"
     mode, the files where nothing matched at the end (what ExcerptRun.render prints)."""
-    from ctxtools.excerpt.run import iter_excerpts, render_unmatched
+    from ctxtools.excerpt import iter_excerpts, render_unmatched
 
     out = stdout_bytes()
     pending: list[bytes] = []

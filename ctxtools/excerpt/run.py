@@ -30,252 +30,28 @@ Whatever the mode, each result says how many of its lines match (``FileResult.ma
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
-from ctxtools.errors import CtxError, NotFoundError
-from ctxtools.excerpt import (
-    LARGE_FILE,
-    Dropped,
-    Excerpt,
-    ExcerptOptions,
-    Matcher,
-    Signatures,
-    excerpt_dict,
-    excerpt_file,
-    excerpt_text,
-    file_block,
-    fit_budget,
-    is_binary,
-    read_file_bytes,
-    render_excerpt,
-    render_signatures,
-    signatures_dict,
-    signatures_of,
-)
-from ctxtools.fsutil import json_text, unreadable_reason
-from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
+from ctxtools.excerpt.budget import Dropped, fit_budget
+from ctxtools.excerpt.inputs import OK, UNREADABLE, FileResult, InputSpec, Item
+from ctxtools.excerpt.loader import iter_excerpts, render_item
+from ctxtools.excerpt.match import Matcher, as_matcher
+from ctxtools.excerpt.model import ExcerptOptions
+from ctxtools.excerpt.render import excerpt_dict
+from ctxtools.excerpt.signatures import signatures_dict
+from ctxtools.fsutil import json_text
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
     from ctxtools.tokens import Ruler
 
-HANDLE_PREFIX = "ctx:"
+
 NOTE_LIMIT = 20  # files named in the notes about budget drops before "... and N more"
 
-OK = "ok"
-BINARY = "binary"
-UNREADABLE = "unreadable"
-
 UNMATCHED_MODES = ("show", "name", "omit")  # what becomes of a file where nothing matched
-
-
-@dataclass(frozen=True)
-class Input:
-    """One input shown as ``label``: a file or handle reference ``path``, or ``data`` --
-    bytes, or a function returning them (called once, when the input's turn comes).
-    An input with data takes its language (for signatures) from its label's extension."""
-
-    label: str
-    path: str | None = None
-    data: bytes | Callable[[], bytes] | None = None
-
-    @property
-    def is_handle(self) -> bool:
-        return self.path is not None and self.path.startswith(HANDLE_PREFIX)
-
-    def read(self) -> bytes:
-        data = self.data
-        if callable(data):
-            data = data()
-        return data if data is not None else b""
-
-
-Source = str | Input
-Item = Excerpt | Signatures
-
-
-def as_input(source: Source) -> Input:
-    """A path or handle reference as an ``Input`` labelled with itself."""
-    return source if isinstance(source, Input) else Input(source, source)
-
-
-@dataclass
-class FileResult:
-    """One input as loaded: ``status`` "ok" (with ``excerpt``: an Excerpt, or Signatures
-    with --signatures), "binary" (skipped) or "unreadable" (``error`` says why;
-    ``exit_status`` is that error's). ``block`` is the rendered block as UTF-8 bytes when
-    rendering was asked for (then ``excerpt`` is None: worker processes send back the
-    bytes only; None too for a file with no match that is not to be shown); ``text`` is
-    the same as a str. ``matches``: how many lines match (with signatures: how many
-    definitions), None unless ok."""
-
-    label: str
-    status: str
-    excerpt: Item | None = None
-    error: str | None = None
-    exit_status: int = 0
-    block: bytes | None = None
-    matches: int | None = None
-
-    @property
-    def matched(self) -> bool:
-        """Whether anything in this input matched (False for a skipped input)."""
-        return bool(self.matches)
-
-    @property
-    def text(self) -> str | None:
-        """The rendered block (None unless rendering was asked for and the input is ok)."""
-        return None if self.block is None else self.block.decode("utf-8", "surrogateescape")
-
-    @property
-    def note(self) -> str | None:
-        """What to tell the user about a skipped input (None for an ok one)."""
-        if self.status == BINARY:
-            return f"{self.label}: binary file, skipped"
-        return self.error
-
-    def raise_error(self) -> None:
-        """Raise the error of an unreadable input as a CtxError with its exit status."""
-        if self.status != UNREADABLE:
-            return
-        err = CtxError(self.error or f"{self.label}: cannot be read")
-        err.exit_status = self.exit_status
-        raise err
-
-    def as_dict(self) -> dict:
-        """The JSON record of a skipped input (ok ones are written by ``ExcerptRun``)."""
-        doc = {"path": json_text(self.label), "status": self.status}
-        if self.status == UNREADABLE:
-            doc["error"] = json_text(self.error or "")
-        return doc
-
-
-# --- checking and loading --------------------------------------------------------------------
-
-
-def find_unreadable(sources: Iterable[Source]) -> dict[str, str]:
-    """Paths that cannot be read (missing, a directory, ...), each with a one-line reason.
-    Handles and data inputs are not checked here (their errors come when they are loaded)."""
-    bad: dict[str, str] = {}
-    for src in sources:
-        inp = as_input(src)
-        path = inp.path
-        if path is None or inp.is_handle or path in bad:
-            continue
-        reason = unreadable_reason(path)
-        if reason is not None:
-            bad[path] = reason
-    return bad
-
-
-class _Handles:
-    """The store, opened at the first handle reference (most runs have none)."""
-
-    def __init__(self, store: HandleStore | str | os.PathLike | None, session: str | None):
-        self._store = store
-        self._session = session
-
-    def read(self, ref: str) -> bytes:
-        from ctxtools.config import default_session, store_root
-        from ctxtools.store import HandleStore
-
-        if not isinstance(self._store, HandleStore):
-            self._store = HandleStore(store_root(self._store))
-        return self._store.read_bytes(ref, session=self._session or default_session())
-
-
-class _Loader:
-    """Loads one input into a FileResult; no side effects (it also runs in workers)."""
-
-    def __init__(
-        self,
-        matcher: Matcher,
-        options: ExcerptOptions,
-        signatures: bool,
-        unreadable: Mapping[str, str],
-        handles: _Handles,
-        render: bool,
-        show_unmatched: bool = True,
-    ):
-        self.matcher = matcher
-        self.options = options
-        self.signatures = signatures
-        self.unreadable = unreadable
-        self.handles = handles
-        self.render = render
-        self.show_unmatched = show_unmatched
-
-    def __call__(self, inp: Input) -> FileResult:
-        label = inp.label
-        if inp.path is not None and inp.path in self.unreadable:
-            return FileResult(
-                label,
-                UNREADABLE,
-                error=self.unreadable[inp.path],
-                exit_status=int(NotFoundError.exit_status),
-            )
-        try:
-            if self.signatures:
-                ex = self._signatures(inp)
-            elif inp.is_handle:
-                ex = excerpt_text(self.handles.read(inp.path), self.matcher, self.options)
-            elif inp.path is None:
-                ex = excerpt_text(inp.read(), self.matcher, self.options)
-            elif self.render:
-                try:
-                    fb = file_block(
-                        inp.path,
-                        label,
-                        self.matcher,
-                        self.options,
-                        show_unmatched=self.show_unmatched,
-                    )
-                except OSError as exc:
-                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
-                if fb.binary:
-                    return FileResult(label, BINARY)
-                return FileResult(label, OK, block=fb.block, matches=fb.matches)
-            else:
-                try:
-                    ex = excerpt_file(inp.path, self.matcher, self.options)
-                except OSError as exc:
-                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
-        except CtxError as exc:
-            return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
-        if ex.binary:
-            return FileResult(label, BINARY)
-        matches = ex.matches if isinstance(ex, Signatures) else len(ex.hits)
-        if self.render:
-            block = None
-            if matches or self.show_unmatched:
-                block = render_item(ex, label).encode("utf-8", "surrogateescape")
-            return FileResult(label, OK, block=block, matches=matches)
-        return FileResult(label, OK, ex, matches=matches)
-
-    def _signatures(self, inp: Input) -> Signatures:
-        matcher = self.matcher
-        if inp.is_handle:
-            data = self.handles.read(inp.path)
-            path = inp.path.rsplit("/", 1)[-1].split("@", 1)[0]
-        elif inp.path is None:
-            data = inp.read()
-            path = inp.label
-        else:
-            path = inp.path
-            try:
-                size = os.path.getsize(path)
-                if size > LARGE_FILE:
-                    return signatures_of(path, None, matcher, size=size)
-                data = read_file_bytes(path)
-            except OSError as exc:
-                raise CtxError(f"{path}: {exc.strerror or exc}") from None
-        if is_binary(data):
-            return signatures_of(path, b"", matcher, binary=True)
-        return signatures_of(path, data, matcher)
 
 
 def render_unmatched(labels: list[str], named: int | None = None) -> str:
@@ -291,85 +67,6 @@ def render_unmatched(labels: list[str], named: int | None = None) -> str:
         lines.append(f"… and {k - named} more")
     lines.append("")
     return "\n".join(lines)
-
-
-def render_item(item: Item, label: str) -> str:
-    """One file's block of text: an excerpt, or a file's signatures."""
-    if isinstance(item, Signatures):
-        return render_signatures(item, label)
-    return render_excerpt(item, label)
-
-
-def _as_matcher(identifiers: Matcher | Iterable[str], options: ExcerptOptions) -> Matcher:
-    if isinstance(identifiers, Matcher):
-        return identifiers
-    return Matcher(identifiers, options.ignore_case)
-
-
-CHUNK = 48  # inputs a worker does at a time: worker k of J does chunks k, k + J, ...
-
-
-def _forked_results(
-    loader: _Loader, inputs: list[Input], jobs: int, chunk: int | None = None
-) -> Iterator[FileResult]:
-    """LOADER over INPUTS in the order given, from JOBS processes: this one and JOBS - 1
-    forked children. The inputs are cut into chunks dealt out in turn; this process does
-    its own chunks between reading each child's next chunk of results from its pipe
-    (pickled lists; a child runs ahead by what the pipe holds). Cheaper than a Pool:
-    no task queue, no result thread, one pipe write per chunk."""
-    import pickle
-
-    chunk = chunk or CHUNK
-    chunks = [inputs[i : i + chunk] for i in range(0, len(inputs), chunk)]
-    jobs = max(1, min(jobs, len(chunks)))
-    children: list[tuple[int, BinaryIO]] = []
-    try:
-        for k in range(1, jobs):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: its chunks, then leave without running any cleanup
-                status = 0
-                try:
-                    os.close(r)
-                    for _, rd in children:
-                        rd.close()
-                    with open(w, "wb") as out:  # buffered: writes every byte, or raises
-                        for part in chunks[k::jobs]:
-                            try:
-                                payload = pickle.dumps(
-                                    (True, [loader(inp) for inp in part]), protocol=5
-                                )
-                            except Exception as exc:  # sent to the parent, raised there
-                                payload = pickle.dumps((False, exc), protocol=5)
-                            out.write(len(payload).to_bytes(8, "little"))
-                            out.write(payload)
-                            out.flush()
-                except BaseException:  # a closed pipe: the parent stopped early
-                    status = 1
-                finally:
-                    os._exit(status)
-            os.close(w)
-            _grow_pipe(r)
-            children.append((pid, open(r, "rb")))  # noqa: SIM115 (closed below)
-        for n, part in enumerate(chunks):
-            k = n % jobs
-            if k == 0:
-                for inp in part:
-                    yield loader(inp)
-                continue
-            rd = children[k - 1][1]
-            head = rd.read(8)
-            if len(head) != 8:
-                raise RuntimeError("an excerpt worker process ended early")
-            ok, value = pickle.loads(rd.read(int.from_bytes(head, "little")))
-            if not ok:
-                raise value
-            yield from value
-    finally:
-        for pid, rd in children:
-            rd.close()
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
 
 
 def _fit_with_names(
@@ -407,73 +104,6 @@ def _fit_with_names(
     run.named = None if lo == len(labels) else lo
     run.tokens = total  # the count of the text with LO names
     return shown
-
-
-AUTO_JOBS_FILES = 500  # from this many inputs on, two processes beat one (fork and pipes)
-
-
-def auto_jobs(count: int) -> int:
-    """Worker processes worth starting for COUNT inputs: 2 for many files when this
-    process may run on more than one CPU, else 1."""
-    if count < AUTO_JOBS_FILES:
-        return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return 2 if cpus > 1 else 1
-
-
-def _grow_pipe(fd: int) -> None:
-    """Let a pipe hold up to 1 MB (a child runs further ahead), where the system allows."""
-    import fcntl
-
-    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if setsize is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, setsize, 1 << 20)
-
-
-def iter_excerpts(
-    sources: Iterable[Source],
-    identifiers: Matcher | Iterable[str],
-    options: ExcerptOptions | None = None,
-    *,
-    signatures: bool = False,
-    jobs: int | None = 1,
-    store: HandleStore | str | os.PathLike | None = None,
-    session: str | None = None,
-    unreadable: Mapping[str, str] | None = None,
-    render: bool = False,
-    show_unmatched: bool = True,
-) -> Iterator[FileResult]:
-    """Each input loaded and excerpted (or its signatures, with SIGNATURES), in the order
-    given, as a FileResult; from JOBS worker processes (forked) when there are several
-    files and no data input. ``store`` is a HandleStore or its root (None: the default
-    root), opened at the first ``ctx:`` reference; ``session`` that of the handles
-    (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s answer when
-    the caller has it already. With RENDER, ok results carry their text, not the excerpt
-    (no text for a file with no match unless SHOW_UNMATCHED: it is never rendered).
-    """
-    options = options or ExcerptOptions()
-    inputs = [as_input(s) for s in sources]
-    if unreadable is None:
-        unreadable = find_unreadable(inputs)
-    loader = _Loader(
-        _as_matcher(identifiers, options),
-        options,
-        signatures,
-        unreadable,
-        _Handles(store, session),
-        render,
-        show_unmatched,
-    )
-    jobs = jobs or 1
-    if jobs <= 1 or len(inputs) < 2 or any(inp.path is None for inp in inputs):
-        for inp in inputs:
-            yield loader(inp)
-        return
-    yield from _forked_results(loader, inputs, jobs)
 
 
 # --- a whole run ---------------------------------------------------------------------------
@@ -597,7 +227,7 @@ class ExcerptRun:
 
 
 def excerpt_sources(
-    sources: Iterable[Source],
+    sources: Iterable[InputSpec],
     identifiers: Matcher | Iterable[str],
     options: ExcerptOptions | None = None,
     *,
@@ -635,7 +265,7 @@ def excerpt_sources(
     if signatures and unmatched != "show":
         raise ValueError("unmatched applies to excerpts, not to signatures")
     options = options or ExcerptOptions()
-    matcher = _as_matcher(identifiers, options)
+    matcher = as_matcher(identifiers, options)
     results: list[FileResult] = []
     for res in iter_excerpts(
         sources,
