@@ -43,6 +43,7 @@ from __future__ import annotations
 
 _EXPORTS = {
     "ExcerptOptions": "model",
+    "OPTION_NAMES": "model",
     "Excerpt": "model",
     "Hit": "model",
     "Span": "model",

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+# The options a user sets (ctx-excerpt's --window, --head, ...; the keys of --json's "options").
+OPTION_NAMES = ("window", "head", "max_windows", "tail", "ignore_case")
+
 
 @dataclass(frozen=True)
 class ExcerptOptions:
@@ -21,8 +24,7 @@ class ExcerptOptions:
 
     def as_dict(self) -> dict:
         """The options as --json shows them (``max_line_chars`` is not an option there)."""
-        names = ("window", "head", "max_windows", "tail", "ignore_case")
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in OPTION_NAMES}
 
 
 @dataclass(frozen=True)
