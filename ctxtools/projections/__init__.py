@@ -337,14 +337,14 @@ MAX_WINDOW_NOTES = 5  # stderr notes naming the --slice of such a line
 
 
 def compile_regex(pattern: str, ignore_case: bool = False) -> Any:
-    """PATTERN compiled for --grep (RE2, linear time; see ``ctxtools.grep``)."""
-    from ctxtools.grep import compile_regex as compile_
+    """PATTERN compiled for --grep (RE2, linear time; see ``ctxtools.projections.regex``)."""
+    from ctxtools.projections.regex import compile_regex as compile_
 
     return compile_(pattern, ignore_case)
 
 
 def required_literals(pattern: str, ignore_case: bool = False) -> list[bytes] | None:
-    from ctxtools.grep import required_literals as needles
+    from ctxtools.projections.regex import required_literals as needles
 
     return needles(pattern, ignore_case)
 
@@ -353,7 +353,7 @@ def iter_matching_lines(
     p: Payload, rx: Any, first: int = 0, last: int | None = None
 ) -> Iterator[tuple[int, str]]:
     """(zero-based line number, line text) of every line with a match, in order."""
-    from ctxtools.grep import iter_hits
+    from ctxtools.projections.regex import iter_hits
 
     for hit in iter_hits(p, rx, first, last):
         yield hit.line, _decode(p.pread(hit.start, hit.end - hit.start))
@@ -396,7 +396,7 @@ def grep_view(
     nxt = nxt or Next(None)
     if context < 0:
         raise UsageError(f"-C {context}: must be 0 or more")
-    from ctxtools.grep import iter_hits
+    from ctxtools.projections.regex import iter_hits
 
     rx = compile_regex(pattern, ignore_case)
     total = p.lines
