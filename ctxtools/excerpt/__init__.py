@@ -41,6 +41,8 @@ its module at first use (start-up time of every command stays as it was).
 
 from __future__ import annotations
 
+from ctxtools.lazy import lazy_exports
+
 _EXPORTS = {
     "ExcerptOptions": "model",
     "OPTION_NAMES": "model",
@@ -91,16 +93,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
