@@ -1,20 +1,21 @@
 """Lazy re-exports for a package's ``__init__``: each public name is imported from its
 module at first use, so that importing the package costs nothing at start-up.
 
-    __getattr__, __dir__ = lazy_exports(__name__, {"Matcher": "match", ...})
+    __getattr__, __dir__ = lazy_exports(__name__, {"match": ("Matcher", ...), ...})
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 
 def lazy_exports(
-    package: str, exports: Mapping[str, str]
+    package: str, modules: Mapping[str, Iterable[str]]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """The module ``__getattr__`` and ``__dir__`` of PACKAGE, whose name N is
-    ``PACKAGE.<exports[N]>.N`` (kept in the package once loaded)."""
+    """The module ``__getattr__`` and ``__dir__`` of PACKAGE, which gives each name of
+    ``modules[M]`` from its module ``PACKAGE.M`` (kept in the package once loaded)."""
+    exports = {name: module for module, names in modules.items() for name in names}
 
     def __getattr__(name: str) -> object:
         module = exports.get(name)

@@ -22,6 +22,14 @@ from ctxtools.cli.common import (
 )
 from ctxtools.cli.retrieval import retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
+from ctxtools.excerpt.defaults import HEAD, MAX_WINDOWS, TAIL, WINDOW
+
+
+def _lines_option(flag: str, default: int, help: str):
+    """An option counting lines, 0 or more, its default shown in --help."""
+    return click.option(
+        flag, type=click.IntRange(min=0), default=default, show_default=True, help=help
+    )
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -35,34 +43,14 @@ from ctxtools.errors import UsageError
     help="An identifier to look for, taken as is (repeatable).",
 )
 @click.option("-i", "--ignore-case", is_flag=True, help="Exact hits regardless of case.")
-@click.option(
-    "--window",
-    type=click.IntRange(min=0),
-    default=25,
-    show_default=True,
-    help="Lines shown before and after each matching line.",
-)
-@click.option(
-    "--head",
-    type=click.IntRange(min=0),
-    default=15,
-    show_default=True,
-    help="First lines of every file, always shown.",
-)
-@click.option(
+@_lines_option("--window", WINDOW, "Lines shown before and after each matching line.")
+@_lines_option("--head", HEAD, "First lines of every file, always shown.")
+@_lines_option(
     "--max-windows",
-    type=click.IntRange(min=0),
-    default=6,
-    show_default=True,
-    help="Windows per file (each around one matching line), the best-scoring first.",
+    MAX_WINDOWS,
+    "Windows per file (each around one matching line), the best-scoring first.",
 )
-@click.option(
-    "--tail",
-    type=click.IntRange(min=0),
-    default=40,
-    show_default=True,
-    help="Last lines shown when nothing in the file matches.",
-)
+@_lines_option("--tail", TAIL, "Last lines shown when nothing in the file matches.")
 @click.option(
     "--tokens",
     type=click.IntRange(min=1),

@@ -43,54 +43,31 @@ from __future__ import annotations
 
 from ctxtools.lazy import lazy_exports
 
-_EXPORTS = {
-    "ExcerptOptions": "model",
-    "OPTION_NAMES": "model",
-    "Excerpt": "model",
-    "Hit": "model",
-    "Span": "model",
-    "defined_name": "definitions",
-    "Matcher": "match",
-    "Plan": "plan",
-    "plan_spans": "plan",
-    "BINARY_SNIFF": "source",
-    "BLOCK_SIZE": "source",
-    "LARGE_FILE": "source",
-    "is_binary": "source",
-    "read_file_bytes": "source",
-    "excerpt_file": "core",
-    "excerpt_stream": "core",
-    "excerpt_text": "core",
-    "excerpt_dict": "render",
-    "gutter_width": "render",
-    "render_all": "render",
-    "render_body": "render",
-    "render_excerpt": "render",
-    "render_header": "render",
-    "FileBlock": "blocks",
-    "excerpt_file_block": "blocks",
-    "file_block": "blocks",
-    "Dropped": "budget",
-    "fit_budget": "budget",
-    "value_drop_order": "budget",
-    "Signatures": "signatures",
-    "render_signatures": "signatures",
-    "signatures_dict": "signatures",
-    "signatures_of": "signatures",
-    "FileResult": "inputs",
-    "Input": "inputs",
-    "InputSpec": "inputs",
-    "find_unreadable": "inputs",
-    "unreadable_error": "inputs",
-    "iter_excerpts": "loader",
-    "render_item": "loader",
-    "auto_jobs": "workers",
-    "ExcerptRun": "run",
-    "excerpt_sources": "run",
-    "render_unmatched": "run",
+_MODULES = {  # module -> the names it gives the package
+    "model": ("ExcerptOptions", "OPTION_NAMES", "Excerpt", "Hit", "Span"),
+    "definitions": ("defined_name",),
+    "match": ("Matcher",),
+    "plan": ("Plan", "plan_spans"),
+    "source": ("BINARY_SNIFF", "BLOCK_SIZE", "LARGE_FILE", "is_binary", "read_file_bytes"),
+    "core": ("excerpt_file", "excerpt_stream", "excerpt_text"),
+    "render": (
+        "excerpt_dict",
+        "gutter_width",
+        "render_all",
+        "render_body",
+        "render_excerpt",
+        "render_header",
+    ),
+    "blocks": ("FileBlock", "excerpt_file_block", "file_block"),
+    "budget": ("Dropped", "fit_budget", "value_drop_order"),
+    "signatures": ("Signatures", "render_signatures", "signatures_dict", "signatures_of"),
+    "inputs": ("FileResult", "Input", "InputSpec", "find_unreadable", "unreadable_error"),
+    "loader": ("iter_excerpts", "render_item"),
+    "workers": ("auto_jobs",),
+    "run": ("ExcerptRun", "excerpt_sources", "render_unmatched"),
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(name for names in _MODULES.values() for name in names)
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)

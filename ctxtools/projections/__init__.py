@@ -30,38 +30,34 @@ from __future__ import annotations
 
 from ctxtools.lazy import lazy_exports
 
-_EXPORTS = {
-    "MAX_CHARS_CEILING": "output",
-    "MAX_CHARS_DEFAULT": "output",
-    "Next": "output",
-    "Output": "output",
-    "clamp_max_chars": "output",
-    "next_for": "output",
-    "shell_quote": "output",
-    "parse_range": "specs",
-    "parse_slice": "specs",
-    "resolve_slice": "specs",
-    "chars_before": "lines",
-    "head_view": "lines",
-    "iter_text": "lines",
-    "lines_view": "lines",
-    "range_view": "lines",
-    "slice_view": "lines",
-    "tail_view": "lines",
-    "required_literals": "prefilter",
-    "GREP_WINDOW": "grep",
-    "MAX_WINDOW_NOTES": "grep",
-    "compile_regex": "regex",
-    "grep_view": "grep",
-    "iter_matching_lines": "grep",
-    "jsonpath_view": "jsonview",
-    "load_json": "jsonview",
-    "PROJECTIONS": "overview",
-    "count": "overview",
-    "introspect": "overview",
+_MODULES = {  # module -> the names it gives the package
+    "output": (
+        "MAX_CHARS_CEILING",
+        "MAX_CHARS_DEFAULT",
+        "Next",
+        "Output",
+        "clamp_max_chars",
+        "next_for",
+        "shell_quote",
+    ),
+    "specs": ("parse_range", "parse_slice", "resolve_slice"),
+    "lines": (
+        "chars_before",
+        "head_view",
+        "iter_text",
+        "lines_view",
+        "range_view",
+        "slice_view",
+        "tail_view",
+    ),
+    "prefilter": ("required_literals",),
+    "grep": ("GREP_WINDOW", "MAX_WINDOW_NOTES", "grep_view", "iter_matching_lines"),
+    "regex": ("compile_regex",),
+    "jsonview": ("jsonpath_view", "load_json"),
+    "overview": ("PROJECTIONS", "count", "introspect"),
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(name for names in _MODULES.values() for name in names)
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)
