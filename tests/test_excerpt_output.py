@@ -9,6 +9,7 @@ import pytest
 
 from ctxtools.errors import CtxError, ExitStatus, UsageError
 from ctxtools.excerpt import (
+    OPTION_NAMES,
     ExcerptOptions,
     ExcerptRun,
     Input,
@@ -208,3 +209,15 @@ def test_memory_needs_a_query_with_words(tmp_path):
 def test_excerpt_run_is_importable_from_the_package():
     assert ExcerptRun.__module__ == "ctxtools.excerpt.run"
     assert Input("x", data=b"y").read() == b"y"
+
+
+def test_the_command_line_defaults_are_the_library_defaults():
+    """ctx-excerpt declares its defaults as literals (importing the library would slow
+    --help): they must be ExcerptOptions' own."""
+    from ctxtools.cli.excerpt import cli
+
+    defaults = {p.name: p.default for p in cli.params}
+    library = ExcerptOptions().as_dict()
+    counts = [name for name in OPTION_NAMES if name != "ignore_case"]  # -i is a flag: off
+    assert {name: defaults[name] for name in counts} == {name: library[name] for name in counts}
+    assert library["ignore_case"] is False

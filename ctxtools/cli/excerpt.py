@@ -22,11 +22,11 @@ from ctxtools.cli.common import (
 )
 from ctxtools.cli.retrieval import retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
-from ctxtools.excerpt.defaults import HEAD, MAX_WINDOWS, TAIL, WINDOW
 
 
 def _lines_option(flag: str, default: int, help: str):
-    """An option counting lines, 0 or more, its default shown in --help."""
+    """An option counting lines, 0 or more, its default shown in --help. The defaults are
+    ExcerptOptions' (a test holds them equal; importing the library here would slow --help)."""
     return click.option(
         flag, type=click.IntRange(min=0), default=default, show_default=True, help=help
     )
@@ -43,14 +43,14 @@ def _lines_option(flag: str, default: int, help: str):
     help="An identifier to look for, taken as is (repeatable).",
 )
 @click.option("-i", "--ignore-case", is_flag=True, help="Exact hits regardless of case.")
-@_lines_option("--window", WINDOW, "Lines shown before and after each matching line.")
-@_lines_option("--head", HEAD, "First lines of every file, always shown.")
+@_lines_option("--window", 25, "Lines shown before and after each matching line.")
+@_lines_option("--head", 15, "First lines of every file, always shown.")
 @_lines_option(
     "--max-windows",
-    MAX_WINDOWS,
+    6,
     "Windows per file (each around one matching line), the best-scoring first.",
 )
-@_lines_option("--tail", TAIL, "Last lines shown when nothing in the file matches.")
+@_lines_option("--tail", 40, "Last lines shown when nothing in the file matches.")
 @click.option(
     "--tokens",
     type=click.IntRange(min=1),

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from ctxtools.excerpt import defaults
-
 # The options a user sets (ctx-excerpt's --window, --head, ...; the keys of --json's "options").
 OPTION_NAMES = ("window", "head", "max_windows", "tail", "ignore_case")
 
@@ -17,12 +15,12 @@ class ExcerptOptions:
     """How a file is cut: ±``window`` lines around matches, the first ``head`` lines always,
     at most ``max_windows`` windows, the last ``tail`` lines when nothing matches."""
 
-    window: int = defaults.WINDOW
-    head: int = defaults.HEAD
-    max_windows: int = defaults.MAX_WINDOWS
-    tail: int = defaults.TAIL
+    window: int = 25
+    head: int = 15
+    max_windows: int = 6
+    tail: int = 40
     ignore_case: bool = False
-    max_line_chars: int = defaults.MAX_LINE_CHARS
+    max_line_chars: int = 500
 
     def as_dict(self) -> dict:
         """The options as --json shows them (``max_line_chars`` is not an option there)."""
