@@ -591,8 +591,8 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
     the lines Python's re finds on the decoded text."""
     import re
 
-    from ctxtools.projections import regex as grep_mod
     from ctxtools import store as store_mod
+    from ctxtools.projections import regex as grep_mod
     from ctxtools.store import open_bytes
 
     data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50
