@@ -591,7 +591,7 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
     the lines Python's re finds on the decoded text."""
     import re
 
-    from ctxtools import grep as grep_mod
+    from ctxtools.projections import regex as grep_mod
     from ctxtools.store import index as store_mod
     from ctxtools.store import open_bytes
 

@@ -73,7 +73,7 @@ class FileEntry:
 
     def as_input(self):
         """The excerpt library's input for this entry: its bytes, or its path."""
-        from ctxtools.excerpt_run import Input
+        from ctxtools.excerpt import Input
 
         if self.data is not None or self.path is None:
             return Input(self.label, data=self.data or b"")
