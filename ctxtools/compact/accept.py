@@ -22,11 +22,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ctxtools.errors import UsageError
+from ctxtools.compact import defaults
+from ctxtools.errors import CtxError, UsageError
 
-DEFAULT_MIN_RATIO = 0.02
-DEFAULT_MIN_PATH_SHARE = 0.5
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_MIN_RATIO = defaults.MIN_RATIO
+DEFAULT_MIN_PATH_SHARE = defaults.MIN_PATH_SHARE
+DEFAULT_TIMEOUT = defaults.SUMMARIZER_TIMEOUT
 
 # A path: a token with a slash between names (``src/app.py``, ``/srv/x``, ``./run.sh``).
 # Bare names (``README.md``) are too common in listings to be a fair retention measure.
@@ -78,6 +79,13 @@ class Verdict:
     def summary(self) -> str:
         """One line: "accepted", or "rejected: " and every reason."""
         return "accepted" if self.accepted else "rejected: " + "; ".join(self.reasons)
+
+    def error(self, original: str) -> CtxError | None:
+        """Why a rejected candidate may not replace ORIGINAL (named so), as the error
+        ``ctx-compact --accept`` exits with; None when accepted."""
+        if self.accepted:
+            return None
+        return CtxError(f"candidate {self.summary} ({original} is untouched)")
 
     def as_dict(self) -> dict:
         return {
