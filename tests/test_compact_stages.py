@@ -13,7 +13,6 @@ import sys
 import pytest
 from test_compact import CORPUS, PLACEHOLDER, build_long, convert, strict_problems
 
-from ctxtools.compact import defaults
 from ctxtools.compact.accept import Verdict
 from ctxtools.compact.elide import MemoryStash, content_bytes, placeholder, predict_ref, sha_ref
 from ctxtools.compact.layout import find_layout
@@ -131,7 +130,7 @@ def test_measure_counts_every_message_under_the_trigger(runs, ruler, fmt):
     assert m.before == whole(ruler, tr)
     counter = TokenCounter(ruler)
     assert m.tokens == [counter.message(msg) for msg in tr.messages]
-    assert m.target == int(10**6 * (defaults.AT - defaults.BAND) / 100)
+    assert m.target == 10**6 * 75 // 100  # 5 points under the 80% trigger
     assert "below the 80% trigger" in m.trigger_note(opts)
     assert m.trigger_note(Options(limit=10**6, force=True)) is None
 
@@ -348,7 +347,7 @@ def test_compact_options():
     profile = resolve("gpt-4o")
     assert (opts.limit, encoding) == (profile.context_limit, profile.encoding)
     assert opts.summarizer == ["llm", "-m", "qwen 2.5"] and opts.at == 70.0
-    assert opts.keep_tools == ("memory",) and opts.keep_recent == defaults.KEEP_RECENT
+    assert opts.keep_tools == ("memory",) and opts.keep_recent == Options(1).keep_recent
     assert compact_options(None, 500, "o200k_base")[0].summarizer is None
     with pytest.raises(UsageError, match="No closing quotation"):
         compact_options(None, 500, summarizer="'")
@@ -377,4 +376,4 @@ def test_the_command_does_not_load_the_compactor_to_start():
         "print(sorted(m for m in sys.modules if m.startswith('ctxtools.compact')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['ctxtools.compact', 'ctxtools.compact.defaults']"
+    assert out.stdout.strip() == "[]"

@@ -18,8 +18,9 @@ from ctxtools.cli.common import (
     warn,
     write_bytes,
 )
-from ctxtools.compact import defaults as d
 from ctxtools.errors import UsageError
+
+MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
 
 
 class _Above(FiniteFloat):
@@ -48,7 +49,7 @@ def _share(name: str, default: float, help: str):
 @click.option(
     "--at",
     type=_Above(5, 100),
-    default=d.AT,
+    default=80.0,
     show_default=True,
     help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
@@ -56,7 +57,7 @@ def _share(name: str, default: float, help: str):
 @click.option(
     "--keep-recent",
     type=click.IntRange(min=0),
-    default=d.KEEP_RECENT,
+    default=3,
     show_default=True,
     help="Turns at the end that are never touched.",
 )
@@ -86,19 +87,19 @@ def _share(name: str, default: float, help: str):
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
     "--summarizer-timeout",
-    type=_Above(0, d.MAX_SUMMARIZER_TIMEOUT),
-    default=d.SUMMARIZER_TIMEOUT,
+    type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
+    default=60.0,
     show_default=True,
-    help=f"Seconds the summarizer may take (at most {d.MAX_SUMMARIZER_TIMEOUT:g}).",
+    help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @_share(
     "--min-ratio",
-    d.MIN_RATIO,
+    0.02,
     "Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
 @_share(
     "--min-path-share",
-    d.MIN_PATH_SHARE,
+    0.5,
     "Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
 @click.option(

@@ -7,10 +7,10 @@ protected tail, allowed cuts, ``--keep-tool``); ``stages`` (measure, plan the el
 the cut, summarise, apply -- each returning a small record); ``plan`` (``compact()``: the
 stages in order, the outcome and its report); ``run`` (one compaction end to end: link
 check or repair, stages, output choice, summary line, report -- ``compact_transcript()``);
-``working_set`` (the ``--evict`` JSON Lines input); ``defaults`` (imports nothing).
+``working_set`` (the ``--evict`` JSON Lines input).
 
-The names below are loaded on first use, so that importing ``ctxtools.compact.defaults``
-(ctx-compact's option defaults) costs nothing at start-up.
+The names below are loaded on first use: importing one module of the package (the gate,
+say, as ``ctxtools.memory`` does) does not load the whole compactor.
 """
 
 from __future__ import annotations

@@ -22,12 +22,11 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ctxtools.compact import defaults
 from ctxtools.errors import CtxError, UsageError
 
-DEFAULT_MIN_RATIO = defaults.MIN_RATIO
-DEFAULT_MIN_PATH_SHARE = defaults.MIN_PATH_SHARE
-DEFAULT_TIMEOUT = defaults.SUMMARIZER_TIMEOUT
+DEFAULT_MIN_RATIO = 0.02
+DEFAULT_MIN_PATH_SHARE = 0.5
+DEFAULT_TIMEOUT = 60.0
 
 # A path: a token with a slash between names (``src/app.py``, ``/srv/x``, ``./run.sh``).
 # Bare names (``README.md``) are too common in listings to be a fair retention measure.

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ctxtools.compact import accept as acceptmod
-from ctxtools.compact import defaults
 from ctxtools.compact.digest import Facts, render, render_dropped, results_by_call
 from ctxtools.compact.elide import (
     Stash,
@@ -49,13 +48,13 @@ DIGEST_SCALES = (1.0, 0.5, 0.25, 0.0)  # list caps of the digest, tightened when
 
 @dataclass
 class Options:
-    """What a compaction aims at and may touch (ctx-compact's options; see ``defaults``)."""
+    """What a compaction aims at and may touch (ctx-compact's options)."""
 
     limit: int
-    at: float = defaults.AT
-    band: float = defaults.BAND
+    at: float = 80.0
+    band: float = 5.0
     force: bool = False
-    keep_recent: int = defaults.KEEP_RECENT
+    keep_recent: int = 3
     keep_tokens: int | None = None  # None: 10% of the limit
     session: str = "default"
     summarizer: list[str] | None = None
