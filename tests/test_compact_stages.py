@@ -7,11 +7,12 @@ Each stage is checked against what it promises, computed independently where pos
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
-from test_compact import CORPUS, PLACEHOLDER, build_long, convert, strict_problems
+from test_compact import CORPUS, build_long, convert, strict_problems
 
 from ctxtools.compact.accept import Verdict
 from ctxtools.compact.elide import MemoryStash, content_bytes, placeholder, predict_ref, sha_ref
@@ -41,6 +42,7 @@ from ctxtools.errors import CtxError, ExitStatus, NoHeadroomError, UsageError
 from ctxtools.tokens import get_ruler
 
 RUN = "ponylang__ponyc-4588"
+REF_IN_PLACEHOLDER = re.compile(r"^\[elided tool result: .*; full text: ctx-read (\S+)\]$")
 
 
 @pytest.fixture(scope="module")
@@ -321,7 +323,7 @@ def test_apply_without_a_cut_only_elides(runs, ruler):
         if i not in elisions.chosen:
             assert msg is tr.messages[i]
             continue
-        ref = PLACEHOLDER.match(msg["content"]).group(1)
+        ref = REF_IN_PLACEHOLDER.match(msg["content"]).group(1)
         assert stash.read(ref) == content_bytes(tr.messages[i]["content"])
 
 
