@@ -137,16 +137,16 @@ def measure(tr: Transcript, counter: TokenCounter, opts: Options) -> Measurement
         rest = texts[head + 1 : stop]
         before += round(MESSAGE_OVERHEAD * len(rest) + rate * sum(len(t) for t in rest))
     return Measurement(
-        layout,
-        target_pct,
-        target,
-        head_tokens,
-        tokens,
-        found.candidates,
-        found.counted,
-        found.stop,
-        found.exact,
-        before,
+        layout=layout,
+        target_pct=target_pct,
+        target=target,
+        head_tokens=head_tokens,
+        tokens=tokens,
+        candidates=found.candidates,
+        counted=found.counted,
+        stop=found.stop,
+        exact=found.exact,
+        before=before,
     )
 
 
