@@ -3,9 +3,9 @@
 ``compact()`` (``plan``) needs a transcript whose calls and results are paired; this
 module checks that first (or repairs it), runs the two stages, and says what to write::
 
+    opts, encoding = compact_options(model, limit)      # the window, the encoding to count
     tr = load(data)                                     # ctxtools.compact.transcript
-    run = compact_transcript(tr, ruler, Options(limit=128_000), StoreStash(root),
-                             repair=True, original=data)
+    run = compact_transcript(tr, ruler, opts, StoreStash(root), repair=True, original=data)
     run.output          # the bytes to write: compacted, repaired, or DATA as it was
     run.notes           # about the transcript (API problems left alone, repairs), then
     run.compaction_notes  # compaction's; run.headroom: why it stayed over the target
