@@ -109,14 +109,18 @@ def test_layout_keep_tools_reduce_a_message_to_its_kept_calls(runs):
     other = [i for i, n in names.items() if n and "execute_bash" not in n]
     assert bash and other
     for i in bash:
-        part = keep.kept_part(i)
-        assert [c["function"]["name"] for c in part["tool_calls"]] == ["execute_bash"] * len(
-            [n for n in names[i] if n == "execute_bash"]
-        )
+        kept_names = [c["function"]["name"] for c in keep.kept_part(i)["tool_calls"]]
+        assert kept_names == ["execute_bash"] * names[i].count("execute_bash")
     assert all(keep.kept_part(i) is None for i in other)
+    call_name = {
+        c["id"]: c["function"]["name"] for m in tr.messages for c in m.get("tool_calls") or []
+    }
     results = [j for j, m in enumerate(tr.messages) if m["role"] == "tool"]
     kept = [j for j in results if keep.kept_part(j) is not None]
-    assert kept and len(kept) < len(results)
+    answers_bash = [
+        j for j in results if call_name[tr.messages[j]["tool_call_id"]] == "execute_bash"
+    ]
+    assert kept == answers_bash and 0 < len(kept) < len(results)
     assert keep.count(-1, len(tr.messages)) == len(kept)
 
 
