@@ -14,9 +14,10 @@ Shapes, each at every size:
   ``--grep`` with catastrophic patterns (``(a+)+$``, ``(\\w+\\s?)+$``), literal-less ones
   (``[0-9]{12}x``, ``\\d{4}-\\d\\d-\\d\\dT``) and one with a literal, against ``grep -n -E``.
 
-Then, in-process on the same log, the engines side by side: RE2 through ``ctxtools.grep``
-(with and without its literal prefilter) and Python's ``re`` scanning the decoded text, for
-the patterns ``re`` can finish (the catastrophic ones are left out for it: exponential).
+Then, in-process on the same log, the engines side by side: RE2 through
+``ctxtools.projections.regex`` (with and without its literal prefilter) and Python's ``re``
+scanning the decoded text, for the patterns ``re`` can finish (the catastrophic ones are
+left out for it: exponential).
 
 Peak memory is the process's maximum RSS (``/usr/bin/time -f %M``). Everything lives under
 bench/corpora/hostile/ (gitignored) and is deleted at the end unless --keep.
@@ -93,8 +94,9 @@ def run(argv, env, runs: int) -> tuple[float, float, bytes]:
 
 
 def engines(log: Path, patterns: list[str]) -> None:
-    """RE2 (ctxtools.grep, with/without prefilter) vs Python re, in-process, same log."""
-    from ctxtools import grep as grep_mod
+    """RE2 (ctxtools.projections.regex, with/without prefilter) vs Python re, in-process,
+    same log."""
+    from ctxtools.projections import regex as grep_mod
     from ctxtools.store import HandleStore
 
     st = HandleStore(OUT / "engines")

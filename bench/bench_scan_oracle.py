@@ -396,7 +396,7 @@ def js_junk(tag: dict, text: str) -> str | None:
     it in JavaScript after a method it did not recognise, such as one named ``get``), a
     ``module.exports = class X`` a second time as a class named ``exports``, construct
     signatures as methods named ``new``, and keywords as names. A require binding is an
-    import by our definition (see ctxtools/repomap/scan_js.py), so it is left out too."""
+    import by our definition (see ctxtools/repomap/scan/js.py), so it is left out too."""
     name = tag["name"]
     scope = tag.get("scope") or ""
     if name.startswith("AnonymousFunction") or "AnonymousFunction" in scope:

@@ -1,7 +1,10 @@
 """Small file and size helpers shared by the store, the ruler's cache and the repo map.
 
-Kept apart from ``ctxtools.store`` so that a command that only needs to write one cache
-file or read a size like ``512K`` does not import the whole store.
+The toolkit's one atomic write lives here (``replace_file``, on the primitives ``write_temp``,
+``write_all``, ``fsync_dir``); the store, the caches (``atomic_write``) and ``ctx-pack -o``
+(``write_output``) all go through it. Kept apart from ``ctxtools.store`` so that a command
+that only needs to write one cache file or read a size like ``512K`` does not import the
+whole store.
 """
 
 from __future__ import annotations
@@ -27,32 +30,96 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * mult)
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
-    """Write DATA to PATH crash-safely (temp file, fsync, rename); a reason on failure.
-    Without DURABLE, no fsync: for files whose every reader checks a checksum and takes
-    damage for a miss (a crash may then leave a file that is merely useless)."""
-    import tempfile
+TMP_PREFIX = ".tmp-"  # every temporary file the toolkit writes: .tmp-<pid>-<12 hex digits>
 
+
+def temp_path(directory: str | os.PathLike) -> str:
+    """A fresh temporary file name in DIRECTORY (the pid in it tells the store's gc whether
+    its writer is still alive)."""
+    return os.path.join(directory, f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
+
+
+def create_temp(path: str | os.PathLike, mode: int = 0o600) -> int:
+    """Create the new file PATH (never an existing one) for writing; its descriptor."""
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, mode)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of DATA to FD (the one place the toolkit writes a file's bytes by hand)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    """Make the entries of directory PATH durable (best effort: not every filesystem can)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_temp(
+    directory: str | os.PathLike, data: bytes, *, durable: bool = True, mode: int = 0o600
+) -> str:
+    """A new temporary file in DIRECTORY holding DATA, fdatasync'ed when DURABLE; its path.
+    Raises OSError, and then leaves nothing behind."""
+    tmp = temp_path(directory)
+    fd = create_temp(tmp, mode)
+    try:
+        try:
+            write_all(fd, data)
+            if durable:
+                os.fdatasync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def replace_file(
+    path: str | os.PathLike, data: bytes, *, durable: bool = True, mode: int = 0o600
+) -> None:
+    """The toolkit's one atomic write: PATH holds DATA whole, or keeps what it held.
+
+    DATA goes to a temporary file in PATH's directory (created with MODE, less the umask),
+    which is fdatasync'ed, ``os.replace``d onto PATH, and the directory fsync'ed. Without
+    DURABLE, no syncing: for files whose every reader checks a checksum and takes damage
+    for a miss (a crash may then leave a file that is merely useless). Raises OSError, and
+    then leaves no temporary file.
+    """
+    directory = os.path.dirname(path) or "."
+    tmp = write_temp(directory, data, durable=durable, mode=mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(directory)
+
+
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
+    """Write a cache file with ``replace_file``, making its directory (and the store root
+    above it) when missing; a reason instead of an exception on failure."""
     directory = path.parent
-    tmp = None
     try:
         if not directory.is_dir():
             directory.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the store
             directory.mkdir(exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = None
+        replace_file(path, data, durable=durable)
     except OSError as exc:
         return f"{exc.strerror or exc}: {exc.filename or directory}"
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
     return None
 
 
@@ -81,34 +148,18 @@ def require_directory(path: str, label: str, hint: str | None = None) -> None:
 
 
 def write_output(path: str, data: bytes) -> str | None:
-    """Write a user's output file atomically (temp file beside it, fsync, rename), with the
-    mode a plain ``open(path, "w")`` would give it; a reason on failure. The directory must
-    exist: an output path is never a reason to create directories."""
-    import tempfile
-
+    """Write a user's output file with ``replace_file``, with the mode a plain
+    ``open(path, "w")`` would give it; a reason on failure. The directory must exist: an
+    output path is never a reason to create directories."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         return f"no such directory: {directory}"
     if os.path.isdir(path):
         return "is a directory"
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".ctx-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-        tmp = None
+        replace_file(path, data, mode=0o666)
     except OSError as exc:
         return exc.strerror or str(exc)
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
     return None
 
 

@@ -551,7 +551,7 @@ class MentionResolver:
         return [], ""
 
     def _choose(self, mention: Mention, found: list[str], how: str) -> Resolution:
-        from ctxtools.repomap.core import is_test_path
+        from ctxtools.repomap.rank import is_test_path
 
         uses = self.uses()
         now = self._now()

@@ -1019,7 +1019,7 @@ ENTRIES = [
 
 @pytest.mark.parametrize("strategy", ["lru", "importance"])
 def test_evict_prints_the_strategy_order(script_runner, strategy):
-    from ctxtools import evict
+    from ctxtools.store import evict
 
     data = b"".join(as_bytes(e) + b"\n" for e in ENTRIES)
     res = run_bytes(
@@ -1029,7 +1029,7 @@ def test_evict_prints_the_strategy_order(script_runner, strategy):
     )
     assert res.returncode == 0, res.stderr
     entries = [dict(e, access_count=e.get("access_count", 0)) for e in ENTRIES]
-    expected = evict.evict(strategy, entries, evict.Budget(max_bytes=9000))
+    expected = evict.evict(strategy, entries, evict.GcBudget(max_bytes=9000))
     assert res.stdout.split() == expected
     assert expected  # something had to go
     if strategy == "lru":

@@ -841,7 +841,7 @@ def test_gate_bytes_reads_invalid_utf8_and_summarises():
 
 def test_working_set_entries_are_checked_line_by_line():
     from ctxtools.compact.working_set import evict_lines, parse_entries
-    from ctxtools.evict import Budget
+    from ctxtools.store.evict import GcBudget
 
     lines = [
         {"id": "a", "path": "src/a.py", "last_accessed_at": 100, "size_bytes": 4000},
@@ -856,9 +856,9 @@ def test_working_set_entries_are_checked_line_by_line():
         {"id": "b", "path": None, "last_accessed_at": 50.5, "size_bytes": 3000, "access_count": 0},
         {"id": "c", "path": "c", "last_accessed_at": 200, "size_bytes": 10, "access_count": 4},
     ]  # fmt: skip
-    assert evict_lines(data, "lru", Budget(max_bytes=4100)) == ["b"]  # oldest first
-    assert evict_lines(data, "lru", Budget(max_entries=1)) == ["b", "a"]
-    assert evict_lines(b"", "importance", Budget(max_entries=0)) == []
+    assert evict_lines(data, "lru", GcBudget(max_bytes=4100)) == ["b"]  # oldest first
+    assert evict_lines(data, "lru", GcBudget(max_entries=1)) == ["b", "a"]
+    assert evict_lines(b"", "importance", GcBudget(max_entries=0)) == []
 
 
 @pytest.mark.parametrize(

@@ -236,7 +236,7 @@ def test_the_window_cap_bounds_what_is_shown(seed, tmp_path):
 
 def _reference_choice(hits, w, keep):
     """The choice rule, done the slow and obvious way: score every candidate afresh."""
-    from ctxtools.excerpt import _score_of
+    from ctxtools.excerpt.plan import _score_of
 
     lines = sorted(hits)
     covered: set[int] = set()
@@ -263,7 +263,7 @@ def test_window_choice_equals_the_obvious_rule():
     re-scoring every candidate after each choice picks, on random dense and sparse hits."""
     import random
 
-    from ctxtools.excerpt import _choose_windows
+    from ctxtools.excerpt.plan import _choose_windows
 
     rnd = random.Random(5)
     names = ["a", "b", "c"]

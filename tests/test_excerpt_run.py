@@ -10,21 +10,19 @@ import pytest
 from ctxtools.errors import CtxError, ExitStatus, NotFoundError
 from ctxtools.excerpt import (
     ExcerptOptions,
-    Matcher,
-    Signatures,
-    excerpt_dict,
-    excerpt_text,
-    render_excerpt,
-    render_signatures,
-)
-from ctxtools.excerpt_run import (
     ExcerptRun,
     FileResult,
     Input,
+    Matcher,
+    Signatures,
     auto_jobs,
+    excerpt_dict,
     excerpt_sources,
+    excerpt_text,
     find_unreadable,
     iter_excerpts,
+    render_excerpt,
+    render_signatures,
     render_unmatched,
     unreadable_error,
 )
@@ -244,9 +242,9 @@ def test_rendered_results_carry_text_only(src):
 
 @pytest.mark.parametrize("render", [False, True])
 def test_worker_processes_give_the_same_results(src, render, monkeypatch):
-    import ctxtools.excerpt_run as excerpt_run
+    import ctxtools.excerpt.workers as workers
 
-    monkeypatch.setattr(excerpt_run, "CHUNK", 3)  # chunks dealt out to every process
+    monkeypatch.setattr(workers, "CHUNK", 3)  # chunks dealt out to every process
     names = [*ALL, "blob.bin", "gone.py", *ALL]
     one = list(iter_excerpts(names, QUERY, jobs=1, render=render))
     two = list(iter_excerpts(names, QUERY, jobs=2, render=render))
@@ -331,10 +329,11 @@ def test_a_budget_fits_the_named_list_too(src):
 def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import os
 
-    import ctxtools.excerpt_run as excerpt_run
+    import ctxtools.excerpt.loader as loader
+    import ctxtools.excerpt.workers as workers
 
-    monkeypatch.setattr(excerpt_run, "CHUNK", 2)
-    real_block = excerpt_run.file_block
+    monkeypatch.setattr(workers, "CHUNK", 2)
+    real_block = loader.file_block
 
     def failing(path, *args, **kw):
         if path == "lexer.rs":
@@ -350,7 +349,7 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(excerpt_run, "file_block", failing)
+    monkeypatch.setattr(loader, "file_block", failing)
     monkeypatch.setattr(os, "fork", fork)
     names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
     with pytest.raises(ValueError, match="scanner bug"):

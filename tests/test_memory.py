@@ -20,7 +20,7 @@ from ctxtools.memory.chunk import (
     read_memory_file,
     split_lines,
 )
-from ctxtools.memory.threshold import FLOORS, MARGINS
+from ctxtools.memory.threshold import FLOORS, MARGINS, SHARE_OF_BEST, threshold_for
 
 DATA = Path(__file__).resolve().parent / "data" / "memory"
 DJANGO = DATA / "django"
@@ -204,17 +204,50 @@ def test_median_rule_in_a_corpus_all_about_one_subject(tmp_path):
     r = rank_memory([str(md)], "signing keys", method="tfidf", store=tmp_path / "s")
     th = r.threshold
     assert th["median"] > FLOORS["tfidf"]
-    assert th["rule"] == "median + margin"
-    assert th["threshold"] == pytest.approx(th["median"] + MARGINS["tfidf"])
+    assert th["median"] + MARGINS["tfidf"] > FLOORS["tfidf"]
+    assert th["best"] == r.chunks[0].score and th["share"] == SHARE_OF_BEST
+    terms = {
+        "median + margin": th["median"] + MARGINS["tfidf"],
+        "share of the best": SHARE_OF_BEST * th["best"],
+    }
+    assert th["rule"] == max(terms, key=terms.get)
+    assert th["threshold"] == pytest.approx(max(terms.values()), abs=1e-6)
     assert len(r.kept) < len(r.chunks)
     assert all(s.score > FLOORS["tfidf"] for s in r.chunks)  # the floor alone keeps all
+
+
+def test_median_rule_when_the_scores_are_flat():
+    # Twelve chunks that all score alike: the median is the noise, and nothing beats it by
+    # the margin -- the share of the best (0.9 x 0.3) would have kept them all.
+    th = threshold_for("tfidf", [0.30] * 12, None)
+    assert th["rule"] == "median + margin"
+    assert th["threshold"] == pytest.approx(0.30 + MARGINS["tfidf"])
+
+
+def test_share_of_the_best_cuts_the_weak_tail():
+    # Two strong chunks and a tail of weaker ones that still clear the floor and the
+    # median: only the chunks close to the best stay.
+    scores = [0.62, 0.58, 0.41, 0.38, 0.30] + [0.01] * 20
+    th = threshold_for("tfidf", scores, None)
+    assert th["rule"] == "share of the best"
+    assert th["threshold"] == pytest.approx(SHARE_OF_BEST * 0.62)
+    assert [s for s in scores if s >= th["threshold"]] == [0.62, 0.58]
+    assert threshold_for("tfidf", scores, 0.35)["threshold"] == 0.35  # --min-score wins
+
+
+def test_a_best_score_under_the_floor_keeps_nothing():
+    th = threshold_for("hashing", [0.39, 0.38] + [0.05] * 20, None)
+    assert th["rule"] == "floor" and th["threshold"] == FLOORS["hashing"]
 
 
 def test_few_chunks_the_floor_alone(tmp_path):
     md = tmp_path / "one.md"
     md.write_text("# Keys\n\n" + "The signing keys rotate every ninety days. " * 8 + "\n")
     r = rank_memory([str(md)], "when do signing keys rotate", store=tmp_path / "s")
-    assert r.threshold["rule"].startswith("floor (fewer than 10 chunks")
+    # one chunk: no median; its own score decides against the floor (the share of the
+    # best is below it by construction)
+    assert r.threshold["rule"] in ("floor (fewer than 10 chunks: no median)", "share of the best")
+    assert r.threshold["median"] + MARGINS["tfidf"] > r.chunks[0].score  # ignored
     assert len(r.kept) == 1
 
 

@@ -478,7 +478,7 @@ def test_every_read_is_logged(script_runner, log, store_dir):
 
 
 def test_access_log_compaction(store_dir, monkeypatch):
-    from ctxtools import store as store_mod
+    from ctxtools.store import access as store_mod
 
     st = HandleStore(store_dir)
     st.put_bytes(b"x", name="a")
@@ -591,8 +591,8 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
     the lines Python's re finds on the decoded text."""
     import re
 
-    from ctxtools import grep as grep_mod
-    from ctxtools import store as store_mod
+    from ctxtools.projections import regex as grep_mod
+    from ctxtools.store import index as store_mod
     from ctxtools.store import open_bytes
 
     data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50

@@ -12,9 +12,10 @@ from helpers import write
 
 from ctxtools.errors import InputError, UsageError
 from ctxtools.repomap import cache as cachemod
-from ctxtools.repomap import core, files, graph, render
+from ctxtools.repomap import files, graph, rank, render, scanset
 from ctxtools.repomap.core import build_map, scan_repository
-from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph, pagerank
+from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
+from ctxtools.repomap.rank import pagerank
 from ctxtools.repomap.render import MapLayout, RankedFile, fit, short_signature
 from ctxtools.repomap.scan import language_for, scan_source
 from ctxtools.tokens import HeuristicRuler, get_ruler
@@ -231,7 +232,7 @@ def test_unreadable_files_are_skipped_and_counted(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(core, "open", fake_open, raising=False)
+    monkeypatch.setattr(scanset, "open", fake_open, raising=False)
     m = build_map(str(root), tokens=100, ruler=HeuristicRuler(), use_cache=False)
     assert "skipped 1 unreadable file(s)" in m.notes
     assert "def ok()" in m.text and "locked" not in m.text
@@ -267,16 +268,16 @@ def fs(rel: str, text: str) -> FileScan:
 
 
 def test_tests_step_back():
-    assert core.is_test_path("tests/test_x.py") and core.is_test_path("pkg/a_test.go")
-    assert core.is_test_path("web/a.spec.ts") and core.is_test_path("src/test/java/A.java")
-    assert not core.is_test_path("src/latest.py") and not core.is_test_path("attest.go")
+    assert rank.is_test_path("tests/test_x.py") and rank.is_test_path("pkg/a_test.go")
+    assert rank.is_test_path("web/a.spec.ts") and rank.is_test_path("src/test/java/A.java")
+    assert not rank.is_test_path("src/latest.py") and not rank.is_test_path("attest.go")
     helper = "def shared_helper():\n    pass\n"
     scans = [
         fs("lib/core.py", "def core_api():\n    pass\n"),
         fs("tests/helpers.py", helper),
         *[fs(f"tests/test_{n}.py", "shared_helper()\ncore_api()\n") for n in range(5)],
     ]
-    ranked = core.rank_scans(core.ScanSet(".", "walk", scans))[0]
+    ranked = rank.rank_scans(scanset.ScanSet(".", "walk", scans))[0]
     assert ranked[0].rel == "lib/core.py"
 
 
@@ -655,7 +656,7 @@ def test_a_file_made_unreadable_after_a_warm_run_is_not_served_from_the_cache(
     try:
         with monkeypatch.context() as mp:
             if os.geteuid() == 0:  # root reads it all the same: refuse as the kernel would
-                mp.setattr(core, "open", refuse, raising=False)
+                mp.setattr(scanset, "open", refuse, raising=False)
             m = run()
     finally:
         locked.chmod(0o644)
@@ -777,7 +778,7 @@ def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir)
     tree(root)
     write(root, "bin.py", b"\0binary")
     serial = build_map(str(root), tokens=300, ruler=HeuristicRuler(), use_cache=False)
-    monkeypatch.setattr(core, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(scanset, "PARALLEL_MIN", 1)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     calls = []
     parallel = build_map(

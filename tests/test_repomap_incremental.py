@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxtools.repomap import cache as cachemod
-from ctxtools.repomap import core, graph
+from ctxtools.repomap import graph, rank
 from ctxtools.repomap.core import build_map
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
@@ -124,8 +124,8 @@ def test_incremental_map_equals_cold_map_over_edits(tmp_path, monkeypatch, token
     loader = Loader()
     run(root, store, tokens, loader)  # fills the caches
     computed = []
-    real = core._rank
-    monkeypatch.setattr(core, "_rank", lambda *a: computed.append(1) or real(*a), raising=True)
+    real = rank._rank
+    monkeypatch.setattr(rank, "_rank", lambda *a: computed.append(1) or real(*a), raising=True)
     redone = []
     real_contribution = graph.GraphBuilder.contribution
     monkeypatch.setattr(
@@ -183,9 +183,9 @@ def test_rank_memo_corrupt_or_foreign_means_rebuild(tmp_path):
         assert m.text == cold.text
         assert m.to_json()["files"] == cold.to_json()["files"]
     # A memo of another shape under the right key is a miss, not a crash.
-    key = next(iter(cachemod.KeyedMemo(store, str(root), "graph", 1).load()))
-    bogus = cachemod.KeyedMemo(store, str(root), "graph", 1)
-    bogus.put(key, ([1.0], [1.0], [{}], [{}], 0))
+    key = next(iter(cachemod.Memo(store, str(root), "graph", cachemod.GraphState, 1).load()))
+    bogus = cachemod.Memo(store, str(root), "graph", cachemod.GraphState, 1)
+    bogus.put_plain(key, ([1.0], [1.0], [{}], [{}], 0))
     m = build_map(str(root), tokens=300, ruler=ruler, store=store)
     assert m.to_json()["files"] == cold.to_json()["files"]
     assert first.text != "" and m.text == cold.text

@@ -255,7 +255,7 @@ def test_store_root_under_a_file(script_runner, tmp_path, monkeypatch):
 def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch):
     import errno
 
-    from ctxtools import store as store_mod
+    from ctxtools import fsutil
 
     card_of(run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG))
     before = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
@@ -264,7 +264,7 @@ def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with monkeypatch.context() as m:
-        m.setattr(store_mod, "_write_all", full)
+        m.setattr(fsutil, "write_all", full)
         r = run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG * 2)
     assert r.returncode == 1
     assert "no space left on device" in r.stderr
@@ -278,17 +278,17 @@ def test_full_store_keeps_existing_handles(script_runner, store_dir, monkeypatch
 def test_read_only_store_directory(script_runner, store_dir, monkeypatch):
     import errno
 
-    from ctxtools import store as store_mod
+    from ctxtools import fsutil
 
     card_of(run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG))
     before = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
     with monkeypatch.context() as m:
         if os.geteuid() == 0:
             # root ignores directory permissions: refuse the way a read-only directory does
-            def refuse(path):
+            def refuse(path, mode=0o600):
                 raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-            m.setattr(store_mod, "_create", refuse)
+            m.setattr(fsutil, "create_temp", refuse)
         else:  # pragma: no cover - CI runs as root
             for d in [store_dir, *store_dir.rglob("*")]:
                 if d.is_dir():

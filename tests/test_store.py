@@ -10,6 +10,7 @@ import stat
 
 import pytest
 
+from ctxtools import fsutil
 from ctxtools import store as store_mod
 from ctxtools.errors import (
     IntegrityError,
@@ -18,7 +19,7 @@ from ctxtools.errors import (
     StoreError,
     UsageError,
 )
-from ctxtools.store import HandleStore, parse_ref, validate_name
+from ctxtools.store import HandleStore, index, parse_ref, sniff, validate_name
 
 LOG = "".join(
     f"tests/test_mod{i % 7}.py::test_case_{i} {'PASSED' if i % 13 else 'FAILED'} [{i % 100:3d}%]\n"
@@ -275,7 +276,7 @@ def test_cjk_counts(st):
 
 
 def test_chars_across_chunk_boundaries(st, monkeypatch):
-    monkeypatch.setattr(store_mod, "READ_CHUNK", 7)
+    monkeypatch.setattr(index, "READ_CHUNK", 7)
     text = ("日本語" * 1000 + "\n").encode() + b"\xff"
     card = st.put_bytes(text, name="cjk")
     assert card["length"] == len(text.decode("utf-8", "replace"))
@@ -326,7 +327,7 @@ def test_full_disk_leaves_store_intact(st, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with monkeypatch.context() as m:
-        m.setattr(store_mod, "_write_all", failing)
+        m.setattr(fsutil, "write_all", failing)
         with pytest.raises(StoreError, match="no space left on device"):
             st.put_bytes(LOG + b"more", name="new")
         with pytest.raises(StoreError, match="no space left"):
@@ -344,7 +345,7 @@ def test_failing_replace_leaves_store_intact(st, monkeypatch):
         raise OSError(errno.EROFS, "Read-only file system")
 
     with monkeypatch.context() as m:
-        m.setattr(store_mod.os, "replace", failing)
+        m.setattr(os, "replace", failing)
         with pytest.raises(StoreError, match="read-only file system"):
             st.put_bytes(b"other" * 1000, name="keep")
     after = _files(st.root)
@@ -487,8 +488,8 @@ def test_gc_runs_while_a_stash_streams(tmp_path):
 
 
 def test_type_detection_of_big_payloads(st, monkeypatch):
-    monkeypatch.setattr(store_mod, "JSON_PARSE_LIMIT", 1000)
-    monkeypatch.setattr(store_mod, "JSONL_LINE_LIMIT", 500)
+    monkeypatch.setattr(sniff, "JSON_PARSE_LIMIT", 1000)
+    monkeypatch.setattr(sniff, "JSONL_LINE_LIMIT", 500)
     jsonl = b"".join(b'{"i": %d, "pad": "%s"}\n' % (i, b"x" * 40) for i in range(100))
     assert st.put_bytes(jsonl, name="a")["type"] == "jsonl"
     doc = b'{"items": [\n' + b",\n".join(b'"%d"' % i for i in range(500)) + b"\n]}\n"
@@ -630,7 +631,7 @@ def test_put_many_full_disk_leaves_store_intact(st, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         os.write(fd, data)
 
-    monkeypatch.setattr(store_mod, "_write_all", failing)
+    monkeypatch.setattr(fsutil, "write_all", failing)
     items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(40)]
     items.append((LOG + b"more", {"name": "keep"}))
     with pytest.raises(StoreError, match="no space left on device"):
@@ -651,11 +652,11 @@ def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
         if str(dst).endswith(".json"):
             done.append(dst)
 
-    monkeypatch.setattr(store_mod.os, "replace", failing)
+    monkeypatch.setattr(os, "replace", failing)
     items = [(f"item {i}\n".encode() * 100, {"name": f"n{i}"}) for i in range(10)]
     with pytest.raises(StoreError, match="read-only file system"):
         st.put_many(items)
-    monkeypatch.setattr(store_mod.os, "replace", real)
+    monkeypatch.setattr(os, "replace", real)
     assert not list(st.root.rglob(".tmp-*"))
     ids = sorted(e["id"] for e in st.entries())
     assert ids == ["default/keep", "default/n0", "default/n1", "default/n2"]
@@ -666,7 +667,7 @@ def test_put_many_failing_rename_leaves_only_whole_handles(st, monkeypatch):
 
 BATCH_KILLED = """
 import os, sys
-from ctxtools import store as store_mod
+from ctxtools import fsutil
 from ctxtools.store import HandleStore
 
 root, stage, after = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -681,19 +682,19 @@ def stop():
             os.pause()
 
 if stage == "write":  # while the temp files are being written
-    real_create = store_mod._create
-    def create(path):
-        fd = real_create(path)
+    real_create = fsutil.create_temp
+    def create(path, mode=0o600):
+        fd = real_create(path, mode)
         stop()
         return fd
-    store_mod._create = create
+    fsutil.create_temp = create
 else:  # while the cards are being renamed into place
     real_replace = os.replace
     def replace(src, dst):
         real_replace(src, dst)
         if str(dst).endswith(".json"):
             stop()
-    store_mod.os.replace = replace
+    os.replace = replace
 items = [((f"payload {i}\\n" * (i + 1)).encode(), {"name": f"h{i}"}) for i in range(300)]
 HandleStore(root).put_many(items)
 sys.stdout.write("finished\\n")
@@ -823,7 +824,7 @@ def test_character_checkpoints_agree_with_decoding(monkeypatch):
     for multibyte text, invalid bytes and characters cut at every boundary."""
     import random
 
-    from ctxtools import store as store_mod
+    from ctxtools.store import index as store_mod
     from ctxtools.store import open_bytes
 
     rng = random.Random(11)
@@ -850,3 +851,190 @@ def test_character_checkpoints_agree_with_decoding(monkeypatch):
         for c in range(0, len(text), 13):
             off = p.char_offset(c)
             assert len(data[:off].decode("utf-8", "replace")) == c
+
+
+# --- the store's parts, one module each (ctxtools/store/) -----------------------------------
+
+
+def test_importing_the_store_package_loads_nothing_heavy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ctxtools.store as s\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('ctxtools.store.', 'xxhash'))))\n"
+        "print(s.HandleStore.__module__, s._Chain is s.Chain, s.parse_size.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "[]",
+        "ctxtools.store.handles True ctxtools.fsutil",
+    ]
+
+
+def test_every_public_name_resolves_and_an_unknown_one_is_an_attribute_error():
+    for name in dir(store_mod):
+        if not name.startswith("__"):
+            getattr(store_mod, name)
+    for name in ("HandleStore", "Payload", "LineIndex", "GC_MAX_ENTRIES", "ACCESS_MAX_ENTRIES"):
+        assert name in dir(store_mod)
+    with pytest.raises(AttributeError, match="no attribute 'Budget'"):
+        store_mod.Budget  # noqa: B018
+
+
+def test_settle_type_takes_the_asked_type_only_when_it_fits():
+    from ctxtools.errors import InputError
+
+    assert sniff.settle_type(None, "jsonl", 3) == "jsonl"
+    assert sniff.settle_type("text", "json", 1) == "text"
+    assert sniff.settle_type("jsonl", "json", 1) == "jsonl"  # one JSON line is JSON Lines
+    with pytest.raises(InputError, match=r"--type json: the input is not one JSON document"):
+        sniff.settle_type("json", "text", 3)
+    with pytest.raises(InputError, match=r"not JSON Lines .* \(it reads as json\)"):
+        sniff.settle_type("jsonl", "json", 2)
+
+
+def test_feed_stream_passes_every_chunk_to_its_sink(monkeypatch):
+    import io
+
+    monkeypatch.setattr(index, "READ_CHUNK", 5)
+    data = "ligne 1\nligne 2 — 語\n".encode() + b"\xff"
+    chunks = []
+    ix = index.feed_stream(index.Indexer(), io.BytesIO(data), chunks.append)
+    assert len(chunks) > 3 and b"".join(chunks) == data
+    assert (ix.size, ix.lines, ix.chars) == (len(data), 3, len(data.decode("utf-8", "replace")))
+    assert ix.sha256 == hashlib.sha256(data).hexdigest()
+    assert index.index_stream(io.BytesIO(data)).xxh3 == ix.xxh3
+
+
+def test_line_index_round_trip_keeps_its_geometry(monkeypatch):
+    import io
+
+    monkeypatch.setattr(index, "STRIDE", 16)
+    monkeypatch.setattr(index, "BLOCK_SIZE", 64)
+    li = index.index_stream(io.BytesIO(LOG[:5000])).index()
+    assert (li.block_size, li.stride) == (64, 16)
+    again = index.LineIndex.from_bytes(li.to_bytes())
+    assert again is not None and (again.block_size, again.stride) == (64, 16)
+    assert list(again.ck_offs) == list(li.ck_offs) and list(again.blocks) == list(li.blocks)
+    monkeypatch.setattr(index, "STRIDE", 32)  # built with another geometry: not used
+    assert index.LineIndex.from_bytes(li.to_bytes()) is None
+
+
+def test_chain_gives_the_head_then_the_stream():
+    import io
+
+    from ctxtools.store import Chain
+
+    c = Chain(b"{", io.BytesIO(b'"kind": 1}'))
+    assert c.read1(100) == b"{"
+    assert c.read(100) == b'"kind": 1}'
+    assert c.read(100) == b""
+    assert Chain(b"", io.BytesIO(b"rest")).read1(2) == b"re"
+
+
+def test_card_bytes_is_one_json_line_the_reader_accepts(st):
+    from ctxtools.store import refs
+
+    card = st.put_bytes(b"x\n", name="c")
+    record = st.record("c")
+    assert refs.card_bytes(record) == st.card_path("default", "c").read_bytes()
+    assert refs.card_problem(record, "default", "c") is None
+    assert refs.card_problem(record, "default", "other") == "it names another handle"
+    assert refs.public_card(record) == card
+    with pytest.raises(UsageError, match="unknown type 'yaml'"):
+        refs.validate_type("yaml")
+
+
+def test_a_read_is_logged_once(st):
+    st.put_bytes(LOG, name="log")
+    st.read_bytes("log")
+    assert len(st.access_log.read_bytes().splitlines()) == 1
+    with st.open("log", touch=False):
+        pass
+    st.read_bytes("log", touch=False)
+    assert len(st.access_log.read_bytes().splitlines()) == 1
+    with st.open("log"):
+        pass
+    assert [e["access_count"] for e in st.entries()] == [2]
+
+
+def test_frecency_halves_every_seven_days_and_one_encoder_writes_the_log(st):
+    from ctxtools.store import access
+
+    now = 1_800_000_000.0
+    assert access.frecency(0, now, now) == 1.0
+    assert access.frecency(3, now - 7 * 24 * 3600, now) == pytest.approx(2.0)
+    assert access.frecency(3, now + 60, now) == 4.0  # a clock step back is no bonus
+    line = access.access_line("s", "n", 12.5, 2)
+    assert line == b'{"s":"s","n":"n","t":12.5,"c":2}\n'
+    st.put_bytes(b"x", name="a")
+    created = st.record("a")["created_at"]
+    st.record_access("default", "a", when=created + 1.23456)
+    assert st.access_log.read_bytes() == access.access_line(
+        "default", "a", round(created + 1.23456, 3), 1
+    )
+    st.compact_access()
+    assert st.access_stats() == {("default", "a"): (1, round(created + 1.23456, 3))}
+
+
+def test_tmp_is_dead_knows_live_and_dead_writers(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from ctxtools.store import disk
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **_OUT)
+    dead_pid = int(child.stdout)
+    now = time.time()
+    for name, dead in [
+        (f".tmp-{os.getpid()}-aaaa", False),  # this process: still writing
+        (f".tmp-{os.getppid()}-bbbb", False),  # alive
+        (f".tmp-{dead_pid}-cccc", True),  # its writer is gone
+        (".tmp-not-a-pid", True),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(b"")
+        assert disk.tmp_is_dead(name, path, now) is dead, name
+    old = tmp_path / f".tmp-{os.getppid()}-dddd"
+    old.write_bytes(b"")
+    assert disk.tmp_is_dead(old.name, old, now + disk.TMP_STALE_SECONDS + 10) is True
+    assert disk.tmp_is_dead("gone", tmp_path / ".tmp-1-gone", now) is False  # no file
+
+
+_OUT = {"capture_output": True, "text": True, "check": True}
+
+
+def test_batch_plan_groups_by_directory_biggest_task_first(st, monkeypatch):
+    from ctxtools.store import batch
+
+    monkeypatch.setattr(batch, "TASK_FILES", 4)
+    items = [(f"payload {i}\n".encode(), {"name": f"n{i}", "session": "s"}) for i in range(6)]
+    items.append((b"payload 0\n", {"name": "again", "session": "t"}))  # same blob, twice
+    prepared, blobs = batch.prepare(items, 1.0)
+    assert len(prepared) == 7 and len(blobs) == 6
+    order = batch.plan(st, prepared, blobs)
+    sizes = [len(jobs) for _d, jobs in order]
+    assert sizes == sorted(sizes, reverse=True) and max(sizes) == 4
+    assert sum(sizes) == 6 + 7  # every blob once, every card
+    for directory, jobs in order:
+        for job in jobs:
+            if isinstance(job, batch._BlobJob):
+                assert st.blob_path(job.sha).parent == directory
+            else:
+                rec = prepared[job.k].record
+                assert st.card_path(rec["session_id"], rec["name"]).parent == directory
+    assert not st.root.exists()  # planning writes nothing
+
+
+def test_gc_dry_run_reports_what_gc_does(st):
+    for i in range(5):
+        st.put_bytes(f"{i}\n".encode() * (i + 1) * 100, name=f"h{i}")
+    st.remove(["h0"])
+    before = _files(st.root)
+    dry = st.gc(max_entries=2, dry_run=True)
+    assert _files(st.root) == before
+    real = st.gc(max_entries=2)
+    assert dry == real
+    assert real["blobs_removed"] == 3 and real["kept"] == 2

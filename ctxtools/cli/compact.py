@@ -18,7 +18,7 @@ from ctxtools.cli.common import (
     warn,
     write_bytes,
 )
-from ctxtools.errors import CtxError, NoHeadroomError, UsageError
+from ctxtools.errors import UsageError
 
 MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
 
@@ -34,6 +34,11 @@ class _Above(FiniteFloat):
         if number <= self.min:
             self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
         return number
+
+
+def _share(name: str, default: float, help: str):
+    """A gate option: a share from 0 to 1."""
+    return click.option(name, type=FiniteFloat(0, 1), default=default, show_default=True, help=help)
 
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
@@ -87,19 +92,15 @@ class _Above(FiniteFloat):
     show_default=True,
     help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
 )
-@click.option(
+@_share(
     "--min-ratio",
-    type=FiniteFloat(0, 1),
-    default=0.02,
-    show_default=True,
-    help="Gate: shortest summary, as a share (0 to 1) of the original's length.",
+    0.02,
+    "Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
-@click.option(
+@_share(
     "--min-path-share",
-    type=FiniteFloat(0, 1),
-    default=0.5,
-    show_default=True,
-    help="Gate: share (0 to 1) of the original's file paths a summary must keep.",
+    0.5,
+    "Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
 @click.option(
     "--accept",
@@ -123,35 +124,7 @@ class _Above(FiniteFloat):
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @store_options
 @ruler_options
-def cli(
-    file,
-    model,
-    limit,
-    at,
-    force,
-    keep_recent,
-    keep_tokens,
-    fmt,
-    keep_tools,
-    repair,
-    summarizer,
-    summarizer_timeout,
-    min_ratio,
-    min_path_share,
-    accept,
-    evict,
-    strategy,
-    max_bytes,
-    max_entries,
-    json_report,
-    quiet,
-    store,
-    session,
-    encoding,
-    tokenizer,
-    heuristic,
-    exact,
-):
+def cli(file, accept, evict, **kw):
     """Compact an agent transcript without losing the work or breaking the API.
 
     Reads a transcript from FILE (or stdin) and writes it, compacted, to stdout in the same
@@ -246,10 +219,10 @@ def cli(
     if accept and evict:
         raise UsageError("--accept and --evict are separate modes")
     if accept:
-        return _accept(accept, min_ratio, min_path_share, json_report)
+        return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["json_report"])
     if evict:
-        return _evict(file, strategy, max_bytes, max_entries)
-    return _compact(**locals())
+        return _evict(file, kw["strategy"], kw["max_bytes"], kw["max_entries"])
+    return _compact(file, kw)
 
 
 def _source(path: str | None) -> Source:
@@ -270,21 +243,21 @@ def _accept(paths, min_ratio, min_path_share, json_report) -> int:
     verdict = gate_bytes(original, candidate, min_ratio=min_ratio, min_path_share=min_path_share)
     if json_report:
         _report(verdict.as_dict())
-    if not verdict.accepted:
-        raise CtxError(f"candidate {verdict.summary} ({paths[0]} is untouched)")
+    if verdict.error(paths[0]) is not None:
+        raise verdict.error(paths[0])
     write_bytes(candidate)
     return 0
 
 
 def _evict(file, strategy, max_bytes, max_entries) -> int:
     from ctxtools.compact.working_set import evict_lines
-    from ctxtools.evict import Budget
+    from ctxtools.store.evict import GcBudget
 
     if max_bytes is None and max_entries is None:
         raise UsageError("--evict needs --max-bytes and/or --max-entries")
     from ctxtools.fsutil import parse_size
 
-    budget = Budget(
+    budget = GcBudget(
         max_bytes=parse_size(max_bytes) if max_bytes is not None else None,
         max_entries=max_entries,
     )
@@ -293,24 +266,28 @@ def _evict(file, strategy, max_bytes, max_entries) -> int:
     return 0
 
 
-def _compact(**kw) -> int:
-    from ctxtools.compact import NO_HEADROOM, Options
-    from ctxtools.compact.accept import parse_command
+# the parameters that are Options fields as they are
+_FIELDS = ("at", "force", "keep_recent", "keep_tokens", "session", "keep_tools", "min_ratio")
+_FIELDS += ("min_path_share", "summarizer_timeout")
+
+
+def _compact(file, kw) -> int:
     from ctxtools.compact.elide import StoreStash
-    from ctxtools.compact.run import compact_transcript, model_window
+    from ctxtools.compact.run import compact_options, compact_transcript
     from ctxtools.compact.transcript import load
     from ctxtools.config import store_root
     from ctxtools.tokens import get_ruler
 
-    model, limit = kw["model"], kw["limit"]
-    if limit is None and not model:
-        raise UsageError("give --limit TOKENS or --model NAME (or set CTX_MODEL)")
-    argv = parse_command(kw["summarizer"]) if kw["summarizer"] is not None else None
-    limit, encoding = model_window(
-        model, limit, kw["encoding"], counter_chosen=bool(kw["tokenizer"] or kw["heuristic"])
+    opts, encoding = compact_options(
+        kw["model"],
+        kw["limit"],
+        kw["encoding"],
+        counter_chosen=bool(kw["tokenizer"] or kw["heuristic"]),
+        summarizer=kw["summarizer"],
+        **{name: kw[name] for name in _FIELDS},
     )
     root = store_root(kw["store"])
-    data = read_source_bytes(_source(kw["file"]))
+    data = read_source_bytes(_source(file))
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
     choice = get_ruler(
         encoding=encoding,
@@ -321,27 +298,9 @@ def _compact(**kw) -> int:
     )
     for note in choice.notes:
         warn(note)
-    opts = Options(
-        limit=limit,
-        at=kw["at"],
-        force=kw["force"],
-        keep_recent=kw["keep_recent"],
-        keep_tokens=kw["keep_tokens"],
-        session=kw["session"],
-        summarizer=argv,
-        summarizer_timeout=kw["summarizer_timeout"],
-        min_ratio=kw["min_ratio"],
-        min_path_share=kw["min_path_share"],
-        keep_tools=tuple(kw["keep_tools"]),
-    )
+    stash = StoreStash(root, opts.session)
     run = compact_transcript(
-        tr,
-        choice.ruler,
-        opts,
-        StoreStash(root, kw["session"]),
-        repair=kw["repair"],
-        original=data,
-        on_note=warn,
+        tr, choice.ruler, opts, stash, repair=kw["repair"], original=data, on_note=warn
     )
     write_bytes(run.output)
     for note in run.compaction_notes:
@@ -350,11 +309,8 @@ def _compact(**kw) -> int:
         warn(run.summary())
     if kw["json_report"]:
         _report(run.report())
-    if run.status == NO_HEADROOM:
-        raise NoHeadroomError(
-            (run.headroom or "compaction could not get under the target")
-            + "; pause auto-compaction"
-        )
+    if run.error is not None:
+        raise run.error
     return 0
 
 

@@ -24,6 +24,14 @@ from ctxtools.cli.retrieval import retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
 
 
+def _lines_option(flag: str, default: int, help: str):
+    """An option counting lines, 0 or more, its default shown in --help. The defaults are
+    ExcerptOptions' (a test holds them equal; importing the library here would slow --help)."""
+    return click.option(
+        flag, type=click.IntRange(min=0), default=default, show_default=True, help=help
+    )
+
+
 @click.command(context_settings=CONTEXT_SETTINGS)
 @input_files
 @click.option("-q", "--query", default=None, help="The task, in words: identifiers come from it.")
@@ -35,34 +43,14 @@ from ctxtools.errors import UsageError
     help="An identifier to look for, taken as is (repeatable).",
 )
 @click.option("-i", "--ignore-case", is_flag=True, help="Exact hits regardless of case.")
-@click.option(
-    "--window",
-    type=click.IntRange(min=0),
-    default=25,
-    show_default=True,
-    help="Lines shown before and after each matching line.",
-)
-@click.option(
-    "--head",
-    type=click.IntRange(min=0),
-    default=15,
-    show_default=True,
-    help="First lines of every file, always shown.",
-)
-@click.option(
+@_lines_option("--window", 25, "Lines shown before and after each matching line.")
+@_lines_option("--head", 15, "First lines of every file, always shown.")
+@_lines_option(
     "--max-windows",
-    type=click.IntRange(min=0),
-    default=6,
-    show_default=True,
-    help="Windows per file (each around one matching line), the best-scoring first.",
+    6,
+    "Windows per file (each around one matching line), the best-scoring first.",
 )
-@click.option(
-    "--tail",
-    type=click.IntRange(min=0),
-    default=40,
-    show_default=True,
-    help="Last lines shown when nothing in the file matches.",
-)
+@_lines_option("--tail", 40, "Last lines shown when nothing in the file matches.")
 @click.option(
     "--tokens",
     type=click.IntRange(min=1),
@@ -217,55 +205,37 @@ def cli(**opts) -> int:
       ctx-excerpt --signatures src/server.go src/routes.ts
       ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
-    from ctxtools.excerpt import ExcerptOptions, Matcher
-    from ctxtools.excerpt_run import (
+    from ctxtools.excerpt import (
+        OPTION_NAMES,
+        ExcerptOptions,
         Input,
         auto_jobs,
         excerpt_sources,
         find_unreadable,
         unreadable_error,
     )
-    from ctxtools.identifiers import identifiers_from_query, valid_identifier
+    from ctxtools.excerpt.output import FileNotes, default_unmatched, query_matcher, write_blocks
 
     method = retrieval_method(opts)
     if opts["memory"]:
         return _memory(opts, method)
-    for name in opts["idents"]:
-        if not valid_identifier(name):
-            raise UsageError(
-                f"--ident {name!r} is not an identifier",
-                hint="a word, snake_case, camelCase or dotted name",
-            )
-    if opts["query"] is None and not opts["idents"] and not opts["signatures"]:
-        raise UsageError("nothing to look for", hint="give --query TEXT or --ident NAME")
-    if opts["signatures"] and opts["unmatched"] is not None:
-        raise UsageError(
-            "--unmatched applies to excerpts, not to --signatures",
-            hint="--signatures lists every file's definitions",
-        )
-    identifiers = identifiers_from_query(opts["query"] or "", opts["idents"])
-    if not identifiers and not opts["signatures"]:
-        raise UsageError(
-            f"no usable identifier in the query {opts['query']!r}",
-            hint="stop-words, keywords and one-letter words are ignored; add --ident NAME",
-        )
-    options = ExcerptOptions(
-        window=opts["window"],
-        head=opts["head"],
-        max_windows=opts["max_windows"],
-        tail=opts["tail"],
-        ignore_case=opts["ignore_case"],
+    options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
+    matcher = query_matcher(
+        opts["query"],
+        opts["idents"],
+        options,
+        signatures=opts["signatures"],
+        unmatched=opts["unmatched"],
     )
-    matcher = Matcher(identifiers, options.ignore_case)
     inputs = [
         Input("<stdin>", data=_read_stdin) if src is STDIN else Input(src.label, src.path)
         for src in resolve_sources(opts["files"], opts["files_from"], opts["null"])
     ]
-    unmatched = opts["unmatched"] or ("show" if len(inputs) <= 1 or opts["signatures"] else "name")
+    unmatched = opts["unmatched"] or default_unmatched(len(inputs), opts["signatures"])
     unreadable = find_unreadable(inputs)
     if unreadable and not opts["keep_going"]:
         raise unreadable_error(unreadable, hint="--keep-going excerpts the rest")
-    notes = _Notes(opts["keep_going"])
+    notes = FileNotes(opts["keep_going"], warn)
     common = {
         "signatures": opts["signatures"],
         "jobs": opts["jobs"] or auto_jobs(len(inputs)),
@@ -274,7 +244,10 @@ def cli(**opts) -> int:
         "unreadable": unreadable,
     }
     if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score"):
-        _stream(inputs, matcher, options, notes, common, unmatched)
+        out = stdout_bytes()
+        write_blocks(
+            inputs, matcher, options, out.write, on_file=notes, unmatched=unmatched, **common
+        )
         return notes.status
     tokens = opts["tokens"]
     run = excerpt_sources(
@@ -299,120 +272,35 @@ def cli(**opts) -> int:
 
 def _memory(opts: dict, method: str | None) -> int:
     """--memory: the memory sections that qualify for --query, best first."""
-    from ctxtools.memory import DEFAULT_METHOD, rank_memory
-
-    if opts["query"] is None:
-        raise UsageError("--memory needs --query TEXT", hint="the task to rank sections for")
-    for name, bad in (
-        ("FILE arguments", opts["files"] or opts["files_from"]),
-        ("--ident", opts["idents"]),
-        ("--signatures", opts["signatures"]),
-        ("--tokens", opts["tokens"] is not None),
-    ):
-        if bad:
-            raise UsageError(f"{name} and --memory do not go together")
-    ranking = rank_memory(
-        list(opts["memory"]),
-        opts["query"],
-        method=method or DEFAULT_METHOD,
-        embed_cmd=opts["embed_cmd"],
-        embed_timeout=opts["embed_timeout"],
-        min_score=opts["min_score"],
-        store=opts["store"],
+    from ctxtools.excerpt.output import (
+        memory_dict,
+        memory_notes,
+        rank_memory_sections,
+        render_memory,
     )
-    if ranking.no_words:
-        raise UsageError(
-            f"no usable word in the query {opts['query']!r}",
-            hint="stop-words, numbers and one-letter words are ignored",
-        )
-    for note in ranking.notes:
+
+    if opts["query"] is not None:
+        for name, bad in (
+            ("FILE arguments", opts["files"] or opts["files_from"]),
+            ("--ident", opts["idents"]),
+            ("--signatures", opts["signatures"]),
+            ("--tokens", opts["tokens"] is not None),
+        ):
+            if bad:
+                raise UsageError(f"{name} and --memory do not go together")
+    how = {k: opts[k] for k in ("embed_cmd", "embed_timeout", "min_score", "store")}
+    ranking = rank_memory_sections(opts["memory"], opts["query"], method=method, **how)
+    for note in memory_notes(ranking):
         warn(note)
-    kept = ranking.kept
-    if not kept:
-        th = ranking.threshold
-        warn(
-            f"note: no memory section qualifies ({ranking.method}: threshold "
-            f"{th['threshold']:.3f}; best score "
-            f"{ranking.chunks[0].score if ranking.chunks else 0:.3f})"
-        )
     if opts["as_json"]:
-        doc = ranking.as_dict(kept_only=True)
-        for row, s in zip(doc["results"], kept, strict=True):
-            row["text"] = s.text
-        emit_json(doc)
-        return 0
-    blocks = []
-    for s in kept:
-        c = s.chunk
-        title = f" § {c.heading}" if c.heading else ""
-        width = len(str(c.end))
-        lines = s.text.split("\n")
-        body = "".join(
-            f"{n:>{max(5, width + 1)}}│ {line}\n" for n, line in enumerate(lines, c.start)
-        )
-        blocks.append(f"==> {c.file}:{c.start}-{c.end}{title} <== score {s.score:.3f}\n{body}")
-    write("\n".join(blocks))
+        emit_json(memory_dict(ranking))
+    else:
+        write(render_memory(ranking.kept))
     return 0
 
 
 def _read_stdin() -> bytes:
     return read_source_bytes(STDIN)
-
-
-class _Notes:
-    """Says on stderr what happened to each file as it is loaded; the first unreadable
-    one ends the run unless --keep-going."""
-
-    def __init__(self, keep_going: bool):
-        self.keep_going = keep_going
-        self.status = 0
-
-    def __call__(self, res) -> bool:
-        """Whether RES is to be shown."""
-        if res.status == "unreadable":
-            if not self.keep_going:
-                res.raise_error()
-            self.status = 1
-            warn(f"error: {res.error}")
-        elif res.status == "binary":
-            warn(res.note)
-        return res.status == "ok"
-
-
-def _stream(inputs, matcher, options, notes: _Notes, common: dict, unmatched: str) -> None:
-    """Print each file as soon as it is done (no budget, no sort, no JSON); in "name"
-    mode, the files where nothing matched at the end (what ExcerptRun.render prints)."""
-    from ctxtools.excerpt_run import iter_excerpts, render_unmatched
-
-    out = stdout_bytes()
-    pending: list[bytes] = []
-    size = 0
-    names: list[str] = []
-    show = unmatched == "show"
-    try:
-        for res in iter_excerpts(
-            inputs, matcher, options, render=True, show_unmatched=show, **common
-        ):
-            if not notes(res):
-                continue
-            if res.block is None:  # nothing matched, not to be shown
-                if unmatched == "name":
-                    names.append(res.label)
-                continue
-            if pending or size:
-                pending.append(b"\n")
-            pending.append(res.block)
-            size += len(res.block) + 1
-            if len(pending) >= 512:  # few large writes, not one a file
-                out.write(b"".join(pending))
-                pending = []
-        if names:
-            if pending or size:
-                pending.append(b"\n")
-            pending.append(render_unmatched(names).encode("utf-8", "surrogateescape"))
-    finally:
-        if pending:
-            out.write(b"".join(pending))
 
 
 def _ruler(opts: dict):

@@ -136,36 +136,20 @@ def cli(
         ctx-repomap src --focus src/auth/ --query "refresh token expiry"
         ctx-repomap --json | jq '.files[:5][] | .path'
     """
-    import os
-
     from ctxtools.config import store_root
-    from ctxtools.repomap.core import build_map
+    from ctxtools.repomap.core import build_map, ruler_spec
     from ctxtools.tokens import get_ruler
 
     if tokens < 50:
         raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
 
     def load_ruler():
-        choice = get_ruler(
-            encoding=encoding,
-            tokenizer=tokenizer,
-            heuristic=heuristic,
-            exact=exact,
-            store_root=store_root(store),
-        )
+        options = {"encoding": encoding, "tokenizer": tokenizer, "heuristic": heuristic}
+        choice = get_ruler(**options, exact=exact, store_root=store_root(store))
         for note in choice.notes:
             warn(note)
         return choice.ruler
 
-    # What the ruler will be, for the result memo: a hit need not load it at all.
-    tok_stat = None
-    if tokenizer:
-        try:
-            st = os.stat(tokenizer)
-            tok_stat = (os.path.realpath(tokenizer), st.st_size, st.st_mtime_ns)
-        except OSError:
-            tok_stat = ("missing", tokenizer)
-    spec = ("ruler", encoding, tok_stat, heuristic, exact)
     bar = _Progress() if sys.stderr.isatty() else None
     try:
         result = build_map(
@@ -180,7 +164,7 @@ def cli(
             max_file_size=max_file_size,
             progress=bar.update if bar else None,
             reuse=not as_json,
-            ruler_spec=spec,
+            ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
         )
     finally:
         if bar:

@@ -22,7 +22,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ctxtools.errors import UsageError
+from ctxtools.errors import CtxError, UsageError
 
 DEFAULT_MIN_RATIO = 0.02
 DEFAULT_MIN_PATH_SHARE = 0.5
@@ -78,6 +78,13 @@ class Verdict:
     def summary(self) -> str:
         """One line: "accepted", or "rejected: " and every reason."""
         return "accepted" if self.accepted else "rejected: " + "; ".join(self.reasons)
+
+    def error(self, original: str) -> CtxError | None:
+        """Why a rejected candidate may not replace ORIGINAL (named so), as the error
+        ``ctx-compact --accept`` exits with; None when accepted."""
+        if self.accepted:
+            return None
+        return CtxError(f"candidate {self.summary} ({original} is untouched)")
 
     def as_dict(self) -> dict:
         return {

@@ -110,7 +110,11 @@ def handle_name(data: bytes) -> str:
 
 def predict_ref(session: str, data: bytes) -> str:
     """The ref the store gives DATA stashed under ``handle_name(DATA)``."""
-    sha = hashlib.sha256(data).hexdigest()
+    return sha_ref(session, hashlib.sha256(data).hexdigest())
+
+
+def sha_ref(session: str, sha: str) -> str:
+    """The ref of the bytes whose SHA-256 (hex) is SHA, stashed under their handle name."""
     return f"ctx:{session}/{NAME_PREFIX}{sha[:16]}@{sha[:REF_SHA_LEN]}"
 
 
@@ -140,39 +144,53 @@ class RepairOutcome:
 def repair(tr: Transcript, found: Links, stash: Stash) -> RepairOutcome:
     """Drop orphaned tool results (stashed first, so nothing is lost) and answer unanswered
     calls with a NO_RESULT result, so the transcript becomes valid for its API."""
-    orphans = [p for p in found.problems if p.kind == "orphan"]
-    unanswered = [p for p in found.problems if p.kind == "unanswered"]
+    orphans: dict[int, list] = {}  # message index -> the call ids of its orphaned results
+    for p in found.problems:
+        if p.kind == "orphan":
+            orphans.setdefault(p.index, []).append(p.call_id)
+    missing: dict[int, list[str]] = {}  # message index -> its calls without a result
+    for p in found.problems:
+        if p.kind == "unanswered":
+            missing.setdefault(p.index, []).append(p.call_id)
+    if tr.format == OPENAI:
+        return _repair_openai(tr.messages, sorted(orphans), missing, stash)
+    return _repair_anthropic(tr.messages, set(orphans), missing, stash)
+
+
+def _repair_openai(
+    msgs: list[dict], drop: list[int], missing: dict[int, list[str]], stash: Stash
+) -> RepairOutcome:
+    """OpenAI: orphans are whole ``tool`` messages (DROP, ascending); the missing results
+    follow the run of results of the assistant message that made the calls."""
     removed: list[dict] = []
     added: list[dict] = []
-    msgs = list(tr.messages)
-    if tr.format == OPENAI:
-        drop = {p.index for p in orphans}
-        for i in sorted(drop):
-            data = tr.messages[i].get("content")
-            ref = stash.put(content_bytes(data), handle_name(content_bytes(data)))
-            removed.append({"index": i, "call_id": tr.messages[i].get("tool_call_id"), "ref": ref})
-        missing: dict[int, list[str]] = {}
-        for p in unanswered:
-            missing.setdefault(p.index, []).append(p.call_id)
-        out: list[dict] = []
-        for i, msg in enumerate(msgs):
-            if i not in drop:
-                out.append(msg)
-            if i + 1 < len(msgs) and msgs[i + 1]["role"] == "tool":
-                continue
-            # the end of an assistant message's run of results: add the missing ones here
-            for cid in missing.pop(_owner(msgs, i + 1), []):
-                out.append({"role": "tool", "tool_call_id": cid, "content": NO_RESULT})
-                added.append({"index": len(out) - 1, "call_id": cid})
-        return RepairOutcome(out, removed, added)
-    # Anthropic
-    orphan_ids: dict[int, list] = {}
-    for p in orphans:
-        orphan_ids.setdefault(p.index, []).append(p.call_id)
-    missing_a: dict[int, list[str]] = {}
-    for p in unanswered:
-        missing_a.setdefault(p.index, []).append(p.call_id)
-    for i in missing_a:  # checked before anything is stashed
+    for i in drop:
+        data = content_bytes(msgs[i].get("content"))
+        ref = stash.put(data, handle_name(data))
+        removed.append({"index": i, "call_id": msgs[i].get("tool_call_id"), "ref": ref})
+    missing = dict(missing)
+    dropped = set(drop)
+    out: list[dict] = []
+    for i, msg in enumerate(msgs):
+        if i not in dropped:
+            out.append(msg)
+        if i + 1 < len(msgs) and msgs[i + 1]["role"] == "tool":
+            continue
+        # the end of an assistant message's run of results: add the missing ones here
+        for cid in missing.pop(_owner(msgs, i + 1), []):
+            out.append({"role": "tool", "tool_call_id": cid, "content": NO_RESULT})
+            added.append({"index": len(out) - 1, "call_id": cid})
+    return RepairOutcome(out, removed, added)
+
+
+def _repair_anthropic(
+    messages: list[dict], orphaned: set[int], missing: dict[int, list[str]], stash: Stash
+) -> RepairOutcome:
+    """Anthropic: orphans are tool_result blocks of the messages ORPHANED (replaced by a text
+    block naming their handles); missing results join the user turn after the call (a new
+    user turn when there is none)."""
+    msgs = list(messages)
+    for i in missing:  # checked before anything is stashed
         nxt = msgs[i + 1] if i + 1 < len(msgs) else None
         if (
             nxt is not None
@@ -184,36 +202,17 @@ def repair(tr: Transcript, found: Links, stash: Stash) -> RepairOutcome:
                 f"so the missing tool_result of message {i + 1} cannot join it",
                 hint="fix that message's content; --repair cannot",
             )
+    removed: list[dict] = []
+    added: list[dict] = []
     out = []
     for i, msg in enumerate(msgs):
-        if i in orphan_ids:
-            prev_ids = {b.get("id") for b in tool_uses(msgs[i - 1])} if i > 0 else set()
-            keep, gone, seen = [], [], set()
-            for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    uid = b.get("tool_use_id")
-                    if uid not in prev_ids or uid in seen:
-                        gone.append(b)
-                        continue
-                    seen.add(uid)
-                keep.append(b)
-            refs = []
-            for b in gone:
-                data = content_bytes(b.get("content", ""))
-                ref = stash.put(data, handle_name(data))
-                refs.append(ref)
-                removed.append({"index": i, "call_id": b.get("tool_use_id"), "ref": ref})
-            note = (
-                f"[ctx-compact --repair removed {len(gone)} orphaned tool result(s); "
-                f"full text: {', '.join('ctx-read ' + r for r in refs)}]"
-            )
-            msg = dict(msg)
-            msg["content"] = keep + [{"type": "text", "text": note}]
+        if i in orphaned:
+            msg = _without_orphans(msgs, i, stash, removed)
         out.append(msg)
-        if i in missing_a:
+        if i in missing:
             fill = [
                 {"type": "tool_result", "tool_use_id": cid, "content": NO_RESULT, "is_error": True}
-                for cid in missing_a[i]
+                for cid in missing[i]
             ]
             nxt = msgs[i + 1] if i + 1 < len(msgs) else None
             if nxt is not None and nxt["role"] == "user":
@@ -224,9 +223,35 @@ def repair(tr: Transcript, found: Links, stash: Stash) -> RepairOutcome:
                 msgs[i + 1] = dict(nxt, content=content[:at] + fill + content[at:])
             else:
                 out.append({"role": "user", "content": fill})
-            for cid in missing_a[i]:
+            for cid in missing[i]:
                 added.append({"index": i + 1, "call_id": cid})
     return RepairOutcome(out, removed, added)
+
+
+def _without_orphans(msgs: list[dict], i: int, stash: Stash, removed: list[dict]) -> dict:
+    """Message I without its orphaned tool_result blocks (stashed, and recorded in REMOVED):
+    results that answer no call of the message before, or answer one a second time."""
+    prev_ids = {b.get("id") for b in tool_uses(msgs[i - 1])} if i > 0 else set()
+    keep, gone, seen = [], [], set()
+    for b in msgs[i]["content"]:
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            uid = b.get("tool_use_id")
+            if uid not in prev_ids or uid in seen:
+                gone.append(b)
+                continue
+            seen.add(uid)
+        keep.append(b)
+    refs = []
+    for b in gone:
+        data = content_bytes(b.get("content", ""))
+        ref = stash.put(data, handle_name(data))
+        refs.append(ref)
+        removed.append({"index": i, "call_id": b.get("tool_use_id"), "ref": ref})
+    note = (
+        f"[ctx-compact --repair removed {len(gone)} orphaned tool result(s); "
+        f"full text: {', '.join('ctx-read ' + r for r in refs)}]"
+    )
+    return dict(msgs[i], content=keep + [{"type": "text", "text": note}])
 
 
 def _owner(msgs: list[dict], after: int) -> int:

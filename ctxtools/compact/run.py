@@ -3,13 +3,14 @@
 ``compact()`` (``plan``) needs a transcript whose calls and results are paired; this
 module checks that first (or repairs it), runs the two stages, and says what to write::
 
+    opts, encoding = compact_options(model, limit)      # the window, the encoding to count
     tr = load(data)                                     # ctxtools.compact.transcript
-    run = compact_transcript(tr, ruler, Options(limit=128_000), StoreStash(root),
-                             repair=True, original=data)
+    run = compact_transcript(tr, ruler, opts, StoreStash(root), repair=True, original=data)
     run.output          # the bytes to write: compacted, repaired, or DATA as it was
     run.notes           # about the transcript (API problems left alone, repairs), then
     run.compaction_notes  # compaction's; run.headroom: why it stayed over the target
-    run.report()        # the --json-report document
+    run.report()        # the --json-report document; run.summary(): the line on stderr
+    run.error           # NoHeadroomError when it stayed over the target (exit 4), else None
 
 Nothing here prints; a transcript that is already invalid for its API is an InputError
 unless ``repair``.
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
 from ctxtools.compact.transcript import MESSAGE_OVERHEAD, TokenCounter, Transcript, dump, links
-from ctxtools.errors import InputError
+from ctxtools.errors import InputError, NoHeadroomError, UsageError
 
 BROKEN = ("orphan", "unanswered")
 REPAIRED = "repaired"  # the action when --repair changed the transcript and nothing else did
@@ -49,6 +50,27 @@ def model_window(
         if encoding is None and not counter_chosen:
             encoding = profile.encoding
     return limit, encoding
+
+
+def compact_options(
+    model: str | None,
+    limit: int | None,
+    encoding: str | None = None,
+    *,
+    counter_chosen: bool = False,
+    summarizer: str | None = None,
+    **fields,
+) -> tuple[Options, str | None]:
+    """The Options of a compaction to MODEL's window or LIMIT (one of them is needed: else a
+    UsageError), with the command line SUMMARIZER split into its argv and FIELDS as the
+    other Options fields; and the encoding to count with (``model_window``)."""
+    from ctxtools.compact.accept import parse_command
+
+    if limit is None and not model:
+        raise UsageError("give --limit TOKENS or --model NAME (or set CTX_MODEL)")
+    argv = parse_command(summarizer) if summarizer is not None else None
+    limit, encoding = model_window(model, limit, encoding, counter_chosen=counter_chosen)
+    return Options(limit=limit, summarizer=argv, **fields), encoding
 
 
 @dataclass
@@ -80,6 +102,15 @@ class CompactRun:
     @property
     def headroom(self) -> str | None:
         return self.outcome.notes[-1] if self.outcome.status == NO_HEADROOM else None
+
+    @property
+    def error(self) -> NoHeadroomError | None:
+        """What ctx-compact exits with after writing the output: NoHeadroomError (exit 4)
+        when compaction could not get under the target, else None."""
+        if self.status != NO_HEADROOM:
+            return None
+        why = self.headroom or "compaction could not get under the target"
+        return NoHeadroomError(why + "; pause auto-compaction")
 
     @property
     def compaction_notes(self) -> list[str]:

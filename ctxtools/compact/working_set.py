@@ -2,22 +2,22 @@
 
 One entry a line: ``{"id", "path", "last_accessed_at", "size_bytes", "access_count"?}``
 (blank lines are skipped). ``parse_entries`` checks every line and says which one is
-wrong; ``evict_lines`` runs a strategy of ``ctxtools.evict`` over them::
+wrong; ``evict_lines`` runs a strategy of ``ctxtools.store.evict`` over them::
 
-    ids = evict_lines(data, "lru", Budget(max_bytes=200 * 1024))
+    ids = evict_lines(data, "lru", GcBudget(max_bytes=200 * 1024))
 """
 
 from __future__ import annotations
 
 from ctxtools.errors import InputError
-from ctxtools.evict import Budget, evict
+from ctxtools.store.evict import GcBudget, evict
 
 REQUIRED = ("id", "size_bytes", "last_accessed_at")
 NUMBERS = ("size_bytes", "last_accessed_at", "access_count")
 
 
 def parse_entries(data: bytes) -> list[dict]:
-    """The entries of the JSON Lines DATA, as plain records for ``ctxtools.evict``.
+    """The entries of the JSON Lines DATA, as plain records for ``ctxtools.store.evict``.
 
     InputError, naming the line, for invalid JSON, a line that is not an object, a missing
     id / size_bytes / last_accessed_at, an id that is not a non-empty string or repeats
@@ -64,7 +64,7 @@ def parse_entries(data: bytes) -> list[dict]:
     return entries
 
 
-def evict_lines(data: bytes, strategy: str, budget: Budget) -> list[str]:
+def evict_lines(data: bytes, strategy: str, budget: GcBudget) -> list[str]:
     """The ids to evict from the working set DATA, in order, so that the rest fits
-    BUDGET (STRATEGY "lru" or "importance"; see ``ctxtools.evict``)."""
+    BUDGET (STRATEGY "lru" or "importance"; see ``ctxtools.store.evict``)."""
     return evict(strategy, parse_entries(data), budget)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 CACHE_DIR = "memory"
 MAGIC = b"CTXMEM1\n"
-CHUNKER_VERSION = 4  # bump when chunk boundaries change: cached ones become misses
+CHUNKER_VERSION = 5  # bump when chunk boundaries or the words counted change: a miss
 
 
 def cache_path(store_root: str | os.PathLike, method: str, material: list[str]) -> Path:

@@ -5,9 +5,12 @@ methods' measured noise bands (``../shared/seeds/002``): 0.40 for the hashing em
 (short words share character n-grams, so unrelated texts score 0.1 to 0.35), 0.15 for
 TF-IDF, 0.25 for real embeddings from a command. The corpus adds its own: the median of
 the task's scores over all chunks is what an unrelated chunk of *this* corpus scores for
-*this* task, so a chunk must also beat it by a margin:
+*this* task, so a chunk must also beat it by a margin. And the task adds its own: the
+best chunk's score says how well this task can be matched at all, and a chunk far below
+it is a weaker match than the ones a reader would want first:
 
-    threshold = max(floor, median + margin)        (min_score, when given, replaces both)
+    threshold = max(floor, median + margin, SHARE_OF_BEST x best)
+    (min_score, when given, replaces all three)
 
 Margins: most chunks of a corpus are unrelated to any one task, so the median is a
 noise score, and a chunk must beat nearly all of the noise: the margin is the distance
@@ -18,8 +21,15 @@ Real embeddings could not be measured offline: 0.15, as for TF-IDF. On that corp
 median term stays under the floors (a TF-IDF median is 0 to 0.03, a hashing one 0.03 to
 0.10); it decides in a corpus that is all about one subject, where every chunk shares
 words with the task. With fewer than ten chunks the median says nothing about noise (in a
-one-section file it is that section's own score, and nothing could ever qualify): the
-floor alone decides.
+one-section file it is that section's own score, and nothing could ever qualify): it is
+left out.
+
+The share of the best: floor and median alone kept 72 chunks a query on that corpus, 94%
+of them noise, because a documentation set holds dozens of sections that share a task's
+words without bearing on it. Keeping only the chunks within 10% of the best one (0.9 x
+best) keeps 2.4 a query, 45.5% noise, and still 44% of the relevant sections; 0.8 keeps
+4.7 (56% noise), 0.95 keeps 1.6 (41% noise) -- ``bench/bench_memory_eval.py --sweep``.
+A pack's memory budget wants the few best sections, not a long tail of near misses.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from __future__ import annotations
 MEDIAN_MIN_CHUNKS = 10  # fewer chunks say nothing about the corpus's noise: the floor alone
 FLOORS = {"hashing": 0.40, "tfidf": 0.15, "cmd": 0.25}
 MARGINS = {"hashing": 0.20, "tfidf": 0.15, "cmd": 0.15}
+SHARE_OF_BEST = 0.90  # a chunk must also score this share of the best chunk's score
 
 
 def median(scores: list[float]) -> float:
@@ -38,28 +49,27 @@ def median(scores: list[float]) -> float:
 
 
 def threshold_for(method: str, scores: list[float], min_score: float | None) -> dict:
-    """The threshold of METHOD for SCORES, with the terms it came from."""
+    """The threshold of METHOD for SCORES, with the terms it came from: FLOOR, MEDIAN +
+    MARGIN (from ten chunks up), and SHARE x BEST, the largest of them deciding (RULE says
+    which); MIN_SCORE replaces all three."""
     med = median(scores)
+    best = max(scores, default=0.0)
     floor = FLOORS[method]
     margin = MARGINS[method]
-    if min_score is not None:
-        return {
-            "threshold": min_score,
-            "floor": floor,
-            "median": round(med, 6),
-            "margin": margin,
-            "rule": "min_score",
-        }
-    if len(scores) < MEDIAN_MIN_CHUNKS:
-        rule, value = f"floor (fewer than {MEDIAN_MIN_CHUNKS} chunks: no median)", floor
-    elif floor >= med + margin:
-        rule, value = "floor", floor
-    else:
-        rule, value = "median + margin", med + margin
-    return {
-        "threshold": round(value, 6),
+    terms = {
         "floor": floor,
         "median": round(med, 6),
         "margin": margin,
-        "rule": rule,
+        "best": round(best, 6),
+        "share": SHARE_OF_BEST,
     }
+    if min_score is not None:
+        return {"threshold": min_score, **terms, "rule": "min_score"}
+    rule, value = "floor", floor
+    if len(scores) < MEDIAN_MIN_CHUNKS:
+        rule = f"floor (fewer than {MEDIAN_MIN_CHUNKS} chunks: no median)"
+    elif med + margin > value:
+        rule, value = "median + margin", med + margin
+    if SHARE_OF_BEST * best > value:
+        rule, value = "share of the best", SHARE_OF_BEST * best
+    return {"threshold": round(value, 6), **terms, "rule": rule}

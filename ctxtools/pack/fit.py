@@ -68,7 +68,7 @@ class FileFitter:
     """The files section under a token budget, named files kept at least as signatures."""
 
     def __init__(self, entries, identifiers, req, ruler, render, named, redactions):
-        from ctxtools.excerpt_run import auto_jobs, excerpt_sources
+        from ctxtools.excerpt import auto_jobs, excerpt_sources
 
         self.notes: list[str] = []
         self.skipped: list[dict] = []  # inputs the excerpt library would not show (binary)
@@ -116,7 +116,7 @@ class FileFitter:
         return float(getattr(item, "score", 0.0) or 0.0)
 
     def block(self, item, label: str) -> str:
-        from ctxtools.excerpt_run import render_item
+        from ctxtools.excerpt import render_item
 
         entry = self.entries[label]
         body = render_item(item, label) if item is not None else ""
@@ -124,7 +124,7 @@ class FileFitter:
 
     def signatures(self, label: str):
         if self._sigs is None:
-            from ctxtools.excerpt_run import excerpt_sources
+            from ctxtools.excerpt import excerpt_sources
 
             wanted = [
                 self.entries[lab].as_input()
@@ -143,7 +143,7 @@ class FileFitter:
         if entry.deleted:
             out.append(("diff", self.render.file(label, "", entry.diff)))
             return out
-        from ctxtools.excerpt_run import render_item
+        from ctxtools.excerpt import render_item
 
         sig_block = render_item(sig, label) if sig is not None else ""
         if entry.diff and sig_block:
@@ -167,7 +167,7 @@ class FileFitter:
     def _redact(self, labels: list[str]) -> bool:
         """Search the files LABELS not yet searched; whether one of them held a secret
         (it is then excerpted anew from its redacted bytes)."""
-        from ctxtools.excerpt_run import excerpt_sources
+        from ctxtools.excerpt import excerpt_sources
         from ctxtools.pack.inputs import redact_bytes
 
         changed = False

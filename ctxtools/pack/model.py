@@ -73,7 +73,7 @@ class FileEntry:
 
     def as_input(self):
         """The excerpt library's input for this entry: its bytes, or its path."""
-        from ctxtools.excerpt_run import Input
+        from ctxtools.excerpt import Input
 
         if self.data is not None or self.path is None:
             return Input(self.label, data=self.data or b"")
@@ -183,7 +183,7 @@ def _explain_memory(mem: dict) -> list[str]:
         else:
             rule = (
                 f"max(floor {th['floor']:.2f}, median {th['median']:.3f} + margin "
-                f"{th['margin']:.2f})"
+                f"{th['margin']:.2f}, {th['share']:.2f} x best {th['best']:.3f})"
             )
         head = (
             f"memory ({mem['method']}): threshold {th['threshold']:.3f} = {rule}; "

@@ -5,9 +5,11 @@ path, ``(size, (mtime_ns, ctime_ns), xxh3 of the content, payload)``. A file who
 stamp match is not read at all; one whose stat changed is read and hashed, and a matching
 hash (``touch`` without an edit) keeps the old payload. The ctime is in the stamp because a
 change of permissions changes only it: a file made unreadable since the last run must be
-found unreadable, not served from the cache. The payload is what scanning produced:
-``(language, definitions, references, imports)`` as plain tuples, a skip reason (str) such
-as ``"binary"``, or None for a file no scanner took.
+found unreadable, not served from the cache. An entry is a ``CacheEntry``; its payload is
+what scanning produced: a ``ScanPayload`` (language, definitions, reference names and
+counts, imports), a skip reason (str) such as ``"binary"``, or None for a file no scanner
+took. On disk every record is a plain tuple (``marshal`` writes no other); an entry of
+another shape is dropped on loading, so the file is simply scanned again.
 
 The file is ``MAGIC``, a fingerprint of the scanners' own source (so a scanner change
 invalidates every entry), an xxh3 of the body, then the body: ``marshal`` of plain tuples,
@@ -17,18 +19,21 @@ cache -- means starting empty, with a note; an unwritable store means no cache, 
 Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``. The cache key
 never includes the query or focus (they change ranking, not scanning).
 
-Beside it, three memos, each a checksummed ``marshal`` file that is simply a miss when
-missing, damaged or of another shape (``KeyedMemo``; written without fsync):
+Beside it, three memos behind one interface (``Memo``: ``get`` a record under a key,
+``put`` one), each a checksummed ``marshal`` file that is simply a miss when missing,
+damaged or of another shape; each holds one kind of named record:
 
-* ``graph-v1-*``: the file graph of the last run, file by file (each file's resolved
-  imports and its uses, under its content hash), and its plain (unpersonalised) ranking.
-  After an edit only the edited files, and the files using a name whose definitions
-  changed, are linked again; when no edge changed, the ranking is reused. Every part is
-  what a cold build computes, so the map is the same bytes as a cold run's.
-* ``fit-v1-*``: per budget, ruler and query/focus, how the last layout was fitted: a
-  digest of the lines ``fit`` looked at and the text it chose. The same lines fit the same
-  way, so an edit that leaves the top of the map alone needs no tokenizer.
-* ``result-v1-*`` (``ResultMemo``): whole maps, keyed by every file's stamp and the options.
+* ``graph-v1-*`` (``GraphState``): the file graph of the last run, file by file (each
+  file's resolved imports and its uses, under its content hash), and its plain
+  (unpersonalised) ranking. After an edit only the edited files, and the files using a
+  name whose definitions changed, are linked again; when no edge changed, the ranking is
+  reused. Every part is what a cold build computes, so the map is the same bytes as a
+  cold run's.
+* ``fit-v1-*`` (``FitRecord``): per budget, ruler and query/focus, how the last layout
+  was fitted: a digest of the lines ``fit`` looked at and the text it chose. The same
+  lines fit the same way, so an edit that leaves the top of the map alone needs no
+  tokenizer.
+* ``result-v1-*`` (``MapRecord``): whole maps, keyed by every file's stamp and the options.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import contextlib
 import functools
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from ctxtools.fsutil import atomic_write
 
@@ -47,7 +53,49 @@ JOURNAL_MIN = 64  # a journal may always hold this many entries ...
 JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
 CACHE_DIR = "repomap"
 
-Payload = object  # tuple | str | None, see the module docstring
+
+class ScanPayload(NamedTuple):
+    """What scanning found in one file, as the cache keeps it: DEFS are plain
+    ``(kind, name, line, signature, scope, end_line)`` tuples, NAMES and COUNTS the
+    references (name i is used COUNTS[i] times), IMPORTS the import strings."""
+
+    language: str
+    defs: tuple
+    names: tuple
+    counts: tuple
+    imports: tuple
+
+
+Payload = ScanPayload | str | None  # a scan, a skip reason, or no scanner
+
+
+class CacheEntry(NamedTuple):
+    """One file's entry in the scan cache: its stat (SIZE, STAMP = (mtime_ns, ctime_ns)),
+    the xxh3 of its content, and what scanning it gave."""
+
+    size: int
+    stamp: tuple
+    digest: int
+    payload: Payload
+
+    @classmethod
+    def from_plain(cls, value: object) -> CacheEntry | None:
+        """The entry a plain tuple on disk stands for; None when it is of another shape."""
+        if type(value) is not tuple or len(value) != 4:
+            return None
+        size, stamp, digest, payload = value
+        if type(payload) is tuple:
+            if len(payload) != len(ScanPayload._fields):
+                return None
+            payload = ScanPayload._make(payload)
+        elif payload is not None and type(payload) is not str:
+            return None
+        return cls(size, stamp, digest, payload)
+
+    def to_plain(self) -> tuple:
+        payload = self.payload
+        plain = tuple(payload) if isinstance(payload, tuple) else payload
+        return (self.size, self.stamp, self.digest, plain)
 
 
 def _source_fingerprint(pattern: str) -> str:
@@ -57,7 +105,7 @@ def _source_fingerprint(pattern: str) -> str:
     here = Path(__file__).resolve().parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
     for path in sorted(here.glob(pattern)):
-        h.update(path.name.encode())
+        h.update(path.relative_to(here).as_posix().encode())
         try:
             h.update(path.read_bytes())
         except OSError:
@@ -67,7 +115,7 @@ def _source_fingerprint(pattern: str) -> str:
 
 def scanner_fingerprint() -> str:
     """xxh3 of the scanners' source files: a new scanner means a new cache."""
-    return _source_fingerprint("scan*.py")
+    return _source_fingerprint("scan/*.py")
 
 
 def cache_path(store_root: str | os.PathLike, root: str) -> Path:
@@ -100,14 +148,14 @@ class ScanCache:
         self.journal_path = path.with_suffix(".journal")
         self.root = os.path.realpath(root)
         self.fingerprint = fingerprint
-        self.entries: dict[str, tuple] = {}
+        self.entries: dict[str, CacheEntry] = {}
         self.seen: set[str] = set()
         self.dirty = False
         self.notes: list[str] = []
         self.base_digest: str | None = None  # checksum of the main file's body, if usable
-        self.journal: dict[str, tuple | None] = {}  # what the journal on disk holds
-        self.changed: dict[str, tuple] = {}  # entries changed in this run
-        self.replaced: dict[str, tuple] = {}  # the entries they replaced (for the graph memo)
+        self.journal: dict[str, CacheEntry | None] = {}  # what the journal on disk holds
+        self.changed: dict[str, CacheEntry] = {}  # entries changed in this run
+        self.replaced: dict[str, CacheEntry] = {}  # the entries they replaced (graph memo)
 
     # --- loading ---------------------------------------------------------------------
 
@@ -149,12 +197,16 @@ class ScanCache:
             self.notes.append(f"scan cache journal is unusable ({exc}); rescanning its files")
             self.dirty = True
             return
-        for rel, entry in journal.items():
-            if entry is None:
+        kept: dict[str, CacheEntry | None] = {}
+        for rel, plain in journal.items():
+            if plain is None:
                 self.entries.pop(rel, None)
-            elif isinstance(entry, tuple) and len(entry) == 4:
-                self.entries[rel] = entry
-        self.journal = journal
+                kept[rel] = None
+                continue
+            entry = CacheEntry.from_plain(plain)
+            if entry is not None:
+                self.entries[rel] = kept[rel] = entry
+        self.journal = kept
 
     def _decode(self, blob: bytes) -> dict | None:
         import marshal
@@ -182,32 +234,36 @@ class ScanCache:
             return None
         raw = zlib.decompress(body)
         del body
-        entries = marshal.loads(raw)
-        if not isinstance(entries, dict):
+        plain = marshal.loads(raw)
+        if not isinstance(plain, dict):
             raise ValueError("bad body")
         self.base_digest = digest
+        entries = {}
+        for rel, value in plain.items():
+            entry = CacheEntry.from_plain(value)
+            if entry is not None:  # (another shape: that file is scanned again)
+                entries[rel] = entry
         return entries
 
     # --- lookups -----------------------------------------------------------------------
 
-    def get(self, rel: str, size: int, stamp: tuple) -> tuple[bool, Payload]:
-        """(hit, payload) when the stat matches exactly; no read needed."""
+    def get(self, rel: str, size: int, stamp: tuple) -> CacheEntry | None:
+        """The entry when the stat matches exactly; no read needed."""
         entry = self.entries.get(rel)
-        if entry is not None and entry[0] == size and entry[1] == stamp:
+        if entry is not None and entry.size == size and entry.stamp == stamp:
             self.seen.add(rel)
-            return True, entry[3]
-        return False, None
+            return entry
+        return None
 
-    def get_by_hash(self, rel: str, size: int, stamp: tuple, digest: int) -> tuple[bool, Payload]:
-        """(hit, payload) when the content is unchanged despite a new stat (re-stamped)."""
+    def get_by_hash(self, rel: str, size: int, stamp: tuple, digest: int) -> CacheEntry | None:
+        """The entry, re-stamped, when the content is unchanged despite a new stat."""
         entry = self.entries.get(rel)
-        if entry is not None and entry[0] == size and entry[2] == digest:
-            self.put(rel, size, stamp, digest, entry[3])
-            return True, entry[3]
-        return False, None
+        if entry is not None and entry.size == size and entry.digest == digest:
+            return self.put(rel, size, stamp, digest, entry.payload)
+        return None
 
-    def put(self, rel: str, size: int, stamp: tuple, digest: int, payload: Payload) -> None:
-        entry = (size, stamp, digest, payload)
+    def put(self, rel: str, size: int, stamp: tuple, digest: int, payload: Payload) -> CacheEntry:
+        entry = CacheEntry(size, stamp, digest, payload)
         old = self.entries.get(rel)
         if old is not None and rel not in self.replaced:
             self.replaced[rel] = old
@@ -215,6 +271,7 @@ class ScanCache:
         self.changed[rel] = entry
         self.seen.add(rel)
         self.dirty = True
+        return entry
 
     # --- saving ------------------------------------------------------------------------
 
@@ -237,7 +294,9 @@ class ScanCache:
     def _write_journal(self, journal: dict) -> None:
         import marshal
 
-        body = marshal.dumps({rel: journal[rel] for rel in sorted(journal)}, 4)
+        body = marshal.dumps(
+            {rel: e.to_plain() if e is not None else None for rel, e in sorted(journal.items())}, 4
+        )
         note = atomic_write(
             self.journal_path, JOURNAL_MAGIC + self.base_digest.encode() + b"\n" + body
         )
@@ -250,8 +309,9 @@ class ScanCache:
 
         import xxhash
 
-        entries = {rel: self.entries[rel] for rel in sorted(self.seen) if rel in self.entries}
-        body = zlib.compress(marshal.dumps(entries, 4), 1)
+        entries = self.entries
+        plain = {rel: entries[rel].to_plain() for rel in sorted(self.seen) if rel in entries}
+        body = zlib.compress(marshal.dumps(plain, 4), 1)
         header = b"%s%s %s %s\n" % (
             MAGIC,
             self.fingerprint.encode(),
@@ -266,87 +326,135 @@ class ScanCache:
             self.journal_path.unlink()
 
 
-# --- the result memo ---------------------------------------------------------------------
-
-RESULT_MAGIC = b"ctx-repomap-result-v2\n"
-RESULT_KEEP = 8  # most recent results kept per repository
+# --- the memos: one interface, one record type each ----------------------------------------
 
 
 @functools.cache
 def code_fingerprint() -> str:
     """xxh3 of the whole repomap package's source: new code, new results."""
-    return _source_fingerprint("*.py")
+    return _source_fingerprint("**/*.py")
 
 
-class ResultMemo:
-    """The last few rendered maps of one repository, keyed by everything that shapes them
-    (the files' stamps, the options, the ruler asked for, the code). A hit skips ranking,
-    rendering and loading the ruler; anything unexpected is simply a miss."""
+def memo_key(material: object) -> str:
+    """The key of MATERIAL (plain values) in a memo; ValueError when marshal cannot write
+    it."""
+    import marshal
 
-    def __init__(self, store_root: str | os.PathLike, root: str):
-        import xxhash
+    import xxhash
 
-        key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
-        self.path = Path(store_root) / CACHE_DIR / f"result-v1-{key}.bin"
-        self.results: dict[str, tuple] = {}
-
-    @staticmethod
-    def key(material: object) -> str:
-        import marshal
-
-        import xxhash
-
-        # Version 2 writes values only; 3 and later also how objects are shared (a string
-        # used twice, an interned one), which would make equal keys differ.
-        return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 2))
-
-    def load(self) -> None:
-        import marshal
-
-        try:
-            blob = self.path.read_bytes()
-            if not blob.startswith(RESULT_MAGIC):
-                return
-            results = marshal.loads(blob[len(RESULT_MAGIC) :])
-        except Exception:  # missing, unreadable or damaged: a miss
-            return
-        if isinstance(results, dict):
-            self.results = results
-
-    def get(self, key: str) -> tuple | None:
-        hit = self.results.get(key)
-        if isinstance(hit, tuple) and len(hit) == 7:
-            return hit
-        return None
-
-    def put(self, key: str, result: tuple) -> str | None:
-        import marshal
-
-        self.results.pop(key, None)
-        self.results[key] = result
-        while len(self.results) > RESULT_KEEP:
-            del self.results[next(iter(self.results))]
-        return atomic_write(self.path, RESULT_MAGIC + marshal.dumps(self.results, 4))
+    # Version 2 writes values only; 3 and later also how objects are shared (a string
+    # used twice, an interned one), which would make equal keys differ.
+    return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 2))
 
 
-# --- ranking and fitting memos --------------------------------------------------------------
+def from_plain(record: type, value: object):
+    """The RECORD (a NamedTuple class) a plain tuple on disk stands for; None when VALUE
+    is of another shape. A record that needs more says so in its own ``from_plain``."""
+    decode = getattr(record, "from_plain", None)
+    if decode is not None:
+        return decode(value)
+    if type(value) is tuple and len(value) == len(record._fields):
+        return record._make(value)
+    return None
 
 
-class KeyedMemo:
-    """A few results kept in one store file, most recent last, each under a key; anything
-    missing, damaged (the body is checksummed) or of another shape is simply a miss. Used
-    for the graph memo (``graph-v1-*``) and the fit memo (``fit-v1-*``)."""
+def to_plain(record: tuple) -> tuple:
+    """RECORD as ``marshal`` can write it: a plain tuple (nested records too)."""
+    encode = getattr(record, "to_plain", None)
+    return encode() if encode is not None else tuple(record)
 
-    def __init__(self, store_root: str | os.PathLike, root: str, kind: str, keep: int):
+
+class Ranking(NamedTuple):
+    """A graph's plain (unpersonalised) ranking: file RANK, file SCORE, definition scores
+    per file (DSCORES), the out-edges it was computed on (OUT) and the import edges."""
+
+    rank: list
+    score: list
+    dscores: list
+    out: list
+    import_edges: int
+
+
+class GraphState(NamedTuple):
+    """The graph memo's record: the mapped FILES, their content DIGESTS, each file's PART
+    (its imports' part and uses, ``marshal``-ed) and the plain RANKING, or None."""
+
+    files: tuple
+    digests: tuple
+    parts: list
+    ranking: Ranking | None
+
+    def to_plain(self) -> tuple:
+        ranking = tuple(self.ranking) if self.ranking is not None else None
+        return (self.files, self.digests, self.parts, ranking)
+
+    @classmethod
+    def from_plain(cls, value: object) -> GraphState | None:
+        if type(value) is not tuple or len(value) != len(cls._fields):
+            return None
+        files, digests, parts, ranking = value
+        if not (type(files) is tuple and type(digests) is tuple and type(parts) is list):
+            return None
+        # (a ranking of another shape is only a ranking to compute again)
+        return cls(files, digests, parts, from_plain(Ranking, ranking))
+
+
+class FitRecord(NamedTuple):
+    """The fit memo's record: how many layout items a fit EXAMINED and its search BOUND,
+    the digest of the lines it looked at, the TEXT and TOKENS it chose, its SELECTION of
+    items, and the ruler that counted (name, exact)."""
+
+    examined: int
+    bound: int
+    digest: str
+    text: str
+    tokens: int
+    selection: list
+    ruler: str
+    exact: bool
+
+
+class MapRecord(NamedTuple):
+    """The result memo's record: a rendered map and what ``--json``'s head and the notes
+    say of it."""
+
+    text: str
+    tokens: int
+    shown_files: int
+    shown_symbols: int
+    ruler: str
+    exact: bool
+    notes: tuple
+
+
+class Memo:
+    """A few records of one type (RECORD, a NamedTuple class; see ``from_plain``) kept
+    in one store file per repository, most recent last, each under a key
+    (``memo_key``); anything missing, damaged (the body is checksummed) or of another
+    shape is simply a miss. DURABLE writes are fsynced; the others need not be, since the
+    checksum turns a torn file into a miss."""
+
+    def __init__(
+        self,
+        store_root: str | os.PathLike,
+        root: str,
+        kind: str,
+        record: type,
+        keep: int,
+        durable: bool = False,
+    ):
         import xxhash
 
         key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
         self.path = Path(store_root) / CACHE_DIR / f"{kind}-v1-{key}.bin"
         self.magic = b"ctx-repomap-" + kind.encode() + b"-v1\n"
+        self.record = record
         self.keep = keep
+        self.durable = durable
         self.results: dict[str, object] | None = None
 
     def load(self) -> dict[str, object]:
+        """Every key's plain value (read once)."""
         import marshal
 
         import xxhash
@@ -366,15 +474,20 @@ class KeyedMemo:
                 pass
         return self.results
 
-    def get(self, key: str) -> object:
-        return self.load().get(key)
+    def get(self, key: str):
+        """The record under KEY, or None (missing, or of another shape)."""
+        return from_plain(self.record, self.load().get(key))
 
-    def put(self, key: str, result: object) -> str | None:
+    def put(self, key: str, record) -> str | None:
+        """Keep RECORD under KEY; a note when it could not be saved."""
+        return self.put_plain(key, to_plain(record))
+
+    def put_plain(self, key: str, value: object) -> str | None:
         import marshal
 
         results = self.load()
         results.pop(key, None)
-        results[key] = result
+        results[key] = value
         while len(results) > self.keep:
             del results[next(iter(results))]
         import xxhash
@@ -384,5 +497,4 @@ class KeyedMemo:
         except ValueError as exc:  # an unmarshallable value: keep nothing rather than crash
             return str(exc)
         digest = xxhash.xxh3_64_hexdigest(body).encode()
-        # No fsync: the checksum turns a torn file into a miss, and a memo is only a memo.
-        return atomic_write(self.path, self.magic + digest + b"\n" + body, durable=False)
+        return atomic_write(self.path, self.magic + digest + b"\n" + body, durable=self.durable)

@@ -114,24 +114,30 @@ def classify(data: bytes) -> str | None:
     return None
 
 
-def git_ls_files(root: str) -> list[str] | None:
-    """The files git would show under ROOT (relative to it), or None when ROOT is not in a
-    git work tree (or git is missing)."""
+def _git(root: str, *args: str, capture: bool = False):
+    """``git ARGS`` run in ROOT, its stdout kept when CAPTURE; None when git cannot be run.
+    No optional locks: listing must not block, nor be blocked by, a git command at work."""
     import subprocess
 
     try:
-        proc = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        return subprocess.run(
+            ["git", *args],
             cwd=root,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
             check=False,
         )
     except OSError:
         return None
-    if proc.returncode != 0:
+
+
+def git_ls_files(root: str) -> list[str] | None:
+    """The files git would show under ROOT (relative to it), or None when ROOT is not in a
+    git work tree (or git is missing)."""
+    proc = _git(root, "ls-files", "-co", "--exclude-standard", "-z", capture=True)
+    if proc is None or proc.returncode != 0:
         return None
     if not proc.stdout and _ignored_by_git(root):
         # ROOT sits inside a work tree that ignores it (a build or corpus directory): git
@@ -147,20 +153,8 @@ def git_ls_files(root: str) -> list[str] | None:
 
 
 def _ignored_by_git(root: str) -> bool:
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            ["git", "check-ignore", "-q", "--no-index", "."],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-    except OSError:
-        return False
-    return proc.returncode == 0
+    proc = _git(root, "check-ignore", "-q", "--no-index", ".")
+    return proc is not None and proc.returncode == 0
 
 
 def _inside(real: str, root_real: str) -> bool:

@@ -1,4 +1,4 @@
-"""The reference graph between files, and a personalised PageRank over it.
+"""The reference graph between files: who uses whose definitions, and how much.
 
 An edge runs from a file that *uses* an identifier to each other file that *defines* it.
 Every reference the scanner reports counts -- calls, base classes, imports, type
@@ -18,19 +18,11 @@ the small helpers they call. The weight of a use is ``sqrt(uses) * ident_weight(
 
 An import that resolves to a file of the repository adds an edge of its own.
 
-PageRank is a plain power iteration (damping 0.85, at most 100 rounds, stop when the L1
-change is below 1e-7), deterministic: files are numbered in path order and every sum runs
-in a fixed order. Every file also has a virtual edge of weight BASE_OUT back to the
-teleport vector, so a module that uses little of the repository passes on little of its
-rank. The teleport vector is uniform unless ``--focus`` files or ``--query`` matches pull
-it their way. ``centrality`` then multiplies PageRank by the breadth of use (how many files
-really use a file). Definitions are scored by the rank that flows into them: each using
-file passes its rank along its out-edges, and the share carried by an identifier is
-credited to that identifier's definition in the target file.
+The graph is ranked in ``rank`` (PageRank, centrality, definition scores).
 
 ``GraphBuilder`` computes the graph file by file -- a file's imports, then its out-edges
 and uses, which depend only on the file itself, the list of files and the definers of the
-names it uses -- so that the graph memo (``core.rank_scans``) can recompute just the files
+names it uses -- so that the graph memo (``rank.rank_scans``) can recompute just the files
 an edit concerns and get, float for float, what a cold build gets.
 """
 
@@ -40,19 +32,12 @@ import math
 import posixpath
 import re
 from dataclasses import dataclass, field
-from operator import mul
 
-DAMPING = 0.85
-MAX_ITER = 100
-TOLERANCE = 1e-7
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing
-FOCUS_SHARE = 0.9
 # A use of a name defined in a file the user neither imports (nor sits beside, nor imports
 # the package of) is a weaker clue: the name may be a local variable or another's attribute.
 UNCONFIRMED = 0.3
-BASE_OUT = 10.0  # weight of every file's virtual edge to the teleport vector (see pagerank)
-USER_SHARE = 0.002  # a use carrying less of its file's out-weight does not make a "user"
 PRUNE = 0.01  # edges below this share of a file's out-weight stay out of PageRank
 
 # (kind, name, line, signature, scope, end_line)
@@ -481,168 +466,3 @@ def build_graph_parts(scans: list[FileScan]) -> tuple[Graph, list[Imports], list
 
 
 # --- ranking ---------------------------------------------------------------------------------
-
-
-def pagerank(
-    out: list[dict[int, float]],
-    personal: list[float] | None = None,
-    damping: float = DAMPING,
-    max_iter: int = MAX_ITER,
-    tol: float = TOLERANCE,
-) -> list[float]:
-    """Stationary distribution of a random walk over OUT (weighted adjacency), jumping to
-    PERSONAL (a distribution; uniform when None) with probability 1 - DAMPING."""
-    n = len(out)
-    if n == 0:
-        return []
-    p = personal if personal is not None else [1.0 / n] * n
-    # In-lists: for each target, its sources and the normalised weights.
-    in_src: list[list[int]] = [[] for _ in range(n)]
-    in_w: list[list[float]] = [[] for _ in range(n)]
-    # Each file also has a virtual edge of weight BASE_OUT back to the teleport vector, so
-    # a file that uses little of the repository passes on little of its rank (without it,
-    # one stray use in a central utility module carries that module's whole rank).
-    keep = [1.0] * n  # share of a file's rank that goes back through the teleport vector
-    for i, targets in enumerate(out):
-        total = sum(targets.values())
-        if total <= 0:
-            continue
-        denom = total + BASE_OUT
-        keep[i] = BASE_OUT / denom
-        for t in sorted(targets):
-            in_src[t].append(i)
-            in_w[t].append(targets[t] / denom)
-    rank = list(p)
-    teleport = 1.0 - damping
-    for _ in range(max_iter):
-        lost = sum(map(mul, rank, keep))
-        jump = teleport + damping * lost
-        get = rank.__getitem__
-        new = [
-            jump * p[t] + damping * sum(map(mul, map(get, in_src[t]), in_w[t])) for t in range(n)
-        ]
-        delta = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
-        rank = new
-        if delta < tol:
-            break
-    total = sum(rank)
-    return [r / total for r in rank] if total > 0 else rank
-
-
-_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "that",
-        "this",
-        "what",
-        "when",
-        "where",
-        "which",
-        "how",
-        "why",
-        "fix",
-        "add",
-        "use",
-        "make",
-        "not",
-        "are",
-        "was",
-        "has",
-        "have",
-        "get",
-        "set",
-        "new",
-    ]
-)
-
-
-def query_terms(query: str | None) -> tuple[set[str], set[str]]:
-    """(identifiers, words) of a query: identifiers as written (lowercased), and the words
-    they are made of (``HandleStore`` -> handle, store), three letters or more."""
-    if not query:
-        return set(), set()
-    idents, words = set(), set()
-    for tok in _WORD_RE.findall(query):
-        low = tok.lower()
-        if len(tok) >= 3 and low not in _STOP:
-            idents.add(low)
-        for part in _SPLIT_RE.findall(tok.replace("_", " ")):
-            part = part.lower()
-            if len(part) >= 3 and part not in _STOP:
-                words.add(part)
-    return idents, words
-
-
-def personalisation(
-    scans: list[FileScan], focus: set[str], query: str | None
-) -> tuple[list[float] | None, set[str]]:
-    """The teleport vector, and the query's identifiers (lowercased) for boosting defs."""
-    idents, words = query_terms(query)
-    n = len(scans)
-    weights = [0.0] * n
-    for i, s in enumerate(scans):
-        w = 0.0
-        if s.rel in focus:
-            w += 1.0
-        if idents or words:
-            if any(d[1].lower() in idents for d in s.defs):
-                w += 1.0
-            parts = re.split(r"[/._-]", s.rel.lower())
-            if any(p in words or p in idents for p in parts if p):
-                w += 0.5
-        weights[i] = w
-    total = sum(weights)
-    if total <= 0:
-        return None, idents
-    base = (1.0 - FOCUS_SHARE) / n
-    return [base + FOCUS_SHARE * w / total for w in weights], idents
-
-
-def centrality(graph: Graph, rank: list[float]) -> list[float]:
-    """File scores: PageRank times (1 + the number of files that really use the file).
-
-    PageRank alone favours what the central files use (a helper called from the core) over
-    what everybody uses (the framework's base classes, used by hundreds of leaf files whose
-    own rank is small); the breadth of use puts those back. A "real" use carries at least
-    USER_SHARE of the using file's out-weight, so a stray local variable that happens to
-    share a name does not count. The scores sum to 1.
-    """
-    n = len(graph.files)
-    users: list[set[int]] = [set() for _ in range(n)]
-    totals = graph.totals
-    for i, file_uses in enumerate(graph.uses):
-        if not file_uses:
-            continue
-        floor = USER_SHARE * (totals[i] + BASE_OUT)
-        for _name, w, targets in file_uses:
-            if w >= floor:
-                for t in targets:
-                    users[t].add(i)
-    scores = [rank[i] * (1 + len(users[i])) for i in range(n)]
-    total = sum(scores)
-    return [x / total for x in scores] if total > 0 else scores
-
-
-def definition_scores(graph: Graph, rank: list[float]) -> list[dict[str, float]]:
-    """Per file: identifier -> rank flowing into its definition there from other files."""
-    n = len(graph.files)
-    scores: list[dict[str, float]] = [{} for _ in range(n)]
-    totals = graph.totals
-    for i, file_uses in enumerate(graph.uses):
-        if not file_uses:
-            continue
-        r = rank[i]
-        denom = totals[i] + BASE_OUT
-        for name, w, targets in file_uses:
-            share = r * w / denom
-            for d in targets:
-                sd = scores[d]
-                sd[name] = sd.get(name, 0.0) + share
-    return scores

@@ -31,7 +31,7 @@ RECENCY_FLOOR = 0.01
 
 
 @dataclass(frozen=True)
-class Budget:
+class GcBudget:
     """What must fit after eviction (None: unlimited)."""
 
     max_bytes: int | None = None
@@ -67,13 +67,13 @@ def _records(entries: Iterable[Any]) -> list[tuple[str, int, float, int]]:
     return out
 
 
-def _fits(total_bytes: int, count: int, budget: Budget) -> bool:
+def _fits(total_bytes: int, count: int, budget: GcBudget) -> bool:
     if budget.max_bytes is not None and total_bytes > budget.max_bytes:
         return False
     return not (budget.max_entries is not None and count > budget.max_entries)
 
 
-def _take(order: Sequence[tuple[str, int, float, int]], budget: Budget) -> list[str]:
+def _take(order: Sequence[tuple[str, int, float, int]], budget: GcBudget) -> list[str]:
     total = sum(r[1] for r in order)
     count = len(order)
     out: list[str] = []
@@ -86,7 +86,7 @@ def _take(order: Sequence[tuple[str, int, float, int]], budget: Budget) -> list[
     return out
 
 
-def lru(entries: Iterable[Any], budget: Budget) -> list[str]:
+def lru(entries: Iterable[Any], budget: GcBudget) -> list[str]:
     """Least recently accessed first (ties: smaller id first)."""
     recs = _records(entries)
     recs.sort(key=lambda r: (r[2], r[0]))
@@ -110,7 +110,7 @@ def importance_scores(entries: Iterable[Any]) -> dict[str, float]:
     return scores
 
 
-def importance(entries: Iterable[Any], budget: Budget) -> list[str]:
+def importance(entries: Iterable[Any], budget: GcBudget) -> list[str]:
     """Least important first: lowest frequency x recency / size (ties: smaller id first)."""
     recs = _records(entries)
     scores = importance_scores(recs_as_maps(recs))
@@ -124,13 +124,13 @@ def recs_as_maps(recs: list[tuple[str, int, float, int]]) -> list[dict]:
     ]
 
 
-STRATEGIES: dict[str, Callable[[Iterable[Any], Budget], list[str]]] = {
+STRATEGIES: dict[str, Callable[[Iterable[Any], GcBudget], list[str]]] = {
     "lru": lru,
     "importance": importance,
 }
 
 
-def evict(strategy: str, entries: Iterable[Any], budget: Budget, **_: Any) -> list[str]:
+def evict(strategy: str, entries: Iterable[Any], budget: GcBudget, **_: Any) -> list[str]:
     """Run the strategy named STRATEGY (``lru`` or ``importance``)."""
     try:
         func = STRATEGIES[strategy]

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import (
-    CLikeLanguage,
-    Decl,
-    ScanResult,
-    at_word_start,
-    scan_clike,
-    words,
-)
+from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
           | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
           | '(?:[^'\\\n]|\\(?:u+[0-9a-fA-F]{4}|[0-7]{1,3}|.))')
@@ -62,14 +58,8 @@ KEYWORDS = words(
 
 
 class Java(CLikeLanguage):
-    name = "java"
-    master = _MASTER
-    keywords = KEYWORDS
-
     def classify(self, stmt, container, has_body, scope):
-        p = _PREFIX.match(stmt).end()
-        start = p
-        p = _MODIFIERS.match(stmt, p).end()
+        start, p = self.head(stmt)
         m = _TYPE.match(stmt, p)
         if m is not None:
             word = m.group(1)
@@ -98,7 +88,7 @@ class Java(CLikeLanguage):
         ]
 
 
-_JAVA = Java()
+_JAVA = Java("java", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_MODIFIERS)
 
 
 def scan(text: str) -> ScanResult:

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import (
-    CLikeLanguage,
-    Decl,
-    ScanResult,
-    at_word_start,
-    scan_clike,
-    words,
-)
+from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>`[^`]*(?:`|\Z)
           | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$)
           | '(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{3}|.))')
@@ -77,11 +73,6 @@ def _group_lines(stmt: str, open_at: int):
 
 
 class Go(CLikeLanguage):
-    name = "go"
-    master = _MASTER
-    keywords = KEYWORDS
-    asi = True
-
     def classify(self, stmt, container, has_body, scope):
         if container == "interface":
             m = _INTERFACE_METHOD.match(stmt)
@@ -165,7 +156,7 @@ class Go(CLikeLanguage):
         return out
 
 
-_GO = Go()
+_GO = Go("go", _MASTER, KEYWORDS, asi=True)
 
 
 def scan(text: str) -> ScanResult:

@@ -8,14 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import (
-    CLikeLanguage,
-    Decl,
-    ScanResult,
-    at_word_start,
-    scan_clike,
-    words,
-)
+from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*)
@@ -60,20 +54,26 @@ KEYWORDS = words(
 )
 
 
+def _angle_depth(s: str, i: int, depth: int) -> int:
+    """DEPTH of <...> nesting after s[i]: '<' opens, '>' closes, the '>' of '->' does not."""
+    c = s[i]
+    if c == "<":
+        return depth + 1
+    if c == ">" and s[i - 1] != "-":
+        return depth - 1
+    return depth
+
+
 def _skip_angle(s: str, i: int) -> int:
     """Index after a balanced <...> starting at s[i] == '<' ('->' does not close)."""
     depth = 0
     n = len(s)
     while i < n:
-        c = s[i]
-        if c == "<":
-            depth += 1
-        elif c == ">" and s[i - 1] != "-":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        elif c in "{;":
+        if s[i] in "{;":
             return i
+        depth = _angle_depth(s, i, depth)
+        if depth == 0:
+            return i + 1
         i += 1
     return n
 
@@ -92,11 +92,8 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
     j = i
     while j < n:
         c = stmt[j]
-        if c == "<":
-            depth += 1
-        elif c == ">" and stmt[j - 1] != "-":
-            depth -= 1
-        elif depth == 0 and c == "f" and stmt.startswith("for", j):
+        depth = _angle_depth(stmt, j, depth)
+        if depth == 0 and c == "f" and stmt.startswith("for", j):
             before = stmt[j - 1] if j > 0 else " "
             after = stmt[j + 3] if j + 3 < n else " "
             if before.isspace() and after.isspace():
@@ -143,14 +140,8 @@ def _impl_target(stmt: str, p: int) -> tuple[str, int] | None:
 
 
 class Rust(CLikeLanguage):
-    name = "rust"
-    master = _MASTER
-    keywords = KEYWORDS
-
     def classify(self, stmt, container, has_body, scope):
-        p = _PREFIX.match(stmt).end()
-        start = p
-        p = _VIS.match(stmt, p).end()
+        start, p = self.head(stmt)
         m = _ITEM.match(stmt, p)
         if m is None or (m.group(1) == "const" and m.group(2) in ("fn", "unsafe", "async")):
             q = _QUALIFIERS.match(stmt, p)  # 'const fn', 'async fn', 'unsafe impl'...
@@ -188,7 +179,7 @@ class Rust(CLikeLanguage):
         return out
 
 
-_RUST = Rust()
+_RUST = Rust("rust", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_VIS)
 
 
 def scan(text: str) -> ScanResult:

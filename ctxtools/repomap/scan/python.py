@@ -19,9 +19,9 @@ from __future__ import annotations
 import keyword
 import re
 
-from ctxtools.repomap.scan import (
+from ctxtools.repomap.scan.common import (
     Definition,
-    LineIndex,
+    LineStarts,
     ScanResult,
     blank_string,
     collapse,
@@ -150,11 +150,16 @@ def _last_content_end(masked: str, lo: int, hi: int) -> int:
 
 def scan(text: str) -> ScanResult:
     masked = mask(text)
-    lines = LineIndex(masked)
-    n = len(masked)
     nl_masked = "\n" + masked  # so that the first line starts after a newline too
+    definitions = _definitions(text, masked, _candidates(masked, nl_masked))
+    return ScanResult(
+        "python", definitions, count_references(masked, _KEYWORDS, definitions), _imports(nl_masked)
+    )
 
-    # (line start offset, indent, keyword or None for a variable, match)
+
+def _candidates(masked: str, nl_masked: str) -> list[tuple]:
+    """Where a definition may be, in text order: (line start offset, indent, "class", "def"
+    or None for a module-level variable, the match or the variables' names)."""
     candidates: list[tuple[int, int, str | None, re.Match[str] | list[str]]] = []
     for m in _DEF.finditer(masked):
         start = m.start()
@@ -188,7 +193,14 @@ def scan(text: str) -> ScanResult:
                 has_vars = True
     if has_vars:
         candidates.sort(key=lambda c: c[0])
+    return candidates
 
+
+def _definitions(text: str, masked: str, candidates: list[tuple]) -> list[Definition]:
+    """The CANDIDATES that are definitions: classes and functions outside functions
+    (methods scoped to their classes), module-level variables outside blocks."""
+    lines = LineStarts(masked)
+    n = len(masked)
     definitions: list[Definition] = []
     # Open blocks: (end offset, keyword, name)
     stack: list[tuple[int, str, str]] = []
@@ -242,7 +254,11 @@ def scan(text: str) -> ScanResult:
             in_function += 1
         definitions.append(Definition(kind, name, line, collapse(sig_text), scope, end_line))
         stack.append((block_end, keyword_, name))
+    return definitions
 
+
+def _imports(nl_masked: str) -> list[str]:
+    """The modules named by import statements (``from X import``: X, dots kept)."""
     imports: list[str] = []
     for m in _IMPORT.finditer(nl_masked):
         if m.group(1) is not None:
@@ -252,6 +268,4 @@ def scan(text: str) -> ScanResult:
                 words = part.split()
                 if words and words[0] not in ("(", "\\"):
                     imports.append(words[0])
-    return ScanResult(
-        "python", definitions, count_references(masked, _KEYWORDS, definitions), imports
-    )
+    return imports

@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan import (
-    CLikeLanguage,
-    Decl,
-    ScanResult,
-    at_word_start,
-    scan_clike,
-    words,
-)
+from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.repomap.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
-    r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*|/\*[^*]*(?:\*+[^/*][^*]*)*(?:\*+/|\**\Z))
+    C_COMMENTS
+    + r"""
       | (?P<s>'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|$)|"[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|$))
       | (?P<tpl>`)
       | (?P<rx>/)
@@ -106,11 +102,6 @@ KEYWORDS = words(
 
 
 class JavaScript(CLikeLanguage):
-    name = "javascript"
-    master = _MASTER
-    keywords = KEYWORDS
-    asi = True
-
     def classify(self, stmt, container, has_body, scope):
         p = _DECORATORS.match(stmt).end()
         start = p
@@ -242,12 +233,8 @@ def _matching_paren(stmt: str, open_at: int) -> int:
     return len(stmt)
 
 
-class TypeScript(JavaScript):
-    name = "typescript"
-
-
-_JS = JavaScript()
-_TS = TypeScript()
+_JS = JavaScript("javascript", _MASTER, KEYWORDS, asi=True)
+_TS = JavaScript("typescript", _MASTER, KEYWORDS, asi=True)
 
 
 def scan_javascript(text: str) -> ScanResult:

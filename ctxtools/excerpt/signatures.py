@@ -1,0 +1,119 @@
+"""Signatures: a file's definitions (from the repo map's scanners) instead of its windows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxtools.excerpt.match import Matcher
+from ctxtools.excerpt.model import Span
+from ctxtools.excerpt.render import frame, gutter_width
+from ctxtools.fsutil import json_text
+
+
+@dataclass(frozen=True)
+class Signatures:
+    """What a file declares, from the repo map's scanners: ``language`` (None: no scanner
+    for this file type), ``definitions`` in line order, and the query identifiers their
+    signatures match. ``too_large``: over 512 KB, not scanned (as the repo map skips it)."""
+
+    language: str | None
+    definitions: tuple = ()
+    line_count: int = 0
+    matched: tuple[str, ...] = ()
+    score: float = 0.0
+    size: int = 0
+    binary: bool = False
+    too_large: bool = False
+    spans: tuple[Span, ...] = ()
+    matches: int = 0  # definitions whose signature matches
+
+
+def signatures_of(
+    path: str,
+    data: bytes | None,
+    matcher: Matcher | None = None,
+    *,
+    size: int | None = None,
+    binary: bool = False,
+) -> Signatures:
+    """The definitions of the source DATA named PATH (the name picks the language).
+
+    DATA None means the file was too large to scan (SIZE bytes)."""
+    from ctxtools.repomap.scan import language_for, scan_source
+
+    language = language_for(path) if path else None
+    if binary:
+        return Signatures(language, binary=True)
+    if data is None:
+        return Signatures(language, size=size or 0, too_large=True)
+    line_count = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    if language is None:
+        return Signatures(None, line_count=line_count, size=len(data))
+    result = scan_source(path, data.decode("utf-8", "replace"))
+    defs = tuple(sorted(result.definitions, key=lambda d: (d.line, d.name))) if result else ()
+    matched: set[str] = set()
+    score = 0.0
+    matches = 0
+    if matcher is not None and matcher.identifiers:
+        for d in defs:
+            found = matcher.classify(d.signature)
+            matched.update(found)
+            score += sum(found.values())
+            matches += bool(found)
+    return Signatures(
+        language,
+        defs,
+        line_count,
+        matcher.order(matched) if matcher else (),
+        score,
+        len(data),
+        matches=matches,
+    )
+
+
+def render_signatures(sig: Signatures, label: str) -> str:
+    """A file's header, then ``  120│ def verify(token)`` per definition, indented by scope."""
+    n = sig.line_count
+    parts = []
+    if sig.too_large:
+        parts.append(f"{sig.size} bytes; over 512 KB, not scanned")
+    else:
+        parts.append(f"{n} line" + ("" if n == 1 else "s"))
+        if sig.language is None:
+            parts.append("no definition scanner for this file type")
+        else:
+            k = len(sig.definitions)
+            parts.append(f"{sig.language}, {k} definition" + ("" if k == 1 else "s"))
+    if sig.matched:
+        parts.append("matched: " + ", ".join(sig.matched))
+    out = [frame(label, parts)]
+    w = gutter_width(n)
+    for d in sig.definitions:
+        depth = d.scope.count(".") + 1 if d.scope else 0
+        out.append(f"{d.line:>{w}}│ {'  ' * depth}{d.signature}")
+    out.append("")
+    return "\n".join(out)
+
+
+def signatures_dict(sig: Signatures, label: str) -> dict:
+    return {
+        "path": json_text(label),
+        "status": "too_large" if sig.too_large else "ok",
+        "lines": sig.line_count,
+        "bytes": sig.size,
+        "language": sig.language,
+        "matched": list(sig.matched),
+        "score": sig.score,
+        "matches": sig.matches,
+        "definitions": [
+            {
+                "kind": d.kind,
+                "name": d.name,
+                "line": d.line,
+                "end_line": d.end_line,
+                "scope": d.scope,
+                "signature": d.signature,
+            }
+            for d in sig.definitions
+        ],
+    }

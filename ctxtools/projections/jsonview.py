@@ -1,0 +1,191 @@
+"""The ``--jsonpath`` projection: a payload read as JSON (or JSON Lines, as an array of its
+lines' values) and the matches of a JSONPath query, one a line, in the output cap."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ctxtools.errors import InputError, UsageError
+from ctxtools.projections.output import MAX_CHARS_DEFAULT, Next, Output
+from ctxtools.projections.output import thousands as _n
+
+if TYPE_CHECKING:
+    from ctxtools.store import Payload
+
+
+def _json_error(label: str, exc: Exception, line: int | None = None) -> InputError:
+    msg = str(getattr(exc, "msg", None) or exc).split("\n", 1)[0]
+    lineno = getattr(exc, "lineno", None)
+    colno = getattr(exc, "colno", None)
+    if line is not None:
+        where = f" at line {line}"
+    elif lineno is not None:
+        where = f" at line {lineno}, column {colno}"
+    else:
+        where = ""
+    return InputError(f"{label} is not valid JSON{where}: {msg}")
+
+
+def load_json(p: Payload) -> Any:
+    """The payload as a JSON value; JSON Lines as an array of its lines' values."""
+    import orjson
+
+    kind = p.record.get("type")
+    if kind == "jsonl":
+        return _load_jsonl(p)
+    data = b"".join(p.iter_bytes())
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if kind != "json" and data.lstrip()[:1] in (b"{", b"["):
+            try:
+                return _load_jsonl(p)
+            except InputError:
+                pass
+        raise _json_error(p.label, exc) from None
+
+
+def _load_jsonl(p: Payload) -> list[Any]:
+    import orjson
+
+    out = []
+    for i, raw in enumerate(p.iter_lines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            out.append(orjson.loads(raw))
+        except orjson.JSONDecodeError as exc:
+            raise InputError(
+                f"{p.label} is not valid JSON Lines: line {i}: {str(exc.msg).splitlines()[0]}"
+            ) from None
+    return out
+
+
+def _dump_json(item: Any) -> str:
+    """ITEM as compact JSON (orjson; the standard library past orjson's 255 levels)."""
+    import orjson
+
+    try:
+        return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        import json
+        import sys
+
+        from ctxtools.jsonpath import STACK_FRAMES
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, STACK_FRAMES))
+        try:
+            return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InputError(f"a match cannot be shown as JSON: {exc}") from None
+        finally:
+            sys.setrecursionlimit(limit)
+
+
+def jsonpath_view(
+    p: Payload,
+    expr: str,
+    *,
+    dialect: str = "rfc9535",
+    paths: bool = False,
+    skip: int = 0,
+    max_chars: int = MAX_CHARS_DEFAULT,
+    nxt: Next | None = None,
+) -> Output:
+    """A JSON array of the matches of EXPR (their normalized paths with PATHS), one a line."""
+
+    from ctxtools.jsonpath import compile_query, query
+
+    nxt = nxt or Next(None)
+    if skip < 0:
+        raise UsageError(f"--skip {skip}: must be 0 or more")
+    compile_query(expr, dialect)  # a bad query fails before the document is read
+    doc = load_json(p)
+    matches = query(doc, expr, dialect)
+    items = [m.path if paths else m.value for m in matches][skip:]
+    parts = ["["]
+    used = 2
+    shown = 0
+    cut_first = False
+    for item in items:
+        s = _dump_json(item)
+        piece = ("\n" if shown == 0 else ",\n") + s
+        if used + len(piece) + 2 > max_chars:
+            if shown == 0:
+                parts.append(piece[: max(0, max_chars - used)])
+                cut_first = True
+            break
+        parts.append(piece)
+        used += len(piece)
+        shown += 1
+    out = Output()
+    args = ["--jsonpath", expr] + (["--paths"] if paths else [])
+    if dialect != "rfc9535":
+        args += ["--dialect", dialect]
+    if cut_first:
+        out.body = "".join(parts) + "\n"
+        out.trailer = (
+            f"[ctx-read: cut at {_n(max_chars)} chars: match {skip + 1} of {_n(len(matches))} "
+            f"alone is longer; narrow the query (e.g. a key or [0:10] below it), "
+            f"next: {nxt.command(*args, '--skip', str(skip + 1))}]"
+        )
+        return out
+    out.body = "".join(parts) + ("\n]\n" if shown else "]\n")
+    if shown < len(items):
+        out.trailer = (
+            f"[ctx-read: cut at {_n(max_chars)} chars: showed matches {skip + 1}-{skip + shown} "
+            f"of {_n(len(matches))}; next: {nxt.command(*args, '--skip', str(skip + shown))}]"
+        )
+    return out
+    out.body = "".join(parts) + ("\n]\n" if shown else "]\n")
+    if shown < len(items):
+        args = ["--jsonpath", expr] + (["--paths"] if paths else [])
+        if dialect != "rfc9535":
+            args += ["--dialect", dialect]
+        out.trailer = (
+            f"[ctx-read: cut at {_n(max_chars)} chars: showed matches {skip + 1}-{skip + shown} "
+            f"of {_n(len(matches))}; next: {nxt.command(*args, '--skip', str(skip + shown))}]"
+        )
+    return out
+
+
+def json_examples(p: Payload, kind: str, nxt: Next, info: dict) -> list[str]:
+    from ctxtools.store import JSON_PARSE_LIMIT
+
+    if p.size > JSON_PARSE_LIMIT:
+        return [nxt.command("--jsonpath", "$[0]" if kind == "jsonl" else "$.*")]
+    try:
+        doc = load_json(p)
+    except InputError:
+        return []
+    out = []
+    if isinstance(doc, dict):
+        keys = sorted(doc) if len(doc) > 50 else list(doc)
+        info["top_level_keys"] = keys[:50]
+        if keys:
+            k = keys[0]
+            sel = f"$.{k}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k) else f"$[{_q(k)}]"
+            out.append(nxt.command("--jsonpath", sel))
+        out.append(nxt.command("--jsonpath", "$.*", "--paths"))
+    elif isinstance(doc, list):
+        info["top_level_length"] = len(doc)
+        out.append(nxt.command("--jsonpath", "$[0]"))
+        first = doc[0] if doc else None
+        if isinstance(first, dict) and first:
+            keys = list(first)
+            info["element_keys"] = keys[:50]
+            k = next((k for k in keys if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)), None)
+            if k is not None:
+                out.append(nxt.command("--jsonpath", f"$[*].{k}"))
+                v = first[k]
+                if isinstance(v, str | int | float) and not isinstance(v, bool):
+                    lit = _q(v) if isinstance(v, str) else str(v)
+                    out.append(nxt.command("--jsonpath", f"$[?@.{k} == {lit}]"))
+        out.append(nxt.command("--jsonpath", "$[-1]"))
+    return out
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -1,0 +1,293 @@
+"""``scan_repository``: the files of a repository read and scanned, through the scan cache.
+
+List (``files``), then for each candidate: the scan cache's entry when the stat matches,
+else the file is read and hashed (an unchanged hash keeps the entry), else it is scanned
+(``scan``). Files that certainly need scanning are scanned first on worker processes when
+there are many. The result is a ``ScanSet``: the scans in path order and what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ctxtools.errors import InputError
+from ctxtools.repomap import files as filesmod
+from ctxtools.repomap.graph import FileScan
+
+MAX_FILES = 4000
+MAX_FILE_SIZE = 512 * 1024
+PARALLEL_MIN = 256  # files to scan before worker processes pay for themselves
+MAX_WORKERS = 4
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ScanSet:
+    """The scanned files of a repository, in path order, and what happened on the way."""
+
+    root: str
+    via: str
+    scans: list[FileScan]  # emptied by build_map once ranked (memory)
+    skipped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    truncated: bool = False
+    candidates: int = 0  # files that could have been mapped (before --max-files)
+    scanned: int = 0  # files read and scanned in this run (cache misses)
+    cache_path: str | None = None
+    # Per scan, the content hash the scan cache holds for it (0 for a manifest); None
+    # without the cache. Equal hashes mean equal scans: what the graph memo goes by.
+    digests: list[int] | None = None
+    # What the scan cache held before for the files scanned anew (``cache.CacheEntry``).
+    replaced: dict = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def list_repository(root: str) -> filesmod.Listing:
+    """The files of ROOT that may go on the map (see ``files.list_files``)."""
+    from ctxtools.repomap.scan import language_for
+
+    if not os.path.isdir(root):
+        if os.path.exists(root):
+            raise InputError(f"{root}: not a directory", hint="give the repository's directory")
+        raise InputError(f"{root}: no such directory")
+    return filesmod.list_files(root, language_for)
+
+
+def scan_payload(rel: str, data: bytes):
+    """What the cache stores for a file's content: a skip reason, None, or the scan
+    (a ``cache.ScanPayload``)."""
+    from ctxtools.repomap.cache import ScanPayload
+    from ctxtools.repomap.scan import scan_source
+
+    reason = filesmod.classify(data)
+    if reason is not None:
+        return reason
+    result = scan_source(rel, data.decode("utf-8", "replace"))
+    if result is None:
+        return None
+    # Interned names: one string object per identifier across all files, which marshal
+    # then writes once (a small cache) and loads once (a small heap).
+    intern = sys.intern
+    defs = tuple(
+        (
+            intern(d.kind),
+            intern(d.name),
+            d.line,
+            d.signature,
+            intern(d.scope) if d.scope else None,
+            d.end_line,
+        )
+        for d in result.definitions
+    )
+    names = tuple(intern(k) for k in result.references)
+    counts = tuple(result.references[k] for k in names)
+    imports = tuple(intern(i) for i in result.imports)
+    return ScanPayload(intern(result.language), defs, names, counts, imports)
+
+
+def _scan_file(job: tuple) -> tuple:
+    """In a worker process: (rel, status, size, digest, payload) for one file."""
+    rel, path, limit, want_digest = job
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return (rel, "unreadable", 0, 0, None)
+    if len(data) > limit:
+        return (rel, "too large", 0, 0, None)
+    if want_digest:
+        from ctxtools.repomap.cache import content_hash
+
+        digest = content_hash(data)
+    else:
+        digest = 0
+    return (rel, "ok", len(data), digest, scan_payload(rel, data))
+
+
+def _reintern(payload: object):
+    """A payload from another process, with its names as the shared strings
+    ``scan_payload`` makes here."""
+    from ctxtools.repomap.cache import ScanPayload
+
+    if not isinstance(payload, tuple):
+        return payload
+    intern = sys.intern
+    language, defs, names, counts, imports = payload
+    defs = tuple(
+        (intern(k), intern(n), ln, sig, intern(sc) if sc else None, end)
+        for k, n, ln, sig, sc, end in defs
+    )
+    return ScanPayload(intern(language), defs, tuple(map(intern, names)), counts, imports)
+
+
+def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str, tuple]:
+    """Scan, on several processes, the files that certainly need it: no cache entry of
+    the same size (a same-size entry may be a mere touch, which the hash settles without a
+    scan). Only when nothing can be cut by --max-files, so no file is scanned in vain.
+    Returns rel -> (status, size, digest, payload)."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(candidates) > max_files:
+        return {}
+    jobs = []
+    for cand in candidates:
+        if cand.manifest or cand.size > max_file_size:
+            continue
+        if cache is not None:
+            entry = cache.entries.get(cand.rel)
+            if entry is not None and entry.size == cand.size:
+                continue
+        jobs.append((cand.rel, cand.path, max_file_size, cache is not None))
+    if len(jobs) < PARALLEL_MIN:
+        return {}
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    out: dict[str, tuple] = {}
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(cpus, MAX_WORKERS), mp_context=ctx) as pool:
+            for n, (rel, status, size, digest, payload) in enumerate(
+                pool.map(_scan_file, jobs, chunksize=32)
+            ):
+                out[rel] = (status, size, digest, _reintern(payload))
+                if progress is not None and n % 64 == 0:
+                    progress(n, len(candidates))
+    except Exception:  # no processes to be had (or a warning about forking): go serial
+        return {}
+    return out
+
+
+def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
+    """The payload of one candidate the cache could not answer by its stat: from its
+    content's hash when only its stamp changed, else scanned (a str: why it was skipped)."""
+    try:
+        with open(cand.path, "rb") as fh:
+            data = fh.read(max_file_size + 1)
+    except OSError:
+        return "unreadable"
+    if len(data) > max_file_size:
+        return "too large"
+    digest = 0
+    if cache is not None:
+        from ctxtools.repomap.cache import content_hash
+
+        digest = content_hash(data)
+        entry = cache.get_by_hash(cand.rel, cand.size, cand.stamp, digest)
+        if entry is not None:
+            return entry.payload
+    payload = scan_payload(cand.rel, data)
+    ss.scanned += 1
+    if cache is not None:
+        cache.put(cand.rel, len(data), cand.stamp, digest, payload)
+    return payload
+
+
+def _payload_for(cand, cache, prescanned: dict, ss: ScanSet, max_file_size: int):
+    """A candidate's payload: from the cache, from the workers' prescan, or read now."""
+    if cache is not None:
+        entry = cache.get(cand.rel, cand.size, cand.stamp)
+        if entry is not None:
+            return entry.payload
+    done = prescanned.pop(cand.rel, None)
+    if done is None:
+        return _read_and_scan(cand, cache, ss, max_file_size)
+    status, size, digest, payload = done
+    if status != "ok":
+        return status
+    ss.scanned += 1
+    if cache is not None:
+        cache.put(cand.rel, size, cand.stamp, digest, payload)
+    return payload
+
+
+def _scan_candidates(candidates, cache, ss: ScanSet, max_files, max_file_size, progress):
+    """The scans of CANDIDATES, in their order, up to MAX_FILES (ss.truncated past it)."""
+    total = len(candidates)
+    prescanned = _prescan(candidates, cache, max_files, max_file_size, progress)
+    parallel = bool(prescanned)
+    kept: list[FileScan] = []
+    for n, cand in enumerate(candidates):
+        if len(kept) >= max_files:
+            ss.truncated = True
+            break
+        if progress is not None and n % 64 == 0 and not parallel:
+            progress(n, total)  # (after a parallel scan, the work left is lookups only)
+        if cand.manifest:
+            kept.append(FileScan(cand.rel, None, manifest=True))
+            continue
+        if cand.size > max_file_size:
+            ss.skip("too large")
+            continue
+        payload = _payload_for(cand, cache, prescanned, ss, max_file_size)
+        if isinstance(payload, str):
+            ss.skip(payload)
+        elif payload is not None:
+            kept.append(FileScan(cand.rel, *payload))
+    if progress is not None:
+        progress(total, total)
+    return kept
+
+
+def _open_cache(root: str, store):
+    from ctxtools.config import store_root
+    from ctxtools.repomap.cache import ScanCache, cache_path, scanner_fingerprint
+
+    cache = ScanCache(cache_path(store_root(store), root), root, scanner_fingerprint())
+    cache.load()
+    return cache
+
+
+def _close_cache(cache, ss: ScanSet, candidates) -> None:
+    """Save the cache, and give SS what the graph memo needs from it."""
+    if ss.truncated:  # keep the entries of files past the cut, they are not stale
+        cache.seen.update(c.rel for c in candidates if c.rel in cache.entries)
+    cache.save()
+    ss.notes.extend(cache.notes)
+    entries = cache.entries
+    ss.digests = [0 if s.manifest else entries[s.rel].digest for s in ss.scans]
+    ss.replaced = dict(cache.replaced)
+
+
+def scan_repository(
+    root: str,
+    *,
+    use_cache: bool = True,
+    store: str | os.PathLike | None = None,
+    max_files: int = MAX_FILES,
+    max_file_size: int = MAX_FILE_SIZE,
+    progress: Progress | None = None,
+    listing: filesmod.Listing | None = None,
+) -> ScanSet:
+    """List (unless LISTING is given), read where the cache cannot answer, and scan the
+    files of ROOT."""
+    if listing is None:
+        listing = list_repository(root)
+    ss = ScanSet(root, listing.via, [], dict(listing.skipped))
+    cache = _open_cache(root, store) if use_cache else None
+    if cache is not None:
+        ss.cache_path = str(cache.path)
+    candidates = listing.candidates
+    kept = _scan_candidates(candidates, cache, ss, max_files, max_file_size, progress)
+    total = len(candidates)
+    ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
+    kept.sort(key=lambda s: s.rel)
+    ss.scans = kept
+    if cache is not None:
+        _close_cache(cache, ss, candidates)
+    if ss.truncated:
+        ss.notes.append(
+            f"truncated: mapped the first {max_files} of {total} files "
+            "(shallowest paths first; raise --max-files to map more)"
+        )
+    unreadable = ss.skipped.get("unreadable", 0)
+    if unreadable:
+        ss.notes.append(f"skipped {unreadable} unreadable file(s)")
+    if not kept:
+        ss.notes.append("no source files to map")
+    return ss

@@ -1,0 +1,103 @@
+"""The store's disk primitives: its directories, its lock, its errors, its leftovers.
+
+The bytes themselves are written with ``ctxtools.fsutil`` (``write_temp``, ``replace_file``:
+the toolkit's one atomic write -- temporary file ``.tmp-<pid>-*`` beside the target,
+fdatasync, ``os.replace``, directory fsync). This module adds what only the store needs:
+
+* ``ensure_dir`` -- the root (mode 0700) and a directory under it, created on first write;
+* ``lock`` -- ``flock`` on ``ROOT/.lock``: writers share it, gc/rm/compaction take it alone;
+* ``store_error`` -- an ``OSError`` as the store's one-line ``StoreError``;
+* ``tmp_is_dead`` -- whether a temporary file is a leftover that gc may remove.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ctxtools.errors import StoreError
+from ctxtools.fsutil import TMP_PREFIX
+
+TMP_STALE_SECONDS = 24 * 3600  # a temporary file this old is a leftover, whoever wrote it
+
+
+def store_error(root: Path, exc: OSError, doing: str) -> StoreError:
+    """The StoreError for EXC, met while DOING something in the store at ROOT."""
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        reason = "no space left on device"
+    elif exc.errno in (errno.EROFS,):
+        reason = "read-only file system"
+    elif exc.errno in (errno.EACCES, errno.EPERM):
+        reason = "permission denied"
+    return StoreError(
+        f"cannot {doing} in store {root}: {reason}",
+        hint="nothing was changed; free space, fix permissions or use --store DIR",
+    )
+
+
+def ensure_dir(root: Path, path: Path) -> None:
+    """Create the store ROOT (mode 0700) and the directory PATH under it, if missing."""
+    try:
+        # mkdir first, never "check then create": two writers on a fresh store race.
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except FileExistsError:  # exists and is not a directory
+            raise StoreError(
+                f"store root {root} is not a directory",
+                hint="point --store or CTX_STORE at a directory",
+            ) from None
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except NotADirectoryError as exc:
+        raise StoreError(
+            f"store root {root} is not a directory (a parent is a file)",
+            hint="point --store or CTX_STORE at a directory",
+        ) from exc
+    except OSError as exc:
+        raise store_error(root, exc, "create directories") from exc
+
+
+@contextlib.contextmanager
+def lock(root: Path, exclusive: bool = False) -> Iterator[None]:
+    """Hold the store's lock: shared (writers), or EXCLUSIVE (gc, rm, compaction)."""
+    import fcntl
+
+    ensure_dir(root, root)
+    try:
+        fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise store_error(root, exc, "take the lock") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def tmp_is_dead(fname: str, path: Path, now: float) -> bool:
+    """A temp file is a leftover when its writer is gone (or it is a day old)."""
+    m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", fname)
+    try:
+        age = now - path.stat().st_mtime
+    except OSError:
+        return False
+    if m is None:
+        return True
+    pid = int(m.group(1))
+    if pid == os.getpid():
+        return False
+    return not pid_alive(pid) or age > TMP_STALE_SECONDS

@@ -1,0 +1,465 @@
+"""The handle store: payloads on disk behind small handle cards (virtual memory for the model).
+
+Layout under the store root (created with mode 0700 on the first write)::
+
+    blobs/ab/<sha256>          raw bytes, immutable, content-addressed
+    blobs/ab/<sha256>.idx      line index, character checkpoints and block checksums (see
+                               ``LineIndex``; format 2, a format-1 file is rebuilt); a blob
+                               under 64 KiB written by ``put_many`` has none (rebuilt)
+    sessions/<session>/<name>.json   the current card of that name (plus private fields)
+    access.jsonl               append-only access log, compacted now and then
+    .lock                      flock: writers share it, gc/rm/compaction take it alone
+
+Every write goes to a temporary file in the target's filesystem, is fsync'ed and then
+``os.replace``d into place (``ctxtools.fsutil``), so a killed writer leaves at most a
+``.tmp-<pid>-*`` file that no card refers to (``gc`` removes it once that process is gone).
+The blob is in place before its card is written, so a visible card always has its bytes.
+``put_many`` (``ctxtools.store.batch``) writes a batch the same way with less waiting.
+
+Integrity: at stash time we record SHA-256 and xxh3-128 of the whole payload, and xxh3-64 of
+every 1 MiB block in the ``.idx`` file (which also carries its own checksum and the payload's
+xxh3-128, binding it to the card). Every byte a read serves comes from a block whose
+checksum was verified (``Payload``); a blob of at most ``FULL_CHECK_BYTES`` is verified
+whole on every open (``payload.stored_payload``). ``verify=True`` re-hashes the whole payload
+with SHA-256.
+
+A card read back is checked (``refs.card_problem``). A damaged card is an ``IntegrityError``
+for a read of it; listings and gc skip it and say so. The access log and frecency
+(``access``), gc (``gc``, ``evict``) are the store's housekeeping, called through this class.
+
+The library never prints; errors are ``ctxtools.errors`` exceptions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ctxtools import fsutil
+from ctxtools.errors import (
+    IntegrityError,
+    NotFoundError,
+    StaleHandleError,
+    StoreError,
+)
+from ctxtools.fsutil import TMP_PREFIX
+from ctxtools.store import disk
+from ctxtools.store.index import Indexer, feed_stream
+from ctxtools.store.payload import Chain, Payload, stored_payload
+from ctxtools.store.refs import (
+    DEFAULT_SESSION,
+    NAME_RE,
+    REF_PREFIX_LEN,
+    Ref,
+    card_bytes,
+    card_problem,
+    card_sha,
+    make_record,
+    parse_ref,
+    public_card,
+    validate_name,
+    validate_session,
+    validate_type,
+)
+from ctxtools.store.sniff import detect_type_head, json_loads, settle_type
+
+
+class HandleStore:
+    """The on-disk handle store. ``root=None`` means ``ctxtools.config.default_store_root()``.
+
+    Nothing is created until the first write (then with mode 0700).
+    """
+
+    def __init__(self, root: str | os.PathLike | None = None) -> None:
+        if root is None:
+            from ctxtools.config import default_store_root
+
+            root = default_store_root()
+        self.root = Path(root)
+
+    # paths
+    @property
+    def blobs_dir(self) -> Path:
+        return self.root / "blobs"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def access_log(self) -> Path:
+        return self.root / "access.jsonl"
+
+    def blob_path(self, sha256: str) -> Path:
+        return self.blobs_dir / sha256[:2] / sha256
+
+    def idx_path(self, sha256: str) -> Path:
+        return self.blobs_dir / sha256[:2] / f"{sha256}.idx"
+
+    def card_path(self, session: str, name: str) -> Path:
+        return self.sessions_dir / validate_session(session) / f"{validate_name(name)}.json"
+
+    def check_writable(self) -> None:
+        """Raise StoreError now if a stash could not be written (before running anything)."""
+        disk.ensure_dir(self.root, self.blobs_dir)
+        tmp = fsutil.temp_path(self.blobs_dir)
+        try:
+            os.close(fsutil.create_temp(tmp))
+            os.unlink(tmp)
+        except OSError as exc:
+            raise disk.store_error(self.root, exc, "write") from exc
+
+    # writing
+    def put_bytes(self, data: bytes, **options: Any) -> dict:
+        """Store DATA and return its card (always stores; thresholds are the caller's).
+        OPTIONS are ``put_stream``'s: ``name``, ``session``, ``type``, ``exit_status``."""
+        import io
+
+        return self.put_stream(io.BytesIO(bytes(data)), **options)
+
+    def put_stream(
+        self,
+        stream: BinaryIO,
+        *,
+        name: str | None = None,
+        session: str = DEFAULT_SESSION,
+        type: str | None = None,
+        exit_status: int | Callable[[], int] | None = None,
+        head: bytes = b"",
+    ) -> dict:
+        """Stream STREAM (after HEAD, bytes already read from it) into the store; its card.
+
+        Memory stays bounded whatever the size. Without NAME the name is the first 12 hex
+        digits of the SHA-256. TYPE is detected when None. Re-stashing a name replaces its
+        card (the old ``@sha`` reference then reads as stale). EXIT_STATUS may be a callable,
+        called once the stream is exhausted (e.g. a child process's ``wait``).
+        """
+        validate_session(session)
+        if name is not None:
+            validate_name(name)
+        validate_type(type)
+        if head:
+            stream = Chain(head, stream)  # type: ignore[assignment]
+        disk.ensure_dir(self.root, self.blobs_dir)
+        return self._put(stream, name, session, type, exit_status)
+
+    def _put(
+        self,
+        stream: BinaryIO,
+        name: str | None,
+        session: str,
+        type_: str | None,
+        exit_status: int | Callable[[], int] | None,
+    ) -> dict:
+        tmp = fsutil.temp_path(self.blobs_dir)
+        try:
+            try:
+                fd = fsutil.create_temp(tmp)
+            except OSError as exc:
+                raise disk.store_error(self.root, exc, "write") from exc
+            with open(fd, "w+b", buffering=0) as fh:
+                ix = feed_stream(Indexer(), stream, lambda chunk: self._write(fd, chunk))
+                try:
+                    os.fdatasync(fd)
+                except OSError as exc:
+                    raise disk.store_error(self.root, exc, "write") from exc
+                detected = detect_type_head(bytes(ix.head), ix.size, fh)
+                detected = settle_type(type_, detected, ix.lines)
+            if callable(exit_status):
+                exit_status = exit_status()
+            # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
+            # and its card in place is done under the shared lock, so gc -- which takes it
+            # alone -- never sees a blob whose card is about to be written.
+            with disk.lock(self.root):
+                return self._commit(tmp, ix, detected, name, session, exit_status)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _write(self, fd: int, chunk: bytes) -> None:
+        try:
+            fsutil.write_all(fd, chunk)
+        except OSError as exc:
+            raise disk.store_error(self.root, exc, "write") from exc
+
+    def _commit(
+        self,
+        tmp: str,
+        ix: Indexer,
+        detected: str,
+        name: str | None,
+        session: str,
+        exit_status: int | None,
+    ) -> dict:
+        sha = ix.sha256
+        final = self.blob_path(sha)
+        try:
+            final.parent.mkdir(mode=0o700, exist_ok=True)
+            # The index is derived and checks itself: no fsync (the blob's is enough).
+            fsutil.replace_file(self.idx_path(sha), ix.index().to_bytes(), durable=False)
+            os.replace(tmp, final)
+            fsutil.fsync_dir(final.parent)
+        except OSError as exc:
+            raise disk.store_error(self.root, exc, "write") from exc
+        record = make_record(ix, detected, name, session, exit_status, time.time())
+        path = self.card_path(session, record["name"])
+        disk.ensure_dir(self.root, self.sessions_dir)
+        try:
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            fsutil.replace_file(path, card_bytes(record))
+        except OSError as exc:
+            raise disk.store_error(self.root, exc, "write the card") from exc
+        return public_card(record)
+
+    def put_many(self, items: Iterable[tuple[bytes, dict]]) -> list[dict]:
+        """Store many payloads in one batch; their cards, in order, as ``put_bytes`` gives them.
+
+        ITEMS are ``(data, kwargs)`` with KWARGS as for ``put_bytes`` (``name``, ``session``,
+        ``type``, ``exit_status``; all optional). Everything is validated before anything is
+        written (UsageError). Later items win over earlier ones of the same session/name, as
+        with one put after another. Cheaper than one put each; a killed batch leaves no card
+        without its blob (see ``ctxtools.store.batch``).
+        """
+        from ctxtools.store.batch import put_many
+
+        return put_many(self, items)
+
+    # reading
+    def _load_record(self, session: str, name: str) -> dict | None:
+        path = self.card_path(session, name)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read card {path}: {exc.strerror or exc}") from exc
+        try:
+            record = json_loads(data)
+        except ValueError:
+            raise IntegrityError(
+                f"handle {session}/{name}: its card {path} is not valid JSON",
+                hint="remove it with ctx-stash --rm",
+            ) from None
+        reason = card_problem(record, session, name)
+        if reason is not None:
+            raise IntegrityError(
+                f"handle {session}/{name}: its card {path} is damaged ({reason})",
+                hint=f"remove it with ctx-stash --rm {session}/{name}",
+            )
+        return record
+
+    def record(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
+        """The full stored record of REF (card plus private fields); checks staleness."""
+        r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
+        record = self._load_record(r.session, r.name)
+        if record is None:
+            raise NotFoundError(
+                f"no handle {r.session}/{r.name}",
+                hint="ctx-stash --list shows the handles of a session",
+            )
+        if r.sha_prefix and not record["sha256"].startswith(r.sha_prefix):
+            if not self.blob_path_for_prefix_exists(r.sha_prefix):
+                raise StaleHandleError(
+                    f"no version @{r.sha_prefix} of {r.session}/{r.name} "
+                    f"(its current version is @{record['sha256'][:REF_PREFIX_LEN]})",
+                    hint=f"read ctx:{r.session}/{r.name} for the current version",
+                )
+            raise StaleHandleError(
+                f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
+                f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
+                hint=f"read ctx:{r.session}/{r.name} for the current version",
+            )
+        return record
+
+    def blob_path_for_prefix_exists(self, prefix: str) -> bool:
+        """Whether some stored blob's SHA-256 starts with PREFIX (an earlier version may
+        still be there until gc; a prefix of no blob at all was never stashed)."""
+        d = self.blobs_dir / prefix[:2]
+        try:
+            with os.scandir(d) as it:
+                return any(e.name.startswith(prefix) and not e.name.endswith(".idx") for e in it)
+        except OSError:
+            return False
+
+    def card(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
+        """The current card of REF (raises NotFoundError / StaleHandleError)."""
+        return public_card(self.record(ref, session))
+
+    def open(
+        self,
+        ref: str | Ref,
+        session: str = DEFAULT_SESSION,
+        *,
+        verify: bool = False,
+        touch: bool = True,
+    ) -> Payload:
+        """Open REF for reading: a Payload that serves only verified bytes.
+
+        Raises NotFoundError, StaleHandleError, IntegrityError (corrupt, truncated, or --verify
+        SHA-256 mismatch). With TOUCH (the default) the read is logged in the access log.
+        """
+        r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
+        record = self.record(r)
+        label = f"ctx:{record['session_id']}/{record['name']}@{record['sha256'][:REF_PREFIX_LEN]}"
+        path = self.blob_path(record["sha256"])
+        try:
+            fh = open(path, "rb")  # noqa: SIM115 - owned by the Payload
+        except FileNotFoundError:
+            raise IntegrityError(
+                f"handle {label}: its blob is missing from the store", hint="re-stash it"
+            ) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        try:
+            payload = stored_payload(fh, record, self.idx_path(record["sha256"]), label, verify)
+        except BaseException:
+            fh.close()
+            raise
+        if touch:
+            self.record_access(record["session_id"], record["name"])
+        return payload
+
+    def read_bytes(self, ref: str | Ref, session: str = DEFAULT_SESSION, **flags: bool) -> bytes:
+        """The whole verified payload of REF; FLAGS are ``open``'s (``verify``, ``touch``).
+
+        Raises NotFoundError, StaleHandleError, IntegrityError.
+        """
+        with self.open(ref, session, **flags) as payload:
+            return b"".join(payload.iter_bytes())
+
+    # access log and frecency (ctxtools.store.access)
+    def record_access(self, session: str, name: str, *, when: float | None = None) -> None:
+        """Append one access record (best effort: a read-only store just is not logged)."""
+        from ctxtools.store.access import record_access
+
+        record_access(self, session, name, when)
+
+    def access_stats(self, with_times: bool = False) -> dict:
+        """(session, name) -> (read count, last read time) from the access log; WITH_TIMES:
+        -> [(time, count), ...] of each record instead."""
+        from ctxtools.store.access import access_stats
+
+        return access_stats(self, with_times)
+
+    def compact_access(self, keep: set[tuple[str, str]] | None = None) -> None:
+        """Rewrite the access log as one record per handle (only KEEP's, when given), at most
+        ACCESS_MAX_ENTRIES of them: the lowest frecency goes first. Reads logged before a
+        handle's current card was written (an earlier version of the name) are dropped."""
+        from ctxtools.store.access import compact_access
+
+        compact_access(self, keep)
+
+    def entries(
+        self,
+        session: str | None = None,
+        now: float | None = None,
+        damaged: list[tuple[str, str, str | None]] | None = None,
+    ) -> list[dict]:
+        """Cards with their access figures: id, size_bytes, last_accessed_at, access_count,
+        frecency (count x e^(-lambda age), half-life 7 days) -- newest-frecency first.
+
+        Reads logged before the card was written belong to an earlier version of the name
+        (re-stashed): they do not count. DAMAGED collects the cards skipped (``records``).
+        """
+        from ctxtools.store.access import entries
+
+        return entries(self, session, now, damaged)
+
+    # listing, removal, gc
+    def sessions(self) -> list[str]:
+        try:
+            return sorted(p.name for p in self.sessions_dir.iterdir() if p.is_dir())
+        except OSError:
+            return []
+
+    def records(
+        self, session: str | None = None, damaged: list[tuple[str, str, str | None]] | None = None
+    ) -> list[dict]:
+        """Every readable card record (of SESSION, or of all sessions), sorted by session/name.
+
+        A damaged card is skipped; with DAMAGED, ``(id, message, its sha256 if readable)`` of
+        each is appended to it.
+        """
+        out = []
+        for sess in [validate_session(session)] if session else self.sessions():
+            d = self.sessions_dir / sess
+            try:
+                names = sorted(p.name for p in d.iterdir())
+            except OSError:
+                continue
+            for fname in names:
+                if not fname.endswith(".json") or fname.startswith(TMP_PREFIX):
+                    continue
+                if not NAME_RE.fullmatch(fname[:-5]):
+                    continue
+                try:
+                    rec = self._load_record(sess, fname[:-5])
+                except (IntegrityError, StoreError) as exc:
+                    if damaged is not None:
+                        damaged.append((f"{sess}/{fname[:-5]}", exc.message, card_sha(d / fname)))
+                    continue
+                if rec is not None:
+                    out.append(rec)
+        return out
+
+    def check_root(self) -> None:
+        """StoreError when the root exists but is not a directory (nothing to list or gc)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(
+                f"store root {self.root} is not a directory",
+                hint="point --store or CTX_STORE at a directory",
+            )
+
+    def remove(self, refs: list[str], session: str = DEFAULT_SESSION) -> list[str]:
+        """Remove the cards of REFS (blobs go at the next gc); the removed ids."""
+        parsed = [parse_ref(r, session) for r in refs]
+        for r in parsed:
+            try:
+                self.record(r)  # NotFound / stale before anything is removed
+            except IntegrityError:
+                if r.sha_prefix:  # a damaged card has no version to compare with
+                    raise
+                # a damaged card can always be removed
+        removed = []
+        with disk.lock(self.root, exclusive=True):
+            for r in parsed:
+                try:
+                    self.card_path(r.session, r.name).unlink()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise disk.store_error(self.root, exc, "remove a card") from exc
+                removed.append(f"{r.session}/{r.name}")
+        return removed
+
+    def gc(
+        self,
+        *,
+        max_bytes: int | None = None,
+        max_entries: int | None = None,
+        strategy: str = "lru",
+        dry_run: bool = False,
+        now: float | None = None,
+    ) -> dict:
+        """Evict handles over budget, then remove unreferenced blobs and dead temp files.
+
+        Returns {"evicted": [ids], "blobs_removed": n, "bytes_freed": n, "temp_removed": n,
+        "kept": n, "kept_bytes": n, "damaged": [{"id", "error"}]} (see ``ctxtools.store.gc``).
+        """
+        from ctxtools.store.gc import gc
+
+        return gc(
+            self,
+            max_bytes=max_bytes,
+            max_entries=max_entries,
+            strategy=strategy,
+            dry_run=dry_run,
+            now=now,
+        )

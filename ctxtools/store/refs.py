@@ -1,0 +1,233 @@
+"""Names, references and cards: what a handle is called, how it is referred to, and the
+record stored for it.
+
+A name or a session matches ``[A-Za-z0-9][A-Za-z0-9._-]{0,127}`` (so no name can point
+outside the store); a reference is ``[ctx:][SESSION/]NAME[@SHA_PREFIX]``. A card is the
+record of one stash: the public fields ``ctx-stash`` prints (``PUBLIC_FIELDS``, in that
+order) plus private ones (``xxh3``, ``created_at``). A card read back is checked
+(``card_problem``): every field it needs, of the right type, a ``sha256`` of 64 hex digits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ctxtools.errors import UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ctxtools.store.index import Indexer
+
+DEFAULT_SESSION = "default"
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+SHA_PREFIX_RE = re.compile(r"[0-9a-f]{4,64}")
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
+REF_PREFIX_LEN = 12
+TYPES = ("text", "json", "jsonl")
+PUBLIC_FIELDS = (
+    "kind",
+    "session_id",
+    "name",
+    "type",
+    "length",
+    "lines",
+    "bytes",
+    "repr_preview",
+    "sha256",
+    "ref",
+    "exit_status",
+)
+PREVIEW_CHARS = 72
+
+_CARD_FIELDS = (
+    ("session_id", str),
+    ("name", str),
+    ("type", str),
+    ("length", int),
+    ("lines", int),
+    ("bytes", int),
+    ("sha256", str),
+    ("xxh3", str),
+)
+
+
+# --- names and references -------------------------------------------------------------------
+
+
+def validate_name(name: str, what: str = "name") -> str:
+    """Return NAME if it is a valid handle name or session (else UsageError, exit 2).
+
+    Valid: ``[A-Za-z0-9][A-Za-z0-9._-]{0,127}`` -- no ``/``, no ``..`` at the start, at most
+    128 characters, so a name can never point outside the store.
+    """
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        shown = name if isinstance(name, str) and len(name) <= 40 else f"{str(name)[:40]}..."
+        reason = "empty" if name == "" else "invalid"
+        if isinstance(name, str) and len(name) > 128:
+            reason = f"too long ({len(name)} characters, at most 128)"
+        raise UsageError(
+            f"{reason} {what} {shown!r}",
+            hint=f"a {what} is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit",
+        )
+    return name
+
+
+def validate_session(session: str) -> str:
+    return validate_name(session, "session")
+
+
+def validate_type(type_: str | None) -> None:
+    """UsageError unless TYPE_ is None (detect it) or one of ``TYPES``."""
+    if type_ is not None and type_ not in TYPES:
+        raise UsageError(f"unknown type {type_!r}", hint="one of: " + ", ".join(TYPES))
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed reference: ``[ctx:][SESSION/]NAME[@SHA_PREFIX]``."""
+
+    session: str
+    name: str
+    sha_prefix: str | None = None
+
+    def __str__(self) -> str:
+        at = f"@{self.sha_prefix}" if self.sha_prefix else ""
+        return f"ctx:{self.session}/{self.name}{at}"
+
+
+def parse_ref(ref: str, session: str = DEFAULT_SESSION) -> Ref:
+    """Parse ``[ctx:][SESSION/]NAME[@SHA_PREFIX]``; SESSION defaults to ``session``.
+
+    Raises UsageError (exit 2) for anything else: more than one ``/``, a bad name or
+    session, a prefix that is not 4-64 lowercase hex digits.
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise UsageError("empty handle reference", hint="give [ctx:][SESSION/]NAME[@SHA]")
+    text = ref.strip()
+    if text.startswith("ctx:"):
+        text = text[4:]
+    sha = None
+    if "@" in text:
+        text, sha = text.rsplit("@", 1)
+        sha = sha.lower()
+        if not SHA_PREFIX_RE.fullmatch(sha):
+            raise UsageError(
+                f"bad handle reference {ref!r}: @{sha} is not a 4-64 digit hex SHA-256 prefix"
+            )
+    parts = text.split("/")
+    if len(parts) == 1:
+        sess, name = session, parts[0]
+    elif len(parts) == 2:
+        sess, name = parts
+    else:
+        raise UsageError(
+            f"bad handle reference {ref!r}", hint="give [ctx:][SESSION/]NAME[@SHA_PREFIX]"
+        )
+    validate_session(sess)
+    validate_name(name)
+    return Ref(sess, name, sha)
+
+
+# --- cards ----------------------------------------------------------------------------------
+
+
+def public_card(record: dict) -> dict:
+    """The card as printed: the public fields in their documented order."""
+    return {k: record[k] for k in PUBLIC_FIELDS if k in record}
+
+
+def looks_like_card(obj: object) -> bool:
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") == "handle"
+        and isinstance(obj.get("ref") or obj.get("name"), str)
+    )
+
+
+def card_ref(card: dict) -> str:
+    """The reference a card stands for (its ``ref``, else session/name@sha)."""
+    if isinstance(card.get("ref"), str):
+        return card["ref"]
+    sess = card.get("session_id") or DEFAULT_SESSION
+    sha = card.get("sha256") or ""
+    at = f"@{sha[:REF_PREFIX_LEN]}" if sha else ""
+    return f"ctx:{sess}/{card['name']}{at}"
+
+
+def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
+    text = head[: chars * 4 + 16].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    if len(text) > chars:
+        return text[:chars].rstrip() + "\u2026"
+    return text
+
+
+def make_record(
+    ix: Indexer,
+    detected: str,
+    name: str | None,
+    session: str,
+    exit_status: int | None,
+    now: float,
+) -> dict:
+    """The stored record (public card plus private fields) of a payload indexed by IX."""
+    sha = ix.sha256
+    name = name or sha[:REF_PREFIX_LEN]
+    record = {
+        "kind": "handle",
+        "session_id": session,
+        "name": name,
+        "type": detected,
+        "length": ix.chars,
+        "lines": ix.lines,
+        "bytes": ix.size,
+        "repr_preview": make_preview(bytes(ix.head)),
+        "sha256": sha,
+        "ref": f"ctx:{session}/{name}@{sha[:REF_PREFIX_LEN]}",
+    }
+    if exit_status is not None:
+        record["exit_status"] = int(exit_status)
+    record["xxh3"] = ix.xxh3
+    record["created_at"] = round(now, 3)
+    return record
+
+
+def card_bytes(record: dict) -> bytes:
+    """A card record as its file holds it: one JSON line."""
+    import orjson
+
+    return orjson.dumps(record) + b"\n"
+
+
+def card_problem(record: object, session: str, name: str) -> str | None:
+    """What is wrong with a stored card record (None: nothing)."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for key, kind in _CARD_FIELDS:
+        value = record.get(key)
+        if value is None:
+            return f"no {key!r} field"
+        if not isinstance(value, kind) or (kind is int and (value < 0 or value is True)):
+            return f"bad {key!r} field"
+    if not SHA256_RE.fullmatch(record["sha256"]):
+        return "its sha256 is not 64 hex digits"
+    if record["type"] not in TYPES:
+        return f"unknown type {record['type']!r}"
+    if (record["session_id"], record["name"]) != (session, name):
+        return "it names another handle"
+    return None
+
+
+def card_sha(path: Path) -> str | None:
+    """The sha256 a (damaged) card file names, when it names a valid one."""
+    import orjson
+
+    try:
+        rec = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    sha = rec.get("sha256") if isinstance(rec, dict) else None
+    return sha if isinstance(sha, str) and SHA256_RE.fullmatch(sha) else None

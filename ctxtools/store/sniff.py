@@ -1,0 +1,89 @@
+"""What a payload is: ``json`` (one whole document), ``jsonl`` (one JSON value a line) or
+``text`` -- detected from its bytes in bounded memory, or checked against ``--type``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from ctxtools.errors import InputError
+
+JSON_PARSE_LIMIT = 8 << 20  # whole-document JSON validation up to this size
+JSONL_LINE_LIMIT = 1 << 20  # longer lines are not JSON Lines records (type detection)
+
+
+def json_loads(data: bytes) -> object:
+    import orjson
+
+    return orjson.loads(data)
+
+
+def _is_jsonl(lines: Iterator[bytes]) -> bool:
+    seen = 0
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if line[:1] not in (b"{", b"[") or len(line) > JSONL_LINE_LIMIT:
+            return False
+        try:
+            json_loads(line)
+        except ValueError:
+            return False
+        seen += 1
+    return seen > 0
+
+
+def _capped_lines(fh: BinaryIO) -> Iterator[bytes]:
+    """FH's lines, each read at most JSONL_LINE_LIMIT + 1 bytes at a time (bounded memory)."""
+    fh.seek(0)
+    while True:
+        line = fh.readline(JSONL_LINE_LIMIT + 1)
+        if not line:
+            return
+        yield line
+
+
+def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
+    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line) or ``text``.
+
+    Payloads up to JSON_PARSE_LIMIT are parsed; bigger ones are checked line by line for
+    JSON Lines (lines up to JSONL_LINE_LIMIT), else judged a JSON document by their first
+    and last characters -- memory stays bounded either way.
+    """
+    first = head.lstrip()[:1]
+    if first not in (b"{", b"["):
+        return "text"
+    if size <= JSON_PARSE_LIMIT:
+        fh.seek(0)
+        data = fh.read()
+        try:
+            json_loads(data)
+            return "json"
+        except ValueError:
+            pass
+        return "jsonl" if _is_jsonl(iter(data.splitlines())) else "text"
+    if _is_jsonl(_capped_lines(fh)):
+        return "jsonl"
+    fh.seek(max(0, size - 4096))
+    tail = fh.read().rstrip()[-1:]
+    return "json" if (first, tail) in ((b"{", b"}"), (b"[", b"]")) else "text"
+
+
+def settle_type(asked: str | None, detected: str, lines: int) -> str:
+    """The payload's type: DETECTED, or ASKED (``--type``) when the payload is what it says
+    (text is anything); InputError when it is not."""
+    if asked is None:
+        return detected
+    fits = (
+        asked == "text"
+        or asked == detected
+        or (asked == "jsonl" and detected == "json" and lines <= 1)
+    )
+    if not fits:
+        what = {"json": "one JSON document", "jsonl": "JSON Lines (one JSON value a line)"}
+        raise InputError(
+            f"--type {asked}: the input is not {what[asked]} (it reads as {detected})",
+            hint="leave --type out to have it detected, or give --type text",
+        )
+    return asked
