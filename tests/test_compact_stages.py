@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from test_compact import CORPUS, build_long, convert, strict_problems
+from helpers import CORPUS, build_long, convert, strict_problems
 
 from ctxtools.compact.accept import Verdict
 from ctxtools.compact.elide import MemoryStash, content_bytes, placeholder, predict_ref, sha_ref
