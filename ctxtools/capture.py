@@ -54,12 +54,12 @@ class _PipeReader:
     read = read1
 
 
-def _start(argv: list[str]) -> subprocess.Popen:
-    stdin: Any = None
+def _stdin() -> Any:
+    """What the command reads: our stdin, but /dev/null instead of a terminal."""
     with contextlib.suppress(OSError, ValueError):
         if os.isatty(0):
-            stdin = subprocess.DEVNULL
-    return runner.start(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            return subprocess.DEVNULL
+    return None
 
 
 def run_and_stash(
@@ -77,45 +77,42 @@ def run_and_stash(
     (128 + N, nothing stored) and the store's errors (then the command is stopped too).
     """
     store.check_writable()
-    proc = _start(argv)
-    assert proc.stdout is not None
-    reader = _PipeReader(proc.stdout.fileno(), tee)
-    streaming = True
-    late: list[int] = []  # a signal that came once the output was complete
+    reader: _PipeReader | None = None
+    with runner.watching() as watch:
+        try:
+            proc = watch.start(
+                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            )
+            assert proc.stdout is not None
+            reader = _PipeReader(proc.stdout.fileno(), tee)
 
-    def handler(signum: int, _frame: object) -> None:
-        if streaming:
-            raise runner.Signalled(signum)
-        late.append(signum)
+            def status() -> int:
+                code = proc.wait()
+                watch.disarm()  # the output is whole: store it; a signal now is late
+                return code
 
-    def status() -> int:
-        nonlocal streaming
-        code = proc.wait()
-        streaming = False  # the output is whole: store it
-        return code
-
-    try:
-        with runner.signals_caught(handler):
-            try:
-                card = store.put_stream(
-                    reader, name=name, session=session, type=type, exit_status=status
-                )
-            except runner.Signalled as sig:
-                streaming = False
-                runner.stop(proc, sig.signum)
-                raise Interrupted(sig.signum, proc.pid) from None
-            except BaseException:
-                streaming = False
+            card = store.put_stream(
+                reader, name=name, session=session, type=type, exit_status=status
+            )
+        except runner.Signalled as sig:
+            watch.disarm()
+            assert watch.proc is not None
+            runner.stop(watch.proc, sig.signum)
+            raise Interrupted(sig.signum, watch.proc.pid) from None
+        except BaseException:
+            watch.disarm()
+            if watch.proc is not None:
                 # A store error: let the command finish (draining its output) rather than
                 # kill it half-way.
                 with contextlib.suppress(OSError):
-                    while reader.read1(1 << 16):
+                    while reader is not None and reader.read1(1 << 16):
                         pass
-                proc.wait()
-                raise
-    finally:
-        proc.stdout.close()
-    if late:
-        return card, 128 + late[0]
+                watch.proc.wait()
+            raise
+        finally:
+            if watch.proc is not None and watch.proc.stdout is not None:
+                watch.proc.stdout.close()
+    if watch.held:
+        return card, 128 + watch.held[0]
     code = proc.returncode
     return card, (128 - code if code < 0 else code)

@@ -10,13 +10,14 @@ own, so that stopping it stops what it started too: no child outlives the run.
   (126) when it exists but cannot be run.
 * ``stop`` passes a signal on to the group, waits ``GRACE_SECONDS``, then kills what is
   left; ``kill`` kills the group at once. Both reap the child.
-* ``signals_caught`` installs a handler for SIGTERM, SIGHUP and SIGINT while a command
-  runs (``ctx-stash -- CMD`` forwards them with ``stop``).
+* ``signals_caught`` installs a handler for SIGTERM, SIGHUP and SIGINT for a block;
+  ``watching`` does it from before the command starts, holding a signal that comes while
+  it starts until it is known (``ctx-stash -- CMD`` then forwards it with ``stop``).
 * ``run`` is the bounded run: INPUT on stdin, at most CAP bytes of stdout and the last
   STDERR_TAIL bytes of stderr kept, a deadline. A run over its cap or its deadline is
-  killed (the whole group). Ctrl-C kills it before the KeyboardInterrupt goes on; SIGTERM
-  or SIGHUP kill it, then reach the caller's own disposition of the signal (by default:
-  the process ends by that signal, as it would have without a child).
+  killed (the whole group). Ctrl-C kills it before a KeyboardInterrupt goes on; SIGTERM
+  or SIGHUP kill it, then the process ends by that signal, as it would have without a
+  child. (A signal the caller ignores or handles itself is left alone.)
 * ``run_text`` is ``run`` on a text, told as a ``RunOutcome``: ok, or the reason why not
   in words (the summarizer's and the embedding command's messages).
 """
@@ -138,6 +139,50 @@ def signals_caught(
             signal.signal(s, h)
 
 
+class Watch:
+    """The signals of ``watching``: raised as Signalled once the command has started
+    (``start``) and until ``disarm``; held in ``held`` before and after. A signal that
+    comes while the command is being started is held, then raised by ``start`` with the
+    command known as ``proc``: no window in which a signal would leave it running."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.held: list[int] = []
+        self.proc: subprocess.Popen | None = None
+
+    def handler(self, signum: int, _frame: object) -> None:
+        if self.armed:
+            raise Signalled(signum)
+        self.held.append(signum)
+
+    def start(self, argv: Sequence[str], **kw: Any) -> subprocess.Popen:
+        """``start(ARGV, **KW)``, then Signalled for a signal that came meanwhile."""
+        self.proc = start(argv, **kw)
+        self.armed = True
+        if self.held:
+            raise Signalled(self.held.pop(0))
+        return self.proc
+
+    def disarm(self) -> None:
+        """From now on signals are held (the caller reads ``held``), not raised."""
+        self.armed = False
+
+
+@contextlib.contextmanager
+def watching(signals: Sequence[int] = FORWARDED) -> Iterator[Watch]:
+    """A Watch over SIGNALS for the block (start the command with ``Watch.start``). When
+    the command could not start, a signal held meanwhile is sent again once the previous
+    handlers are back, so that it acts as it would have."""
+    watch = Watch()
+    try:
+        with signals_caught(watch.handler, signals):
+            yield watch
+    except CommandError:
+        if watch.held and watch.proc is None:
+            os.kill(os.getpid(), watch.held[0])
+        raise
+
+
 class Completed(NamedTuple):
     """What ``run`` got. ``returncode`` is None when the run was stopped (``timed_out`` or
     ``over_cap``); negative: the command was killed by that signal."""
@@ -162,25 +207,29 @@ def run(
 
     The command runs in a new session (no terminal). Raises CommandNotFoundError or
     CommandNotExecutableError when it cannot start."""
-    proc = start(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        new_session=True,
-    )
 
-    def handler(signum: int, _frame: object) -> None:
-        raise Signalled(signum)
-
-    # Only the signals that would end this process anyway: an ignored SIGHUP (nohup)
-    # stays ignored, and a caller's own handler stays in charge.
+    # Only the signals that would end this process anyway (or raise KeyboardInterrupt):
+    # an ignored SIGHUP (nohup) stays ignored, and a caller's own handler stays in charge.
     ending = [s for s in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) == signal.SIG_DFL]
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        ending.append(signal.SIGINT)
+    watch: Watch | None = None
     try:
-        with signals_caught(handler, ending):
+        with watching(ending) as watch:
+            proc = watch.start(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                new_session=True,
+            )
             return _collect(proc, input, timeout, cap, stderr_tail)
     except Signalled as sig:
-        # _collect killed the group; the default disposition is back: end as it says.
+        if watch is not None and watch.proc is not None and watch.proc.returncode is None:
+            kill(watch.proc)  # the signal came before _collect watched it
+        if sig.signum == signal.SIGINT:
+            raise KeyboardInterrupt from None
+        # The caller's disposition is back (the default): end as it says.
         os.kill(os.getpid(), sig.signum)
         raise SystemExit(128 + sig.signum) from None  # only if the signal is blocked
 
