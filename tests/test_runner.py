@@ -166,8 +166,7 @@ def test_run_text_words_each_failure():
     assert missing.reason == "cannot run '/no/such/tool': No such file or directory"
     big = runner.run_text(["yes"], "abc", timeout=60, cap=100)
     assert big.reason == (
-        "wrote more than 100 bytes, longer than the 3 characters it summarises could "
-        "need: stopped"
+        "wrote more than 100 bytes, longer than the 3 characters it summarises could need: stopped"
     )
 
 
