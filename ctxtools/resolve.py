@@ -40,14 +40,6 @@ class FileArg(NamedTuple):
 STDIN = FileArg("-", None)
 
 
-class Opened(NamedTuple):
-    """An input ready to read: the payload, and the reference that names it in the next
-    command (None for content read from stdin: it is not a handle)."""
-
-    payload: Payload
-    ref: str | None
-
-
 def is_handle_ref(name: str) -> bool:
     """Whether NAME, given where a file may be named, is a handle reference (``ctx:...``)."""
     return name.startswith(HANDLE_PREFIX)
@@ -100,9 +92,11 @@ def open_input(
     session: str,
     verify: bool,
     stdin: Callable[[], BinaryIO],
-) -> Opened:
-    """The input of REF: a reference or a card (``card_ref``); None or ``-`` reads STDIN()
-    -- a handle card there names the handle, anything else is the content, spooled.
+) -> tuple[Payload, str | None]:
+    """(payload, reference) for REF: a reference or a card (``card_ref``); None or ``-``
+    reads STDIN() -- a handle card there names the handle, anything else is the content,
+    spooled, and its reference is None (it is not a handle). The reference is what names
+    the input in the next command.
 
     The access is not logged (the caller logs a read once it has succeeded). Raises the
     store's errors for a handle; UsageError for VERIFY on stdin content, which has no
@@ -113,7 +107,7 @@ def open_input(
         ref = card_ref(ref)
     if ref is not None and ref != "-":
         payload = store.open(ref, session, verify=verify, touch=False)
-        return Opened(payload, payload.label)
+        return payload, payload.label
     stream = stdin()
     head, _ended = read_head(stream, CARD_PEEK + 1)
     if len(head) <= CARD_PEEK and head.lstrip()[:1] == b"{":
@@ -122,10 +116,10 @@ def open_input(
             from ctxtools.store import card_ref as ref_of
 
             payload = store.open(ref_of(card), session, verify=verify, touch=False)
-            return Opened(payload, payload.label)
+            return payload, payload.label
     if verify:
         raise UsageError("--verify checks a stored handle; stdin content has nothing to verify")
-    return Opened(open_spooled(_Chain(head, stream), label="stdin"), None)
+    return open_spooled(_Chain(head, stream), label="stdin"), None
 
 
 class HandleReader:

@@ -49,6 +49,11 @@ def _stdin(data: bytes):
     return opener, calls
 
 
+class _Opened:
+    def __init__(self, pair):
+        self.payload, self.ref = pair
+
+
 def _text(opened) -> bytes:
     with opened.payload as p:
         return b"".join(p.iter_bytes())
@@ -83,24 +88,24 @@ def test_json_that_is_not_a_card_is_a_usage_error(text):
 
 def test_open_input_by_reference_does_not_read_stdin(store, card):
     opener, calls = _stdin(b"ignored")
-    opened = open_input(store, "lexer", session="s1", verify=False, stdin=opener)
+    opened = _Opened(open_input(store, "lexer", session="s1", verify=False, stdin=opener))
     assert opened.ref == card["ref"] and _text(opened) == SOURCE
     assert calls == []
 
 
 def test_open_input_by_card_argument_and_card_on_stdin(store, card):
-    as_arg = open_input(store, json.dumps(card), session="other", verify=True, stdin=None)
+    as_arg = _Opened(open_input(store, json.dumps(card), session="other", verify=True, stdin=None))
     assert as_arg.ref == card["ref"] and _text(as_arg) == SOURCE
     for ref in (None, "-"):
         opener, calls = _stdin(json.dumps(card).encode() + b"\n")
-        on_stdin = open_input(store, ref, session="default", verify=False, stdin=opener)
+        on_stdin = _Opened(open_input(store, ref, session="default", verify=False, stdin=opener))
         assert on_stdin.ref == card["ref"] and _text(on_stdin) == SOURCE
         assert calls == [1]
 
 
 def test_open_input_does_not_log_the_read(store, card, store_dir):
     before = _snapshot(store_dir)
-    opened = open_input(store, "s1/lexer", session="default", verify=False, stdin=None)
+    opened = _Opened(open_input(store, "s1/lexer", session="default", verify=False, stdin=None))
     _text(opened)
     assert _snapshot(store_dir) == before
     log_read(store, opened.payload)
@@ -119,7 +124,7 @@ def test_open_input_does_not_log_the_read(store, card, store_dir):
 def test_stdin_that_is_not_a_card_is_the_content(store, card, data, store_dir):
     before = _snapshot(store_dir)
     opener, _ = _stdin(data)
-    opened = open_input(store, None, session="s1", verify=False, stdin=opener)
+    opened = _Opened(open_input(store, None, session="s1", verify=False, stdin=opener))
     assert opened.ref is None and _text(opened) == data
     log_read(store, opened.payload)  # stdin content is no handle: nothing is logged
     assert _snapshot(store_dir) == before
@@ -128,14 +133,14 @@ def test_stdin_that_is_not_a_card_is_the_content(store, card, data, store_dir):
 def test_a_card_too_long_for_the_peek_is_content(store, card):
     padded = json.dumps(card).encode() + b" " * CARD_PEEK
     opener, _ = _stdin(padded)
-    opened = open_input(store, None, session="s1", verify=False, stdin=opener)
+    opened = _Opened(open_input(store, None, session="s1", verify=False, stdin=opener))
     assert opened.ref is None and _text(opened) == padded
 
 
 def test_verify_on_stdin_content_is_a_usage_error(store, store_dir):
     opener, _ = _stdin(b"plain text")
     with pytest.raises(UsageError) as exc:
-        open_input(store, None, session="s1", verify=True, stdin=opener)
+        _Opened(open_input(store, None, session="s1", verify=True, stdin=opener))
     assert str(exc.value) == (
         "--verify checks a stored handle; stdin content has nothing to verify"
     )
@@ -144,15 +149,15 @@ def test_verify_on_stdin_content_is_a_usage_error(store, store_dir):
 
 def test_unknown_stale_and_corrupt_handles(store, card, store_dir):
     with pytest.raises(NotFoundError):
-        open_input(store, "nosuch", session="s1", verify=False, stdin=None)
+        _Opened(open_input(store, "nosuch", session="s1", verify=False, stdin=None))
     store.put_stream(io.BytesIO(SOURCE + b"// v2\n"), name="lexer", session="s1")
     with pytest.raises(StaleHandleError):
-        open_input(store, card["ref"], session="s1", verify=False, stdin=None)
+        _Opened(open_input(store, card["ref"], session="s1", verify=False, stdin=None))
     blob = store.blob_path(store.record(parse_ref("ctx:s1/lexer"))["sha256"])
     blob.write_bytes(blob.read_bytes()[:-3] + b"XX\n")
     before = _snapshot(store_dir)
     with pytest.raises(IntegrityError):
-        open_input(store, "s1/lexer", session="s1", verify=True, stdin=None)
+        _Opened(open_input(store, "s1/lexer", session="s1", verify=True, stdin=None))
     assert _snapshot(store_dir) == before
 
 

@@ -45,7 +45,7 @@ class _StashCommand(click.Command):
 @click.option(
     "--threshold",
     type=click.IntRange(min=0),
-    default=1000,  # ctxtools.stash.DEFAULT_THRESHOLD (not imported: --help stays light)
+    default=1000,
     show_default=True,
     help="Inputs of at most this many characters pass through unchanged.",
 )
