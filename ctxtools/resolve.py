@@ -101,7 +101,7 @@ def open_input(
     The access is not logged (the caller logs a read once it has succeeded). Raises the
     store's errors for a handle; UsageError for VERIFY on stdin content, which has no
     recorded checksum to verify."""
-    from ctxtools.store import _Chain, open_spooled
+    from ctxtools.store import Chain, open_spooled
 
     if ref is not None:
         ref = card_ref(ref)
@@ -119,7 +119,7 @@ def open_input(
             return payload, payload.label
     if verify:
         raise UsageError("--verify checks a stored handle; stdin content has nothing to verify")
-    return open_spooled(_Chain(head, stream), label="stdin"), None
+    return open_spooled(Chain(head, stream), label="stdin"), None
 
 
 class HandleReader:
