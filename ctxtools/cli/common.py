@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
 import click
 
 from ctxtools import __version__
 from ctxtools.errors import CtxError, InputError, NotFoundError
+from ctxtools.resolve import STDIN, FileArg  # one FILE argument: a path, or stdin
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -234,18 +235,6 @@ class FiniteFloat(click.ParamType):
 # --- inputs ------------------------------------------------------------------------------
 
 
-class Source(NamedTuple):
-    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees.
-
-    (A NamedTuple, not a dataclass: ``--help`` then never imports dataclasses.)"""
-
-    label: str
-    path: str | None
-
-
-STDIN = Source("-", None)
-
-
 def read_names(files_from: str, null: bool) -> list[str]:
     """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated.
 
@@ -270,7 +259,7 @@ def read_names(files_from: str, null: bool) -> list[str]:
 
 def resolve_sources(
     files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
-) -> list[Source]:
+) -> list[FileArg]:
     """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
     if null and files_from is None:
         raise click.UsageError("-0/--null goes with --files-from")
@@ -281,7 +270,7 @@ def resolve_sources(
         return [STDIN]
     if files_from is not None and not names:
         return []
-    return [STDIN if n == "-" else Source(n, n) for n in names]
+    return [STDIN if n == "-" else FileArg(n, n) for n in names]
 
 
 def stdin_bytes() -> BinaryIO:
@@ -309,7 +298,7 @@ def check_file(path: str) -> None:
         raise InputError(f"{path}: permission denied")
 
 
-def open_source(src: Source) -> BinaryIO:
+def open_source(src: FileArg) -> BinaryIO:
     """A binary stream for SRC; one-line errors for missing files, directories, permissions."""
     if src.path is None:
         return stdin_bytes()
@@ -329,7 +318,7 @@ def read_path_bytes(path: str) -> bytes:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
 
 
-def read_source_bytes(src: Source) -> bytes:
+def read_source_bytes(src: FileArg) -> bytes:
     if src.path is None:
         return stdin_bytes().read()
     return read_path_bytes(src.path)

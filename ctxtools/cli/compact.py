@@ -7,8 +7,8 @@ import click
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    FileArg,
     FiniteFloat,
-    Source,
     json_dumps,
     make_main,
     read_source_bytes,
@@ -225,8 +225,8 @@ def cli(file, accept, evict, **kw):
     return _compact(file, kw)
 
 
-def _source(path: str | None) -> Source:
-    return STDIN if path in (None, "-") else Source(path, path)
+def _source(path: str | None) -> FileArg:
+    return STDIN if path in (None, "-") else FileArg(path, path)
 
 
 def _report(obj: dict) -> None:
