@@ -188,7 +188,11 @@ def _load_one(base: str, rel: str, folder: str, notes: list[str]) -> Skill | Non
 
 
 def _parse_skill(text: str, rel: str, folder: str, cut: str, notes: list[str]) -> Skill | None:
-    from ctxtools.instructions import FrontMatterError, parse_front_matter, split_front_matter
+    from ctxtools.instructions.frontmatter import (
+        FrontMatterError,
+        parse_front_matter,
+        split_front_matter,
+    )
 
     lines = text.splitlines(keepends=True)
     fm_lines, taken, error = split_front_matter(lines)
