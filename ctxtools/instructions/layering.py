@@ -7,13 +7,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import ctxtools.instructions.reading as reading
 from ctxtools.errors import UsageError
 from ctxtools.fsutil import require_directory
-from ctxtools.instructions import reading
 from ctxtools.instructions.context import Context
 from ctxtools.instructions.discovery import Found, candidate_paths, resolve
 from ctxtools.instructions.gates import normalise_pack_files
-from ctxtools.instructions.reading import _NO_ROOM, _fmt, _Read, read_file
+from ctxtools.instructions.reading import NO_ROOM, ReadText, commas, read_file
 
 MAX_TOTAL = 12_000  # bytes of instructions in a pack
 MAX_FILE = 4_000  # bytes of one file
@@ -79,8 +79,8 @@ def load_instructions(
     included: list[Found] = []
     total = 0
     stopped = False
-    total_reason = f"cap of {_fmt(max_total)} bytes in all"
-    file_reason = f"cap of {_fmt(max_file)} bytes a file"
+    total_reason = f"cap of {commas(max_total)} bytes in all"
+    file_reason = f"cap of {commas(max_file)} bytes a file"
     for rel in candidate_paths(ctx, include_readme):
         found = resolve(ctx, rel)
         if found is None:
@@ -103,11 +103,11 @@ def load_instructions(
         by_total = share < max_file
         cap = total_reason if by_total else file_reason
         read = read_file(ctx, found, share, cap)
-        if read == _NO_ROOM:
+        if read == NO_ROOM:
             ctx.dropped.append({"path": rel, "section": None, "reason": cap})
             stopped = by_total
             continue
-        if not isinstance(read, _Read):
+        if not isinstance(read, ReadText):
             continue
         files.append(InstructionFile(rel, read.text, found.size, read.truncated))
         included.append(found)
@@ -124,7 +124,7 @@ def load_instructions(
     ]
     if capped:
         ctx.notes.append(
-            f"instructions over their caps ({_fmt(max_file)} bytes a file, {_fmt(max_total)} "
+            f"instructions over their caps ({commas(max_file)} bytes a file, {commas(max_total)} "
             f"in all): {', '.join(dict.fromkeys(capped))} cut or left out"
         )
     return Instructions(files, ctx.dropped, ctx.notes)

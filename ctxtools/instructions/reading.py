@@ -29,7 +29,7 @@ _GATE_RE = re.compile(r"[ \t]*<!--[ \t]*paths[ \t]*:(.*?)-->", re.IGNORECASE)
 _GATE_OPEN_RE = re.compile(r"<!--[ \t]*paths[ \t]*:", re.IGNORECASE)
 
 
-def _fmt(n: int) -> str:
+def commas(n: int) -> str:
     return f"{n:,}"
 
 
@@ -37,11 +37,11 @@ def _fmt(n: int) -> str:
 _SKIPPED = "skipped"  # binary, unreadable: noted
 _GATED = "gated"  # the whole file gated out: in dropped
 _BLANK = "blank"  # nothing but whitespace applies
-_NO_ROOM = "no room"  # the share cannot hold even the marker
+NO_ROOM = "no room"  # the share cannot hold even the marker
 
 
 @dataclass
-class _Read:
+class ReadText:
     text: str
     truncated: bool
     cut_section: str | None = None  # the heading in effect where the text was cut
@@ -71,7 +71,7 @@ def _pieces(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes, bool]]:
 
 
 def _marker(left: int, path: str, reason: str) -> str:
-    return f"[… {_fmt(left)} bytes of {path} left out: {reason}]\n"
+    return f"[… {commas(left)} bytes of {path} left out: {reason}]\n"
 
 
 def _fit_prefix(src: bytes, avail: int) -> tuple[str, int]:
@@ -95,8 +95,8 @@ def _fit_prefix(src: bytes, avail: int) -> tuple[str, int]:
     return shown, raw_bytes
 
 
-def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> _Read | str:
-    """Read one instruction file under its BUDGET: a _Read, or why there is none."""
+def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> ReadText | str:
+    """Read one instruction file under its BUDGET: a ReadText, or why there is none."""
     try:
         fh = open(found.real, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
@@ -147,7 +147,7 @@ def _front_matter(
 
 def _read_open(
     ctx: Context, fh: BinaryIO, rel: str, size: int, budget: int, cap_reason: str
-) -> _Read | str:
+) -> ReadText | str:
     head = fh.read(BINARY_PROBE)
     if b"\0" in head:
         ctx.notes.append(f"{rel}: binary file (NUL bytes); skipped")
@@ -166,7 +166,7 @@ def _read_open(
         text = "".join(x.text for x in scan.kept)
         if not text.strip():
             return _BLANK
-        return _Read(text, False)
+        return ReadText(text, False)
     return _cut(ctx, rel, size, budget, scan, cap_reason)
 
 
@@ -281,12 +281,12 @@ def _scan_body(
 
 def _cut(
     ctx: Context, rel: str, size: int, budget: int, scan: _Scan, cap_reason: str
-) -> _Read | str:
+) -> ReadText | str:
     """Cut a file that did not fit: whole lines first, with the marker line; part of one
     line only when no whole line fits."""
     kept, used = scan.kept, scan.used
     if scan.overflow is None:  # the read limit, with everything read so far fitting
-        reason = f"read limit of {_fmt(SCAN_LIMIT)} bytes"
+        reason = f"read limit of {commas(SCAN_LIMIT)} bytes"
         cut_at, pending = scan.scanned, [_Line(scan.scanned, "", 0, b"", scan.section)]
     else:
         reason, cut_at, pending = cap_reason, scan.overflow.offset, [scan.overflow]
@@ -299,7 +299,7 @@ def _cut(
         sep = "" if kept[-1].text.endswith("\n") else "\n"
         if used + len(sep) + len(marker.encode("utf-8")) <= budget:
             text = "".join(x.text for x in kept) + sep + marker
-            return _Read(text, True, pending[0].section, reason)
+            return ReadText(text, True, pending[0].section, reason)
         popped = kept.pop()
         used -= popped.cost
         cut_at = popped.offset
@@ -307,17 +307,17 @@ def _cut(
     head_line = pending[0]
     if not head_line.src:  # the read limit, and nothing before it applied
         ctx.notes.append(
-            f"{rel}: nothing in its first {_fmt(SCAN_LIMIT)} bytes applies; the rest is not read"
+            f"{rel}: nothing in its first {commas(SCAN_LIMIT)} bytes applies; the rest is not read"
         )
         return _BLANK
     avail = budget - len(marker_for(head_line.offset).encode("utf-8")) - 1  # "\n" after it
     if avail <= 0:
-        return _NO_ROOM
+        return NO_ROOM
     shown, raw_used = _fit_prefix(head_line.src, avail)
     if not shown.strip():
-        return _NO_ROOM
+        return NO_ROOM
     text = shown.rstrip("\r\n") + "\n" + marker_for(head_line.offset + raw_used)
-    return _Read(text, True, head_line.section, reason)
+    return ReadText(text, True, head_line.section, reason)
 
 
 def _title(heading: str) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_WS = b"\t\n\x0b\x0c\r "
+WS = b"\t\n\x0b\x0c\r "
 # Non-ASCII white space (Unicode White_Space), as UTF-8: a piece must not end in one.
 _WS2 = (b"\xc2\x85", b"\xc2\xa0")
 _WS3 = frozenset(

@@ -22,9 +22,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from ctxtools.tokens import runs
+import ctxtools.tokens.runs as runs
 from ctxtools.tokens.cuts import CutReport, Piece, find_rule_cut
-from ctxtools.tokens.runs import RunCounting, _Section
+from ctxtools.tokens.runs import RunCounting, Section
 
 
 class Cutter(RunCounting):
@@ -134,7 +134,7 @@ class Cutter(RunCounting):
     def pieces(self) -> Iterator[Piece]:
         pos = 0
         chunk = self.chunk
-        pending: _Section | None = None  # a run's last section, its right junction unchecked
+        pending: Section | None = None  # a run's last section, its right junction unchecked
         while True:
             self._keep_from(pending.start if pending is not None else pos)
             self._fill(pos + 2 * chunk + 2 * runs.RUN_PROBE)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ctxtools.tokens.cuts import _WS, Piece
+from ctxtools.tokens.cuts import WS, Piece
 
 # Tunables (the tests make them small to exercise every path on small texts).
 RUN_PROBE = 2048  # a run is found by probing every RUN_PROBE bytes: runs >= 2x are caught
@@ -36,7 +36,7 @@ JUNCTION_TRIES = 16  # moves of one cut before the run is declared not exactly c
 LOOKBACK = 4096  # how far before a run to look for the rule cut where its first piece starts
 
 ALPHA, DIGIT, SPACE, PUNCT, HIGH = "alpha", "digit", "space", "punct", "high"
-_PUNCT_BYTES = bytes(b for b in range(128) if not chr(b).isalnum() and b not in _WS)
+_PUNCT_BYTES = bytes(b for b in range(128) if not chr(b).isalnum() and b not in WS)
 _HIGH_BYTES = bytes(range(128, 256))
 _BYTE_KIND: list[str | None] = []
 for _b in range(256):
@@ -46,7 +46,7 @@ for _b in range(256):
         _BYTE_KIND.append(ALPHA)
     elif chr(_b).isdigit():
         _BYTE_KIND.append(DIGIT)
-    elif _b in _WS:
+    elif _b in WS:
         _BYTE_KIND.append(SPACE)
     else:
         _BYTE_KIND.append(PUNCT)
@@ -65,7 +65,7 @@ def _uniform(chunk: bytes | bytearray, kind: str) -> bool:
 
 
 @dataclass
-class _Section:
+class Section:
     """The tokens of buf[start:end] (absolute offsets), one link of a run's chain."""
 
     start: int
@@ -174,7 +174,7 @@ class RunCounting:
                     return c
         return -1
 
-    def _run(self, hs: int, rs: int, kind: str, pending: _Section | None):
+    def _run(self, hs: int, rs: int, kind: str, pending: Section | None):
         """Count the run starting at rs, with [hs, rs) before it (hs is a cut).
 
         Returns (where counting stopped, the last section, whose junction with what
@@ -202,7 +202,7 @@ class RunCounting:
                 "o200k's pre-tokens may join them, so its cuts are not proven exact"
             )
         if pending is None:
-            section = _Section(hs, c1, self.encode(self._text(hs, c1, tally=False)), run)
+            section = Section(hs, c1, self.encode(self._text(hs, c1, tally=False)), run)
         else:
             section = yield from self._chain(pending, hs, c1, self.encode, pending.start)
             section.run = run
@@ -280,7 +280,7 @@ class RunCounting:
 
         return not ch.isalpha() and not unicodedata.category(ch).startswith("M")
 
-    def _uncut_run(self, hs: int, run: _Run, pending: _Section | None):
+    def _uncut_run(self, hs: int, run: _Run, pending: Section | None):
         """A run with no run cut near its start (too short, or of a kind not cut here):
         it is passed on as ordinary text."""
         self._skip_runs_until = run.end
@@ -312,12 +312,12 @@ class RunCounting:
             self._compat[key] = hit
         return hit
 
-    def _settle(self, section: _Section) -> Piece:
+    def _settle(self, section: Section) -> Piece:
         """Count a section whose both junctions are checked."""
         self._text(section.start, section.end)  # tallies its characters and newlines
         return Piece(tokens=len(section.tokens))
 
-    def _chain(self, prev: _Section, start: int, end: int, encode, floor: int):
+    def _chain(self, prev: Section, start: int, end: int, encode, floor: int):
         """Encode [start, end) after ``prev`` (which ends at start). While the two tokens
         at the cut are not a pair BPE keeps, move the cut left by prev's last token (never
         to ``floor`` or before) and encode again; when prev runs out of tokens, encode
@@ -340,13 +340,13 @@ class RunCounting:
             if not moved:
                 merged = self._encode_any(self._text(prev.start, end, tally=False))
                 if merged and (prev.left is None or self._compatible(prev.left, merged[0])):
-                    return _Section(prev.start, end, merged, left=prev.left)
+                    return Section(prev.start, end, merged, left=prev.left)
                 self.report.inexact(_NOT_CUT.format(kind="repeated", at=start))
             tokens = encode(self._text(start, end, tally=False))
             if not moved:
                 break
         yield self._settle(prev)
-        return _Section(start, end, tokens, left=prev.tokens[-1] if prev.tokens else None)
+        return Section(start, end, tokens, left=prev.tokens[-1] if prev.tokens else None)
 
     def _encode_any(self, text: str) -> list[int]:
         """Encode text that may hold a long run: linear-time when special tokens are not
