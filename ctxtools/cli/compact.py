@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
     FiniteFloat,
     Source,
     json_dumps,
+    limit_option,
     make_main,
+    max_bytes_option,
+    max_entries_option,
+    model_option,
     read_source_bytes,
+    ruler_from_options,
     ruler_options,
     standard_options,
     store_options,
+    strategy_option,
     warn,
     write_bytes,
 )
 from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 
-MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
+MAX_SUMMARIZER_TIMEOUT = defaults.MAX_SUMMARIZER_TIMEOUT
 
 
 class _Above(FiniteFloat):
@@ -39,12 +46,12 @@ class _Above(FiniteFloat):
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
 @click.argument("file", required=False, type=click.Path(allow_dash=True))
-@click.option("--model", envvar="CTX_MODEL", help="Model whose window counts [env CTX_MODEL].")
-@click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
+@model_option("Model whose window counts [env CTX_MODEL].")
+@limit_option("Window in tokens (beats --model).")
 @click.option(
     "--at",
     type=_Above(5, 100),
-    default=80.0,
+    default=defaults.COMPACT_AT,
     show_default=True,
     help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
@@ -52,7 +59,7 @@ class _Above(FiniteFloat):
 @click.option(
     "--keep-recent",
     type=click.IntRange(min=0),
-    default=3,
+    default=defaults.KEEP_RECENT,
     show_default=True,
     help="Turns at the end that are never touched.",
 )
@@ -83,21 +90,21 @@ class _Above(FiniteFloat):
 @click.option(
     "--summarizer-timeout",
     type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
-    default=60.0,
+    default=defaults.SUMMARIZER_TIMEOUT,
     show_default=True,
     help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @click.option(
     "--min-ratio",
     type=FiniteFloat(0, 1),
-    default=0.02,
+    default=defaults.MIN_RATIO,
     show_default=True,
     help="Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
 @click.option(
     "--min-path-share",
     type=FiniteFloat(0, 1),
-    default=0.5,
+    default=defaults.MIN_PATH_SHARE,
     show_default=True,
     help="Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
@@ -110,15 +117,9 @@ class _Above(FiniteFloat):
     help="Only run the gate: print CANDIDATE if it may replace ORIGINAL.",
 )
 @click.option("--evict", is_flag=True, help="Read entries (JSON Lines), print the ids to evict.")
-@click.option(
-    "--strategy",
-    type=click.Choice(["lru", "importance"]),
-    default="lru",
-    show_default=True,
-    help="With --evict: the eviction strategy.",
-)
-@click.option("--max-bytes", metavar="SIZE", help="With --evict: bytes that may stay (64k, 1M).")
-@click.option("--max-entries", type=click.IntRange(min=0), help="With --evict: entries to keep.")
+@strategy_option("With --evict: the eviction strategy.")
+@max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
+@max_entries_option("With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @store_options
@@ -300,7 +301,6 @@ def _compact(**kw) -> int:
     from ctxtools.compact.run import compact_transcript, model_window
     from ctxtools.compact.transcript import load
     from ctxtools.config import store_root
-    from ctxtools.tokens import get_ruler
 
     model, limit = kw["model"], kw["limit"]
     if limit is None and not model:
@@ -312,15 +312,7 @@ def _compact(**kw) -> int:
     root = store_root(kw["store"])
     data = read_source_bytes(_source(kw["file"]))
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
-    choice = get_ruler(
-        encoding=encoding,
-        tokenizer=kw["tokenizer"],
-        heuristic=kw["heuristic"],
-        exact=kw["exact"],
-        store_root=root,
-    )
-    for note in choice.notes:
-        warn(note)
+    choice = ruler_from_options(kw, encoding=encoding, store_root=root, note_prefix="")
     opts = Options(
         limit=limit,
         at=kw["at"],
@@ -344,8 +336,7 @@ def _compact(**kw) -> int:
         on_note=warn,
     )
     write_bytes(run.output)
-    for note in run.compaction_notes:
-        warn(note)
+    warn(*run.compaction_notes)
     if not kw["quiet"]:
         warn(run.summary())
     if kw["json_report"]:

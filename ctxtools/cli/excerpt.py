@@ -4,29 +4,36 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
     emit_json,
+    ignore_case_option,
     input_files,
+    jobs_option,
     json_option,
+    keep_going_option,
     make_main,
+    query_option,
     read_source_bytes,
     resolve_sources,
+    ruler_from_options,
     ruler_options,
     standard_options,
     stdout_bytes,
     store_options,
+    tokens_option,
     warn,
     write,
 )
-from ctxtools.cli.retrieval import retrieval_method, retrieval_options
+from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @input_files
-@click.option("-q", "--query", default=None, help="The task, in words: identifiers come from it.")
+@query_option("The task, in words: identifiers come from it.")
 @click.option(
     "--ident",
     "idents",
@@ -34,41 +41,36 @@ from ctxtools.errors import UsageError
     metavar="NAME",
     help="An identifier to look for, taken as is (repeatable).",
 )
-@click.option("-i", "--ignore-case", is_flag=True, help="Exact hits regardless of case.")
+@ignore_case_option("Exact hits regardless of case.")
 @click.option(
     "--window",
     type=click.IntRange(min=0),
-    default=25,
+    default=defaults.EXCERPT_WINDOW,
     show_default=True,
     help="Lines shown before and after each matching line.",
 )
 @click.option(
     "--head",
     type=click.IntRange(min=0),
-    default=15,
+    default=defaults.EXCERPT_HEAD,
     show_default=True,
     help="First lines of every file, always shown.",
 )
 @click.option(
     "--max-windows",
     type=click.IntRange(min=0),
-    default=6,
+    default=defaults.EXCERPT_MAX_WINDOWS,
     show_default=True,
     help="Windows per file (each around one matching line), the best-scoring first.",
 )
 @click.option(
     "--tail",
     type=click.IntRange(min=0),
-    default=40,
+    default=defaults.EXCERPT_TAIL,
     show_default=True,
     help="Last lines shown when nothing in the file matches.",
 )
-@click.option(
-    "--tokens",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Total budget for the whole output, in tokens of the ruler.",
-)
+@tokens_option("Total budget for the whole output, in tokens of the ruler.")
 @click.option(
     "--sort",
     type=click.Choice(["given", "score"]),
@@ -88,26 +90,13 @@ from ctxtools.errors import UsageError
     is_flag=True,
     help="Paths plus the definitions' signature lines only (no bodies).",
 )
-@click.option(
-    "--keep-going",
-    is_flag=True,
-    help="Excerpt the files that can be read when some cannot (still exit 1).",
+@keep_going_option("Excerpt the files that can be read when some cannot (still exit 1).")
+@jobs_option(
+    "Worker processes (default: 2 for 500 files or more on a machine with several CPUs, else 1)."
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: 2 for 500 files or more on a machine with several "
-    "CPUs, else 1).",
-)
-@click.option(
-    "--memory",
-    "memory",
-    multiple=True,
-    type=click.Path(),
-    metavar="PATH",
-    help="Rank the sections of these memory files or directories against --query instead "
-    "(what ctx-pack --memory would pick; repeatable).",
+@memory_option(
+    "Rank the sections of these memory files or directories against --query instead "
+    "(what ctx-pack --memory would pick; repeatable)."
 )
 @retrieval_options
 @ruler_options
@@ -325,8 +314,7 @@ def _memory(opts: dict, method: str | None) -> int:
             f"no usable word in the query {opts['query']!r}",
             hint="stop-words, numbers and one-letter words are ignored",
         )
-    for note in ranking.notes:
-        warn(note)
+    warn(*ranking.notes)
     kept = ranking.kept
     if not kept:
         th = ranking.threshold
@@ -416,18 +404,7 @@ def _stream(inputs, matcher, options, notes: _Notes, common: dict, unmatched: st
 
 
 def _ruler(opts: dict):
-    from ctxtools.tokens import get_ruler
-
-    choice = get_ruler(
-        encoding=opts["encoding"],
-        tokenizer=opts["tokenizer"],
-        heuristic=opts["heuristic"],
-        exact=opts["exact"],
-        store_root=opts["store"],
-    )
-    for note in choice.notes:
-        warn(f"note: {note}")
-    return choice.ruler
+    return ruler_from_options(opts, store_root=opts["store"]).ruler
 
 
 main = make_main(cli, "ctx-excerpt")

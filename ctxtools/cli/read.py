@@ -7,7 +7,9 @@ import click
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     emit_json,
+    ignore_case_option,
     make_main,
+    ruler_from_options,
     ruler_options,
     standard_options,
     stdin_bytes,
@@ -78,7 +80,7 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
 @click.option(
     "-C", "--context", "context", type=int, default=0, metavar="N", help="--grep context."
 )
-@click.option("-i", "--ignore-case", is_flag=True, help="--grep ignoring case.")
+@ignore_case_option("--grep ignoring case.")
 @click.option("--count", "do_count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
 @click.option("--jsonpath", metavar="EXPR", help="RFC 9535 JSONPath: a JSON array of matches.")
 @click.option("--paths", is_flag=True, help="--jsonpath: the matches' normalized paths.")
@@ -195,17 +197,7 @@ def cli(ref: str | None, **o) -> int:
         nxt = pj.next_for(label, max_chars)
         common = {"max_chars": max_chars, "nxt": nxt}
         if what == "--count":
-            from ctxtools.tokens import get_ruler
-
-            choice = get_ruler(
-                encoding=o["encoding"],
-                tokenizer=o["tokenizer"],
-                heuristic=o["heuristic"],
-                exact=o["exact"],
-                store_root=store.root,
-            )
-            for n in choice.notes:
-                warn(f"note: {n}")
+            choice = ruler_from_options(o, store_root=store.root)
             emit_json(pj.count(payload, choice.ruler))
             _touch(store, payload)
             return 0
@@ -242,8 +234,7 @@ def cli(ref: str | None, **o) -> int:
         else:
             out = pj.lines_view(payload, 0, None, number=o["number"], asked="all lines", **common)
         write(out.text())
-        for n in out.notes:
-            warn(f"note: {n}")
+        warn(*out.notes, prefix="note: ")
     _touch(store, payload)
     return 0
 

@@ -6,12 +6,16 @@ import sys
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     json_option,
     make_main,
+    query_option,
+    ruler_from_options,
     ruler_options,
     standard_options,
+    store_option,
     warn,
     write,
     write_bytes,
@@ -39,7 +43,7 @@ class _Size(click.ParamType):
     "-t",
     "--tokens",
     type=int,
-    default=1000,
+    default=defaults.MAP_TOKENS,
     show_default=True,
     help="Budget: the map is never longer than this many tokens (minimum 50).",
 )
@@ -50,31 +54,24 @@ class _Size(click.ParamType):
     metavar="PATH",
     help="Rank toward this file or directory (repeatable).",
 )
-@click.option("-q", "--query", default=None, help="Rank toward files and symbols it names.")
+@query_option("Rank toward files and symbols it names.")
 @json_option
 @click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
 @click.option(
     "--max-files",
     type=int,
-    default=4000,
+    default=defaults.MAP_MAX_FILES,
     show_default=True,
     help="Map at most this many files (shallowest paths first).",
 )
 @click.option(
     "--max-file-size",
     type=_Size(),
-    default="512K",
+    default=defaults.MAP_MAX_FILE_SIZE,
     show_default=True,
     help="Skip files larger than this (bytes, or with K/M).",
 )
-@click.option(
-    "--store",
-    "store",
-    envvar="CTX_STORE",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Store root, for the scan cache [env CTX_STORE].",
-)
+@store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
 @ruler_options
 @standard_options
 def cli(
@@ -140,22 +137,13 @@ def cli(
 
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map
-    from ctxtools.tokens import get_ruler
 
     if tokens < 50:
         raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
 
     def load_ruler():
-        choice = get_ruler(
-            encoding=encoding,
-            tokenizer=tokenizer,
-            heuristic=heuristic,
-            exact=exact,
-            store_root=store_root(store),
-        )
-        for note in choice.notes:
-            warn(note)
-        return choice.ruler
+        ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
+        return ruler_from_options(ruler_opts, store_root=store_root(store), note_prefix="").ruler
 
     # What the ruler will be, for the result memo: a hit need not load it at all.
     tok_stat = None
@@ -187,8 +175,7 @@ def cli(
             bar.close()
     if result.from_memo and not result.exact and not heuristic:
         warn(f"counts are approximate ({result.ruler})")
-    for note in result.notes:
-        warn(note)
+    warn(*result.notes)
     if as_json:
         for piece in result.iter_json():
             write_bytes(piece)
