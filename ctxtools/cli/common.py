@@ -96,21 +96,50 @@ def input_files(func: Callable) -> Callable:
     )(func)
 
 
-class RoleShare(click.ParamType):
+class _Parsed(click.ParamType):
+    """A value that a library function parses: its ``UsageError`` becomes click's usage error
+    (exit 2, naming the option). A value that is not a string is already parsed."""
+
+    def parse(self, text: str):
+        raise NotImplementedError
+
+    def message(self, text: str, exc: Exception) -> str:
+        return str(exc)
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        from ctxtools.errors import UsageError
+
+        try:
+            return self.parse(value)
+        except UsageError as exc:
+            self.fail(self.message(value, exc), param, ctx)
+
+
+class RoleShare(_Parsed):
     """``ROLE=PCT`` as a ``(role, pct)`` pair (``profiles.parse_role_share`` says what is valid)."""
 
     name = "ROLE=PCT"
 
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        from ctxtools.errors import UsageError as BadShare
+    def parse(self, text: str):
         from ctxtools.profiles import parse_role_share
 
-        try:
-            return parse_role_share(str(value))
-        except BadShare as exc:
-            self.fail(str(exc), param, ctx)
+        return parse_role_share(text)
+
+
+class Size(_Parsed):
+    """A size in bytes: ``524288``, ``512K``, ``1M`` (``fsutil.parse_size``)."""
+
+    name = "SIZE"
+
+    def parse(self, text: str) -> int:
+        from ctxtools.fsutil import parse_size
+
+        return parse_size(text)
+
+    def message(self, text: str, exc: Exception) -> str:
+        return f"{text!r} is not a size (e.g. 524288, 512K, 1M)"
 
 
 def role_options(func: Callable) -> Callable:

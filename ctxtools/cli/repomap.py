@@ -9,6 +9,7 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    Size,
     json_option,
     make_main,
     query_option,
@@ -20,21 +21,6 @@ from ctxtools.cli.common import (
     write,
     write_bytes,
 )
-
-
-class _Size(click.ParamType):
-    name = "SIZE"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        from ctxtools.errors import UsageError
-        from ctxtools.fsutil import parse_size
-
-        try:
-            return parse_size(value)
-        except UsageError:
-            self.fail(f"{value!r} is not a size (e.g. 524288, 512K, 1M)", param, ctx)
 
 
 @click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)
@@ -66,7 +52,7 @@ class _Size(click.ParamType):
 )
 @click.option(
     "--max-file-size",
-    type=_Size(),
+    type=Size(),
     default=defaults.MAP_MAX_FILE_SIZE,
     show_default=True,
     help="Skip files larger than this (bytes, or with K/M).",
