@@ -14,6 +14,10 @@ EVICT_STRATEGY = "lru"
 # ctx-stash
 THRESHOLD = 1000  # inputs of at most this many characters pass through unchanged
 
+# ctx-read (ctxtools.projections)
+MAX_CHARS = 12_000  # a read's output cap
+MAX_CHARS_CEILING = 50_000  # what --max-chars is clamped to
+
 # The pack budget (ctxtools.profiles.pack_budget; DESIGN.md "Pack budget")
 RESERVE_SYSTEM = 500
 RESERVE_TOOLS = 900

@@ -235,7 +235,7 @@ def test_click_defaults_are_the_library_defaults():
 
 def test_library_defaults_agree_with_ctxtools_defaults():
     """The library modules that keep a value of their own still agree with ctxtools.defaults."""
-    from ctxtools import config, defaults, evict, profiles, store
+    from ctxtools import config, defaults, evict, profiles, projections, store
     from ctxtools.compact import accept
     from ctxtools.compact.plan import Options
     from ctxtools.excerpt import ExcerptOptions
@@ -245,6 +245,8 @@ def test_library_defaults_agree_with_ctxtools_defaults():
 
     assert config.DEFAULT_SESSION == store.DEFAULT_SESSION == defaults.SESSION
     assert tuple(evict.STRATEGIES) == defaults.EVICT_STRATEGIES
+    assert projections.MAX_CHARS_DEFAULT == defaults.MAX_CHARS
+    assert projections.MAX_CHARS_CEILING == defaults.MAX_CHARS_CEILING
     assert (profiles.RESERVE_SYSTEM, profiles.RESERVE_TOOLS, profiles.RESERVE_RESPONSE) == (
         defaults.RESERVE_SYSTEM,
         defaults.RESERVE_TOOLS,
@@ -260,7 +262,7 @@ def test_library_defaults_agree_with_ctxtools_defaults():
     )
     assert core.DEFAULT_TOKENS == defaults.MAP_TOKENS
     assert core.MAX_FILES == defaults.MAP_MAX_FILES
-    assert core.MAX_FILE_SIZE == parse_size(defaults.MAP_MAX_FILE_SIZE)
+    assert parse_size(defaults.MAP_MAX_FILE_SIZE) == core.MAX_FILE_SIZE
     opts = Options(limit=1000)
     assert (opts.at, opts.keep_recent) == (defaults.COMPACT_AT, defaults.KEEP_RECENT)
     assert opts.summarizer_timeout == accept.DEFAULT_TIMEOUT == defaults.SUMMARIZER_TIMEOUT

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     emit_json,
@@ -98,7 +99,7 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
     "--max-chars",
     type=int,
     default=None,
-    help="Cap on the output [default 12000; at most 50000].",
+    help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
 )
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
 @store_options
