@@ -4,8 +4,9 @@ and the pack budget and the model profiles as text or as JSON documents.
 A row is ``(label, counts)``: what the user named the input, and a dict with ``tokens``,
 ``chars``, ``lines`` and ``bytes`` (plus ``exact``/``note`` from ``tokens.Counts.as_dict``
 when a part could not be counted exactly, and ``messages``/``format`` for a transcript).
-Nothing here prints: ``ctxtools.cli.count`` prints what these functions return. The module
-imports nothing heavy at load time (``ctxtools.cli.count_fast`` uses ``format_counts``).
+``Report`` is a run's counts as the command shows them. Nothing here prints:
+``ctxtools.cli.count`` prints what these functions return. The module imports nothing at
+load time (``ctxtools.cli.count_fast``, which avoids even click, uses ``format_counts``).
 """
 
 from __future__ import annotations
@@ -200,6 +201,40 @@ def count_document(
     if missing:
         doc["missing"] = [json_text(label) for label in missing]
     return doc
+
+
+class Report:
+    """The counts of a run as ctx-count shows them: ROWS (sorted as asked), their TOTAL, why
+    the total is not exact (NOT_EXACT, each reason once) and the window's USAGE (None
+    without a model or limit)."""
+
+    __slots__ = ("rows", "total", "not_exact", "usage")
+
+    def __init__(self, rows: list[Row], *, profile, limit: int | None, ruler, sort=None):
+        self.rows = rows
+        self.total, self.not_exact = total(rows)
+        sort_rows(rows, sort)
+        self.usage = usage(self.total["tokens"], profile, limit, ruler)
+
+    def text(self, n_sources: int) -> str:
+        """The plain output: the counts (``format_counts``), then the usage line."""
+        pairs = [(label, row["tokens"]) for label, row in self.rows]
+        out = format_counts(pairs, self.total["tokens"], n_sources)
+        return out + usage_line(self.usage) if self.usage else out
+
+    def document(self, described: dict, missing: list[str], messages: bool) -> dict:
+        """The ``--json`` document (``count_document``)."""
+        return count_document(described, self.rows, self.total, self.usage, missing, messages)
+
+    def warnings(self, ruler_name: str) -> list[str]:
+        """The stderr lines after the output (``usage_warnings``)."""
+        return usage_warnings(self.usage, ruler_name) if self.usage else []
+
+    def over_limits(self, *, fail_over: float | None, fail_above: int | None, single: bool):
+        """Why the run fails its gates (``over_limits``); empty when it does not."""
+        return over_limits(
+            self.rows, self.usage, fail_over=fail_over, fail_above=fail_above, single=single
+        )
 
 
 def budget(profile, limit: int | None, table, *, role, role_shares, **reserves):

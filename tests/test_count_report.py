@@ -186,3 +186,24 @@ def test_render_profiles_is_a_table_of_every_profile():
     assert lines[0].split() == ["name", "kind", "context", "output", "turns", "encoding"]
     assert len(lines) == len(rows) + 1
     assert all(len(line.split()) >= 6 for line in lines[1:])
+
+
+def test_report_sorts_totals_and_shows_the_usage_line():
+    rows = [_row("b.md", 300), _row("a.md", 700, exact=False, note="heuristic block")]
+    rep = report.Report(rows, profile=None, limit=1000, ruler=CL100K, sort="name")
+    assert [label for label, _ in rep.rows] == ["a.md", "b.md"]
+    assert rep.not_exact == ["heuristic block"]
+    assert (
+        rep.text(2)
+        == " 700 a.md\n 300 b.md\n1000 total\n1,000 tokens · 100.0% of 1,000 (limit 1,000)\n"
+    )
+    assert rep.warnings("cl100k_base") == [
+        "warning: 100.0% of the window used: compact now (ctx-compact)"
+    ]
+    assert rep.over_limits(fail_over=99, fail_above=None, single=False) == [
+        "usage 100.0% is over the limit of 99%"
+    ]
+    doc = rep.document(CL100K.describe(), [], False)
+    assert doc["exact"] is False and doc["total"]["tokens"] == 1000
+    plain = report.Report([_row("-", 3)], profile=None, limit=None, ruler=CL100K)
+    assert (plain.text(1), plain.warnings("cl100k_base"), plain.usage) == ("3\n", [], None)

@@ -199,23 +199,18 @@ def _count(ruler, profile, opts) -> int:
     else:
         rows = _count_texts(present, ruler, opts["jobs"])
     warn(*bad.values(), prefix="error: ")
-    total, notes = report.total(rows)
-    warn(*notes, prefix="note: not exact: ")
-    report.sort_rows(rows, opts["sort"])
-    use = report.usage(total["tokens"], profile, opts["limit"], ruler)
+    counted = report.Report(
+        rows, profile=profile, limit=opts["limit"], ruler=ruler, sort=opts["sort"]
+    )
+    warn(*counted.not_exact, prefix="note: not exact: ")
     if opts["as_json"]:
         missing = [src.label for src in sources if src.path in bad]
-        messages = opts["messages"]
-        emit_json(report.count_document(ruler.describe(), rows, total, use, missing, messages))
+        emit_json(counted.document(ruler.describe(), missing, opts["messages"]))
     else:
-        pairs = [(label, row["tokens"]) for label, row in rows]
-        write(report.format_counts(pairs, total["tokens"], len(sources)))
-        if use:
-            write(report.usage_line(use))
-    if use:
-        warn(*report.usage_warnings(use, ruler.name))
+        write(counted.text(len(sources)))
+    warn(*counted.warnings(ruler.name))
     gates = {k: opts[k] for k in ("fail_over", "fail_above")}
-    over = report.over_limits(rows, use, single=len(sources) == 1, **gates)
+    over = counted.over_limits(single=len(sources) == 1, **gates)
     if over:
         raise OverLimitError("; ".join(over))
     return 1 if bad else 0
