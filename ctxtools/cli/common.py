@@ -18,7 +18,6 @@ from typing import BinaryIO, NamedTuple
 import click
 
 from ctxtools import __version__, defaults
-from ctxtools.cli.types import FiniteFloat, RoleShare, Size  # noqa: F401 (for the commands)
 from ctxtools.errors import CtxError, InputError, NotFoundError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -31,6 +30,20 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
         _debug = True
     return value
+
+
+def __getattr__(name: str):
+    """``FiniteFloat``, ``RoleShare`` and ``Size`` from ``ctxtools.cli.types``, loaded only by
+    the commands that use one (start-up cost)."""
+    if name in ("FiniteFloat", "RoleShare", "Size"):
+        return getattr(_types(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _types():
+    from ctxtools.cli import types
+
+    return types
 
 
 def debug_enabled() -> bool:
@@ -112,7 +125,7 @@ def role_options(func: Callable) -> Callable:
             click.option(
                 "--role-share",
                 "role_shares",
-                type=RoleShare(),
+                type=_types().RoleShare(),
                 multiple=True,
                 metavar="ROLE=PCT",
                 help="A role's share of the budget in percent, 1-100 (repeatable; beats the "

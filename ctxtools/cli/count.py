@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ctxtools import count as report
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
@@ -150,6 +149,8 @@ def cli(ctx: click.Context, **opts) -> int:
       git ls-files -z | ctx-count --files-from - -0 --sort tokens
       ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
     """
+    from ctxtools import count as report  # the library side of ctx-count (not for --help)
+
     model = opts["model"]
     if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
         raise UsageError("--role and --role-share go with --budget")
@@ -182,6 +183,8 @@ def cli(ctx: click.Context, **opts) -> int:
 
 
 def _count(ruler, profile, opts) -> int:
+    from ctxtools import count as report
+
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     bad = report.unreadable([src.path for src in sources])
     if bad and not opts["keep_going"]:
@@ -216,7 +219,7 @@ def _count(ruler, profile, opts) -> int:
     return 1 if bad else 0
 
 
-def _count_texts(sources, ruler, jobs) -> list[report.Row]:
+def _count_texts(sources, ruler, jobs) -> list[tuple[str, dict]]:
     from ctxtools.tokens import count_stream
 
     rows = []
@@ -233,6 +236,8 @@ def _count_texts(sources, ruler, jobs) -> list[report.Row]:
 
 
 def _budget(profile, opts, table) -> int:
+    from ctxtools import count as report
+
     keys = ("role", "reserve_system", "reserve_tools", "reserve_response", "slack_percent")
     budget, profile = report.budget(
         profile,
