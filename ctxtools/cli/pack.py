@@ -7,7 +7,6 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
-    STDIN,
     input_files,
     json_dumps,
     json_option,
@@ -16,7 +15,6 @@ from ctxtools.cli.common import (
     make_main,
     model_option,
     profiles_file_option,
-    read_source_bytes,
     resolve_sources,
     role_options,
     ruler_from_options,
@@ -237,6 +235,8 @@ def cli(**opts) -> int:
     if task is None:
         raise UsageError("no task", hint='give --task "what to do" (or --task - to read stdin)')
     if task == "-":
+        from ctxtools.cli.common import STDIN, read_source_bytes
+
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
