@@ -5,6 +5,11 @@ A command module defines a click command ``cli`` and exposes ``main = make_main(
 with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
 quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
 where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
+
+Every option that several commands take is declared here once (``store_options``,
+``model_option``, ``keep_going_option``, ...; defaults from ``ctxtools.defaults``), the
+ruler is made from its options by ``ruler_from_options``, and every note or warning goes
+to stderr through ``warn``. Nothing here is logic a library user would need.
 """
 
 from __future__ import annotations
