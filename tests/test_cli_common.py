@@ -359,3 +359,18 @@ def test_size_refuses_what_is_not_a_size(value):
     with pytest.raises(click.BadParameter) as exc:
         Size().convert(value, None, None)
     assert exc.value.message == f"{value!r} is not a size (e.g. 524288, 512K, 1M)"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("5", "'5' is not above 5"), ("nan", "'nan' is not a finite number"), ("101", None)],
+)
+def test_above_refuses_its_low_bound_and_what_is_past_max(value, message):
+    import click
+
+    from ctxtools.cli.common import Above
+
+    with pytest.raises(click.BadParameter) as exc:
+        Above(5, 100).convert(value, None, None)
+    assert exc.value.message == (message or "'101' is above the maximum of 100")
+    assert Above(5, 100).convert("5.5", None, None) == 5.5

@@ -38,9 +38,9 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 
 
 def __getattr__(name: str):
-    """``FiniteFloat``, ``RoleShare`` and ``Size`` from ``ctxtools.cli.types``, loaded only by
-    the commands that use one (start-up cost)."""
-    if name in ("FiniteFloat", "RoleShare", "Size"):
+    """The parameter types of ``ctxtools.cli.types``, loaded only by the commands that use
+    one (start-up cost)."""
+    if name in ("Above", "FiniteFloat", "RoleShare", "Size"):
         return getattr(_types(), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

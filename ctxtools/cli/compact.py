@@ -8,6 +8,7 @@ from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    Above,
     FiniteFloat,
     Source,
     json_dumps,
@@ -27,21 +28,6 @@ from ctxtools.cli.common import (
 )
 from ctxtools.errors import CtxError, NoHeadroomError, UsageError
 
-MAX_SUMMARIZER_TIMEOUT = defaults.MAX_SUMMARIZER_TIMEOUT
-
-
-class _Above(FiniteFloat):
-    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
-
-    def __init__(self, low: float, max: float | None = None):
-        super().__init__(min=low, max=max)
-
-    def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if number <= self.min:
-            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
-        return number
-
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
@@ -50,7 +36,7 @@ class _Above(FiniteFloat):
 @limit_option("Window in tokens (beats --model).")
 @click.option(
     "--at",
-    type=_Above(5, 100),
+    type=Above(5, 100),
     default=defaults.COMPACT_AT,
     show_default=True,
     help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
@@ -89,10 +75,10 @@ class _Above(FiniteFloat):
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
     "--summarizer-timeout",
-    type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
+    type=Above(0, defaults.MAX_SUMMARIZER_TIMEOUT),
     default=defaults.SUMMARIZER_TIMEOUT,
     show_default=True,
-    help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
+    help=f"Seconds the summarizer may take (at most {defaults.MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @click.option(
     "--min-ratio",

@@ -39,6 +39,19 @@ class FiniteFloat(click.ParamType):
         return number
 
 
+class Above(FiniteFloat):
+    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
+
+    def __init__(self, low: float, max: float | None = None):
+        super().__init__(min=low, max=max)
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number <= self.min:
+            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
+        return number
+
+
 class _Parsed(click.ParamType):
     """A value that a library function parses: its ``UsageError`` becomes click's usage error
     (exit 2, naming the option). A value that is not a string is already parsed."""
