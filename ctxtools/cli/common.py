@@ -228,6 +228,14 @@ def ruler_options(func: Callable) -> Callable:
     )(func)
 
 
+def int_option(name: str, default: int, help: str | None = None, **bounds) -> Callable:
+    """``NAME N``: a whole number from 0 (``click.IntRange(min=0, **bounds)``) whose default
+    --help shows."""
+    return click.option(
+        name, type=click.IntRange(min=0, **bounds), default=default, show_default=True, help=help
+    )
+
+
 def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     """``--model NAME`` ($CTX_MODEL)."""
     return click.option("--model", envvar="CTX_MODEL", default=None, help=help)

@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     Above,
     FiniteFloat,
     Source,
+    int_option,
     json_dumps,
     limit_option,
     make_main,
@@ -42,13 +43,7 @@ from ctxtools.errors import CtxError, NoHeadroomError, UsageError
     help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
 @click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
-@click.option(
-    "--keep-recent",
-    type=click.IntRange(min=0),
-    default=defaults.KEEP_RECENT,
-    show_default=True,
-    help="Turns at the end that are never touched.",
-)
+@int_option("--keep-recent", defaults.KEEP_RECENT, "Turns at the end that are never touched.")
 @click.option(
     "--keep-tokens",
     type=click.IntRange(min=0),

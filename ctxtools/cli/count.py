@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     check_file,
     emit_json,
     input_files,
+    int_option,
     jobs_option,
     json_option,
     keep_going_option,
@@ -31,12 +32,6 @@ from ctxtools.cli.common import (
 )
 from ctxtools.cli.count_fast import PROGRESS_MIN_BYTES
 from ctxtools.errors import OverLimitError, UsageError
-
-
-def _reserve(name: str, default: int, **range_) -> click.Option:
-    return click.option(
-        name, type=click.IntRange(min=0, **range_), default=default, show_default=True
-    )
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -77,10 +72,10 @@ def _reserve(name: str, default: int, **range_) -> click.Option:
 @jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
 @click.option("--budget", is_flag=True, help="Print the pack budget of --model/--role and exit.")
 @role_options
-@_reserve("--reserve-system", defaults.RESERVE_SYSTEM)
-@_reserve("--reserve-tools", defaults.RESERVE_TOOLS)
-@_reserve("--reserve-response", defaults.RESERVE_RESPONSE)
-@_reserve("--slack-percent", defaults.SLACK_PERCENT, max=99)
+@int_option("--reserve-system", defaults.RESERVE_SYSTEM)
+@int_option("--reserve-tools", defaults.RESERVE_TOOLS)
+@int_option("--reserve-response", defaults.RESERVE_RESPONSE)
+@int_option("--slack-percent", defaults.SLACK_PERCENT, max=99)
 @click.option("--profiles", "list_profiles", is_flag=True, help="List the model profiles.")
 @profiles_file_option(
     "A TOML file of extra/overriding profiles and [roles] shares [env CTX_PROFILES]."

@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     emit_json,
     ignore_case_option,
     input_files,
+    int_option,
     jobs_option,
     json_option,
     keep_going_option,
@@ -42,34 +43,14 @@ from ctxtools.errors import UsageError
     help="An identifier to look for, taken as is (repeatable).",
 )
 @ignore_case_option("Exact hits regardless of case.")
-@click.option(
-    "--window",
-    type=click.IntRange(min=0),
-    default=defaults.EXCERPT_WINDOW,
-    show_default=True,
-    help="Lines shown before and after each matching line.",
-)
-@click.option(
-    "--head",
-    type=click.IntRange(min=0),
-    default=defaults.EXCERPT_HEAD,
-    show_default=True,
-    help="First lines of every file, always shown.",
-)
-@click.option(
+@int_option("--window", defaults.EXCERPT_WINDOW, "Lines shown before and after each matching line.")
+@int_option("--head", defaults.EXCERPT_HEAD, "First lines of every file, always shown.")
+@int_option(
     "--max-windows",
-    type=click.IntRange(min=0),
-    default=defaults.EXCERPT_MAX_WINDOWS,
-    show_default=True,
-    help="Windows per file (each around one matching line), the best-scoring first.",
+    defaults.EXCERPT_MAX_WINDOWS,
+    "Windows per file (each around one matching line), the best-scoring first.",
 )
-@click.option(
-    "--tail",
-    type=click.IntRange(min=0),
-    default=defaults.EXCERPT_TAIL,
-    show_default=True,
-    help="Last lines shown when nothing in the file matches.",
-)
+@int_option("--tail", defaults.EXCERPT_TAIL, "Last lines shown when nothing in the file matches.")
 @tokens_option("Total budget for the whole output, in tokens of the ruler.")
 @click.option(
     "--sort",

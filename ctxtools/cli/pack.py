@@ -8,6 +8,7 @@ from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     input_files,
+    int_option,
     json_dumps,
     json_option,
     keep_going_option,
@@ -95,12 +96,8 @@ from ctxtools.errors import UsageError
     metavar="NAME",
     help="Include this skill's full body (repeatable).",
 )
-@click.option(
-    "--skill-max-expanded",
-    type=click.IntRange(min=0),
-    default=defaults.SKILL_MAX_EXPANDED,
-    show_default=True,
-    help="Skills whose full body may go in.",
+@int_option(
+    "--skill-max-expanded", defaults.SKILL_MAX_EXPANDED, "Skills whose full body may go in."
 )
 @click.option(
     "--skill-disclosure",

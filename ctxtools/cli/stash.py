@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Source,
     emit_json,
+    int_option,
     json_option,
     make_main,
     max_bytes_option,
@@ -174,12 +175,10 @@ def _gc(store, opts: dict) -> None:
     default=None,
     help="Payload type [default: detected].",
 )
-@click.option(
+@int_option(
     "--threshold",
-    type=click.IntRange(min=0),
-    default=defaults.THRESHOLD,
-    show_default=True,
-    help="Inputs of at most this many characters pass through unchanged.",
+    defaults.THRESHOLD,
+    "Inputs of at most this many characters pass through unchanged.",
 )
 @click.option("--always", is_flag=True, help="Store even inputs under the threshold.")
 @click.option("--tee", is_flag=True, help="With -- CMD: also copy the output to stderr.")
