@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     emit_json,
+    ignore_case_option,
     make_main,
+    ruler_from_options,
     ruler_options,
     standard_options,
     stdin_bytes,
@@ -36,7 +39,7 @@ PROG = "ctx-read"
 @click.option(
     "-C", "--context", "context", type=int, default=0, metavar="N", help="--grep context."
 )
-@click.option("-i", "--ignore-case", is_flag=True, help="--grep ignoring case.")
+@ignore_case_option("--grep ignoring case.")
 @click.option("--count", "count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
 @click.option("--jsonpath", metavar="EXPR", help="RFC 9535 JSONPath: a JSON array of matches.")
 @click.option("--paths", is_flag=True, help="--jsonpath: the matches' normalized paths.")
@@ -54,7 +57,7 @@ PROG = "ctx-read"
     "--max-chars",
     type=int,
     default=None,
-    help="Cap on the output [default 12000; at most 50000].",
+    help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
 )
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
 @store_options
@@ -124,32 +127,15 @@ def cli(ref: str | None, **o) -> int:
     )
     with payload:
         if what == "--count":
-            emit_json(pj.count(payload, _ruler(o, store.root)))
+            emit_json(pj.count(payload, ruler_from_options(o, store_root=store.root).ruler))
         elif what == "--introspect":
             emit_json(pj.introspect(payload, label, max_chars=max_chars))
         else:
             out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
             write(out.text())
-            for n in out.notes:
-                warn(f"note: {n}")
+            warn(*out.notes, prefix="note: ")
     log_read(store, payload)
     return 0
-
-
-def _ruler(o: dict, store_root):
-    """The ruler of --count, its notes (fallbacks) on stderr."""
-    from ctxtools.tokens import get_ruler
-
-    choice = get_ruler(
-        encoding=o["encoding"],
-        tokenizer=o["tokenizer"],
-        heuristic=o["heuristic"],
-        exact=o["exact"],
-        store_root=store_root,
-    )
-    for n in choice.notes:
-        warn(f"note: {n}")
-    return choice.ruler
 
 
 main = make_main(cli, PROG)

@@ -37,6 +37,13 @@ _OPTIONS = (
 )
 
 
+def memory_option(help: str):
+    """``--memory PATH`` (repeatable): memory files or directories; what it does is HELP."""
+    return click.option(
+        "--memory", "memory", multiple=True, type=click.Path(), metavar="PATH", help=help
+    )
+
+
 def retrieval_options(func):
     for option in reversed(_OPTIONS):
         func = option(func)

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     emit_json,
+    int_option,
     json_option,
     make_main,
+    max_bytes_option,
+    max_entries_option,
     open_source,
     standard_options,
     stdin_bytes,
     store_options,
+    strategy_option,
     warn,
     write,
     write_bytes,
@@ -42,12 +47,10 @@ class _StashCommand(click.Command):
     default=None,
     help="Payload type [default: detected].",
 )
-@click.option(
+@int_option(
     "--threshold",
-    type=click.IntRange(min=0),
-    default=1000,
-    show_default=True,
-    help="Inputs of at most this many characters pass through unchanged.",
+    defaults.THRESHOLD,
+    "Inputs of at most this many characters pass through unchanged.",
 )
 @click.option("--always", is_flag=True, help="Store even inputs under the threshold.")
 @click.option("--tee", is_flag=True, help="With -- CMD: also copy the output to stderr.")
@@ -55,15 +58,9 @@ class _StashCommand(click.Command):
 @click.option("--all-sessions", is_flag=True, help="With --list: every session.")
 @click.option("--rm", "do_rm", is_flag=True, help="Remove the handles NAME... (blobs at --gc).")
 @click.option("--gc", "do_gc", is_flag=True, help="Evict over budget; drop unreferenced blobs.")
-@click.option("--max-bytes", default=None, help="With --gc: keep at most this much (500M, 1G).")
-@click.option("--max-entries", type=click.IntRange(min=0), default=None, help="With --gc.")
-@click.option(
-    "--strategy",
-    type=click.Choice(["lru", "importance"]),
-    default="lru",
-    show_default=True,
-    help="With --gc: what goes first.",
-)
+@max_bytes_option("With --gc: keep at most this much (500M, 1G).")
+@max_entries_option("With --gc.")
+@strategy_option("With --gc: what goes first.")
 @click.option("--dry-run", is_flag=True, help="With --gc: say what would go, change nothing.")
 @click.option("--path", "do_path", is_flag=True, help="Print the store root and exit.")
 @store_options
