@@ -235,7 +235,8 @@ def test_click_defaults_are_the_library_defaults():
 
 def test_library_defaults_agree_with_ctxtools_defaults():
     """The library modules that keep a value of their own still agree with ctxtools.defaults."""
-    from ctxtools import config, defaults, evict, profiles, projections, store
+    from ctxtools import config, defaults, profiles, projections, store
+    from ctxtools.store import evict
     from ctxtools.compact import accept
     from ctxtools.compact.plan import Options
     from ctxtools.excerpt import ExcerptOptions
