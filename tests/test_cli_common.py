@@ -236,13 +236,13 @@ def test_click_defaults_are_the_library_defaults():
 def test_library_defaults_agree_with_ctxtools_defaults():
     """The library modules that keep a value of their own still agree with ctxtools.defaults."""
     from ctxtools import config, defaults, profiles, projections, store
-    from ctxtools.store import evict
     from ctxtools.compact import accept
     from ctxtools.compact.plan import Options
     from ctxtools.excerpt import ExcerptOptions
     from ctxtools.fsutil import parse_size
     from ctxtools.pack import PackRequest
     from ctxtools.repomap import core
+    from ctxtools.store import evict
 
     assert config.DEFAULT_SESSION == store.DEFAULT_SESSION == defaults.SESSION
     assert tuple(evict.STRATEGIES) == defaults.EVICT_STRATEGIES
