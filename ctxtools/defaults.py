@@ -45,3 +45,6 @@ MIN_PATH_SHARE = 0.5
 
 # ctx-pack (ctxtools.pack.model.PackRequest)
 SKILL_MAX_EXPANDED = 2
+
+# ctx-count (ctxtools.cli.count, ctxtools.cli.count_fast)
+PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size

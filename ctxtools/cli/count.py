@@ -30,7 +30,6 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
-from ctxtools.cli.count_fast import PROGRESS_MIN_BYTES
 from ctxtools.errors import OverLimitError, UsageError
 
 
@@ -218,7 +217,7 @@ def _count_texts(sources, ruler, jobs) -> list[tuple[str, dict]]:
     from ctxtools.tokens import count_stream
 
     rows = []
-    with progress_bar(sources, "counting", PROGRESS_MIN_BYTES) as advance:
+    with progress_bar(sources, "counting", defaults.PROGRESS_MIN_BYTES) as advance:
         for src in sources:
             stream = open_source(src)
             try:

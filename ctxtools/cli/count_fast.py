@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import sys
 
+from ctxtools import defaults
+
 # Variables that change what a plain call does: a model, an encoding, profiles, tracebacks,
 # and click's shell-completion protocol (the shell runs the command with this one set).
 _ENV = ("CTX_MODEL", "CTX_ENCODING", "CTX_PROFILES", "CTX_DEBUG", "_CTX_COUNT_COMPLETE")
-PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size
 NAME = "ctx-count"
 
 
@@ -70,7 +71,7 @@ def _fast(args: list[str]) -> str | None:
             return None
         else:
             size += os.path.getsize(name)
-    if "-" not in names and size >= PROGRESS_MIN_BYTES and sys.stderr.isatty():
+    if "-" not in names and size >= defaults.PROGRESS_MIN_BYTES and sys.stderr.isatty():
         return None
     from ctxtools.errors import CtxError, InputError
     from ctxtools.tokens import count_stream, get_ruler
