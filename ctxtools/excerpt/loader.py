@@ -31,7 +31,6 @@ from ctxtools.excerpt.render import render_excerpt
 from ctxtools.excerpt.signatures import Signatures, render_signatures, signatures_of
 from ctxtools.excerpt.source import LARGE_FILE, is_binary, read_file_bytes
 from ctxtools.excerpt.workers import forked_results
-
 from ctxtools.resolve import HandleReader
 
 if TYPE_CHECKING:
