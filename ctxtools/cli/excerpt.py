@@ -169,7 +169,7 @@ def cli(**opts) -> int:
     first, each under a header '==> FILE:START-END § HEADING <== score S' with its lines
     numbered as above. --retrieval, --embed-cmd, --embed-timeout and --min-score are
     ctx-pack's (see ctx-pack --help). With --json: {"method", "requested", "threshold":
-    {"threshold", "floor", "median", "margin", "rule"}, "files", "chunks", "kept",
+    {"threshold", "floor", "median", "margin", "best", "share", "rule"}, "files", "chunks", "kept",
     "notes", "results": [{"file", "heading",
     "start", "end", "score", "kept", "why", "text"}]}, the qualifying sections only.
     Nothing qualifying is not an error (a note on stderr). FILE arguments, --ident,

@@ -179,15 +179,16 @@ def cli(**opts) -> int:
     that qualify go in best first, each labelled with its file, heading and lines, within
     --memory-tokens (15% of the budget by default). Scores are TF-IDF cosines (--retrieval
     tfidf, the default: on the labelled set of bench/bench_memory_eval.py it puts more of
-    the relevant sections in its top five than the hashing embedder, 0.62 against 0.47,
+    the relevant sections in its top five than the hashing embedder, 0.67 against 0.52,
     and is faster), the local hashing embedder's cosines (hashing), or the
     cosines of vectors from --embed-cmd CMD (cmd): CMD reads one JSON string a line on
     stdin and writes one JSON array of numbers a line; if it fails, times out
     (--embed-timeout) or writes bad vectors, tfidf is used instead, said on stderr. A
     section qualifies when its score reaches the method's noise floor (tfidf 0.15, hashing
-    0.40, cmd 0.25) and the median score of all sections for this task plus a margin
-    (0.15, 0.20, 0.15), so a task that matches nothing gets nothing; --min-score X
-    replaces both. Vectors and term counts are cached in the store by content, so a
+    0.40, cmd 0.25), the median score of all sections for this task plus a margin
+    (0.15, 0.20, 0.15), so a task that matches nothing gets nothing, and 90% of the best
+    section's score, so the few best matches come in and not a tail of near misses;
+    --min-score X replaces all three. Vectors and term counts are cached in the store by content, so a
     changed file re-embeds only its changed sections.
 
     Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
@@ -203,7 +204,7 @@ def cli(**opts) -> int:
     "named", "why", "shown", "tokens", "score", "rank", ...}], "dropped": [{"what",
     "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
     "kind"}], "notes": [...], "memory": null or {"method", "requested", "threshold":
-    {"threshold", "floor", "median", "margin", "rule"}, "budget", "tokens", "kept",
+    {"threshold", "floor", "median", "margin", "best", "share", "rule"}, "budget", "tokens", "kept",
     "files", "chunks": [{"file", "heading",
     "start", "end", "score", "kept", "in_pack", "why"}]}, "text": the Markdown pack};
     the budget bounds "text".

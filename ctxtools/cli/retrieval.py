@@ -31,8 +31,8 @@ _OPTIONS = (
         "--min-score",
         type=click.FloatRange(0, 1),
         default=None,
-        help="A memory chunk qualifies at this score or more (instead of the floor and "
-        "median rule).",
+        help="A memory chunk qualifies at this score or more (instead of the floor, "
+        "median and share-of-the-best rule).",
     ),
 )
 
