@@ -1,14 +1,15 @@
 """``ctx-stash -- CMD``: run a command, stream its output into the store, keep its status.
 
-The command runs without a shell, in a process group of its own, with stdout and stderr
-on one pipe (interleaved as they arrive). Its output is streamed into the store; the card
-records ``exit_status`` (negative: killed by that signal).
+The command is started by ``ctxtools.runner``: without a shell, in a process group of its
+own, with stdout and stderr on one pipe (interleaved as they arrive). Its output is
+streamed into the store; the card records ``exit_status`` (negative: killed by that
+signal).
 
 When ctx-stash itself gets SIGTERM, SIGHUP or SIGINT while the command runs, the signal is
-forwarded to the command's process group; after ``GRACE_SECONDS`` whatever is left of the
-group is killed (SIGKILL). Nothing is stored -- the partial output is not a handle -- and
-``Interrupted`` carries the conventional status 128 + N. A terminal's stdin is not passed
-on (a background process group reading it would be stopped): the command reads
+forwarded to the command's process group; after ``runner.GRACE_SECONDS`` whatever is left
+of the group is killed (SIGKILL). Nothing is stored -- the partial output is not a handle
+-- and ``Interrupted`` carries the conventional status 128 + N. A terminal's stdin is not
+passed on (a background process group reading it would be stopped): the command reads
 /dev/null instead; a pipe or file on stdin is passed on.
 """
 
@@ -18,13 +19,10 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from ctxtools.errors import CommandNotFoundError, CtxError
-
-GRACE_SECONDS = 2.0
-FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+from ctxtools import runner
+from ctxtools.errors import CtxError
 
 
 class Interrupted(CtxError):
@@ -36,14 +34,6 @@ class Interrupted(CtxError):
             f"interrupted by {name}: stopped the command (pid {pid}); nothing was stored"
         )
         self.exit_status = 128 + signum
-        self.signum = signum
-
-
-class _Signalled(BaseException):
-    """Raised by the signal handler to stop the streaming."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
         self.signum = signum
 
 
@@ -64,41 +54,12 @@ class _PipeReader:
     read = read1
 
 
-def _start(argv: list[str]) -> subprocess.Popen:
-    stdin: Any = None
+def _stdin() -> Any:
+    """What the command reads: our stdin, but /dev/null instead of a terminal."""
     with contextlib.suppress(OSError, ValueError):
         if os.isatty(0):
-            stdin = subprocess.DEVNULL
-    try:
-        return subprocess.Popen(
-            argv,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            process_group=0,
-        )
-    except FileNotFoundError:
-        raise CommandNotFoundError(f"{argv[0]}: command not found") from None
-    except PermissionError:
-        err = CtxError(f"{argv[0]}: permission denied (not executable)")
-        err.exit_status = 126
-        raise err from None
-    except OSError as exc:
-        err = CtxError(f"{argv[0]}: cannot run: {exc.strerror or exc}")
-        err.exit_status = 126
-        raise err from None
-
-
-def _stop(proc: subprocess.Popen, signum: int) -> None:
-    """Forward SIGNUM to PROC's group, wait GRACE_SECONDS, then kill what is left."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signum)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=GRACE_SECONDS)
-    # The leader may be gone while others of its group live on: kill the group anyway.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+            return subprocess.DEVNULL
+    return None
 
 
 def run_and_stash(
@@ -112,53 +73,46 @@ def run_and_stash(
 ) -> tuple[dict, int]:
     """Run ARGV, store its output; (card, the command's exit status as a shell gives it).
 
-    Raises CommandNotFoundError (127), CtxError with 126 (cannot run), Interrupted
+    Raises CommandNotFoundError (127), CommandNotExecutableError (126), Interrupted
     (128 + N, nothing stored) and the store's errors (then the command is stopped too).
     """
     store.check_writable()
-    proc = _start(argv)
-    assert proc.stdout is not None
-    reader = _PipeReader(proc.stdout.fileno(), tee)
-    streaming = True
-    late: list[int] = []  # a signal that came once the output was complete
-
-    def handler(signum: int, _frame: object) -> None:
-        if streaming:
-            raise _Signalled(signum)
-        late.append(signum)
-
-    def status() -> int:
-        nonlocal streaming
-        code = proc.wait()
-        streaming = False  # the output is whole: store it
-        return code
-
-    old: dict[int, Callable | int | None] = {}
-    try:
-        for s in FORWARDED:
-            old[s] = signal.signal(s, handler)
+    reader: _PipeReader | None = None
+    with runner.watching() as watch:
         try:
+            proc = watch.start(
+                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            )
+            assert proc.stdout is not None
+            reader = _PipeReader(proc.stdout.fileno(), tee)
+
+            def status() -> int:
+                code = proc.wait()
+                watch.disarm()  # the output is whole: store it; a signal now is late
+                return code
+
             card = store.put_stream(
                 reader, name=name, session=session, type=type, exit_status=status
             )
-        except _Signalled as sig:
-            streaming = False
-            _stop(proc, sig.signum)
-            raise Interrupted(sig.signum, proc.pid) from None
+        except runner.Signalled as sig:
+            watch.disarm()
+            assert watch.proc is not None
+            runner.stop(watch.proc, sig.signum)
+            raise Interrupted(sig.signum, watch.proc.pid) from None
         except BaseException:
-            streaming = False
-            # A store error: let the command finish (draining its output) rather than
-            # kill it half-way.
-            with contextlib.suppress(OSError):
-                while reader.read1(1 << 16):
-                    pass
-            proc.wait()
+            watch.disarm()
+            if watch.proc is not None:
+                # A store error: let the command finish (draining its output) rather than
+                # kill it half-way.
+                with contextlib.suppress(OSError):
+                    while reader is not None and reader.read1(1 << 16):
+                        pass
+                watch.proc.wait()
             raise
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        proc.stdout.close()
-    if late:
-        return card, 128 + late[0]
+        finally:
+            if watch.proc is not None and watch.proc.stdout is not None:
+                watch.proc.stdout.close()
+    if watch.held:
+        return card, 128 + watch.held[0]
     code = proc.returncode
     return card, (128 - code if code < 0 else code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DEFAULT_SESSION = "default"
+from ctxtools.defaults import SESSION as DEFAULT_SESSION
 
 
 def default_store_root() -> Path:

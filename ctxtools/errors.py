@@ -18,6 +18,7 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad arguments (click's own usage errors use 2 as well)
     OVER_LIMIT = 3  # ctx-count --fail-over: usage above the given percentage
     NO_HEADROOM = 4  # ctx-compact: compaction could not open the hysteresis headroom
+    COMMAND_NOT_EXECUTABLE = 126  # ctx-stash -- CMD where CMD exists but cannot be run
     COMMAND_NOT_FOUND = 127  # ctx-stash -- CMD where CMD does not exist (like a shell)
 
 
@@ -79,7 +80,27 @@ class NoHeadroomError(CtxError):
     exit_status = ExitStatus.NO_HEADROOM
 
 
-class CommandNotFoundError(CtxError):
-    """``ctx-stash -- CMD`` where CMD does not exist."""
+class CommandError(CtxError):
+    """A command ctxtools was asked to run could not be started (``ctxtools.runner``).
+
+    ``detail`` is the operating system's reason (``No such file or directory``), for a
+    caller that words the failure its own way."""
+
+    exit_status = ExitStatus.COMMAND_NOT_EXECUTABLE
+
+    def __init__(self, message: str, *, detail: str = "", hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.detail = detail
+
+
+class CommandNotExecutableError(CommandError):
+    """The command exists but cannot be run: not executable, a directory, a bad format
+    (a shell says 126)."""
+
+    exit_status = ExitStatus.COMMAND_NOT_EXECUTABLE
+
+
+class CommandNotFoundError(CommandError):
+    """The command does not exist (a shell says 127)."""
 
     exit_status = ExitStatus.COMMAND_NOT_FOUND

@@ -24,13 +24,14 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ctxtools.defaults import (  # token reserves of DESIGN.md ("Pack budget")
+    RESERVE_RESPONSE,
+    RESERVE_SYSTEM,
+    RESERVE_TOOLS,
+    SLACK_PERCENT,
+)
 from ctxtools.errors import InputError, NotFoundError, UsageError
 
-# Token reserves of DESIGN.md ("Pack budget").
-RESERVE_SYSTEM = 500
-RESERVE_TOOLS = 900
-RESERVE_RESPONSE = 2048
-SLACK_PERCENT = 10
 FLOOR = 512
 WARN_PERCENT = 80
 COMPACT_PERCENT = 90

@@ -188,7 +188,11 @@ def _load_one(base: str, rel: str, folder: str, notes: list[str]) -> Skill | Non
 
 
 def _parse_skill(text: str, rel: str, folder: str, cut: str, notes: list[str]) -> Skill | None:
-    from ctxtools.instructions import FrontMatterError, parse_front_matter, split_front_matter
+    from ctxtools.instructions.frontmatter import (
+        FrontMatterError,
+        parse_front_matter,
+        split_front_matter,
+    )
 
     lines = text.splitlines(keepends=True)
     fm_lines, taken, error = split_front_matter(lines)
@@ -349,6 +353,35 @@ def choose_skills(
         raise UsageError(f"max_expanded must be a whole number ≥ 0, not {max_expanded!r}")
     if isinstance(pinned, str):  # one name, not its characters
         pinned = [pinned]
+    explicit = _explicit_skills(skills, task, pinned)
+    scoring_text = _MENTION_RE.sub(lambda m: m.group(1), task)
+    task_terms = set(_terms(scoring_text))
+    task_seq = _sequence(scoring_text)
+    scores = {s.name: _score(s, task_terms, task_seq) for s in skills}
+    cards = [(s, scores[s.name].score) for s in skills if scores[s.name].score > MATCH_FLOOR]
+    cards.sort(key=lambda c: (-c[1], c[0].name.casefold(), c[0].name))
+
+    notes: list[str] = []
+    if len(explicit) > max_expanded:
+        notes.append(
+            f"{len(explicit)} skills named or pinned, over the {max_expanded} to expand: "
+            "all of them are expanded"
+        )
+    chosen, reasons = _expand(cards, scores, explicit, disclosure, max_expanded)
+    carded = {s.name for s, _ in cards}
+    for name, (_, why) in explicit.items():
+        if name not in carded:
+            reasons[name] = f"expanded: {why}; no shared words with the task"
+    expanded = [s for s, _ in cards if s.name in chosen]
+    expanded += [s for name, (s, _) in explicit.items() if name not in carded]
+    return SkillChoice(cards, expanded, notes, reasons)
+
+
+def _explicit_skills(
+    skills: Sequence[Skill], task: str, pinned: Sequence[str]
+) -> dict[str, tuple[Skill, str]]:
+    """The skills named in TASK (``@skill:NAME``) or PINNED, each with why; an
+    UnknownSkillError naming every one that is not among SKILLS."""
     by_name = {s.name.casefold(): s for s in skills}
     explicit: dict[str, tuple[Skill, str]] = {}
     missing: list[tuple[str, str]] = []
@@ -370,22 +403,27 @@ def choose_skills(
             explicit.setdefault(skill.name, (skill, "pinned"))
     if missing:
         raise _unknown(missing, skills)
+    return explicit
 
-    scoring_text = _MENTION_RE.sub(lambda m: m.group(1), task)
-    task_terms = set(_terms(scoring_text))
-    task_seq = _sequence(scoring_text)
-    scores = {s.name: _score(s, task_terms, task_seq) for s in skills}
-    cards = [(s, scores[s.name].score) for s in skills if scores[s.name].score > MATCH_FLOOR]
-    cards.sort(key=lambda c: (-c[1], c[0].name.casefold(), c[0].name))
 
-    notes: list[str] = []
+def _earned(disclosure: str, sc: _Score) -> tuple[bool, str]:
+    """Whether a card earns its full body under DISCLOSURE, and why."""
+    if disclosure == "cards":
+        return False, "disclosure cards"
+    if disclosure == "full":
+        return True, "disclosure full"
+    if sc.name_in_task:
+        return True, "its name is in the task"
+    if sc.score >= EXPAND_SCORE:
+        return True, f"score ≥ {EXPAND_SCORE}"
+    return False, f"score below {EXPAND_SCORE}"
+
+
+def _expand(cards, scores, explicit, disclosure: str, max_expanded: int):
+    """(the names expanded, a reason per card): the explicit skills, then the cards that
+    earn it, best first, while slots are left."""
     reasons: dict[str, str] = {}
     chosen = set(explicit)
-    if len(explicit) > max_expanded:
-        notes.append(
-            f"{len(explicit)} skills named or pinned, over the {max_expanded} to expand: "
-            "all of them are expanded"
-        )
     slots = max(0, max_expanded - len(explicit))
     for skill, score in cards:
         sc = scores[skill.name]
@@ -393,16 +431,7 @@ def choose_skills(
         if skill.name in explicit:
             reasons[skill.name] = f"expanded: {explicit[skill.name][1]}; score {score:.2f}"
             continue
-        if disclosure == "cards":
-            earned, why = False, "disclosure cards"
-        elif disclosure == "full":
-            earned, why = True, "disclosure full"
-        elif sc.name_in_task:
-            earned, why = True, "its name is in the task"
-        elif score >= EXPAND_SCORE:
-            earned, why = True, f"score ≥ {EXPAND_SCORE}"
-        else:
-            earned, why = False, f"score below {EXPAND_SCORE}"
+        earned, why = _earned(disclosure, sc)
         if earned and slots > 0:
             slots -= 1
             chosen.add(skill.name)
@@ -413,10 +442,4 @@ def choose_skills(
             )
         else:
             reasons[skill.name] = f"card: {why}; score {score:.2f} ({words})"
-    carded = {s.name for s, _ in cards}
-    for name, (_, why) in explicit.items():
-        if name not in carded:
-            reasons[name] = f"expanded: {why}; no shared words with the task"
-    expanded = [s for s, _ in cards if s.name in chosen]
-    expanded += [s for name, (s, _) in explicit.items() if name not in carded]
-    return SkillChoice(cards, expanded, notes, reasons)
+    return chosen, reasons

@@ -150,3 +150,228 @@ def test_json_text_replaces_undecodable_bytes_only():
     assert json_text("日本/ü.md") == "日本/ü.md"
     assert json_text(os.fsdecode(b"caf\xe9/\xff\xfe.txt")) == "caf\ufffd/\ufffd\ufffd.txt"
     assert json_text("lone \ud800 surrogate") == "lone \ufffd\ufffd\ufffd surrogate"
+
+
+# --- shared options, declared once (issue 12) ----------------------------------------------
+
+SHARED_FLAGS = (
+    "--store",
+    "--session",
+    "--model",
+    "--limit",
+    "--encoding",
+    "--tokenizer",
+    "--max-bytes",
+    "--max-entries",
+    "--strategy",
+    "--keep-going",
+    "--jobs",
+    "--profiles-file",
+    "--memory",
+    "--ignore-case",
+    "--query",
+    "--json",
+)
+
+
+def test_shared_options_are_declared_in_common_only():
+    """A command file names no shared option in a click.option: it uses common's factory."""
+    import re
+
+    decl = re.compile(r"click\.option\(\s*(?:\"-\w\",\s*)?\"(--[\w-]+)\"")
+    found = {}
+    for path in sorted((ROOT / "ctxtools" / "cli").glob("*.py")):
+        if path.name in ("common.py", "retrieval.py"):
+            continue
+        for flag in decl.findall(path.read_text()):
+            if flag in SHARED_FLAGS:
+                found.setdefault(flag, []).append(path.name)
+    assert found == {}
+
+
+def _command_options():
+    from ctxtools.cli import compact, count, excerpt, pack, read, repomap, stash
+
+    for mod in (compact, count, excerpt, pack, read, repomap, stash):
+        for param in mod.cli.params:
+            yield mod.__name__.rsplit(".", 1)[1], param
+
+
+def test_click_defaults_are_the_library_defaults():
+    """Every default --help shows for these options is the value in ctxtools.defaults."""
+    from ctxtools import defaults
+
+    expected = {
+        "session": defaults.SESSION,
+        "strategy": defaults.EVICT_STRATEGY,
+        "threshold": defaults.THRESHOLD,
+        "reserve_system": defaults.RESERVE_SYSTEM,
+        "reserve_tools": defaults.RESERVE_TOOLS,
+        "reserve_response": defaults.RESERVE_RESPONSE,
+        "slack_percent": defaults.SLACK_PERCENT,
+        "window": defaults.EXCERPT_WINDOW,
+        "max_windows": defaults.EXCERPT_MAX_WINDOWS,
+        "max_files": defaults.MAP_MAX_FILES,
+        "max_file_size": defaults.MAP_MAX_FILE_SIZE,
+        "at": defaults.COMPACT_AT,
+        "keep_recent": defaults.KEEP_RECENT,
+        "summarizer_timeout": defaults.SUMMARIZER_TIMEOUT,
+        "min_ratio": defaults.MIN_RATIO,
+        "min_path_share": defaults.MIN_PATH_SHARE,
+        "skill_max_expanded": defaults.SKILL_MAX_EXPANDED,
+    }
+    seen = set()
+    for command, param in _command_options():
+        if param.name in expected:
+            assert param.default == expected[param.name], (command, param.name)
+            seen.add(param.name)
+        if command == "excerpt" and param.name in ("head", "tail"):
+            want = defaults.EXCERPT_HEAD if param.name == "head" else defaults.EXCERPT_TAIL
+            assert param.default == want
+        if command == "repomap" and param.name == "tokens":
+            assert param.default == defaults.MAP_TOKENS
+    assert seen == set(expected)
+
+
+def test_library_defaults_agree_with_ctxtools_defaults():
+    """The library modules that keep a value of their own still agree with ctxtools.defaults."""
+    from ctxtools import config, defaults, profiles, projections, store
+    from ctxtools.compact import accept
+    from ctxtools.compact.plan import Options
+    from ctxtools.excerpt import ExcerptOptions
+    from ctxtools.fsutil import parse_size
+    from ctxtools.pack import PackRequest
+    from ctxtools.repomap import core
+    from ctxtools.store import evict
+
+    assert config.DEFAULT_SESSION == store.DEFAULT_SESSION == defaults.SESSION
+    assert tuple(evict.STRATEGIES) == defaults.EVICT_STRATEGIES
+    assert projections.MAX_CHARS_DEFAULT == defaults.MAX_CHARS
+    assert projections.MAX_CHARS_CEILING == defaults.MAX_CHARS_CEILING
+    assert (profiles.RESERVE_SYSTEM, profiles.RESERVE_TOOLS, profiles.RESERVE_RESPONSE) == (
+        defaults.RESERVE_SYSTEM,
+        defaults.RESERVE_TOOLS,
+        defaults.RESERVE_RESPONSE,
+    )
+    assert profiles.pack_budget(100_000).slack_percent == defaults.SLACK_PERCENT
+    ex = ExcerptOptions()
+    assert (ex.window, ex.head, ex.max_windows, ex.tail) == (
+        defaults.EXCERPT_WINDOW,
+        defaults.EXCERPT_HEAD,
+        defaults.EXCERPT_MAX_WINDOWS,
+        defaults.EXCERPT_TAIL,
+    )
+    assert core.DEFAULT_TOKENS == defaults.MAP_TOKENS
+    assert core.MAX_FILES == defaults.MAP_MAX_FILES
+    assert parse_size(defaults.MAP_MAX_FILE_SIZE) == core.MAX_FILE_SIZE
+    opts = Options(limit=1000)
+    assert (opts.at, opts.keep_recent) == (defaults.COMPACT_AT, defaults.KEEP_RECENT)
+    assert opts.summarizer_timeout == accept.DEFAULT_TIMEOUT == defaults.SUMMARIZER_TIMEOUT
+    assert opts.min_ratio == accept.DEFAULT_MIN_RATIO == defaults.MIN_RATIO
+    assert opts.min_path_share == accept.DEFAULT_MIN_PATH_SHARE == defaults.MIN_PATH_SHARE
+    assert PackRequest(task="t").skill_max_expanded == defaults.SKILL_MAX_EXPANDED
+
+
+def test_defaults_module_imports_nothing():
+    """--help reads ctxtools.defaults: it must cost no import beyond itself."""
+    code = (
+        "import sys; before = set(sys.modules); import ctxtools.defaults; "
+        "print(sorted(set(sys.modules) - before))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['ctxtools', 'ctxtools.defaults']"
+
+
+# --- notes and the ruler ------------------------------------------------------------------
+
+
+def _run_in_command(func):
+    """Run FUNC inside a click command named ctx-test; (exit code, stdout, stderr)."""
+    import click
+    from click.testing import CliRunner
+
+    @click.command()
+    def cmd():
+        func()
+
+    result = CliRunner().invoke(cmd, [], prog_name="ctx-test")
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_warn_prints_each_message_with_the_command_name_and_prefix():
+    from ctxtools.cli.common import warn
+
+    def body():
+        warn("plain")
+        warn("a", "b", prefix="note: ")
+        warn(*[], prefix="note: ")  # nothing to say: nothing printed
+
+    code, out, err = _run_in_command(body)
+    assert (code, out) == (0, "")
+    assert err == "ctx-test: plain\nctx-test: note: a\nctx-test: note: b\n"
+
+
+def test_ruler_from_options_takes_the_options_and_says_its_notes():
+    from ctxtools.cli.common import ruler_from_options
+
+    opts = {"encoding": "p50k_base", "tokenizer": None, "heuristic": False, "exact": False}
+    got = {}
+
+    def body():
+        got["fallback"] = ruler_from_options(opts)
+        got["given"] = ruler_from_options(opts, encoding="cl100k_base")
+        got["quiet"] = ruler_from_options(opts, note_prefix=None)
+        got["bare"] = ruler_from_options(opts, note_prefix="")
+
+    code, _out, err = _run_in_command(body)
+    assert code == 0
+    assert got["fallback"].ruler.name == "heuristic"  # p50k_base is not available offline
+    assert got["given"].ruler.name == "cl100k_base" and got["given"].notes == []
+    assert got["quiet"].notes == got["fallback"].notes != []
+    note = got["fallback"].notes[0]
+    assert err == f"ctx-test: note: {note}\nctx-test: {note}\n"
+
+
+def test_ruler_from_options_exact_refuses_the_fallback():
+    from ctxtools.cli.common import ruler_from_options
+    from ctxtools.errors import CtxError
+
+    opts = {"encoding": "p50k_base", "tokenizer": None, "heuristic": False, "exact": True}
+    with pytest.raises(CtxError) as exc:
+        ruler_from_options(opts)
+    assert exc.value.exit_status == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("512K", 512 * 1024), ("1M", 1 << 20), ("100", 100), (7, 7)]
+)
+def test_size_parses_sizes(value, expected):
+    from ctxtools.cli.common import Size
+
+    assert Size().convert(value, None, None) == expected
+
+
+@pytest.mark.parametrize("value", ["12Q", "", "-1", "K"])
+def test_size_refuses_what_is_not_a_size(value):
+    import click
+
+    from ctxtools.cli.common import Size
+
+    with pytest.raises(click.BadParameter) as exc:
+        Size().convert(value, None, None)
+    assert exc.value.message == f"{value!r} is not a size (e.g. 524288, 512K, 1M)"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("5", "'5' is not above 5"), ("nan", "'nan' is not a finite number"), ("101", None)],
+)
+def test_above_refuses_its_low_bound_and_what_is_past_max(value, message):
+    import click
+
+    from ctxtools.cli.common import Above
+
+    with pytest.raises(click.BadParameter) as exc:
+        Above(5, 100).convert(value, None, None)
+    assert exc.value.message == (message or "'101' is above the maximum of 100")
+    assert Above(5, 100).convert("5.5", None, None) == 5.5

@@ -65,7 +65,7 @@ def test_model_chooses_its_encoding(script_runner):
 def test_several_files_like_wc(script_runner, tmp_path):
     a = tmp_path / "a.py"
     b = tmp_path / "b.txt"
-    a.write_bytes((ROOT / "ctxtools" / "tokens.py").read_bytes())
+    a.write_bytes((ROOT / "ctxtools" / "tokens" / "rulers.py").read_bytes())
     b.write_bytes(LOG)
     r = script_runner.run(["ctx-count", str(b), str(a)])
     na, nb = exact(a.read_text()), exact(LOG.decode())

@@ -14,19 +14,21 @@ import random
 
 import pytest
 
-from ctxtools import cutting, tokens
+from ctxtools import tokens
+from ctxtools.tokens import cutter, runs, stream
+from ctxtools.tokens.cuts import find_rule_cut
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 
 
 @pytest.fixture
 def small(monkeypatch):
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 3_000)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 700)
-    monkeypatch.setattr(cutting, "RUN_PROBE", 128)
-    monkeypatch.setattr(cutting, "RUN_MARGIN", 64)
-    monkeypatch.setattr(cutting, "RUN_WINDOW", 1_000)
-    monkeypatch.setattr(cutting, "LOOKBACK", 200)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 3_000)
+    monkeypatch.setattr(stream, "READ_BLOCK", 700)
+    monkeypatch.setattr(runs, "RUN_PROBE", 128)
+    monkeypatch.setattr(runs, "RUN_MARGIN", 64)
+    monkeypatch.setattr(runs, "RUN_WINDOW", 1_000)
+    monkeypatch.setattr(runs, "LOOKBACK", 200)
 
 
 def shapes() -> dict[str, bytes]:
@@ -99,7 +101,7 @@ def test_every_rule_cut_is_exact(encoding):
             cuts = []
             c = 1
             while True:
-                c = cutting.find_rule_cut(
+                c = find_rule_cut(
                     data, c, len(data), allow, encoding == "o200k_base", _specials(r, allow)
                 )
                 if c < 0:
@@ -216,13 +218,13 @@ def test_the_buffer_stays_bounded_on_a_long_run(small, monkeypatch):
     data = bytes(400_000)
     ruler = tokens.get_ruler().ruler
     seen = []
-    real_fill = cutting.Cutter._fill
+    real_fill = cutter.Cutter._fill
 
     def fill(self, upto):
         real_fill(self, upto)
         seen.append(len(self.buf))
 
-    monkeypatch.setattr(cutting.Cutter, "_fill", fill)
+    monkeypatch.setattr(cutter.Cutter, "_fill", fill)
     counts = tokens.count_stream(io.BytesIO(data), ruler)
     assert counts.tokens == 400_000  # one token per NUL in cl100k
     assert counts.exact
@@ -230,7 +232,7 @@ def test_the_buffer_stays_bounded_on_a_long_run(small, monkeypatch):
 
 
 def test_heuristic_streams_block_by_block(monkeypatch):
-    monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
+    monkeypatch.setattr(stream, "READ_BLOCK", 1_000)
     data = bytes(50_000)
     counts = tokens.Counts()
     pieces = list(tokens.iter_text_pieces(io.BytesIO(data), counts, tokens.HeuristicRuler()))

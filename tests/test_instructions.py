@@ -16,10 +16,12 @@ from ctxtools.errors import ExitStatus, InputError, NotFoundError, UsageError
 from ctxtools.instructions import (
     FrontMatterError,
     InstructionFile,
+    discovery,
     expand_braces,
     glob_patterns,
     load_instructions,
     parse_front_matter,
+    reading,
 )
 
 AGENTS = """\
@@ -526,7 +528,7 @@ def test_unreadable_file_is_skipped_with_a_note(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kw)
 
-    monkeypatch.setattr(ins, "open", fake_open, raising=False)
+    monkeypatch.setattr(reading, "open", fake_open, raising=False)
     result = load_instructions(tmp_path, None)
     assert paths(result) == ["CLAUDE.md"]
     assert result.notes == ["AGENTS.md: cannot be read (Permission denied); skipped"]
@@ -544,14 +546,14 @@ def test_unreadable_rules_folder(tmp_path, monkeypatch):
                 continue
             yield dirpath, dirs, files
 
-    monkeypatch.setattr(ins.os, "walk", walk)
+    monkeypatch.setattr(discovery.os, "walk", walk)
     result = load_instructions(tmp_path, None)
     assert paths(result) == [".cursor/rules/a.mdc"]
     assert result.notes == [".cursor/rules: 1 folder(s) cannot be read; skipped"]
 
 
 def test_too_many_rule_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(ins, "RULES_LIMIT", 3)
+    monkeypatch.setattr(discovery, "RULES_LIMIT", 3)
     for i in range(5):
         write(tmp_path, f".cursor/rules/r{i}.mdc", f"r{i}\n")
     result = load_instructions(tmp_path, None)
@@ -635,7 +637,7 @@ def test_capped_file_is_read_only_as_far_as_needed(tmp_path, monkeypatch):
         def __exit__(self, *exc):
             self.fh.close()
 
-    monkeypatch.setattr(ins, "open", lambda p, m: Counting(real_open(p, m)), raising=False)
+    monkeypatch.setattr(reading, "open", lambda p, m: Counting(real_open(p, m)), raising=False)
     result = load_instructions(tmp_path, None)
     assert result.files[0].truncated
     assert sum(reads) <= ins.MAX_FILE + 4096 + 1  # the budget and the one line that overflowed
@@ -746,7 +748,7 @@ def test_last_line_without_newline_over_the_cap(tmp_path):
 
 
 def test_read_limit_when_gated_out_text_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(ins, "SCAN_LIMIT", 5_000)
+    monkeypatch.setattr(reading, "SCAN_LIMIT", 5_000)
     data = "# Keep\nkept\n## Gated <!-- paths: never/** -->\n" + lines_of(500) + "## After\nlate\n"
     write(tmp_path, "AGENTS.md", data)
     result = load_instructions(tmp_path, ["src/a.py"])
@@ -989,7 +991,7 @@ def test_many_malformed_gates_give_ten_notes_and_a_count(tmp_path):
 
 
 def test_read_limit_is_noted(tmp_path, monkeypatch):
-    monkeypatch.setattr(ins, "SCAN_LIMIT", 2_000)
+    monkeypatch.setattr(reading, "SCAN_LIMIT", 2_000)
     write(tmp_path, "AGENTS.md", "kept\n## G <!-- paths: no/** -->\n" + lines_of(100))
     result = load_instructions(tmp_path, ["a.py"])
     assert result.dropped[-1] == {
@@ -1015,7 +1017,7 @@ def test_absolute_pack_files_through_a_symlinked_root(tmp_path):
 
 
 def test_read_limit_with_nothing_applying_leaves_the_file_out(tmp_path, monkeypatch):
-    monkeypatch.setattr(ins, "SCAN_LIMIT", 2_000)
+    monkeypatch.setattr(reading, "SCAN_LIMIT", 2_000)
     write(tmp_path, "AGENTS.md", "# G <!-- paths: no/** -->\n" + lines_of(100) + "# After\nx\n")
     write(tmp_path, "CLAUDE.md", "next\n")
     result = load_instructions(tmp_path, ["a.py"])

@@ -11,7 +11,7 @@ import pytest
 
 from ctxtools import mentions
 from ctxtools.errors import InputError
-from ctxtools.mentions import Mention, MentionResolver, Resolution, frecency, parse_mentions
+from ctxtools.mentions import Mention, MentionResolver, Resolution, frecency, parse_mentions, uselog
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0  # a fixed clock: every ranking below is reproducible
@@ -500,7 +500,7 @@ def test_a_store_that_cannot_be_written(repo, tmp_path):
 
 
 def test_the_use_log_is_bounded_and_compacted(repo, store_dir, monkeypatch):
-    monkeypatch.setattr(mentions, "MAX_USES", 3)
+    monkeypatch.setattr(uselog, "MAX_USES", 3)
     r = MentionResolver(repo, store_dir, now=NOW)
     r.record_use(["a.py"], when=NOW - 30 * DAY)  # the lowest frecency: dropped first
     r.record_use(["b.py"], when=NOW - 1 * DAY)

@@ -11,6 +11,7 @@ import pytest
 
 from ctxtools import tokens
 from ctxtools.errors import TokenizerError
+from ctxtools.tokens import loading, stream
 
 STDLIB = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -60,8 +61,8 @@ def test_streamed_pieces_add_up_to_the_whole_count(monkeypatch, encoding):
     data = stdlib_text(600_000) + CJK_LOG * 50 + b"\xff\xfe broken \x80 bytes\n" + b"a  b\n\n\nc"
     ruler = tokens.get_ruler(encoding=encoding).ruler
     expected = len(ruler.encoding.encode_ordinary(data.decode("utf-8", "replace")))
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 5_000)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 4_096)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 5_000)
+    monkeypatch.setattr(stream, "READ_BLOCK", 4_096)
     for jobs in (1, 2):
         counts = tokens.count_stream(io.BytesIO(data), ruler, jobs=jobs)
         assert counts.tokens == expected
@@ -70,8 +71,8 @@ def test_streamed_pieces_add_up_to_the_whole_count(monkeypatch, encoding):
 
 
 def test_pieces_really_are_cut(monkeypatch):
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 2_000)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 2_000)
+    monkeypatch.setattr(stream, "READ_BLOCK", 1_000)
     counts = tokens.Counts()
     ruler = tokens.get_ruler().ruler
     data = stdlib_text(50_000)
@@ -85,8 +86,8 @@ def test_whitespace_runs_and_cjk_at_cut_points(monkeypatch):
     text = ("word \n\n  \nNext line\tx  y\r\n日本\n" * 3000).encode()
     ruler = tokens.get_ruler(encoding="cl100k_base").ruler
     expected = len(ruler.encoding.encode_ordinary(text.decode()))
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 777)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 500)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 777)
+    monkeypatch.setattr(stream, "READ_BLOCK", 500)
     assert tokens.count_stream(io.BytesIO(text), ruler, jobs=2).tokens == expected
 
 
@@ -102,8 +103,8 @@ def test_special_tokens_are_ordinary_text_unless_allowed():
 def test_a_single_line_without_cut_points_is_still_exact(monkeypatch):
     data = b"x" * 50_000  # no newline, no space: one piece
     ruler = tokens.get_ruler().ruler
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 1_000)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 1_000)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 1_000)
+    monkeypatch.setattr(stream, "READ_BLOCK", 1_000)
     assert tokens.count_stream(io.BytesIO(data), ruler).tokens == ruler.count("x" * 50_000)
 
 
@@ -119,8 +120,8 @@ def test_heuristic_cjk_and_other_characters():
 
 def test_heuristic_streams_like_the_whole(monkeypatch):
     data = CJK_LOG * 200
-    monkeypatch.setattr(tokens, "CHUNK_BYTES", 300)
-    monkeypatch.setattr(tokens, "READ_BLOCK", 100)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(stream, "READ_BLOCK", 100)
     counts = tokens.count_stream(io.BytesIO(data), tokens.HeuristicRuler())
     assert counts.tokens == tokens.heuristic_count(data.decode())
 
@@ -148,7 +149,7 @@ def test_online_only_encoding_falls_back_with_a_note_or_fails_with_exact():
 
 def test_tampered_encoding_file_is_refused(monkeypatch):
     monkeypatch.setitem(tokens.OFFLINE_ENCODINGS, "cl100k_base", "0" * 64)
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(loading, "_ENCODINGS", {})
     with pytest.raises(TokenizerError, match="does not match tiktoken's published SHA-256"):
         tokens.verified_encoding_bytes("cl100k_base")
     choice = tokens.get_ruler(encoding="cl100k_base")
@@ -157,19 +158,19 @@ def test_tampered_encoding_file_is_refused(monkeypatch):
 
 
 def test_parsed_ranks_are_cached_and_a_damaged_cache_is_rebuilt(store_dir, monkeypatch):
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(loading, "_ENCODINGS", {})
     tokens.load_encoding("cl100k_base")
     cached = [p for p in (store_dir / "tiktoken").iterdir() if not p.name.startswith(".")]
     assert [p.name[:12] for p in cached] == ["cl100k_base-"]
     cached[0].write_bytes(cached[0].read_bytes()[:-100] + b"x" * 100)  # bit rot
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(loading, "_ENCODINGS", {})
     parsed = []
     real_parse = tokens.parse_tiktoken_file
-    monkeypatch.setattr(tokens, "parse_tiktoken_file", lambda d: parsed.append(1) or real_parse(d))
+    monkeypatch.setattr(loading, "parse_tiktoken_file", lambda d: parsed.append(1) or real_parse(d))
     enc = tokens.load_encoding("cl100k_base")
     assert parsed == [1]  # the damaged cache was not trusted
     assert enc.encode_ordinary("hello world") == [15339, 1917]
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(loading, "_ENCODINGS", {})
     tokens.load_encoding("cl100k_base")
     assert parsed == [1]  # the rebuilt cache is used
 
@@ -184,7 +185,7 @@ def test_ranks_equal_the_official_file(store_dir):
 def test_unwritable_store_still_counts(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(loading, "_ENCODINGS", {})
     enc = tokens.load_encoding("cl100k_base", store_root=blocker / "store")
     assert enc.encode_ordinary("hello world") == [15339, 1917]
 

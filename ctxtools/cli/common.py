@@ -5,19 +5,26 @@ A command module defines a click command ``cli`` and exposes ``main = make_main(
 with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
 quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
 where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
+
+Every option that several commands take is declared here once (``store_options``,
+``model_option``, ``keep_going_option``, ...; defaults from ``ctxtools.defaults``), the
+ruler is made from its options by ``ruler_from_options``, and every note or warning goes
+to stderr through ``warn``. Nothing here is logic a library user would need.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import BinaryIO, NamedTuple
+from collections.abc import Callable, Mapping
+from types import EllipsisType
+from typing import BinaryIO
 
 import click
 
-from ctxtools import __version__
+from ctxtools import __version__, defaults
 from ctxtools.errors import CtxError, InputError, NotFoundError
+from ctxtools.resolve import STDIN, FileArg  # one FILE argument: a path, or stdin
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -31,11 +38,29 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
+def __getattr__(name: str):
+    """The parameter types of ``ctxtools.cli.types``, loaded only by the commands that use
+    one (start-up cost)."""
+    if name in ("Above", "FiniteFloat", "RoleShare", "Size"):
+        return getattr(_types(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _types():
+    from ctxtools.cli import types
+
+    return types
+
+
 def debug_enabled() -> bool:
     return _debug or os.environ.get("CTX_DEBUG", "") not in ("", "0")
 
 
 # --- decorator bundles -----------------------------------------------------------------------
+#
+# Each option that more than one command takes is declared here once. Where commands word an
+# option's help differently (what it does differs by command), the wording is a parameter;
+# defaults come from ``ctxtools.defaults``, the values the library uses.
 
 
 def _apply(decorators: list[Callable]) -> Callable:
@@ -91,23 +116,6 @@ def input_files(func: Callable) -> Callable:
     )(func)
 
 
-class RoleShare(click.ParamType):
-    """``ROLE=PCT`` as a ``(role, pct)`` pair (``profiles.parse_role_share`` says what is valid)."""
-
-    name = "ROLE=PCT"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        from ctxtools.errors import UsageError as BadShare
-        from ctxtools.profiles import parse_role_share
-
-        try:
-            return parse_role_share(str(value))
-        except BadShare as exc:
-            self.fail(str(exc), param, ctx)
-
-
 def role_options(func: Callable) -> Callable:
     """``--role ROLE`` and ``--role-share ROLE=PCT`` (repeatable): whose share of the pack
     budget applies, and overrides of the shares. The command gets ``role`` and
@@ -123,7 +131,7 @@ def role_options(func: Callable) -> Callable:
             click.option(
                 "--role-share",
                 "role_shares",
-                type=RoleShare(),
+                type=_types().RoleShare(),
                 multiple=True,
                 metavar="ROLE=PCT",
                 help="A role's share of the budget in percent, 1-100 (repeatable; beats the "
@@ -133,8 +141,10 @@ def role_options(func: Callable) -> Callable:
     )(func)
 
 
-def json_option(func: Callable) -> Callable:
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
+def json_option(func: Callable | None = None, *, help: str = "Print one JSON document."):
+    """``--json`` (``as_json``); ``@json_option`` or ``@json_option(help=…)``."""
+    option = click.option("--json", "as_json", is_flag=True, help=help)
+    return option if func is None else option(func)
 
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -144,24 +154,43 @@ def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def store_option(
+    help: str = "Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
+    *,
+    cache_only: bool = False,
+) -> Callable:
+    """``--store DIR`` ($CTX_STORE). CACHE_ONLY (ctx-repomap, which keeps only its cache there):
+    click refuses a file, and an empty value means the default root."""
+    if cache_only:
+        return click.option(
+            "--store",
+            "store",
+            envvar="CTX_STORE",
+            type=click.Path(file_okay=False),
+            default=None,
+            help=help,
+        )
+    return click.option(
+        "--store",
+        "store",
+        envvar="CTX_STORE",
+        type=click.Path(),  # the store itself says clearly what is wrong with it
+        default=None,
+        callback=_store_path,
+        help=help,
+    )
+
+
 def store_options(func: Callable) -> Callable:
     """``--store DIR`` ($CTX_STORE) and ``--session NAME`` ($CTX_SESSION)."""
     return _apply(
         [
-            click.option(
-                "--store",
-                "store",
-                envvar="CTX_STORE",
-                type=click.Path(),  # the store itself says clearly what is wrong with it
-                default=None,
-                callback=_store_path,
-                help="Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
-            ),
+            store_option(),
             click.option(
                 "--session",
                 "session",
                 envvar="CTX_SESSION",
-                default="default",
+                default=defaults.SESSION,
                 show_default=True,
                 help="Session the handles belong to [env CTX_SESSION].",
             ),
@@ -170,7 +199,8 @@ def store_options(func: Callable) -> Callable:
 
 
 def ruler_options(func: Callable) -> Callable:
-    """The ruler: ``--encoding``, ``--tokenizer``, ``--heuristic``, ``--exact``."""
+    """The ruler: ``--encoding``, ``--tokenizer``, ``--heuristic``, ``--exact``
+    (``ruler_from_options`` makes the ruler from them)."""
     return _apply(
         [
             click.option(
@@ -199,51 +229,82 @@ def ruler_options(func: Callable) -> Callable:
     )(func)
 
 
-class FiniteFloat(click.ParamType):
-    """A float option that must be a finite number within [MIN, MAX] (either bound optional).
+def int_option(name: str, default: int, help: str | None = None, **bounds) -> Callable:
+    """``NAME N``: a whole number from 0 (``click.IntRange(min=0, **bounds)``) whose default
+    --help shows."""
+    return click.option(
+        name, type=click.IntRange(min=0, **bounds), default=default, show_default=True, help=help
+    )
 
-    click.FloatRange lets ``nan`` through (every comparison with nan is false) and accepts
-    ``inf``; an option such as ``--fail-over nan`` would then silently never fire.
-    """
 
-    name = "number"
+def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
+    """``--model NAME`` ($CTX_MODEL)."""
+    return click.option("--model", envvar="CTX_MODEL", default=None, help=help)
 
-    def __init__(self, min: float | None = None, max: float | None = None):
-        self.min = min
-        self.max = max
 
-    def convert(self, value, param, ctx):
-        import math
+def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
+    """``--limit N``: the context window, instead of the model's."""
+    return click.option("--limit", "limit", type=click.IntRange(min=1), default=None, help=help)
 
-        if isinstance(value, float) and math.isfinite(value):
-            number = value
-        else:
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                self.fail(f"{value!r} is not a number", param, ctx)
-            if not math.isfinite(number):
-                self.fail(f"{value!r} is not a finite number", param, ctx)
-        if self.min is not None and number < self.min:
-            self.fail(f"{value!r} is below the minimum of {self.min:g}", param, ctx)
-        if self.max is not None and number > self.max:
-            self.fail(f"{value!r} is above the maximum of {self.max:g}", param, ctx)
-        return number
+
+def tokens_option(help: str) -> Callable:
+    """``--tokens N``: a budget in tokens of the ruler."""
+    return click.option("--tokens", type=click.IntRange(min=1), default=None, help=help)
+
+
+def profiles_file_option(help: str) -> Callable:
+    """``--profiles-file FILE`` ($CTX_PROFILES): extra or overriding model profiles."""
+    return click.option(
+        "--profiles-file",
+        envvar="CTX_PROFILES",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help=help,
+    )
+
+
+def query_option(help: str) -> Callable:
+    """``-q/--query TEXT``: what to rank or match toward."""
+    return click.option("-q", "--query", default=None, help=help)
+
+
+def ignore_case_option(help: str) -> Callable:
+    """``-i/--ignore-case``."""
+    return click.option("-i", "--ignore-case", is_flag=True, help=help)
+
+
+def keep_going_option(help: str) -> Callable:
+    """``--keep-going``: go on with the inputs that can be read."""
+    return click.option("--keep-going", is_flag=True, help=help)
+
+
+def jobs_option(help: str) -> Callable:
+    """``--jobs N`` (None: the command decides)."""
+    return click.option("--jobs", type=click.IntRange(min=1), default=None, help=help)
+
+
+def max_bytes_option(help: str, *, metavar: str | None = None) -> Callable:
+    """``--max-bytes SIZE`` of an eviction budget (parsed by ``fsutil.parse_size``)."""
+    return click.option("--max-bytes", default=None, metavar=metavar, help=help)
+
+
+def max_entries_option(help: str) -> Callable:
+    """``--max-entries N`` of an eviction budget."""
+    return click.option("--max-entries", type=click.IntRange(min=0), default=None, help=help)
+
+
+def strategy_option(help: str) -> Callable:
+    """``--strategy lru|importance``: the eviction strategy (``ctxtools.evict``)."""
+    return click.option(
+        "--strategy",
+        type=click.Choice(list(defaults.EVICT_STRATEGIES)),
+        default=defaults.EVICT_STRATEGY,
+        show_default=True,
+        help=help,
+    )
 
 
 # --- inputs ------------------------------------------------------------------------------
-
-
-class Source(NamedTuple):
-    """One input: a path, or stdin (``path is None``). ``label`` is what the user sees.
-
-    (A NamedTuple, not a dataclass: ``--help`` then never imports dataclasses.)"""
-
-    label: str
-    path: str | None
-
-
-STDIN = Source("-", None)
 
 
 def read_names(files_from: str, null: bool) -> list[str]:
@@ -270,7 +331,7 @@ def read_names(files_from: str, null: bool) -> list[str]:
 
 def resolve_sources(
     files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
-) -> list[Source]:
+) -> list[FileArg]:
     """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
     if null and files_from is None:
         raise click.UsageError("-0/--null goes with --files-from")
@@ -281,7 +342,7 @@ def resolve_sources(
         return [STDIN]
     if files_from is not None and not names:
         return []
-    return [STDIN if n == "-" else Source(n, n) for n in names]
+    return [STDIN if n == "-" else FileArg(n, n) for n in names]
 
 
 def stdin_bytes() -> BinaryIO:
@@ -309,7 +370,7 @@ def check_file(path: str) -> None:
         raise InputError(f"{path}: permission denied")
 
 
-def open_source(src: Source) -> BinaryIO:
+def open_source(src: FileArg) -> BinaryIO:
     """A binary stream for SRC; one-line errors for missing files, directories, permissions."""
     if src.path is None:
         return stdin_bytes()
@@ -329,7 +390,7 @@ def read_path_bytes(path: str) -> bytes:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
 
 
-def read_source_bytes(src: Source) -> bytes:
+def read_source_bytes(src: FileArg) -> bytes:
     if src.path is None:
         return stdin_bytes().read()
     return read_path_bytes(src.path)
@@ -382,11 +443,62 @@ def emit_json(obj: object, *, pretty: bool = False) -> None:
     write_bytes(json_dumps(obj, pretty=pretty))
 
 
-def warn(message: str) -> None:
-    """A note on stderr, prefixed with the command's name."""
+def warn(*messages: str, prefix: str = "") -> None:
+    """Each MESSAGE as one line on stderr: ``ctx-NAME: PREFIXmessage`` (notes, warnings,
+    errors that do not end the run). Every command prints them this way."""
     ctx = click.get_current_context(silent=True)
     name = ctx.find_root().info_name if ctx else "ctx"
-    click.echo(f"{name}: {message}", err=True)
+    for message in messages:
+        click.echo(f"{name}: {prefix}{message}", err=True)
+
+
+def ruler_from_options(
+    opts: Mapping,
+    *,
+    encoding: str | None | EllipsisType = ...,
+    store_root: str | os.PathLike | None = None,
+    allow_special: bool = False,
+    note_prefix: str | None = "note: ",
+):
+    """The run's ruler from the ``ruler_options`` in OPTS (a ``tokens.RulerChoice``: ``.ruler``
+    and ``.notes``). ENCODING, when given, replaces ``--encoding`` (a model's encoding). Its
+    notes go to stderr, each after NOTE_PREFIX; ``note_prefix=None`` leaves them to the caller."""
+    from ctxtools.tokens import get_ruler
+
+    choice = get_ruler(
+        encoding=opts["encoding"] if encoding is ... else encoding,
+        tokenizer=opts["tokenizer"],
+        heuristic=opts["heuristic"],
+        exact=opts["exact"],
+        allow_special=allow_special,
+        store_root=store_root,
+    )
+    if note_prefix is not None:
+        warn(*choice.notes, prefix=note_prefix)
+    return choice
+
+
+class progress_bar:
+    """``with progress_bar(sources, label, min_bytes) as advance:`` a click progress bar on
+    stderr over the bytes of SOURCES, shown only when stderr is a terminal, every source is
+    a file (stdin's size is unknown) and they hold MIN_BYTES or more. ADVANCE is the bar's
+    update function, or None when there is no bar."""
+
+    def __init__(self, sources: list[FileArg], label: str, min_bytes: int):
+        self.bar = None
+        if not sys.stderr.isatty() or any(src.path is None for src in sources):
+            return
+        size = sum(os.path.getsize(src.path) for src in sources)
+        if size >= min_bytes:
+            self.bar = click.progressbar(length=size, label=label, file=sys.stderr)
+
+    def __enter__(self):
+        return None if self.bar is None else self.bar.__enter__().update
+
+    def __exit__(self, *exc) -> bool:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
 
 
 # --- the entry point -----------------------------------------------------------------------

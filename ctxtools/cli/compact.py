@@ -4,36 +4,30 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
+    Above,
+    FileArg,
     FiniteFloat,
-    Source,
+    int_option,
     json_dumps,
+    limit_option,
     make_main,
+    max_bytes_option,
+    max_entries_option,
+    model_option,
     read_source_bytes,
+    ruler_from_options,
     ruler_options,
     standard_options,
     store_options,
+    strategy_option,
     warn,
     write_bytes,
 )
 from ctxtools.errors import UsageError
-
-MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
-
-
-class _Above(FiniteFloat):
-    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
-
-    def __init__(self, low: float, max: float | None = None):
-        super().__init__(min=low, max=max)
-
-    def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if number <= self.min:
-            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
-        return number
 
 
 def _share(name: str, default: float, help: str):
@@ -44,23 +38,17 @@ def _share(name: str, default: float, help: str):
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
 @click.argument("file", required=False, type=click.Path(allow_dash=True))
-@click.option("--model", envvar="CTX_MODEL", help="Model whose window counts [env CTX_MODEL].")
-@click.option("--limit", type=click.IntRange(min=1), help="Window in tokens (beats --model).")
+@model_option("Model whose window counts [env CTX_MODEL].")
+@limit_option("Window in tokens (beats --model).")
 @click.option(
     "--at",
-    type=_Above(5, 100),
-    default=80.0,
+    type=Above(5, 100),
+    default=defaults.COMPACT_AT,
     show_default=True,
     help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
 )
 @click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
-@click.option(
-    "--keep-recent",
-    type=click.IntRange(min=0),
-    default=3,
-    show_default=True,
-    help="Turns at the end that are never touched.",
-)
+@int_option("--keep-recent", defaults.KEEP_RECENT, "Turns at the end that are never touched.")
 @click.option(
     "--keep-tokens",
     type=click.IntRange(min=0),
@@ -87,19 +75,19 @@ def _share(name: str, default: float, help: str):
 @click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
 @click.option(
     "--summarizer-timeout",
-    type=_Above(0, MAX_SUMMARIZER_TIMEOUT),
-    default=60.0,
+    type=Above(0, defaults.MAX_SUMMARIZER_TIMEOUT),
+    default=defaults.SUMMARIZER_TIMEOUT,
     show_default=True,
-    help=f"Seconds the summarizer may take (at most {MAX_SUMMARIZER_TIMEOUT:g}).",
+    help=f"Seconds the summarizer may take (at most {defaults.MAX_SUMMARIZER_TIMEOUT:g}).",
 )
 @_share(
     "--min-ratio",
-    0.02,
+    defaults.MIN_RATIO,
     "Gate: shortest summary, as a share (0 to 1) of the original's length.",
 )
 @_share(
     "--min-path-share",
-    0.5,
+    defaults.MIN_PATH_SHARE,
     "Gate: share (0 to 1) of the original's file paths a summary must keep.",
 )
 @click.option(
@@ -111,15 +99,9 @@ def _share(name: str, default: float, help: str):
     help="Only run the gate: print CANDIDATE if it may replace ORIGINAL.",
 )
 @click.option("--evict", is_flag=True, help="Read entries (JSON Lines), print the ids to evict.")
-@click.option(
-    "--strategy",
-    type=click.Choice(["lru", "importance"]),
-    default="lru",
-    show_default=True,
-    help="With --evict: the eviction strategy.",
-)
-@click.option("--max-bytes", metavar="SIZE", help="With --evict: bytes that may stay (64k, 1M).")
-@click.option("--max-entries", type=click.IntRange(min=0), help="With --evict: entries to keep.")
+@strategy_option("With --evict: the eviction strategy.")
+@max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
+@max_entries_option("With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @store_options
@@ -225,8 +207,8 @@ def cli(file, accept, evict, **kw):
     return _compact(file, kw)
 
 
-def _source(path: str | None) -> Source:
-    return STDIN if path in (None, "-") else Source(path, path)
+def _source(path: str | None) -> FileArg:
+    return STDIN if path in (None, "-") else FileArg(path, path)
 
 
 def _report(obj: dict) -> None:
@@ -276,7 +258,6 @@ def _compact(file, kw) -> int:
     from ctxtools.compact.run import compact_options, compact_transcript
     from ctxtools.compact.transcript import load
     from ctxtools.config import store_root
-    from ctxtools.tokens import get_ruler
 
     opts, encoding = compact_options(
         kw["model"],
@@ -289,22 +270,13 @@ def _compact(file, kw) -> int:
     root = store_root(kw["store"])
     data = read_source_bytes(_source(file))
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
-    choice = get_ruler(
-        encoding=encoding,
-        tokenizer=kw["tokenizer"],
-        heuristic=kw["heuristic"],
-        exact=kw["exact"],
-        store_root=root,
-    )
-    for note in choice.notes:
-        warn(note)
+    choice = ruler_from_options(kw, encoding=encoding, store_root=root, note_prefix="")
     stash = StoreStash(root, opts.session)
     run = compact_transcript(
         tr, choice.ruler, opts, stash, repair=kw["repair"], original=data, on_note=warn
     )
     write_bytes(run.output)
-    for note in run.compaction_notes:
-        warn(note)
+    warn(*run.compaction_notes)
     if not kw["quiet"]:
         warn(run.summary())
     if kw["json_report"]:

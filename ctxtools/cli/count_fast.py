@@ -4,7 +4,7 @@
 line, no ``CTX_*`` variable that changes the run -- is what most pipelines run, and
 importing click is most of its start-up (28 of about 60 ms for a heuristic count of 1 KB;
 issue 10). Such a call is counted here with the same library calls, and printed with the
-same ``format_counts``, as the click command in ``ctxtools.cli.count``.
+same ``ctxtools.count.format_counts``, as the click command in ``ctxtools.cli.count``.
 
 Every other call goes to the click command, and so does a plain call that would show
 anything but the counts -- an unreadable file, a terminal on stdin (the hint) or on stderr
@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import sys
 
+from ctxtools import defaults
+
 # Variables that change what a plain call does: a model, an encoding, profiles, tracebacks,
 # and click's shell-completion protocol (the shell runs the command with this one set).
 _ENV = ("CTX_MODEL", "CTX_ENCODING", "CTX_PROFILES", "CTX_DEBUG", "_CTX_COUNT_COMPLETE")
-PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size
 NAME = "ctx-count"
 
 
@@ -30,16 +31,6 @@ def __getattr__(name: str):
 
         return cli
     raise AttributeError(name)
-
-
-def format_counts(rows: list[tuple[str, int]], total: int, n_sources: int) -> str:
-    """The plain output: the count of one input, or wc-style lines and a total."""
-    if len(rows) == 1 and n_sources == 1:
-        return f"{rows[0][1]}\n"
-    width = max([len(str(total))] + [len(str(n)) for _, n in rows])
-    lines = [f"{n:>{width}} {label}\n" for label, n in rows]
-    lines.append(f"{total:>{width}} total\n")
-    return "".join(lines)
 
 
 def _plan(args: list[str]) -> tuple[bool, list[str]] | None:
@@ -80,7 +71,7 @@ def _fast(args: list[str]) -> str | None:
             return None
         else:
             size += os.path.getsize(name)
-    if "-" not in names and size >= PROGRESS_MIN_BYTES and sys.stderr.isatty():
+    if "-" not in names and size >= defaults.PROGRESS_MIN_BYTES and sys.stderr.isatty():
         return None
     from ctxtools.errors import CtxError, InputError
     from ctxtools.tokens import count_stream, get_ruler
@@ -115,6 +106,8 @@ def _fast(args: list[str]) -> str | None:
             notes.extend(n for n in counts.notes if n not in notes)
     for note in notes:  # as the click command says it: a count that could not be proven
         sys.stderr.write(f"{NAME}: note: not exact: {note}\n")
+    from ctxtools.count import format_counts
+
     return format_counts(rows, sum(n for _, n in rows), len(names))
 
 

@@ -4,37 +4,37 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
     emit_json,
+    ignore_case_option,
     input_files,
+    int_option,
+    jobs_option,
     json_option,
+    keep_going_option,
     make_main,
+    query_option,
     read_source_bytes,
     resolve_sources,
+    ruler_from_options,
     ruler_options,
     standard_options,
     stdout_bytes,
     store_options,
+    tokens_option,
     warn,
     write,
 )
-from ctxtools.cli.retrieval import retrieval_method, retrieval_options
+from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
-
-
-def _lines_option(flag: str, default: int, help: str):
-    """An option counting lines, 0 or more, its default shown in --help. The defaults are
-    ExcerptOptions' (a test holds them equal; importing the library here would slow --help)."""
-    return click.option(
-        flag, type=click.IntRange(min=0), default=default, show_default=True, help=help
-    )
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @input_files
-@click.option("-q", "--query", default=None, help="The task, in words: identifiers come from it.")
+@query_option("The task, in words: identifiers come from it.")
 @click.option(
     "--ident",
     "idents",
@@ -42,21 +42,16 @@ def _lines_option(flag: str, default: int, help: str):
     metavar="NAME",
     help="An identifier to look for, taken as is (repeatable).",
 )
-@click.option("-i", "--ignore-case", is_flag=True, help="Exact hits regardless of case.")
-@_lines_option("--window", 25, "Lines shown before and after each matching line.")
-@_lines_option("--head", 15, "First lines of every file, always shown.")
-@_lines_option(
+@ignore_case_option("Exact hits regardless of case.")
+@int_option("--window", defaults.EXCERPT_WINDOW, "Lines shown before and after each matching line.")
+@int_option("--head", defaults.EXCERPT_HEAD, "First lines of every file, always shown.")
+@int_option(
     "--max-windows",
-    6,
+    defaults.EXCERPT_MAX_WINDOWS,
     "Windows per file (each around one matching line), the best-scoring first.",
 )
-@_lines_option("--tail", 40, "Last lines shown when nothing in the file matches.")
-@click.option(
-    "--tokens",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Total budget for the whole output, in tokens of the ruler.",
-)
+@int_option("--tail", defaults.EXCERPT_TAIL, "Last lines shown when nothing in the file matches.")
+@tokens_option("Total budget for the whole output, in tokens of the ruler.")
 @click.option(
     "--sort",
     type=click.Choice(["given", "score"]),
@@ -76,26 +71,13 @@ def _lines_option(flag: str, default: int, help: str):
     is_flag=True,
     help="Paths plus the definitions' signature lines only (no bodies).",
 )
-@click.option(
-    "--keep-going",
-    is_flag=True,
-    help="Excerpt the files that can be read when some cannot (still exit 1).",
+@keep_going_option("Excerpt the files that can be read when some cannot (still exit 1).")
+@jobs_option(
+    "Worker processes (default: 2 for 500 files or more on a machine with several CPUs, else 1)."
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: 2 for 500 files or more on a machine with several "
-    "CPUs, else 1).",
-)
-@click.option(
-    "--memory",
-    "memory",
-    multiple=True,
-    type=click.Path(),
-    metavar="PATH",
-    help="Rank the sections of these memory files or directories against --query instead "
-    "(what ctx-pack --memory would pick; repeatable).",
+@memory_option(
+    "Rank the sections of these memory files or directories against --query instead "
+    "(what ctx-pack --memory would pick; repeatable)."
 )
 @retrieval_options
 @ruler_options
@@ -187,7 +169,7 @@ def cli(**opts) -> int:
     first, each under a header '==> FILE:START-END § HEADING <== score S' with its lines
     numbered as above. --retrieval, --embed-cmd, --embed-timeout and --min-score are
     ctx-pack's (see ctx-pack --help). With --json: {"method", "requested", "threshold":
-    {"threshold", "floor", "median", "margin", "rule"}, "files", "chunks", "kept",
+    {"threshold", "floor", "median", "margin", "best", "share", "rule"}, "files", "chunks", "kept",
     "notes", "results": [{"file", "heading",
     "start", "end", "score", "kept", "why", "text"}]}, the qualifying sections only.
     Nothing qualifying is not an error (a note on stderr). FILE arguments, --ident,
@@ -304,18 +286,7 @@ def _read_stdin() -> bytes:
 
 
 def _ruler(opts: dict):
-    from ctxtools.tokens import get_ruler
-
-    choice = get_ruler(
-        encoding=opts["encoding"],
-        tokenizer=opts["tokenizer"],
-        heuristic=opts["heuristic"],
-        exact=opts["exact"],
-        store_root=opts["store"],
-    )
-    for note in choice.notes:
-        warn(f"note: {note}")
-    return choice.ruler
+    return ruler_from_options(opts, store_root=opts["store"]).ruler
 
 
 main = make_main(cli, "ctx-excerpt")

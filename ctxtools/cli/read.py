@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     emit_json,
+    ignore_case_option,
     make_main,
+    ruler_from_options,
     ruler_options,
     standard_options,
     stdin_bytes,
@@ -15,55 +18,13 @@ from ctxtools.cli.common import (
     warn,
     write,
 )
-from ctxtools.errors import UsageError
 
 PROG = "ctx-read"
-CARD_PEEK = 1 << 16  # a card on stdin is a few hundred bytes; more than this is content
-
-
-def _open_input(store, ref: str | None, session: str, verify: bool):
-    """(payload, ref for the next command or None) from REF, a card on stdin, or stdin."""
-    import orjson
-
-    from ctxtools.store import _Chain, card_ref, looks_like_card, open_spooled
-
-    if ref is not None and ref.lstrip().startswith("{"):  # the card itself as REF
-        try:
-            card = orjson.loads(ref)
-        except orjson.JSONDecodeError:
-            card = None
-        if not looks_like_card(card):
-            raise UsageError("REF looks like JSON but is not a handle card")
-        ref = card_ref(card)
-    if ref is not None and ref != "-":
-        payload = store.open(ref, session, verify=verify, touch=False)
-        return payload, payload.label
-    stream = stdin_bytes()
-    read = getattr(stream, "read1", stream.read)
-    parts, size = [], 0
-    while size <= CARD_PEEK:
-        chunk = read(CARD_PEEK + 1 - size)
-        if not chunk:
-            break
-        parts.append(chunk)
-        size += len(chunk)
-    head = b"".join(parts)
-    if size <= CARD_PEEK and head.lstrip()[:1] == b"{":
-        try:
-            card = orjson.loads(head)
-        except orjson.JSONDecodeError:
-            card = None
-        if looks_like_card(card):
-            payload = store.open(card_ref(card), session, verify=verify, touch=False)
-            return payload, payload.label
-    if verify:
-        raise UsageError("--verify checks a stored handle; stdin content has nothing to verify")
-    return open_spooled(_Chain(head, stream), label="stdin"), None
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("ref", required=False, metavar="[REF]")
-@click.option("--slice", "slice_", metavar="A:B", help="Zero-based half-open slice.")
+@click.option("--slice", "slice", metavar="A:B", help="Zero-based half-open slice.")
 @click.option(
     "--unit",
     type=click.Choice(["chars", "lines"]),
@@ -71,15 +32,15 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
     show_default=True,
     help="Unit of --slice.",
 )
-@click.option("--range", "range_", metavar="X-Y", help="Lines X..Y, 1-based, closed; X- to end.")
+@click.option("--range", "range", metavar="X-Y", help="Lines X..Y, 1-based, closed; X- to end.")
 @click.option("--head", type=int, metavar="N", help="The first N lines.")
 @click.option("--tail", type=int, metavar="N", help="The last N lines.")
 @click.option("--grep", "grep", metavar="REGEX", help="Lines matching REGEX, with line numbers.")
 @click.option(
     "-C", "--context", "context", type=int, default=0, metavar="N", help="--grep context."
 )
-@click.option("-i", "--ignore-case", is_flag=True, help="--grep ignoring case.")
-@click.option("--count", "do_count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
+@ignore_case_option("--grep ignoring case.")
+@click.option("--count", "count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
 @click.option("--jsonpath", metavar="EXPR", help="RFC 9535 JSONPath: a JSON array of matches.")
 @click.option("--paths", is_flag=True, help="--jsonpath: the matches' normalized paths.")
 @click.option(
@@ -96,7 +57,7 @@ def _open_input(store, ref: str | None, session: str, verify: bool):
     "--max-chars",
     type=int,
     default=None,
-    help="Cap on the output [default 12000; at most 50000].",
+    help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
 )
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
 @store_options
@@ -149,110 +110,32 @@ def cli(ref: str | None, **o) -> int:
       ctx-read tests --introspect
     """
     from ctxtools import projections as pj
+    from ctxtools.read import ReadRequest, view
+    from ctxtools.resolve import log_read, open_input
     from ctxtools.store import HandleStore, validate_session
 
     validate_session(o["session"])
-    chosen = [
-        name
-        for name, on in (
-            ("--slice", o["slice_"] is not None),
-            ("--range", o["range_"] is not None and o["grep"] is None),
-            ("--head", o["head"] is not None),
-            ("--tail", o["tail"] is not None),
-            ("--grep", o["grep"] is not None),
-            ("--count", o["do_count"]),
-            ("--jsonpath", o["jsonpath"] is not None),
-            ("--introspect", o["introspect"]),
-        )
-        if on
-    ]
-    if len(chosen) > 1:
-        raise UsageError(" and ".join(chosen) + " cannot be combined (one projection a read)")
-    what = chosen[0] if chosen else None
-    if o["grep"] is None and (o["context"] or o["ignore_case"]):
-        raise UsageError("-C and -i go with --grep")
-    if what != "--jsonpath" and (o["paths"] or o["skip"] or o["dialect"] != "rfc9535"):
-        raise UsageError("--paths, --skip and --dialect go with --jsonpath")
-    if o["number"] and what in ("--grep", "--count", "--jsonpath", "--introspect"):
-        raise UsageError(f"-n numbers line projections; {what} does not take it")
-    if o["unit"] != "chars" and what != "--slice":
-        raise UsageError("--unit goes with --slice")
-    # Check the words before touching the store: a usage error reads nothing.
-    if o["range_"] is not None:
-        pj.parse_range(o["range_"])
-    if o["slice_"] is not None:
-        pj.parse_slice(o["slice_"])
-    for flag in ("head", "tail", "context"):
-        if o[flag] is not None and o[flag] < 0:
-            raise UsageError(f"--{flag} {o[flag]}: must be 0 or more")
+    req = ReadRequest(**{k: o[k] for k in ReadRequest.names()})
+    what = req.projection()
     max_chars, note = pj.clamp_max_chars(o["max_chars"])
     if note:
         warn(f"note: {note}")
 
     store = HandleStore(o["store"])
-    payload, label = _open_input(store, ref, o["session"], o["verify"])
+    payload, label = open_input(
+        store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes
+    )
     with payload:
-        nxt = pj.next_for(label, max_chars)
-        common = {"max_chars": max_chars, "nxt": nxt}
         if what == "--count":
-            from ctxtools.tokens import get_ruler
-
-            choice = get_ruler(
-                encoding=o["encoding"],
-                tokenizer=o["tokenizer"],
-                heuristic=o["heuristic"],
-                exact=o["exact"],
-                store_root=store.root,
-            )
-            for n in choice.notes:
-                warn(f"note: {n}")
-            emit_json(pj.count(payload, choice.ruler))
-            _touch(store, payload)
-            return 0
-        if what == "--introspect":
+            emit_json(pj.count(payload, ruler_from_options(o, store_root=store.root).ruler))
+        elif what == "--introspect":
             emit_json(pj.introspect(payload, label, max_chars=max_chars))
-            _touch(store, payload)
-            return 0
-        if what == "--slice":
-            out = pj.slice_view(payload, o["slice_"], unit=o["unit"], number=o["number"], **common)
-        elif what == "--range":
-            out = pj.range_view(payload, o["range_"], number=o["number"], **common)
-        elif what == "--head":
-            out = pj.head_view(payload, o["head"], number=o["number"], **common)
-        elif what == "--tail":
-            out = pj.tail_view(payload, o["tail"], number=o["number"], **common)
-        elif what == "--grep":
-            out = pj.grep_view(
-                payload,
-                o["grep"],
-                context=o["context"],
-                ignore_case=o["ignore_case"],
-                scope=o["range_"],
-                **common,
-            )
-        elif what == "--jsonpath":
-            out = pj.jsonpath_view(
-                payload,
-                o["jsonpath"],
-                dialect=o["dialect"],
-                paths=o["paths"],
-                skip=o["skip"],
-                **common,
-            )
         else:
-            out = pj.lines_view(payload, 0, None, number=o["number"], asked="all lines", **common)
-        write(out.text())
-        for n in out.notes:
-            warn(f"note: {n}")
-    _touch(store, payload)
+            out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
+            write(out.text())
+            warn(*out.notes, prefix="note: ")
+    log_read(store, payload)
     return 0
-
-
-def _touch(store, payload) -> None:
-    """Log the read of a stored handle (stdin content is not a handle)."""
-    rec = payload.record
-    if rec.get("session_id") and rec.get("name"):
-        store.record_access(rec["session_id"], rec["name"])
 
 
 main = make_main(cli, PROG)

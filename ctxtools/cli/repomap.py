@@ -6,31 +6,21 @@ import sys
 
 import click
 
+from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    Size,
     json_option,
     make_main,
+    query_option,
+    ruler_from_options,
     ruler_options,
     standard_options,
+    store_option,
     warn,
     write,
     write_bytes,
 )
-
-
-class _Size(click.ParamType):
-    name = "SIZE"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        from ctxtools.errors import UsageError
-        from ctxtools.fsutil import parse_size
-
-        try:
-            return parse_size(value)
-        except UsageError:
-            self.fail(f"{value!r} is not a size (e.g. 524288, 512K, 1M)", param, ctx)
 
 
 @click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)
@@ -39,7 +29,7 @@ class _Size(click.ParamType):
     "-t",
     "--tokens",
     type=int,
-    default=1000,
+    default=defaults.MAP_TOKENS,
     show_default=True,
     help="Budget: the map is never longer than this many tokens (minimum 50).",
 )
@@ -50,31 +40,24 @@ class _Size(click.ParamType):
     metavar="PATH",
     help="Rank toward this file or directory (repeatable).",
 )
-@click.option("-q", "--query", default=None, help="Rank toward files and symbols it names.")
+@query_option("Rank toward files and symbols it names.")
 @json_option
 @click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
 @click.option(
     "--max-files",
     type=int,
-    default=4000,
+    default=defaults.MAP_MAX_FILES,
     show_default=True,
     help="Map at most this many files (shallowest paths first).",
 )
 @click.option(
     "--max-file-size",
-    type=_Size(),
-    default="512K",
+    type=Size(),
+    default=defaults.MAP_MAX_FILE_SIZE,
     show_default=True,
     help="Skip files larger than this (bytes, or with K/M).",
 )
-@click.option(
-    "--store",
-    "store",
-    envvar="CTX_STORE",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Store root, for the scan cache [env CTX_STORE].",
-)
+@store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
 @ruler_options
 @standard_options
 def cli(
@@ -138,17 +121,13 @@ def cli(
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
-    from ctxtools.tokens import get_ruler
 
     if tokens < 50:
         raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
 
     def load_ruler():
-        options = {"encoding": encoding, "tokenizer": tokenizer, "heuristic": heuristic}
-        choice = get_ruler(**options, exact=exact, store_root=store_root(store))
-        for note in choice.notes:
-            warn(note)
-        return choice.ruler
+        ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
+        return ruler_from_options(ruler_opts, store_root=store_root(store), note_prefix="").ruler
 
     bar = _Progress() if sys.stderr.isatty() else None
     try:
@@ -171,8 +150,7 @@ def cli(
             bar.close()
     if result.from_memo and not result.exact and not heuristic:
         warn(f"counts are approximate ({result.ruler})")
-    for note in result.notes:
-        warn(note)
+    warn(*result.notes)
     if as_json:
         for piece in result.iter_json():
             write_bytes(piece)

@@ -31,10 +31,17 @@ _OPTIONS = (
         "--min-score",
         type=click.FloatRange(0, 1),
         default=None,
-        help="A memory chunk qualifies at this score or more (instead of the floor and "
-        "median rule).",
+        help="A memory chunk qualifies at this score or more (instead of the floor, "
+        "median and share-of-the-best rule).",
     ),
 )
+
+
+def memory_option(help: str):
+    """``--memory PATH`` (repeatable): memory files or directories; what it does is HELP."""
+    return click.option(
+        "--memory", "memory", multiple=True, type=click.Path(), metavar="PATH", help=help
+    )
 
 
 def retrieval_options(func):

@@ -17,12 +17,14 @@ messages on stdin, and must exit 0 within the timeout; its stdout is then gated 
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ctxtools.errors import CtxError, UsageError
+from ctxtools.errors import CtxError
+
+if TYPE_CHECKING:
+    from ctxtools.runner import RunOutcome
 
 DEFAULT_MIN_RATIO = 0.02
 DEFAULT_MIN_PATH_SHARE = 0.5
@@ -137,47 +139,23 @@ def gate(
     return v
 
 
-def gate_bytes(
-    original: bytes,
-    candidate: bytes,
-    *,
-    min_ratio: float = DEFAULT_MIN_RATIO,
-    min_path_share: float = DEFAULT_MIN_PATH_SHARE,
-) -> Verdict:
+def gate_bytes(original: bytes, candidate: bytes, **limits: float) -> Verdict:
     """``gate`` over two files' bytes (UTF-8; invalid bytes count as U+FFFD), as
-    ``ctx-compact --accept ORIGINAL CANDIDATE`` judges them. Nothing is written: on
-    acceptance the caller writes CANDIDATE's bytes, unchanged."""
-    return gate(
-        original.decode("utf-8", "replace"),
-        candidate.decode("utf-8", "replace"),
-        min_ratio=min_ratio,
-        min_path_share=min_path_share,
-    )
+    ``ctx-compact --accept ORIGINAL CANDIDATE`` judges them; LIMITS are ``gate``'s
+    (``min_ratio``, ``min_path_share``). Nothing is written: on acceptance the caller
+    writes CANDIDATE's bytes, unchanged."""
+    return gate(original.decode("utf-8", "replace"), candidate.decode("utf-8", "replace"), **limits)
 
 
 def _clip(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-@dataclass
-class RunOutcome:
-    ok: bool
-    output: str = ""
-    reason: str | None = None
-    exit_status: int | None = None
-
-
 def parse_command(command: str) -> list[str]:
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"--summarizer: {exc}") from None
-    if not argv:
-        raise UsageError("--summarizer: empty command")
-    return argv
+    """The ``--summarizer`` command as an argv (UsageError for bad quoting, or none)."""
+    from ctxtools.runner import parse_argv
 
-
-STDERR_TAIL = 8192  # bytes of the summarizer's stderr kept (its last line names the error)
+    return parse_argv(command, "--summarizer")
 
 
 def output_cap(text: str) -> int:
@@ -190,101 +168,9 @@ def output_cap(text: str) -> int:
 def run_summarizer(
     argv: list[str], text: str, timeout: float = DEFAULT_TIMEOUT, cap: int | None = None
 ) -> RunOutcome:
-    """Run ARGV (no shell, in its own process group) with TEXT on stdin; the outcome says
-    why it is unusable, if it is. At most CAP bytes of its stdout are kept (default
-    ``output_cap(TEXT)``) and the last ``STDERR_TAIL`` bytes of its stderr: a summarizer
-    that writes more, or is still running after TIMEOUT seconds, is killed (its whole
-    process group) and rejected. Ctrl-C kills it too before it propagates."""
-    import contextlib
-    import selectors
-    import subprocess
-    import threading
-    import time
+    """Run the summarizer ARGV on TEXT (``ctxtools.runner.run_text``): at most CAP bytes
+    of output (default ``output_cap(TEXT)``) within TIMEOUT seconds, or a RunOutcome that
+    says why not."""
+    from ctxtools.runner import run_text
 
-    if cap is None:
-        cap = output_cap(text)
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return RunOutcome(False, reason=f"cannot run {argv[0]!r}: {exc.strerror or exc}")
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    data = text.encode("utf-8", "surrogatepass")
-
-    def feed() -> None:
-        # OSError: it stopped reading (exited, or was killed), which is its own business.
-        with contextlib.suppress(OSError):
-            proc.stdin.write(data)  # type: ignore[union-attr]
-        with contextlib.suppress(OSError):
-            proc.stdin.close()  # type: ignore[union-attr]
-
-    writer = threading.Thread(target=feed, daemon=True)
-    out: list[bytes] = []
-    size = 0
-    err = bytearray()
-    reason = None
-    deadline = time.monotonic() + timeout
-    try:
-        writer.start()
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ)
-            sel.register(proc.stderr, selectors.EVENT_READ)
-            while reason is None and sel.get_map():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    reason = f"timed out after {timeout:g} s"
-                    break
-                for key, _ in sel.select(left):
-                    chunk = os.read(key.fd, 65536)
-                    if not chunk:
-                        sel.unregister(key.fileobj)
-                    elif key.fileobj is proc.stdout:
-                        size += len(chunk)
-                        if size > cap:
-                            reason = (
-                                f"wrote more than {cap:,} bytes, longer than the "
-                                f"{len(text):,} characters it summarises could need: stopped"
-                            )
-                            break
-                        out.append(chunk)
-                    else:
-                        err += chunk
-                        del err[:-STDERR_TAIL]
-        if reason is None:
-            try:
-                proc.wait(max(deadline - time.monotonic(), 0))
-            except subprocess.TimeoutExpired:
-                reason = f"timed out after {timeout:g} s"
-    finally:
-        # Still running, or given up on (what it started may hold its pipes after it exits).
-        if reason is not None or proc.poll() is None:
-            _kill_group(proc)
-        proc.stdout.close()
-        proc.stderr.close()
-        writer.join(1.0)
-    if reason is not None:
-        return RunOutcome(False, reason=reason)
-    output = b"".join(out).decode("utf-8", "replace")
-    if proc.returncode != 0:
-        last = bytes(err).decode("utf-8", "replace").strip().splitlines()
-        tail = f": {_clip(last[-1], 120)}" if last else ""
-        return RunOutcome(
-            False, output, f"exited with status {proc.returncode}{tail}", proc.returncode
-        )
-    return RunOutcome(True, output, None, 0)
-
-
-def _kill_group(proc) -> None:
-    """SIGKILL PROC's process group (the summarizer and anything it started), then reap it."""
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
-    proc.wait()
+    return run_text(argv, text, timeout=timeout, cap=output_cap(text) if cap is None else cap)

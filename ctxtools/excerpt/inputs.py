@@ -17,8 +17,6 @@ from ctxtools.excerpt.signatures import Signatures
 from ctxtools.fsutil import json_text, unreadable_reason
 from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
 
-HANDLE_PREFIX = "ctx:"
-
 OK = "ok"
 BINARY = "binary"
 UNREADABLE = "unreadable"
@@ -36,7 +34,9 @@ class Input:
 
     @property
     def is_handle(self) -> bool:
-        return self.path is not None and self.path.startswith(HANDLE_PREFIX)
+        from ctxtools.resolve import is_handle_ref
+
+        return self.path is not None and is_handle_ref(self.path)
 
     def read(self) -> bytes:
         data = self.data

@@ -31,25 +31,10 @@ from ctxtools.excerpt.render import render_excerpt
 from ctxtools.excerpt.signatures import Signatures, render_signatures, signatures_of
 from ctxtools.excerpt.source import LARGE_FILE, is_binary, read_file_bytes
 from ctxtools.excerpt.workers import forked_results
+from ctxtools.resolve import HandleReader
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
-
-
-class _Handles:
-    """The store, opened at the first handle reference (most runs have none)."""
-
-    def __init__(self, store: HandleStore | str | os.PathLike | None, session: str | None):
-        self._store = store
-        self._session = session
-
-    def read(self, ref: str) -> bytes:
-        from ctxtools.config import default_session, store_root
-        from ctxtools.store import HandleStore
-
-        if not isinstance(self._store, HandleStore):
-            self._store = HandleStore(store_root(self._store))
-        return self._store.read_bytes(ref, session=self._session or default_session())
 
 
 class _Loader:
@@ -61,7 +46,7 @@ class _Loader:
         options: ExcerptOptions,
         signatures: bool,
         unreadable: Mapping[str, str],
-        handles: _Handles,
+        handles: HandleReader,
         render: bool,
         show_unmatched: bool = True,
     ):
@@ -86,7 +71,7 @@ class _Loader:
             if self.signatures:
                 ex = self._signatures(inp)
             elif inp.is_handle:
-                ex = excerpt_text(self.handles.read(inp.path), self.matcher, self.options)
+                ex = excerpt_text(self.handles.read_bytes(inp.path), self.matcher, self.options)
             elif inp.path is None:
                 ex = excerpt_text(inp.read(), self.matcher, self.options)
             elif self.render:
@@ -123,7 +108,7 @@ class _Loader:
     def _signatures(self, inp: Input) -> Signatures:
         matcher = self.matcher
         if inp.is_handle:
-            data = self.handles.read(inp.path)
+            data = self.handles.read_bytes(inp.path)
             path = inp.path.rsplit("/", 1)[-1].split("@", 1)[0]
         elif inp.path is None:
             data = inp.read()
@@ -179,7 +164,7 @@ def iter_excerpts(
         options,
         signatures,
         unreadable,
-        _Handles(store, session),
+        HandleReader(store, session),
         render,
         show_unmatched,
     )

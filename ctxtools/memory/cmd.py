@@ -11,11 +11,10 @@ wrong; the ranking then falls back to the default method and says so.
 from __future__ import annotations
 
 import math
-import shlex
 from array import array
 from collections.abc import Sequence
 
-from ctxtools.errors import CtxError, UsageError
+from ctxtools.errors import CtxError
 
 DEFAULT_TIMEOUT = 60.0
 MAX_DIMS = 65536
@@ -27,13 +26,10 @@ class EmbedCommandError(CtxError):
 
 
 def parse_embed_command(command: str) -> list[str]:
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"--embed-cmd: {exc}") from None
-    if not argv:
-        raise UsageError("--embed-cmd: empty command")
-    return argv
+    """The ``--embed-cmd`` command as an argv (UsageError for bad quoting, or none)."""
+    from ctxtools.runner import parse_argv
+
+    return parse_argv(command, "--embed-cmd")
 
 
 def embed_texts(
@@ -42,11 +38,11 @@ def embed_texts(
     """Unit vectors of TEXTS from the command ARGV (see the module's protocol)."""
     import orjson
 
-    from ctxtools.compact.accept import run_summarizer
+    from ctxtools.runner import run_text
 
     payload = "".join(orjson.dumps(t).decode("utf-8") + "\n" for t in texts)
     cap = (64 << 20) + len(texts) * MAX_DIMS * 8
-    out = run_summarizer(argv, payload, timeout=timeout, cap=cap)
+    out = run_text(argv, payload, timeout=timeout, cap=cap)
     name = argv[0]
     if not out.ok:
         raise EmbedCommandError(f"--embed-cmd {name}: {out.reason}")

@@ -83,27 +83,10 @@ def rank_memory(
     """Chunk the memory files under PATHS and score every chunk against TASK with METHOD
     ('hashing', 'tfidf', or 'cmd' with EMBED_CMD); chunks at or over the threshold are
     kept. A command that fails falls back to DEFAULT_METHOD, said in the notes."""
-    from ctxtools.errors import UsageError
     from ctxtools.memory.chunk import discover, read_memory_file
     from ctxtools.memory.words import words
 
-    if method not in METHODS:
-        raise UsageError(f"unknown retrieval method {method!r}", hint="hashing, tfidf or cmd")
-    if method == "cmd" and not embed_cmd:
-        raise UsageError("--retrieval cmd needs --embed-cmd CMD")
-    if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise UsageError(f"--min-score {min_score}: not between 0 and 1")
-    if embed_timeout is not None and not 0.0 < embed_timeout <= 86400.0:
-        raise UsageError(
-            f"--embed-timeout {embed_timeout}: not a number of seconds", hint="0 < S <= 86400"
-        )
-    argv = None
-    if embed_cmd:
-        from ctxtools.memory.cmd import parse_embed_command
-
-        argv = parse_embed_command(embed_cmd)
-        if method != "cmd":
-            raise UsageError("--embed-cmd goes with --retrieval cmd")
+    argv = _check_request(method, embed_cmd, embed_timeout, min_score)
     notes: list[str] = []
     mfiles: list[MemoryFile] = []
     for label, real in discover(paths, notes):
@@ -114,20 +97,7 @@ def rank_memory(
     requested = method
     state = _State(mfiles, method, argv, paths, store, use_cache, notes)
     if not qwords:
-        notes.append(
-            "note: no memory section qualifies: the task has no usable words (only "
-            "stop-words, numbers or punctuation)"
-        )
-        chunks = state.chunks()
-        rows = [Scored(c, t, 0.0, False, "the task has no usable words") for c, t in chunks]
-        th = {
-            "threshold": None,
-            "floor": None,
-            "median": None,
-            "margin": None,
-            "rule": "no usable words",
-        }
-        return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes, True)
+        return _no_words(state, method, requested, len(mfiles), notes)
     if method == "cmd":
         from ctxtools.memory.cmd import DEFAULT_TIMEOUT, EmbedCommandError
 
@@ -156,6 +126,47 @@ def rank_memory(
     rows.sort(key=lambda r: (-r.score, r.chunk.file, r.chunk.start))
     state.save()
     return Ranking(method, requested, th, rows, len(mfiles), state.cache_info(), notes)
+
+
+def _check_request(method, embed_cmd, embed_timeout, min_score) -> list[str] | None:
+    """The request's errors (UsageError), else the embedding command's argv (or None)."""
+    from ctxtools.errors import UsageError
+
+    if method not in METHODS:
+        raise UsageError(f"unknown retrieval method {method!r}", hint="hashing, tfidf or cmd")
+    if method == "cmd" and not embed_cmd:
+        raise UsageError("--retrieval cmd needs --embed-cmd CMD")
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise UsageError(f"--min-score {min_score}: not between 0 and 1")
+    if embed_timeout is not None and not 0.0 < embed_timeout <= 86400.0:
+        raise UsageError(
+            f"--embed-timeout {embed_timeout}: not a number of seconds", hint="0 < S <= 86400"
+        )
+    if not embed_cmd:
+        return None
+    from ctxtools.memory.cmd import parse_embed_command
+
+    argv = parse_embed_command(embed_cmd)
+    if method != "cmd":
+        raise UsageError("--embed-cmd goes with --retrieval cmd")
+    return argv
+
+
+def _no_words(state, method: str, requested: str, files: int, notes: list[str]) -> Ranking:
+    """The ranking of a task without a usable word: every chunk, none kept, said why."""
+    notes.append(
+        "note: no memory section qualifies: the task has no usable words (only "
+        "stop-words, numbers or punctuation)"
+    )
+    rows = [Scored(c, t, 0.0, False, "the task has no usable words") for c, t in state.chunks()]
+    th = {
+        "threshold": None,
+        "floor": None,
+        "median": None,
+        "margin": None,
+        "rule": "no usable words",
+    }
+    return Ranking(method, requested, th, rows, files, state.cache_info(), notes, True)
 
 
 def chunk_words(chunk: Chunk, text: str) -> list[str]:

@@ -68,44 +68,18 @@ class _Fixed:
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
-    from ctxtools import profiles as prof
     from ctxtools.identifiers import identifiers_from_query
 
-    if req.fmt not in FORMATS:
-        raise UsageError(f"unknown format {req.fmt!r}", hint="markdown, xml or json")
-    if req.skill_disclosure not in SKILL_DISCLOSURES:
-        raise UsageError(f"unknown skill disclosure {req.skill_disclosure!r}")
-    if not req.task or not req.task.strip():
-        raise UsageError("the task is empty", hint='give --task "what to do"')
-    root = req.root or "."
-    require_directory(root, f"--root {root}")
-    root_real = os.path.realpath(root)
+    root, root_real = _check_request(req)
     notes: list[str] = list(ruler_notes)
-
-    table = prof.load_profiles(req.profiles_file)
-    profile = None
-    if req.tokens is None:
-        profile = prof.resolve(req.model or "default", table)
-    budget = compute_budget(req, profile, table)
-    if ruler is None:
-        from ctxtools.tokens import get_ruler
-
-        choice = get_ruler(encoding=profile.encoding if profile else None, store_root=req.store)
-        ruler = choice.ruler
-        notes.extend(choice.notes)
+    budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
     render = Renderer(req.fmt)
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
     identifiers = identifiers_from_query(task_words)
-
-    for arg in req.paths:
-        gather.add_path(arg)
-    if req.changed is not None:
-        gather.add_changed(req.changed)
-    notes.extend(gather.notes)
-    _path_problems(gather, req, root, notes)
+    _gather_paths(gather, req, root, notes)
 
     dropped: list[dict] = []
     redactions: list[dict] = []
@@ -113,7 +87,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
 
-    # Fixed sections: instructions, skills, task.
+    # Fixed sections: instructions, skills, memory, task.
     fixed = _fixed_sections(
         req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
     )
@@ -125,24 +99,14 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         if mem is not None:
             fixed.append(mem)
     task_part = render.section("task", render.task(req.task))
-    fixed_tokens = {f.name: count(f.text) for f in fixed}
-    task_tokens = count(task_part)
     total_budget = budget["tokens"]
-    if task_tokens > total_budget:
-        raise CtxError(
-            f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
-            hint="shorten the task, or raise the budget with --model/--role/--tokens",
-        )
+    fixed_tokens, task_tokens = _count_fixed(fixed, task_part, total_budget, count)
     _trim_fixed(fixed, fixed_tokens, task_tokens, total_budget, render, count, dropped, memory_info)
-
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
     # The repo map's ranks (personalised toward the pack's files and the task).
-    ranks: dict[str, float] = {}
     map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes)
-    if req.use_map:
-        ranks = map_state.ranks()
-
+    ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
 
@@ -152,35 +116,16 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
         fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
     )
-    if tokens > total_budget:
-        raise CtxError(
-            f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
-            hint="raise the budget, or name fewer files",
-        )
-    if files.failed_named:
-        raise CtxError(
-            "named file(s) do not fit the budget even as signatures: "
-            + ", ".join(files.failed_named),
-            hint="raise the budget, name fewer files, or --allow-drop",
-        )
-    dropped.extend(files.skipped)
-    dropped.extend(files.dropped)
-    if map_state.left_out:
-        dropped.append({"what": "repository map", "why": map_state.left_out})
-    notes.extend(files.notes)
+    _check_fit(tokens, total_budget, files)
+    _left_out(files, map_state, dropped, notes)
 
     sections_out = _sections_record(
         fixed, map_section, files_section, file_rows, task_tokens, count
     )
-
     if resolver is not None:
-        used_files = [e.label for e in entries if e.path is not None and e.named]
-        resolver.record_use(used_files)
-
+        resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
-        mem_sec = next((f for f in fixed if f.name == "memory"), None)
-        memory_info["tokens"] = count(mem_sec.text) if mem_sec else 0
-        memory_info["kept"] = sum(1 for c in memory_info["chunks"] if c["in_pack"])
+        _memory_totals(memory_info, fixed, count)
     return Pack(
         text=text,
         tokens=tokens,
@@ -197,6 +142,90 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+
+
+def _check_request(req: PackRequest) -> tuple[str, str]:
+    """The request's choices that no option parser checked; returns (root, its real path)."""
+    if req.fmt not in FORMATS:
+        raise UsageError(f"unknown format {req.fmt!r}", hint="markdown, xml or json")
+    if req.skill_disclosure not in SKILL_DISCLOSURES:
+        raise UsageError(f"unknown skill disclosure {req.skill_disclosure!r}")
+    if not req.task or not req.task.strip():
+        raise UsageError("the task is empty", hint='give --task "what to do"')
+    root = req.root or "."
+    require_directory(root, f"--root {root}")
+    return root, os.path.realpath(root)
+
+
+def _budget_and_ruler(req: PackRequest, ruler, notes: list[str]):
+    """(the budget, the ruler): the model's profile decides both unless given."""
+    from ctxtools import profiles as prof
+
+    table = prof.load_profiles(req.profiles_file)
+    profile = None
+    if req.tokens is None:
+        profile = prof.resolve(req.model or "default", table)
+    budget = compute_budget(req, profile, table)
+    if ruler is None:
+        from ctxtools.tokens import get_ruler
+
+        choice = get_ruler(encoding=profile.encoding if profile else None, store_root=req.store)
+        ruler = choice.ruler
+        notes.extend(choice.notes)
+    return budget, ruler
+
+
+def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:
+    """The paths and changed files the request names join GATHER."""
+    for arg in req.paths:
+        gather.add_path(arg)
+    if req.changed is not None:
+        gather.add_changed(req.changed)
+    notes.extend(gather.notes)
+    _path_problems(gather, req, root, notes)
+
+
+def _count_fixed(fixed, task_part: str, total_budget: int, count) -> tuple[dict, int]:
+    """(tokens of each fixed section, tokens of the task); an error when the task alone
+    is over the budget."""
+    fixed_tokens = {f.name: count(f.text) for f in fixed}
+    task_tokens = count(task_part)
+    if task_tokens > total_budget:
+        raise CtxError(
+            f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
+            hint="shorten the task, or raise the budget with --model/--role/--tokens",
+        )
+    return fixed_tokens, task_tokens
+
+
+def _check_fit(tokens: int, total_budget: int, files: FileFitter) -> None:
+    if tokens > total_budget:
+        raise CtxError(
+            f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
+            hint="raise the budget, or name fewer files",
+        )
+    if files.failed_named:
+        raise CtxError(
+            "named file(s) do not fit the budget even as signatures: "
+            + ", ".join(files.failed_named),
+            hint="raise the budget, name fewer files, or --allow-drop",
+        )
+
+
+def _left_out(files: FileFitter, map_state: MapState, dropped: list[dict], notes: list[str]):
+    """What the fitting left out, and its notes, join the pack's record."""
+    dropped.extend(files.skipped)
+    dropped.extend(files.dropped)
+    if map_state.left_out:
+        dropped.append({"what": "repository map", "why": map_state.left_out})
+    notes.extend(files.notes)
+
+
+def _memory_totals(memory_info: dict, fixed, count) -> None:
+    """The memory section's tokens and kept chunks, for --explain."""
+    mem_sec = next((f for f in fixed if f.name == "memory"), None)
+    memory_info["tokens"] = count(mem_sec.text) if mem_sec else 0
+    memory_info["kept"] = sum(1 for c in memory_info["chunks"] if c["in_pack"])
 
 
 def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[str]):

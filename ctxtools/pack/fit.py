@@ -193,7 +193,8 @@ class FileFitter:
         return changed
 
     def _fit_once(self, budget: int) -> tuple[str, list[dict]]:
-        count = self.count
+        """One fitting of the files: named files settled first (an excerpt, else their
+        fallbacks), the rest by rank; then the blocks, their rows and what was left out."""
         self.failed_named = []
         self.lost: set[str] = set()
         self.dropped = []
@@ -202,31 +203,27 @@ class FileFitter:
             e = self.entries.get(lab)
             if e is not None and e.deleted:
                 forced[lab] = self._fallbacks(lab)[0]
+        kept, drops = self._settle_named(forced, budget)
+        blocks: dict[str, tuple[str, str, object]] = {}
+        for lab, item in kept:
+            blocks[lab] = (
+                "signatures" if self.sig_mode else "excerpt",
+                self.block(item, lab),
+                item,
+            )
+        for lab, (shown, block) in forced.items():
+            blocks[lab] = (shown, block, None)
+        texts, rows = self._rows(blocks)
+        self._record_drops(drops, blocks, forced)
+        return "\n".join(texts), rows
+
+    def _settle_named(self, forced: dict[str, tuple[str, str]], budget: int):
+        """Fit until every named file is kept, forced (its fallback, in FORCED) or lost:
+        (the kept (label, item) pairs, the drops of the last fitting)."""
         kept: list[tuple[str, object]] = []
         drops: list = []
         for _ in range(len(self.named) + 2):
-            forced_cost = sum(count(b) + 1 for _, b in forced.values())
-            if forced_cost > budget:
-                self._shrink_forced(forced, budget)
-                forced_cost = sum(count(b) + 1 for _, b in forced.values())
-            room = max(0, budget - forced_cost)
-            cands = [
-                (lab, self.items[lab])
-                for lab in self.order
-                if lab not in forced and lab not in self.lost
-            ]
-            if self.sig_mode:
-                kept, drops = self._greedy(cands, room)
-            else:
-                from ctxtools.excerpt import fit_budget, value_drop_order
-
-                # The units' counts add up to a little less than the joined text's count
-                # (tokens merge across the joins); aiming ESTIMATE_MARGIN lower spares
-                # fit_budget a recount of the whole text per unit it then drops.
-                aim = room - room * ESTIMATE_MARGIN // 100
-                kept, drops, _used = fit_budget(
-                    cands, aim, count, self.block, drop_order=value_drop_order
-                )
+            kept, drops = self._fit_rest(forced, budget)
             kept_labels = {lab for lab, _ in kept}
             missing = [
                 lab
@@ -244,15 +241,34 @@ class FileFitter:
                     forced[lab] = options[0]
                 else:
                     self._lose_named(lab, "nothing left to show")
-        blocks: dict[str, tuple[str, str, object]] = {}
-        for lab, item in kept:
-            blocks[lab] = (
-                "signatures" if self.sig_mode else "excerpt",
-                self.block(item, lab),
-                item,
-            )
-        for lab, (shown, block) in forced.items():
-            blocks[lab] = (shown, block, None)
+        return kept, drops
+
+    def _fit_rest(self, forced: dict[str, tuple[str, str]], budget: int):
+        """The files not forced, fitted in what the forced blocks leave of BUDGET."""
+        count = self.count
+        forced_cost = sum(count(b) + 1 for _, b in forced.values())
+        if forced_cost > budget:
+            self._shrink_forced(forced, budget)
+            forced_cost = sum(count(b) + 1 for _, b in forced.values())
+        room = max(0, budget - forced_cost)
+        cands = [
+            (lab, self.items[lab])
+            for lab in self.order
+            if lab not in forced and lab not in self.lost
+        ]
+        if self.sig_mode:
+            return self._greedy(cands, room)
+        from ctxtools.excerpt import fit_budget, value_drop_order
+
+        # The units' counts add up to a little less than the joined text's count
+        # (tokens merge across the joins); aiming ESTIMATE_MARGIN lower spares
+        # fit_budget a recount of the whole text per unit it then drops.
+        aim = room - room * ESTIMATE_MARGIN // 100
+        kept, drops, _used = fit_budget(cands, aim, count, self.block, drop_order=value_drop_order)
+        return kept, drops
+
+    def _rows(self, blocks: dict[str, tuple[str, str, object]]) -> tuple[list[str], list[dict]]:
+        """The blocks' texts in path order, and a row per file for --explain."""
         rows = []
         texts = []
         for lab in sorted(blocks, key=_path_key):
@@ -264,7 +280,7 @@ class FileFitter:
                 "named": e.named,
                 "why": e.why,
                 "shown": shown,
-                "tokens": count(block),
+                "tokens": self.count(block),
                 "score": round(self._score(lab), 3) if lab in self.items else 0.0,
                 "rank": round(e.rank, 6),
             }
@@ -274,6 +290,11 @@ class FileFitter:
             if e.diff:
                 row["diff"] = True
             rows.append(row)
+        return texts, rows
+
+    def _record_drops(self, drops, blocks, forced: dict[str, tuple[str, str]]) -> None:
+        """What the fitting left out, in ``dropped``: windows, whole files, and the named
+        files shown by a fallback."""
         for d in drops:
             if d.label in blocks and d.kind == "file":
                 continue  # replaced by its signatures
@@ -292,7 +313,6 @@ class FileFitter:
                 self.dropped.append(
                     {"what": lab, "why": f"excerpt over the budget; named, so {shown} kept"}
                 )
-        return "\n".join(texts), rows
 
     def _greedy(self, cands, room: int):
         """Signatures mode: whole files in rank order (named ones first) while they fit."""

@@ -44,7 +44,9 @@ class Gatherer:
         self.entries[rel] = FileEntry(rel, real, named, why)
 
     def add_path(self, arg: str) -> None:
-        if arg.startswith("ctx:"):
+        from ctxtools.resolve import is_handle_ref
+
+        if is_handle_ref(arg):
             self.add_handle(arg, named=True, why="argument")
             return
         path = os.path.abspath(arg)
@@ -232,14 +234,13 @@ def load_entries(
         # searched for secrets when the file is shown (FileFitter).
         out.append(e)
     if gather.handles:
-        from ctxtools.config import default_session, store_root
-        from ctxtools.store import HandleStore
+        from ctxtools.resolve import HandleReader
 
-        store = HandleStore(store_root(req.store))
+        handles = HandleReader(req.store, req.session)
         for ref in sorted(gather.handles):
             e = gather.handles[ref]
             try:
-                data = store.read_bytes(ref, session=req.session or default_session())
+                data = handles.read_bytes(ref)
             except CtxError as exc:
                 if not req.keep_going:
                     raise

@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ctxtools.defaults import SKILL_MAX_EXPANDED
+
 SECTIONS = ("instructions", "skills", "memory", "map", "files", "task")
 FORMATS = ("markdown", "xml", "json")
 MAP_TOKENS = 900  # the map's budget when the files leave room (DESIGN.md)
@@ -40,7 +42,7 @@ class PackRequest:
     skills_dir: str | None = None
     pin_skills: Sequence[str] = ()
     skill_disclosure: str = "auto"
-    skill_max_expanded: int = 2
+    skill_max_expanded: int = SKILL_MAX_EXPANDED
     identifiers_only: bool = False
     allow_drop: bool = False
     keep_going: bool = False

@@ -1,0 +1,98 @@
+"""The click parameter types of the ctx-* options: values checked or parsed at parse time,
+so that a bad one is a usage error (exit 2) naming the option. ``ctxtools.cli.common``
+re-exports them for the commands."""
+
+from __future__ import annotations
+
+import click
+
+
+class FiniteFloat(click.ParamType):
+    """A float option that must be a finite number within [MIN, MAX] (either bound optional).
+
+    click.FloatRange lets ``nan`` through (every comparison with nan is false) and accepts
+    ``inf``; an option such as ``--fail-over nan`` would then silently never fire.
+    """
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None):
+        self.min = min
+        self.max = max
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, float) and math.isfinite(value):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+            if not math.isfinite(number):
+                self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.min is not None and number < self.min:
+            self.fail(f"{value!r} is below the minimum of {self.min:g}", param, ctx)
+        if self.max is not None and number > self.max:
+            self.fail(f"{value!r} is above the maximum of {self.max:g}", param, ctx)
+        return number
+
+
+class Above(FiniteFloat):
+    """A finite number above LOW (exclusive) and at most MAX: nan, inf and LOW itself fail."""
+
+    def __init__(self, low: float, max: float | None = None):
+        super().__init__(min=low, max=max)
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number <= self.min:
+            self.fail(f"{value!r} is not above {self.min:g}", param, ctx)
+        return number
+
+
+class _Parsed(click.ParamType):
+    """A value that a library function parses: its ``UsageError`` becomes click's usage error
+    (exit 2, naming the option). A value that is not a string is already parsed."""
+
+    def parse(self, text: str):
+        raise NotImplementedError
+
+    def message(self, text: str, exc: Exception) -> str:
+        return str(exc)
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        from ctxtools.errors import UsageError
+
+        try:
+            return self.parse(value)
+        except UsageError as exc:
+            self.fail(self.message(value, exc), param, ctx)
+
+
+class RoleShare(_Parsed):
+    """``ROLE=PCT`` as a ``(role, pct)`` pair (``profiles.parse_role_share`` says what is valid)."""
+
+    name = "ROLE=PCT"
+
+    def parse(self, text: str):
+        from ctxtools.profiles import parse_role_share
+
+        return parse_role_share(text)
+
+
+class Size(_Parsed):
+    """A size in bytes: ``524288``, ``512K``, ``1M`` (``fsutil.parse_size``)."""
+
+    name = "SIZE"
+
+    def parse(self, text: str) -> int:
+        from ctxtools.fsutil import parse_size
+
+        return parse_size(text)
+
+    def message(self, text: str, exc: Exception) -> str:
+        return f"{text!r} is not a size (e.g. 524288, 512K, 1M)"

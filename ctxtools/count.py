@@ -1,0 +1,299 @@
+"""What ctx-count reports: per-input counts, their total, the window usage and its gates,
+and the pack budget and the model profiles as text or as JSON documents.
+
+A row is ``(label, counts)``: what the user named the input, and a dict with ``tokens``,
+``chars``, ``lines`` and ``bytes`` (plus ``exact``/``note`` from ``tokens.Counts.as_dict``
+when a part could not be counted exactly, and ``messages``/``format`` for a transcript).
+``Report`` is a run's counts as the command shows them. Nothing here prints:
+``ctxtools.cli.count`` prints what these functions return. The module imports nothing at
+load time (``ctxtools.cli.count_fast``, which avoids even click, uses ``format_counts``).
+"""
+
+from __future__ import annotations
+
+Row = tuple[str, dict]
+_SUMS = ("tokens", "chars", "lines", "bytes")
+
+
+def fmt(n: int) -> str:
+    """A count with thousands separators: 12,345."""
+    return f"{n:,}"
+
+
+def pct(p: float) -> str:
+    """A percentage with one decimal: 81.3%."""
+    return f"{p:.1f}%"
+
+
+def format_counts(rows: list[tuple[str, int]], total: int, n_sources: int) -> str:
+    """The plain output: the count of one input, or wc-style lines and a total."""
+    if len(rows) == 1 and n_sources == 1:
+        return f"{rows[0][1]}\n"
+    width = max([len(str(total))] + [len(str(n)) for _, n in rows])
+    lines = [f"{n:>{width}} {label}\n" for label, n in rows]
+    lines.append(f"{total:>{width}} total\n")
+    return "".join(lines)
+
+
+def unreadable(paths: list[str | None]) -> dict[str, str]:
+    """Each path of PATHS (None: stdin, never unreadable) that cannot be counted, with why."""
+    from ctxtools.fsutil import unreadable_reason
+
+    bad: dict[str, str] = {}
+    for path in paths:
+        if path is not None and path not in bad:
+            reason = unreadable_reason(path, check_access=True)
+            if reason is not None:
+                bad[path] = reason
+    return bad
+
+
+def transcript_counts(data: bytes, ruler, path: str | None) -> dict:
+    """The counts of DATA read as a chat transcript (``--messages``); PATH (None: stdin)
+    names it in the error when DATA is not a transcript."""
+    from ctxtools.errors import InputError
+    from ctxtools.messages import count_transcript
+
+    try:
+        tc = count_transcript(data, ruler)
+    except InputError as exc:
+        where = f"{path}: " if path is not None else ""
+        raise InputError(
+            f"{where}{exc.message}",
+            hint=exc.hint or "--messages counts a chat transcript; without it, the text",
+        ) from None
+    newlines = data.count(b"\n")
+    return {
+        "tokens": tc.tokens,
+        "chars": len(data.decode("utf-8", "replace")),
+        "lines": newlines + (1 if data and not data.endswith(b"\n") else 0),
+        "bytes": len(data),
+        "messages": tc.messages,
+        "format": tc.format,
+    }
+
+
+def total(rows: list[Row]) -> tuple[dict, list[str]]:
+    """The rows added up, and why the total is not exact (each reason once; none when it is).
+    A total that is not exact has ``exact: false`` and the reasons joined in ``note``."""
+    out = dict.fromkeys(_SUMS, 0)
+    notes: list[str] = []
+    for _, row in rows:
+        for key in _SUMS:
+            out[key] += row[key]
+        if row.get("exact") is False and row["note"] not in notes:
+            notes.append(row["note"])
+    if notes:
+        out["exact"] = False
+        out["note"] = "; ".join(notes)
+    return out, notes
+
+
+def sort_rows(rows: list[Row], key: str | None) -> None:
+    """Sort ROWS in place: ``tokens`` (heaviest first, then by name), ``name``, or None."""
+    if key == "tokens":
+        rows.sort(key=lambda r: (-r[1]["tokens"], r[0]))
+    elif key == "name":
+        rows.sort(key=lambda r: r[0])
+
+
+def usage(tokens: int, profile, limit: int | None, ruler) -> dict | None:
+    """How full the window of PROFILE (or LIMIT, which beats it) is; None without either."""
+    if profile is None and limit is None:
+        return None
+    from ctxtools import profiles as prof
+    from ctxtools.fsutil import json_text
+
+    limit = limit or profile.context_limit
+    percent = prof.usage_percent(tokens, limit)
+    approximate = not ruler.exact or bool(
+        profile is not None and profile.approximate and ruler.kind != "tokenizers"
+    )
+    return {
+        "model": json_text(profile.name) if profile else f"limit {limit:,}",
+        "context_limit": limit,
+        "tokens": tokens,
+        "percent": round(percent, 2),
+        "status": prof.usage_status(percent),
+        "approximate": approximate,
+        "matched_by": profile.matched_by if profile else "limit",
+    }
+
+
+def unknown_model_note(model: str, profile) -> str:
+    """The note for a model without a profile of its own (``matched_by`` default or size)."""
+    return (
+        f"note: no profile for {model!r}; using the {profile.matched} profile "
+        f"({fmt(profile.context_limit)} tokens)"
+    )
+
+
+def usage_line(use: dict) -> str:
+    """The text line after the counts: tokens · percent of the window (model)."""
+    return (
+        f"{fmt(use['tokens'])} tokens · {pct(use['percent'])} of "
+        f"{fmt(use['context_limit'])} ({use['model']})\n"
+    )
+
+
+def usage_warnings(use: dict, ruler_name: str) -> list[str]:
+    """The stderr lines USE calls for: approximate counts, compact soon or now."""
+    out = []
+    if use["approximate"]:
+        out.append(
+            f"note: counts for {use['model']} are approximate ({ruler_name} is not its "
+            "tokenizer; --tokenizer gives exact counts)"
+        )
+    if use["status"] == "compact":
+        out.append(f"warning: {pct(use['percent'])} of the window used: compact now (ctx-compact)")
+    elif use["status"] == "warn":
+        out.append(f"warning: {pct(use['percent'])} of the window used: compact soon (ctx-compact)")
+    return out
+
+
+def over_limits(
+    rows: list[Row],
+    use: dict | None,
+    *,
+    fail_over: float | None,
+    fail_above: int | None,
+    single: bool,
+) -> list[str]:
+    """Why the run is over --fail-over PCT (usage) or --fail-above N (an input's tokens);
+    empty when it is not. SINGLE: one input was named (its message names no file)."""
+    over: list[str] = []
+    if use and fail_over is not None and use["percent"] > fail_over:
+        over.append(f"usage {pct(use['percent'])} is over the limit of {fail_over:g}%")
+    if fail_above is None:
+        return over
+    big = [(label, row["tokens"]) for label, row in rows if row["tokens"] > fail_above]
+    if not big:
+        return over
+    if single:
+        over.append(f"{fmt(big[0][1])} tokens, over the limit of {fmt(fail_above)} (--fail-above)")
+        return over
+    named = ", ".join(f"{label} ({fmt(n)})" for label, n in big[:10])
+    more = f" and {len(big) - 10} more" if len(big) > 10 else ""
+    over.append(f"{len(big)} of {len(rows)} inputs over {fmt(fail_above)} tokens: {named}{more}")
+    return over
+
+
+def count_document(
+    described: dict,
+    rows: list[Row],
+    tot: dict,
+    use: dict | None,
+    missing: list[str],
+    messages: bool,
+) -> dict:
+    """The ``--json`` document. DESCRIBED is ``ruler.describe()`` (counter, kind, exact);
+    MISSING the labels of the inputs that could not be read."""
+    from ctxtools.fsutil import json_text
+
+    doc = dict(described)
+    if (use and use["approximate"]) or tot.get("exact") is False:
+        doc["exact"] = False
+    doc["counted"] = "messages" if messages else "text"
+    doc["files"] = [{"path": json_text(label), **row} for label, row in rows]
+    doc["total"] = tot
+    if use:
+        doc["usage"] = use
+    if missing:
+        doc["missing"] = [json_text(label) for label in missing]
+    return doc
+
+
+class Report:
+    """The counts of a run as ctx-count shows them: ROWS (sorted as asked), their TOTAL, why
+    the total is not exact (NOT_EXACT, each reason once) and the window's USAGE (None
+    without a model or limit)."""
+
+    __slots__ = ("rows", "total", "not_exact", "usage")
+
+    def __init__(self, rows: list[Row], *, profile, limit: int | None, ruler, sort=None):
+        self.rows = rows
+        self.total, self.not_exact = total(rows)
+        sort_rows(rows, sort)
+        self.usage = usage(self.total["tokens"], profile, limit, ruler)
+
+    def text(self, n_sources: int) -> str:
+        """The plain output: the counts (``format_counts``), then the usage line."""
+        pairs = [(label, row["tokens"]) for label, row in self.rows]
+        out = format_counts(pairs, self.total["tokens"], n_sources)
+        return out + usage_line(self.usage) if self.usage else out
+
+    def document(self, described: dict, missing: list[str], messages: bool) -> dict:
+        """The ``--json`` document (``count_document``)."""
+        return count_document(described, self.rows, self.total, self.usage, missing, messages)
+
+    def warnings(self, ruler_name: str) -> list[str]:
+        """The stderr lines after the output (``usage_warnings``)."""
+        return usage_warnings(self.usage, ruler_name) if self.usage else []
+
+    def over_limits(self, *, fail_over: float | None, fail_above: int | None, single: bool):
+        """Why the run fails its gates (``over_limits``); empty when it does not."""
+        return over_limits(
+            self.rows, self.usage, fail_over=fail_over, fail_above=fail_above, single=single
+        )
+
+
+def budget(profile, limit: int | None, table, *, role, role_shares, **reserves):
+    """``--budget``: the pack budget of PROFILE's window (LIMIT beats it; neither: the default
+    profile's) for ROLE, with ROLE_SHARES overriding TABLE's, and the RESERVES
+    (``profiles.pack_budget``'s keywords). Returns (budget, profile)."""
+    from ctxtools import profiles as prof
+
+    if profile is None and limit is None:
+        profile = prof.resolve("default", table or prof.load_profiles())
+    shares = prof.effective_role_shares(table, role_shares)
+    limit = limit or profile.context_limit
+    return prof.pack_budget(limit, role, role_shares=shares, **reserves), profile
+
+
+def budget_document(budget, profile) -> dict:
+    """``--budget --json``: the model (None with --limit only), how it matched, the terms."""
+    from ctxtools.fsutil import json_text
+
+    doc = {
+        "model": json_text(profile.name) if profile else None,
+        "matched_by": profile.matched_by if profile else "limit",
+    }
+    doc.update(budget.as_dict())
+    return doc
+
+
+def render_budget(budget, profile) -> str:
+    """``--budget``: one line a term of the pack budget, as a subtraction to read down."""
+    from ctxtools.fsutil import json_text
+
+    b = budget
+    model = f"{json_text(profile.name)} ({profile.matched_by})" if profile else "(none)"
+    rows = [
+        ("model", model),
+        ("context limit", fmt(b.context_limit)),
+        ("reserve system", f"- {fmt(b.reserve_system)}"),
+        ("reserve tools", f"- {fmt(b.reserve_tools)}"),
+        ("reserve response", f"- {fmt(b.reserve_response)}"),
+        (f"slack ({b.slack_percent}%)", f"- {fmt(b.slack)}"),
+        ("before role share", fmt(b.before_share)),
+        (f"role share ({b.role})", f"× {b.role_share}%"),
+        ("computed", fmt(b.computed)),
+        ("floor", fmt(b.floor)),
+        ("available", fmt(b.available) + ("  (floor)" if b.floored else "")),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "".join(f"{k:<{width}}  {v}\n" for k, v in rows)
+
+
+def render_profiles(rows: list[dict]) -> str:
+    """``--profiles``: a table of ``profiles.list_profiles`` rows."""
+    w = max(len(r["name"]) for r in rows)
+    out = [f"{'name':<{w}}  {'kind':<7}  {'context':>9}  {'output':>7}  turns  encoding\n"]
+    for r in rows:
+        approx = "  (approximate)" if r["approximate"] else ""
+        turns = "-" if r["max_turns"] is None else str(r["max_turns"])
+        out.append(
+            f"{r['name']:<{w}}  {r['kind']:<7}  {r['context_limit']:>9,}  "
+            f"{r['max_output']:>7,}  {turns:>5}  {r['encoding']}{approx}\n"
+        )
+    return "".join(out)

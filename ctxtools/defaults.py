@@ -1,0 +1,50 @@
+"""The defaults a user can see: the values the commands show in ``--help`` and use.
+
+One place for each number, read by the click options (``ctxtools.cli``) and by the library.
+This module imports nothing, so reading it costs a command's start-up nothing; the heavier
+library modules that use a value import it from here (``profiles``, ``config``,
+``pack.model``), and ``tests/test_cli_common.py`` checks the others still agree.
+"""
+
+# The store (ctxtools.config, ctxtools.store)
+SESSION = "default"
+EVICT_STRATEGIES = ("lru", "importance")  # ctxtools.evict.STRATEGIES, in --help order
+EVICT_STRATEGY = "lru"
+
+# ctx-stash
+THRESHOLD = 1000  # inputs of at most this many characters pass through unchanged
+
+# ctx-read (ctxtools.projections)
+MAX_CHARS = 12_000  # a read's output cap
+MAX_CHARS_CEILING = 50_000  # what --max-chars is clamped to
+
+# The pack budget (ctxtools.profiles.pack_budget; DESIGN.md "Pack budget")
+RESERVE_SYSTEM = 500
+RESERVE_TOOLS = 900
+RESERVE_RESPONSE = 2048
+SLACK_PERCENT = 10
+
+# ctx-excerpt (ctxtools.excerpt.ExcerptOptions)
+EXCERPT_WINDOW = 25
+EXCERPT_HEAD = 15
+EXCERPT_MAX_WINDOWS = 6
+EXCERPT_TAIL = 40
+
+# ctx-repomap (ctxtools.repomap.core)
+MAP_TOKENS = 1000
+MAP_MAX_FILES = 4000
+MAP_MAX_FILE_SIZE = "512K"  # as --help shows it; parsed, MAX_FILE_SIZE of repomap.core
+
+# ctx-compact (ctxtools.compact.plan.Options, ctxtools.compact.accept)
+COMPACT_AT = 80.0
+KEEP_RECENT = 3
+SUMMARIZER_TIMEOUT = 60.0
+MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
+MIN_RATIO = 0.02
+MIN_PATH_SHARE = 0.5
+
+# ctx-pack (ctxtools.pack.model.PackRequest)
+SKILL_MAX_EXPANDED = 2
+
+# ctx-count (ctxtools.cli.count, ctxtools.cli.count_fast)
+PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size

@@ -1,0 +1,86 @@
+"""A pack request from a command line's options, and what a finished pack has to say.
+
+``ctx-pack`` parses its options and hands them here: ``output_format`` settles --format
+with --json, ``ruler_encoding`` says which encoding counts the pack, ``request_from_options``
+builds the ``PackRequest`` and ``pack_messages`` lists what goes to stderr. Options are keyed
+by the click command's parameter names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ctxtools.errors import UsageError
+from ctxtools.pack.model import Pack, PackRequest
+
+# Request fields that take the option of the same name as it is.
+_SAME = (
+    "root",
+    "model",
+    "role",
+    "tokens",
+    "profiles_file",
+    "changed",
+    "include_readme",
+    "skills_dir",
+    "pin_skills",
+    "skill_disclosure",
+    "skill_max_expanded",
+    "identifiers_only",
+    "allow_drop",
+    "keep_going",
+    "allow_secrets",
+    "store",
+    "session",
+    "memory",
+    "memory_tokens",
+    "embed_cmd",
+    "embed_timeout",
+    "min_score",
+)
+
+
+def output_format(fmt: str, as_json: bool) -> str:
+    """The format --format FMT and --json ask for together (--json is --format json)."""
+    if not as_json:
+        return fmt
+    if fmt not in ("markdown", "json"):
+        raise UsageError("--json and --format xml contradict each other")
+    return "json"
+
+
+def request_from_options(
+    opts: Mapping, *, task: str, paths: list[str], retrieval: str | None
+) -> PackRequest:
+    """The request of OPTS for TASK and the named PATHS. RETRIEVAL is the memory scoring
+    method (None: the library's default)."""
+    return PackRequest(
+        task=task,
+        paths=paths,
+        role_shares=dict(opts["role_shares"]) or None,
+        context_limit=opts["limit"],
+        fmt=output_format(opts["fmt"], opts["as_json"]),
+        use_map=not opts["no_map"],
+        retrieval=retrieval,
+        **{key: opts[key] for key in _SAME},
+    )
+
+
+def ruler_encoding(
+    model: str | None, encoding: str | None, *, counter_chosen: bool, profiles_file: str | None
+) -> str | None:
+    """The encoding that counts a pack: ENCODING, else MODEL's (resolved with the profiles
+    of PROFILES_FILE), unless another counter was chosen (a tokenizer file, the heuristic)."""
+    if encoding is None and model and not counter_chosen:
+        from ctxtools import profiles as prof
+
+        return prof.resolve(model, prof.load_profiles(profiles_file)).encoding
+    return encoding
+
+
+def pack_messages(pack: Pack) -> list[str]:
+    """What a finished pack says on stderr: its notes, then one line a redacted secret."""
+    return [
+        *pack.notes,
+        *(f"redacted {r['kind']} in {r['where']} line {r['line']}" for r in pack.redactions),
+    ]
