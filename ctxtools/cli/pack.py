@@ -188,8 +188,8 @@ def cli(**opts) -> int:
     0.40, cmd 0.25), the median score of all sections for this task plus a margin
     (0.15, 0.20, 0.15), so a task that matches nothing gets nothing, and 90% of the best
     section's score, so the few best matches come in and not a tail of near misses;
-    --min-score X replaces all three. Vectors and term counts are cached in the store by content, so a
-    changed file re-embeds only its changed sections.
+    --min-score X replaces all three. Vectors and term counts are cached in the store by
+    content, so a changed file re-embeds only its changed sections.
 
     Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
     credentials ...) are skipped even when named, and private keys, cloud keys and

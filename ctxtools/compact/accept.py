@@ -21,14 +21,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ctxtools import defaults
 from ctxtools.errors import CtxError
 
 if TYPE_CHECKING:
     from ctxtools.runner import RunOutcome
 
-DEFAULT_MIN_RATIO = 0.02
-DEFAULT_MIN_PATH_SHARE = 0.5
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_MIN_RATIO = defaults.MIN_RATIO
+DEFAULT_MIN_PATH_SHARE = defaults.MIN_PATH_SHARE
+DEFAULT_TIMEOUT = defaults.SUMMARIZER_TIMEOUT
 
 # A path: a token with a slash between names (``src/app.py``, ``/srv/x``, ``./run.sh``).
 # Bare names (``README.md``) are too common in listings to be a fair retention measure.

@@ -7,10 +7,11 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ctxtools import defaults
 from ctxtools.errors import UsageError
 
-MAX_CHARS_DEFAULT = 12_000
-MAX_CHARS_CEILING = 50_000
+MAX_CHARS_DEFAULT = defaults.MAX_CHARS
+MAX_CHARS_CEILING = defaults.MAX_CHARS_CEILING
 
 
 @dataclass

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ctxtools import defaults
 from ctxtools.errors import InputError, UsageError
 from ctxtools.fsutil import json_text
 from ctxtools.repomap.scanset import (
@@ -41,7 +42,7 @@ __all__ = [
     "scan_repository",
 ]
 
-DEFAULT_TOKENS = 1000
+DEFAULT_TOKENS = defaults.MAP_TOKENS
 MIN_TOKENS = 50
 
 _SYMBOL_LINE = re.compile(r"\d+:")

@@ -13,11 +13,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ctxtools import defaults
 from ctxtools.errors import InputError
 from ctxtools.repomap import files as filesmod
 from ctxtools.repomap.graph import FileScan
 
-MAX_FILES = 4000
+MAX_FILES = defaults.MAP_MAX_FILES
 MAX_FILE_SIZE = 512 * 1024
 PARALLEL_MIN = 256  # files to scan before worker processes pay for themselves
 MAX_WORKERS = 4

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ctxtools import defaults
 from ctxtools.errors import UsageError
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from ctxtools.store.index import Indexer
 
-DEFAULT_SESSION = "default"
+DEFAULT_SESSION = defaults.SESSION
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SHA_PREFIX_RE = re.compile(r"[0-9a-f]{4,64}")
 SHA256_RE = re.compile(r"[0-9a-f]{64}")
