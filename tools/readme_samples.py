@@ -15,7 +15,7 @@ only when what the command prints changes::
 
 Only the project's own commands run (those in pyproject.toml's [project.scripts]), each
 with a fresh empty store and no CTX_* settings from the environment. Adding a sample is
-adding the two markers and running this script; tests/test_repomap_readme.py fails when
+adding the two markers and running this script; tests/lib/test_repomap_readme.py fails when
 the README and the runs disagree.
 """
 

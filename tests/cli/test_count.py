@@ -15,7 +15,7 @@ from helpers import CORPUS, convert, run_bytes
 
 from ctxtools.tokens import get_ruler, heuristic_count
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOG = (
     "============================= test session starts ==============================\n"
     "collected 3 items\n\n"

@@ -18,7 +18,7 @@ import pytest
 import ctxtools
 from ctxtools.secrets import KINDS, Finding, find_secrets, redact, secret_filename
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 KEYS = DATA / "secrets"
 ALNUM = string.ascii_letters + string.digits
 

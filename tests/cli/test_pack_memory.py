@@ -13,7 +13,7 @@ from helpers import copy_sources
 
 from ctxtools.tokens import get_ruler
 
-MEMORY = Path(__file__).resolve().parent / "data" / "memory"
+MEMORY = Path(__file__).resolve().parents[1] / "data" / "memory"
 TASK = "add a custom manager method to the inventory model"
 AWS_EXAMPLE_KEY = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example access key id
 

@@ -11,7 +11,7 @@ from ctxtools import stash
 from ctxtools.errors import UsageError
 from ctxtools.store import GC_MAX_ENTRIES, HandleStore
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 GO = (DATA / "excerpt" / "server.go").read_bytes()
 
 

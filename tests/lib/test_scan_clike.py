@@ -10,7 +10,7 @@ import pytest
 
 from ctxtools.repomap.scan import scan_source
 
-DATA = Path(__file__).parent / "data" / "scan"
+DATA = Path(__file__).parents[1] / "data" / "scan"
 
 
 def scan(name: str):

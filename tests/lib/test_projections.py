@@ -18,7 +18,7 @@ from ctxtools.projections.grep import grep_scope
 from ctxtools.projections.prefilter import required_literals
 from ctxtools.store import open_bytes
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = sorted((DATA / "excerpt").iterdir())
 CTS = json.loads((DATA / "jsonpath-cts" / "cts.json").read_text(encoding="utf-8"))["tests"]
 

@@ -33,7 +33,7 @@ from ctxtools.excerpt.output import (
 from ctxtools.excerpt.render import header, no_match_block
 from ctxtools.excerpt.source import line_fragments
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = sorted((DATA / "excerpt").iterdir())
 OPTIONS = ExcerptOptions()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import run_bytes
 
-DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
 
 

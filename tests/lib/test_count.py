@@ -13,7 +13,7 @@ from ctxtools import profiles
 from ctxtools.errors import InputError
 from ctxtools.tokens import get_ruler
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 HEURISTIC = get_ruler(heuristic=True).ruler
 CL100K = get_ruler(encoding="cl100k_base").ruler
 

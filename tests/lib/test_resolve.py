@@ -20,7 +20,7 @@ from ctxtools.resolve import (
 )
 from ctxtools.store import HandleStore, parse_ref
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCE = (DATA / "excerpt" / "lexer.rs").read_bytes()
 CJK = "日本語のテキスト\n第二行\n".encode() + b"\xff\xfe broken\n"
 

@@ -29,7 +29,7 @@ from ctxtools.excerpt import (
 from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
-DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
 QUERY = identifiers_from_query("verify_token sweep Cart")
 

@@ -13,7 +13,7 @@ from ctxtools.errors import InputError
 from ctxtools.jsonpath import JSONPathError, compile_query, query
 
 # The JSONPath Compliance Test Suite (BSD-2-Clause, LICENSE beside it).
-CTS = Path(__file__).resolve().parent / "data" / "jsonpath-cts" / "cts.json"
+CTS = Path(__file__).resolve().parents[1] / "data" / "jsonpath-cts" / "cts.json"
 CASES = json.loads(CTS.read_text())["tests"]
 
 

@@ -278,7 +278,7 @@ def test_help_has_an_example(script_runner):
 
 def test_real_sources_under_tests_data(script_runner):
     """The project's own test data: source files in six languages (tests/data/)."""
-    data = Path(__file__).resolve().parent / "data"
+    data = Path(__file__).resolve().parents[1] / "data"
     r = script_runner.run(["ctx-repomap", str(data), "--tokens", "300", "--json"])
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)

@@ -10,8 +10,8 @@ import pytest
 
 from ctxtools.repomap.scan import Definition, ScanResult, language_for, scan_bytes, scan_source
 
-DATA = Path(__file__).parent / "data" / "scan"
-REPO = Path(__file__).parents[1]
+DATA = Path(__file__).parents[1] / "data" / "scan"
+REPO = Path(__file__).parents[2]
 
 
 def defs(result: ScanResult) -> list[tuple]:
@@ -170,7 +170,8 @@ def _ast_definitions(tree: ast.Module) -> list[tuple[str, str, int, str | None]]
 
 
 def test_python_agrees_with_ast_on_real_files():
-    files = sorted((REPO / "ctxtools").rglob("*.py")) + sorted((REPO / "tests").glob("*.py"))
+    tests = sorted((REPO / "tests").glob("*.py")) + sorted((REPO / "tests").glob("*/*.py"))
+    files = sorted((REPO / "ctxtools").rglob("*.py")) + tests
     assert len(files) > 10
     total = 0
     for path in files:

@@ -11,7 +11,7 @@ from ctxtools.errors import UsageError
 from ctxtools.read import ReadRequest, view
 from ctxtools.store import open_bytes
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 JAVA = (DATA / "excerpt" / "LruCache.java").read_bytes()
 CJK = "第一行\n第二行 ошибка\n第三行\n".encode()
 

@@ -26,7 +26,7 @@ from ctxtools.repomap.cache import (
 from ctxtools.repomap.core import build_map, ruler_spec, scan_repository
 from ctxtools.tokens import HeuristicRuler
 
-DATA = Path(__file__).parent / "data" / "scan"
+DATA = Path(__file__).parents[1] / "data" / "scan"
 
 
 def make_repo(root: Path) -> None:

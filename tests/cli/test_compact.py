@@ -1061,7 +1061,7 @@ def test_transcripts_are_read_from_the_clone_alone():
     repository for them."""
     assert CORPUS.is_relative_to(DATA) and (CORPUS.parent / "LICENSE-OpenHands").is_file()
     beside = "shared/" + "corpus/transcripts"
-    tests = Path(__file__).resolve().parent
+    tests = Path(__file__).resolve().parents[1]
     offenders = [
         str(p.relative_to(tests))
         for p in sorted(tests.rglob("*.py"))

@@ -20,7 +20,7 @@ from ctxtools.errors import (
     UsageError,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _alive(pid: int) -> bool:

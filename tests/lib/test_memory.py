@@ -22,7 +22,7 @@ from ctxtools.memory.chunk import (
 )
 from ctxtools.memory.threshold import FLOORS, MARGINS, SHARE_OF_BEST, threshold_for
 
-DATA = Path(__file__).resolve().parent / "data" / "memory"
+DATA = Path(__file__).resolve().parents[1] / "data" / "memory"
 DJANGO = DATA / "django"
 OFF_TOPIC = "how long to bake sourdough bread at high altitude"
 

@@ -12,7 +12,7 @@ import pytest
 
 from ctxtools import __version__
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
 BIN = Path(sys.executable).parent
 

@@ -384,7 +384,7 @@ def test_a_map_that_fails_to_build_is_not_fatal(script_runner, repo, monkeypatch
 
 # --- the Makefile example --------------------------------------------------------------------
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_examples_makefile_builds_and_gates_a_review_pack(repo, tmp_path):

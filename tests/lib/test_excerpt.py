@@ -25,7 +25,7 @@ from ctxtools.excerpt import (
 from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
-DATA = Path(__file__).resolve().parent / "data" / "excerpt"
+DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 
 
 def spans(ex):
