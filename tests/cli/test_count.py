@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, convert, run_bytes
 
+from ctxtools import tokens
 from ctxtools.tokens import get_ruler, heuristic_count
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -710,3 +711,94 @@ def test_plain_calls_do_not_import_click(tmp_path):
         assert "click" in _modules_after(args, tmp_path), args
     assert "click" in _modules_after(["--heuristic"], tmp_path, {"CTX_MODEL": "gpt-4o"})
     assert "click" in _modules_after([], tmp_path, {"_CTX_COUNT_COMPLETE": "bash_source"})
+
+
+# --- through the commands --------------------------------------------------------------
+
+UNPROVEN = "中".encode() * 100 + b"ABC" * 20_000  # o200k: capitals joined to a CJK letter
+
+
+def test_ctx_count_json_says_not_exact_with_the_reason(script_runner):
+    from helpers import run_bytes
+
+    r = run_bytes(script_runner, ["ctx-count", "--json", "--encoding", "o200k_base"], UNPROVEN)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is False
+    assert doc["files"][0]["exact"] is False
+    assert "follows a letter of another script" in doc["files"][0]["note"]
+    assert "note: not exact: a run of ASCII letters" in r.stderr
+    # the same bytes with cl100k are exact, and the JSON says nothing more
+    r = run_bytes(script_runner, ["ctx-count", "--json"], UNPROVEN)
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is True and "note" not in doc["files"][0]
+    ruler = tokens.get_ruler().ruler
+    assert doc["total"]["tokens"] == ruler.count(UNPROVEN.decode())
+
+
+def test_ctx_read_count_of_a_stored_blob_streams_and_says_not_exact(script_runner):
+    from helpers import run_bytes
+
+    r = run_bytes(script_runner, ["ctx-stash", "--always", "--name", "u"], UNPROVEN)
+    assert r.returncode == 0, r.stderr
+    r = script_runner.run(["ctx-read", "u", "--count", "--encoding", "o200k_base"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is False and "another script" in doc["note"]
+    assert doc["bytes"] == len(UNPROVEN)
+    r = script_runner.run(["ctx-read", "u", "--count"])
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is True and "note" not in doc
+    assert doc["tokens"] == tokens.get_ruler().ruler.count(UNPROVEN.decode())
+
+
+def test_ctrl_c_ends_a_long_count_with_130():
+    """SIGINT while ctx-count is counting a stream: status 130, one line, no traceback."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ctx-count")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    block = (b"the quick brown fox 12345 " * 40 + b"\n") * 250  # ~260 KB
+    # A pipe holds 64 KB: once 5 MB went in, the command is reading and counting.
+    for _ in range(20):
+        proc.stdin.write(block)
+    proc.stdin.flush()
+    proc.send_signal(signal.SIGINT)
+    try:
+        for _ in range(400):  # keep it busy (up to 100 MB) until the signal ends it
+            if proc.poll() is not None:
+                break
+            proc.stdin.write(block)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+    assert out == b""
+
+
+def test_plain_count_says_when_it_is_not_exact(script_runner, tmp_path):
+    """The fast entry point (no click) tells the same as the click command: each place a
+    run could not be cut at a proven boundary, a few word for word, then how many more."""
+    path = tmp_path / "ideographic-spaces.txt"
+    path.write_text("\u3000" * 1_000_000, encoding="utf-8")  # 3 MB, one pre-token
+    plain = script_runner.run(["ctx-count", str(path)])
+    assert plain.returncode == 0, plain.stderr
+    assert abs(int(plain.stdout) - 500_000) <= 5  # "may differ by a few tokens"
+    notes = [x for x in plain.stderr.splitlines() if x.startswith("ctx-count: note: not exact: ")]
+    assert notes and "no exact cut point" in notes[0]
+    as_json = script_runner.run(["ctx-count", "--json", str(path)])
+    import json
+
+    doc = json.loads(as_json.stdout)
+    assert doc["exact"] is False and doc["total"]["exact"] is False
+    assert "notes" not in doc["total"]
+    assert as_json.stderr.count("note: not exact") == len(notes)

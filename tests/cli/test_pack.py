@@ -418,16 +418,6 @@ def test_examples_makefile_builds_and_gates_a_review_pack(repo, tmp_path):
     assert "over" in gated.stderr.lower()
 
 
-def test_fences_outgrow_backtick_runs_inside_the_text():
-    from ctxtools.pack.render import _fence
-
-    text = "intro\n````python\n   ```\ncode\n"
-    fenced = _fence(text, "text")
-    assert fenced.startswith("`````text\n") and fenced.endswith("\n`````\n")
-    assert fenced[len("`````text\n") : -len("`````\n")] == text
-    assert _fence("no ticks") == "```\nno ticks\n```\n"
-
-
 def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, repo, tmp_path):
     base = ["-t", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
     plain = json.loads(pack(script_runner, *base, "--role", "reviewer").stdout)["budget"]

@@ -408,16 +408,6 @@ def test_usage_errors(script_runner, store_dir, args):
     assert not store_dir.exists()
 
 
-def test_size_suffixes():
-    from ctxtools.store import parse_size
-
-    assert parse_size("500M") == 500 << 20
-    assert parse_size("1G") == 1 << 30
-    assert parse_size("64k") == 64 << 10
-    assert parse_size("2.5GB") == int(2.5 * (1 << 30))
-    assert parse_size("1024") == 1024
-
-
 def test_path(script_runner, store_dir, tmp_path):
     assert script_runner.run(["ctx-stash", "--path"]).stdout == f"{store_dir}\n"
     other = tmp_path / "elsewhere"
@@ -664,19 +654,3 @@ def test_gc_without_budget_keeps_100(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1000", "--json"])
     assert json.loads(r.stdout)["evicted"] == []
     assert len(st.entries()) == 100
-
-
-def test_access_log_keeps_the_1000_most_frecent(store_dir, monkeypatch):
-    from ctxtools import store as store_mod
-
-    st = HandleStore(store_dir)
-    st.put_many([(f"p{i}\n".encode(), {"name": f"h{i:04d}"}) for i in range(1010)])
-    created = max(float(r["created_at"]) for r in st.records())
-    for i in range(1010):  # h0010 and up are read twice: higher frecency
-        for _ in range(1 if i < 10 else 2):
-            st.record_access("default", f"h{i:04d}", when=created + 0.5)
-    st.compact_access()
-    lines = st.access_log.read_bytes().splitlines()
-    assert len(lines) == store_mod.ACCESS_MAX_ENTRIES == 1000
-    names = {json.loads(x)["n"] for x in lines}
-    assert names == {f"h{i:04d}" for i in range(10, 1010)}

@@ -138,3 +138,13 @@ def test_write_output_refuses_what_is_not_a_file_path(tmp_path):
     missing = tmp_path / "no" / "out.md"
     assert fsutil.write_output(str(missing), NEW) == f"no such directory: {missing.parent}"
     assert _names(tmp_path) == []
+
+
+def test_size_suffixes():
+    from ctxtools.store import parse_size
+
+    assert parse_size("500M") == 500 << 20
+    assert parse_size("1G") == 1 << 30
+    assert parse_size("64k") == 64 << 10
+    assert parse_size("2.5GB") == int(2.5 * (1 << 30))
+    assert parse_size("1024") == 1024

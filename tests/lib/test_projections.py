@@ -16,7 +16,7 @@ from ctxtools import projections as pj
 from ctxtools.errors import CtxError, ExitStatus, InputError, UsageError
 from ctxtools.projections.grep import grep_scope
 from ctxtools.projections.prefilter import required_literals
-from ctxtools.store import open_bytes
+from ctxtools.store import HandleStore, open_bytes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = sorted((DATA / "excerpt").iterdir())
@@ -360,3 +360,129 @@ def test_introspect_a_text_payload_offers_no_jsonpath(payload):
     assert info["lines"] == len(LINES) and info["chars"] == len(TEXT)
     assert not any(u["usage"].startswith("--jsonpath") for u in info["projections"])
     assert info["examples"][0] == "ctx-read --count (on the same stdin, or stash it first)"
+
+
+# --- ranges read only their blocks; the parsers; the prefilter against Python's re
+
+
+def test_range_read_does_not_scan(store_dir, monkeypatch):
+    st = HandleStore(store_dir)
+    lines = [f"line {i} " + "z" * (i % 70) for i in range(400_000)]
+    st.put_bytes(("\n".join(lines) + "\n").encode(), name="huge")
+    with st.open("huge") as p:
+        assert p.size > 16 * (1 << 20)
+        touched = []
+        real = type(p).block
+
+        def spy(self, i):
+            touched.append(i)
+            return real(self, i)
+
+        monkeypatch.setattr(type(p), "block", spy)
+        out = pj.range_view(p, "300001-300050")
+        assert out.body.splitlines() == lines[300_000:300_050]
+        assert len(set(touched)) <= 2
+        touched.clear()
+        out = pj.tail_view(p, 3)
+        assert out.body.splitlines() == lines[-3:]
+        assert len(set(touched)) <= 2
+
+
+def test_parse_helpers():
+    assert pj.parse_range("3-9") == (3, 9)
+    assert pj.parse_range("3-") == (3, None)
+    assert pj.parse_slice("-5:") == (-5, None)
+    assert pj.resolve_slice(-5, None, 3) == (0, 3)
+    assert pj.clamp_max_chars(None) == (12_000, None)
+    assert pj.clamp_max_chars(60_000)[0] == 50_000
+    assert pj.shell_quote("$.a[?@.b == 'x']") == "\"\\$.a[?@.b == 'x']\""
+
+
+@pytest.mark.parametrize(
+    ("pattern", "icase", "expected"),
+    [
+        ("FAILED|Error", False, [b"Error", b"FAILED"]),
+        ("(FAILED|Error)", False, [b"Error", b"FAILED"]),
+        (r"test_\w+ FAILED", False, [b" FAILED"]),
+        ("错误", False, ["错误".encode()]),
+        ("Error", True, [b"error"]),
+        ("(?i)Error", False, [b"error"]),
+        ("错误", True, None),
+        ("abc.d|xyz", False, [b"abc", b"xyz"]),
+        ("a.b|c", False, [b"a", b"c"]),
+        (r"[QZ]{3,}[0-9]", False, [b"Q", b"Z"]),
+        (r"E\d{4}", False, [b"E"]),
+        (r"[0-9]+", False, None),
+        (r"[^a]bc", False, [b"bc"]),
+        (r"[Ee]rr", True, [b"rr"]),
+        (r"\d+", False, None),
+        ("x|.*", False, None),
+        ("a\\nb", False, None),
+        ("(?i:Err)ors", False, [b"ors"]),
+    ],
+)
+def test_required_literals(pattern, icase, expected):
+    assert pj.required_literals(pattern, icase) == expected
+
+
+GREP_TEXT = (
+    "INFO start\nERROR one 错误\nerror two\n\nWarn: x\xff\n"
+    "tail Error\nFAILED test_a\n日本 ERROR 日本\ncode E123 QZZ9 zq\nlast"
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "icase"),
+    [
+        ("ERROR", False),
+        ("error", True),
+        ("FAILED|Error", False),
+        (r"test_\w+", False),
+        ("错误|日本", False),
+        ("^$", False),
+        ("", False),
+        ("$", False),
+        ("t$", False),
+        (r"\w+$", False),
+        ("Warn: x$", False),
+        (r"\bcode\b", False),
+        ("nomatch", False),
+        ("a", True),
+        (r"[QZ]{2,}[0-9]", False),
+        (r"E\d{3}", False),
+        (r"[xy]", True),
+        ("t", False),
+    ],
+)
+def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
+    """RE2 on bytes, with or without the literal prefilter, in windows of any size, finds
+    the lines Python's re finds on the decoded text."""
+    import re
+
+    from ctxtools.projections import regex as grep_mod
+    from ctxtools.store import index as store_mod
+    from ctxtools.store import open_bytes
+
+    data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50
+    lines = data.decode("utf-8", "replace").split("\n")
+    py = re.compile(pattern, re.IGNORECASE if icase else 0)
+    expected = [(i, line) for i, line in enumerate(lines) if py.search(line)]
+    rx = pj.compile_regex(pattern, icase)
+    sizes = [
+        (grep_mod.GREP_CHUNK, grep_mod.GREP_OVERLAP, store_mod.BLOCK_SIZE, store_mod.STRIDE, 2000),
+        (64, 16, 16, 32, 0),
+        (23, 5, 7, 9, 3),
+    ]
+    for chunk, overlap, block, stride, dense in sizes:
+        with monkeypatch.context() as m:
+            m.setattr(grep_mod, "GREP_CHUNK", chunk)
+            m.setattr(grep_mod, "GREP_OVERLAP", overlap)
+            m.setattr(grep_mod, "DENSE_NEEDLES", dense)  # 0: the regex alone after one miss
+            m.setattr(grep_mod, "PREFILTER_MIN_BYTES", 1)  # short needles prefilter too
+            m.setattr(store_mod, "BLOCK_SIZE", block)  # lines straddle many blocks
+            m.setattr(store_mod, "STRIDE", stride)
+            with open_bytes(data) as p:
+                assert list(pj.iter_matching_lines(p, rx)) == expected
+            m.setattr(grep_mod, "required_literals", lambda *a: None)
+            with open_bytes(data) as p:  # the same through the regex alone
+                assert list(pj.iter_matching_lines(p, rx)) == expected
