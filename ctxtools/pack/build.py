@@ -19,6 +19,7 @@ from ctxtools.pack.model import (
     MEMORY_SHARE,
     SECTIONS,
     SKILL_DISCLOSURES,
+    FileEntry,
     Pack,
     PackRequest,
 )
@@ -88,9 +89,10 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
 
     # Fixed sections: instructions, skills, memory, task.
-    fixed = _fixed_sections(
+    fixed, whole = _fixed_sections(
         req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
     )
+    entries = _without_instruction_files(entries, whole, dropped)
     memory_info = None
     if req.memory:
         mem, memory_info = _memory_section(
@@ -430,6 +432,20 @@ def _memory_left_out(info: dict, label: str, why: str) -> None:
             return
 
 
+def _without_instruction_files(
+    entries: list[FileEntry], whole: set[str], dropped: list[dict]
+) -> list[FileEntry]:
+    """ENTRIES without the files the instructions section already shows whole (AGENTS.md
+    in a packed directory): one copy in the pack, not two. A file named on purpose stays."""
+    kept = []
+    for e in entries:
+        if e.label in whole and not e.named and e.path is not None:
+            dropped.append({"what": e.label, "why": "shown whole under instructions"})
+        else:
+            kept.append(e)
+    return kept
+
+
 def _fixed_sections(
     req: PackRequest,
     root_real: str,
@@ -440,8 +456,9 @@ def _fixed_sections(
     notes: list[str],
     dropped: list[dict],
     redactions: list[dict],
-) -> list[_Fixed]:
-    """The instructions and skills sections, rendered (empty ones left out)."""
+) -> tuple[list[_Fixed], set[str]]:
+    """The instructions and skills sections, rendered (empty ones left out), and the
+    instruction files they show whole."""
     from ctxtools.instructions import load_instructions
 
     fixed: list[_Fixed] = []
@@ -451,9 +468,12 @@ def _fixed_sections(
         where = d["path"] + (f" § {d['section']}" if d.get("section") else "")
         dropped.append({"what": f"instructions: {where}", "why": d["reason"]})
     parts = []
+    whole = set()  # instruction files shown whole: not shown again among the files
     for f in ins.files:
         text = redact_text(f.text, f.path, req, redactions)
         parts.append((f.path, render.instruction(f.path, text)))
+        if not f.truncated and len(f.text.encode("utf-8")) == f.size:
+            whole.add(f.path)
     if parts:
         body = "".join(p for _, p in parts)
         fixed.append(_Fixed("instructions", render.section("instructions", body), parts))
@@ -462,7 +482,7 @@ def _fixed_sections(
         if skill_names or req.pin_skills:
             first = (list(skill_names) + list(req.pin_skills))[0]
             raise UsageError(f"@skill:{first}: no skills directory", hint="give --skills DIR")
-        return fixed
+        return fixed, whole
     from ctxtools.skills import UnknownSkillError, choose_skills, load_skills
 
     require_directory(req.skills_dir, f"--skills {req.skills_dir}")
@@ -499,7 +519,7 @@ def _fixed_sections(
     if parts:
         body = "".join(p for _, p in parts)
         fixed.append(_Fixed("skills", render.section("skills", body), parts))
-    return fixed
+    return fixed, whole
 
 
 def _unknown_skill_word(word: str, known: set[str]) -> bool:

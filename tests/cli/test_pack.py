@@ -94,6 +94,22 @@ def test_directory_expands_to_its_files_sorted(script_runner, repo):
     assert any("logo.png" in n and "binary" in n for n in doc["notes"])
 
 
+def test_an_instruction_file_is_not_packed_twice(script_runner, repo):
+    # AGENTS.md, shown whole under Instructions, is not shown again among the files of a
+    # packed directory; named on purpose, it is.
+    (repo / "CLAUDE.md").write_text("Keep functions short.\n")
+    doc = json.loads(pack(script_runner, "-t", "reserve stock", ".", "--json").stdout)
+    assert "## CLAUDE.md" in doc["text"]
+    assert doc["text"].count("Keep functions short.") == 1
+    paths = [f["path"] for f in doc["files"]]
+    assert "CLAUDE.md" not in paths and "src/inventory.py" in paths
+    assert {"what": "CLAUDE.md", "why": "shown whole under instructions"} in doc["dropped"]
+    named = json.loads(
+        pack(script_runner, "-t", "reserve stock", "CLAUDE.md", "src", "--json").stdout
+    )
+    assert "CLAUDE.md" in [f["path"] for f in named["files"]]
+
+
 def test_glob_arguments(script_runner, repo):
     r = pack(script_runner, "--task", "tokenize", "*/*.rs", "*/*.go", "--json", "--tokens", "4000")
     paths = [f["path"] for f in json.loads(r.stdout)["files"]]
