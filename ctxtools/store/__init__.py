@@ -39,17 +39,15 @@ _HOMES = {
 }
 _HOME = {name: f"{__name__}.{mod}" for mod, names in _HOMES.items() for name in names.split()}
 _HOME.update(parse_size="ctxtools.fsutil", TMP_PREFIX="ctxtools.fsutil")
-_ALIASES = {"_Chain": "Chain"}  # the old private name, while callers move to Chain
 
 
 def __getattr__(name: str) -> object:
-    attr = _ALIASES.get(name, name)
-    home = _HOME.get(attr)
+    home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(home), attr)
+    value = getattr(import_module(home), name)
     globals()[name] = value
     return value
 
