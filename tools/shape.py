@@ -1,0 +1,137 @@
+"""The codebase's shape, as docs/ARCHITECTURE.md promises it: no module of ctxtools/ over
+MAX_MODULE_LINES lines, no function over MAX_FUNCTION_LINES (its docstring aside; a nested
+function counts inside its parent too), and no import cycle among module-level imports
+(imports under ``if TYPE_CHECKING:`` and inside functions are lazy: they are left out).
+
+    python tools/shape.py          # prints what is over, exits 1 when anything is
+
+tests/lib/test_shape.py runs the same checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "ctxtools"
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Dotted module name -> its file, for every module of the package at ROOT."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def long_modules(root: Path = ROOT) -> list[tuple[str, int]]:
+    rows = []
+    for name, path in modules(root).items():
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE_LINES:
+            rows.append((name, n))
+    return rows
+
+
+def long_functions(root: Path = ROOT) -> list[tuple[str, int]]:
+    rows = []
+    for name, path in modules(root).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            length = node.end_lineno - node.lineno + 1
+            first = node.body[0]
+            doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            if doc and isinstance(first.value.value, str):
+                length -= first.end_lineno - first.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                rows.append((f"{name}.{node.name} (line {node.lineno})", length))
+    return rows
+
+
+def _imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules NAME imports at module level."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                out.add(full if full in known else base)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m in known and m != name}
+
+
+def import_cycles(root: Path = ROOT) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iteratively)."""
+    known = modules(root)
+    graph = {name: sorted(_imports(name, path, known)) for name, path in known.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            if i < len(graph[node]):
+                work.append((node, i + 1))
+                nxt = graph[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    group.append(top)
+                    if top == node:
+                        break
+                if len(group) > 1:
+                    cycles.append(sorted(group))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return cycles
+
+
+def main() -> int:
+    bad = 0
+    for name, n in long_modules():
+        print(f"module over {MAX_MODULE_LINES} lines: {name} ({n})")
+        bad += 1
+    for name, n in long_functions():
+        print(f"function over {MAX_FUNCTION_LINES} lines: {name} ({n})")
+        bad += 1
+    for group in import_cycles():
+        print(f"import cycle: {' <-> '.join(group)}")
+        bad += 1
+    print(f"{len(modules())} modules; {bad} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
