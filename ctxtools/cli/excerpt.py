@@ -272,8 +272,7 @@ def _memory(opts: dict, method: str | None) -> int:
                 raise UsageError(f"{name} and --memory do not go together")
     how = {k: opts[k] for k in ("embed_cmd", "embed_timeout", "min_score", "store")}
     ranking = rank_memory_sections(opts["memory"], opts["query"], method=method, **how)
-    for note in memory_notes(ranking):
-        warn(note)
+    warn(*memory_notes(ranking))
     if opts["as_json"]:
         emit_json(memory_dict(ranking))
     else:

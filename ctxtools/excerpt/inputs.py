@@ -16,6 +16,7 @@ from ctxtools.excerpt.model import Excerpt
 from ctxtools.excerpt.signatures import Signatures
 from ctxtools.fsutil import json_text, unreadable_reason
 from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
+from ctxtools.resolve import is_handle_ref
 
 OK = "ok"
 BINARY = "binary"
@@ -34,8 +35,6 @@ class Input:
 
     @property
     def is_handle(self) -> bool:
-        from ctxtools.resolve import is_handle_ref
-
         return self.path is not None and is_handle_ref(self.path)
 
     def read(self) -> bytes:
