@@ -64,6 +64,11 @@ class StoreError(CtxError):
     """The store cannot be written (read-only, full) or is in a state we refuse to touch."""
 
 
+class ResourceError(CtxError):
+    """The system ran out of something while reading an input (open files, memory): not the
+    input's fault, so never a reason to skip it quietly (``fsutil.check_resource``)."""
+
+
 class TokenizerError(CtxError):
     """An unknown encoding, an unusable tokenizer.json, or no exact ruler where one is required."""
 

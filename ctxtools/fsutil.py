@@ -10,6 +10,7 @@ whole store.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 from collections.abc import Mapping
@@ -28,6 +29,25 @@ def parse_size(text: str) -> int:
         raise UsageError(f"bad size {text!r}", hint="e.g. 500M, 1G, 1048576")
     mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
     return int(float(m.group(1)) * mult)
+
+
+# Failures that say the system ran out of something (open files, memory), not that the
+# input is bad: a file that cannot be read for one of them is an error, never a skip.
+RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+
+
+def check_resource(exc: OSError, path: object) -> None:
+    """Raise ResourceError when EXC, met while reading PATH, is a resource limit's (too
+    many open files, no memory): the caller that would skip an unreadable file must not."""
+    if exc.errno not in RESOURCE_ERRNOS:
+        return
+    from ctxtools.errors import ResourceError
+
+    if exc.errno == errno.ENOMEM:
+        hint = "out of memory: free some, or give fewer or smaller inputs"
+    else:
+        hint = "the open-file limit was reached: raise it (ulimit -n) or give fewer files"
+    raise ResourceError(f"{os.fsdecode(path)}: {exc.strerror or exc}", hint=hint) from exc
 
 
 TMP_PREFIX = ".tmp-"  # every temporary file the toolkit writes: .tmp-<pid>-<12 hex digits>
@@ -177,6 +197,7 @@ def unreadable_reason(path: str, *, check_access: bool = False) -> str | None:
     except FileNotFoundError:
         return f"{path}: no such file"
     except OSError as exc:
+        check_resource(exc, path)
         return f"{path}: {exc.strerror or exc}"
     if check_access and not os.access(path, os.R_OK):
         return f"{path}: permission denied"

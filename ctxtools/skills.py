@@ -64,7 +64,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtools.errors import InputError, NotFoundError, UsageError
-from ctxtools.fsutil import require_directory
+from ctxtools.fsutil import check_resource, require_directory
 
 SKILL_FILE = "SKILL.md"
 SKILL_LIMIT = 256 << 10  # bytes read from one SKILL.md
@@ -171,6 +171,7 @@ def _load_one(base: str, rel: str, folder: str, notes: list[str]) -> Skill | Non
         notes.append(f"{rel}: a broken symlink; skipped")
         return None
     except OSError as exc:
+        check_resource(exc, real)
         notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
         return None
     if b"\0" in data[:BINARY_PROBE]:

@@ -105,6 +105,62 @@ def copy_sources(root: Path) -> None:
         shutil.copy(SOURCES_DIR / name, root / rel)
 
 
+def many_sources(root: Path, count: int) -> list[str]:
+    """COUNT small real Python modules ROOT/mNNNN.py (each defining connect_N); their names."""
+    root.mkdir(parents=True, exist_ok=True)
+    names = []
+    for i in range(count):
+        name = f"m{i:04d}.py"
+        (root / name).write_text(
+            f"def connect_{i}(host, port):\n    return (host, port + {i})\n\n\n"
+            f"class Link{i}:\n    retries = {i % 7}\n"
+        )
+        names.append(name)
+    return names
+
+
+# --- resource limits ------------------------------------------------------------------------
+
+
+def run_with_open_file_limit(args: list[str], limit: int, cwd: Path) -> subprocess.CompletedProcess:
+    """Run console script ARGS as a real process whose open-file limit is LIMIT (as under
+    ``ulimit -n LIMIT``): text output, never raising on a failure status."""
+    import resource
+
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    import sys
+
+    beside = Path(sys.executable).parent / args[0]  # the console scripts of this environment
+    cmd = [str(beside) if beside.exists() else shutil.which(args[0]) or args[0], *args[1:]]
+    return subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, preexec_fn=lower, timeout=300
+    )
+
+
+def open_descriptors() -> int:
+    """How many file descriptors this process holds (Linux: /proc/self/fd)."""
+    return len(os.listdir("/proc/self/fd"))
+
+
+def fail_opening(monkeypatch, suffix: str, errno_: int) -> None:
+    """Make every open of a path ending in SUFFIX (os.open and open alike) fail with
+    ERRNO_, as the system does when a limit is reached (EMFILE: too many open files)."""
+    import builtins
+
+    def failing(real):
+        def opener(path, *args, **kwargs):
+            if isinstance(path, str | os.PathLike) and os.fspath(path).endswith(suffix):
+                raise OSError(errno_, os.strerror(errno_), os.fspath(path))
+            return real(path, *args, **kwargs)
+
+        return opener
+
+    monkeypatch.setattr(os, "open", failing(os.open))
+    monkeypatch.setattr(builtins, "open", failing(builtins.open))
+
+
 # --- the real transcripts -------------------------------------------------------------------
 
 # Three real OpenHands runs (MIT, tests/data/compact/LICENSE-OpenHands).

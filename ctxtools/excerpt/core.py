@@ -128,16 +128,21 @@ def excerpt_file(
 
     options = options or ExcerptOptions()
     fd = os.open(path, os.O_RDONLY)
+    data = None
     try:
         size = os.fstat(fd).st_size
         if size <= large:
             data = read_fd(fd, size)
-            if len(data) <= large:
-                return excerpt_text(data, identifiers, options)
-            os.lseek(fd, 0, os.SEEK_SET)
-        fh = os.fdopen(fd, "rb")
+            if len(data) > large:  # it grew: streamed after all
+                data = None
+                os.lseek(fd, 0, os.SEEK_SET)
+        if data is None:
+            fh = os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+    if data is not None:  # read whole: the descriptor goes before the work on the bytes
+        os.close(fd)
+        return excerpt_text(data, identifiers, options)
     with fh:
         return excerpt_stream(fh, identifiers, options)

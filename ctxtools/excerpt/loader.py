@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from ctxtools.errors import CtxError, NotFoundError
+from ctxtools.errors import CtxError, NotFoundError, ResourceError
 from ctxtools.excerpt.blocks import file_block
 from ctxtools.excerpt.core import excerpt_file, excerpt_text
 from ctxtools.excerpt.inputs import (
@@ -31,6 +31,7 @@ from ctxtools.excerpt.render import render_excerpt
 from ctxtools.excerpt.signatures import Signatures, render_signatures, signatures_of
 from ctxtools.excerpt.source import LARGE_FILE, is_binary, read_file_bytes
 from ctxtools.excerpt.workers import forked_results
+from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ class _Loader:
                         show_unmatched=self.show_unmatched,
                     )
                 except OSError as exc:
+                    check_resource(exc, inp.path)
                     raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
                 if fb.binary:
                     return FileResult(label, BINARY)
@@ -92,7 +94,10 @@ class _Loader:
                 try:
                     ex = excerpt_file(inp.path, self.matcher, self.options)
                 except OSError as exc:
+                    check_resource(exc, inp.path)
                     raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
+        except ResourceError:
+            raise  # the system's limit, not the file's fault: never a skip
         except CtxError as exc:
             return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
         if ex.binary:
@@ -121,6 +126,7 @@ class _Loader:
                     return signatures_of(path, None, matcher, size=size)
                 data = read_file_bytes(path)
             except OSError as exc:
+                check_resource(exc, path)
                 raise CtxError(f"{path}: {exc.strerror or exc}") from None
         if is_binary(data):
             return signatures_of(path, b"", matcher, binary=True)

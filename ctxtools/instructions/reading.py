@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from ctxtools.fsutil import check_resource
 from ctxtools.instructions.context import GATE_NOTE_LIMIT, Context
 from ctxtools.instructions.discovery import Found
 from ctxtools.instructions.frontmatter import (
@@ -100,6 +101,7 @@ def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> ReadT
     try:
         fh = open(found.real, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
+        check_resource(exc, found.real)
         ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
         return _SKIPPED
     ctx.gate_notes = 0
@@ -107,6 +109,7 @@ def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> ReadT
         try:
             return _read_open(ctx, fh, found.rel, found.size, budget, cap_reason)
         except OSError as exc:
+            check_resource(exc, found.real)
             ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
             return _SKIPPED
         finally:

@@ -7,6 +7,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from ctxtools.fsutil import check_resource
+
 MEMORY_EXTENSIONS = (".md", ".markdown", ".txt", ".rst")
 MAX_FILE_BYTES = 32 << 20  # a memory file over this is skipped, with a note
 MAX_CHUNK_CHARS = 2000  # a longer section is cut at blank lines (~500 tokens a chunk)
@@ -240,6 +242,7 @@ def read_memory_file(label: str, path: str, notes: list[str]) -> MemoryFile | No
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
+        check_resource(exc, path)
         notes.append(f"memory: skipped {label}: {exc.strerror or exc}")
         return None
     if b"\0" in data[:8192]:

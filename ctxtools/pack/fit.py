@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ctxtools.errors import CtxError
+from ctxtools.errors import CtxError, ResourceError
+from ctxtools.fsutil import check_resource
 from ctxtools.pack.model import MAP_TOKENS, SIGNATURE_ROLES
 
 ESTIMATE_MARGIN = 2  # percent
@@ -42,6 +43,8 @@ class MapState:
     def ranks(self) -> dict[str, float]:
         try:
             m = self._build(MAP_TOKENS)
+        except ResourceError:
+            raise  # out of descriptors or memory: every other read would fail as well
         except (CtxError, OSError) as exc:
             self.ok = False
             self.left_out = f"not built ({exc})"
@@ -54,6 +57,8 @@ class MapState:
         if tokens not in self._maps:
             try:
                 self._maps[tokens] = self._build(tokens).text
+            except ResourceError:
+                raise
             except (CtxError, OSError) as exc:
                 self.ok = False
                 self.left_out = f"not built ({exc})"
@@ -179,7 +184,8 @@ class FileFitter:
             try:
                 with open(e.path, "rb") as fh:
                     data = fh.read()
-            except OSError:
+            except OSError as exc:
+                check_resource(exc, e.path)
                 continue  # shown from what was read before; nothing new to search
             redacted = redact_bytes(data, lab, self.req, self.redactions)
             if redacted is data:

@@ -7,6 +7,7 @@ import os
 import subprocess
 
 from ctxtools.errors import CtxError, InputError, UsageError
+from ctxtools.fsutil import check_resource
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
 
 _GLOB_CHARS = frozenset("*?[")
@@ -223,6 +224,7 @@ def load_entries(
         try:
             size = os.path.getsize(e.path)
         except OSError as exc:
+            check_resource(exc, e.path)
             notes.append(f"skipped {label}: {exc.strerror or exc}")
             dropped.append({"what": label, "why": "unreadable"})
             continue

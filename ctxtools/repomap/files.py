@@ -19,6 +19,8 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+from ctxtools.fsutil import check_resource
+
 # Directories whose contents are somebody else's code.
 VENDOR_DIRS = frozenset(
     {"vendor", "vendors", "node_modules", "third_party", "third-party", "bower_components"}
@@ -180,7 +182,8 @@ def _add(listing: Listing, root: str, root_real: str, rel: str, language_for) ->
                 listing.skip("symlink outside the root")
                 return
             st = os.stat(path)
-    except OSError:
+    except OSError as exc:
+        check_resource(exc, path)
         # Deleted but still tracked, a dangling link, a link loop, a vanished file.
         listing.skip("unreadable")
         return
@@ -235,7 +238,8 @@ def walk_files(root: str) -> tuple[list[str], int]:
         try:
             with os.scandir(dir_path) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            check_resource(exc, dir_path)
             unreadable_dirs += 1
             return
         pushed = False

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxtools import defaults
-from ctxtools.errors import InputError
+from ctxtools.errors import InputError, ResourceError
+from ctxtools.fsutil import check_resource
 from ctxtools.repomap import files as filesmod
 from ctxtools.repomap.graph import FileScan
 
@@ -98,7 +99,8 @@ def _scan_file(job: tuple) -> tuple:
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)
-    except OSError:
+    except OSError as exc:
+        check_resource(exc, path)  # raised in the parent by the pool
         return (rel, "unreadable", 0, 0, None)
     if len(data) > limit:
         return (rel, "too large", 0, 0, None)
@@ -159,6 +161,8 @@ def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str,
                 out[rel] = (status, size, digest, _reintern(payload))
                 if progress is not None and n % 64 == 0:
                     progress(n, len(candidates))
+    except ResourceError:
+        raise  # a file the limit kept from being read: an error, not a skip
     except Exception:  # no processes to be had (or a warning about forking): go serial
         return {}
     return out
@@ -170,7 +174,8 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
     try:
         with open(cand.path, "rb") as fh:
             data = fh.read(max_file_size + 1)
-    except OSError:
+    except OSError as exc:
+        check_resource(exc, cand.path)
         return "unreadable"
     if len(data) > max_file_size:
         return "too large"

@@ -553,3 +553,35 @@ def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypa
     assert json.loads(b.stdout)["budget"]["dropped"][-1]["path"] == "caf\ufffd.py"
     t = run_bytes(script_runner, ["ctx-excerpt", "--ident", "verify_token", name], b"")
     assert t.stdout.startswith("==> caf\udce9.py <== 2 lines")
+
+
+# --- descriptors and resource limits (issue 21, item 13) -------------------------------------
+
+
+def test_1200_files_in_one_process_under_an_open_file_limit_of_1024(tmp_path):
+    from helpers import many_sources, run_with_open_file_limit
+
+    names = many_sources(tmp_path, 1200)
+    args = ["ctx-excerpt", "-q", "connect_7", "--tokens", "4000", "--jobs", "1", *names]
+    r = run_with_open_file_limit(args, 1024, tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Too many open files" not in r.stderr
+    assert "==> m0007.py <==" in r.stdout
+
+
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the system calls
+def test_the_open_file_limit_is_an_error_even_with_keep_going(script_runner, tmp_path, monkeypatch):
+    import errno
+
+    from helpers import fail_opening, many_sources
+
+    names = many_sources(tmp_path, 3)
+    monkeypatch.chdir(tmp_path)
+    fail_opening(monkeypatch, "m0001.py", errno.EMFILE)
+    r = script_runner.run(["ctx-excerpt", "-q", "connect_1", "--keep-going", *names])
+    assert r.returncode == 1
+    assert r.stdout == ""  # not the other files, as if this one were merely missing
+    assert r.stderr.splitlines() == [
+        "ctx-excerpt: error: m0001.py: Too many open files (the open-file limit was "
+        "reached: raise it (ulimit -n) or give fewer files)"
+    ]

@@ -454,3 +454,38 @@ def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, 
     assert filed["role_share"] == 40
     r = pack(script_runner, *base, "--role-share", "reviewer=0", ok=False)
     assert r.returncode == 2
+
+
+# --- descriptors and resource limits (issue 21, item 13) -------------------------------------
+
+
+def test_a_directory_of_1500_files_packs_under_an_open_file_limit_of_512(tmp_path):
+    from helpers import many_sources, run_with_open_file_limit
+
+    many_sources(tmp_path / "d", 1500)
+    r = run_with_open_file_limit(
+        ["ctx-pack", "-t", "fix connect_7", "--tokens", "4000", "d"], 512, tmp_path
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stderr == ""  # nothing skipped: every file was read (and closed)
+    assert "def connect_7(host, port):" in r.stdout
+
+
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the system calls
+@pytest.mark.parametrize("errno_name", ["EMFILE", "ENFILE", "ENOMEM"])
+def test_a_file_a_resource_limit_keeps_out_fails_the_pack(
+    script_runner, tmp_path, monkeypatch, errno_name
+):
+    import errno
+
+    from helpers import fail_opening, many_sources
+
+    many_sources(tmp_path / "d", 3)
+    monkeypatch.chdir(tmp_path)
+    fail_opening(monkeypatch, "m0001.py", getattr(errno, errno_name))
+    r = pack(script_runner, "-t", "fix connect_1", "--tokens", "4000", "d", ok=False)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ctx-pack: error: "), r.stderr
+    assert "m0001.py: " + os.strerror(getattr(errno, errno_name)) in lines[0]

@@ -309,3 +309,18 @@ def test_undecodable_file_name(script_runner, tmp_path, use_git):
     assert "def named_oddly()" in r.stdout
     doc = json.loads(script_runner.run(["ctx-repomap", str(root), "--json"]).stdout)
     assert doc["files"][0]["path"] == "caf\ufffd.py"
+
+
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the system calls
+def test_a_file_the_open_file_limit_keeps_out_fails_the_map(script_runner, tmp_path, monkeypatch):
+    import errno
+
+    from helpers import fail_opening, many_sources
+
+    many_sources(tmp_path / "d", 3)
+    fail_opening(monkeypatch, "m0001.py", errno.EMFILE)
+    r = script_runner.run(["ctx-repomap", str(tmp_path / "d"), "--no-cache"])
+    assert r.returncode == 1
+    assert r.stdout == ""  # was: a map of the other files, m0001.py skipped as "unreadable"
+    assert r.stderr.startswith("ctx-repomap: error: ") and r.stderr.count("\n") == 1
+    assert "m0001.py: Too many open files" in r.stderr

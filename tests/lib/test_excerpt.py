@@ -688,3 +688,38 @@ def test_json_text_makes_any_name_encodable():
     odd = json_text("\ud800x")  # a lone surrogate that stands for no byte
     assert odd.endswith("x") and "\ud800" not in odd
     assert orjson.loads(orjson.dumps([odd])) == [odd]
+
+
+# --- descriptors and resource limits (issue 21, item 13) -------------------------------------
+
+
+def test_excerpt_file_holds_no_descriptor_once_it_returns(tmp_path):
+    from helpers import many_sources, open_descriptors
+
+    names = many_sources(tmp_path, 60)
+    before = open_descriptors()
+    for name in names:  # read whole (the common case), and streamed (over LARGE)
+        excerpt_file(str(tmp_path / name), ["connect_7"])
+        excerpt_file(str(tmp_path / name), ["connect_7"], large=16)
+    assert open_descriptors() == before
+
+
+@pytest.mark.parametrize("render", [False, True])
+def test_a_file_the_open_file_limit_keeps_out_is_an_error_not_a_skip(tmp_path, monkeypatch, render):
+    import errno
+
+    from helpers import fail_opening, many_sources
+
+    from ctxtools.errors import ResourceError
+    from ctxtools.excerpt import iter_excerpts
+
+    paths = [str(tmp_path / n) for n in many_sources(tmp_path, 3)]
+    fail_opening(monkeypatch, "m0001.py", errno.EMFILE)
+    with pytest.raises(ResourceError, match=r"m0001\.py: Too many open files") as info:
+        list(iter_excerpts(paths, ["connect_1"], render=render))
+    assert "ulimit -n" in str(info.value)
+    # An ordinary failure (the file is gone) stays a per-file result.
+    monkeypatch.undo()
+    fail_opening(monkeypatch, "m0002.py", errno.ENOENT)
+    results = list(iter_excerpts(paths, ["connect_1"], render=render))
+    assert [r.status for r in results] == ["ok", "ok", "unreadable"]
