@@ -86,14 +86,25 @@ def fsync_dir(path: str | os.PathLike) -> None:
 
 
 def write_temp(
-    directory: str | os.PathLike, data: bytes, *, durable: bool = True, mode: int = 0o600
+    directory: str | os.PathLike,
+    data: bytes,
+    *,
+    durable: bool = True,
+    mode: int = 0o600,
+    like: os.stat_result | None = None,
 ) -> str:
     """A new temporary file in DIRECTORY holding DATA, fdatasync'ed when DURABLE; its path.
-    Raises OSError, and then leaves nothing behind."""
+    With LIKE (a file's stat), it takes that file's owner (where this process may set it)
+    and permission bits instead of MODE. Raises OSError, and then leaves nothing behind."""
     tmp = temp_path(directory)
     fd = create_temp(tmp, mode)
     try:
         try:
+            if like is not None:
+                if (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
+                    with contextlib.suppress(OSError):  # only root may give a file away
+                        os.fchown(fd, like.st_uid, like.st_gid)
+                os.fchmod(fd, like.st_mode & 0o777)  # never a set-id bit
             write_all(fd, data)
             if durable:
                 os.fdatasync(fd)
@@ -107,18 +118,25 @@ def write_temp(
 
 
 def replace_file(
-    path: str | os.PathLike, data: bytes, *, durable: bool = True, mode: int = 0o600
+    path: str | os.PathLike,
+    data: bytes,
+    *,
+    durable: bool = True,
+    mode: int = 0o600,
+    like: os.stat_result | None = None,
 ) -> None:
     """The toolkit's one atomic write: PATH holds DATA whole, or keeps what it held.
 
-    DATA goes to a temporary file in PATH's directory (created with MODE, less the umask),
-    which is fdatasync'ed, ``os.replace``d onto PATH, and the directory fsync'ed. Without
-    DURABLE, no syncing: for files whose every reader checks a checksum and takes damage
-    for a miss (a crash may then leave a file that is merely useless). Raises OSError, and
-    then leaves no temporary file.
+    DATA goes to a temporary file in PATH's directory (created with MODE, less the umask;
+    or with the owner and mode of LIKE, the stat of the file it replaces), which is
+    fdatasync'ed, ``os.replace``d onto PATH, and the directory fsync'ed. Without DURABLE,
+    no syncing: for files whose every reader checks a checksum and takes damage for a miss
+    (a crash may then leave a file that is merely useless). Raises OSError, and then leaves
+    no temporary file. Whatever PATH is, it becomes a new regular file: the store's own
+    files are that; a path a user names goes through ``write_output``, which decides.
     """
     directory = os.path.dirname(path) or "."
-    tmp = write_temp(directory, data, durable=durable, mode=mode)
+    tmp = write_temp(directory, data, durable=durable, mode=mode, like=like)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -168,19 +186,115 @@ def require_directory(path: str, label: str, hint: str | None = None) -> None:
 
 
 def write_output(path: str, data: bytes) -> str | None:
-    """Write a user's output file with ``replace_file``, with the mode a plain
-    ``open(path, "w")`` would give it; a reason on failure. The directory must exist: an
-    output path is never a reason to create directories."""
+    """Write a user's output file PATH (``ctx-pack -o``); a one-line reason on failure.
+
+    What PATH is decides how (``output_plan``): a new path, or a regular file with one link
+    in a directory this process may write, is replaced atomically (``replace_file``) -- a
+    new file with the mode a plain ``open(path, "w")`` gives it, an existing one keeping
+    its mode (and owner, where allowed). A FIFO, a character device (``/dev/null``, a
+    terminal), a file with several hard links, or a file in a directory that cannot take a
+    temporary file is written through, as a shell's ``>`` would (so not atomically). A
+    symbolic link is judged by what it points at, and stays a link (a regular target is
+    replaced in its own directory); ``/dev/stdout``, ``/dev/fd/N`` and ``/proc/self/fd/N``
+    write to this process's descriptor N. A block device, a socket or a directory is
+    refused. The directory must exist: an output path is never a reason to create any.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         return f"no such directory: {directory}"
-    if os.path.isdir(path):
-        return "is a directory"
+    how, where = output_plan(path)
     try:
-        replace_file(path, data, mode=0o666)
+        if how == "refuse":
+            return where
+        if how == "descriptor":
+            write_all(int(where), data)
+        elif how == "through":
+            _write_through(where, data)
+        else:
+            try:
+                st = os.stat(where)
+            except FileNotFoundError:
+                st = None
+            try:
+                replace_file(where, data, mode=0o666, like=st)
+            except PermissionError:  # a directory we may not write after all (sticky, ACL)
+                if st is None:
+                    raise
+                _write_through(where, data)
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
+
+
+def output_plan(path: str) -> tuple[str, str]:
+    """How ``write_output`` writes PATH: ("replace", the file to replace atomically),
+    ("through", the path to open and write), ("descriptor", this process's descriptor
+    number) or ("refuse", why)."""
+    import stat
+
+    fd = _own_descriptor(path)
+    if fd is not None:
+        return "descriptor", str(fd)
+    try:
+        st = os.stat(path)  # what the path is, through any symbolic link
+    except FileNotFoundError:
+        # Nothing there; through a dangling link, its target is created (as ``>`` does).
+        return ("through", path) if os.path.islink(path) else ("replace", path)
+    except OSError as exc:
+        return "refuse", exc.strerror or str(exc)
+    kind = st.st_mode
+    if stat.S_ISDIR(kind):
+        return "refuse", "is a directory"
+    if stat.S_ISFIFO(kind) or stat.S_ISCHR(kind):
+        return "through", path
+    if not stat.S_ISREG(kind):
+        return "refuse", (
+            "not a regular file, a FIFO or a character device (a block device or a socket); "
+            "nothing was written"
+        )
+    target = os.path.realpath(path)
+    try:
+        same = os.path.samestat(os.lstat(target), st)
+    except OSError:
+        same = False
+    if not same or st.st_nlink > 1:  # a name that is not the file, or one of its hard links
+        return "through", path
+    if not os.access(os.path.dirname(target), os.W_OK | os.X_OK):
+        return "through", path  # no temporary file can go beside it
+    if not os.access(target, os.W_OK):
+        return "refuse", "permission denied"
+    return "replace", target
+
+
+def _own_descriptor(path: str) -> int | None:
+    """The descriptor N of this process that PATH names -- ``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N`` or a link to one -- or None."""
+    own = re.compile(rf"/(?:dev/fd|proc/(?:self|{os.getpid()})/fd)/(\d+)")
+    name = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit of links in a row
+        m = own.fullmatch(name)
+        if m:
+            return int(m.group(1))
+        try:
+            link = os.readlink(name)
+        except OSError:  # not a link (or not there)
+            return None
+        name = os.path.normpath(os.path.join(os.path.dirname(name), link))
+    return None
+
+
+def _write_through(path: str, data: bytes) -> None:
+    """Open PATH (a FIFO, a device, a hard-linked file; created through a dangling link) as
+    ``>`` would, and write DATA to it; a regular file is fdatasync'ed."""
+    import stat
+
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        write_all(fd, data)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fdatasync(fd)
+    finally:
+        os.close(fd)
 
 
 def unreadable_reason(path: str, *, check_access: bool = False) -> str | None:

@@ -74,7 +74,10 @@ from ctxtools.errors import UsageError
     "--output",
     type=click.Path(dir_okay=False, allow_dash=True),
     default=None,
-    help="Write the pack to FILE (atomically) instead of stdout.",
+    help="Write the pack to FILE instead of stdout: a new or regular file is replaced "
+    "atomically, keeping its mode; a FIFO, a device such as /dev/null, a file with several "
+    "hard links or a symlink's non-regular target is written through (a regular target is "
+    "replaced, the link kept); a block device or a socket is refused.",
 )
 @click.option(
     "--explain",

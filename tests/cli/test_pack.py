@@ -489,3 +489,58 @@ def test_a_file_a_resource_limit_keeps_out_fails_the_pack(
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("ctx-pack: error: "), r.stderr
     assert "m0001.py: " + os.strerror(getattr(errno, errno_name)) in lines[0]
+
+
+# --- what -o may name (issue 21, item 8) -----------------------------------------------------
+
+
+def stat_kind(path) -> str:
+    import stat
+
+    mode = os.lstat(path).st_mode
+    return "fifo" if stat.S_ISFIFO(mode) else "link" if stat.S_ISLNK(mode) else "other"
+
+
+def test_output_to_a_fifo_writes_through_and_leaves_the_fifo(script_runner, repo, tmp_path):
+    import contextlib
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "out"
+    link.symlink_to(fifo)
+    r_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open goes
+    try:
+        pack(script_runner, "-t", "tokenize", "core/lexer.rs", "--tokens", "1500", "-o", str(link))
+        got = b""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(r_fd, 1 << 16):
+                got += chunk
+    finally:
+        os.close(r_fd)
+    expected = pack(script_runner, "-t", "tokenize", "core/lexer.rs", "--tokens", "1500").stdout
+    assert got.decode() == expected
+    assert link.is_symlink()
+    assert stat_kind(fifo) == "fifo"
+
+
+def test_output_over_a_0600_hard_linked_file_keeps_mode_and_link(script_runner, repo, tmp_path):
+    target = tmp_path / "pack.md"
+    target.write_text("old\n")
+    target.chmod(0o600)
+    (tmp_path / "alias.md").hardlink_to(target)
+    pack(script_runner, "-t", "tokenize", "core/lexer.rs", "-o", str(target))
+    assert (tmp_path / "alias.md").read_text() == target.read_text() != "old\n"
+    assert target.stat().st_nlink == 2
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+
+
+def test_output_to_a_socket_is_refused_in_one_line(script_runner, repo, tmp_path):
+    import socket
+
+    path = tmp_path / "s"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        r = pack(script_runner, "-t", "tokenize", "core/lexer.rs", "-o", str(path), ok=False)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"ctx-pack: error: -o {path}: cannot write (not a regular file")
+    assert r.stderr.count("\n") == 1

@@ -3,6 +3,7 @@ a failed write leaves the old file as it was and no temporary file behind."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -116,10 +117,8 @@ def test_atomic_write_under_a_file_is_a_reason_not_an_exception(tmp_path):
     assert _names(tmp_path) == ["file"]
 
 
-def test_write_output_has_the_mode_of_a_plain_open(tmp_path, monkeypatch):
+def test_write_output_gives_a_new_file_the_mode_of_a_plain_open(tmp_path, monkeypatch):
     out = tmp_path / "pack.md"
-    out.write_bytes(OLD)
-    out.chmod(0o600)
     old_umask = os.umask(0o027)
     try:
         assert fsutil.write_output(str(out), NEW) is None
@@ -131,6 +130,110 @@ def test_write_output_has_the_mode_of_a_plain_open(tmp_path, monkeypatch):
     assert fsutil.write_output(str(out), OLD) == "No space left on device"
     assert out.read_bytes() == NEW
     assert _names(tmp_path) == ["pack.md"]
+
+
+# --- what -o may name (issue 21, item 8) ------------------------------------------------------
+
+
+def test_write_output_keeps_an_existing_files_mode_and_replaces_it_atomically(tmp_path):
+    out = tmp_path / "pack.md"
+    out.write_bytes(OLD)
+    out.chmod(0o600)
+    before = out.stat().st_ino
+    old_umask = os.umask(0o022)
+    try:
+        assert fsutil.write_output(str(out), NEW) is None
+    finally:
+        os.umask(old_umask)
+    assert out.read_bytes() == NEW
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600  # was 0644: the umask's
+    assert out.stat().st_ino != before  # a new file put in place, not rewritten in place
+    assert _names(tmp_path) == ["pack.md"]
+
+
+def test_write_output_writes_through_to_a_hard_linked_file(tmp_path):
+    out = tmp_path / "pack.md"
+    out.write_bytes(OLD)
+    os.link(out, tmp_path / "other-name.md")
+    assert fsutil.write_output(str(out), NEW) is None
+    assert out.stat().st_nlink == 2  # the link is not broken: both names see the pack
+    assert (tmp_path / "other-name.md").read_bytes() == NEW
+    assert _names(tmp_path) == ["other-name.md", "pack.md"]
+
+
+@pytest.mark.parametrize("via_link", [False, True])
+def test_write_output_writes_through_to_a_fifo(tmp_path, via_link):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    out = fifo
+    if via_link:
+        out = tmp_path / "link"
+        out.symlink_to("fifo")
+    # The reading end, opened first (without waiting for a writer): the pack fits the
+    # pipe's buffer, so the write needs nobody reading meanwhile.
+    r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert fsutil.write_output(str(out), NEW) is None
+        got = b""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(r, 1 << 16):
+                got += chunk
+    finally:
+        os.close(r)
+    assert got == NEW
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still a FIFO, not a regular file
+    assert os.path.islink(out) == via_link
+
+
+def test_write_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "pack.md"
+    target.write_bytes(OLD)
+    target.chmod(0o640)
+    link = tmp_path / "pack.md"
+    link.symlink_to(target)
+    assert fsutil.write_output(str(link), NEW) is None
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == NEW
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert _names(tmp_path / "real") == ["pack.md"]
+
+
+def test_write_output_to_a_descriptor_link_writes_to_that_descriptor(tmp_path):
+    r, w = os.pipe()
+    try:
+        link = tmp_path / "out"
+        link.symlink_to(f"/proc/self/fd/{w}")  # what /dev/stdout is, on another number
+        assert fsutil.output_plan("/dev/stdout") == ("descriptor", "1")
+        assert fsutil.output_plan(f"/dev/fd/{w}") == ("descriptor", str(w))
+        assert fsutil.write_output(str(link), b"pack\n") is None
+        assert os.read(r, 100) == b"pack\n"
+        assert link.is_symlink()  # the old write put a regular file in its place
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_write_output_writes_through_to_a_character_device(tmp_path):
+    assert fsutil.output_plan("/dev/null") == ("through", "/dev/null")
+    node = tmp_path / "null"
+    try:  # a device node of our own (root only): /dev/null itself is not ours to risk
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        return  # the plan above is what the write follows
+    assert fsutil.write_output(str(node), NEW) is None
+    assert stat.S_ISCHR(node.stat().st_mode)
+
+
+def test_write_output_refuses_a_socket_and_leaves_it(tmp_path):
+    import socket
+
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        problem = fsutil.write_output(str(path), NEW)
+    assert problem is not None and problem.startswith("not a regular file, a FIFO or")
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
 
 
 def test_write_output_refuses_what_is_not_a_file_path(tmp_path):
