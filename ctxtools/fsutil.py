@@ -51,6 +51,7 @@ def check_resource(exc: OSError, path: object) -> None:
 
 
 TMP_PREFIX = ".tmp-"  # every temporary file the toolkit writes: .tmp-<pid>-<12 hex digits>
+TMP_NAME_RE = re.compile(r"\.tmp-([0-9]{1,10})-[0-9a-f]{12}")  # that name whole: gc's to sweep
 
 
 def temp_path(directory: str | os.PathLike) -> str:

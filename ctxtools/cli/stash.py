@@ -92,10 +92,12 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
     last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
     [--max-entries N] [--strategy lru|importance] [--dry-run] (without a budget it keeps
-    100 handles; also removes blobs no card refers to and temp files of killed writers;
-    --json: {dry_run, evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes,
-    damaged}), --path (the store root). A damaged card is skipped with a warning by --list
-    and reported, not removed, by --gc; --rm removes it.
+    100 handles; also removes blobs no card refers to and temp files of killed writers --
+    only its own files, blobs/ab/<sha256>[.idx] and .tmp-<pid>-<12 hex>, nothing else;
+    --dry-run takes no write lock, so it works on a read-only store; --json: {dry_run,
+    evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes, damaged}), --path
+    (the store root). A damaged card is skipped with a warning by --list and reported,
+    not removed, by --gc; --rm removes it.
 
     Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
 

@@ -6,6 +6,7 @@ fdatasync, ``os.replace``, directory fsync). This module adds what only the stor
 
 * ``ensure_dir`` -- the root (mode 0700) and a directory under it, created on first write;
 * ``lock`` -- ``flock`` on ``ROOT/.lock``: writers share it, gc/rm/compaction take it alone;
+  ``look_lock`` takes it alone for a dry run, through a read-only descriptor;
 * ``store_error`` -- an ``OSError`` as the store's one-line ``StoreError``;
 * ``tmp_is_dead`` -- whether a temporary file is a leftover that gc may remove.
 """
@@ -15,12 +16,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ctxtools.errors import StoreError
-from ctxtools.fsutil import TMP_PREFIX
+from ctxtools.fsutil import TMP_NAME_RE
 
 TMP_STALE_SECONDS = 24 * 3600  # a temporary file this old is a leftover, whoever wrote it
 
@@ -78,6 +78,27 @@ def lock(root: Path, exclusive: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def look_lock(root: Path) -> Iterator[None]:
+    """Hold the store's lock alone for a look that changes nothing (``gc --dry-run``):
+    taken on a read-only descriptor, creating nothing, so a read-only store can be looked
+    at; without it when the lock file cannot be opened or locked (nothing to wait for)."""
+    import fcntl
+
+    try:
+        fd = os.open(root / ".lock", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        fd = None
+    try:
+        if fd is not None:
+            with contextlib.suppress(OSError):  # e.g. NFS: no exclusive lock on a read-only fd
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -89,14 +110,15 @@ def pid_alive(pid: int) -> bool:
 
 
 def tmp_is_dead(fname: str, path: Path, now: float) -> bool:
-    """A temp file is a leftover when its writer is gone (or it is a day old)."""
-    m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", fname)
+    """A temporary file of the toolkit's (``.tmp-<pid>-<12 hex digits>``, nothing else) is a
+    leftover when its writer is gone (or it is a day old)."""
+    m = TMP_NAME_RE.fullmatch(fname)
+    if m is None:
+        return False  # not a name the toolkit writes: somebody else's file
     try:
         age = now - path.stat().st_mtime
     except OSError:
         return False
-    if m is None:
-        return True
     pid = int(m.group(1))
     if pid == os.getpid():
         return False

@@ -4,23 +4,27 @@ Under the store's exclusive lock: the cards are ranked by an eviction strategy
 (``ctxtools.store.evict``) against a ``GcBudget``; the victims' cards go; then every blob
 and ``.idx`` that no remaining card (nor a damaged card that still names a valid sha256)
 refers to, and every temporary file whose writer is gone (``disk.tmp_is_dead``), is
-removed; last the access log is compacted to the handles kept. A dry run removes nothing
-and reports the same figures.
+removed -- the store's own files only: a blob is ``blobs/ab/<sha256>`` (and its ``.idx``),
+a temporary file ``.tmp-<pid>-<12 hex digits>``, and a file of any other name is left;
+last the access log is compacted to the handles kept. A dry run removes nothing and
+reports the same figures, counting the same files.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxtools.errors import StoreError
-from ctxtools.fsutil import TMP_PREFIX
+from ctxtools.fsutil import TMP_NAME_RE
 from ctxtools.store import disk
 from ctxtools.store.access import compact_access_locked
+from ctxtools.store.refs import NAME_RE
 
 if TYPE_CHECKING:
     from ctxtools.store.handles import HandleStore
@@ -47,7 +51,9 @@ def gc(
     store.check_root()
     if not store.root.is_dir():
         return _report([], [], (0, 0, 0), [])
-    with disk.lock(store.root, exclusive=True):
+    # A dry run writes nothing, so it needs no write access: not even to the lock file.
+    held = disk.look_lock(store.root) if dry_run else disk.lock(store.root, exclusive=True)
+    with held:
         damaged: list[tuple[str, str, str | None]] = []
         entries = store.entries(now=now, damaged=damaged)
         budget = evict.GcBudget(max_bytes=max_bytes, max_entries=max_entries)
@@ -90,22 +96,19 @@ def _report(
 
 def _sweep(store: HandleStore, referenced: set[str], dry_run: bool) -> tuple[int, int, int]:
     """Remove (unless DRY_RUN) the dead temp files and the blobs and indexes that no
-    sha256 in REFERENCED names: (blobs removed, bytes freed, temp files removed)."""
+    sha256 in REFERENCED names: (blobs removed, bytes freed, temp files removed). Only the
+    store's own files are looked at (``_store_files``): anything else is left, uncounted."""
     blobs_removed = freed = temp_removed = 0
     now_t = time.time()
-    for path in _walk_files(store):
-        fname = path.name
-        if fname.startswith(TMP_PREFIX):
-            if disk.tmp_is_dead(fname, path, now_t):
+    for path, sha in _store_files(store):
+        if sha is None:
+            if disk.tmp_is_dead(path.name, path, now_t):
                 temp_removed += 1
                 freed += _remove(path, dry_run)
             continue
-        if path.parent.parent != store.blobs_dir:
-            continue
-        sha = fname[:-4] if fname.endswith(".idx") else fname
         if sha in referenced:
             continue
-        if not fname.endswith(".idx"):
+        if not path.name.endswith(".idx"):
             blobs_removed += 1
         freed += _remove(path, dry_run)
     return blobs_removed, freed, temp_removed
@@ -121,14 +124,47 @@ def _remove(path: Path, dry_run: bool) -> int:
     return size
 
 
-def _walk_files(store: HandleStore) -> Iterator[Path]:
-    """The root's own files, then every file under blobs/ and sessions/."""
-    with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir(store.root), key=lambda e: e.name):
-            if entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
-    for top in (store.blobs_dir, store.sessions_dir):
-        for dirpath, dirs, files in os.walk(top):
-            dirs.sort()
-            for f in sorted(files):
-                yield Path(dirpath) / f
+_SHARD_RE = re.compile(r"[0-9a-f]{2}")
+_BLOB_RE = re.compile(r"([0-9a-f]{64})(\.idx)?")
+
+
+def _store_files(store: HandleStore) -> Iterator[tuple[Path, str | None]]:
+    """The files gc may remove, as (path, the sha256 of a blob or an index; None for a
+    temporary file): ``blobs/ab/<sha256 starting ab>`` and its ``.idx``, and the toolkit's
+    temporary files (``.tmp-<pid>-<12 hex>``) in the directories it writes them to -- the
+    root, ``blobs/``, ``blobs/ab/``, ``sessions/`` and ``sessions/<session>/``. Nothing
+    else, at any depth: a file of another name is somebody else's."""
+    dirs = [store.root, store.blobs_dir]
+    dirs += [d for d in _subdirs(store.blobs_dir) if _SHARD_RE.fullmatch(d.name)]
+    dirs.append(store.sessions_dir)
+    dirs += [d for d in _subdirs(store.sessions_dir) if NAME_RE.fullmatch(d.name)]
+    for d in dirs:
+        shard = d.parent == store.blobs_dir
+        for entry in _files_in(d):
+            if TMP_NAME_RE.fullmatch(entry.name):
+                yield Path(entry.path), None
+                continue
+            m = _BLOB_RE.fullmatch(entry.name) if shard else None
+            if m and m.group(1).startswith(d.name):
+                yield Path(entry.path), m.group(1)
+
+
+def _subdirs(path: Path) -> list[Path]:
+    """The real directories (no symlinks) in PATH, by name."""
+    try:
+        with os.scandir(path) as it:
+            return sorted(
+                (Path(e.path) for e in it if e.is_dir(follow_symlinks=False)),
+                key=lambda p: p.name,
+            )
+    except OSError:
+        return []
+
+
+def _files_in(path: Path) -> list[os.DirEntry]:
+    """The regular files (no symlinks) in PATH, by name."""
+    try:
+        with os.scandir(path) as it:
+            return sorted((e for e in it if e.is_file(follow_symlinks=False)), key=lambda e: e.name)
+    except OSError:
+        return []

@@ -654,3 +654,87 @@ def test_gc_without_budget_keeps_100(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1000", "--json"])
     assert json.loads(r.stdout)["evicted"] == []
     assert len(st.entries()) == 100
+
+
+def test_gc_touches_only_the_stores_own_files(script_runner, tmp_path):
+    """The attack of issue 21 (item 9): a photo under blobs/ and a note named like a temp
+    file at the root were deleted by --gc, and counted as blobs by --dry-run."""
+    d = tmp_path / "D"
+    foreign = {
+        "blobs/photos/cat.jpg": b"x\n",
+        ".tmp-notes": b"k\n",
+        "blobs/ab/notes.txt": b"mine\n",
+        "blobs/ab/" + "cd" * 32: b"a blob name in the wrong shard\n",
+        "blobs/" + "ef" * 32: b"a blob name outside any shard\n",
+        "sessions/default/.tmp-1-notes.json": b"{}\n",
+        "sessions/default/deep/" + ".tmp-1-" + "a" * 12: b"not a directory gc writes to\n",
+    }
+    HandleStore(d).put_bytes(b"k", name="kept")
+    for rel, data in foreign.items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_bytes(data)
+    # The store's own leftovers: an orphan blob with its index, a dead writer's temp file.
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    orphan = HandleStore(d).put_bytes(b"orphan\n" * 20_000, name="orphan")
+    HandleStore(d).remove(["orphan"])
+    dead_tmp = d / "blobs" / f".tmp-{int(gone.stdout)}-{'0' * 12}"
+    dead_tmp.write_bytes(b"half a blob")
+    dry = script_runner.run(["ctx-stash", "--store", str(d), "--gc", "--dry-run", "--json"])
+    report = json.loads(dry.stdout)
+    assert (report["blobs_removed"], report["temp_removed"]) == (1, 1)
+    r = script_runner.run(["ctx-stash", "--store", str(d), "--gc", "--json"])
+    done = json.loads(r.stdout)
+    assert {k: done[k] for k in ("blobs_removed", "bytes_freed", "temp_removed")} == {
+        k: report[k] for k in ("blobs_removed", "bytes_freed", "temp_removed")
+    }
+    for rel, data in foreign.items():
+        assert (d / rel).read_bytes() == data, rel
+    assert not (d / "blobs" / orphan["sha256"][:2] / orphan["sha256"]).exists()
+    assert not dead_tmp.exists()
+    assert HandleStore(d).read_bytes("kept") == b"k"
+
+
+def _read_only_run(store: Path, *args: str) -> tuple[int, str, str]:
+    """ctx-stash --store STORE ARGS as a real process that sees STORE read-only: a
+    read-only bind mount in a mount namespace of its own when root (who ignores
+    permissions), else the store's permissions taken away."""
+    exe = str(Path(sys.executable).parent / "ctx-stash")
+    if os.geteuid() != 0:
+        for p in [store, *store.rglob("*")]:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        try:
+            r = subprocess.run([exe, "--store", str(store), *args], capture_output=True, text=True)
+        finally:
+            for p in [store, *store.rglob("*")]:
+                p.chmod(0o700 if p.is_dir() else 0o600)
+        return r.returncode, r.stdout, r.stderr
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99; shift; exec "$@"'
+    cmd = ["unshare", "-m", "sh", "-c", script, "sh", str(store), exe, "--store", str(store)]
+    try:
+        r = subprocess.run([*cmd, *args], capture_output=True, text=True)
+    except FileNotFoundError:
+        r = None
+    if r is None or r.returncode == 99:
+        pytest.skip("no way to make a read-only file system here (root without unshare/mount)")
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_gc_dry_run_works_on_a_read_only_store(tmp_path):
+    d = tmp_path / "D"
+    st = HandleStore(d)
+    st.put_bytes(b"kept\n" * 500, name="kept")
+    st.put_bytes(b"gone\n" * 500, name="gone")
+    st.remove(["gone"])
+    status, out, err = _read_only_run(d, "--gc", "--dry-run", "--json")
+    assert status == 0, err  # was: "cannot take the lock in store ...: read-only file system"
+    report = json.loads(out)
+    assert (report["dry_run"], report["blobs_removed"], report["kept"]) == (True, 1, 1)
+    status, out, err = _read_only_run(d, "--gc")
+    assert status == 1 and out == ""
+    assert err.startswith("ctx-stash: error: cannot take the lock in store ")
+    assert err.count("\n") == 1

@@ -989,15 +989,16 @@ def test_tmp_is_dead_knows_live_and_dead_writers(tmp_path):
     dead_pid = int(child.stdout)
     now = time.time()
     for name, dead in [
-        (f".tmp-{os.getpid()}-aaaa", False),  # this process: still writing
-        (f".tmp-{os.getppid()}-bbbb", False),  # alive
-        (f".tmp-{dead_pid}-cccc", True),  # its writer is gone
-        (".tmp-not-a-pid", True),
+        (f".tmp-{os.getpid()}-aaaaaaaaaaaa", False),  # this process: still writing
+        (f".tmp-{os.getppid()}-bbbbbbbbbbbb", False),  # alive
+        (f".tmp-{dead_pid}-cccccccccccc", True),  # its writer is gone
+        (f".tmp-{dead_pid}-notes", False),  # not a name the toolkit writes
+        (".tmp-not-a-pid", False),
     ]:
         path = tmp_path / name
         path.write_bytes(b"")
         assert disk.tmp_is_dead(name, path, now) is dead, name
-    old = tmp_path / f".tmp-{os.getppid()}-dddd"
+    old = tmp_path / f".tmp-{os.getppid()}-dddddddddddd"
     old.write_bytes(b"")
     assert disk.tmp_is_dead(old.name, old, now + disk.TMP_STALE_SECONDS + 10) is True
     assert disk.tmp_is_dead("gone", tmp_path / ".tmp-1-gone", now) is False  # no file
@@ -1038,3 +1039,27 @@ def test_gc_dry_run_reports_what_gc_does(st):
     real = st.gc(max_entries=2)
     assert dry == real
     assert real["blobs_removed"] == 3 and real["kept"] == 2
+
+
+def test_gc_dry_run_needs_no_write_access_to_the_store(st, monkeypatch):
+    """Issue 21, item 11: --gc --dry-run on a read-only store failed taking the lock."""
+    import errno
+
+    st.put_bytes(b"kept\n" * 500, name="kept")
+    st.put_bytes(b"gone\n" * 500, name="gone")
+    st.remove(["gone"])
+    before = _files(st.root)
+    real_open = os.open
+    root = str(st.root)
+
+    def read_only(path, flags, *args, **kwargs):  # what a read-only mount answers
+        if str(path).startswith(root) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    report = st.gc(dry_run=True)
+    assert (report["blobs_removed"], report["kept"]) == (1, 1)
+    assert _files(st.root) == before
+    with pytest.raises(StoreError, match="read-only file system"):
+        st.gc()  # the real thing still needs the lock, and says why it cannot have it
