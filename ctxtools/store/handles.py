@@ -271,11 +271,7 @@ class HandleStore:
                     f"(its current version is @{record['sha256'][:REF_PREFIX_LEN]})",
                     hint=f"read ctx:{r.session}/{r.name} for the current version",
                 )
-            raise StaleHandleError(
-                f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
-                f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
-                hint=f"read ctx:{r.session}/{r.name} for the current version",
-            )
+            raise _restashed(r, record)
         return record
 
     def blob_path_for_prefix_exists(self, prefix: str) -> bool:
@@ -306,17 +302,8 @@ class HandleStore:
         SHA-256 mismatch). With TOUCH (the default) the read is logged in the access log.
         """
         r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
-        record = self.record(r)
+        record, fh = self._open_blob(r)
         label = f"ctx:{record['session_id']}/{record['name']}@{record['sha256'][:REF_PREFIX_LEN]}"
-        path = self.blob_path(record["sha256"])
-        try:
-            fh = open(path, "rb")  # noqa: SIM115 - owned by the Payload
-        except FileNotFoundError:
-            raise IntegrityError(
-                f"handle {label}: its blob is missing from the store", hint="re-stash it"
-            ) from None
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
         try:
             payload = stored_payload(fh, record, self.idx_path(record["sha256"]), label, verify)
         except BaseException:
@@ -325,6 +312,39 @@ class HandleStore:
         if touch:
             self.record_access(record["session_id"], record["name"])
         return payload
+
+    def _open_blob(self, r: Ref) -> tuple[dict, BinaryIO]:
+        """The current record of R and its blob, open. A blob that is gone when the card
+        was read just before it means the name was re-stashed and the old blob collected
+        in between (gc runs beside readers): the card is read once more and its blob
+        opened. Only a blob missing under an unchanged card is the store's damage."""
+        record = self.record(r)
+        retried = False
+        while True:
+            path = self.blob_path(record["sha256"])
+            try:
+                return record, open(path, "rb")  # noqa: SIM115 - owned by the Payload
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            now = self._load_record(r.session, r.name)
+            if now is None:
+                now = self.record(r)  # NotFoundError: removed meanwhile
+            if r.sha_prefix and not now["sha256"].startswith(r.sha_prefix):
+                raise _restashed(r, now)  # the version asked for was there a moment ago
+            label = f"ctx:{r.session}/{r.name}@{record['sha256'][:REF_PREFIX_LEN]}"
+            if now["sha256"] == record["sha256"]:
+                raise IntegrityError(
+                    f"handle {label}: its blob is missing from the store", hint="re-stash it"
+                )
+            if retried:
+                raise StoreError(
+                    f"handle ctx:{r.session}/{r.name} changed twice while it was being read "
+                    "(re-stashed, and the version read collected by gc)",
+                    hint="read it again",
+                )
+            record, retried = now, True
 
     def read_bytes(self, ref: str | Ref, session: str = DEFAULT_SESSION, **flags: bool) -> bytes:
         """The whole verified payload of REF; FLAGS are ``open``'s (``verify``, ``touch``).
@@ -463,3 +483,12 @@ class HandleStore:
             dry_run=dry_run,
             now=now,
         )
+
+
+def _restashed(r: Ref, record: dict) -> StaleHandleError:
+    """The error for a read of R whose @sha is no longer the version RECORD is."""
+    return StaleHandleError(
+        f"stale handle {r}: {r.session}/{r.name} has been re-stashed "
+        f"(now @{record['sha256'][:REF_PREFIX_LEN]})",
+        hint=f"read ctx:{r.session}/{r.name} for the current version",
+    )

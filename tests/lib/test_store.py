@@ -1063,3 +1063,58 @@ def test_gc_dry_run_needs_no_write_access_to_the_store(st, monkeypatch):
     assert _files(st.root) == before
     with pytest.raises(StoreError, match="read-only file system"):
         st.gc()  # the real thing still needs the lock, and says why it cannot have it
+
+
+# --- a read racing a re-stash and gc (issue 21, item 11) --------------------------------------
+
+
+def _racing_record(monkeypatch, stale: list[dict]):
+    """Card reads that answer the cards in STALE first -- as a reader that read the card
+    just before a re-stash and a gc -- then the store's current card."""
+    real = HandleStore._load_record
+
+    def load(self, session, name):
+        return stale.pop(0) if stale else real(self, session, name)
+
+    monkeypatch.setattr(HandleStore, "_load_record", load)
+
+
+def _restash_and_collect(st, name: str, data: bytes) -> dict:
+    """Stash DATA under NAME, re-stash it with other bytes, gc: the first card, whose blob
+    is gone."""
+    st.put_bytes(data, name=name)
+    old = st.record(name)
+    st.put_bytes(data + b"and more\n", name=name)
+    st.gc()
+    assert not st.blob_path(old["sha256"]).exists()
+    return old
+
+
+def test_a_read_that_races_a_restash_and_gc_serves_the_current_version(st, monkeypatch):
+    old = _restash_and_collect(st, "log", b"first version\n" * 200)
+    _racing_record(monkeypatch, [old])
+    assert st.read_bytes("log") == b"first version\n" * 200 + b"and more\n"
+
+
+def test_a_pinned_read_that_races_a_restash_is_stale_not_missing(st, monkeypatch):
+    old = _restash_and_collect(st, "log", b"first version\n" * 200)
+    _racing_record(monkeypatch, [old])
+    with pytest.raises(StaleHandleError, match="has been re-stashed"):
+        st.read_bytes(f"log@{old['sha256'][:12]}")
+
+
+def test_a_read_that_loses_the_race_twice_does_not_blame_the_user(st, monkeypatch):
+    old = _restash_and_collect(st, "log", b"first version\n" * 200)
+    older = dict(old, sha256="0" * 64)  # another version gone as well
+    _racing_record(monkeypatch, [older, old])
+    with pytest.raises(StoreError) as info:
+        st.read_bytes("log")
+    assert "changed twice while it was being read" in info.value.message
+    assert info.value.hint == "read it again"
+
+
+def test_a_blob_missing_under_an_unchanged_card_is_damage(st):
+    card = st.put_bytes(b"payload\n" * 300, name="log")
+    st.blob_path(card["sha256"]).unlink()
+    with pytest.raises(IntegrityError, match="its blob is missing from the store"):
+        st.read_bytes("log")
