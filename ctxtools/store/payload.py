@@ -71,6 +71,7 @@ class Payload:
         self._stride = index.stride
         self._verified: set[int] = set()
         self._cache: tuple[int, bytes] | None = None
+        self._chars: int | None = None
 
     # sizes
     @property
@@ -83,7 +84,16 @@ class Payload:
 
     @property
     def chars(self) -> int:
-        return int(self.record.get("length", -1))
+        """Characters (U+FFFD for an invalid byte), counted once from the verified bytes:
+        the last character checkpoint plus a decode of at most a stride after it. When the
+        card gives a ``length`` that differs, the card is damaged (IntegrityError): every
+        character offset is computed from this count, so it must be the payload's."""
+        if self._chars is None:
+            pos, chars = _last_at(self.index.cc_offs, self.index.cc_chars, self.size)
+            chars += len(self.pread(pos, self.size - pos).decode("utf-8", "replace"))
+            _check_card_field(self, "length", chars)
+            self._chars = chars
+        return self._chars
 
     def close(self) -> None:
         self.fh.close()
@@ -304,7 +314,9 @@ def open_spooled(stream: BinaryIO, *, label: str = "stdin") -> Payload:
     fh.flush()
     record = {"length": ix.chars, "lines": ix.lines, "bytes": ix.size, "type": None}
     record["type"] = detect_type_head(bytes(ix.head), ix.size, fh)
-    return Payload(fh, ix.index(), label=label, record=record)
+    payload = Payload(fh, ix.index(), label=label, record=record)
+    payload._chars = ix.chars  # counted as it was spooled
+    return payload
 
 
 def open_bytes(data: bytes, *, label: str = "stdin") -> Payload:
@@ -316,7 +328,14 @@ def open_bytes(data: bytes, *, label: str = "stdin") -> Payload:
 def stored_payload(fh: BinaryIO, record: dict, ipath: Path, label: str, verify: bool) -> Payload:
     """The Payload of a stored blob open as FH, whose card is RECORD and index file IPATH:
     its size checked, its index loaded (or rebuilt), and the whole checked when VERIFY
-    (SHA-256) or when it is at most FULL_CHECK_BYTES (xxh3 of every block)."""
+    (SHA-256, with the index rebuilt from the bytes: nothing but the blob and the card's
+    sha256 is trusted) or when it is at most FULL_CHECK_BYTES (xxh3 of every block).
+
+    The card's ``lines`` and ``length`` (characters) are checked against the payload, as
+    its ``bytes`` are: every offset a read computes comes from them, so an edited card is
+    an IntegrityError, never a shifted slice -- ``lines`` on open, ``length`` then too
+    when the bytes are verified anyway, else at its first use (``Payload.chars``: reading
+    a big blob's head does not read its tail)."""
     size = os.fstat(fh.fileno()).st_size
     if size != record.get("bytes"):
         raise IntegrityError(
@@ -324,23 +343,42 @@ def stored_payload(fh: BinaryIO, record: dict, ipath: Path, label: str, verify: 
             f"the blob has {size} bytes, {record['bytes']} were stashed",
             hint="re-stash it",
         )
-    payload = Payload(fh, _stored_index(record, fh, ipath, label), label=label, record=record)
     if verify:
-        import hashlib
-
-        h = hashlib.sha256()
-        for piece in payload.iter_bytes():
-            h.update(piece)
-        if h.hexdigest() != record["sha256"]:
+        fh.seek(0)
+        ix = index_stream(fh, sha256=True)
+        if ix.sha256 != record["sha256"]:
             raise IntegrityError(f"handle {label} is corrupt: SHA-256 mismatch", hint="re-stash it")
-    elif size <= FULL_CHECK_BYTES:
+        index = ix.index()
+    else:
+        index = _stored_index(record, fh, ipath, label)
+    _count_lines(index, fh)
+    payload = Payload(fh, index, label=label, record=record)
+    if not verify and size <= FULL_CHECK_BYTES:
         payload.verify_all()
+    _check_card_field(payload, "lines", payload.lines)
+    if verify or size <= FULL_CHECK_BYTES:
+        payload.chars  # noqa: B018 - checked now, its bytes being verified already
     return payload
+
+
+def _check_card_field(payload: Payload, field: str, has: int) -> None:
+    """IntegrityError when PAYLOAD's card gives FIELD (``lines``, ``length``) and it is not
+    HAS, what the payload has: an edited card must not shift a slice."""
+    stated = payload.record.get(field)
+    if stated is None or stated == has:
+        return
+    name = payload.label.split("@", 1)[0].removeprefix("ctx:")
+    raise IntegrityError(
+        f"handle {payload.label}: its card is damaged (its {field!r} is {stated}, "
+        f"the payload has {has})",
+        hint=f"remove it with ctx-stash --rm {name} and stash it again",
+    )
 
 
 def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIndex:
     """The index of the stored blob FH: read from IPATH, or rebuilt (and rewritten) when it
-    is missing, damaged or of another payload -- trusted only if the blob still has the xxh3
+    is missing, damaged, of another payload or not of the shape an ``Indexer`` makes (a
+    character checkpoint at every stride) -- trusted only if the blob still has the xxh3
     its card recorded."""
     index = None
     small = int(record.get("bytes", 0)) < INDEX_MIN_BYTES
@@ -350,7 +388,9 @@ def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIn
         except OSError:
             index = None
     if index is not None and (
-        index.size != record.get("bytes") or index.xxh3 != record.get("xxh3")
+        index.size != record.get("bytes")
+        or index.xxh3 != record.get("xxh3")
+        or len(index.cc_offs) != index.size // index.stride
     ):
         index = None
     if index is None:
@@ -368,11 +408,13 @@ def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIn
         if not small:
             with contextlib.suppress(OSError, StoreError):
                 fsutil.replace_file(ipath, index.to_bytes(), durable=False)
-    # lines: newlines plus an unterminated last line
+    return index
+
+
+def _count_lines(index: LineIndex, fh: BinaryIO) -> None:
+    """INDEX's lines: its newlines plus an unterminated last line (the blob FH says)."""
     if index.size:
         fh.seek(index.size - 1)
-        last = fh.read(1)
-        index.lines = index.newlines + (1 if last != b"\n" else 0)
+        index.lines = index.newlines + (1 if fh.read(1) != b"\n" else 0)
     else:
         index.lines = 0
-    return index

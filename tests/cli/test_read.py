@@ -636,3 +636,38 @@ def test_grep_window_at_the_end_of_a_huge_line_points_back(script_runner, store_
     a, b = map(int, cmd[cmd.index("--slice") + 1].split(":"))
     assert b < 100_003 and b - a == 300
     assert ok(read(script_runner, *cmd[1:])) == "z" * 300
+
+
+# --- a card's sizes are the payload's (issue 21, item 10) ------------------------------------
+
+
+def _edit_card(store_dir, name: str, **fields) -> None:
+    path = store_dir / "sessions" / "default" / f"{name}.json"
+    card = json.loads(path.read_bytes())
+    card.update({k: card[k] + v for k, v in fields.items()})
+    path.write_text(json.dumps(card))
+
+
+@pytest.mark.parametrize("verify", [[], ["--verify"]])
+@pytest.mark.parametrize("field", ["length", "lines"])
+def test_an_edited_card_cannot_shift_a_slice(script_runner, store_dir, log, field, verify):
+    last = ok(read(script_runner, "log", "--slice", "-20:"))
+    assert last.endswith(LINES[-1] + "\n")
+    _edit_card(store_dir, "log", **{field: -10})  # the attack: 13893 -> 13883
+    r = read(script_runner, "log", "--slice", "-20:", *verify)
+    assert r.returncode == 1 and r.stdout == ""  # was: exit 0 and other lines
+    has = {"length": len(LOG.decode()), "lines": len(LINES)}[field]
+    assert r.stderr == (
+        f"ctx-read: error: handle {log['ref']}: its card is damaged (its {field!r} is "
+        f"{has - 10}, the payload has {has}) (remove it with ctx-stash --rm default/log "
+        "and stash it again)\n"
+    )
+
+
+def test_an_edited_length_of_a_big_blob_is_caught_when_characters_count(script_runner, store_dir):
+    big = ("é" * 4000 + "\n").encode() * 2500  # 20 MB: over the size verified on every open
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "big"], big)
+    assert r.returncode == 0, r.stderr
+    _edit_card(store_dir, "big", length=-1)
+    r = read(script_runner, "big", "--slice", "-5:")
+    assert r.returncode == 1 and "its card is damaged (its 'length' is" in r.stderr

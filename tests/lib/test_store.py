@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import errno
 import hashlib
+import json
 import os
 import stat
 
@@ -1118,3 +1119,50 @@ def test_a_blob_missing_under_an_unchanged_card_is_damage(st):
     st.blob_path(card["sha256"]).unlink()
     with pytest.raises(IntegrityError, match="its blob is missing from the store"):
         st.read_bytes("log")
+
+
+# --- a card's sizes are the payload's (issue 21, item 10) ------------------------------------
+
+
+def _edit_card(st, name: str, **fields) -> None:
+    path = st.card_path("default", name)
+    card = json.loads(path.read_bytes())
+    card.update(fields)
+    path.write_text(json.dumps(card))
+
+
+def test_payload_chars_are_counted_from_the_bytes_not_the_card(st):
+    import random
+
+    rng = random.Random(21)
+    data = bytes(rng.randrange(256) for _ in range(300_000)) + "ﬁn é".encode()  # invalid UTF-8
+    st.put_bytes(data, name="odd")
+    with st.open("odd") as p:
+        assert p.chars == len(data.decode("utf-8", "replace"))
+    with st.open("odd", verify=True) as p:
+        assert p.chars == len(data.decode("utf-8", "replace"))
+
+
+def test_an_edited_length_of_a_big_blob_fails_where_characters_count(st):
+    big = ("é" * 4000 + "\n").encode() * 2500  # over FULL_CHECK_BYTES: not read whole on open
+    card = st.put_bytes(big, name="big")
+    _edit_card(st, "big", length=card["length"] - 1)
+    with st.open("big") as p:  # opening reads neither the whole nor the tail
+        assert p.pread(0, 4) == "éé".encode()
+        with pytest.raises(IntegrityError, match="its card is damaged"):
+            p.chars  # noqa: B018
+    with pytest.raises(IntegrityError, match="its card is damaged"):
+        st.open("big", verify=True)  # --verify trusts nothing but the blob and its sha256
+
+
+def test_an_index_without_a_checkpoint_every_stride_is_rebuilt(st):
+    card = st.put_bytes(LOG * 3, name="c")
+    ipath = st.idx_path(card["sha256"])
+    good = index.LineIndex.from_bytes(ipath.read_bytes())
+    forged = index.LineIndex(
+        **{**good.__dict__, "cc_offs": good.cc_offs[:1], "cc_chars": good.cc_chars[:1]}
+    )
+    ipath.write_bytes(forged.to_bytes())
+    with st.open("c") as p:
+        assert p.chars == card["length"]
+    assert index.LineIndex.from_bytes(ipath.read_bytes()).cc_offs == good.cc_offs
