@@ -48,3 +48,11 @@ SKILL_MAX_EXPANDED = 2
 
 # ctx-count (ctxtools.cli.count, ctxtools.cli.count_fast)
 PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size
+
+# Input that must be JSON (--jsonpath, --messages, ctx-compact, --evict): judged from its
+# first JSON_SNIFF_BYTES, and one JSON document is parsed only up to JSON_DOCUMENT_MAX
+# bytes (JSON Lines are parsed a line at a time, so they have no such bound);
+# --accept's two texts are read up to ACCEPT_MAX_BYTES each.
+JSON_SNIFF_BYTES = 64 << 10
+JSON_DOCUMENT_MAX = 256 << 20
+ACCEPT_MAX_BYTES = 64 << 20

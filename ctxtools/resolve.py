@@ -92,6 +92,7 @@ def open_input(
     session: str,
     verify: bool,
     stdin: Callable[[], BinaryIO],
+    check_head: Callable[[bytes, bool], None] | None = None,
 ) -> tuple[Payload, str | None]:
     """(payload, reference) for REF: a reference or a card (``card_ref``); None or ``-``
     reads STDIN() -- a handle card there names the handle, anything else is the content,
@@ -100,7 +101,8 @@ def open_input(
 
     The access is not logged (the caller logs a read once it has succeeded). Raises the
     store's errors for a handle; UsageError for VERIFY on stdin content, which has no
-    recorded checksum to verify."""
+    recorded checksum to verify. CHECK_HEAD(head, whole) judges the first bytes of stdin
+    content before the rest is spooled (its error stops the read there)."""
     from ctxtools.store import Chain, open_spooled
 
     if ref is not None:
@@ -119,6 +121,8 @@ def open_input(
             return payload, payload.label
     if verify:
         raise UsageError("--verify checks a stored handle; stdin content has nothing to verify")
+    if check_head is not None:
+        check_head(head, _ended)
     return open_spooled(Chain(head, stream), label="stdin"), None
 
 

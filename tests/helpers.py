@@ -9,6 +9,7 @@ Fixtures live in conftest.py; this module holds plain functions and constants, i
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import shutil
@@ -159,6 +160,35 @@ def fail_opening(monkeypatch, suffix: str, errno_: int) -> None:
 
     monkeypatch.setattr(os, "open", failing(os.open))
     monkeypatch.setattr(builtins, "open", failing(builtins.open))
+
+
+# --- endless input --------------------------------------------------------------------------
+
+
+class Endless(io.RawIOBase):
+    """A stream that repeats CHUNK for ever, and fails the test once more than LIMIT bytes
+    have been read from it: an input nobody should read to its end."""
+
+    def __init__(self, chunk: bytes, limit: int = 4 << 20):
+        self.chunk, self.limit, self.given = chunk, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        assert self.given <= self.limit, f"read {self.given:,} bytes of an endless input"
+        n = len(buf)
+        data = (self.chunk * (n // len(self.chunk) + 1))[:n]
+        buf[:n] = data
+        self.given += n
+        return n
+
+
+def endless_stdin(chunk: bytes, limit: int = 4 << 20):
+    """A text stdin over an Endless stream of CHUNK (failing past LIMIT bytes), for
+    in-process console scripts (they read its ``.buffer``); ``.buffer.raw.given`` says how
+    much was read."""
+    return io.TextIOWrapper(io.BufferedReader(Endless(chunk, limit)))
 
 
 # --- the real transcripts -------------------------------------------------------------------

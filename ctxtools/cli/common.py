@@ -390,6 +390,20 @@ def read_path_bytes(path: str) -> bytes:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
 
 
+def read_json_source(src: FileArg, error, *, containers: bool = True) -> bytes:
+    """The bytes of SRC, an input that must be JSON or JSON Lines, read within the bounds of
+    ``ctxtools.jsonbound.read_json`` (ERROR makes the error for a head that is not JSON)."""
+    from ctxtools.jsonbound import read_json
+
+    stream = open_source(src)
+    try:
+        label = src.path if src.path is not None else "stdin"
+        return read_json(stream, label, error, containers=containers)
+    finally:
+        if src.path is not None:
+            stream.close()
+
+
 def read_source_bytes(src: FileArg) -> bytes:
     if src.path is None:
         return stdin_bytes().read()

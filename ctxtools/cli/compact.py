@@ -18,7 +18,8 @@ from ctxtools.cli.common import (
     max_bytes_option,
     max_entries_option,
     model_option,
-    read_source_bytes,
+    open_source,
+    read_json_source,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -114,7 +115,10 @@ def cli(file, accept, evict, **kw):
     list, {"messages": [...]} (its other keys are kept), or JSON Lines -- with tool_calls and
     role "tool" results; Anthropic messages with tool_use / tool_result blocks and a top-level
     "system". Fields ctx-compact does not know pass through untouched. A UTF-8 byte
-    order mark before the JSON is skipped and not written back.
+    order mark before the JSON is skipped and not written back. An input whose first 64
+    KiB cannot begin a transcript is refused there, before the rest is read; one JSON
+    document over 256 MiB is refused (JSON Lines have no such limit); --accept reads at
+    most 64 MiB of each text.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
     text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply, as the
@@ -215,13 +219,25 @@ def _report(obj: dict) -> None:
     click.echo(json_dumps(obj).decode("utf-8").rstrip("\n"), err=True)
 
 
+def _read_text(path: str) -> bytes:
+    from ctxtools.compact.accept import read_text
+
+    src = _source(path)
+    stream = open_source(src)
+    try:
+        return read_text(stream, "stdin" if src.path is None else path)
+    finally:
+        if src.path is not None:
+            stream.close()
+
+
 def _accept(paths, min_ratio, min_path_share, json_report) -> int:
     from ctxtools.compact.accept import gate_bytes
 
     if paths[0] == "-" and paths[1] == "-":
         raise UsageError("--accept: ORIGINAL and CANDIDATE cannot both be stdin")
-    original = read_source_bytes(_source(paths[0]))
-    candidate = read_source_bytes(_source(paths[1]))
+    original = _read_text(paths[0])
+    candidate = _read_text(paths[1])
     verdict = gate_bytes(original, candidate, min_ratio=min_ratio, min_path_share=min_path_share)
     if json_report:
         _report(verdict.as_dict())
@@ -243,7 +259,9 @@ def _evict(file, strategy, max_bytes, max_entries) -> int:
         max_bytes=parse_size(max_bytes) if max_bytes is not None else None,
         max_entries=max_entries,
     )
-    ids = evict_lines(read_source_bytes(_source(file)), strategy, budget)
+    from ctxtools.compact.working_set import head_error
+
+    ids = evict_lines(read_json_source(_source(file), head_error), strategy, budget)
     write_bytes("".join(f"{i}\n" for i in ids).encode("utf-8"))
     return 0
 
@@ -256,7 +274,7 @@ _FIELDS += ("min_path_share", "summarizer_timeout")
 def _compact(file, kw) -> int:
     from ctxtools.compact.elide import StoreStash
     from ctxtools.compact.run import compact_options, compact_transcript
-    from ctxtools.compact.transcript import load
+    from ctxtools.compact.transcript import head_error, load
     from ctxtools.config import store_root
 
     opts, encoding = compact_options(
@@ -268,7 +286,7 @@ def _compact(file, kw) -> int:
         **{name: kw[name] for name in _FIELDS},
     )
     root = store_root(kw["store"])
-    data = read_source_bytes(_source(file))
+    data = read_json_source(_source(file), head_error)
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
     choice = ruler_from_options(kw, encoding=encoding, store_root=root, note_prefix="")
     stash = StoreStash(root, opts.session)

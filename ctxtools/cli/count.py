@@ -21,7 +21,7 @@ from ctxtools.cli.common import (
     open_source,
     profiles_file_option,
     progress_bar,
-    read_source_bytes,
+    read_json_source,
     resolve_sources,
     role_options,
     ruler_from_options,
@@ -104,7 +104,9 @@ def cli(ctx: click.Context, **opts) -> int:
     list, {"messages": [...]} or JSON Lines) or Anthropic messages with a top-level
     "system" -- counted as ctx-compact and the chat APIs count it: the text the model reads
     (content, tool-call names and arguments, tool results) plus 4 tokens of framing a
-    message and 3 for the reply. Use --messages to see how full a conversation's window is.
+    message and 3 for the reply. Use --messages to see how full a conversation's window is;
+    an input whose first 64 KiB cannot begin a transcript fails there, and one JSON
+    document over 256 MiB is refused (JSON Lines have no such limit).
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a "compact soon" warning goes to stderr, from 90% a "compact now"
@@ -189,10 +191,15 @@ def _count(ruler, profile, opts) -> int:
         raise unreadable_error(bad, hint="--keep-going counts the rest")
     present = [src for src in sources if src.path not in bad]
     if opts["messages"]:
-        rows = [
-            (s.label, report.transcript_counts(read_source_bytes(s), ruler, s.path))
-            for s in present
-        ]
+        from functools import partial
+
+        from ctxtools.compact.transcript import head_error
+
+        rows = []
+        for s in present:
+            where = f"{s.path}: " if s.path is not None else ""
+            data = read_json_source(s, partial(head_error, where=where))
+            rows.append((s.label, report.transcript_counts(data, ruler, s.path)))
     else:
         rows = _count_texts(present, ruler, opts["jobs"])
     warn(*bad.values(), prefix="error: ")

@@ -81,8 +81,10 @@ def cli(ref: str | None, **o) -> int:
     to show is shown as a window around its match, with the --slice that shows more on
     stderr), --count (JSON: chars, lines, bytes, tokens,
     counter, kind, exact), --jsonpath EXPR (a JSON array of the matches, one a line; --paths
-    their normalized paths; JSON Lines are queried as an array of the lines; --skip N skips
-    matches; --dialect ng uses jsonpath-ng's syntax), --introspect (JSON: ref, type, exit_status,
+    their normalized paths; JSON Lines are queried as an array of the lines, read a line at
+    a time; one JSON document is read only up to 256 MiB, and an input whose first bytes
+    cannot be JSON fails there; --skip N skips matches; --dialect ng uses jsonpath-ng's
+    syntax), --introspect (JSON: ref, type, exit_status,
     chars, lines, bytes, max_chars, projections [{usage, what}], examples [commands for this
     handle], and for JSON top_level_keys or top_level_length/element_keys). Without a
     projection the content is shown from the top. -n numbers the lines of line projections.
@@ -122,8 +124,12 @@ def cli(ref: str | None, **o) -> int:
         warn(f"note: {note}")
 
     store = HandleStore(o["store"])
+    check = None
+    if what == "--jsonpath":  # stdin that cannot be JSON is refused before it is spooled
+        from ctxtools.projections.jsonview import check_head as check
+
     payload, label = open_input(
-        store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes
+        store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes, check_head=check
     )
     with payload:
         if what == "--count":

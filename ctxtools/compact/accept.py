@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from ctxtools import defaults
-from ctxtools.errors import CtxError
+from ctxtools.errors import CtxError, InputError
 
 if TYPE_CHECKING:
     from ctxtools.runner import RunOutcome
@@ -67,6 +67,20 @@ def paths_in(text: str) -> list[str]:
             continue
         seen.setdefault(tok, None)
     return list(seen)
+
+
+def _kept_paths(wanted: list[str], candidate: str) -> int:
+    """How many of the paths WANTED occur in CANDIDATE. A path the candidate itself names
+    (as a path, or as the end of a longer one) is found in a set; only the others are
+    searched for in the text -- one scan each, not one each of thousands."""
+    present: set[str] = set()
+    for tok in paths_in(candidate):
+        present.add(tok)
+        cut = tok.find("/")
+        while cut >= 0:
+            present.add(tok[cut + 1 :])
+            cut = tok.find("/", cut + 1)
+    return sum(1 for p in wanted if p in present or p in candidate)
 
 
 @dataclass
@@ -130,7 +144,7 @@ def gate(
     wanted = paths_in(original)
     v.paths_total = len(wanted)
     if wanted:
-        kept = sum(1 for p in wanted if p in candidate)
+        kept = _kept_paths(wanted, candidate)
         v.paths_kept = kept
         if kept < min_path_share * len(wanted):
             reasons.append(
@@ -146,6 +160,24 @@ def gate_bytes(original: bytes, candidate: bytes, **limits: float) -> Verdict:
     (``min_ratio``, ``min_path_share``). Nothing is written: on acceptance the caller
     writes CANDIDATE's bytes, unchanged."""
     return gate(original.decode("utf-8", "replace"), candidate.decode("utf-8", "replace"), **limits)
+
+
+ACCEPT_MAX_BYTES = defaults.ACCEPT_MAX_BYTES
+
+
+def read_text(stream: BinaryIO, label: str, limit: int = ACCEPT_MAX_BYTES) -> bytes:
+    """The bytes of STREAM, a text ``--accept`` judges (LABEL names it), read up to LIMIT:
+    InputError past it, before the rest is read -- a summary's original is a document a
+    model reads, not a gigabyte of log."""
+    from ctxtools.jsonbound import read_up_to
+
+    data = read_up_to(stream, limit + 1)
+    if len(data) > limit:
+        raise InputError(
+            f"--accept {label}: over {limit >> 20} MiB (the most --accept reads of a text)",
+            hint="the gate judges a summary of a document a model can read",
+        )
+    return data
 
 
 def _clip(text: str, n: int = 40) -> str:

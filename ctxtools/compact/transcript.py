@@ -27,6 +27,7 @@ start. Images and other non-text blocks count only their framing.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -76,8 +77,11 @@ def _loads(data: bytes) -> tuple[object, bool]:
 
     try:
         return orjson.loads(data), False
-    except orjson.JSONDecodeError:
-        pass
+    except orjson.JSONDecodeError as exc:
+        if exc.msg == "unexpected content after document":  # JSON Lines, or worse: the
+            # json module would not read it either -- and decoding it all costs a copy
+            doc = data[: exc.pos + 1].decode("utf-8", "replace")
+            raise json.JSONDecodeError("Extra data", doc, len(doc) - 1) from None
     # The json module accepts what orjson refuses (integers beyond 64 bits, lone surrogate
     # escapes) and gives the line/column of real syntax errors.
     try:
@@ -91,6 +95,15 @@ def _loads(data: bytes) -> tuple[object, bool]:
             "the JSON nests too deeply to be a transcript",
             hint="a transcript is a list of message objects",
         ) from None
+
+
+def head_error(problem, where: str = "") -> InputError:
+    """The error for an input whose first bytes cannot be a transcript (``jsonbound``):
+    PROBLEM's position and message, as a parser's error would give them; WHERE before."""
+    return InputError(
+        f"{where}invalid JSON at line {problem.lineno}, column {problem.colno}: {problem.msg}",
+        hint='give a JSON list of messages, {"messages": [...]}, or JSON Lines',
+    )
 
 
 def _json_error(exc: json.JSONDecodeError, line_offset: int = 0) -> InputError:
@@ -152,14 +165,29 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
     return tr
 
 
+def _lines(data: bytes):
+    """(number, line) of DATA's non-blank lines, one at a time (no copy of the whole)."""
+    start = 0
+    n = 0
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        n += 1
+        line = data[start:end]
+        if line.strip():
+            yield n, line
+        start = end + 1
+
+
 def _load_jsonl(data: bytes, first_error: json.JSONDecodeError) -> tuple[list, str, bool]:
-    lines = data.split(b"\n")
-    nonblank = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
-    if len(nonblank) < 2:
+    nonblank = _lines(data)
+    first = next(nonblank, None)
+    second = next(nonblank, None)
+    if second is None:
         raise _json_error(first_error) from None
     out = []
     stdjson = False
-    for n, line in nonblank:
+    for n, line in itertools.chain((first, second), nonblank):
         try:
             obj, std = _loads(line)
         except json.JSONDecodeError as exc:

@@ -16,6 +16,14 @@ REQUIRED = ("id", "size_bytes", "last_accessed_at")
 NUMBERS = ("size_bytes", "last_accessed_at", "access_count")
 
 
+def head_error(problem) -> InputError:
+    """The error for a working set whose first bytes are not JSON (``jsonbound``)."""
+    return InputError(
+        f"line {problem.lineno}: invalid JSON ({problem.msg}: line {problem.lineno} "
+        f"column {problem.colno})"
+    )
+
+
 def parse_entries(data: bytes) -> list[dict]:
     """The entries of the JSON Lines DATA, as plain records for ``ctxtools.store.evict``.
 

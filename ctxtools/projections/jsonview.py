@@ -27,13 +27,35 @@ def _json_error(label: str, exc: Exception, line: int | None = None) -> InputErr
     return InputError(f"{label} is not valid JSON{where}: {msg}")
 
 
+def check_head(head: bytes, whole: bool, label: str = "stdin") -> None:
+    """InputError when HEAD, the first bytes of an input (all of it when WHOLE), cannot be
+    JSON or JSON Lines (``jsonbound.head_problem``); a whole input is left to the parser."""
+    from ctxtools import jsonbound
+
+    if not whole:
+        problem = jsonbound.head_problem(head, False)
+        if problem is not None:
+            raise _json_error(label, problem)
+
+
 def load_json(p: Payload) -> Any:
-    """The payload as a JSON value; JSON Lines as an array of its lines' values."""
+    """The payload as a JSON value; JSON Lines as an array of its lines' values (read a
+    line at a time). A payload whose first bytes cannot be JSON fails at once, and one
+    JSON document is parsed only up to ``jsonbound.JSON_DOCUMENT_MAX`` bytes."""
     import orjson
+
+    from ctxtools import jsonbound
 
     kind = p.record.get("type")
     if kind == "jsonl":
         return _load_jsonl(p)
+    if p.size > jsonbound.JSON_SNIFF_BYTES:
+        head = p.pread(0, jsonbound.JSON_SNIFF_BYTES)
+        check_head(head, False, p.label)
+        if p.size > jsonbound.JSON_DOCUMENT_MAX:
+            if kind != "json" and jsonbound.looks_like_lines(head):
+                return _load_jsonl(p)
+            raise jsonbound.too_big(p.label, jsonbound.JSON_DOCUMENT_MAX)
     data = b"".join(p.iter_bytes())
     try:
         return orjson.loads(data)

@@ -1176,3 +1176,48 @@ def test_a_transcript_nested_too_deeply_is_one_line(script_runner):
         r = script_runner.run(args, stdin=io.TextIOWrapper(io.BytesIO(deep)))
         assert r.returncode == 1, r.stderr
         assert "nests too deeply" in r.stderr and "Traceback" not in r.stderr
+
+
+# --- input that is not JSON, and its size (issue 21, item 14) --------------------------------
+
+
+@pytest.mark.script_launch_mode("inprocess")  # an endless stdin: only a stream can be that
+@pytest.mark.parametrize(
+    "args",
+    [["--limit", "4000"], ["--evict", "--max-bytes", "1M"], ["--accept", "-", "/dev/null"]],
+)
+def test_an_endless_log_on_stdin_is_refused_from_its_first_bytes(script_runner, args):
+    from helpers import endless_stdin
+
+    limit = (65 if "--accept" in args else 1) << 20  # --accept reads a text up to 64 MiB
+    stdin = endless_stdin(b"2026-12-01 10:00:00 INFO src/app.py: request served\n", limit)
+    r = script_runner.run(["ctx-compact", *args], stdin=stdin)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("ctx-compact: error: ") and r.stderr.count("\n") == 1
+    assert stdin.buffer.raw.given <= limit  # was: read to its end (never, here)
+
+
+@pytest.mark.script_launch_mode("inprocess")  # lowers the limit
+def test_one_json_document_past_the_limit_is_refused_and_json_lines_are_not(
+    script_runner, tmp_path, monkeypatch
+):
+    from ctxtools import jsonbound
+
+    msgs = [
+        {"role": "user" if i % 2 else "assistant", "content": f"step {i} " * 40}
+        for i in range(1, 400)
+    ]
+    doc = tmp_path / "t.json"
+    doc.write_text(json.dumps(msgs))
+    lines = tmp_path / "t.jsonl"
+    lines.write_text("".join(json.dumps(m) + "\n" for m in msgs))
+    monkeypatch.setattr(jsonbound, "JSON_DOCUMENT_MAX", 100_000)
+    r = script_runner.run(["ctx-compact", "--limit", "900000", str(doc)])
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"ctx-compact: error: {doc}: one JSON document over 100,000 bytes is not parsed "
+        "(the limit) (give JSON Lines (one value a line), or split it)\n"
+    )
+    r = script_runner.run(["ctx-compact", "--limit", "900000", str(lines)])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == lines.read_text()  # below the trigger: unchanged, byte for byte

@@ -802,3 +802,18 @@ def test_plain_count_says_when_it_is_not_exact(script_runner, tmp_path):
     assert doc["exact"] is False and doc["total"]["exact"] is False
     assert "notes" not in doc["total"]
     assert as_json.stderr.count("note: not exact") == len(notes)
+
+
+@pytest.mark.script_launch_mode("inprocess")  # an endless stdin: only a stream can be that
+def test_messages_of_an_endless_log_fail_at_its_first_bytes(script_runner):
+    """Issue 21, item 14: 1 GB of log took 2.1 GB to fail at line 1, column 1."""
+    from helpers import endless_stdin
+
+    stdin = endless_stdin(b"2026-12-01 10:00:00 INFO src/app.py: request served\n")
+    r = script_runner.run(["ctx-count", "--messages"], stdin=stdin)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-count: error: invalid JSON at line 1, column 1: expected '{' or '[' (a JSON "
+        'object or array) (give a JSON list of messages, {"messages": [...]}, or JSON Lines)\n'
+    )
+    assert stdin.buffer.raw.given <= 1 << 20

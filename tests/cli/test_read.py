@@ -671,3 +671,28 @@ def test_an_edited_length_of_a_big_blob_is_caught_when_characters_count(script_r
     _edit_card(store_dir, "big", length=-1)
     r = read(script_runner, "big", "--slice", "-5:")
     assert r.returncode == 1 and "its card is damaged (its 'length' is" in r.stderr
+
+
+# --- --jsonpath on input that is not JSON (issue 21, item 14) ---------------------------------
+
+
+@pytest.mark.script_launch_mode("inprocess")  # an endless stdin: only a stream can be that
+def test_jsonpath_on_an_endless_log_fails_at_its_first_bytes(script_runner):
+    from helpers import endless_stdin
+
+    stdin = endless_stdin(b"2026-12-01 10:00:00 INFO src/app.py: request served\n")
+    r = script_runner.run(["ctx-read", "--jsonpath", "$[0]"], stdin=stdin)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-read: error: stdin is not valid JSON at line 1, column 5: unexpected content "
+        "after document\n"
+    )
+    assert stdin.buffer.raw.given <= 1 << 20  # was: spooled to its end first
+
+
+def test_jsonpath_on_a_big_stored_log_fails_at_its_first_bytes(script_runner, store_dir):
+    big = b"2026-12-01 10:00:00 INFO src/app.py: request served\n" * 100_000  # 5 MB
+    HandleStore(store_dir).put_bytes(big, name="biglog")
+    r = read(script_runner, "biglog", "--jsonpath", "$[0]")
+    assert r.returncode == 1
+    assert "is not valid JSON at line 1, column 5: unexpected content after document" in r.stderr
