@@ -72,10 +72,12 @@ def run_and_stash(
     type: str | None = None,
     tee: BinaryIO | None = None,
     on_start: Callable[[subprocess.Popen], None] | None = None,
+    cwd: str | None = None,
 ) -> tuple[dict, int]:
     """Run ARGV, store its output; (card, the command's exit status as a shell gives it).
 
-    ON_START is called with the started process: a caller that is not the main thread
+    The command runs in CWD (None: the current directory). ON_START is called with the
+    started process: a caller that is not the main thread
     (where no signal handler can be set) keeps it to stop it itself (``runner.stop``).
 
     Raises CommandNotFoundError (127), CommandNotExecutableError (126), Interrupted
@@ -86,7 +88,7 @@ def run_and_stash(
     with runner.watching() as watch:
         try:
             proc = watch.start(
-                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd
             )
             assert proc.stdout is not None
             if on_start is not None:
