@@ -220,6 +220,15 @@ _KINDS = {
 }
 
 
+_WORDS = {
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "an object",
+}
+
+
 def _kind_ok(value: Any, kinds: list[str]) -> bool:
     for kind in kinds:
         if kind in ("integer", "number") and isinstance(value, bool):
@@ -232,7 +241,9 @@ def _kind_ok(value: Any, kinds: list[str]) -> bool:
 def _check_value(tool: str, key: str, spec: dict, value: Any) -> None:
     kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
     if not _kind_ok(value, kinds):
-        want = " or ".join("a list of strings" if k == "array" else f"a {k}" for k in kinds)
+        items = spec.get("items", {}).get("type")
+        words = {**_WORDS, "array": "a list of strings" if items == "string" else "an array"}
+        want = " or ".join(words[k] for k in kinds)
         raise UsageError(f"argument {key!r} must be {want}")
     if "enum" in spec and value not in spec["enum"]:
         raise UsageError(f"argument {key!r} must be one of {', '.join(spec['enum'])}")

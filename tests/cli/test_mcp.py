@@ -290,7 +290,7 @@ def test_malformed_arguments_and_an_unknown_tool_are_error_results(repo, store_d
                 ("read", {}, "ctx-read: error: argument 'ref' is required"),
                 ("read", {"ref": "x", "bogus": 1}, "ctx-read: error: unknown argument 'bogus'"),
                 ("read", {"ref": "x", "head": 2, "tail": 2}, "ctx-read: error: --head and --tail"),
-                ("read", {"ref": "x", "head": True}, "argument 'head' must be a integer"),
+                ("read", {"ref": "x", "head": True}, "argument 'head' must be a whole number"),
                 ("count", {}, "ctx-count: error: give text or paths"),
                 ("repomap", {"tokens": 10}, "below the minimum of 50"),
                 ("run", {"command": ["true"]}, "ctx-mcp: error: unknown tool 'run'"),
