@@ -87,7 +87,7 @@ def _binary_note(res, notes: list[str]) -> bool:
 
 def repomap(env: Env, a: dict) -> Reply:
     """ctx-repomap PATH --tokens N [--query Q] [--focus P]..."""
-    from ctxtools.repomap.core import build_map
+    from ctxtools.repomap.core import build_map, ruler_spec
 
     tokens = a["tokens"] if a["tokens"] is not None else _map_tokens()
     if tokens < 50:
@@ -102,6 +102,7 @@ def repomap(env: Env, a: dict) -> Reply:
         ruler=env.ruler,
         store=env.store.root,
         reuse=True,
+        ruler_spec=ruler_spec(None, None, False, False),
     )
     return Reply(result.text, list(result.notes))
 

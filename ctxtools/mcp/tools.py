@@ -30,7 +30,6 @@ def count(env: Env, a: dict) -> Reply:
     window's share."""
     from ctxtools import count as report
     from ctxtools.fsutil import unreadable_error
-    from ctxtools.tokens import count_stream
 
     if (a["text"] is None) == (not a["paths"]):
         raise UsageError("give text or paths (one of them)")
@@ -47,27 +46,34 @@ def count(env: Env, a: dict) -> Reply:
     ruler = env.ruler(encoding)
     notes += [f"note: {n}" for n in env.ruler_notes(encoding)]
     if a["text"] is not None:
-        inputs = [("text", a["text"].encode("utf-8", "surrogateescape"))]
+        sources = [("text", None)]
     else:
         paths = env.roots.check_all(a["paths"])
         bad = report.unreadable(paths)
         if bad:
             raise unreadable_error(bad)
-        inputs = []
-        for given, path in zip(a["paths"], paths, strict=True):
-            with open(path, "rb") as fh:
-                inputs.append((given, fh.read()))
-    rows = []
-    for label, data in inputs:
-        if a["messages"]:
-            rows.append((label, report.transcript_counts(data, ruler, label)))
-        else:
-            rows.append((label, count_stream(io.BytesIO(data), ruler, jobs=1).as_dict()))
+        sources = list(zip(a["paths"], paths, strict=True))
+    rows = [(label, _counts(a, label, path, ruler)) for label, path in sources]
     counted = report.Report(rows, profile=profile, limit=a["limit"], ruler=ruler)
     notes += [f"note: not exact: {n}" for n in counted.not_exact]
     notes += counted.warnings(ruler.name)
     doc = counted.document(ruler.describe(), [], a["messages"])
-    return Reply(_json(doc), notes, page=False)
+    return Reply(_json(doc), notes, type="json")
+
+
+def _counts(a: dict, label: str, path: str | None, ruler) -> dict:
+    """The counts of one input: the text (PATH None) or the file at PATH, streamed."""
+    from ctxtools import count as report
+    from ctxtools.tokens import count_stream
+
+    if path is None:
+        stream = io.BytesIO(a["text"].encode("utf-8", "surrogateescape"))
+    else:
+        stream = open(path, "rb")  # noqa: SIM115 - closed below
+    with stream:
+        if a["messages"]:
+            return report.transcript_counts(stream.read(), ruler, label)
+        return count_stream(stream, ruler, jobs=1).as_dict()
 
 
 def stash(env: Env, a: dict) -> Reply:
