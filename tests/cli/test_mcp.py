@@ -505,3 +505,24 @@ def test_the_mcp_inspector_cli_lists_and_calls_the_tools(repo, store_dir, tmp_pa
     )
     assert called["isError"] is False
     assert json.loads(called["content"][0]["text"])["total"]["tokens"] == 2
+
+
+# --- the command line itself ---------------------------------------------------------------
+
+
+def test_a_root_that_is_not_a_directory_is_a_usage_error(script_runner, tmp_path):
+    result = script_runner.run(["ctx-mcp", "--root", str(tmp_path / "nowhere")])
+    assert result.returncode == 2
+    assert result.stderr == f"ctx-mcp: error: --root {tmp_path / 'nowhere'}: not a directory\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.script_launch_mode("inprocess")
+def test_without_the_mcp_package_one_line_says_how_to_install_it(script_runner, monkeypatch):
+    monkeypatch.delitem(sys.modules, "ctxtools.mcp.server", raising=False)
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    result = script_runner.run(["ctx-mcp"])
+    assert result.returncode == 1
+    assert result.stderr == (
+        "ctx-mcp: error: the MCP server needs the mcp package (pip install 'ctxtools[mcp]')\n"
+    )
