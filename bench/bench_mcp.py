@@ -127,15 +127,25 @@ def _process(cmd: list[str], env: dict) -> float:
     return time.perf_counter() - t
 
 
+def _child_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def bench_start(env: dict, runs: int) -> None:
-    starts, passes, helps = [], [], []
+    starts, cpus, passes, helps = [], [], [], []
     for _ in range(runs):
+        before = _child_cpu()
         server = Server([], env)
         starts.append(server.start())
         server.close()
+        cpus.append(_child_cpu() - before)
         passes.append(_process([sys.executable, "-c", "pass"], env))
         helps.append(_process([str(BIN / "ctx-count"), "--help"], env))
     print(f"cold start -> first tools/list answer: {_median_ms(starts)}   ({runs} runs)")
+    print(f"  CPU of a server's whole life (start, tools/list, EOF): {_median_ms(cpus)}")
     print(f"  python -c pass: {_median_ms(passes)};  ctx-count --help: {_median_ms(helps)}")
 
 
