@@ -136,6 +136,8 @@ def pack(env: Env, a: dict) -> Reply:
         identifiers_only=a["identifiers_only"],
         allow_drop=a["allow_drop"],
         keep_going=a["keep_going"],
+        include=a["include"] or (),
+        exclude=a["exclude"] or (),
         fmt=a["format"] or "markdown",
         use_map=not a["no_map"],
         store=env.store.root,

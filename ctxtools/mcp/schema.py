@@ -153,6 +153,10 @@ TOOLS: dict[str, dict] = {
             "changed": _p(
                 _STR, "Add the files changed against this git revision (HEAD, origin/main)."
             ),
+            "include": _p(
+                _STRS, "Globs of files that are candidates even when the noise rules say no."
+            ),
+            "exclude": _p(_STRS, "Globs of files that are never candidates."),
             "format": _p(_STR, "Output format.", enum=["markdown", "xml", "json"]),
             "identifiers_only": _p(_BOOL, "Paths and signatures, no bodies.", default=False),
             "include_readme": _p(_BOOL, "README.md joins the instructions.", default=False),

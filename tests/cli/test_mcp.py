@@ -340,6 +340,19 @@ def test_secrets_stay_out_of_pack_and_excerpt(repo, store_dir):
         assert any("a secret by its name" in c.text for c in res.content[1:])
 
 
+def test_pack_takes_the_filters_include_and_exclude(repo, store_dir):
+    async def go():
+        async with client(store_dir, "--root", str(repo), "--inline-max", "100000") as s:
+            task = {"task": "the cart total and the lexer", "tokens": 6000, "paths": ["."]}
+            both = await s.call_tool("pack", task)
+            fewer = await s.call_tool("pack", {**task, "exclude": ["web/*"]})
+            return text(both), text(fewer)
+
+    both, fewer = run(go)
+    assert "==> web/cart.ts <==" in both  # a file of the pack (the map names it either way)
+    assert "==> web/cart.ts <==" not in fewer and "==> core/lexer.rs <==" in fewer
+
+
 def test_twenty_concurrent_calls(repo, store_dir):
     async def go():
         results: dict[int, object] = {}
