@@ -229,6 +229,7 @@ class Chooser:
             red = redact_bytes(s.data, s.label, self.req, self.redactions)
             if red is not s.data:
                 s.data = red
+                s.present = None
                 s.defs = _scan_defs(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:

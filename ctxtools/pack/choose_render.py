@@ -116,7 +116,8 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
 def _blind_by_rank(ch) -> list[str]:
     """The files nothing in the task reaches, by the repo map's rank (best first)."""
     ranks = ch.map_ranks
-    return sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
+    rest = list(ch.ranking.rest)
+    return rest + sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
 
 
 def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
@@ -193,7 +194,7 @@ def _record_left_out(ch, p: Plan, blocks) -> None:
         ch.dropped.append(
             {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
         )
-    blind = sum(1 for lab in ch.ranking.blind if lab not in listed)
+    blind = sum(1 for lab in (*ch.ranking.rest, *ch.ranking.blind) if lab not in listed)
     if blind:
         ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
     for sh in p.shown:

@@ -30,6 +30,7 @@ WINDOW_LINES = 40
 LONG_LINES = 150
 PART_LINES = 60
 MAX_IMPORT_LINES = 40
+IMPORT_SCAN_LINES = 400  # imports further down than this are not looked for
 
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "impl", "enum", "type"})
 _UNITS = frozenset({"function", "method"}) | _CONTAINERS
@@ -189,7 +190,7 @@ def import_lines(lines: list[str], limit: int = MAX_IMPORT_LINES) -> tuple[int, 
     parenthesised Python import counts all its lines)."""
     out: list[int] = []
     k = 0
-    n = len(lines)
+    n = min(len(lines), IMPORT_SCAN_LINES)
     while k < n and len(out) < limit:
         text = lines[k]
         if _IMPORT_RE.match(text):

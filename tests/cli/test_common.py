@@ -17,11 +17,12 @@ SCRIPTS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 BIN = Path(sys.executable).parent
 
 
-def test_all_seven_commands_are_declared():
+def test_all_seven_commands_and_the_mcp_server_are_declared():
     assert SCRIPTS == [
         "ctx-compact",
         "ctx-count",
         "ctx-excerpt",
+        "ctx-mcp",
         "ctx-pack",
         "ctx-read",
         "ctx-repomap",
