@@ -539,3 +539,20 @@ def test_without_the_mcp_package_one_line_says_how_to_install_it(script_runner, 
     assert result.stderr == (
         "ctx-mcp: error: the MCP server needs the mcp package (pip install 'ctxtools[mcp]')\n"
     )
+
+
+def test_count_messages_of_a_big_log_fails_at_its_first_bytes(repo, store_dir):
+    """Issue 21, item 14: --messages on a log read it whole before failing at line 1."""
+    write(repo, "big.log", "2026-12-01 10:00:00 INFO src/app.py: served\n" * 40_000)
+
+    async def go():
+        async with client(store_dir, "--root", str(repo)) as s:
+            res = await s.call_tool("count", {"paths": ["big.log"], "messages": True})
+            assert res.is_error
+            assert text(res) == (
+                "ctx-count: error: big.log: invalid JSON at line 1, column 1: expected '{' or "
+                "'[' (a JSON object or array) (give a JSON list of messages, "
+                '{"messages": [...]}, or JSON Lines)'
+            )
+
+    run(go)
