@@ -86,10 +86,15 @@ class ProfileTable:
 def _check_entry(where: str, entry: object) -> dict:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected a table")
+    from ctxtools.defaults import MAX_TOKENS
+
     out = dict(entry)
     for key in ("context_limit", "max_output", "max_turns"):
-        if key in out and (not isinstance(out[key], int) or out[key] <= 0):
-            raise InputError(f"{where}: {key} must be a positive integer")
+        value = out.get(key)
+        if key in out and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_TOKENS
+        ):
+            raise InputError(f"{where}: {key} must be a whole number from 1 to {MAX_TOKENS:,}")
     if "encoding" in out and not isinstance(out["encoding"], str):
         raise InputError(f"{where}: encoding must be a string")
     return out
@@ -102,8 +107,11 @@ def _merge(table: ProfileTable, data: dict, source: str) -> None:
             raise InputError(f"{source}: [{section}] must be a table")
         target = getattr(table, section)
         for name, entry in block.items():
+            where = f"{source}: {section}.{name}"
             merged = dict(target.get(name.lower(), {}))
-            merged.update(_check_entry(f"{source}: {section}.{name}", entry))
+            merged.update(_check_entry(where, entry))
+            if "context_limit" not in merged:  # a new name: it has no window to inherit
+                raise InputError(f"{where}: needs context_limit", hint="e.g. context_limit = 32768")
             target[name.lower()] = merged
     sizes = data.get("sizes", {})
     if not isinstance(sizes, dict):

@@ -25,6 +25,7 @@ from ctxtools.cli.common import (
     store_options,
     strategy_option,
     warn,
+    whole,
     write_bytes,
 )
 from ctxtools.errors import UsageError
@@ -38,7 +39,10 @@ def _share(name: str, default: float, help: str):
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
 @click.argument("file", required=False, type=click.Path(allow_dash=True))
-@model_option("Model whose window counts [env CTX_MODEL].")
+@model_option(
+    "Model whose window counts [env CTX_MODEL; neither --model nor --limit: the default "
+    "profile, 16,384 tokens, as for ctx-pack and ctx-count --budget]."
+)
 @limit_option("Window in tokens (beats --model).")
 @click.option(
     "--at",
@@ -51,7 +55,7 @@ def _share(name: str, default: float, help: str):
 @int_option("--keep-recent", defaults.KEEP_RECENT, "Turns at the end that are never touched.")
 @click.option(
     "--keep-tokens",
-    type=click.IntRange(min=0),
+    type=whole(0, defaults.MAX_TOKENS),
     default=None,
     help="Also keep the newest tool results before them up to this many tokens "
     "[default: 10% of the window].",
@@ -123,7 +127,9 @@ def cli(file, accept, evict, **kw):
     transcript far over its window is counted from the end only as far as needed: the
     older messages can only be dropped, and the total before is then an estimate,
     "tokens_before_exact": false in the report). Below
-    --at percent of the window (--model or --limit) the output is the input, byte for byte,
+    --at percent of the window (--limit, else --model's; neither: the default profile's
+    16,384 tokens, the window ctx-pack and ctx-count --budget take too; ctx-count --profiles
+    lists them) the output is the input, byte for byte,
     with a note on stderr, unless --force. Compaction aims 5 points below --at; when it cannot
     get there it still prints its best valid result, says so and exits 4 -- pause
     auto-compaction instead of retrying.

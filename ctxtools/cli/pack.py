@@ -24,6 +24,7 @@ from ctxtools.cli.common import (
     store_options,
     tokens_option,
     warn,
+    whole,
     write_bytes,
 )
 from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
@@ -38,7 +39,10 @@ from ctxtools.errors import UsageError
     default=None,
     help="What the model is to do (last, verbatim); '-' reads it from stdin.",
 )
-@model_option()
+@model_option(
+    "Model profile [env CTX_MODEL; neither --model nor --limit: the default profile, "
+    "16,384 tokens, as for ctx-compact and ctx-count --budget]."
+)
 @role_options
 @tokens_option("The whole budget in tokens, instead of the model's and the role's.")
 @limit_option()
@@ -112,7 +116,7 @@ from ctxtools.errors import UsageError
 )
 @click.option(
     "--memory-tokens",
-    type=click.IntRange(min=1),
+    type=whole(1, defaults.MAX_TOKENS),
     default=None,
     help="Tokens the memory section may take [default: 15% of the budget].",
 )

@@ -18,6 +18,7 @@ from ctxtools.cli.common import (
     standard_options,
     store_option,
     warn,
+    whole,
     write,
     write_bytes,
 )
@@ -28,7 +29,7 @@ from ctxtools.cli.common import (
 @click.option(
     "-t",
     "--tokens",
-    type=int,
+    type=whole(50, defaults.MAX_TOKENS),
     default=defaults.MAP_TOKENS,
     show_default=True,
     help="Budget: the map is never longer than this many tokens (minimum 50).",
@@ -45,7 +46,7 @@ from ctxtools.cli.common import (
 @click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
 @click.option(
     "--max-files",
-    type=int,
+    type=whole(1),
     default=defaults.MAP_MAX_FILES,
     show_default=True,
     help="Map at most this many files (shallowest paths first).",
@@ -121,9 +122,6 @@ def cli(
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
-
-    if tokens < 50:
-        raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
 
     def load_ruler():
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)

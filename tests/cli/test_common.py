@@ -48,8 +48,57 @@ def test_version(script_runner, name):
 def test_unknown_option_is_a_usage_error(script_runner, name):
     result = script_runner.run([name, "--no-such-option"])
     assert result.returncode == 2
-    assert "No such option" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr == (
+        f"{name}: error: no such option '--no-such-option' (see {name} --help)\n"
+    )
+
+
+# A whole-number option of each command, a value click's own checks refuse, and what they say.
+BAD_VALUES = {
+    "ctx-count": (["--limit", "0"], "invalid value for '--limit': 0 is below the minimum of 1"),
+    "ctx-stash": (["--threshold", "-1"], "'--threshold': -1 is below the minimum of 0"),
+    "ctx-read": (["--head", "x"], "invalid value for '--head': 'x' is not a whole number"),
+    "ctx-excerpt": (["--window", "1.5"], "'--window': '1.5' is not a whole number"),
+    "ctx-repomap": (["--tokens", "10"], "'-t' / '--tokens': 10 is below the minimum of 50"),
+    "ctx-pack": (["--format", "yaml"], "'yaml' is not one of 'markdown', 'xml', 'json'"),
+    "ctx-compact": (["--at", "5"], "invalid value for '--at': '5' is not above 5"),
+}
+USAGE_LINE = r"^{0}: error: [^\n]+ \((?:[^\n]+; )?see {0} --help\)\n\Z"
+
+
+def _usage_cases():
+    for name in SCRIPTS:
+        args, said = BAD_VALUES[name]
+        yield name, args, said
+        yield name, [args[0]], f"option '{args[0]}' requires an argument"
+        typo = "--json-reprt" if name == "ctx-compact" else "--jsn"
+        yield name, [typo], "(did you mean "
+    for name in ("ctx-read", "ctx-repomap", "ctx-compact"):  # one positional argument
+        yield name, ["a", "b"], "got unexpected extra argument (b)"
+
+
+@pytest.mark.parametrize(("name", "argv", "said"), list(_usage_cases()))
+def test_click_usage_errors_are_one_line_with_the_help_hint(script_runner, name, argv, said):
+    """Issue 20.7: click's range, type, missing-value, no-such-option and extra-argument
+    errors are the toolkit's one line, ``ctx-NAME: error: … (see ctx-NAME --help)``, exit 2
+    -- not click's three lines of Usage / Try / Error."""
+    import re
+
+    result = script_runner.run([name, *argv])
+    assert result.returncode == 2, result.stderr
+    assert re.match(USAGE_LINE.format(re.escape(name)), result.stderr), result.stderr
+    assert said in result.stderr
+    assert "Usage:" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_library_usage_errors_point_at_help_too(script_runner):
+    """A usage error the library raises (not click) ends the same way, its own hint first."""
+    result = script_runner.run(["ctx-pack"])
+    assert result.returncode == 2
+    assert result.stderr == (
+        'ctx-pack: error: no task (give --task "what to do" (or --task - to read stdin); '
+        "see ctx-pack --help)\n"
+    )
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

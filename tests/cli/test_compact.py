@@ -575,10 +575,20 @@ def test_model_gives_the_window(script_runner, runs):
     assert strict_problems(json.loads(res.stdout), "openai") == []
 
 
-def test_limit_or_model_is_required(script_runner):
-    res = compact(script_runner, b"[]")
-    assert res.returncode == 2
-    assert "--limit" in res.stderr
+def test_without_limit_or_model_the_default_profile_counts(script_runner):
+    """Issue 20.8: ctx-compact takes the window ctx-pack and ctx-count --budget take, the
+    default profile's, when given neither --model nor --limit (its --help says so)."""
+    from ctxtools.profiles import resolve
+
+    window = resolve("default").context_limit
+    data = json.dumps([{"role": "user", "content": "fix the bug"}]).encode()
+    res = compact(script_runner, data, "--json-report")
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stderr.strip().splitlines()[-1])
+    assert report["limit"] == window
+    budget = script_runner.run(["ctx-count", "--budget", "--json"])
+    assert json.loads(budget.stdout)["context_limit"] == window
+    assert f"{window:,} tokens" in script_runner.run(["ctx-compact", "--help"]).stdout
 
 
 # --- no headroom -------------------------------------------------------------------------
@@ -929,7 +939,7 @@ def test_numbers_that_are_not_finite_or_in_range_are_usage_errors(
     args = ["--limit", "6000", "--summarizer", "yes", option, value]
     res = compact(script_runner, data, *args)
     assert res.returncode == 2
-    assert f"Invalid value for '{option}': {message}" in res.stderr
+    assert f"invalid value for '{option}': {message}" in res.stderr
     assert res.stdout == "" and "Traceback" not in res.stderr
     assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 

@@ -276,7 +276,7 @@ def test_same_input_same_bytes(script_runner, flag):
 def test_fail_over_refuses_non_finite_at_parse_time(script_runner, value):
     r = run_bytes(script_runner, ["ctx-count", "--limit", "100", f"--fail-over={value}"], b"x")
     assert r.returncode == 2
-    assert "Invalid value for '--fail-over'" in r.stderr
+    assert "invalid value for '--fail-over'" in r.stderr
     assert r.stdout == "" and "Traceback" not in r.stderr
 
 
@@ -318,7 +318,7 @@ def test_fail_above_gates_each_file_and_combines_with_fail_over(script_runner, t
 
 def test_fail_above_refuses_a_negative_limit(script_runner):
     r = run_bytes(script_runner, ["ctx-count", "--fail-above", "-1"], b"x")
-    assert r.returncode == 2 and "Invalid value for '--fail-above'" in r.stderr
+    assert r.returncode == 2 and "invalid value for '--fail-above'" in r.stderr
 
 
 def _hook() -> dict:

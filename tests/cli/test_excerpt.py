@@ -202,7 +202,7 @@ def test_binary_files_are_skipped_with_a_note(script_runner, src):
     [
         (["-q", "fix the bug in it"], "no usable identifier in the query 'fix the bug in it'"),
         (["-q", ""], "no usable identifier"),
-        ([], "nothing to look for (give --query TEXT or --ident NAME)"),
+        ([], "nothing to look for (give --query TEXT or --ident NAME; see ctx-excerpt --help)"),
         (["--ident", "not an ident"], "--ident 'not an ident' is not an identifier"),
     ],
 )
@@ -499,7 +499,7 @@ def test_a_budget_counts_the_list_of_files_with_no_match(script_runner, src):
             ["--signatures", "--unmatched", "name"],
             "--unmatched applies to excerpts, not to --signatures",
         ),
-        (["-q", "x", "--unmatched", "list"], "Invalid value for '--unmatched'"),
+        (["-q", "x", "--unmatched", "list"], "invalid value for '--unmatched'"),
     ],
 )
 def test_unmatched_usage_errors(script_runner, src, args, message):

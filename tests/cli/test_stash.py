@@ -612,7 +612,7 @@ def test_empty_store_path_is_a_usage_error(script_runner, tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     r = run_bytes(script_runner, [cmd, "--store", "", "--always"][:3], b"x" * 2000)
     assert r.returncode == 2
-    assert "Invalid value for '--store': empty: give the store's directory" in r.stderr
+    assert "invalid value for '--store': empty: give the store's directory" in r.stderr
     assert not Path("blobs").exists() and not Path("sessions").exists()  # no store in cwd
 
 
