@@ -257,9 +257,12 @@ def limit_option(help: str = "Context window in tokens (instead of the model's).
     )
 
 
-def tokens_option(help: str) -> Callable:
-    """``--tokens N``: a budget in tokens of the ruler."""
-    return click.option("--tokens", type=whole(1, defaults.MAX_TOKENS), default=None, help=help)
+def tokens_option(help: str, *, cls: type[click.Option] = click.Option) -> Callable:
+    """``-t/--tokens N``: a budget in tokens of the ruler (``-t`` means this in every
+    command: docs/options.md)."""
+    return click.option(
+        "-t", "--tokens", type=whole(1, defaults.MAX_TOKENS), default=None, help=help, cls=cls
+    )
 
 
 def profiles_file_option(help: str) -> Callable:
@@ -274,7 +277,8 @@ def profiles_file_option(help: str) -> Callable:
 
 
 def query_option(help: str) -> Callable:
-    """``-q/--query TEXT``: what to rank or match toward."""
+    """``-q/--query TEXT``: what to rank or match toward (``-q`` is what a run is about in
+    every command: docs/options.md)."""
     return click.option("-q", "--query", default=None, help=help)
 
 

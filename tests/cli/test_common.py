@@ -96,7 +96,7 @@ def test_library_usage_errors_point_at_help_too(script_runner):
     result = script_runner.run(["ctx-pack"])
     assert result.returncode == 2
     assert result.stderr == (
-        'ctx-pack: error: no task (give --task "what to do" (or --task - to read stdin); '
+        'ctx-pack: error: no task (give -q/--task "what to do"; -q - reads it from stdin; '
         "see ctx-pack --help)\n"
     )
 
@@ -424,3 +424,60 @@ def test_above_refuses_its_low_bound_and_what_is_past_max(value, message):
         Above(5, 100).convert(value, None, None)
     assert exc.value.message == (message or "'101' is above the maximum of 100")
     assert Above(5, 100).convert("5.5", None, None) == 5.5
+
+
+# --- one table of short flags (issue 20.6) --------------------------------------------------
+
+
+def _flag_table() -> dict[str, dict[str, str]]:
+    """docs/options.md's short-flag table: {short: {command: long}}."""
+    import re
+
+    text = (ROOT / "docs" / "options.md").read_text()
+    section = text.split("## Short flags", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, dict[str, str]] = {}
+    for row in re.findall(r"^\| `(-\w)[^`]*` \|[^|]*\| (.+) \|$", section, re.M):
+        short, where = row
+        table[short] = {}
+        for part in where.split(";"):
+            long, commands = part.split(":")
+            for command in commands.split(","):
+                table[short][command.strip()] = long.strip().strip("`")
+    return table
+
+
+def _declared_short_flags() -> dict[str, dict[str, str]]:
+    """The short flags the seven commands' click definitions show: {short: {command: long}}."""
+    import click
+
+    from ctxtools.cli import compact, count, excerpt, pack, read, repomap, stash
+
+    found: dict[str, dict[str, str]] = {}
+    for mod in (compact, count, excerpt, pack, read, repomap, stash):
+        command = mod.cli
+        name = "ctx-" + mod.__name__.rsplit(".", 1)[1]
+        ctx = click.Context(command, info_name=name, **command.context_settings)
+        for param in command.get_params(ctx):
+            if not isinstance(param, click.Option) or param.hidden:
+                continue
+            names = param.opts + param.secondary_opts
+            longs = [o for o in names if o.startswith("--")]
+            for short in (o for o in names if not o.startswith("--")):
+                assert len(longs) == 1, (name, names)  # every short flag has one long name
+                assert name not in found.get(short, {}), (name, short)
+                found.setdefault(short, {})[name] = longs[0]
+    return found
+
+
+def test_short_flags_are_the_documented_table():
+    """Each short flag has one meaning across the toolkit, and docs/options.md says which:
+    the table and the commands' click definitions are the same, both ways."""
+    table, declared = _flag_table(), _declared_short_flags()
+    assert set(table) == set(declared)
+    for short in table:
+        assert table[short] == declared[short], short
+    # one meaning: a short flag's long names are one name, but for -q (the query, which
+    # ctx-pack calls its task)
+    for short, by_command in declared.items():
+        assert len(set(by_command.values())) == (2 if short == "-q" else 1), (short, by_command)
+    assert set(declared["-h"]) == set(SCRIPTS)

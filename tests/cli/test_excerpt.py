@@ -43,6 +43,15 @@ def test_text_output(script_runner, src):
     assert r.stdout.endswith("  93│     let mut lexer = Lexer::new(input);\n")
 
 
+def test_short_t_is_tokens_as_in_every_command(script_runner, src):
+    """docs/options.md: -t N is --tokens N here as in ctx-repomap and ctx-pack."""
+    args = ["ctx-excerpt", "-q", "tokenize", "lexer.rs", "--json"]
+    short = script_runner.run([*args, "-t", "120"])
+    long = script_runner.run([*args, "--tokens", "120"])
+    assert short.returncode == 0, short.stderr
+    assert short.stdout == long.stdout and json.loads(short.stdout)["budget"]["tokens"] == 120
+
+
 def test_several_files_in_order_and_sorted_by_score(script_runner, src):
     args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "--unmatched", "show"]
     r = script_runner.run(args)

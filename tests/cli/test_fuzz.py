@@ -178,7 +178,7 @@ def test_random_files_in_a_tree(script_runner, tmp_path, monkeypatch, name):
             args = ["ctx-repomap", str(root), "--tokens", str(rng.choice([50, 200, 1000]))]
         else:
             task = rng.choice(["fix @f0.py", "parse header", "  x  ", "@ctx:nope", "修复 bug"])
-            args = ["ctx-pack", "-t", task, "--root", str(root), str(root), "--tokens", "800"]
+            args = ["ctx-pack", "-q", task, "--root", str(root), str(root), "--tokens", "800"]
         check(script_runner.run(args), name, f"tree #{i} {args}")
 
 
