@@ -30,7 +30,7 @@ from ctxtools.defaults import (  # token reserves of DESIGN.md ("Pack budget")
     RESERVE_TOOLS,
     SLACK_PERCENT,
 )
-from ctxtools.errors import InputError, NotFoundError, UsageError
+from ctxtools.errors import CtxError, InputError, NotFoundError, UsageError
 
 FLOOR = 512
 WARN_PERCENT = 80
@@ -292,6 +292,21 @@ class Budget:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def floor_error(
+        self, hint: str = "use a model with a larger window, another --role, or --tokens N"
+    ) -> CtxError:
+        """The one rule of the floor: a budget computed below it is no budget. ctx-pack
+        refuses to pack and ``ctx-count --budget`` exits 1 with this same line (it showed
+        "available 512 (floor)" where ctx-pack refused)."""
+        b = self
+        return CtxError(
+            f"the pack budget is {b.computed:,} tokens, below the floor of {b.floor:,}: "
+            f"window {b.context_limit:,} - system {b.reserve_system:,} - tools "
+            f"{b.reserve_tools:,} - response {b.reserve_response:,} - slack {b.slack:,} "
+            f"= {b.before_share:,}, x {b.role_share}% ({b.role})",
+            hint=hint,
+        )
 
 
 def pack_budget(

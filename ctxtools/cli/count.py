@@ -123,8 +123,10 @@ def cli(ctx: click.Context, **opts) -> int:
     note on stderr naming the profile used.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
-    reserve response - slack) x role share, never below 512 tokens. --role picks the share
-    (worker 100%, reviewer 85%, ...; anything else 75%); --role-share ROLE=PCT, or a
+    reserve response - slack) x role share; below 512 tokens there is none: the figures
+    are printed ("available": null in JSON) and it exits 1 with the error ctx-pack gives.
+    --role picks the share (worker 100%, reviewer 85%, ...; anything else 75%);
+    --role-share ROLE=PCT, or a
     [roles] table in the profiles file, overrides it. --profiles lists the model profiles
     (context window, max output tokens, max turns where set, encoding); --profiles-file
     adds or overrides them from a TOML file.
@@ -250,6 +252,10 @@ def _budget(profile, opts, table) -> int:
         emit_json(report.budget_document(budget, profile))
     else:
         write(report.render_budget(budget, profile))
+    if budget.floored:  # the rule ctx-pack follows: below the floor there is no budget
+        raise budget.floor_error(
+            hint="a model with a larger window, another --role, or fewer reserves"
+        )
     return 0
 
 

@@ -81,7 +81,24 @@ def _short_t(task: str | None, tokens: int | None) -> tuple[str | None, int | No
     return task, param.type.convert(value, param, ctx)
 
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+class _PackCommand(click.Command):
+    """Refuses ``--changed=-X``: click takes a value of an option whose value may be left
+    out for the next option when it starts with '-', so ``--changed=--output=X`` was
+    ``--changed --output=X`` (and git wrote X)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("--changed=-"):
+                raise UsageError(
+                    f"--changed {arg[len('--changed=') :]!r}: not a revision",
+                    hint="a revision does not start with '-'",
+                )
+        return super().parse_args(ctx, args)
+
+
+@click.command(cls=_PackCommand, context_settings=CONTEXT_SETTINGS)
 @input_files
 @click.option(
     "-q",

@@ -323,6 +323,36 @@ def test_paths_outside_the_root_are_refused(script_runner, repo, tmp_path):
     assert r.returncode == 1 and "outside the root" in r.stderr
 
 
+def test_a_glob_skips_a_symlink_out_of_the_root_as_a_directory_does(script_runner, repo, tmp_path):
+    """Issue 21.15: `core/*.rs` failed the whole pack when one match was a symlink out of
+    the root, where `core/` skips it with a note. Both skip it now, with the same note."""
+    outside = tmp_path / "secret.rs"
+    outside.write_text("fn leaked() { let key = 1; }\n")
+    (repo / "core" / "zz_link.rs").symlink_to(outside)
+    by_glob = pack(script_runner, "-q", "tokenize", "core/*.rs", "--json", "--tokens", "3000")
+    by_dir = pack(script_runner, "-q", "tokenize", "core/", "--json", "--tokens", "3000")
+    for r, arg in ((by_glob, "core/*.rs"), (by_dir, "core/")):
+        doc = json.loads(r.stdout)
+        assert [f["path"] for f in doc["files"]] == ["core/lexer.rs"]
+        assert "leaked" not in doc["text"]
+        assert f"ctx-pack: {arg}: 1 file(s) skipped (symlink outside the root)\n" in r.stderr
+    named = pack(script_runner, "-q", "tokenize", "core/zz_link.rs", ok=False)
+    assert named.returncode == 1 and "outside the root" in named.stderr  # named: an error
+
+
+def test_changed_does_not_take_an_option_for_its_revision(script_runner, repo):
+    """Issue 21.15: `--changed=--output=X` was `--changed --output=X`, and git wrote X."""
+    for value in ("--output=X", "-", "--stat"):
+        r = pack(script_runner, "-q", "review", f"--changed={value}", ok=False)
+        assert r.returncode == 2
+        assert r.stderr == (
+            f"ctx-pack: error: --changed {value!r}: not a revision (a revision does not "
+            "start with '-'; see ctx-pack --help)\n"
+        )
+    assert not (repo / "X").exists()
+    assert pack(script_runner, "-q", "review", "--changed=HEAD").returncode == 0
+
+
 def test_symlink_loop_is_an_unreadable_path(script_runner, repo):
     (repo / "loop_a").symlink_to(repo / "loop_b")
     (repo / "loop_b").symlink_to(repo / "loop_a")
