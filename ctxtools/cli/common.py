@@ -287,6 +287,12 @@ def ignore_case_option(help: str) -> Callable:
     return click.option("-i", "--ignore-case", is_flag=True, help=help)
 
 
+def explain_option(help: str) -> Callable:
+    """``--explain``: what the run chose, its score and why, what it left out and why, on
+    stderr (``ctxtools.explain``: the same shape in every command that chooses)."""
+    return click.option("--explain", is_flag=True, help=help)
+
+
 def keep_going_option(help: str) -> Callable:
     """``--keep-going``: go on with the inputs that can be read."""
     return click.option("--keep-going", is_flag=True, help=help)

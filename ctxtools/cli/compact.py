@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     Above,
     FileArg,
     FiniteFloat,
+    explain_option,
     int_option,
     json_dumps,
     limit_option,
@@ -107,6 +108,10 @@ def _share(name: str, default: float, help: str):
 @max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
 @max_entries_option("With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@explain_option(
+    "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
+    '--json-report: also its "explain").'
+)
 @click.option("--quiet", is_flag=True, help="No summary line on stderr.")
 # -q was --quiet's short flag; -q is --query in the toolkit's table (docs/options.md). It
 # stays, unlisted, for the scripts that type it: ctx-compact has no query to mistake it for.
@@ -194,6 +199,15 @@ def cli(file, accept, evict, **kw):
     "reasons", ...}, "counted": "messages" (what the token figures count, see above),
     "repair": null|{"removed", "added"}, "ruler": {...}}.
 
+    --explain prints on stderr, as ctx-pack --explain does, the target as the budget, what
+    was kept (the head, the protected tail, the results stage 1 did not need to elide,
+    the messages after the cut) and what was left out and why (each elided result with the
+    tokens its placeholder saved, the span stage 2 dropped and its digest's handle). With
+    --json-report the report also has
+    "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
+    "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
+    [...]}.
+
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
     transcript or message list, orphaned results without --repair) or a rejected --accept
     candidate; 2 usage error; 4 compaction could not get under the target (output still
@@ -209,6 +223,8 @@ def cli(file, accept, evict, **kw):
     """
     if accept and evict:
         raise UsageError("--accept and --evict are separate modes")
+    if (accept or evict) and kw["explain"]:
+        raise UsageError("--explain goes with a compaction, not --accept or --evict")
     if accept:
         return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["json_report"])
     if evict:
@@ -288,8 +304,15 @@ def _compact(file, kw) -> int:
     warn(*run.compaction_notes)
     if not (kw["quiet"] or kw["quiet_old"]):
         warn(run.summary())
+    report = run.report()
+    if kw["explain"]:
+        from ctxtools.compact.explain import explain
+
+        explained = explain(run)
+        click.echo(explained.text(), err=True, nl=False)
+        report["explain"] = explained.as_dict()
     if kw["json_report"]:
-        _report(run.report())
+        _report(report)
     if run.error is not None:
         raise run.error
     return 0
