@@ -46,13 +46,7 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
         kwargs["role_shares"] = prof.effective_role_shares(table, req.role_shares)
     b = prof.pack_budget(limit, req.role, **kwargs)
     if b.floored:
-        raise CtxError(
-            f"the pack budget is {b.computed:,} tokens, below the floor of {b.floor:,}: "
-            f"window {b.context_limit:,} - system {b.reserve_system:,} - tools "
-            f"{b.reserve_tools:,} - response {b.reserve_response:,} - slack {b.slack:,} "
-            f"= {b.before_share:,}, x {b.role_share}% ({b.role})",
-            hint="use a model with a larger window, another --role, or --tokens N",
-        )
+        raise b.floor_error()
     doc = b.as_dict()
     doc["tokens"] = b.available
     doc["model"] = profile.name if profile is not None else None

@@ -62,8 +62,14 @@ class Gatherer:
             if not matches:
                 self.missing.append(f"{arg}: no file matches")
                 return
+            links_out = 0
             for m in matches:
+                if os.path.islink(m) and not _inside(os.path.realpath(m), self.root_real):
+                    links_out += 1  # skipped as a directory's listing skips it, not an error
+                    continue
                 self._add_existing(m, arg, named=False, why=f"glob {arg}")
+            if links_out:
+                self.notes.append(f"{arg}: {links_out} file(s) skipped (symlink outside the root)")
             return
         self._add_existing(path, arg, named=named, why=why)
 
