@@ -133,7 +133,9 @@ class Gatherer:
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
             self.add_file(real, True, "changed")
-            entry = self.entries[_rel(real, self.root_real)]
+            entry = self.entries.get(_rel(real, self.root_real))
+            if entry is None:
+                continue  # the pack's own -o target
             entry.why = "changed"
             entry.diff = diff
 
