@@ -21,6 +21,7 @@ from typing import BinaryIO, NamedTuple
 
 from ctxtools import defaults
 from ctxtools.errors import InputError
+from ctxtools.fsutil import read_at_most as read_up_to
 
 JSON_SNIFF_BYTES = defaults.JSON_SNIFF_BYTES
 JSON_DOCUMENT_MAX = defaults.JSON_DOCUMENT_MAX
@@ -163,15 +164,3 @@ def too_big(label: str, limit: int) -> InputError:
         f"{label}: one JSON document over {size} is not parsed (the limit)",
         hint="give JSON Lines (one value a line), or split it",
     )
-
-
-def read_up_to(stream: BinaryIO, n: int) -> bytes:
-    """Up to N bytes of STREAM (fewer only at its end)."""
-    parts = []
-    while n > 0:
-        chunk = stream.read(min(n, 1 << 20))
-        if not chunk:
-            break
-        parts.append(chunk)
-        n -= len(chunk)
-    return b"".join(parts)
