@@ -185,9 +185,9 @@ def read_text(stream: BinaryIO, label: str, limit: int = ACCEPT_MAX_BYTES) -> by
     """The bytes of STREAM, a text ``--accept`` judges (LABEL names it), read up to LIMIT:
     InputError past it, before the rest is read -- a summary's original is a document a
     model reads, not a gigabyte of log."""
-    from ctxtools.jsonbound import read_up_to
+    from ctxtools.fsutil import read_at_most
 
-    data = read_up_to(stream, limit + 1)
+    data = read_at_most(stream, limit + 1)
     if len(data) > limit:
         raise InputError(
             f"--accept {label}: over {limit >> 20} MiB (the most --accept reads of a text)",
