@@ -121,9 +121,11 @@ class Gatherer:
 
 
 def _git(root: str, *args: str) -> subprocess.CompletedProcess:
+    """Run git in ROOT. Every path it is given means itself (``--literal-pathspecs``): a
+    file named ``.en[v]`` or ``[ab].py`` is that file, not a pattern over others."""
     try:
         return subprocess.run(
-            ["git", *args],
+            ["git", "--literal-pathspecs", *args],
             cwd=root,
             stdin=subprocess.DEVNULL,
             capture_output=True,
