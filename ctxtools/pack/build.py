@@ -378,6 +378,7 @@ def _memory_section(req, task_words, total, render, count, notes, redactions):
         embed_timeout=req.embed_timeout,
         min_score=req.min_score,
         store=req.store,
+        allow_secrets=req.allow_secrets,
     )
     notes.extend(ranking.notes)
     cap = req.memory_tokens if req.memory_tokens is not None else total * MEMORY_SHARE // 100

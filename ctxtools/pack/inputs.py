@@ -206,13 +206,15 @@ def load_entries(
     redactions: list[dict],
 ) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
-    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted."""
-    from ctxtools.secrets import secret_filename
+    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted.
+    A file is a secret by its name when its label or its real target is (a symbolic link
+    ``settings.txt -> .env`` is the dotenv it points to)."""
+    from ctxtools.secrets import secret_path
 
     out: list[FileEntry] = []
     for label in sorted(gather.entries):
         e = gather.entries[label]
-        kind = secret_filename(label)
+        kind = secret_path(label, e.path)
         if kind is not None and not req.allow_secrets:
             notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             dropped.append({"what": label, "why": f"secret by name ({kind})"})

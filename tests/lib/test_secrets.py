@@ -352,3 +352,18 @@ def test_blocks_side_by_side_are_separate_findings():
     # A BEGIN line with no body is no key, even right before a real one.
     text = "-----BEGIN RSA PRIVATE KEY-----\n" + key
     assert redact(text)[1] == [Finding("private key", 2)]
+
+
+def test_a_symlink_is_judged_by_its_target(tmp_path):
+    from ctxtools.secrets import secret_path
+
+    (tmp_path / ".env").write_text("DB_PASSWORD=x\n")
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text("[default]\n")
+    (tmp_path / "settings.txt").symlink_to(".env")
+    (tmp_path / "aws.ini").symlink_to(tmp_path / ".aws" / "credentials")
+    (tmp_path / "plain.txt").write_text("x\n")
+    assert secret_path("settings.txt", tmp_path / "settings.txt") == "dotenv"
+    assert secret_path("aws.ini", tmp_path / "aws.ini") == "aws credentials"
+    assert secret_path("plain.txt", tmp_path / "plain.txt") is None
+    assert secret_path(".env", None) == "dotenv"

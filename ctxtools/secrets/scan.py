@@ -1,23 +1,5 @@
-"""Keep credentials out of what goes to a model: secret files by name, secrets by content.
-
-``secret_filename(relpath)`` says whether a file is a secret by its name alone (``.env``,
-``*.pem``, ``id_rsa``, ``.aws/credentials``…): such a file is not read at all.
-``redact(text)`` replaces each high-confidence secret in a text by
-``[secret redacted: KIND]`` and says what it replaced, with 1-based line numbers.
-
-High confidence means a format a provider gave its credentials on purpose (a fixed prefix
-such as ``AKIA``, ``ghp_``, ``sk-ant-``, ``AIza``, or a PEM private-key block with a body),
-so that ordinary code almost never matches: measured on all of Django 5.1.4's sources and
-docs (``bench/bench_secrets.py``), these patterns find nothing. Entropy guesses ("a long
-random-looking string") and keyword guesses (``password = "…"``) are not used: hashes,
-UUIDs, base64 images and test fixtures trip them by the hundred.
-
-The patterns are our own rather than ``detect-secrets``' plugins: importing those plugins
-pulls in requests, urllib3 and multiprocessing (≈150 ms on every pack), and its scanner
-calls each plugin on each line (its provider-format plugins together: well under 1 MB/s on
-Django). Here a pattern runs over a whole text, and only when its fixed prefix occurs in
-the text at all; those substring checks are most of the cost (tens of MB/s in all, see
-``bench/bench_secrets.py``), so a pack should redact what it emits, not whole trees.
+"""Secrets by content: ``find_secrets(text)`` and ``redact(text)`` over the rules of
+``ctxtools.secrets.rules``.
 
 Replacement keeps the number of lines: a secret spanning several lines (a private-key
 block) becomes one marker followed by the same number of newlines, so line numbers
@@ -31,91 +13,6 @@ import re
 from dataclasses import dataclass
 
 MARKER = "[secret redacted: {kind}]"
-
-# ---------------------------------------------------------------------------------------
-# Secret files by name
-# ---------------------------------------------------------------------------------------
-
-# Templates that a project commits on purpose to show which variables exist; their
-# content is still redacted like any file's, so a real key pasted into one is caught.
-ENV_TEMPLATES = frozenset(
-    {"example", "sample", "template", "tpl", "dist", "defaults", "default", "schema"}
-)
-SSH_KEY_PREFIXES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss")
-SUFFIX_KINDS = {
-    ".pem": "PEM file",
-    ".key": "private key file",
-    ".p12": "pkcs12",
-    ".pfx": "pkcs12",
-    ".jks": "java keystore",
-    ".keystore": "java keystore",
-    ".ppk": "putty key",
-    ".kdbx": "password database",
-    ".tfstate": "terraform state",
-}
-NAME_KINDS = {
-    ".netrc": "netrc",
-    "_netrc": "netrc",
-    ".pgpass": "pgpass",
-    ".git-credentials": "git credentials",
-    ".htpasswd": "htpasswd",
-    ".pypirc": "pypirc",
-    "credentials.json": "credentials",
-    "terraform.tfstate.backup": "terraform state",
-}
-# (path ending, kind): files whose name alone is too common to judge without the directory.
-PATH_KINDS = (
-    (".aws/credentials", "aws credentials"),
-    (".docker/config.json", "docker credentials"),
-    (".kube/config", "kubeconfig"),
-)
-SECRETS_DATA_RE = re.compile(r"secrets?\.(ya?ml|json|toml|ini|env)")
-CLIENT_SECRET_RE = re.compile(r"client_secrets?[\w.-]*\.json")
-
-
-def secret_filename(relpath: str) -> str | None:
-    """The kind of secret RELPATH is by its name alone, or None.
-
-    Secret: ``.env``, ``.env.*`` and ``*.env`` ("dotenv") except templates
-    (``.env.example``, ``.env.sample``, ``.env.template``, ``.env.dist``…), ``.envrc``;
-    ``*.pem``, ``*.key``, ``*.p12``/``*.pfx``, ``*.jks``/``*.keystore``, ``*.ppk``,
-    ``*.kdbx``, ``*.tfstate``; ``id_rsa*``, ``id_dsa*``, ``id_ecdsa*``, ``id_ed25519*``
-    (not ``*.pub``); ``.aws/credentials``, ``credentials.json``, ``client_secret*.json``,
-    ``.netrc``, ``.pgpass``, ``.git-credentials``, ``.htpasswd``, ``.pypirc``,
-    ``.docker/config.json``, ``.kube/config``, ``secrets.{yml,yaml,json,toml,ini}``.
-    ``.npmrc`` is not a secret by name (most only name a registry): an ``_authToken`` in it
-    is redacted by content instead. Names are compared case-insensitively.
-    """
-    path = relpath.replace("\\", "/").rstrip("/")
-    name = path.rsplit("/", 1)[-1].lower()
-    if not name:
-        return None
-    low = path.lower()
-    for ending, kind in PATH_KINDS:
-        if low == ending or low.endswith("/" + ending):
-            return kind
-    if name in NAME_KINDS:
-        return NAME_KINDS[name]
-    if name == ".env" or name == ".envrc":
-        return "dotenv"
-    if name.startswith(".env."):
-        return None if ENV_TEMPLATES.intersection(name[5:].split(".")) else "dotenv"
-    if name.endswith(".env") and len(name) > 4:
-        stem = name[:-4].rstrip(".")
-        return None if stem.rsplit(".", 1)[-1] in ENV_TEMPLATES else "dotenv"
-    if name.startswith(SSH_KEY_PREFIXES):
-        return None if name.endswith(".pub") else "ssh key"
-    dot = name.rfind(".")
-    if dot > 0 or (dot == 0 and name.count(".") == 1 and name[1:] in ("pem", "key")):
-        kind = SUFFIX_KINDS.get(name[dot:])
-        if kind:
-            return kind
-    if name.endswith(".tfstate.backup"):
-        return "terraform state"
-    if SECRETS_DATA_RE.fullmatch(name) or CLIENT_SECRET_RE.fullmatch(name):
-        return "credentials"
-    return None
-
 
 # ---------------------------------------------------------------------------------------
 # Secrets by content
