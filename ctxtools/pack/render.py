@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ctxtools.quoting import quote_name as _q
+
 # A run of backticks that could close a fence: at a line's start, after up to 3 spaces.
 _TICKS_RE = re.compile(r"^ {0,3}(`{3,})", re.M)
 
@@ -47,10 +49,11 @@ class Renderer:
 
     def instruction(self, path: str, text: str) -> str:
         if self.xml:
-            return f'<file path="{_xml_attr(path)}">\n{_xml_escape(_nl(text))}</file>\n'
-        return f"## {path}\n\n{_nl(text)}\n"
+            return f'<file path="{_xml_attr(_q(path))}">\n{_xml_escape(_nl(text))}</file>\n'
+        return f"## {_q(path)}\n\n{_nl(text)}\n"
 
     def skill_cards(self, cards: Sequence[tuple[str, str]]) -> str:
+        cards = [(_q(n), _one_line(d)) for n, d in cards]
         if self.xml:
             return "".join(
                 f'<skill name="{_xml_attr(n)}" description="{_xml_attr(d)}"/>\n' for n, d in cards
@@ -59,10 +62,11 @@ class Renderer:
 
     def skill_body(self, name: str, body: str) -> str:
         if self.xml:
-            return f'<skill name="{_xml_attr(name)}">\n{_xml_escape(_nl(body))}</skill>\n'
-        return f"## Skill: {name}\n\n{_nl(body)}\n"
+            return f'<skill name="{_xml_attr(_q(name))}">\n{_xml_escape(_nl(body))}</skill>\n'
+        return f"## Skill: {_q(name)}\n\n{_nl(body)}\n"
 
     def memory_chunk(self, file: str, heading: str, start: int, end: int, text: str) -> str:
+        file, heading = _q(file), _one_line(heading)
         if self.xml:
             return (
                 f'<chunk file="{_xml_attr(file)}" heading="{_xml_attr(heading)}" '
@@ -80,9 +84,9 @@ class Renderer:
         out = []
         if self.xml:
             if diff:
-                out.append(f'<diff path="{_xml_attr(label)}">\n{_xml_escape(_nl(diff))}</diff>\n')
+                out.append(f'<diff path="{_xml_attr(_q(label))}">\n{_xml_escape(_nl(diff))}</diff>\n')
             if block:
-                out.append(f'<file path="{_xml_attr(label)}">\n{_xml_escape(_nl(block))}</file>\n')
+                out.append(f'<file path="{_xml_attr(_q(label))}">\n{_xml_escape(_nl(block))}</file>\n')
             return "".join(out)
         if diff:
             out.append(_fence(diff, "diff"))
@@ -99,6 +103,15 @@ class Renderer:
         if self.xml:
             return "<pack>\n" + "".join(sections) + "</pack>\n"
         return "\n".join(s if s.endswith("\n") else s + "\n" for s in sections)
+
+
+def _one_line(text: str) -> str:
+    """TEXT (a skill's description, a memory heading) on one line: its line breaks and
+    other control characters as spaces, so it cannot start a heading or a fence."""
+    return _CONTROL_RE.sub(" ", text)
+
+
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _nl(text: str) -> str:
