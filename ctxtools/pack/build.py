@@ -23,6 +23,7 @@ from ctxtools.pack.model import (
     Pack,
     PackRequest,
 )
+from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
 
 
@@ -75,7 +76,10 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
-    render = Renderer(req.fmt)
+    redactions: list[dict] = []
+    # Every part it renders, and the whole pack, pass through the redactor (pack.redact).
+    redactor = PackRedactor(req.allow_secrets, redactions)
+    render = Renderer(req.fmt, redactor)
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
@@ -83,7 +87,6 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     _gather_paths(gather, req, root, notes)
 
     dropped: list[dict] = []
-    redactions: list[dict] = []
     entries = load_entries(gather, req, notes, dropped, redactions)
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
@@ -128,7 +131,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
         _memory_totals(memory_info, fixed, count)
-    return Pack(
+    pack = Pack(
         text=text,
         tokens=tokens,
         budget=budget,
@@ -144,6 +147,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+    return redactor.seal(pack)
 
 
 def _check_request(req: PackRequest) -> tuple[str, str]:
@@ -391,8 +395,7 @@ def _memory_section(req, task_words, total, render, count, notes, redactions):
         row["in_pack"] = False
         if s.kept:
             where = f"{c.file}:{c.start}-{c.end}"
-            text = redact_text(s.text, f"memory {where}", req, redactions)
-            part = render.memory_chunk(c.file, c.heading, c.start, c.end, text)
+            part = render.memory_chunk(c.file, c.heading, c.start, c.end, s.text)
             tokens = count(part)
             if body_tokens + tokens <= cap:
                 parts.append((where, part))

@@ -89,8 +89,6 @@ def secret_filename(relpath: str) -> str | None:
     return None
 
 
-
-
 def secret_path(label: str, path: str | os.PathLike | None) -> str | None:
     """The kind of secret a file shown as LABEL is, judged by LABEL and, when PATH is
     given, by the real path it resolves to (a link ``settings.txt -> .env`` is a dotenv;
