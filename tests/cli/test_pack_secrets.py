@@ -134,13 +134,18 @@ def test_a_longer_marker_is_recounted_and_the_pack_stays_in_budget(script_runner
 # --- 2. a symlink is judged by its target -------------------------------------------------
 
 
-def test_a_symlink_to_a_dotenv_is_skipped_in_a_directory_pack(script_runner, tree):
-    write(tree, ".env", DOTENV)
+def test_a_symlink_to_a_dotenv_is_skipped_in_a_directory_pack_and_the_map(script_runner, tree):
+    write(tree, ".env", DOTENV + "API_TOKEN=abc\n")
     write(tree, "app.py", "def settings():\n    pass\n")
     (tree / "settings.txt").symlink_to(".env")
+    (tree / "config.py").symlink_to(".env")  # a name the map would scan as Python
     r = run(script_runner, "-t", "settings", "--tokens", "4000", ".")
-    assert "DB_PASSWORD" not in r.stdout
-    assert "skipped settings.txt: a secret by its name (dotenv" in r.stderr
+    assert "DB_PASSWORD" not in r.stdout and "API_TOKEN" not in r.stdout
+    assert "2 file(s) skipped (symlink to a secret file)" in r.stderr
+    m = script_runner.run(["ctx-repomap", "."])
+    assert m.returncode == 0 and "app.py" in m.stdout and "DB_PASSWORD" not in m.stdout
+    r = run(script_runner, "-t", "settings", "--tokens", "4000", "settings.txt", ok=False)
+    assert "DB_PASSWORD" not in r.stdout and "skipped .env: a secret by its name" in r.stderr
 
 
 def test_a_symlink_to_a_dotenv_is_skipped_as_a_mention(script_runner, tree):
@@ -195,6 +200,39 @@ def test_changed_takes_file_names_as_literal_pathspecs(script_runner, tree):
     text = doc["text"]
     block = text.split("==> [ab].py <==", 1)[0].rsplit("```diff", 1)[1]
     assert "+    return 30" in block and "return 10" not in block and "return 20" not in block
+
+
+# --- 4-6. formats, escapes and look-alikes, through a pack ----------------------------------
+
+
+def test_a_pack_redacts_the_new_formats_and_tokens_after_escapes(script_runner, tree):
+    aws_secret = rand(18, 4) + "/" + rand(21, 5)
+    password = rand(10, 10) + "7q!"
+    secrets = {
+        "glpat": "glpat-" + rand(27, 6) + ".01." + rand(9, 7, string.ascii_lowercase),
+        "xapp": "xapp-1-A0" + rand(9, 8, string.ascii_uppercase) + "-1234567890123-" + rand(64, 9),
+        "url": f"postgres://app:{password}@db:5432/app",
+        "vault": "hvs." + rand(95, 11),
+    }
+    escaped = aws_secret.replace("/", "\\/")
+    body = (
+        '{"log": "line1\\n' + GHP + '", "q": "%20' + GHP2 + '", '
+        '"aws_secret_access_key": "' + escaped + '"}\n'
+    )
+    write(tree, "events.json", body)
+    write(
+        tree,
+        "deploy.py",
+        "".join(f'{k.upper()} = "{v}"\n' for k, v in secrets.items())
+        + 'REGIONS = ["ASIAPACIFICSOUTHEAST"]\n\ndef deploy():\n    pass\n',
+    )
+    r = run(script_runner, "-t", "deploy", "--tokens", "6000", "deploy.py", "events.json")
+    shown = (secrets["glpat"], secrets["xapp"], password, secrets["vault"], GHP, GHP2, escaped)
+    assert [v for v in shown if v in r.stdout] == []
+    assert "ASIAPACIFICSOUTHEAST" in r.stdout and "AWS access key" not in r.stderr
+    for kind in ("GitLab token", "Slack token", "password in URL", "Vault token", "AWS secret key"):
+        assert f"redacted {kind} in" in r.stderr, kind
+    assert r.stderr.count("redacted GitHub token in events.json line 1") == 2
 
 
 # --- 7. a file name cannot forge structure --------------------------------------------------
