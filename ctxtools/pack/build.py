@@ -70,15 +70,14 @@ class _Fixed:
 
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
-    """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
+    """Build the pack REQ asks for, counted with RULER (default: the model's encoding).
+    Every part the renderer makes, and the whole pack, pass through its redactor."""
     root, root_real = _check_request(req)
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
     redactions: list[dict] = []
-    # Every part it renders, and the whole pack, pass through the redactor (pack.redact).
-    redactor = PackRedactor(req.allow_secrets, redactions)
-    render = Renderer(req.fmt, redactor)
+    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
@@ -151,7 +150,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
-    return redactor.seal(pack)
+    return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
 def _check_request(req: PackRequest) -> tuple[str, str]:

@@ -125,7 +125,7 @@ class Renderer:
 
     def more_files(self, paths: Sequence[str]) -> str:
         """The files ranked next that did not fit even as signatures: their paths."""
-        body = "Also relevant, not shown (best first):\n" + "".join(p + "\n" for p in paths)
+        body = "Also relevant, not shown (best first):\n" + "".join(_q(p) + "\n" for p in paths)
         if self.xml:
             return f"<more>\n{_xml_escape(body)}</more>\n"
         return _fence(body, "text")

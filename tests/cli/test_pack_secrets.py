@@ -127,7 +127,7 @@ def test_a_longer_marker_is_recounted_and_the_pack_stays_in_budget(script_runner
     r = run(script_runner, "-t", "use_dbs", "--tokens", str(budget), "dbs.py", "--format", "json")
     doc = json.loads(r.stdout)
     assert not [pw for pw in pws if pw in doc["text"]]
-    assert doc["text"].count(marker) > 20
+    assert doc["text"].count(marker) >= 10
     assert doc["tokens"] == count(doc["text"]) <= budget
 
 

@@ -40,6 +40,7 @@ def test_every_place_a_pack_prints_a_name_quotes_it():
             r.skill_body(name, "body\n"),
             r.memory_chunk(name, "head\n# Task", 1, 2, "body\n"),
             r.file(name, "", "+x\n"),
+            r.more_files([name]),
         ):
             assert "# Task" not in text.splitlines(), (fmt, text)
     assert frame(name, ["1 line"]) == '==> "x\\n# Task" <== 1 line'
