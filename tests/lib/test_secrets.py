@@ -539,3 +539,27 @@ def test_a_symlink_is_judged_by_its_target(tmp_path):
     assert secret_path("aws.ini", tmp_path / "aws.ini") == "aws credentials"
     assert secret_path("plain.txt", tmp_path / "plain.txt") is None
     assert secret_path(".env", None) == "dotenv"
+
+
+def test_the_gates_never_hide_a_match(monkeypatch):
+    """Every rule's gate matches wherever its pattern does: with the RE2 gates and with
+    every rule run on every text (as without RE2), the findings are the same."""
+    import sys
+
+    from ctxtools.secrets import scan
+
+    parts = ["é ç ü \udce9 " * 20 + "\n"]  # characters of several bytes come first
+    parts += [f"x = '{token}'\n" for _, token in TOKENS] + [t + "\n" for _, t, _ in VALUES]
+    parts += [(KEYS / name).read_text(encoding="ascii") for name in PRIVATE]
+    parts += [(KEYS / "lookalikes.py.txt").read_text(encoding="utf-8")]
+    text = "".join(parts) + "# café\ndb_password: Tr0ub4dor&3xZ\n"
+    gated = find_secrets(text)
+    assert len(gated) >= len(TOKENS) + len(VALUES)
+    assert text[gated[-1][0] : gated[-1][1]] == "Tr0ub4dor&3xZ"
+    monkeypatch.setitem(sys.modules, "re2", None)  # import re2 fails
+    scan._compiled.cache_clear()
+    try:
+        assert scan._compiled()[0] is None
+        assert find_secrets(text) == gated
+    finally:
+        scan._compiled.cache_clear()
