@@ -116,7 +116,9 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
 
     filt = load_filter(root_real, req.include, req.exclude)
     notes.extend(filt.notes)
-    files = Chooser(entries, task_words, req, ruler, render, named, redactions, root, filt)
+    files = Chooser(
+        entries, task_words, req, ruler, render, named, redactions, root, filt, ranks
+    )
     for glob in filt.unused():
         notes.append(f"warning: --include/--exclude {glob!r} matches no file")
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0

@@ -67,13 +67,16 @@ def looks_like_pack(data: bytes) -> bool:
 class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
-    def __init__(self, entries, task_words, req, ruler, render, named, redactions, root, filt):
+    def __init__(
+        self, entries, task_words, req, ruler, render, named, redactions, root, filt, ranks=None
+    ):
         from ctxtools.retrieval.terms import parse_query
 
         self.req = req
         self.render = render
         self.redactions = redactions
-        self.notes: list[str] = []
+        self.base_notes: list[str] = []  # said once, when the files are read
+        self.fit_notes: list[str] = []  # said by the last fitting
         self.skipped: list[dict] = []  # inputs left out before ranking (binary, noise)
         self.dropped: list[dict] = []
         self.failed_named: list[str] = []
@@ -82,6 +85,7 @@ class Chooser:
         self.entries = {e.label: e for e in entries}
         self.root = root
         self.filt = filt
+        self.map_ranks = ranks or {}
         self._count = ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(task_words)
@@ -89,6 +93,10 @@ class Chooser:
         self.sources = self._sources()
         self.checked: set[str] = set()
         self._rank()
+
+    @property
+    def notes(self) -> list[str]:
+        return self.base_notes + self.fit_notes
 
     # -- reading ------------------------------------------------------------------------
     def count(self, text: str) -> int:
@@ -106,7 +114,7 @@ class Chooser:
         except OSError as exc:
             if exc.errno in (23, 24, 12):  # ENFILE, EMFILE, ENOMEM: not the file's fault
                 raise CtxError(f"{e.label}: {exc.strerror}", hint="raise the limit") from None
-            self.notes.append(f"skipped {e.label}: {exc.strerror or exc}")
+            self.base_notes.append(f"skipped {e.label}: {exc.strerror or exc}")
             self.skipped.append({"what": e.label, "why": "unreadable"})
             return None
 
@@ -116,7 +124,7 @@ class Chooser:
 
         if e.named:
             if b"\0" in data[:8192]:
-                self.notes.append(f"skipped {e.label}: binary file")
+                self.base_notes.append(f"skipped {e.label}: binary file")
                 self.skipped.append({"what": e.label, "why": "binary"})
                 return False
             return True
@@ -152,7 +160,7 @@ class Chooser:
                 continue
             out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
         for reason, n in sorted(counts.items()):
-            self.notes.append(f"left out {n:,} file(s): {reason} (--include GLOB to pack them)")
+            self.base_notes.append(f"left out {n:,} file(s): {reason} (--include GLOB to pack them)")
         return out
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
@@ -180,8 +188,24 @@ class Chooser:
         defs = self._defs(reachable(self.sources, self.query))
         for s in self.sources:
             s.defs = defs.get(s.label)
-        self.ranking = rank_sources(self.sources, self.query)
+        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
         self.docs = self.ranking.docs
+        self._missing_paths()
+
+    def _missing_paths(self) -> None:
+        """A path the task names that no candidate is: a warning with the closest names."""
+        import difflib
+
+        from ctxtools.retrieval.rank import _path_hits
+
+        labels = [s.label for s in self.sources]
+        names = sorted({lab.rsplit("/", 1)[-1] for lab in labels})
+        for p in self.query.paths:
+            if "." not in p.rsplit("/", 1)[-1] or _path_hits(labels, [p]):
+                continue
+            close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            self.base_notes.append(f"warning: the task names {p}, which is not among the files{hint}")
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, budget: int) -> tuple[str, list[dict]]:
@@ -210,7 +234,7 @@ class Chooser:
         if changed:
             from ctxtools.retrieval.rank import rank_sources
 
-            self.ranking = rank_sources(self.sources, self.query)
+            self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
             self.docs = self.ranking.docs
             self._counts.clear()
         return changed

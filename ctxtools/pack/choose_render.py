@@ -78,6 +78,7 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
     ch.failed_named = []
     ch.lost = set()
     ch.dropped = []
+    ch.fit_notes = []
     diffs, reserved, over = _reserve_diffs(ch, budget)
     weights = ch.ranking.weights
     top_terms = sorted((t for t in weights if weights[t] > 0), key=lambda t: (-weights[t], t))[:8]
@@ -90,8 +91,10 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
         signatures_only=ch.sig_mode,
         top_terms=top_terms,
         path_cost=ch.count,
+        blind=_blind_by_rank(ch),
     )
     ranks = {d.label: i + 1 for i, d in enumerate(ch.docs)}
+    ranks.update({lab: len(ranks) + 1 + i for i, lab in enumerate(_blind_by_rank(ch))})
     blocks: dict[str, tuple[str, str, Shown | None]] = {}
     for sh in p.shown:
         lab = sh.doc.label
@@ -104,9 +107,16 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
     if p.paths:
         texts.append(ch.render.more_files(p.paths))
         rows.extend(_path_row(ch, lab, ranks) for lab in p.paths)
+        rows.sort(key=lambda r: r["path"])
     _named_left_out(ch, p, over, blocks)
     _record_left_out(ch, p, blocks)
     return "\n".join(texts), rows
+
+
+def _blind_by_rank(ch) -> list[str]:
+    """The files nothing in the task reaches, by the repo map's rank (best first)."""
+    ranks = ch.map_ranks
+    return sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
 
 
 def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
@@ -145,14 +155,14 @@ def _chunk_label(doc, k: int) -> str:
 
 def _path_row(ch, lab: str, ranks) -> dict:
     e = ch.entries[lab]
-    doc = next(d for d in ch.docs if d.label == lab)
+    doc = next((d for d in ch.docs if d.label == lab), None)
     return {
         "path": lab,
         "named": e.named,
         "why": e.why,
         "shown": "path",
         "tokens": ch.count(lab) + 1,
-        "score": round(doc.score, 3),
+        "score": round(doc.score, 3) if doc is not None else 0.0,
         "rank": ranks.get(lab, 0),
     }
 
@@ -165,7 +175,7 @@ def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
         ch.lost.add(lab)
         if ch.req.allow_drop:
             ch.dropped.append({"what": lab, "why": "named, but not even its path fits (--allow-drop)"})
-            ch.notes.append(f"warning: dropped named file {lab}: not even its path fits (--allow-drop)")
+            ch.fit_notes.append(f"warning: dropped named file {lab}: not even its path fits (--allow-drop)")
         else:
             ch.failed_named.append(lab)
     for lab in over:
@@ -183,6 +193,18 @@ def _record_left_out(ch, p: Plan, blocks) -> None:
         ch.dropped.append(
             {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
         )
-    blind = len(ch.ranking.blind)
+    blind = sum(1 for lab in ch.ranking.blind if lab not in listed)
     if blind:
         ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
+    for sh in p.shown:
+        d = sh.doc
+        if d.named and sh.how == "signatures":
+            ch.fit_notes.append(f"note: named file {d.label}: its signatures only (its body does not fit)")
+        elif d.named and len(sh.lines) < len(d.lines):
+            ch.fit_notes.append(
+                f"note: named file {d.label}: {len(sh.lines):,} of {len(d.lines):,} lines shown"
+                " (the budget holds no more)"
+            )
+    for lab in p.paths:
+        if ch.entries[lab].named:
+            ch.fit_notes.append(f"note: named file {lab}: its path only (nothing more fits)")

@@ -108,7 +108,10 @@ class Gatherer:
             self.handles[ref] = FileEntry(ref, None, named, why)
 
     def add_changed(self, rev: str) -> None:
-        for rel, diff, deleted in changed_files(self.root, rev):
+        changed = changed_files(self.root, rev)
+        if not changed:
+            self.notes.append(f"note: --changed {rev}: nothing changed (no diff, no untracked file)")
+        for rel, diff, deleted in changed:
             path = os.path.join(self.root_real, rel)
             if deleted:
                 entry = self.entries.get(rel) or FileEntry(rel, None, True, "changed")

@@ -41,6 +41,10 @@ SEPARATOR_TOKENS = 3
 WINDOW_HALF = 12
 MAX_LINE_CHARS = 500
 PATH_TOKENS = 4  # per listed path, besides its own tokens
+VALUE_DOCS = 60
+FILE_POWER = 3.0
+SMOOTH = 0.3
+STRATEGY = "value"
 
 _SIG_KINDS = frozenset({"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"})
 
@@ -225,6 +229,55 @@ class _Planner:
             if len(sh.lines) >= len(doc.lines):
                 sh.how = "whole"
 
+    def named_first(self) -> None:
+        """Each file the user named gets its best chunk, else its signatures, before
+        anything is widened: named files degrade, they are not crowded out."""
+        limit = int(self.budget * FILL)
+        named = [d for d in self.docs if d.named]
+        share = limit // max(len(named), 1)
+        for d in named:
+            if not d.chunks:
+                continue
+            best = max(range(len(d.chunks)), key=lambda k: (d.scores[k], -k))
+            if not self.add(d, best, min(limit, self.used + share)):
+                self.signatures([d], limit, max_docs=1)
+
+    def by_value(self, limit_share: float = FILL) -> None:
+        """Chunks by expected recall per token: a file's share of the probability that the
+        task is about it (its score against the best, sharpened by ``FILE_POWER``), times
+        the chunk's share of its file (its score, smoothed toward the file's mean), over
+        what the chunk costs to show (context and a new file's header included)."""
+        import heapq
+
+        docs = [d for d in self.docs if d.score > 0 or d.named][:VALUE_DOCS]
+        if not docs:
+            return
+        top = max(d.score for d in docs) or 1.0
+        pf = {d.label: max(d.score / top, 1e-6) ** FILE_POWER for d in docs}
+        total = sum(pf.values())
+        heap = []
+        for d in docs:
+            scores = [max(s, 0.0) for s in d.scores]
+            mean = sum(scores) / len(scores) if scores else 0.0
+            w = [s + SMOOTH * mean + 1e-9 for s in scores]
+            wsum = sum(w)
+            for k, wk in enumerate(w):
+                value = pf[d.label] / total * wk / wsum
+                heapq.heappush(heap, (-value, d.label, k, d, value))
+        limit = int(self.budget * limit_share)
+        misses = 0
+        while heap and self.used < limit and misses < 200:
+            _neg, lab, k, d, value = heapq.heappop(heap)
+            sh = self.shown.get(lab)
+            ch = d.chunks[k]
+            if sh is not None and all(n in sh.lines for n in range(ch.start, ch.end + 1)):
+                continue
+            if not self.add(d, k, limit):
+                misses += 1
+        for sh in self.shown.values():
+            if len(sh.lines) >= len(sh.doc.lines):
+                sh.how = "whole"
+
     def signatures(self, docs: list[Doc], limit: int, max_docs: int = SIG_DOCS) -> None:
         n_docs = 0
         for doc in docs:
@@ -272,11 +325,17 @@ def plan(
     signatures_only: bool = False,
     top_terms: list[str] = (),
     path_cost: Callable[[str], int] | None = None,
+    blind: list[str] = (),
 ) -> Plan:
-    """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring)."""
+    """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring);
+    BLIND files (that nothing in the task reaches, best first) may follow as paths."""
     p = _Planner(docs, budget, costs, list(top_terms))
     if signatures_only:
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))
+    elif STRATEGY == "value":
+        p.named_first()
+        p.by_value()
+        p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
     else:
         p.concentrate()
         p.fill()
@@ -295,9 +354,19 @@ def plan(
             continue
         listed.append(d.label)
         p.used += c
+    for lab in blind:
+        if len(listed) >= PATH_DOCS:
+            break
+        c = count_path(lab) + PATH_TOKENS
+        if p.used + c > limit:
+            break
+        listed.append(lab)
+        p.used += c
     ranks = {d.label: i for i, d in enumerate(docs)}
+    ranks.update({lab: len(docs) + i for i, lab in enumerate(blind)})
     listed.sort(key=lambda lab: ranks[lab])
     shown = sorted(p.shown.values(), key=lambda s: ranks[s.doc.label])
     unlisted = [d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed]
     left = sum(1 for d in docs if d.label not in p.shown and d.label not in listed)
+    left += sum(1 for lab in blind if lab not in listed)
     return Plan(shown, listed, unlisted, left, p.used)

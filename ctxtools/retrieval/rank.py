@@ -254,8 +254,42 @@ def reachable(sources: list[Source], query: Query) -> set[str]:
     return out
 
 
-def rank_sources(sources: list[Source], query: Query) -> Ranking:
-    """Rank SOURCES against QUERY (see the module's docstring)."""
+def rank_sources(
+    sources: list[Source], query: Query, fallback: dict[str, float] | None = None
+) -> Ranking:
+    """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
+    reaches any source (a task of plain words that occur nowhere), the files are ranked
+    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
+    ranking = _rank(sources, query)
+    if fallback is None or any(d.score > 0 for d in ranking.docs):
+        return ranking
+    return _by_fallback(sources, query, fallback)
+
+
+FALLBACK_DOCS = 200
+
+
+def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]) -> Ranking:
+    docs = []
+    best = sorted(sources, key=lambda s: (not s.named, -fallback.get(s.label, 0.0), s.label))
+    for src in best[:FALLBACK_DOCS]:
+        lines = _lines_of(src.data)
+        chunks = chunk_file(lines, src.defs or ())
+        doc = Doc(src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), ())
+        doc.imports = import_lines(lines)
+        doc.named = src.named
+        doc.changed = src.changed
+        base = fallback.get(src.label, 0.0) * (ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0)
+        doc.score = base + (NAMED_BONUS if src.named else 0.0) + 1e-9
+        n = max(len(chunks), 1)
+        doc.scores = [doc.score / n] * len(chunks)
+        doc.why.append("ranked by the repository map (nothing in the task matched)")
+        docs.append(doc)
+    docs.sort(key=lambda d: (-d.score, d.label))
+    return Ranking(docs, [], {}, query)
+
+
+def _rank(sources: list[Source], query: Query) -> Ranking:
     terms = Terms(list(query.terms))
     labels = [s.label for s in sources]
     path_hits = _path_hits(labels, query.paths)
@@ -353,9 +387,20 @@ def _callees(docs: list[Doc]) -> None:
         text = "\n".join(d.lines[ch.start - 1 : ch.end])
         for name in dict.fromkeys(word.findall(text)):
             targets = by_name.get(name)
-            if not targets or name == ch.name or len(targets) > 3:
+            if not targets or name == ch.name or len(targets) > 3 or not _distinctive(name):
                 continue
             for td, tk in targets:
                 if td is d and tk == k:
                     continue
-                td.scores[tk] += CALLEE_SHARE * s / len(targets)
+                td.scores[tk] += CALLEE_SHARE * s * td.prior / len(targets)
+
+
+def _distinctive(name: str) -> bool:
+    """A name that says which definition it means: compound, or long, and not one of the
+    built-in types' method names."""
+    from ctxtools.repomap.graph import COMMON
+
+    if name in COMMON:
+        return False
+    core = name.strip("_")
+    return "_" in core or any(c.isupper() for c in core[1:]) or len(core) >= 8
