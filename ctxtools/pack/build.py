@@ -70,14 +70,13 @@ class _Fixed:
 
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
-    """Build the pack REQ asks for, counted with RULER (default: the model's encoding).
-    Every part the renderer makes, and the whole pack, pass through its redactor."""
+    """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
     root, root_real = _check_request(req)
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
     redactions: list[dict] = []
-    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))
+    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))  # all redacted
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
