@@ -14,6 +14,7 @@ Each rule is ``(kind, gate, pattern, group, checks)``:
   separate; ``aws-id`` an AWS key id's 16 characters hold a digit, or its line names AWS;
   ``hex-mix`` a hex body holds a digit and a letter; ``discord`` a Discord token's first part
   is a base64 user id; ``docker`` a docker ``auth`` value decodes to ``user:password``;
+  ``url`` a URL's password is not a placeholder or a template (``url_password``);
   ``value`` the value looks like a credential, not a placeholder, a template or a name
   (``credential_value``); ``bare`` the same for a value without quotes, where a dotted or
   snake_case name is taken for a variable; ``lines`` the pattern is run only on the lines
@@ -264,7 +265,7 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
         r"://[^\s:/?#@]*:[^\s/?#@]+@",
         r"://[^\s:/?#@\"'<>\\]{0,256}:(?P<s>[^\s/?#@\"'<>\\]{1,256})@",
         "s",
-        ("value",),
+        ("url",),
     ),
     # docker config.json: "auth" is base64 of user:password; kubeconfig's client key and
     # bearer token wherever the file lives.

@@ -147,6 +147,25 @@ def _classes(value: str) -> int:
     )
 
 
+def _placeholder(value: str) -> bool:
+    """A placeholder (``changeme``, ``<password>``, ``xxxxxxxx``, ``test…``, ``…password…``,
+    ``...``), a template or an expression (``${DB_PASSWORD}``, ``{{ pw }}``, ``%(pw)s``),
+    or shorter than 6 characters."""
+    if len(value) < 6 or _TEMPLATE.search(value):
+        return True
+    low = value.lower()
+    if "".join(c for c in low if c.isalnum()) in PLACEHOLDERS or len(set(low)) <= 2:
+        return True
+    return any(part in low for part in _PLACEHOLDER_PARTS)
+
+
+def url_password(value: str) -> bool:
+    """Whether VALUE, the password of a URL's ``user:password@``, is one: not a placeholder
+    (``_placeholder``). A URL's own syntax makes the place certain, so a short or simple
+    password counts (``postgres://app:s3cret@db``)."""
+    return not _placeholder(value)
+
+
 def credential_value(value: str, bare: bool = False) -> bool:
     """Whether VALUE, assigned to a password-like key, looks like a credential rather than
     a test value, a placeholder, a template or a name: at least 8 characters without white
@@ -159,15 +178,10 @@ def credential_value(value: str, bare: bool = False) -> bool:
     (``settings.DB_PASSWORD``, ``db_password``, ``PASSWORD``, ``OutputToken``: a variable
     or a type)."""
     n = len(value)
-    if n < 8 or any(c.isspace() for c in value) or _TEMPLATE.search(value):
+    if n < 8 or any(c.isspace() for c in value) or _placeholder(value):
         return False
     kinds = _classes(value)
     if kinds < 2 or (kinds == 2 and n < 16) or len(set(value)) * 3 < min(n, 36):
-        return False
-    low = value.lower()
-    if "".join(c for c in low if c.isalnum()) in PLACEHOLDERS:
-        return False
-    if any(part in low for part in _PLACEHOLDER_PARTS):
         return False
     if _WORDS.fullmatch(value):  # "X-Xet-Access-Token", "some_setting.name": words
         return False
@@ -195,6 +209,8 @@ def _passes(checks: tuple[str, ...], text: str, start: int, end: int, m) -> bool
             ok = _discord(text[start:end])
         elif check == "docker":
             ok = _docker(text[start:end])
+        elif check == "url":
+            ok = url_password(text[start:end])
         else:  # "value" or "bare"
             ok = credential_value(text[start:end], bare=check == "bare")
         if not ok:
