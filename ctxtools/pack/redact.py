@@ -5,11 +5,12 @@ recognise. The pack's ``Renderer`` holds a ``PackRedactor`` and passes through i
 text it writes that no earlier step redacted:
 
 * each part as it is rendered (the repository map, the task, a memory chunk and its
-  label, the skill cards), so the parts are counted and fitted at their redacted sizes;
+  label, the skill cards, the files section, whose headers name the files), so the
+  parts are counted and fitted at their redacted sizes;
   files, diffs, handles, instruction files and skill bodies are redacted where they are
   read, line numbers and all;
-* the whole pack once more when ``document()`` assembles it, as the guarantee (a file
-  name is printed only inside rendered text): what this pass finds is replaced too and
+* the whole pack once more when ``document()`` assembles it, as the guarantee: what
+  this pass finds (nothing, unless a part escaped the first layer) is replaced too and
   reported as ``pack line N``, a line of the printed pack. The pack is counted after
   this pass, so a marker longer than what it replaced is paid for by the fitting rounds
   like any other excess, and the budget holds.

@@ -55,9 +55,12 @@ class Renderer:
             "task": "Task",
         }[name]
         tag = {"map": "repomap"}.get(name, name)
+        rows: list[dict] = []
+        if name == "files":  # the blocks' headers name the files: a name may hold a secret
+            body, rows = self._redact(body, "files section")
         if self.xml:
-            return f"<{tag}>\n{body}</{tag}>\n"
-        return f"# {title}\n\n{body}"
+            return self._part(f"<{tag}>\n{body}</{tag}>\n", rows)
+        return self._part(f"# {title}\n\n{body}", rows)
 
     def instruction(self, path: str, text: str) -> str:
         if self.xml:
