@@ -223,11 +223,11 @@ def load_filter(root: str, include=(), exclude=()) -> PathFilter:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            pathspec.PathSpec.from_lines("gitwildmatch", [line])
-        except Exception as exc:  # pathspec raises several kinds for a bad pattern
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, TypeError) as exc:  # pathspec's errors for a bad pattern
             filt.notes.append(f"warning: .ctxignore line {n}: bad pattern {line!r} ({exc})")
             continue
         good.append(line)
     if good:
-        filt.ignore = pathspec.PathSpec.from_lines("gitwildmatch", good)
+        filt.ignore = pathspec.GitIgnoreSpec.from_lines(good)
     return filt
