@@ -281,9 +281,14 @@ def cli(**opts) -> int:
     content, so a changed file re-embeds only its changed sections.
 
     Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
-    credentials ...) are skipped even when named, and private keys, cloud keys and
-    provider tokens in any text become '[secret redacted: KIND]', said on stderr.
-    --allow-secrets turns both off. Binary files are skipped, said on stderr.
+    credentials ...), or symbolic links to one, are skipped even when named (--memory
+    files too), and private keys, cloud keys, provider tokens, passwords in URLs and
+    credential-like values of password-like keys become '[secret redacted: KIND]' wherever
+    the pack holds them (files, diffs, the map, memory, skills, the task, file names),
+    said on stderr ('redacted KIND in WHERE line N'); the pack is counted after redaction.
+    --allow-secrets turns both off. Binary files are skipped, said on stderr. A file name
+    holding a control character (a newline, a tab...), a double quote or a backslash is
+    shown in double quotes with C escapes, as ctx-excerpt shows it.
 
     --explain prints on stderr each budget term, tokens per section and per file as bars
     scaled to the budget, the memory threshold and each memory section's score, in or out

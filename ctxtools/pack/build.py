@@ -25,6 +25,7 @@ from ctxtools.pack.model import (
     Pack,
     PackRequest,
 )
+from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
 
 
@@ -60,14 +61,14 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
-    render = Renderer(req.fmt)
+    redactions: list[dict] = []
+    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))  # all redacted
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
     _gather_paths(gather, req, root, notes)
 
     dropped: list[dict] = []
-    redactions: list[dict] = []
     entries = load_entries(gather, req, notes, dropped, redactions)
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
@@ -112,7 +113,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
         _memory_totals(memory_info, fixed, count)
-    return Pack(
+    pack = Pack(
         text=text,
         tokens=tokens,
         budget=budget,
@@ -128,6 +129,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+    return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
 def _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtools.pack.inputs import redact_text
 from ctxtools.pack.model import MEMORY_SHARE
 
 
@@ -40,6 +39,7 @@ def memory_section(req, task_words, total, render, count, notes, redactions):
         embed_timeout=req.embed_timeout,
         min_score=req.min_score,
         store=req.store,
+        allow_secrets=req.allow_secrets,
     )
     notes.extend(ranking.notes)
     cap = req.memory_tokens if req.memory_tokens is not None else total * MEMORY_SHARE // 100
@@ -79,8 +79,8 @@ def _fill(ranking, rows, cap, render, count, req, redactions) -> list[tuple[str,
         if k not in rendered:
             c = ranking.chunks[k].chunk
             where = f"{c.file}:{c.start}-{c.end}"
-            text = redact_text(ranking.chunks[k].text, f"memory {where}", req, redactions)
-            p = render.memory_chunk(c.file, c.heading, c.start, c.end, text)
+            # The renderer redacts the chunk and its label (pack.redact).
+            p = render.memory_chunk(c.file, c.heading, c.start, c.end, ranking.chunks[k].text)
             rendered[k] = (where, p, count(p))
         return rendered[k]
 
