@@ -85,8 +85,12 @@ def shop(tmp_path, monkeypatch) -> Path:
             f'"""The order of the day {i}: an order is a total of lines."""\n\n'
             f"def note_{i}(order):\n    return order\n",
         )
-    write(root, "tests/test_orders.py", "from shop.orders import Order\n\n\n"
-          "def test_with_tax():\n    assert Order([]).with_tax()\n")
+    write(
+        root,
+        "tests/test_orders.py",
+        "from shop.orders import Order\n\n\n"
+        "def test_with_tax():\n    assert Order([]).with_tax()\n",
+    )
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
@@ -128,8 +132,9 @@ def test_a_stack_trace_task_ranks_the_frames_function_first(script_runner, shop)
 
 
 def test_a_rare_identifier_beats_common_words(script_runner, shop):
-    doc = pack_json(script_runner, "-q", "the order total is off after applyCoupon", "--tokens",
-                    "2000", ".")
+    doc = pack_json(
+        script_runner, "-q", "the order total is off after applyCoupon", "--tokens", "2000", "."
+    )
     rows = {f["path"]: f for f in doc["files"]}
     assert rows["web/cart.ts"]["rank"] == 1
     assert 8 in shown_lines(doc["text"])["web/cart.ts"]  # inside applyCoupon
@@ -147,15 +152,29 @@ def test_catalogues_and_lock_files_stay_out_of_a_directory_pack(script_runner, s
     assert "left out 1 file(s): translation catalogue" in r.stderr
     assert "left out 2 file(s): lock file" in r.stderr
     # --include brings one back
-    doc = pack_json(script_runner, "-q", "order total", "--tokens", "4000", ".", "--include",
-                    "*.po")
+    doc = pack_json(
+        script_runner, "-q", "order total", "--tokens", "4000", ".", "--include", "*.po"
+    )
     assert "locale/de/LC_MESSAGES/shop.po" in {f["path"] for f in doc["files"]}
 
 
 def test_exclude_and_ctxignore_keep_files_out_and_say_what_matched_nothing(script_runner, shop):
     (shop / ".ctxignore").write_text("web/\n[z-a].py\n")
-    r = script_runner.run(["ctx-pack", "-q", "applyCoupon order", "--tokens", "4000", ".",
-                           "--exclude", "stock/*", "--exclude", "nothing/*", "--json"])
+    r = script_runner.run(
+        [
+            "ctx-pack",
+            "-q",
+            "applyCoupon order",
+            "--tokens",
+            "4000",
+            ".",
+            "--exclude",
+            "stock/*",
+            "--exclude",
+            "nothing/*",
+            "--json",
+        ]
+    )
     assert r.returncode == 0, r.stderr
     paths = {f["path"] for f in json.loads(r.stdout)["files"]}
     assert not any(p.startswith(("web/", "stock/")) for p in paths)
@@ -165,8 +184,10 @@ def test_exclude_and_ctxignore_keep_files_out_and_say_what_matched_nothing(scrip
 
 def test_files_from_lists_candidates_and_an_empty_file_packs(script_runner, shop):
     write(shop, "shop/__init__.py", "")
-    listing = subprocess.run(["git", "ls-files", "-z", "*.py"], capture_output=True,
-                             check=True).stdout + b"shop/__init__.py\0"
+    listing = (
+        subprocess.run(["git", "ls-files", "-z", "*.py"], capture_output=True, check=True).stdout
+        + b"shop/__init__.py\0"
+    )
     args = ["ctx-pack", "-q", "with_tax", "--files-from", "-", "-0", "--tokens", "3000", "--json"]
     r = run_bytes(script_runner, args, listing)
     assert r.returncode == 0, r.stderr
@@ -196,8 +217,17 @@ def test_changed_with_nothing_changed_says_so(script_runner, shop):
 
 def test_the_makefile_target_run_twice_gives_the_same_pack(script_runner, shop):
     out = shop / "pack.md"
-    args = ["ctx-pack", "-q", "order total with_tax", "--tokens", "3000", "--changed", "-o",
-            str(out), "."]
+    args = [
+        "ctx-pack",
+        "-q",
+        "order total with_tax",
+        "--tokens",
+        "3000",
+        "--changed",
+        "-o",
+        str(out),
+        ".",
+    ]
     (shop / "shop/orders.py").write_text(ORDERS + "\n# touched\n")
     assert script_runner.run(args).returncode == 0
     first = out.read_bytes()
@@ -218,8 +248,9 @@ def test_an_earlier_pack_in_the_tree_is_not_a_candidate(script_runner, shop):
 @pytest.mark.parametrize("tokens", [600, 1000, 2500, 6000])
 def test_the_budget_is_recounted_and_never_exceeded(script_runner, shop, tokens):
     copy_sources(shop / "more")
-    r = script_runner.run(["ctx-pack", "-q", "reserve stock with_tax applyCoupon", "--tokens",
-                           str(tokens), "."])
+    r = script_runner.run(
+        ["ctx-pack", "-q", "reserve stock with_tax applyCoupon", "--tokens", str(tokens), "."]
+    )
     assert r.returncode == 0, r.stderr
     assert count(r.stdout) <= tokens
 
@@ -252,8 +283,9 @@ def test_a_task_that_is_only_a_stack_trace(script_runner, shop):
 
 
 def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner, shop):
-    r = script_runner.run(["ctx-pack", "-q", "fix the bug in shop/order.py", "--tokens", "2000",
-                           "."])
+    r = script_runner.run(
+        ["ctx-pack", "-q", "fix the bug in shop/order.py", "--tokens", "2000", "."]
+    )
     assert r.returncode == 0, r.stderr
     assert "warning: the task names shop/order.py, which is not among the files" in r.stderr
     assert "closest: orders.py" in r.stderr
@@ -268,8 +300,18 @@ def test_a_repository_of_fifty_thousand_files(script_runner, tmp_path, monkeypat
             (sub / f"m{f}.py").write_text(f"def f_{d}_{f}():\n    return {f}\n")
     (root / "pkg42" / "m7.py").write_text("def apply_rebate_rules():\n    return 'rebate'\n")
     monkeypatch.chdir(root)
-    r = script_runner.run(["ctx-pack", "-q", "apply_rebate_rules is wrong", "--tokens", "3000",
-                           "--no-map", ".", "--json"])
+    r = script_runner.run(
+        [
+            "ctx-pack",
+            "-q",
+            "apply_rebate_rules is wrong",
+            "--tokens",
+            "3000",
+            "--no-map",
+            ".",
+            "--json",
+        ]
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     rows = {f["path"]: f for f in doc["files"]}
