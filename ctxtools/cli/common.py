@@ -14,6 +14,7 @@ to stderr through ``warn``. Nothing here is logic a library user would need.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -413,17 +414,12 @@ def read_path_bytes(path: str) -> bytes:
 
 
 def read_json_source(src: FileArg, error, *, containers: bool = True) -> bytes:
-    """The bytes of SRC, an input that must be JSON or JSON Lines, read within the bounds of
-    ``ctxtools.jsonbound.read_json`` (ERROR makes the error for a head that is not JSON)."""
+    """SRC's bytes within ``ctxtools.jsonbound.read_json``'s bounds (ERROR: for its head)."""
     from ctxtools.jsonbound import read_json
 
     stream = open_source(src)
-    try:
-        label = src.path if src.path is not None else "stdin"
-        return read_json(stream, label, error, containers=containers)
-    finally:
-        if src.path is not None:
-            stream.close()
+    with stream if src.path is not None else contextlib.nullcontext(stream):
+        return read_json(stream, src.path or "stdin", error, containers=containers)
 
 
 def read_source_bytes(src: FileArg) -> bytes:
