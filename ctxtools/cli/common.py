@@ -414,11 +414,9 @@ def read_path_bytes(path: str) -> bytes:
 
 
 def read_json_source(src: FileArg, error, *, containers: bool = True) -> bytes:
-    """SRC's bytes within ``ctxtools.jsonbound.read_json``'s bounds (ERROR: for its head)."""
-    from ctxtools.jsonbound import read_json
+    from ctxtools.jsonbound import read_json  # SRC within its bounds (ERROR: for its head)
 
-    stream = open_source(src)
-    with stream if src.path is not None else contextlib.nullcontext(stream):
+    with open_source(src) if src.path else contextlib.nullcontext(stdin_bytes()) as stream:
         return read_json(stream, src.path or "stdin", error, containers=containers)
 
 
