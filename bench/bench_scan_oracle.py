@@ -12,6 +12,23 @@ Corpora (bench/corpora/, gitignored; prepared on first run when missing):
   js-esm      svelte 4 src/ and preact 10 src/ (npm pack): JavaScript as ES modules
   .d.ts       every declaration file of those and of @angular/core 17, vue 3, zod 3
 
+Tree-sitter languages (ctxtools/repomap/scan/treesitter.py), one real repository each, at
+the commit named in TS_REPOS, unpacked under bench/corpora/repos/<owner>+<name>/ (a
+``git archive`` of that commit; the bench never fetches them itself):
+  c           libuv/libuv (.c, and .h read as C: --langmap=C:.c.h)
+  cpp         google/leveldb (.cc, .h)
+  csharp      JamesNK/Newtonsoft.Json    ruby    sinatra/sinatra    php     slimphp/Slim
+  kotlin      square/okhttp              lua     luarocks/luarocks  bash    nvm-sh/nvm
+Universal Ctags 5.9 has no Swift or Scala parser, so those two have no row here.
+Kinds compared there (ctags kinds, C/C++ with prototypes switched on, --kinds-C=+p):
+  c/cpp       function, prototype, struct, union, enum, typedef, class (C++), variable
+              at file level (left out: macro, member, enumerator, namespace, extern var)
+  csharp      class, interface, struct, enum, method   (left out: property, field, event)
+  ruby        class, module, method, singletonMethod, constant (left out: accessor, alias)
+  php         class, interface, trait, function (methods too)  (left out: variable, define)
+  kotlin      class, interface, object, method, typealias, constant, variable at file level
+  lua, bash   function
+
 The oracle is ``ctags --output-format=json --fields=+nKSe``. Only top-level and
 class-level definitions count: a ctags tag whose scope is a function or method is dropped
 (we do not report nested functions by design), and so is a tag that lies inside the body
@@ -129,6 +146,31 @@ CTAGS_KINDS = {
     },
 }
 CTAGS_KINDS["js-esm"] = CTAGS_KINDS["javascript"]
+_C_KINDS = {"function", "prototype", "struct", "union", "enum", "typedef", "variable"}
+CTAGS_KINDS.update(
+    {
+        "c": _C_KINDS,
+        "cpp": _C_KINDS | {"class"},
+        "csharp": {"class", "interface", "struct", "enum", "method"},
+        "ruby": {"class", "module", "method", "singletonMethod", "constant"},
+        "php": {"class", "interface", "trait", "function"},
+        "kotlin": {"class", "interface", "object", "method", "typealias", "constant", "variable"},
+        "lua": {"function"},
+        "bash": {"function"},
+    }
+)
+# repository, commit, suffixes (unpacked under bench/corpora/repos/<owner>+<name>)
+TS_REPOS = {
+    "c": ("libuv/libuv", "6179e7af87413396d5853a1c3722c8b5749336c8", (".c", ".h")),
+    "cpp": ("google/leveldb", "78a352f47ed6c1e9d750545e9b242289185b87e1", (".cc", ".h")),
+    "csharp": ("JamesNK/Newtonsoft.Json", "09bb545d72969ad7fb4ea07db0d5c34f4fc07877", (".cs",)),
+    "ruby": ("sinatra/sinatra", "cb22afd7902b566b6eaba6c4ea89739494a65d12", (".rb",)),
+    "php": ("slimphp/Slim", "038fd5713d5a41636fdff0e8dcceedecdd17fc17", (".php",)),
+    "kotlin": ("square/okhttp", "1682d9bac8c03dffde2969b0b74d47649d0dbb52", (".kt",)),
+    "lua": ("luarocks/luarocks", "2d2cc8eff2f03c23d142f8059146fb241dcf56b5", (".lua",)),
+    "bash": ("nvm-sh/nvm", "b17550a0b9ab691439815dfccc8b73e3a59fa103", (".sh",)),
+}
+REPOS = CORPORA / "repos"
 FUNCTION_KINDS = {"function", "member", "method", "func", "getter", "setter", "generator"}
 # ctags kinds that are only counted at module level (no scope)
 TOP_ONLY = {"constant", "variable", "const", "var"}
@@ -152,6 +194,9 @@ OUR_KINDS = {
     "javascript": {"class", "function", "method", "const", "variable"},
 }
 OUR_KINDS["js-esm"] = OUR_KINDS["javascript"]
+_ALL_OURS = {"class", "function", "method", "interface", "struct", "enum", "trait", "type",
+             "const", "variable", "impl"}  # fmt: skip
+OUR_KINDS.update({lang: _ALL_OURS for lang in TS_REPOS})
 OUR_KINDS["ts-tsc"] = OUR_KINDS["typescript"]
 OUR_KINDS["js-tsc"] = OUR_KINDS["javascript"]
 OUR_KINDS["js-esm-tsc"] = OUR_KINDS["javascript"]
@@ -166,6 +211,18 @@ CTAGS_LANG = {
     "typescript": "TypeScript",
     "javascript": "JavaScript",
     "js-esm": "JavaScript",
+    "c": "C",
+    "cpp": "C++",
+    "csharp": "C#",
+    "ruby": "Ruby",
+    "php": "PHP",
+    "kotlin": "Kotlin",
+    "lua": "Lua",
+    "bash": "Sh",
+}
+CTAGS_EXTRA = {
+    "c": ["--kinds-C=+p", "--langmap=C:.c.h"],
+    "cpp": ["--kinds-C++=+p", "--langmap=C++:.cc.h"],
 }
 SUFFIXES = {
     "python": (".py",),
@@ -180,6 +237,7 @@ SUFFIXES = {
     "js-tsc": (".js",),
     "js-esm-tsc": (".js",),
     "dts-tsc": (".d.ts",),
+    **{lang: spec[2] for lang, spec in TS_REPOS.items()},
 }
 
 DJANGO = CORPORA / "Django-5.1.4"
@@ -218,6 +276,18 @@ DEBIAN = {
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, check=True, **kw)
+
+
+def prepare_ts() -> dict[str, list[Path]]:
+    """The tree-sitter languages' repositories that are there (named when missing)."""
+    out = {}
+    for lang, (repo, commit, _) in TS_REPOS.items():
+        d = REPOS / repo.replace("/", "+")
+        if d.is_dir():
+            out[lang] = [d]
+        else:
+            print(f"({lang}: {d} missing: unpack {repo} at {commit} there)", file=sys.stderr)
+    return out
 
 
 def prepare() -> dict[str, list[Path]]:
@@ -264,6 +334,7 @@ def prepare() -> dict[str, list[Path]]:
                         ) and name.endswith(".java"):
                             z.extract(name, dest)
     return {
+        **prepare_ts(),
         "python": [DJANGO],
         "python-vars": [DJANGO],
         "go": [CORPORA / "go"],
@@ -294,7 +365,7 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     t = time.perf_counter()
     proc = subprocess.run(
         ["ctags", "--output-format=json", "--fields=+nKSe", "--langmap=TypeScript:+.tsx",
-         f"--languages={CTAGS_LANG[lang]}", "-L", "-", "-f", "-"],
+         *CTAGS_EXTRA.get(lang, ()), f"--languages={CTAGS_LANG[lang]}", "-L", "-", "-f", "-"],
         input="\n".join(str(f) for f in files), capture_output=True, text=True,
     )  # fmt: skip
     elapsed = time.perf_counter() - t
@@ -344,6 +415,21 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
                 continue
         if lang != "go" and any(a < tag["line"] <= b for a, b in bodies[tag["path"]]):
             continue
+        if lang in ("c", "cpp"):
+            if tag["name"].startswith("__anon"):
+                continue  # ctags' made-up name for an anonymous struct/enum
+            tag["name"] = tag["name"].replace(" ", "")  # "operator =" is operator=
+            if tag["name"] in ("offsetof", "sizeof", "alignof"):
+                continue  # STATIC_ASSERT(offsetof(...)) read as a prototype
+            m = _MACRO_DEFINED.match(lines.get(tag["path"], tag["line"]))
+            if m and lang == "c" and m.group(1) == tag["name"] and tag["kind"] == "function":
+                # TEST_IMPL(fs_access) {...}: ctags names the function after the macro,
+                # we after what it defines
+                tag["name"] = m.group(2)
+        if lang == "lua":
+            if tag["line"] in lua_nested(tag["path"]):
+                continue  # a function inside a function: ctags 5.9 keeps no scope in Lua
+            tag["name"] = re.split(r"[.:]", tag["name"])[-1]  # M.f, M:g: the field's name
         if lang == "go" and tag["name"] == "_":
             continue  # the blank identifier defines nothing
         if tag.get("scopeKind") in NESTED_SCOPES:
@@ -359,6 +445,7 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
 # --- Universal Ctags 5.9's own junk in JavaScript and TypeScript -------------------------
 
 CTAGS_JS = ("typescript", "javascript", "js-esm")
+_MACRO_DEFINED = re.compile(r"([A-Z_][A-Z0-9_]*)\(\s*(\w+)\s*[,)]")
 JUNK: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 _IMPORT_LINE = re.compile(r"\s*(?:import\b|export\s*(?:type\s*)?\{|export\s*\*)")
 _REQUIRE_BINDING = re.compile(r"\s*(?:var|let|const)\s.*=\s*require\s*\(")
@@ -386,6 +473,45 @@ class SourceLines:
             text = Path(path).read_bytes().decode("utf-8", "replace")
             lines = self.files[path] = text.split("\n")
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+_LUA_TOKENS = re.compile(
+    r"--\[(=*)\[.*?\]\1\]|--[^\n]*|\[(=*)\[.*?\]\2\]|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+    r"|\b(function|if|do|repeat|end|until)\b|\n",
+    re.S,
+)
+_LUA_NESTED: dict[str, set] = {}
+
+
+def lua_nested(path: str) -> set[int]:
+    """Lines of a Lua file that start inside a function body (an independent block
+    count: function/if/do/repeat open, end/until close; comments and strings skipped)."""
+    if path in _LUA_NESTED:
+        return _LUA_NESTED[path]
+    text = Path(path).read_bytes().decode("utf-8", "replace")
+    out: set[int] = set()
+    stack: list[str] = []
+    line = 1
+    depth_f = 0
+    for m in _LUA_TOKENS.finditer(text):
+        tok = m.group(0)
+        if tok == "\n":
+            line += 1
+            if depth_f:
+                out.add(line)
+            continue
+        word = m.group(3)
+        if word is None:
+            line += tok.count("\n")
+            continue
+        if word in ("function", "if", "do", "repeat"):
+            stack.append(word)
+            depth_f += word == "function"
+        elif stack:
+            depth_f -= stack.pop() == "function"
+    # a line whose function opened on it is not inside it
+    _LUA_NESTED[path] = out
+    return out
 
 
 def js_junk(tag: dict, text: str) -> str | None:
@@ -561,7 +687,7 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=0, help="print N missed/extra examples")
     ap.add_argument("--lang", action="append", help="only these languages")
     args = ap.parse_args()
-    corpora = prepare()
+    corpora = prepare_ts() if args.lang and set(args.lang) <= set(TS_REPOS) else prepare()
     rows = []
     for lang, dirs in corpora.items():
         if args.lang and lang not in args.lang:
