@@ -430,6 +430,11 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
             if tag["line"] in lua_nested(tag["path"]):
                 continue  # a function inside a function: ctags 5.9 keeps no scope in Lua
             tag["name"] = re.split(r"[.:]", tag["name"])[-1]  # M.f, M:g: the field's name
+        if lang == "kotlin":
+            if tag["name"] == "<lambda>":
+                continue  # ctags' made-up name for a lambda
+            if tag["line"] in kotlin_nested(tag["path"]):
+                continue  # a local of a function: ctags 5.9 keeps no scope for it
         if lang == "go" and tag["name"] == "_":
             continue  # the blank identifier defines nothing
         if tag.get("scopeKind") in NESTED_SCOPES:
@@ -511,6 +516,51 @@ def lua_nested(path: str) -> set[int]:
             depth_f -= stack.pop() == "function"
     # a line whose function opened on it is not inside it
     _LUA_NESTED[path] = out
+    return out
+
+
+_KT_TOKENS = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+    r"|\bfun\b|[{}=()\n]",
+    re.S,
+)
+_KT_NESTED: dict[str, set] = {}
+
+
+def kotlin_nested(path: str) -> set[int]:
+    """Lines of a Kotlin file inside a function's braces (an independent count: ``fun``
+    then the first ``{`` outside parentheses opens a body, unless an ``=`` comes first)."""
+    if path in _KT_NESTED:
+        return _KT_NESTED[path]
+    text = Path(path).read_bytes().decode("utf-8", "replace")
+    out: set[int] = set()
+    stack: list[bool] = []
+    pending = False
+    parens = 0
+    line = 1
+    for m in _KT_TOKENS.finditer(text):
+        tok = m.group(0)
+        if tok == "\n":
+            line += 1
+            if any(stack):
+                out.add(line)
+        elif tok == "fun":
+            pending, parens = True, 0
+        elif tok == "(":
+            parens += 1
+        elif tok == ")":
+            parens -= 1
+        elif tok == "=" and pending and parens <= 0:
+            pending = False
+        elif tok == "{":
+            stack.append(pending and parens <= 0)
+            pending = False
+        elif tok == "}":
+            if stack:
+                stack.pop()
+        else:
+            line += tok.count("\n")
+    _KT_NESTED[path] = out
     return out
 
 

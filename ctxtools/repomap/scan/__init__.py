@@ -49,6 +49,7 @@ __all__ = [
     "LANGUAGES",
     "Definition",
     "ScanResult",
+    "grammar_note",
     "header_language",
     "language_for",
     "language_of",
@@ -205,6 +206,17 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     else:
         from ctxtools.repomap.scan.java import scan
     return scan(text)
+
+
+def grammar_note(languages) -> str | None:
+    """One note naming the tree-sitter languages among LANGUAGES whose grammar wheel is
+    not installed (their files were mapped as text), or None. Loads no grammar."""
+    wanted = [lang for lang in languages if lang in TREE_SITTER]
+    if not wanted:
+        return None
+    from ctxtools.repomap.scan.treesitter import missing_note
+
+    return missing_note(wanted)
 
 
 def scan_bytes(path: str, data: bytes) -> ScanResult | None:

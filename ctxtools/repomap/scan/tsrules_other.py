@@ -110,6 +110,11 @@ def _rb_assignment(w, node, scope, in_class):
 
 def _rb_call(w, node, scope, in_class):
     """``require "x"`` / ``require_relative "x"`` at any level: an import."""
+    block = node.child_by_field_name("block")
+    if block is not None:  # configure do ... end, Class.new do def x ... end: walked
+        body = block.child_by_field_name("body")
+        if body is not None:
+            w.visit(body, scope, in_class)
     m = node.child_by_field_name("method")
     if m is None or node.child_by_field_name("receiver") is not None:
         return
@@ -136,7 +141,20 @@ def ruby() -> Rules:
     }
     return Rules(
         handlers,
-        frozenset({"body_statement", "ERROR", "begin_block", "end_block"}),
+        frozenset(
+            {
+                "body_statement",
+                "ERROR",
+                "begin_block",
+                "end_block",
+                "if",
+                "unless",
+                "then",
+                "else",
+                "elsif",
+                "begin",
+            }
+        ),  # fmt: skip
         (
             "comment",
             "string",
@@ -234,12 +252,19 @@ def _kt_function(w, node, scope, in_class):
     name, nn = _name(w, node)
     body = _body(node, ("function_body",))
     w.emit(_kind(scope, in_class), name, nn, node, scope, body)
+    if body is not None and body.has_error:
+        # a parse error inside may have swallowed the declarations after it: they are
+        # walked (as siblings of this one)
+        w.visit(body, scope, in_class)
 
 
 def _kt_companion(w, node, scope, in_class):
+    nn = node.child_by_field_name("name") or _body(node, ("identifier", "type_identifier"))
+    name = w.text(nn) if nn is not None else "Companion"
     body = _body(node, ("class_body",))
+    w.emit("class", name, nn or node, node, scope, body)
     if body is not None:
-        w.visit(body, scope, True)
+        w.visit(body, scope_join(scope, name), True)
 
 
 def _kt_property(w, node, scope, in_class):
