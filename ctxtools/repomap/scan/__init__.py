@@ -132,6 +132,8 @@ _CPP_HEADER = re.compile(
     rb"|\bstd::\w|\b(?:constexpr|nullptr|noexcept)\b",
     re.M,
 )
+_CPP_WORDS = ("template", "namespace", "class", "public", "private", "protected", "using",
+              "#include <", "std::", "constexpr", "nullptr", "noexcept")  # fmt: skip
 TREE_SITTER = frozenset(
     ("c", "cpp", "csharp", "ruby", "php", "kotlin", "swift", "scala", "lua", "bash")
 )
@@ -165,8 +167,10 @@ def shebang_language(head: bytes | str) -> str | None:
 def header_language(text: str) -> str:
     """C or C++ for a ``.h`` header, by what it says: a class with access specifiers, a
     namespace, a template, ``std::``, a C++ standard header... make it C++."""
-    head = text[:65536].encode("utf-8", "replace")
-    return "cpp" if _CPP_HEADER.search(head) else "c"
+    head = text[:65536]
+    if not any(w in head for w in _CPP_WORDS):
+        return "c"  # none of the words the pattern needs: no search
+    return "cpp" if _CPP_HEADER.search(head.encode("utf-8", "replace")) else "c"
 
 
 def language_of(path: str, text: str) -> str | None:

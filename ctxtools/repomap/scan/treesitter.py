@@ -54,7 +54,8 @@ class _Grammar:
         self.parser = ts.Parser(lang)
         kinds = [k for k in self.rules.literals if _has_kind(lang, k)]
         pattern = " ".join(f"({k}) @x" for k in kinds)
-        self.literals = ts.QueryCursor(ts.Query(lang, pattern)) if pattern else None
+        wanted = pattern and self.rules.strip is None
+        self.literals = ts.QueryCursor(ts.Query(lang, pattern)) if wanted else None
         self.keywords = _keywords(lang) | self.rules.keywords
 
 
@@ -134,7 +135,11 @@ _KEEP_NEWLINES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
 def _masked(src: bytes, g: _Grammar, root) -> str:
-    """SRC with every comment and string blanked (newlines kept), decoded."""
+    """SRC with every comment and string blanked (newlines kept), decoded: what the
+    references are counted in."""
+    strip = g.rules.strip
+    if strip is not None:
+        return strip.sub(b" ", src).decode("utf-8", "replace")
     if g.literals is None:
         return src.decode("utf-8", "replace")
     spans = []

@@ -178,7 +178,14 @@ _PREPROC = frozenset(
 # ``UV_PRIVATE_REQ_TYPES``), export/visibility markers (``UV_EXTERN int f(void);``,
 # ``class LEVELDB_EXPORT DB``) and annotation calls after a declarator
 # (``void f() EXCLUSIVE_LOCKS_REQUIRED(mu_);``).
-_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z_][A-Z0-9_]{2,}[ \t]*$", re.M)
+# a line that is only a macro name, or a top-level macro call on a line of its own
+# (``RB_GENERATE_STATIC(...)``) -- not a function defined through a macro
+# (``TEST_IMPL(name)`` then ``{``)
+_MACRO_LINE = re.compile(
+    rb"^(?:[ \t]*[A-Z_][A-Z0-9_]{2,}[ \t]*$"
+    rb"|[A-Z_][A-Z0-9_]{2,}\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*;?[ \t]*$(?![ \t\n]*\{))",
+    re.M,
+)
 _MARKER = re.compile(
     rb"\b[A-Z][A-Z0-9]*_(?:EXTERN|EXPORT|API|INLINE|DECL|PUBLIC|LOCAL|HIDDEN|VISIBLE"
     rb"|NORETURN|UNUSED|DEPRECATED|NODISCARD|FORCEINLINE|ALWAYS_INLINE)"
@@ -187,12 +194,7 @@ _MARKER = re.compile(
 _CALLING = re.compile(
     rb"\b(?:PASCAL|WINAPI|WINAPIV|WSAAPI|APIENTRY|CALLBACK|NTAPI|__stdcall|__cdecl|__fastcall)\b"
 )
-# a top-level macro call on a line of its own (``RB_GENERATE_STATIC(...)``), not a
-# function defined through a macro (``TEST_IMPL(name)`` then ``{``)
-_MACRO_CALL = re.compile(
-    rb"^[A-Z_][A-Z0-9_]{2,}\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*;?[ \t]*$(?![ \t\n]*\{)", re.M
-)
-_TRAILING = re.compile(rb"(?<=\))([ \t\n]+[A-Z][A-Z0-9_]{3,}(?:\([^()\n]*\))?)+(?=[ \t\n]*[;{])")
+_TRAILING = re.compile(rb"\)((?:[ \t\n]+[A-Z][A-Z0-9_]{3,}(?:\([^()\n]*\))?)+)(?=[ \t\n]*[;{])")
 _SPACES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
@@ -200,15 +202,37 @@ def _blank(m: re.Match) -> bytes:
     return m.group(0).translate(_SPACES)
 
 
+def _blank_after_paren(m: re.Match) -> bytes:
+    return b")" + m.group(1).translate(_SPACES)
+
+
+_MARKER_WORDS = (b"_EXTERN", b"_EXPORT", b"_API", b"_INLINE", b"_DECL", b"_PUBLIC", b"_LOCAL",
+                 b"_HIDDEN", b"_VISIBLE", b"_NORETURN", b"_UNUSED", b"_DEPRECATED",
+                 b"_NODISCARD", b"FORCEINLINE")  # fmt: skip
+_CALLING_WORDS = (b"PASCAL", b"WINAPI", b"WSAAPI", b"APIENTRY", b"CALLBACK", b"NTAPI", b"__stdcall",
+                  b"__cdecl", b"__fastcall")  # fmt: skip
+
+
 def prepare(src: bytes) -> bytes:
-    """SRC with the macros above blanked: the bytes tree-sitter parses."""
+    """SRC with the macros above blanked: the bytes tree-sitter parses. Each pattern runs
+    only when the words it needs are there."""
     if b"_" not in src:
         return src
     src = _MACRO_LINE.sub(_blank, src)
-    src = _MARKER.sub(_blank, src)
-    src = _CALLING.sub(_blank, src)
-    src = _MACRO_CALL.sub(_blank, src)
-    return _TRAILING.sub(_blank, src)
+    if any(w in src for w in _MARKER_WORDS):
+        src = _MARKER.sub(_blank, src)
+    if any(w in src for w in _CALLING_WORDS):
+        src = _CALLING.sub(_blank, src)
+    if b")" in src:
+        src = _TRAILING.sub(_blank_after_paren, src)
+    return src
+
+
+# Comments, strings and character literals: dropped before references are counted (a
+# word count needs no offsets, so one C-level substitution does it).
+_LITERALS = re.compile(
+    rb"//[^\n]*|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.){1,8}'"
+)
 
 
 def rules(language: str) -> Rules:
@@ -244,5 +268,10 @@ def rules(language: str) -> Rules:
         "concatenated_string",
     )
     return Rules(
-        handlers, frozenset(containers), literals, leading=frozenset({"comment"}), prepare=prepare
+        handlers,
+        frozenset(containers),
+        literals,
+        leading=frozenset({"comment"}),
+        prepare=prepare,
+        strip=_LITERALS,
     )
