@@ -446,6 +446,22 @@ def test_short_signature():
     java = f"public class {long_name} extends RuntimeException {{"
     assert short_signature("class", long_name, java, 20) == f"class {long_name}…"
     assert short_signature("struct", "Task", "pub(crate) struct Task {") == "struct Task"
+    # cut at a token boundary, never inside a word (issue 19)
+    py = "class NotFoundError(InputError):"
+    assert short_signature("class", "NotFoundError", py, 30) == "class NotFoundError(…"
+    c = "uv_loop_t* uv_default_loop(void)"
+    assert short_signature("function", "uv_default_loop", c, 30) == "uv_loop_t* uv_default_loop(…"
+    rb = "def mock_app(base=Sinatra::Base, &block)"
+    assert short_signature("method", "mock_app", rb, 30) == "def mock_app(base=Sinatra…"
+    for n in range(12, 60):
+        for sig in (py, c, rb, "def many(alpha, beta, gamma, delta, epsilon, zeta):"):
+            out = short_signature("function", sig.split("(")[0].split()[-1], sig, n)
+            if out.endswith("…"):
+                stem = out[:-1]
+                full = short_signature("function", sig.split("(")[0].split()[-1], sig, 999)
+                assert full.startswith(stem)
+                nxt = full[len(stem)]
+                assert not (stem[-1:].isalnum() and (nxt.isalnum() or nxt == "_")), (n, out)
     assert short_signature("function", "go", "export default function go() {") == "function go()"
 
 

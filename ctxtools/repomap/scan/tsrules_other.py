@@ -73,7 +73,9 @@ def _rb_type(kind):
         name = full.rsplit(".", 1)[-1]
         name_node = nn.child_by_field_name("name") if nn.type == "scope_resolution" else nn
         body = node.child_by_field_name("body")
-        w.emit(kind, name, name_node or nn, node, scope, sig_end=_line_end(w, nn))
+        sup = node.child_by_field_name("superclass")
+        end = (sup or nn).end_byte  # class A < B: no comment, no body after it
+        w.emit(kind, name, name_node or nn, node, scope, sig_end=end)
         if body is not None:
             w.visit(body, scope_join(scope, full), True)
 
