@@ -81,6 +81,20 @@ def short_signature(kind: str, name: str, signature: str, max_len: int = MAX_SIG
     return sig
 
 
+# var extname = path.extname, const { a } = b.c, X = Y.Z: a module-level name for
+# something defined elsewhere
+_ALIAS_RE = re.compile(
+    r"(?:export\s+)?(?:(?:var|let|const|val|local)\s+)?[\w$]+\s*(?::[^=]*)?=\s*"
+    r"[\w$]+(?:\s*(?:\.|::|->)\s*[\w$]+)+\s*;?"
+)
+
+
+def is_alias(d: tuple) -> bool:
+    """Whether definition D (a scan record) only names something defined elsewhere
+    (``var extname = path.extname``): among equally used definitions it comes last."""
+    return d[0] in ("variable", "const") and _ALIAS_RE.fullmatch(d[3]) is not None
+
+
 def _word(c: str) -> bool:
     return c.isalnum() or c in "_$"
 
@@ -153,6 +167,7 @@ class MapLayout:
                 range(len(defs)),
                 key=lambda k: (
                     -(scores[k] * (10.0 if boost and defs[k][1].lower() in boost else 1.0)),
+                    is_alias(defs[k]),
                     defs[k][4] is not None,
                     defs[k][2],
                     k,

@@ -16,7 +16,7 @@ from ctxtools.repomap import files, graph, rank, render, scanset
 from ctxtools.repomap.core import build_map, scan_repository
 from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
 from ctxtools.repomap.rank import pagerank
-from ctxtools.repomap.render import MapLayout, RankedFile, fit, short_signature
+from ctxtools.repomap.render import MapLayout, RankedFile, fit, is_alias, short_signature
 from ctxtools.repomap.scan import language_for, scan_source
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
@@ -428,6 +428,28 @@ def test_focus_and_query_personalise(tmp_path):
 
 
 # --- rendering -----------------------------------------------------------------------------
+
+
+def test_aliases_rank_below_real_definitions():
+    """A module-level alias nothing uses (``var extname = path.extname``) comes after the
+    real definitions of its file, and a require binding is not a definition at all."""
+    from ctxtools.repomap.scan import scan_source
+
+    src = (
+        'var path = require("path");\n'
+        "var extname = path.extname;\n"
+        "var sep = path.sep;\n"
+        "function realWork(a) { return extname(a); }\n"
+        "function otherWork(b) { return b; }\n"
+        "module.exports = { realWork, otherWork };\n"
+    )
+    r = scan_source("lib/util.js", src)
+    defs = tuple((d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in r.definitions)
+    assert [d[1] for d in defs] == ["extname", "sep", "realWork", "otherWork"]  # no "path"
+    layout = MapLayout([RankedFile("lib/util.js", 1.0, "javascript", defs, [0.0] * len(defs))])
+    assert [defs[k][1] for _f, k in layout.items] == ["realWork", "otherWork", "extname", "sep"]
+    assert is_alias(defs[0]) and not is_alias(defs[2])
+    assert not is_alias(("variable", "limit", 2, "var limit = 10", None, 2))
 
 
 def test_short_signature():
