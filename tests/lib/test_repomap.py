@@ -271,6 +271,13 @@ def test_tests_step_back():
     assert rank.is_test_path("tests/test_x.py") and rank.is_test_path("pkg/a_test.go")
     assert rank.is_test_path("web/a.spec.ts") and rank.is_test_path("src/test/java/A.java")
     assert not rank.is_test_path("src/latest.py") and not rank.is_test_path("attest.go")
+    for rel in ("Src/Newtonsoft.Json.Tests/TestFixtureBase.cs", "Tests/TestHelpers.swift",
+                "okhttp/src/jvmTest/kotlin/okhttp3/CacheTest.kt", "spec/app_spec.rb",
+                "db/db_test.cc", "test/test-fs.c", "core/src/CatsSuite.scala"):  # fmt: skip
+        assert rank.is_test_path(rel), rel
+    for rel in ("Src/Newtonsoft.Json/JsonConvert.cs", "Source/Core/Session.swift",
+                "lib/sinatra/base.rb", "db/db_impl.cc", "src/contest.c"):  # fmt: skip
+        assert not rank.is_test_path(rel), rel
     helper = "def shared_helper():\n    pass\n"
     scans = [
         fs("lib/core.py", "def core_api():\n    pass\n"),
