@@ -6,6 +6,7 @@ the laziness of the grammars."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -339,3 +340,22 @@ def test_no_grammar_loaded_without_a_tree_sitter_file():
     before, after = out.stdout.splitlines()
     assert before == "[]"
     assert {m.split(".")[0] for m in eval(after)} == {"tree_sitter", "tree_sitter_lua"}
+
+
+def test_pack_for_a_cpp_method_carries_it_whole(tmp_path):
+    """ctx-pack on a task naming a C++ method (Store::Put) packs its definition in
+    store.cpp from its signature to its closing brace."""
+    for name in ("store.cpp", "store.h"):
+        (tmp_path / name).write_bytes((DATA / name).read_bytes())
+    filler = "".join(f"int filler_{i}(int a) {{\n  return a * {i};\n}}\n\n" for i in range(40))
+    (tmp_path / "filler.cpp").write_text(filler)
+    pack = Path(sys.executable).parent / "ctx-pack"
+    env = {**os.environ, "CTX_STORE": str(tmp_path / "store")}
+    out = subprocess.run(
+        [str(pack), "-t", "fix Store::Put when the key is empty", "--tokens", "900", "."],
+        cwd=tmp_path, capture_output=True, text=True, env=env, check=True,
+    ).stdout  # fmt: skip
+    body = out.split("==> store.cpp <==", 1)[1].split("==>", 1)[0]
+    source = (DATA / "store.cpp").read_text().splitlines()
+    for n in range(9, 13):  # bool Store<T>::Put(...) { ... }
+        assert f"{n:4}│ {source[n - 1]}".rstrip() in body
