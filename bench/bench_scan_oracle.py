@@ -1,6 +1,8 @@
 """Scanner definitions against Universal Ctags, per language, plus scanning speed.
 
 Run by hand:  .venv/bin/python bench/bench_scan_oracle.py [--show N] [--lang L ...]
+              .venv/bin/python bench/bench_scan_oracle.py --parity   (needs the six
+              grammar wheels: pip install tree-sitter-python tree-sitter-go ...)
 
 Corpora (bench/corpora/, gitignored; prepared on first run when missing):
   python      Django 5.1.4 release tarball (pip download --no-binary), all 2,788 .py files
@@ -766,11 +768,69 @@ def compare(lang: str, files: list[Path], show: int) -> dict:
     return row
 
 
+# The six hand-scanned languages' grammar wheels, for --parity (not dependencies)
+PARITY_GRAMMARS = {
+    "python": ("tree_sitter_python", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "typescript": ("tree_sitter_typescript", "language_tsx"),
+    "javascript": ("tree_sitter_javascript", "language"),
+}
+
+
+def parity(lang: str, files: list[Path]) -> dict | None:
+    """Hand scanner (the whole scan: definitions and references) against tree-sitter's
+    parse alone -- a lower bound of any tree-sitter backend, which must walk the tree and
+    count references on top -- best of REPEAT, CPU seconds."""
+    import importlib
+
+    try:
+        import tree_sitter as ts
+
+        module, func = PARITY_GRAMMARS[lang]
+        parser = ts.Parser(ts.Language(getattr(importlib.import_module(module), func)()))
+    except ImportError:
+        print(f"({lang}: pip install {PARITY_GRAMMARS[lang][0].replace('_', '-')} for --parity)")
+        return None
+    texts = [(str(f), f.read_bytes().decode("utf-8", errors="replace")) for f in files]
+    data = [t.encode() for _, t in texts]
+
+    def best(fn) -> float:
+        out = float("inf")
+        for _ in range(REPEAT):
+            t = time.process_time()
+            fn()
+            out = min(out, time.process_time() - t)
+        return out
+
+    hand = best(lambda: [scan_source(p, t) for p, t in texts])
+    parse = best(lambda: [parser.parse(d) for d in data])
+    return {"lang": lang, "files": len(files), "MB": sum(map(len, data)) / 1e6,
+            "hand": hand, "parse": parse}  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--show", type=int, default=0, help="print N missed/extra examples")
     ap.add_argument("--lang", action="append", help="only these languages")
+    ap.add_argument(
+        "--parity",
+        action="store_true",
+        help="the six hand scanners' speed against tree-sitter's parse alone",
+    )
     args = ap.parse_args()
+    if args.parity:
+        corpora = prepare()
+        print(f"{'language':<12}{'files':>7}{'MB':>7}{'hand s':>9}{'ts parse s':>11}{'ratio':>7}")
+        for lang in PARITY_GRAMMARS:
+            if args.lang and lang not in args.lang:
+                continue
+            r = parity(lang, files_for(lang, corpora[lang]))
+            if r is not None:
+                print(f"{lang:<12}{r['files']:>7}{r['MB']:>7.1f}{r['hand']:>9.2f}"
+                      f"{r['parse']:>11.2f}{r['parse'] / r['hand']:>7.2f}")  # fmt: skip
+        return
     corpora = prepare_ts() if args.lang and set(args.lang) <= set(TS_REPOS) else prepare()
     rows = []
     for lang, dirs in corpora.items():

@@ -255,9 +255,7 @@ def _kt_function(w, node, scope, in_class):
     body = _body(node, ("function_body",))
     w.emit(_kind(scope, in_class), name, nn, node, scope, body)
     if body is not None and body.has_error:
-        # a parse error inside may have swallowed the declarations after it: they are
-        # walked (as siblings of this one)
-        w.visit(body, scope, in_class)
+        w.recover(node, body, scope, in_class)  # the declarations a parse error swallowed
 
 
 def _kt_companion(w, node, scope, in_class):
