@@ -192,22 +192,6 @@ class Walk:
             elif t in containers:
                 self.visit(child, scope, in_class)
 
-    def recover(self, node, body, scope: str | None, in_class: bool) -> None:
-        """A definition NODE whose BODY holds a parse error may have swallowed the ones
-        after it: find, anywhere in BODY, the declarations that start in NODE's own
-        column (its swallowed siblings) and handle them as siblings."""
-        column = node.start_point[1]
-        node = body
-        handlers = self.rules.handlers
-        stack = list(reversed(node.named_children))
-        while stack:
-            n = stack.pop()
-            h = handlers.get(n.type)
-            if h is not None and n.start_point[1] == column and n.start_byte > node.start_byte:
-                h(self, n, scope, in_class)
-            elif n.has_error or n.type == "ERROR" or n.named_child_count:
-                stack.extend(reversed(n.named_children))
-
     def emit(
         self,
         kind: str,

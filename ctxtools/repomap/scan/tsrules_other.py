@@ -254,8 +254,6 @@ def _kt_function(w, node, scope, in_class):
     name, nn = _name(w, node)
     body = _body(node, ("function_body",))
     w.emit(_kind(scope, in_class), name, nn, node, scope, body)
-    if body is not None and body.has_error:
-        w.recover(node, body, scope, in_class)  # the declarations a parse error swallowed
 
 
 def _kt_companion(w, node, scope, in_class):
