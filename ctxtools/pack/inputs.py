@@ -116,7 +116,9 @@ class Gatherer:
     def add_changed(self, rev: str) -> None:
         changed = changed_files(self.root, rev)
         if not changed:
-            self.notes.append(f"note: --changed {rev}: nothing changed (no diff, no untracked file)")
+            self.notes.append(
+                f"note: --changed {rev}: nothing changed (no diff, no untracked file)"
+            )
         for rel, diff, deleted in changed:
             path = os.path.join(self.root_real, rel)
             if deleted:
@@ -247,7 +249,7 @@ def load_entries(
             dropped.append({"what": label, "why": "too large"})
             continue
         # The bytes are read by the excerpt library (binary files are skipped there) and
-        # searched for secrets when the file is shown (FileFitter).
+        # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
         from ctxtools.resolve import HandleReader

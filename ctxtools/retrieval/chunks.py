@@ -144,7 +144,9 @@ def _emit_unit(out: list[Chunk], node: _Node, lines: list[str], parent: int) -> 
     if node.kind in _CONTAINERS and node.children:
         first = node.children[0].start
         me = len(out)
-        out.append(Chunk(node.start, first - 1, "class", node.name, node.scope, parent, 0, node.line))
+        out.append(
+            Chunk(node.start, first - 1, "class", node.name, node.scope, parent, 0, node.line)
+        )
         pos = first
         for child in node.children:
             if child.start > pos:

@@ -27,9 +27,7 @@ K1 = 1.2
 B = 0.75
 
 # Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
-_WORD_BYTES = bytes(
-    b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256)
-)
+_WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
 
 
 class Terms:

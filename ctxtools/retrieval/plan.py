@@ -46,7 +46,9 @@ FILE_POWER = 3.0
 SMOOTH = 0.3
 STRATEGY = "value"
 
-_SIG_KINDS = frozenset({"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"})
+_SIG_KINDS = frozenset(
+    {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
+)
 
 
 def cut(line: str) -> str:
@@ -292,7 +294,9 @@ class _Planner:
                 return
             if doc.label in self.shown:
                 continue
-            lines = sorted({d[2] for d in doc.defs if d[0] in _SIG_KINDS and 1 <= d[2] <= len(doc.lines)})
+            lines = sorted(
+                {d[2] for d in doc.defs if d[0] in _SIG_KINDS and 1 <= d[2] <= len(doc.lines)}
+            )
             if not lines:
                 continue
             keep = lines[:SIG_LINES]
@@ -348,8 +352,16 @@ def plan(
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))
     elif STRATEGY == "value":
         p.named_first()
+        # A named file that got nothing keeps the room for its path line.
+        held = sum(
+            (path_cost or (lambda s: len(s) // 3 + 1))(d.label) + PATH_TOKENS
+            for d in docs
+            if d.named and d.label not in p.shown
+        )
+        p.used += held
         p.by_value()
         p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
+        p.used -= held
     else:
         p.concentrate()
         p.fill()
@@ -380,7 +392,9 @@ def plan(
     ranks.update({lab: len(docs) + i for i, lab in enumerate(blind)})
     listed.sort(key=lambda lab: ranks[lab])
     shown = sorted(p.shown.values(), key=lambda s: ranks[s.doc.label])
-    unlisted = [d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed]
+    unlisted = [
+        d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed
+    ]
     left = sum(1 for d in docs if d.label not in p.shown and d.label not in listed)
     left += sum(1 for lab in blind if lab not in listed)
     return Plan(shown, listed, unlisted, left, p.used)

@@ -44,8 +44,8 @@ MAP_PRIOR = 0.0  # how much the repo map's rank (PageRank toward the task) lifts
 CALLEE_SHARE = 0.3
 CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
-COMMON_FILE_SHARE = 0.6
-FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)  # a term in more than this share of the files weighs nothing
+COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
+FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
 _ASKS = {
@@ -273,16 +273,35 @@ def rank_sources(
 FALLBACK_DOCS = 200
 
 
+def with_unreached(ranking: Ranking, sources: list[Source], fallback: dict[str, float]) -> None:
+    """RANKING's docs followed by the best ``FALLBACK_DOCS`` sources nothing reached, by
+    FALLBACK (the repo map's rank): what a signatures-only pack lists after the matches."""
+    wanted = set(ranking.blind) | set(ranking.rest)
+    extra = _by_fallback([s for s in sources if s.label in wanted], ranking.query, fallback)
+    low = min((d.score for d in ranking.docs), default=1.0)
+    for d in extra.docs:
+        d.score *= 1e-6 * low
+        d.scores = [x * 1e-6 * low for x in d.scores]
+    ranking.docs.extend(extra.docs)
+    taken = {d.label for d in extra.docs}
+    ranking.blind = [lab for lab in ranking.blind if lab not in taken]
+    ranking.rest = [lab for lab in ranking.rest if lab not in taken]
+
+
 def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]) -> Ranking:
     docs = []
     best = sorted(sources, key=lambda s: (not s.named, -fallback.get(s.label, 0.0), s.label))
     for src in best[:FALLBACK_DOCS]:
         lines = _lines_of(src.data)
         chunks = chunk_file(lines, src.defs or ())
-        doc = Doc(src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), None)
+        doc = Doc(
+            src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), None
+        )
         doc.named = src.named
         doc.changed = src.changed
-        base = fallback.get(src.label, 0.0) * (ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0)
+        base = fallback.get(src.label, 0.0) * (
+            ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0
+        )
         doc.score = base + (NAMED_BONUS if src.named else 0.0) + 1e-9
         n = max(len(chunks), 1)
         doc.scores = [doc.score / n] * len(chunks)
@@ -356,10 +375,15 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
         tf, n = terms.count(src.data) if present else ({}, len(src.data) // 6)
         fstats.add(tf, n)
         first.append((src, tf, n))
-    fw = _weights(terms, query, Stats(fstats.units, fstats.total_len, fstats.df, fstats.df, fstats.files))
+    fw = _weights(
+        terms, query, Stats(fstats.units, fstats.total_len, fstats.df, fstats.df, fstats.files)
+    )
     prior = _priors(query, set(query.terms))
     scored = sorted(
-        ((bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0), src.label, src, tf, n) for src, tf, n in first),
+        (
+            (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0), src.label, src, tf, n)
+            for src, tf, n in first
+        ),
         key=lambda t: (-t[0], t[1]),
     )
     stats = Stats(files=len(sources))
@@ -376,7 +400,9 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     blind_set = set(blind)
     for src in sources:
         if src.label in blind_set:
-            stats.add_blind(max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1), len(src.data) // 6)
+            stats.add_blind(
+                max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1), len(src.data) // 6
+            )
     kept.sort(key=lambda s: s.label)
     fscores = {label: fs for fs, label, *_ in scored}
     return kept, rest, blind, stats, fscores
