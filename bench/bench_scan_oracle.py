@@ -700,15 +700,21 @@ _SCALA_MODS = (
 )
 LINE_ORACLE = {
     "swift": (
-        re.compile(r"\s*(?:@\w+(?:\([^)]*\))?\s+)*" + _SWIFT_MODS
-                   + r"(func|class|struct|enum|protocol|extension|actor|typealias|init)\b"
-                   r"\s*([\w.]+|[^\s(<]+)?"),  # fmt: skip
+        re.compile(
+            r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
+            + _SWIFT_MODS
+            + r"(func|class|struct|enum|protocol|extension|actor|typealias|init)\b"
+            r"\s*([\w.]+|[^\s(<]+)?"
+        ),  # fmt: skip
         "func",
     ),
     "scala": (
-        re.compile(r"\s*(?:@\w+(?:\([^)]*\))?\s+)*" + _SCALA_MODS
-                   + r"(def|class|object|trait|enum|type|package\s+object)\s+"
-                   r"(`[^`]+`|[\w$]+(?:_[^\s\w\[(:`]+)?|[^\s\w\[(:`]+)"),  # fmt: skip
+        re.compile(
+            r"\s*(?:@\w+(?:\([^)]*\))?\s+)*"
+            + _SCALA_MODS
+            + r"(def|class|object|trait|enum|type|package\s+object)\s+"
+            r"(`[^`]+`|[\w$]+(?:_[^\s\w\[(:`]+)?|[^\s\w\[(:`]+)"
+        ),  # fmt: skip
         "def",
     ),
 }
