@@ -188,6 +188,9 @@ def test_signatures_and_end_lines():
     cpp = {d.name: d for d in scan("store.hpp").definitions if d.kind != "method"}
     assert cpp["Store"].signature == "class Store : public Base"
     assert cpp["Store"].end_line == 23
+    ctor = scan("store.cpp").definitions[0]
+    assert ctor.signature == "Store<T>::Store(std::size_t capacity)"  # no : slots_(capacity)
+    assert ctor.end_line == 6
     rb = {d.name: d for d in scan("app.rb").definitions}
     assert rb["initialize"].signature == "def initialize(items = [])"
     php = {d.name: d for d in scan("Router.php").definitions}

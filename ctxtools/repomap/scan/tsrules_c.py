@@ -99,7 +99,12 @@ def _function_definition(w, node, scope, in_class):
     kind = "method" if in_class or prefix else "function"
     if prefix and name.startswith("~"):
         kind = "method"
-    w.emit(kind, name, nn, node, full, node.child_by_field_name("body"))
+    body = node.child_by_field_name("body")
+    for c in node.named_children:  # Slice() : data_(""), size_(0) {: the signature stops
+        if c.type == "field_initializer_list":  # before the member initializers
+            body = c
+            break
+    w.emit(kind, name, nn, node, full, body)
 
 
 def _is_extern(node) -> bool:
