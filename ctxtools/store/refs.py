@@ -27,7 +27,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SHA_PREFIX_RE = re.compile(r"[0-9a-f]{4,64}")
 SHA256_RE = re.compile(r"[0-9a-f]{64}")
 REF_PREFIX_LEN = 12
-TYPES = ("text", "json", "jsonl")
+TYPES = ("text", "json", "jsonl", "binary")
 PUBLIC_FIELDS = (
     "kind",
     "session_id",

@@ -654,3 +654,29 @@ def test_gc_without_budget_keeps_100(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1000", "--json"])
     assert json.loads(r.stdout)["evicted"] == []
     assert len(st.entries()) == 100
+
+
+# --- binary payloads (issue 20) ----------------------------------------------------------------
+
+
+def test_random_bytes_are_stashed_as_binary(script_runner, store_dir):
+    import random
+
+    data = random.Random(7).randbytes(5000)
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "noise"], data))
+    assert card["type"] == "binary" and card["bytes"] == 5000
+    assert HandleStore(store_dir).read_bytes("noise") == data  # byte for byte
+    listing = json.loads(script_runner.run(["ctx-stash", "--list", "--json"]).stdout)
+    assert [e["type"] for e in listing] == ["binary"]
+    # --type text stores it as text (text is anything); --type json refuses it
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "t", "--type", "text"], data))
+    assert card["type"] == "text"
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "j", "--type", "json"], data)
+    assert r.returncode == 1
+    assert r.stderr == (
+        "ctx-stash: error: --type json: the input is not one JSON document (it reads as "
+        "binary) (leave --type out to have it detected, or give --type text)\n"
+    )
+    # text with a few bytes that are not UTF-8 stays text
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "log"], PYTEST_LOG + b"\xff"))
+    assert card["type"] == "text"
