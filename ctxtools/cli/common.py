@@ -478,29 +478,6 @@ def ruler_from_options(
     return choice
 
 
-class progress_bar:
-    """``with progress_bar(sources, label, min_bytes) as advance:`` a click progress bar on
-    stderr over the bytes of SOURCES, shown only when stderr is a terminal, every source is
-    a file (stdin's size is unknown) and they hold MIN_BYTES or more. ADVANCE is the bar's
-    update function, or None when there is no bar."""
-
-    def __init__(self, sources: list[FileArg], label: str, min_bytes: int):
-        self.bar = None
-        if not sys.stderr.isatty() or any(src.path is None for src in sources):
-            return
-        size = sum(os.path.getsize(src.path) for src in sources)
-        if size >= min_bytes:
-            self.bar = click.progressbar(length=size, label=label, file=sys.stderr)
-
-    def __enter__(self):
-        return None if self.bar is None else self.bar.__enter__().update
-
-    def __exit__(self, *exc) -> bool:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-        return False
-
-
 # --- the entry point -----------------------------------------------------------------------
 
 

@@ -337,7 +337,7 @@ def _tree(ruler, profile, opts) -> int:
         raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
     from ctxtools.cli.progress import Progress
 
-    bar = Progress.start("counting", unit="files", delay=0.2)
+    bar = Progress.start("counting", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
     try:
         tree = count_tree.count_tree(
             root,

@@ -2,7 +2,7 @@
 
 ``Progress.start(label, ...)`` returns a ``Progress`` when stderr is a terminal, else
 None: a pipe, a file or a CI log never gets a progress line. The line is plain text
-(``counting  [######      ]  52%  130/250 files``), with its filled part coloured unless
+(``counting  [######      ]  52%  130/250 files``), its label and filled part coloured unless
 ``NO_COLOR`` is set (to anything; see no-color.org) or ``TERM`` is ``dumb`` -- then it holds
 no escape sequence at all, only carriage returns and spaces. It is redrawn at most every
 ``INTERVAL`` seconds, and ``close()`` erases it, so what the command prints after it starts
@@ -42,11 +42,21 @@ def human_bytes(n: int) -> str:
 class Progress:
     """One progress line on STREAM. ``update(done, total)`` sets the position (``advance(n)``
     adds to it); UNIT is ``"bytes"`` (shown as sizes) or a plural noun (``"files"``).
-    DELAY: nothing is shown before that many seconds have passed (quick work stays
-    quiet). TICK: a thread redraws the line every INTERVAL (work that can stall, such as a
-    command's output, still shows its elapsed time)."""
+    DELAY: nothing is shown before that many seconds have passed, MIN_TOTAL: nor while the
+    total is smaller (quick work stays quiet). TICK: a thread redraws the line every
+    INTERVAL (work that can stall, such as a command's output, still shows its elapsed
+    time)."""
 
-    def __init__(self, stream, label: str, *, unit: str, total: int | None, delay: float):
+    def __init__(
+        self,
+        stream,
+        label: str,
+        *,
+        unit: str,
+        total: int | None,
+        delay: float,
+        min_total: int = 0,
+    ):
         self.stream = stream
         self.label = label
         self.unit = unit
@@ -56,8 +66,10 @@ class Progress:
         self.colour = colour_allowed()
         self.started = time.monotonic()
         self.delay = delay
+        self.min_total = min_total
         self.drawn_at = 0.0
         self.width = 0  # characters of the last line drawn (0: nothing on screen)
+        self.last = ""  # the last line drawn (the same line is not drawn again)
         self.lock = threading.Lock()
         self.ticker: threading.Thread | None = None
         self.stopped = threading.Event()
@@ -70,6 +82,7 @@ class Progress:
         unit: str = "bytes",
         total: int | None = None,
         delay: float = 0.0,
+        min_total: int = 0,
         tick: bool = False,
         stream=None,
     ) -> Progress | None:
@@ -80,7 +93,7 @@ class Progress:
                 return None
         except (AttributeError, ValueError):
             return None
-        bar = cls(stream, label, unit=unit, total=total, delay=delay)
+        bar = cls(stream, label, unit=unit, total=total, delay=delay, min_total=min_total)
         if tick:
             bar.ticker = threading.Thread(target=bar._tick, daemon=True)
             bar.ticker.start()
@@ -133,13 +146,18 @@ class Progress:
         now = time.monotonic()
         if self.stopped.is_set() or now - self.started < self.delay:
             return
+        if self.min_total and (self.total or 0) < self.min_total:
+            return
         if not force and self.width and now - self.drawn_at < INTERVAL:
             return
         with self.lock:
             if self.stopped.is_set():
                 return
             line = self.line(now - self.started)
-            visible = len(line) - (len(_COLOUR) + len(_PLAIN) if _COLOUR in line else 0)
+            if line == self.last:
+                return
+            self.last = line
+            visible = len(line) - line.count(_COLOUR) * (len(_COLOUR) + len(_PLAIN))
             pad = " " * max(0, self.width - visible)
             self._write("\r" + line + pad)
             self.width = visible
@@ -148,7 +166,7 @@ class Progress:
     def line(self, elapsed: float) -> str:
         """The text of the line (colour codes aside)."""
         pos = human_bytes(self.done) if self.unit == "bytes" else f"{self.done:,} {self.unit}"
-        parts = [self.label]
+        parts = [f"{_COLOUR}{self.label}{_PLAIN}" if self.colour else self.label]
         if self.total:
             share = min(1.0, self.done / self.total)
             filled = int(share * _WIDTH)

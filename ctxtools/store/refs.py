@@ -40,6 +40,7 @@ PUBLIC_FIELDS = (
     "sha256",
     "ref",
     "exit_status",
+    "incomplete",
 )
 PREVIEW_CHARS = 72
 
@@ -173,8 +174,10 @@ def make_record(
     session: str,
     exit_status: int | None,
     now: float,
+    incomplete: str | None = None,
 ) -> dict:
-    """The stored record (public card plus private fields) of a payload indexed by IX."""
+    """The stored record (public card plus private fields) of a payload indexed by IX;
+    INCOMPLETE (why it is not the whole output, e.g. ``"SIGINT"``) only when given."""
     sha = ix.sha256
     name = name or sha[:REF_PREFIX_LEN]
     record = {
@@ -191,6 +194,8 @@ def make_record(
     }
     if exit_status is not None:
         record["exit_status"] = int(exit_status)
+    if incomplete is not None:
+        record["incomplete"] = str(incomplete)
     record["xxh3"] = ix.xxh3
     record["created_at"] = round(now, 3)
     return record
