@@ -52,6 +52,18 @@ def _types():
     return types
 
 
+def complete(name: str) -> Callable:
+    """A ``shell_complete`` callback that runs ``ctxtools.cli.completion.NAME`` (loaded only
+    when a shell asks for completions)."""
+
+    def call(ctx: click.Context, param: click.Parameter, incomplete: str):
+        from ctxtools.cli import completion
+
+        return getattr(completion, name)(ctx, param, incomplete)
+
+    return call
+
+
 def debug_enabled() -> bool:
     return _debug or os.environ.get("CTX_DEBUG", "") not in ("", "0")
 
@@ -126,6 +138,7 @@ def role_options(func: Callable) -> Callable:
             click.option(
                 "--role",
                 default=None,
+                shell_complete=complete("complete_role"),
                 help="Role whose share of the pack budget applies [default: worker].",
             ),
             click.option(
@@ -207,6 +220,7 @@ def ruler_options(func: Callable) -> Callable:
                 "--encoding",
                 envvar="CTX_ENCODING",
                 default=None,
+                shell_complete=complete("complete_encoding"),
                 help="tiktoken encoding: cl100k_base (default) or o200k_base [env CTX_ENCODING].",
             ),
             click.option(
@@ -239,7 +253,13 @@ def int_option(name: str, default: int, help: str | None = None, **bounds) -> Ca
 
 def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     """``--model NAME`` ($CTX_MODEL)."""
-    return click.option("--model", envvar="CTX_MODEL", default=None, help=help)
+    return click.option(
+        "--model",
+        envvar="CTX_MODEL",
+        default=None,
+        help=help,
+        shell_complete=complete("complete_model"),
+    )
 
 
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
@@ -496,6 +516,10 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
     def main(argv: list[str] | None = None) -> None:
         global _debug
         _debug = False
+        if os.environ.get("_" + name.replace("-", "_").upper() + "_COMPLETE"):
+            from ctxtools.cli.completion import register  # the shell asks: fish's script
+
+            register()
         try:
             rv = command.main(args=argv, prog_name=name, standalone_mode=False)
         except click.exceptions.Abort:
