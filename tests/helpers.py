@@ -309,6 +309,11 @@ def run_with_tty_stderr(argv, *, env=None, cwd=None, timeout=120):
         )
     finally:
         os.close(slave)
+    import threading
+
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.read()), daemon=True)
+    reader.start()  # stdout must be drained meanwhile, or a big output blocks the command
     seen = bytearray()
     while True:
         try:
@@ -319,6 +324,6 @@ def run_with_tty_stderr(argv, *, env=None, cwd=None, timeout=120):
             break
         seen += chunk
     os.close(master)
-    out = proc.stdout.read()
+    reader.join(timeout)
     proc.stdout.close()
-    return proc.wait(timeout), out, bytes(seen)
+    return proc.wait(timeout), got[0], bytes(seen)

@@ -174,8 +174,10 @@ class Progress:
             if self.colour and bar:
                 bar = f"{_COLOUR}{bar}{_PLAIN}"
             parts.append(f"[{bar}{' ' * (_WIDTH - filled)}] {share * 100:3.0f}%")
-            whole = human_bytes(self.total) if self.unit == "bytes" else f"{self.total:,}"
-            parts.append(f"{pos} of {whole}")
+            if self.unit == "bytes":
+                parts.append(f"{pos} of {human_bytes(self.total)}")
+            else:
+                parts.append(f"{self.done:,}/{self.total:,} {self.unit}")
         else:
             parts.append(pos)
         if self.extra:

@@ -127,3 +127,15 @@ def test_stash_command_shows_the_bytes_captured_on_a_terminal_only(tmp_path):
         [*argv[:3], "--tee", *argv[3:]], env=_env(tmp_path / "s")
     )
     assert status == 0 and b"capturing" not in tty and b"done" in tty
+
+
+def test_excerpt_over_many_files_shows_progress_on_a_terminal_only(tmp_path, many_files):
+    listing = tmp_path / "list"
+    listing.write_text("".join(f"{p}\n" for p in sorted(many_files.iterdir())))
+    argv = [BIN / "ctx-excerpt", "-q", "number", "--files-from", str(listing)]
+    for extra in ([], ["--json"]):  # streamed blocks, and one document at the end
+        status, out, tty = run_with_tty_stderr([*argv, *extra], env=_env(tmp_path / "s"))
+        assert status == 0 and b"f259.txt" in out
+        assert b"excerpting" in tty and b"/260" in tty
+        r = subprocess.run([*argv, *extra], capture_output=True, env=_env(tmp_path / "s"))
+        assert (r.returncode, r.stdout, r.stderr) == (0, out, b"")
