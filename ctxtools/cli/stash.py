@@ -94,7 +94,7 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
 
     Housekeeping: --list (most recently and frequently read first, half-life 7 days;
     --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
-    last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
+    last_accessed_at, frecency[, exit_status][, incomplete]}), --rm NAME..., --gc [--max-bytes 500M]
     [--max-entries N] [--strategy lru|importance] [--dry-run] (without a budget it keeps
     100 handles; also removes blobs no card refers to and temp files of killed writers;
     --json: {dry_run, evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes,

@@ -585,6 +585,14 @@ def test_ctrl_c_keeps_the_log_so_far_and_ctx_read_pages_it(tmp_path, store_dir):
     assert r.stderr == "ctx-read: note: incomplete: the capture was cut short by SIGINT\n"
     assert b"never printed" not in HandleStore(store_dir).read_bytes("tests")
     assert "(incomplete)" in err.decode()
+    listed = subprocess.run(
+        [BIN / "ctx-stash", "--list"], capture_output=True, text=True, check=True
+    ).stdout
+    assert listed.rstrip().endswith(f"{card['ref']} exit={card['exit_status']} incomplete=SIGINT")
+    (rec,) = json.loads(
+        subprocess.run([BIN / "ctx-stash", "--list", "--json"], capture_output=True).stdout
+    )
+    assert rec["incomplete"] == "SIGINT"
 
 
 # --- damaged and forged cards, odd store roots, access counts (issue 11, issue 10) ------------
