@@ -86,9 +86,15 @@ def run_and_stash(
     type: str | None = None,
     tee: BinaryIO | None = None,
     progress: Callable[[int], None] | None = None,
+    on_start: Callable[[subprocess.Popen], None] | None = None,
+    cwd: str | None = None,
 ) -> tuple[dict, int]:
     """Run ARGV, store its output; (card, the command's exit status as a shell gives it).
     PROGRESS(n) is told each N bytes captured.
+
+    The command runs in CWD (None: the current directory). ON_START is called with the
+    started process: a caller that is not the main thread
+    (where no signal handler can be set) keeps it to stop it itself (``runner.stop``).
 
     A signal to ctx-stash while the command runs is passed on to it (``runner.Watch``
     with ``forward``); its output is read to the end and stored as a handle whose card says
@@ -101,9 +107,11 @@ def run_and_stash(
     with runner.watching(forward=True) as watch:
         try:
             proc = watch.start(
-                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd
             )
             assert proc.stdout is not None
+            if on_start is not None:
+                on_start(proc)
             reader = _PipeReader(proc.stdout.fileno(), tee, progress)
 
             def status() -> int:

@@ -160,7 +160,9 @@ class Chooser:
                 continue
             out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
         for reason, n in sorted(counts.items()):
-            self.base_notes.append(f"left out {n:,} file(s): {reason} (--include GLOB to pack them)")
+            self.base_notes.append(
+                f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
+            )
         return out
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
@@ -181,16 +183,28 @@ class Chooser:
         return out
 
     def _rank(self) -> None:
-        from ctxtools.retrieval.rank import rank_sources, reachable
+        from ctxtools.retrieval.rank import reachable
 
         self._data = {s.label: s.data for s in self.sources}
         # Definitions are needed only where a term, path, frame or message reaches.
         defs = self._defs(reachable(self.sources, self.query))
         for s in self.sources:
             s.defs = defs.get(s.label)
-        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
-        self.docs = self.ranking.docs
+        self._rerank()
         self._missing_paths()
+
+    def _rerank(self) -> None:
+        from ctxtools.retrieval.rank import rank_sources, with_unreached
+
+        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        if self.sig_mode:
+            missing = [s for s in self.sources if s.defs is None]
+            if missing:
+                defs = self._defs({s.label for s in missing})
+                for s in missing:
+                    s.defs = defs.get(s.label, ())
+            with_unreached(self.ranking, self.sources, self.map_ranks)
+        self.docs = self.ranking.docs
 
     def _missing_paths(self) -> None:
         """A path the task names that no candidate is: a warning with the closest names."""
@@ -205,7 +219,9 @@ class Chooser:
                 continue
             close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
             hint = f"; closest: {', '.join(close)}" if close else ""
-            self.base_notes.append(f"warning: the task names {p}, which is not among the files{hint}")
+            self.base_notes.append(
+                f"warning: the task names {p}, which is not among the files{hint}"
+            )
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, budget: int) -> tuple[str, list[dict]]:
@@ -229,13 +245,11 @@ class Chooser:
             red = redact_bytes(s.data, s.label, self.req, self.redactions)
             if red is not s.data:
                 s.data = red
+                s.present = None
                 s.defs = _scan_defs(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:
-            from ctxtools.retrieval.rank import rank_sources
-
-            self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
-            self.docs = self.ranking.docs
+            self._rerank()
             self._counts.clear()
         return changed
 
