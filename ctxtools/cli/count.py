@@ -88,14 +88,14 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=defaults.MAX_COUNT),
     default=defaults.TREE_DEPTH,
     show_default=True,
     help="With --tree: directory levels shown (deeper ones are folded into their parent).",
 )
 @click.option(
     "--top",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=defaults.MAX_COUNT),
     default=defaults.TREE_TOP,
     show_default=True,
     help="With --tree: entries shown per directory, heaviest first (the rest summed).",
