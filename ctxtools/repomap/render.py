@@ -60,6 +60,14 @@ class RankedFile:
     scores: list[float]  # per definition
     manifest: bool = False
 
+    @property
+    def shown(self) -> str:
+        """The path as the map prints it (``ctxtools.quoting``: a name with a newline is
+        quoted and stays on its line)."""
+        from ctxtools.quoting import quote_name
+
+        return quote_name(self.rel)
+
 
 def short_signature(kind: str, name: str, signature: str, max_len: int = MAX_SIG) -> str:
     """The signature's first line, whitespace collapsed, without a trailing ``{``/``:``
@@ -192,9 +200,9 @@ class MapLayout:
             f = self.files[fpos]
             chosen = by_file[fpos]
             if not chosen:
-                lines.append(f.rel)
+                lines.append(f.shown)
                 continue
-            lines.append(f.rel + ":")
+            lines.append(f.shown + ":")
             for k in sorted(chosen, key=lambda k, f=f: (f.defs[k][2], k)):
                 lines.append(self._line(fpos, k, (fpos, k) in compact))
         return "\n".join(lines) + "\n" if lines else ""
@@ -291,10 +299,10 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
             break
         examined = max(examined, at + 1)
         fpos, k = item
-        header_cost = 0 if fpos in shown else count(layout.files[fpos].rel + ":\n")
+        header_cost = 0 if fpos in shown else count(layout.files[fpos].shown + ":\n")
         variants = [False] if k < 0 else [False, True]
         for short in variants:
-            line = layout.files[fpos].rel if k < 0 else layout._line(fpos, k, short)
+            line = layout.files[fpos].shown if k < 0 else layout._line(fpos, k, short)
             if count(line + "\n") + header_cost > slack + 1:
                 continue
             tries += 1

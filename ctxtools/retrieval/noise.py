@@ -127,6 +127,8 @@ def noise_reason(rel: str, head: bytes, size: int) -> str | None:
     parts = rel.split("/")
     name = parts[-1]
     low = name.lower()
+    if name == ".ctxignore":
+        return "ctxtools configuration"
     if low.endswith(_CATALOGUES):
         return "translation catalogue"
     if name in _LOCKS or low.endswith(".lock"):
@@ -216,6 +218,9 @@ def load_filter(root: str, include=(), exclude=()) -> PathFilter:
             lines = fh.read().splitlines()
     except OSError:
         return filt
+    import re
+    import warnings
+
     import pathspec
 
     good = []
@@ -223,11 +228,15 @@ def load_filter(root: str, include=(), exclude=()) -> PathFilter:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            pathspec.GitIgnoreSpec.from_lines([line])
-        except (ValueError, TypeError) as exc:  # pathspec's errors for a bad pattern
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # re's FutureWarning on "[[" and the like
+                pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, TypeError, re.error) as exc:  # a bad pattern
             filt.notes.append(f"warning: .ctxignore line {n}: bad pattern {line!r} ({exc})")
             continue
         good.append(line)
     if good:
-        filt.ignore = pathspec.GitIgnoreSpec.from_lines(good)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            filt.ignore = pathspec.GitIgnoreSpec.from_lines(good)
     return filt

@@ -340,6 +340,18 @@ def test_secrets_stay_out_of_pack_and_excerpt(repo, store_dir):
         assert any("a secret by its name" in c.text for c in res.content[1:])
 
 
+def test_a_link_to_a_secret_file_stays_out_of_excerpt(repo, store_dir):
+    os.symlink(".env", repo / "settings.txt")  # issue 21: judged by what it points to
+
+    async def go():
+        async with client(store_dir, "--root", str(repo), "--inline-max", "100000") as s:
+            return await s.call_tool("excerpt", {"query": "TOKEN", "paths": ["settings.txt"]})
+
+    res = run(go)
+    assert SECRET not in text(res)
+    assert any("skipped settings.txt: a secret by its name" in c.text for c in res.content)
+
+
 def test_pack_takes_the_filters_include_and_exclude(repo, store_dir):
     async def go():
         async with client(store_dir, "--root", str(repo), "--inline-max", "100000") as s:

@@ -77,9 +77,7 @@ def test_python_traceback_gives_frames_paths_and_the_message():
 
 def test_js_go_and_java_frames():
     q = parse_query(
-        "at parseCart (src/cart.ts:41:13)\n"
-        "main.go:17 panic\n"
-        "at com.shop.Cart.total(Cart.java:88)\n"
+        "at parseCart (src/cart.ts:41:13)\nmain.go:17 panic\nat com.shop.Cart.total(Cart.java:88)\n"
     )
     got = {(f.path, f.line, f.function) for f in q.frames}
     assert ("src/cart.ts", 41, "parseCart") in got
