@@ -20,7 +20,6 @@ from ctxtools.cli.common import (
     max_entries_option,
     model_option,
     open_source,
-    read_json_source,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -30,6 +29,7 @@ from ctxtools.cli.common import (
     whole,
     write_bytes,
 )
+from ctxtools.cli.jsoninput import read_json_source
 from ctxtools.errors import UsageError
 
 

@@ -141,6 +141,22 @@ class Chooser:
             return self._skip(e.label, reason, counts)
         return True
 
+    def _left_out_by_name(self, e, counts: dict[str, int]) -> bool:
+        """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
+        file...): such a file is never read."""
+        from ctxtools.retrieval.noise import noise_by_name
+
+        if e.named or e.data is not None:
+            return False
+        filt = self.filt
+        if filt is not None and filt.excluded(e.label):
+            counts["excluded"] = counts.get("excluded", 0) + 1
+            return True
+        if filt is not None and filt.included(e.label):
+            return False
+        reason = noise_by_name(e.label)
+        return reason is not None and not self._skip(e.label, reason, counts)
+
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1
         self.skipped.append({"what": label, "why": reason})
@@ -153,7 +169,7 @@ class Chooser:
         out = []
         for label in sorted(self.entries):
             e = self.entries[label]
-            if e.deleted:
+            if e.deleted or self._left_out_by_name(e, counts):
                 continue
             data = self._read(e)
             if data is None or not self._keep(e, data, counts):

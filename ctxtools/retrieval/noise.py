@@ -122,10 +122,9 @@ def _ext(name: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
-def noise_reason(rel: str, head: bytes, size: int) -> str | None:
-    """Why REL (its first bytes HEAD, SIZE bytes in all) is not a candidate by default."""
-    parts = rel.split("/")
-    name = parts[-1]
+def noise_by_name(rel: str) -> str | None:
+    """Why REL is not a candidate by default, from its name alone (no need to read it)."""
+    name = rel.rsplit("/", 1)[-1]
     low = name.lower()
     if name == ".ctxignore":
         return "ctxtools configuration"
@@ -135,6 +134,16 @@ def noise_reason(rel: str, head: bytes, size: int) -> str | None:
         return "lock file"
     if low.endswith(_MINIFIED):
         return "minified"
+    return None
+
+
+def noise_reason(rel: str, head: bytes, size: int) -> str | None:
+    """Why REL (its first bytes HEAD, SIZE bytes in all) is not a candidate by default."""
+    by_name = noise_by_name(rel)
+    if by_name is not None:
+        return by_name
+    parts = rel.split("/")
+    low = parts[-1].lower()
     if b"\0" in head[:8192]:
         return "binary"
     ext = _ext(low)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import errno
 import hashlib
+import io
 import json
 import os
 import stat
@@ -264,7 +265,7 @@ def test_binary_and_invalid_utf8_byte_exact(st):
     assert st.read_bytes("bin", verify=True) == data
     assert card["sha256"] == hashlib.sha256(data).hexdigest()
     assert card["length"] == len(data.decode("utf-8", "replace"))
-    assert card["type"] == "text"
+    assert card["type"] == "binary"  # NUL bytes in its head (issue 20)
 
 
 def test_cjk_counts(st):
@@ -1166,3 +1167,13 @@ def test_an_index_without_a_checkpoint_every_stride_is_rebuilt(st):
     with st.open("c") as p:
         assert p.chars == card["length"]
     assert index.LineIndex.from_bytes(ipath.read_bytes()).cc_offs == good.cc_offs
+
+
+def test_put_stream_marks_an_incomplete_payload(st):
+    """Issue 20: a capture cut short keeps its bytes; the card says why (the signal)."""
+    card = st.put_stream(io.BytesIO(b"partial\n"), name="cut", incomplete=lambda: "SIGINT")
+    assert card["incomplete"] == "SIGINT" and list(card)[-1] == "incomplete"
+    assert st.read_bytes("cut") == b"partial\n"
+    whole = st.put_stream(io.BytesIO(b"whole\n"), name="whole", incomplete=lambda: None)
+    assert "incomplete" not in whole
+    assert st.card("cut") == card
