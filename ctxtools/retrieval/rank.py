@@ -151,12 +151,14 @@ def _lines_of(data: bytes) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _message_lines(data: bytes, messages) -> list[int]:
+def _message_lines(data: bytes, messages, spread: dict[str, int]) -> list[tuple[int, float]]:
+    """(line, weight) of each message fragment DATA holds: a fragment found in N files
+    weighs 1/N (a message only one file can print says the most)."""
     out = []
     for frag in messages:
         pos = data.find(frag.encode("utf-8", "replace"))
         if pos >= 0:
-            out.append(data.count(b"\n", 0, pos) + 1)
+            out.append((data.count(b"\n", 0, pos) + 1, 1.0 / max(spread.get(frag, 1), 1)))
     return out
 
 
@@ -188,7 +190,7 @@ def _chunk_at(doc: Doc, line: int) -> int:
     return -1
 
 
-def _direct_bonuses(doc: Doc, src_data: bytes, query: Query, wmax: float, name_w, frames):
+def _direct_bonuses(doc: Doc, src_data: bytes, ctx, wmax: float, name_w, frames):
     """Bonuses of DOC's chunks for what points at them: names, frames, messages, changes."""
     bonus = [0.0] * len(doc.chunks)
     for k, ch in enumerate(doc.chunks):
@@ -212,11 +214,12 @@ def _direct_bonuses(doc: Doc, src_data: bytes, query: Query, wmax: float, name_w
             for k, ch in enumerate(doc.chunks):
                 if ch.name == fr.function:
                     bonus[k] += FRAME_FUNC_BONUS * wmax
+    query = ctx.query
     if query.messages:
-        for line in _message_lines(src_data, query.messages):
+        for line, weight in _message_lines(src_data, query.messages, ctx.spread):
             k = _chunk_at(doc, line)
             if k >= 0:
-                bonus[k] += MESSAGE_BONUS * wmax
+                bonus[k] += MESSAGE_BONUS * wmax * weight
                 doc.why.append(f"error message at line {line}")
     return bonus
 
@@ -338,7 +341,13 @@ def _rank(sources: list[Source], query: Query, map_ranks=None) -> Ranking:
         datas[doc.label] = src.data
         lens[doc.label] = doc_lens
     weights = _weights(terms, query, stats)
-    ctx = _Context(weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {})
+    spread = {
+        m: sum(1 for s in sources if b in s.data)
+        for m, b in zip(query.messages, msg_bytes, strict=True)
+    }
+    ctx = _Context(
+        weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {}, spread
+    )
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -355,6 +364,7 @@ class _Context:
     frames: dict
     fscores: dict  # label -> file-level BM25 (times the role prior)
     map_ranks: dict  # label -> the repo map's rank
+    spread: dict  # message fragment -> how many sources hold it
 
 
 def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
@@ -436,7 +446,7 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
         frames = ctx.frames.get(doc.label, ())
-        bonus = _direct_bonuses(doc, datas[doc.label], query, wmax, name_w, frames)
+        bonus = _direct_bonuses(doc, datas[doc.label], ctx, wmax, name_w, frames)
         doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
         top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
         fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))
