@@ -16,7 +16,9 @@ whole files or function/class chunks, added in rank order while they fit, render
 ctx-pack renders files). Every pack's text is scored the same way (pack_quality/gold.py):
 line recall (the fix's changed pre-image lines shown), complete (every hunk shown), file
 recall (a shown line within 25 lines of a change, per gold file), tokens (recounted with
-ctxtools' cl100k ruler), seconds.
+ctxtools' cl100k ruler), seconds. ``--json`` adds, per (task, method, budget), the gold
+lines missed and the top files shown (ctx-pack: by its score; baselines: in the order added).
+A ctx-pack run that fails or times out is scored 0 with its error; the bench goes on.
 """
 
 from __future__ import annotations
@@ -168,6 +170,7 @@ def _row(task: Task, method: str, budget: int, res: dict) -> dict:
     if res.get("error"):  # a failed run is scored 0
         got.update(line_recall=0.0, complete=False, file_recall=0.0)
     shown = shown_lines(text)
+    order = [p for p in res.get("ranked") or [] if p in shown] or file_order(text)
     tokens = count(text) if text else 0
     row = {"task": task.id, "kind": task.kind, "method": method, "budget": budget,
            "line_recall": got["line_recall"], "complete": got["complete"],
@@ -175,7 +178,7 @@ def _row(task: Task, method: str, budget: int, res: dict) -> dict:
            "over_budget": tokens > budget, "seconds": round(res["seconds"], 3),
            "error": res.get("error"), "gold_files": gold.files,
            "gold_lines": len(gold.all_lines()), "missed": got["missed"],
-           "top_files": [[p, len(shown.get(p, ()))] for p in file_order(text)[:10]]}
+           "top_files": [[p, len(shown.get(p, ()))] for p in order[:10]]}
     for key in ("warm_seconds", "warm_same", "warm_error", "reported_tokens"):
         if key in res:
             row[key] = round(res[key], 3) if key == "warm_seconds" else res[key]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -23,24 +25,32 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
     """One ctx-pack process: its text, seconds, and the error when it failed."""
     env = {**os.environ, "CTX_STORE": str(store)}
     t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"text": "", "seconds": time.perf_counter() - t0,
-                "error": f"timeout after {timeout:g} s"}
+    try:  # its own process group, so a timeout stops its workers too
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                start_new_session=True)
     except OSError as exc:
         return {"text": "", "seconds": 0.0, "error": f"cannot run {cmd[0]}: {exc}"}
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return {"text": "", "seconds": time.perf_counter() - t0,
+                "error": f"timeout after {timeout:g} s"}
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         return {"text": "", "seconds": seconds,
-                "error": f"exit {proc.returncode}: {_first_line(proc.stderr)}"}
+                "error": f"exit {proc.returncode}: {_first_line(stderr)}"}
     try:
-        data = json.loads(proc.stdout)
+        data = json.loads(stdout)
         text = data["text"]
     except (ValueError, KeyError, TypeError) as exc:
         return {"text": "", "seconds": seconds, "error": f"bad JSON output: {exc}"}
+    files = [f for f in data.get("files") or [] if isinstance(f, dict) and "path" in f]
+    files.sort(key=lambda f: -(f.get("score") or 0))  # stable: ties keep the pack's order
     return {"text": text, "seconds": seconds, "error": None,
-            "reported_tokens": data.get("tokens")}
+            "reported_tokens": data.get("tokens"), "ranked": [f["path"] for f in files]}
 
 
 def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, dict]:
@@ -77,7 +87,7 @@ def run_baseline(method: str, task_text: str, tree: Path, budgets: list[int],
     out: dict[int, dict] = {}
     for budget in budgets:
         t1 = time.perf_counter()
-        text, _ = fill(ranked, corpus.files, task_text, budget, count)
+        text, taken = fill(ranked, corpus.files, task_text, budget, count)
         out[budget] = {"text": text, "seconds": base + time.perf_counter() - t1,
-                       "error": None}
+                       "error": None, "ranked": list(dict.fromkeys(u.path for u in taken))}
     return out

@@ -3,6 +3,15 @@
 Held-out tasks are derived from a mirror at run time (nothing of a fetched repository is
 committed): a rule picks the commits, ``heldout.txt`` pins the (repo, sha) pairs the rule
 chose when the list was written, so the set stays the same when a mirror grows.
+
+The rule (``qualifies``): a non-merge commit of HEAD's history with one parent; its
+message, without "Fixes #N" / "(#N)" references and Signed-off-by style trailers, is at
+least 60 characters, mentions fix/bug/issue/error and is not a revert, typo, lint,
+formatting or doc-string commit; it modifies 1-3 existing non-test, non-doc source files
+(``gold.is_source``), removing at least one line and changing at most 100 lines in them;
+the parent's tree holds at least 256 KB (so that a 32k pack cannot just take it whole).
+Candidates are sorted by commit hash and the first 10 of each repository taken. The task
+text is the cleaned message, the base the parent, the gold the diff of those files.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ HELDOUT_REPOS = (
     "pallets/click", "psf/requests", "spf13/cobra", "expressjs/express", "sindresorhus/got")
 PER_REPO = 10
 MAX_CHANGED = 100  # added + removed lines in the gold files: a fix, not a rewrite
+MIN_TREE_BYTES = 256 * 1024  # a tree the 32k pack (about 120 KB) cannot simply hold whole
 
 
 @dataclass
@@ -81,7 +91,15 @@ def _numstat(mirror: Path, sha: str) -> list[tuple[str, int, int, str]]:
     return rows
 
 
-def qualifies(mirror: Path, sha: str, message: str) -> list[str] | None:
+def tree_bytes(mirror: Path, rev: str) -> int:
+    """The size of REV's files (blobs) in bytes."""
+    out = git("ls-tree", "-r", "-l", rev, git_dir=mirror).stdout.decode(errors="replace")
+    return sum(int(f[3]) for f in (ln.split(None, 4) for ln in out.splitlines())
+               if len(f) == 5 and f[1] == "blob" and f[3].isdigit())
+
+
+def qualifies(mirror: Path, sha: str, message: str,
+              min_tree: int = MIN_TREE_BYTES) -> list[str] | None:
     """The gold files of SHA when it is a usable bug fix (the rule), else None."""
     text = clean_message(message)
     if len(text) < 60 or not _MENTION.search(text) or _NOT_A_FIX.search(text):
@@ -91,10 +109,13 @@ def qualifies(mirror: Path, sha: str, message: str) -> list[str] | None:
         return None
     if sum(a + r for _, a, r in gold) > MAX_CHANGED:
         return None
+    if tree_bytes(mirror, f"{sha}^") < min_tree:
+        return None
     return sorted(p for p, _, _ in gold)
 
 
-def select_commits(mirror: Path, limit: int = PER_REPO) -> list[str]:
+def select_commits(mirror: Path, limit: int = PER_REPO,
+                   min_tree: int = MIN_TREE_BYTES) -> list[str]:
     """The first LIMIT qualifying non-merge commits of HEAD's history, by commit hash."""
     log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
               git_dir=mirror).stdout.decode(errors="replace")
@@ -105,7 +126,7 @@ def select_commits(mirror: Path, limit: int = PER_REPO) -> list[str]:
         if len(parts) == 3 and len(parts[1].split()) == 1:
             entries.append((parts[0], parts[2]))
     for sha, message in sorted(entries):
-        if qualifies(mirror, sha, message):
+        if qualifies(mirror, sha, message, min_tree):
             picked.append(sha)
             if len(picked) == limit:
                 break

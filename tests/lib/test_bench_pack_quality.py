@@ -169,7 +169,8 @@ def test_selection_rule_and_tree(tmp_path):
     mirror = tmp_path / "m.git"
     subprocess.run(["git", "clone", "-q", "--mirror", str(work), str(mirror)], check=True)
     fix = _git(work, "rev-parse", "HEAD~1").strip()
-    assert select_commits(mirror) == [fix]
+    assert select_commits(mirror, min_tree=0) == [fix]
+    assert select_commits(mirror) == []  # a tree of a few bytes is too small to be a task
     tree = materialise(mirror, fix + "~1", tmp_path / "t")
     assert (tree / "src" / "core.py").read_text().endswith("x + 1\n")
     patch = _git(work, "diff", f"{fix}~1", fix, "--", "src/core.py")
