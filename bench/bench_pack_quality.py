@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE))
 
 from pack_quality import report  # noqa: E402
 from pack_quality.gold import file_order, parse_patch, score, shown_lines  # noqa: E402
-from pack_quality.methods import run_baseline, run_pack  # noqa: E402
+from pack_quality.methods import checkout_of, run_baseline, run_pack  # noqa: E402
 from pack_quality.tasks import (  # noqa: E402
     HELDOUT_REPOS,
     Task,
@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     t0 = time.perf_counter()
+    version = checkout_of(args.pack_bin) if "pack" in args.methods else ""
     ready, dropped = prepare(args)
     for line in dropped:
         print(f"dropped: {line}", file=sys.stderr)
@@ -228,20 +229,22 @@ def main(argv: list[str] | None = None) -> int:
             print(_progress(got), file=sys.stderr)
             rows += got
     wall = time.perf_counter() - t0
-    print(f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip())
+    print(f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip()
+          + (f" (checkout {version})" if version else ""))
     for kind, title in (("dev", "dev (SWE-bench Lite dev)"), ("heldout", "held-out commits")):
         mine = [r for r in rows if r["kind"] == kind]
         if mine:
             print()
             print(report.table(mine, args.methods, args.budgets, title))
             if args.per_task:
+                print(report.by_repo(mine, args.methods, args.budgets))
                 print(report.per_task(mine, args.methods, args.budgets))
     if dropped:
         print("dropped:\n" + "\n".join(f"- {d}" for d in dropped))
     print(f"\nwall time {wall:.0f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"pack_bin": args.pack_bin, "pack_args": args.pack_arg,
+        meta = {"pack_bin": args.pack_bin, "pack_args": args.pack_arg, "checkout": version,
                 "budgets": args.budgets, "dropped": dropped, "wall_seconds": round(wall, 1)}
         args.json.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
     return 0

@@ -17,8 +17,25 @@ from pack_quality.retrieve import bm25_rank, fill
 
 
 def _first_line(data: bytes) -> str:
-    lines = data.decode(errors="replace").strip().splitlines()
-    return lines[0][:300] if lines else ""
+    """The first line of stderr; of a traceback, its last line (the exception)."""
+    lines = [ln for ln in data.decode(errors="replace").strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback"):
+        return "traceback: " + lines[-1].strip()[:300]
+    return lines[0][:300]
+
+
+def checkout_of(pack_bin: str) -> str:
+    """``<commit>[+dirty]`` of the git checkout a ``.venv/bin/ctx-pack`` belongs to."""
+    root = Path(pack_bin).resolve().parent.parent.parent
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-uno"],
+                           capture_output=True, text=True).stdout.strip()
+    return f"{root} {head.stdout.strip()}" + (" + uncommitted changes" if dirty else "")
 
 
 def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:

@@ -70,3 +70,25 @@ def per_task(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
                              f"{r['line_recall']:.2f}{'*' if r['complete'] else ''}")
         out.append(f"| {t} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def by_repo(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
+    """Line recall / complete of each method at each budget, a row a repository."""
+    def repo(task: str) -> str:
+        return task.rsplit("-", 1)[0] if "__" in task else task
+
+    out = ["| repository (tasks) | " + " | ".join(f"{m} {_k(b)}" for m in methods
+                                                for b in budgets) + " |",
+           "|" + "---|" * (1 + len(methods) * len(budgets))]
+    for name in sorted({repo(r["task"]) for r in rows}):
+        mine = [r for r in rows if repo(r["task"]) == name]
+        cells = []
+        for m in methods:
+            for b in budgets:
+                sel = [r for r in mine if r["method"] == m and r["budget"] == b]
+                cells.append("–" if not sel else
+                             f"{statistics.fmean(r['line_recall'] for r in sel):.2f} / "
+                             f"{sum(r['complete'] for r in sel) / len(sel):.0%}")
+        n = len({r["task"] for r in mine})
+        out.append(f"| {name} ({n}) | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
