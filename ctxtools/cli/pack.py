@@ -122,6 +122,22 @@ from ctxtools.errors import UsageError
     is_flag=True,
     help="Paths and signatures instead of bodies (as for roles explorer, context, docs).",
 )
+@click.option(
+    "--include",
+    "include",
+    multiple=True,
+    metavar="GLOB",
+    help="Files of a directory that match GLOB are candidates even when the noise rules "
+    "leave them out (catalogues, lock files, data, generated); repeatable.",
+)
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Files that match GLOB are never candidates (also: a .ctxignore file at the "
+    "root, gitignore syntax); repeatable.",
+)
 @click.option("--no-map", is_flag=True, help="Leave the repository map out.")
 @click.option(
     "--allow-drop",
@@ -239,16 +255,16 @@ def cli(**opts) -> int:
     fmt = output_format(opts["fmt"], opts["as_json"])
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
-    if opts["files"] or opts["files_from"]:
-        paths = [
-            src.path for src in resolve_sources(opts["files"], opts["files_from"], opts["null"])
-        ]
-        if None in paths:
-            raise UsageError("ctx-pack reads no file from stdin", hint="name files or dirs")
+    paths: list[str] = []
+    listed: list[str] = []
+    if opts["files"]:
+        paths = [src.path for src in resolve_sources(opts["files"])]
+    if opts["files_from"] is not None:
+        listed = [src.path for src in resolve_sources((), opts["files_from"], opts["null"])]
     elif opts["null"]:
         raise UsageError("-0/--null goes with --files-from")
-    else:
-        paths = []
+    if None in paths or None in listed:
+        raise UsageError("ctx-pack reads no file from stdin", hint="name files or dirs")
     counter_chosen = bool(opts["tokenizer"] or opts["heuristic"])
     encoding = ruler_encoding(
         opts["model"],
@@ -258,7 +274,7 @@ def cli(**opts) -> int:
     )
     choice = ruler_from_options(opts, encoding=encoding, store_root=opts["store"], note_prefix=None)
     retrieval = retrieval_method(opts, (("--memory-tokens", "memory_tokens"),))
-    req = request_from_options(opts, task=task, paths=paths, retrieval=retrieval)
+    req = request_from_options(opts, task=task, paths=paths, retrieval=retrieval, listed=listed)
     pack = build_pack(req, choice.ruler, [f"note: {n}" for n in choice.notes])
     warn(*pack_messages(pack))
     if opts["explain"]:

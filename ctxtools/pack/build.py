@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
-from ctxtools.pack.fit import FileFitter, MapState
+from ctxtools.pack.choose import Chooser
+from ctxtools.pack.fit import MapState
 from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
 from ctxtools.pack.model import (
     FIT_ROUNDS,
@@ -69,8 +70,6 @@ class _Fixed:
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
-    from ctxtools.identifiers import identifiers_from_query
-
     root, root_real = _check_request(req)
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
@@ -79,7 +78,6 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
-    identifiers = identifiers_from_query(task_words)
     _gather_paths(gather, req, root, notes)
 
     dropped: list[dict] = []
@@ -112,7 +110,15 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
 
-    files = FileFitter(entries, identifiers, req, ruler, render, named, redactions)
+    from ctxtools.retrieval.noise import load_filter
+
+    filt = load_filter(root_real, req.include, req.exclude)
+    notes.extend(filt.notes)
+    files = Chooser(
+        entries, task_words, req, ruler, render, named, redactions, root, filt, ranks
+    )
+    for glob in filt.unused():
+        notes.append(f"warning: --include/--exclude {glob!r} matches no file")
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
@@ -181,6 +187,8 @@ def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str
     """The paths and changed files the request names join GATHER."""
     for arg in req.paths:
         gather.add_path(arg)
+    for arg in req.listed:
+        gather.add_path(arg, named=False, why="--files-from")
     if req.changed is not None:
         gather.add_changed(req.changed)
     notes.extend(gather.notes)

@@ -33,9 +33,14 @@ class Gatherer:
         self.outside: list[str] = []
         self.notes: list[str] = []
         self.skipped: list[dict] = []
+        self.output_real = (
+            os.path.realpath(req.output) if req.output and req.output != "-" else None
+        )
 
     def add_file(self, real: str, named: bool, why: str, rel: str | None = None) -> None:
         """Plan the file at REAL (inside the root) as REL (default: REAL's own path)."""
+        if self.output_real is not None and real == self.output_real:
+            return  # the pack's own -o target is never one of its files
         rel = rel if rel is not None else _rel(real, self.root_real)
         old = self.entries.get(rel)
         if old is not None:
@@ -43,11 +48,13 @@ class Gatherer:
             return
         self.entries[rel] = FileEntry(rel, real, named, why)
 
-    def add_path(self, arg: str) -> None:
+    def add_path(self, arg: str, named: bool = True, why: str = "argument") -> None:
+        """Plan the file, directory, glob or handle ARG: NAMED (an argument) or a candidate
+        (a --files-from entry)."""
         from ctxtools.resolve import is_handle_ref
 
         if is_handle_ref(arg):
-            self.add_handle(arg, named=True, why="argument")
+            self.add_handle(arg, named=named, why=why)
             return
         path = os.path.abspath(arg)
         if not os.path.lexists(path) and _GLOB_CHARS & set(arg):
@@ -58,7 +65,7 @@ class Gatherer:
             for m in matches:
                 self._add_existing(m, arg, named=False, why=f"glob {arg}")
             return
-        self._add_existing(path, arg, named=True, why="argument")
+        self._add_existing(path, arg, named=named, why=why)
 
     def _add_existing(self, path: str, arg: str, named: bool, why: str) -> None:
         try:
@@ -101,7 +108,10 @@ class Gatherer:
             self.handles[ref] = FileEntry(ref, None, named, why)
 
     def add_changed(self, rev: str) -> None:
-        for rel, diff, deleted in changed_files(self.root, rev):
+        changed = changed_files(self.root, rev)
+        if not changed:
+            self.notes.append(f"note: --changed {rev}: nothing changed (no diff, no untracked file)")
+        for rel, diff, deleted in changed:
             path = os.path.join(self.root_real, rel)
             if deleted:
                 entry = self.entries.get(rel) or FileEntry(rel, None, True, "changed")

@@ -57,6 +57,10 @@ class PackRequest:
     embed_cmd: str | None = None
     embed_timeout: float | None = None
     min_score: float | None = None
+    listed: Sequence[str] = ()  # --files-from: candidates, not named
+    include: Sequence[str] = ()  # --include GLOB: candidates whatever the noise rules say
+    exclude: Sequence[str] = ()  # --exclude GLOB: never candidates
+    output: str | None = None  # -o FILE: never a candidate
 
 
 @dataclass

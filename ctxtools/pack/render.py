@@ -90,6 +90,13 @@ class Renderer:
             out.append(_fence(block, "text"))
         return "\n".join(out)
 
+    def more_files(self, paths: Sequence[str]) -> str:
+        """The files ranked next that did not fit even as signatures: their paths."""
+        body = "Also relevant, not shown (best first):\n" + "".join(p + "\n" for p in paths)
+        if self.xml:
+            return f"<more>\n{_xml_escape(body)}</more>\n"
+        return _fence(body, "text")
+
     def task(self, task: str) -> str:
         if self.xml:
             return _xml_escape(_nl(task))

@@ -50,7 +50,12 @@ def output_format(fmt: str, as_json: bool) -> str:
 
 
 def request_from_options(
-    opts: Mapping, *, task: str, paths: list[str], retrieval: str | None
+    opts: Mapping,
+    *,
+    task: str,
+    paths: list[str],
+    retrieval: str | None,
+    listed: list[str] = (),
 ) -> PackRequest:
     """The request of OPTS for TASK and the named PATHS. RETRIEVAL is the memory scoring
     method (None: the library's default)."""
@@ -62,6 +67,10 @@ def request_from_options(
         fmt=output_format(opts["fmt"], opts["as_json"]),
         use_map=not opts["no_map"],
         retrieval=retrieval,
+        listed=tuple(listed),
+        include=tuple(opts.get("include") or ()),
+        exclude=tuple(opts.get("exclude") or ()),
+        output=opts.get("output"),
         **{key: opts[key] for key in _SAME},
     )
 

@@ -91,7 +91,9 @@ def test_directory_expands_to_its_files_sorted(script_runner, repo):
     paths = [f["path"] for f in doc["files"]]
     assert paths == sorted(paths)
     assert set(paths) == {"src/auth.py", "src/inventory.py"}
-    assert any("logo.png" in n and "binary" in n for n in doc["notes"])
+    # binaries are one summary line on stderr, named one by one in the record
+    assert any(n.startswith("left out 1 file(s): binary") for n in doc["notes"])
+    assert {"what": "src/logo.png", "why": "binary"} in doc["dropped"]
 
 
 def test_an_instruction_file_is_not_packed_twice(script_runner, repo):
@@ -204,21 +206,35 @@ def test_named_file_keeps_its_signatures_when_its_excerpt_cannot_fit(script_runn
     r = pack(script_runner, "-t", "reserve", "src/big.py", "--tokens", "4000", "--no-map", "--json")
     doc = json.loads(r.stdout)
     (row,) = [f for f in doc["files"] if f["path"] == "src/big.py"]
-    assert row["shown"] in ("excerpt", "signatures")
+    assert row["shown"] in ("definitions", "signatures")
     assert "src/big.py" in doc["text"]
+    assert row["tokens"] < 4000
+    assert "def handler_" in doc["text"]  # real lines of it, not just its name
 
 
-def test_named_file_that_cannot_fit_even_as_signatures_fails_naming_it(script_runner, repo):
+def test_named_file_too_big_for_any_body_degrades_to_its_path_with_a_note(script_runner, repo):
     big = repo / "src" / "huge.py"
-    params = ", ".join(f"arg{k}" for k in range(60))  # long lines: even the head is too big
+    params = ", ".join(f"arg{k}" for k in range(60))  # long lines: even one is too big
     big.write_text("".join(f"def reserve_{i}({params}): pass\n" for i in range(1000)))  # < 512 KB
-    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", ok=False)
+    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", "--no-map")
+    assert "named file src/huge.py" in r.stderr
+    assert "src/huge.py" in r.stdout
+    assert count(r.stdout) <= 600
+
+
+def test_named_files_whose_paths_cannot_fit_fail_naming_them(script_runner, repo):
+    names = []
+    for i in range(150):
+        rel = f"src/deeply/nested/package_number_{i}/module_with_a_long_name_{i}.py"
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(f"def reserve_{i}():\n    return {i}\n")
+        names.append(rel)
+    r = pack(script_runner, "-t", "reserve", *names, "--tokens", "600", "--no-map", ok=False)
     assert r.returncode == 1
-    assert "src/huge.py" in r.stderr
-    assert "--allow-drop" in r.stderr
+    assert "module_with_a_long_name_" in r.stderr and "--allow-drop" in r.stderr
     assert r.stdout == ""
-    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", "--allow-drop")
-    assert "dropped named file src/huge.py" in r.stderr
+    r = pack(script_runner, "-t", "reserve", *names, "--tokens", "600", "--no-map", "--allow-drop")
+    assert "dropped named file src/deeply" in r.stderr
     assert count(r.stdout) <= 600
 
 

@@ -1,0 +1,279 @@
+"""The files section: which files, and which of their lines, a pack shows.
+
+``Chooser`` reads the pack's candidate files once, leaves out the noise a directory holds
+(``retrieval.noise``; ``--include``/``--exclude``/``.ctxignore`` decide first), ranks the
+rest against the task (``retrieval.rank``) and, for each budget the fitting rounds ask,
+plans what to show (``retrieval.plan``) and renders it. Definitions come from the repo
+map's scan cache when it knows the file, else from the scanners directly.
+
+Review packs (``--changed``): each changed file's diff hunks are shown first and reserved
+before anything else; the definitions enclosing the changed lines (new side) rank above
+everything; the rest of the file follows by relevance. Deleted files show their diff.
+
+Secrets: a file that is shown is searched for secrets first; one that holds any is
+ranked and planned again from its redacted bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ctxtools.errors import CtxError
+from ctxtools.pack.model import SIGNATURE_ROLES
+
+_HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+_PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
+
+
+def changed_lines(diff: str | None) -> frozenset[int]:
+    """The new-side line numbers a diff's hunks add or change (for a pure deletion, the
+    line after it)."""
+    if not diff:
+        return frozenset()
+    out: set[int] = set()
+    line = 0
+    in_hunk = False
+    for text in diff.split("\n"):
+        m = _HUNK_RE.match(text)
+        if m:
+            line = int(m.group(1))
+            in_hunk = True
+            continue
+        if not in_hunk or not text:
+            continue
+        c = text[0]
+        if c == "+":
+            out.add(line)
+            line += 1
+        elif c == "-":
+            out.add(max(line, 1))
+        elif c == " ":
+            line += 1
+    return frozenset(out)
+
+
+def looks_like_pack(data: bytes) -> bool:
+    """Whether DATA is a pack ctx-pack wrote (Markdown, XML or JSON)."""
+    head = data[:64].lstrip()
+    if head.startswith(b"<pack>\n"):
+        return True
+    if head.startswith(b'{"budget":'):
+        return b'"sections":' in data[:4096]
+    text = data[:32].decode("utf-8", "replace")
+    return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
+
+
+class Chooser:
+    """The files section under a token budget (see the module's docstring)."""
+
+    def __init__(
+        self, entries, task_words, req, ruler, render, named, redactions, root, filt, ranks=None
+    ):
+        from ctxtools.retrieval.terms import parse_query
+
+        self.req = req
+        self.render = render
+        self.redactions = redactions
+        self.base_notes: list[str] = []  # said once, when the files are read
+        self.fit_notes: list[str] = []  # said by the last fitting
+        self.skipped: list[dict] = []  # inputs left out before ranking (binary, noise)
+        self.dropped: list[dict] = []
+        self.failed_named: list[str] = []
+        self.lost: set[str] = set()
+        self.named = set(named)
+        self.entries = {e.label: e for e in entries}
+        self.root = root
+        self.filt = filt
+        self.map_ranks = ranks or {}
+        self._count = ruler.count
+        self._counts: dict[str, int] = {}
+        self.query = parse_query(task_words)
+        self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
+        self.sources = self._sources()
+        self.checked: set[str] = set()
+        self._rank()
+
+    @property
+    def notes(self) -> list[str]:
+        return self.base_notes + self.fit_notes
+
+    # -- reading ------------------------------------------------------------------------
+    def count(self, text: str) -> int:
+        n = self._counts.get(text)
+        if n is None:
+            n = self._counts[text] = self._count(text)
+        return n
+
+    def _read(self, e) -> bytes | None:
+        if e.data is not None:
+            return e.data
+        try:
+            with open(e.path, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            if exc.errno in (23, 24, 12):  # ENFILE, EMFILE, ENOMEM: not the file's fault
+                raise CtxError(f"{e.label}: {exc.strerror}", hint="raise the limit") from None
+            self.base_notes.append(f"skipped {e.label}: {exc.strerror or exc}")
+            self.skipped.append({"what": e.label, "why": "unreadable"})
+            return None
+
+    def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
+        """Whether a candidate that was not named stays (noise and the user's filters)."""
+        from ctxtools.retrieval.noise import noise_reason
+
+        if e.named:
+            if b"\0" in data[:8192]:
+                self.base_notes.append(f"skipped {e.label}: binary file")
+                self.skipped.append({"what": e.label, "why": "binary"})
+                return False
+            return True
+        filt = self.filt
+        if filt is not None and filt.excluded(e.label):
+            counts["excluded"] = counts.get("excluded", 0) + 1
+            return False
+        if filt is not None and filt.included(e.label):
+            return b"\0" not in data[:8192] or self._skip(e.label, "binary", counts)
+        reason = noise_reason(e.label, data[:8192], len(data))
+        if reason is None and looks_like_pack(data):
+            reason = "written by ctx-pack"
+        if reason is not None:
+            return self._skip(e.label, reason, counts)
+        return True
+
+    def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
+        counts[reason] = counts.get(reason, 0) + 1
+        self.skipped.append({"what": label, "why": reason})
+        return False
+
+    def _sources(self) -> list:
+        from ctxtools.retrieval.rank import Source
+
+        counts: dict[str, int] = {}
+        out = []
+        for label in sorted(self.entries):
+            e = self.entries[label]
+            if e.deleted:
+                continue
+            data = self._read(e)
+            if data is None or not self._keep(e, data, counts):
+                continue
+            out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
+        for reason, n in sorted(counts.items()):
+            self.base_notes.append(f"left out {n:,} file(s): {reason} (--include GLOB to pack them)")
+        return out
+
+    def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
+        """Definitions of the files LABELS: the scan cache's, else scanned now."""
+        from ctxtools.repomap.scan import language_for
+
+        wanted = {lab for lab in docs_labels if language_for(lab)}
+        out: dict[str, tuple] = {}
+        cache = _open_scan_cache(self.root, self.req.store) if wanted else None
+        for lab in sorted(wanted):
+            e = self.entries[lab]
+            defs = None
+            if cache is not None and e.path is not None and e.data is None:
+                defs = _cached_defs(cache, lab, e.path)
+            if defs is None:
+                defs = _scan_defs(lab, self._data[lab])
+            out[lab] = defs
+        return out
+
+    def _rank(self) -> None:
+        from ctxtools.retrieval.rank import rank_sources, reachable
+
+        self._data = {s.label: s.data for s in self.sources}
+        # Definitions are needed only where a term, path, frame or message reaches.
+        defs = self._defs(reachable(self.sources, self.query))
+        for s in self.sources:
+            s.defs = defs.get(s.label)
+        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        self.docs = self.ranking.docs
+        self._missing_paths()
+
+    def _missing_paths(self) -> None:
+        """A path the task names that no candidate is: a warning with the closest names."""
+        import difflib
+
+        from ctxtools.retrieval.rank import _path_hits
+
+        labels = [s.label for s in self.sources]
+        names = sorted({lab.rsplit("/", 1)[-1] for lab in labels})
+        for p in self.query.paths:
+            if "." not in p.rsplit("/", 1)[-1] or _path_hits(labels, [p]):
+                continue
+            close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            self.base_notes.append(f"warning: the task names {p}, which is not among the files{hint}")
+
+    # -- fitting ------------------------------------------------------------------------
+    def fit(self, budget: int) -> tuple[str, list[dict]]:
+        """The files section's body in at most about BUDGET tokens, and a row per file."""
+        while True:
+            text, rows = self._fit_once(budget)
+            if self.req.allow_secrets or not self._redact([r["path"] for r in rows]):
+                return text, rows
+
+    def _redact(self, labels: list[str]) -> bool:
+        from ctxtools.pack.inputs import redact_bytes
+
+        changed = False
+        for s in self.sources:
+            if s.label not in labels or s.label in self.checked:
+                continue
+            self.checked.add(s.label)
+            e = self.entries[s.label]
+            if e.data is not None:
+                continue  # handles were redacted when they were read
+            red = redact_bytes(s.data, s.label, self.req, self.redactions)
+            if red is not s.data:
+                s.data = red
+                s.defs = _scan_defs(s.label, red) if s.defs is not None else None
+                changed = True
+        if changed:
+            from ctxtools.retrieval.rank import rank_sources
+
+            self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+            self.docs = self.ranking.docs
+            self._counts.clear()
+        return changed
+
+    def _fit_once(self, budget: int) -> tuple[str, list[dict]]:
+        from ctxtools.pack.choose_render import render_plan
+
+        return render_plan(self, budget)
+
+
+def _open_scan_cache(root: str, store):
+    try:
+        from ctxtools.config import store_root
+        from ctxtools.repomap.cache import ScanCache, cache_path, scanner_fingerprint
+
+        cache = ScanCache(cache_path(store_root(store), root), root, scanner_fingerprint())
+        cache.load()
+        return cache
+    except (CtxError, OSError, ValueError):
+        return None
+
+
+def _cached_defs(cache, rel: str, path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    entry = cache.get(rel, st.st_size, (st.st_mtime_ns, st.st_ctime_ns))
+    payload = getattr(entry, "payload", None) if entry is not None else None
+    defs = getattr(payload, "defs", None)
+    return tuple(defs) if defs is not None else None
+
+
+def _scan_defs(label: str, data: bytes) -> tuple:
+    from ctxtools.repomap.scan import scan_bytes
+
+    result = scan_bytes(label, data)
+    if result is None:
+        return ()
+    return tuple(
+        (d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in result.definitions
+    )

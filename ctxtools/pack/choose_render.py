@@ -1,0 +1,210 @@
+"""One fitting of the files section: reserve the diffs, plan the rest, render the blocks.
+
+A file's block is the excerpt format every command shares: a header
+``==> path <== 812 lines; rank 2; shown: QuerySet.bulk_create, _batched_insert`` and the
+shown lines as ``  120│ code`` with real numbers, ``⋮`` between runs that are not
+adjacent. Blocks come sorted by path (a byte-stable order; the header gives the rank),
+then the paths of the files ranked next, best first.
+"""
+
+from __future__ import annotations
+
+from ctxtools.excerpt.render import frame, gutter_width, separator
+from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
+
+EXPLAIN_NEXT = 50  # ranked files left out that the record names one by one
+HEADER_NAMES = 6
+
+
+def _body(sh: Shown) -> list[str]:
+    doc = sh.doc
+    w = gutter_width(len(doc.lines))
+    out: list[str] = []
+    for k, (a, b) in enumerate(sh.spans()):
+        if k:
+            out.append(separator(w))
+        for n in range(a, b + 1):
+            out.append(f"{n:>{w}}│ {cut(doc.lines[n - 1])}")
+    return out
+
+
+def _header(sh: Shown, rank: int) -> str:
+    doc = sh.doc
+    n = len(doc.lines)
+    parts = [f"{n} line" + ("" if n == 1 else "s"), f"rank {rank}"]
+    if sh.how == "whole" or len(sh.lines) >= n:
+        parts.append("whole file")
+    elif sh.how == "signatures":
+        total = len(sh.lines) + sh.more
+        parts.append(f"signatures: {len(sh.lines)} of {total} definitions")
+    else:
+        names = []
+        for k in sorted(sh.chunks, key=lambda k: -doc.scores[k]):
+            ch = doc.chunks[k]
+            if ch.name and ch.kind in ("def", "class", "part"):
+                name = f"{ch.scope}.{ch.name}" if ch.scope else ch.name
+                if name not in names:
+                    names.append(name)
+        shown = f"{len(sh.lines)} shown"
+        if names:
+            more = len(names) - HEADER_NAMES
+            shown += ": " + ", ".join(names[:HEADER_NAMES]) + (f" and {more} more" if more > 0 else "")
+        parts.append(shown)
+    return frame(doc.label, parts)
+
+
+def _reserve_diffs(ch, budget: int) -> tuple[dict[str, str], int, list[str]]:
+    """The diffs of changed files, within BUDGET: (label -> diff, their cost, labels
+    whose diff did not fit)."""
+    diffs: dict[str, str] = {}
+    cost = 0
+    over: list[str] = []
+    for label in sorted(ch.entries):
+        e = ch.entries[label]
+        if not e.diff:
+            continue
+        c = ch.count(ch.render.file(label, "", e.diff)) + 1
+        if cost + c > budget:
+            over.append(label)
+            continue
+        diffs[label] = e.diff
+        cost += c
+    return diffs, cost, over
+
+
+def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
+    """The files section's body for BUDGET tokens and its rows; sets CH's drops and the
+    named files that did not fit."""
+    ch.failed_named = []
+    ch.lost = set()
+    ch.dropped = []
+    ch.fit_notes = []
+    diffs, reserved, over = _reserve_diffs(ch, budget)
+    weights = ch.ranking.weights
+    top_terms = sorted((t for t in weights if weights[t] > 0), key=lambda t: (-weights[t], t))[:8]
+    docs = [d for d in ch.docs if d.label not in over]
+    costs = Costs(ch.count)
+    p = plan(
+        docs,
+        max(0, budget - reserved),
+        costs,
+        signatures_only=ch.sig_mode,
+        top_terms=top_terms,
+        path_cost=ch.count,
+        blind=_blind_by_rank(ch),
+    )
+    ranks = {d.label: i + 1 for i, d in enumerate(ch.docs)}
+    ranks.update({lab: len(ranks) + 1 + i for i, lab in enumerate(_blind_by_rank(ch))})
+    blocks: dict[str, tuple[str, str, Shown | None]] = {}
+    for sh in p.shown:
+        lab = sh.doc.label
+        block = "\n".join([_header(sh, ranks[lab]), *_body(sh), ""])
+        blocks[lab] = (sh.how, ch.render.file(lab, block, diffs.get(lab)), sh)
+    for lab, diff in diffs.items():
+        if lab not in blocks:
+            blocks[lab] = ("diff", ch.render.file(lab, "", diff), None)
+    texts, rows = _rows(ch, blocks, ranks)
+    if p.paths:
+        texts.append(ch.render.more_files(p.paths))
+        rows.extend(_path_row(ch, lab, ranks) for lab in p.paths)
+        rows.sort(key=lambda r: r["path"])
+    _named_left_out(ch, p, over, blocks)
+    _record_left_out(ch, p, blocks)
+    return "\n".join(texts), rows
+
+
+def _blind_by_rank(ch) -> list[str]:
+    """The files nothing in the task reaches, by the repo map's rank (best first)."""
+    ranks = ch.map_ranks
+    return sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
+
+
+def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
+    texts, rows = [], []
+    for lab in sorted(blocks):
+        how, block, sh = blocks[lab]
+        e = ch.entries[lab]
+        texts.append(block)
+        doc = sh.doc if sh is not None else None
+        row = {
+            "path": lab,
+            "named": e.named,
+            "why": e.why,
+            "shown": how,
+            "tokens": ch.count(block),
+            "score": round(doc.score, 3) if doc is not None else 0.0,
+            "rank": ranks.get(lab, 0),
+        }
+        if sh is not None:
+            row["lines"] = len(sh.lines)
+            row["chunks"] = [_chunk_label(doc, k) for k in sorted(sh.chunks)]
+            if doc.why:
+                row["reasons"] = sorted(set(doc.why))
+            row["matched"] = doc.matched[:20]
+        if e.diff:
+            row["diff"] = True
+        rows.append(row)
+    return texts, rows
+
+
+def _chunk_label(doc, k: int) -> str:
+    c = doc.chunks[k]
+    name = f"{c.scope}.{c.name}" if c.scope and c.name else (c.name or c.kind)
+    return f"{name} {c.start}-{c.end}"
+
+
+def _path_row(ch, lab: str, ranks) -> dict:
+    e = ch.entries[lab]
+    doc = next((d for d in ch.docs if d.label == lab), None)
+    return {
+        "path": lab,
+        "named": e.named,
+        "why": e.why,
+        "shown": "path",
+        "tokens": ch.count(lab) + 1,
+        "score": round(doc.score, 3) if doc is not None else 0.0,
+        "rank": ranks.get(lab, 0),
+    }
+
+
+def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
+    for lab in sorted(set(p.unlisted_named) | {x for x in over if x not in blocks}):
+        e = ch.entries[lab]
+        if not e.named or lab in blocks or lab in p.paths:
+            continue
+        ch.lost.add(lab)
+        if ch.req.allow_drop:
+            ch.dropped.append({"what": lab, "why": "named, but not even its path fits (--allow-drop)"})
+            ch.fit_notes.append(f"warning: dropped named file {lab}: not even its path fits (--allow-drop)")
+        else:
+            ch.failed_named.append(lab)
+    for lab in over:
+        if lab in blocks:
+            continue
+        ch.dropped.append({"what": f"{lab} (diff)", "why": "diff over the budget"})
+
+
+def _record_left_out(ch, p: Plan, blocks) -> None:
+    listed = set(p.paths)
+    rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
+    for d in rest[:EXPLAIN_NEXT]:
+        ch.dropped.append({"what": d.label, "why": f"ranked lower (score {d.score:.3g})"})
+    if len(rest) > EXPLAIN_NEXT:
+        ch.dropped.append(
+            {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
+        )
+    blind = sum(1 for lab in ch.ranking.blind if lab not in listed)
+    if blind:
+        ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
+    for sh in p.shown:
+        d = sh.doc
+        if d.named and sh.how == "signatures":
+            ch.fit_notes.append(f"note: named file {d.label}: its signatures only (its body does not fit)")
+        elif d.named and len(sh.lines) < len(d.lines):
+            ch.fit_notes.append(
+                f"note: named file {d.label}: {len(sh.lines):,} of {len(d.lines):,} lines shown"
+                " (the budget holds no more)"
+            )
+    for lab in p.paths:
+        if ch.entries[lab].named:
+            ch.fit_notes.append(f"note: named file {lab}: its path only (nothing more fits)")

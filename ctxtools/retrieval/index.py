@@ -1,0 +1,131 @@
+"""Counting a query's terms in text, the way BM25 needs them.
+
+A text's words are its runs of letters, digits and ``_`` (bytes >= 0x80 kept inside words,
+so UTF-8 names stay whole); each word counts for its lower-cased self and for the parts of
+its compound name, so ``bulk_create`` and ``BulkCreate`` both count for ``bulk``, ``create``
+and (as written) ``bulk_create``/``bulkcreate``. Only the query's terms are counted: a
+``Terms`` maps each distinct word it meets, once, to the query terms it stands for (most
+words stand for none), so counting a chunk is one C-level split and a dictionary pass.
+
+``present(lower)`` says which terms can occur in a file at all (a byte search of the
+lower-cased file per term, far faster than tokenising it): a file where none can occur is
+never tokenised.
+
+``Stats`` holds the corpus side of BM25: how many units there are, their average length,
+and in how many units each term occurs; ``idf`` is BM25's (always positive).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ctxtools.identifiers import compound_parts
+
+K1 = 1.2
+B = 0.75
+
+# Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
+_WORD_BYTES = bytes(
+    b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256)
+)
+
+
+class Terms:
+    """The query's terms (lower-case strings), indexed 0..n-1."""
+
+    def __init__(self, terms: list[str]):
+        self.terms = list(terms)
+        self.ids = {t: i for i, t in enumerate(self.terms)}
+        self.needles = [t.encode("utf-8") for t in self.terms]
+        self._memo: dict[bytes, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def ids_of(self, word: bytes) -> tuple[int, ...]:
+        """The terms WORD (as written) counts for."""
+        hit = self._memo.get(word)
+        if hit is not None:
+            return hit
+        out: tuple[int, ...] = ()
+        if word[:1].isalpha() or word[:1] == b"_" or word[0] >= 0x80:
+            text = word.decode("utf-8", "replace")
+            ids = self.ids
+            found = []
+            low = text.lower()
+            i = ids.get(low)
+            if i is not None:
+                found.append(i)
+            parts = compound_parts(text)
+            if len(parts) > 1:
+                for p in parts:
+                    j = ids.get(p)
+                    if j is not None and j not in found:
+                        found.append(j)
+                joined = "".join(parts)
+                j = ids.get(joined)
+                if j is not None and j not in found:
+                    found.append(j)
+            out = tuple(found)
+        self._memo[word] = out
+        return out
+
+    def present(self, lower: bytes) -> list[int]:
+        """The terms whose text occurs in LOWER (a lower-cased file) at all."""
+        return [i for i, n in enumerate(self.needles) if n in lower]
+
+    def count(self, data: bytes) -> tuple[dict[int, int], int]:
+        """(term -> occurrences, number of words) of DATA."""
+        words = data.translate(_WORD_BYTES).split()
+        tf: dict[int, int] = {}
+        ids_of = self.ids_of
+        for w, c in Counter(words).items():
+            for i in ids_of(w):
+                tf[i] = tf.get(i, 0) + c
+        return tf, len(words)
+
+
+@dataclass
+class Stats:
+    """BM25's corpus statistics over ``units`` units (chunks) of ``avg_len`` words."""
+
+    units: int = 0
+    total_len: int = 0
+    df: Counter = field(default_factory=Counter)  # term -> units holding it
+    file_df: Counter = field(default_factory=Counter)  # term -> files holding it
+    files: int = 0
+
+    def add(self, tf: dict[int, int], length: int) -> None:
+        self.units += 1
+        self.total_len += length
+        for i in tf:
+            self.df[i] += 1
+
+    def add_blind(self, units: int, length: int) -> None:
+        """Units whose words were not counted (no query term can occur in them)."""
+        self.units += units
+        self.total_len += length
+
+    @property
+    def avg_len(self) -> float:
+        return self.total_len / self.units if self.units else 1.0
+
+    def idf(self, i: int) -> float:
+        n = self.df.get(i, 0)
+        return math.log(1.0 + (self.units - n + 0.5) / (n + 0.5))
+
+
+def bm25(tf: dict[int, int], length: int, weights: list[float], stats: Stats) -> float:
+    """BM25 of one unit: its term counts TF over LENGTH words, the query's WEIGHTS (term ->
+    weight, idf included)."""
+    if not tf:
+        return 0.0
+    norm = K1 * (1.0 - B + B * length / (stats.avg_len or 1.0))
+    score = 0.0
+    for i, f in tf.items():
+        w = weights[i]
+        if w:
+            score += w * f * (K1 + 1.0) / (f + norm)
+    return score

@@ -1,0 +1,372 @@
+"""From ranked files to what a pack shows of each, under a token budget.
+
+Concentrate, then fill:
+
+1. **Concentrate**: the best chunks, best first, each shown whole with what makes it
+   readable -- the file's import lines (for the first ``IMPORT_DOCS`` files), the line of
+   the class a method belongs to, the first line of the definition a part belongs to. A
+   chunk too long for its share is windowed around its best lines. This phase takes
+   chunks down to ``REL_MIN`` of the best score, within ``CONCENTRATE`` of the budget.
+2. **Fill**: the files shown are widened, best file first, by their next best chunks,
+   toward the whole file, within ``FILL`` of the budget (a file takes at most
+   ``DOC_SHARE`` of it while others wait).
+3. **Signatures**: the next files, as the lines that declare their definitions (real
+   lines, real numbers), ``SIG_LINES`` a file and "N more".
+4. **Paths**: the next ones after that, as a list of paths.
+
+A file the user named is never left out silently: if none of its lines fit it is listed
+by path; ``Plan.unlisted_named`` says which named files did not even get that.
+Costs come from ``Costs``, which counts each line with the caller's ruler as the pack
+renders it (gutter and all), so the plan's sum is a close upper bound of the real count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ctxtools.retrieval.rank import Doc
+
+CONCENTRATE = 0.6
+FILL = 0.97
+REL_MIN = 0.15
+DOC_SHARE = 0.6
+MAX_CHUNK_SHARE = 0.3
+IMPORT_DOCS = 3
+SIG_LINES = 12
+SIG_DOCS = 20
+PATH_DOCS = 30
+HEADER_TOKENS = 30  # a file block's header and fences, before it is rendered
+SEPARATOR_TOKENS = 3
+WINDOW_HALF = 12
+MAX_LINE_CHARS = 500
+PATH_TOKENS = 4  # per listed path, besides its own tokens
+VALUE_DOCS = 60
+FILE_POWER = 3.0
+SMOOTH = 0.3
+STRATEGY = "value"
+
+_SIG_KINDS = frozenset({"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"})
+
+
+def cut(line: str) -> str:
+    """A line as the pack shows it: at most MAX_LINE_CHARS characters."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}…[+{len(line) - MAX_LINE_CHARS} chars]"
+
+
+class Costs:
+    """Tokens of a doc's lines as rendered (``  120│ code``), counted once each."""
+
+    def __init__(self, count: Callable[[str], int]):
+        self.count = count
+        self._lines: dict[str, list[int | None]] = {}
+
+    def line(self, doc: Doc, n: int) -> int:
+        cache = self._lines.get(doc.label)
+        if cache is None:
+            cache = self._lines[doc.label] = [None] * (len(doc.lines) + 1)
+        c = cache[n]
+        if c is None:
+            width = len(str(max(len(doc.lines), 1))) + 2
+            c = cache[n] = self.count(f"{n:>{width}}│ {cut(doc.lines[n - 1])}\n")
+        return c
+
+    def lines(self, doc: Doc, numbers) -> int:
+        return sum(self.line(doc, n) for n in numbers)
+
+
+@dataclass
+class Shown:
+    """What the pack shows of one file: its line numbers, the chunks they came from, and
+    how (``whole``, ``definitions``, ``signatures``)."""
+
+    doc: Doc
+    lines: set[int] = field(default_factory=set)
+    chunks: list[int] = field(default_factory=list)
+    how: str = "definitions"
+    more: int = 0  # signatures not shown
+    cost: int = 0
+
+    def spans(self) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        for n in sorted(self.lines):
+            if out and n == out[-1][1] + 1:
+                out[-1] = (out[-1][0], n)
+            else:
+                out.append((n, n))
+        return out
+
+
+@dataclass
+class Plan:
+    shown: list[Shown]  # in rank order
+    paths: list[str]  # listed by path only, in rank order
+    unlisted_named: list[str]  # named files with not even a path line
+    left: int  # ranked files neither shown nor listed
+    used: int = 0
+
+
+class _Planner:
+    def __init__(self, docs: list[Doc], budget: int, costs: Costs, top_terms: list[str]):
+        self.docs = docs
+        self.budget = budget
+        self.costs = costs
+        self.used = 0
+        self.shown: dict[str, Shown] = {}
+        self.order: list[str] = []
+        self.top_terms = top_terms
+
+    # -- costs --------------------------------------------------------------------------
+    def _extra(self, sh: Shown, numbers) -> tuple[set[int], int]:
+        new = {n for n in numbers if n not in sh.lines}
+        if not new:
+            return new, 0
+        cost = self.costs.lines(sh.doc, new)
+        # A new run of lines costs a separator line, roughly.
+        cost += SEPARATOR_TOKENS * len(_runs(new | sh.lines)) - SEPARATOR_TOKENS * len(
+            _runs(sh.lines)
+        )
+        return new, max(cost, 0)
+
+    def _context(self, doc: Doc, k: int, first: bool) -> set[int]:
+        """The lines that make chunk K readable on its own."""
+        ch = doc.chunks[k]
+        extra: set[int] = set()
+        if first and len(self.shown) < IMPORT_DOCS:
+            extra.update(doc.imports)
+        if ch.head:
+            extra.add(ch.head)
+        p = ch.parent
+        while p >= 0:
+            parent = doc.chunks[p]
+            extra.add(parent.line or parent.start)
+            p = parent.parent
+        return extra
+
+    def _window(self, doc: Doc, k: int, room: int) -> set[int]:
+        """The best lines of a chunk too long to show whole, within ROOM tokens."""
+        ch = doc.chunks[k]
+        terms = self.top_terms
+        best = []
+        for n in range(ch.start, ch.end + 1):
+            low = doc.lines[n - 1].lower()
+            s = sum(1 for t in terms if t in low)
+            if s:
+                best.append((-s, n))
+        best.sort()
+        out = {ch.line or ch.start}
+        for _s, n in best:
+            win = set(range(max(ch.start, n - WINDOW_HALF), min(ch.end, n + WINDOW_HALF) + 1))
+            if self.costs.lines(doc, out | win) > room:
+                break
+            out |= win
+        if len(out) == 1:
+            out |= set(range(ch.start, min(ch.end, ch.start + 2 * WINDOW_HALF) + 1))
+        return out
+
+    # -- adding -------------------------------------------------------------------------
+    def add(self, doc: Doc, k: int, limit: int) -> bool:
+        """Show chunk K of DOC if it fits within LIMIT tokens in all; whether it did."""
+        sh = self.shown.get(doc.label)
+        first = sh is None
+        if first:
+            sh = Shown(doc)
+        ch = doc.chunks[k]
+        numbers = set(range(ch.start, ch.end + 1)) | self._context(doc, k, first)
+        head = HEADER_TOKENS if first else 0
+        new, cost = self._extra(sh, numbers)
+        if cost > MAX_CHUNK_SHARE * self.budget and ch.kind != "gap":
+            room = int(MAX_CHUNK_SHARE * self.budget)
+            numbers = self._window(doc, k, room) | self._context(doc, k, first)
+            new, cost = self._extra(sh, numbers)
+        if not new or self.used + head + cost > limit:
+            return False
+        sh.lines |= new
+        sh.chunks.append(k)
+        sh.cost += head + cost
+        self.used += head + cost
+        if first:
+            self.shown[doc.label] = sh
+            self.order.append(doc.label)
+        return True
+
+    def concentrate(self) -> None:
+        ranked = sorted(
+            ((s, d.label, k, d) for d in self.docs for k, s in enumerate(d.scores) if s > 0),
+            key=lambda t: (-t[0], t[1], t[2]),
+        )
+        if not ranked:
+            return
+        floor = ranked[0][0] * REL_MIN
+        limit = int(self.budget * CONCENTRATE)
+        misses = 0
+        for s, _lab, k, d in ranked:
+            if s < floor or self.used >= limit or misses > 40:
+                break
+            if not self.add(d, k, limit):
+                misses += 1
+
+    def fill(self) -> None:
+        limit = int(self.budget * FILL)
+        share = int(self.budget * DOC_SHARE)
+        for label in list(self.order):
+            sh = self.shown[label]
+            doc = sh.doc
+            order = sorted(range(len(doc.chunks)), key=lambda k: (-doc.scores[k], k))
+            for k in order:
+                if self.used >= limit:
+                    return
+                if k in sh.chunks:
+                    continue
+                if sh.cost >= share and len(self.order) > 1:
+                    break
+                ch = doc.chunks[k]
+                if all(n in sh.lines for n in range(ch.start, ch.end + 1)):
+                    continue
+                self.add(doc, k, limit)
+            if len(sh.lines) >= len(doc.lines):
+                sh.how = "whole"
+
+    def named_first(self) -> None:
+        """Each file the user named gets its best chunk, else its signatures, before
+        anything is widened: named files degrade, they are not crowded out."""
+        limit = int(self.budget * FILL)
+        named = [d for d in self.docs if d.named]
+        share = limit // max(len(named), 1)
+        for d in named:
+            if not d.chunks:
+                continue
+            best = max(range(len(d.chunks)), key=lambda k: (d.scores[k], -k))
+            if not self.add(d, best, min(limit, self.used + share)):
+                self.signatures([d], limit, max_docs=1)
+
+    def by_value(self, limit_share: float = FILL) -> None:
+        """Chunks by expected recall per token: a file's share of the probability that the
+        task is about it (its score against the best, sharpened by ``FILE_POWER``), times
+        the chunk's share of its file (its score, smoothed toward the file's mean), over
+        what the chunk costs to show (context and a new file's header included)."""
+        import heapq
+
+        docs = [d for d in self.docs if d.score > 0 or d.named][:VALUE_DOCS]
+        if not docs:
+            return
+        top = max(d.score for d in docs) or 1.0
+        pf = {d.label: max(d.score / top, 1e-6) ** FILE_POWER for d in docs}
+        total = sum(pf.values())
+        heap = []
+        for d in docs:
+            scores = [max(s, 0.0) for s in d.scores]
+            mean = sum(scores) / len(scores) if scores else 0.0
+            w = [s + SMOOTH * mean + 1e-9 for s in scores]
+            wsum = sum(w)
+            for k, wk in enumerate(w):
+                value = pf[d.label] / total * wk / wsum
+                heapq.heappush(heap, (-value, d.label, k, d, value))
+        limit = int(self.budget * limit_share)
+        misses = 0
+        while heap and self.used < limit and misses < 200:
+            _neg, lab, k, d, value = heapq.heappop(heap)
+            sh = self.shown.get(lab)
+            ch = d.chunks[k]
+            if sh is not None and all(n in sh.lines for n in range(ch.start, ch.end + 1)):
+                continue
+            if not self.add(d, k, limit):
+                misses += 1
+        for sh in self.shown.values():
+            if len(sh.lines) >= len(sh.doc.lines):
+                sh.how = "whole"
+
+    def signatures(self, docs: list[Doc], limit: int, max_docs: int = SIG_DOCS) -> None:
+        n_docs = 0
+        for doc in docs:
+            if n_docs >= max_docs or self.used >= limit:
+                return
+            if doc.label in self.shown:
+                continue
+            lines = sorted({d[2] for d in doc.defs if d[0] in _SIG_KINDS and 1 <= d[2] <= len(doc.lines)})
+            if not lines:
+                continue
+            keep = lines[:SIG_LINES]
+            sh = Shown(doc, how="signatures")
+            _new, cost = self._extra(sh, keep)
+            cost += HEADER_TOKENS
+            while keep and self.used + cost > limit:
+                keep = keep[: len(keep) // 2]
+                _new, cost = self._extra(sh, keep)
+                cost += HEADER_TOKENS
+            if not keep:
+                continue
+            sh.lines = set(keep)
+            sh.more = len(lines) - len(keep)
+            sh.cost = cost
+            self.used += cost
+            self.shown[doc.label] = sh
+            self.order.append(doc.label)
+            n_docs += 1
+
+
+def _runs(lines: set[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def plan(
+    docs: list[Doc],
+    budget: int,
+    costs: Costs,
+    *,
+    signatures_only: bool = False,
+    top_terms: list[str] = (),
+    path_cost: Callable[[str], int] | None = None,
+    blind: list[str] = (),
+) -> Plan:
+    """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring);
+    BLIND files (that nothing in the task reaches, best first) may follow as paths."""
+    p = _Planner(docs, budget, costs, list(top_terms))
+    if signatures_only:
+        p.signatures(docs, int(budget * FILL), max_docs=len(docs))
+    elif STRATEGY == "value":
+        p.named_first()
+        p.by_value()
+        p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
+    else:
+        p.concentrate()
+        p.fill()
+        p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
+    count_path = path_cost or (lambda s: len(s) // 3 + 1)
+    listed: list[str] = []
+    named_first = [d for d in docs if d.named] + [d for d in docs if not d.named and d.score > 0]
+    limit = budget
+    for d in named_first:
+        if d.label in p.shown:
+            continue
+        if not d.named and len(listed) >= PATH_DOCS:
+            continue
+        c = count_path(d.label) + PATH_TOKENS
+        if p.used + c > limit:
+            continue
+        listed.append(d.label)
+        p.used += c
+    for lab in blind:
+        if len(listed) >= PATH_DOCS:
+            break
+        c = count_path(lab) + PATH_TOKENS
+        if p.used + c > limit:
+            break
+        listed.append(lab)
+        p.used += c
+    ranks = {d.label: i for i, d in enumerate(docs)}
+    ranks.update({lab: len(docs) + i for i, lab in enumerate(blind)})
+    listed.sort(key=lambda lab: ranks[lab])
+    shown = sorted(p.shown.values(), key=lambda s: ranks[s.doc.label])
+    unlisted = [d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed]
+    left = sum(1 for d in docs if d.label not in p.shown and d.label not in listed)
+    left += sum(1 for lab in blind if lab not in listed)
+    return Plan(shown, listed, unlisted, left, p.used)

@@ -1,0 +1,406 @@
+"""Ranking files and their chunks against a query.
+
+``rank_sources(sources, query)`` reads each candidate once:
+
+1. a byte search says which of the query's terms can occur in it; a file where none can
+   (and that no path, frame or message points at) counts towards the corpus size only;
+2. the others are cut into chunks (``chunks.chunk_file``, on the repo map scanners'
+   definitions) and each chunk's terms are counted (``index.Terms``);
+3. each term's weight is its query weight times its BM25 rarity over all chunks; a term
+   found in most files weighs nothing;
+4. a chunk's score is its BM25 plus what points at it directly: its definition's name is
+   one the task writes, a stack-trace frame's line or function is in it, a quoted error
+   message is one of its literals; a review pack's changed lines are in it;
+5. a file's score is its best chunks' (decaying), plus a path the task names, times its
+   role's prior (source 1, tests and docs far less unless the task is about them);
+6. a chunk's final score mixes its own with its file's, times the prior, so that of two
+   equal chunks the one in the file the task is about comes first; the chunks a top chunk
+   calls (a definition its words name, in the same file or another) rank up.
+
+Everything is deterministic: ties break on the path and the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctxtools.retrieval.chunks import Chunk, chunk_file, import_lines
+from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.noise import file_role
+from ctxtools.retrieval.terms import Query
+
+NAME_BONUS = 2.0  # times the name term's weight
+SCOPE_BONUS = 0.6
+FRAME_LINE_BONUS = 12.0  # times the best term weight
+FRAME_FUNC_BONUS = 6.0
+MESSAGE_BONUS = 6.0
+CHANGED_BONUS = 1000.0
+NAMED_BONUS = 4.0
+PATH_BONUS = 4.0
+FILE_DECAY = (1.0, 0.5, 0.25)
+FILE_MIX = 0.3
+CALLEE_SHARE = 0.3
+CALLEE_TOP = 8
+COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
+ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
+ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
+_ASKS = {
+    "test": ("test", "tests", "pytest", "unittest", "testcase", "fixture", "fixtures"),
+    "docs": ("doc", "docs", "documentation", "docstring", "readme", "typo", "sphinx"),
+    "example": ("example", "examples", "demo", "tutorial"),
+    "config": ("config", "configuration", "settings", "toml", "yaml", "ini", "ci"),
+}
+
+
+@dataclass
+class Source:
+    """One candidate: its label (path under the root, or a handle), its bytes, the scanner's
+    definitions (None: not scanned), whether the user named it, and for a review pack the
+    new-side lines its diff changed."""
+
+    label: str
+    data: bytes
+    defs: tuple | None = None
+    named: bool = False
+    changed: frozenset[int] = frozenset()
+    role: str = ""
+
+
+@dataclass
+class Doc:
+    """A ranked file: its lines, chunks, their scores, and why it ranks where it does."""
+
+    label: str
+    role: str
+    lines: list[str]
+    chunks: list[Chunk]
+    scores: list[float]
+    defs: tuple
+    imports: tuple[int, ...]
+    named: bool = False
+    changed: frozenset[int] = frozenset()
+    score: float = 0.0
+    prior: float = 1.0
+    why: list[str] = field(default_factory=list)
+    matched: list[str] = field(default_factory=list)
+    tfs: list[dict] = field(default_factory=list, repr=False)
+
+
+@dataclass
+class Ranking:
+    docs: list[Doc]  # best first
+    blind: list[str]  # candidates no term, path, frame or message could reach
+    weights: dict[str, float]  # term -> final weight (idf included)
+    query: Query
+
+
+def _suffix_len(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def _path_hits(labels: list[str], paths) -> dict[str, int]:
+    """label -> how many trailing path components of the best task path it matches (only
+    the best-matching labels of each path count)."""
+    out: dict[str, int] = {}
+    split = {lab: lab.split("/") for lab in labels}
+    stems = {lab: parts[:-1] + [parts[-1].rsplit(".", 1)[0]] for lab, parts in split.items()}
+    for p in paths:
+        want = [x for x in p.strip("/").split("/") if x and x != "."]
+        if not want:
+            continue
+        best = 0
+        hits = []
+        for lab in labels:
+            n = _suffix_len(split[lab], want)
+            if n == 0 and "." not in want[-1]:
+                n = _suffix_len(stems[lab], want)
+                if n == 0 and split[lab][-1] == "__init__.py":
+                    n = _suffix_len(split[lab][:-1], want)
+            if n > best:
+                best, hits = n, [lab]
+            elif n == best and n > 0:
+                hits.append(lab)
+        if best and len(hits) <= 3:
+            for lab in hits:
+                out[lab] = max(out.get(lab, 0), best)
+    return out
+
+
+def _priors(query: Query, task_terms) -> dict[str, float]:
+    prior = dict(ROLE_PRIOR)
+    for role, words in _ASKS.items():
+        if any(w in task_terms for w in words):
+            prior[role] = max(prior[role], ROLE_PRIOR_ASKED[role])
+    return prior
+
+
+def _lines_of(data: bytes) -> list[str]:
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _message_lines(data: bytes, messages) -> list[int]:
+    out = []
+    for frag in messages:
+        pos = data.find(frag.encode("utf-8", "replace"))
+        if pos >= 0:
+            out.append(data.count(b"\n", 0, pos) + 1)
+    return out
+
+
+def _read(src: Source, terms: Terms, query: Query, reached: bool, stats: Stats):
+    """The Doc of SRC (chunks counted into STATS), or None when nothing can reach it."""
+    present = terms.present(src.data.lower()) if len(terms) else []
+    if not present and not reached:
+        est_units = max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1)
+        stats.add_blind(est_units, len(src.data) // 6)
+        return None
+    lines = _lines_of(src.data)
+    chunks = chunk_file(lines, src.defs or ())
+    doc = Doc(src.label, src.role, lines, chunks, [0.0] * len(chunks), src.defs or (), ())
+    doc.imports = import_lines(lines)
+    doc.named = src.named
+    doc.changed = src.changed
+    seen: set[int] = set()
+    lengths = []
+    for ch in chunks:
+        text = "\n".join(lines[ch.start - 1 : ch.end]).encode("utf-8", "surrogateescape")
+        tf, length = terms.count(text) if present else ({}, len(text) // 6)
+        doc.tfs.append(tf)
+        lengths.append(length)
+        stats.add(tf, length)
+        seen.update(tf)
+    for i in seen:
+        stats.file_df[i] += 1
+    doc.matched = [terms.terms[i] for i in sorted(seen)]
+    return doc, lengths
+
+
+def _chunk_at(doc: Doc, line: int) -> int:
+    for k, ch in enumerate(doc.chunks):
+        if ch.start <= line <= ch.end:
+            return k
+    return -1
+
+
+def _direct_bonuses(doc: Doc, src_data: bytes, query: Query, wmax: float, name_w, frames):
+    """Bonuses of DOC's chunks for what points at them: names, frames, messages, changes."""
+    bonus = [0.0] * len(doc.chunks)
+    for k, ch in enumerate(doc.chunks):
+        if ch.name and ch.kind in ("def", "class", "part"):
+            w = name_w(ch.name.lower())
+            if w:
+                bonus[k] += NAME_BONUS * w * (1.0 if ch.kind != "part" or not ch.head else 0.5)
+        if ch.scope:
+            w = name_w(ch.scope.rsplit(".", 1)[-1].lower())
+            if w:
+                bonus[k] += SCOPE_BONUS * w
+        if doc.changed and any(ch.start <= n <= ch.end for n in doc.changed):
+            bonus[k] += CHANGED_BONUS
+    for fr in frames:
+        if fr.line:
+            k = _chunk_at(doc, fr.line)
+            if k >= 0:
+                bonus[k] += FRAME_LINE_BONUS * wmax
+                doc.why.append(f"stack frame line {fr.line}")
+        if fr.function:
+            for k, ch in enumerate(doc.chunks):
+                if ch.name == fr.function:
+                    bonus[k] += FRAME_FUNC_BONUS * wmax
+    if query.messages:
+        for line in _message_lines(src_data, query.messages):
+            k = _chunk_at(doc, line)
+            if k >= 0:
+                bonus[k] += MESSAGE_BONUS * wmax
+                doc.why.append(f"error message at line {line}")
+    return bonus
+
+
+def _frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
+    out: dict[str, list] = {}
+    paths = [fr.path for fr in query.frames if fr.path]
+    hits_by_path = {p: _path_hits(labels, [p]) for p in dict.fromkeys(paths)}
+    for fr in query.frames:
+        if not fr.path:
+            continue
+        for lab in hits_by_path[fr.path]:
+            out.setdefault(lab, []).append(fr)
+    return out
+
+
+def reachable(sources: list[Source], query: Query) -> set[str]:
+    """The labels of SOURCES that a term, a path, a frame or a message can reach (the
+    files ``rank_sources`` reads, and so the ones whose definitions matter)."""
+    terms = Terms(list(query.terms))
+    labels = [s.label for s in sources]
+    hit = set(_path_hits(labels, query.paths)) | set(_frames_by_label(labels, query))
+    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
+    out = set()
+    for s in sources:
+        if (
+            s.named
+            or s.changed
+            or s.label in hit
+            or (len(terms) and terms.present(s.data.lower()))
+            or any(m in s.data for m in msg_bytes)
+        ):
+            out.add(s.label)
+    return out
+
+
+def rank_sources(
+    sources: list[Source], query: Query, fallback: dict[str, float] | None = None
+) -> Ranking:
+    """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
+    reaches any source (a task of plain words that occur nowhere), the files are ranked
+    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
+    ranking = _rank(sources, query)
+    if fallback is None or any(d.score > 0 for d in ranking.docs):
+        return ranking
+    return _by_fallback(sources, query, fallback)
+
+
+FALLBACK_DOCS = 200
+
+
+def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]) -> Ranking:
+    docs = []
+    best = sorted(sources, key=lambda s: (not s.named, -fallback.get(s.label, 0.0), s.label))
+    for src in best[:FALLBACK_DOCS]:
+        lines = _lines_of(src.data)
+        chunks = chunk_file(lines, src.defs or ())
+        doc = Doc(src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), ())
+        doc.imports = import_lines(lines)
+        doc.named = src.named
+        doc.changed = src.changed
+        base = fallback.get(src.label, 0.0) * (ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0)
+        doc.score = base + (NAMED_BONUS if src.named else 0.0) + 1e-9
+        n = max(len(chunks), 1)
+        doc.scores = [doc.score / n] * len(chunks)
+        doc.why.append("ranked by the repository map (nothing in the task matched)")
+        docs.append(doc)
+    docs.sort(key=lambda d: (-d.score, d.label))
+    return Ranking(docs, [], {}, query)
+
+
+def _rank(sources: list[Source], query: Query) -> Ranking:
+    terms = Terms(list(query.terms))
+    labels = [s.label for s in sources]
+    path_hits = _path_hits(labels, query.paths)
+    frames = _frames_by_label(labels, query)
+    stats = Stats(files=len(sources))
+    docs: list[Doc] = []
+    datas: dict[str, bytes] = {}
+    blind: list[str] = []
+    lens: dict[str, list[int]] = {}
+    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
+    for src in sources:
+        if not src.role:
+            src.role = file_role(src.label)
+        reached = (
+            src.named
+            or bool(src.changed)
+            or src.label in path_hits
+            or src.label in frames
+            or any(m in src.data for m in msg_bytes)
+        )
+        got = _read(src, terms, query, reached, stats)
+        if got is None:
+            blind.append(src.label)
+            continue
+        doc, doc_lens = got
+        docs.append(doc)
+        datas[doc.label] = src.data
+        lens[doc.label] = doc_lens
+    weights = _weights(terms, query, stats)
+    _score(docs, datas, lens, weights, terms, query, stats, path_hits, frames)
+    docs.sort(key=lambda d: (-d.score, d.label))
+    named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
+    return Ranking(docs, blind, named_weights, query)
+
+
+def _weights(terms: Terms, query: Query, stats: Stats) -> list[float]:
+    out = []
+    for i, t in enumerate(terms.terms):
+        share = stats.file_df.get(i, 0) / max(stats.files, 1)
+        if share > COMMON_FILE_SHARE and stats.files >= 10:
+            out.append(0.0)
+            continue
+        out.append(query.terms[t] * stats.idf(i))
+    return out
+
+
+def _score(docs, datas, lens, weights, terms, query, stats, path_hits, frames) -> None:
+    wmax = max(weights, default=1.0) or 1.0
+    ids = terms.ids
+
+    def name_w(name: str) -> float:
+        if name not in query.names:
+            return 0.0
+        i = ids.get(name)
+        return weights[i] if i is not None and weights[i] else 0.5 * wmax
+
+    task_terms = set(query.terms)
+    prior = _priors(query, task_terms)
+    for doc in docs:
+        base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
+        bonus = _direct_bonuses(doc, datas[doc.label], query, wmax, name_w, frames.get(doc.label, ()))
+        doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
+        top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
+        fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))
+        if doc.label in path_hits:
+            fs += PATH_BONUS * wmax * path_hits[doc.label]
+            doc.why.append("path named in the task")
+        if doc.named:
+            fs += NAMED_BONUS * wmax
+        doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
+        doc.score = fs * doc.prior
+        doc.scores = [doc.prior * (s + FILE_MIX * fs) for s in doc.scores]
+    _callees(docs)
+
+
+def _callees(docs: list[Doc]) -> None:
+    """The definitions the best chunks name rank up: a fix is often in what the matching
+    code calls."""
+    best = sorted(
+        ((s, d.label, k, d) for d in docs for k, s in enumerate(d.scores) if s > 0),
+        key=lambda t: (-t[0], t[1], t[2]),
+    )[:CALLEE_TOP]
+    if not best:
+        return
+    by_name: dict[str, list[tuple[Doc, int]]] = {}
+    for d in docs:
+        for k, ch in enumerate(d.chunks):
+            if ch.kind == "def" and len(ch.name) >= 4:
+                by_name.setdefault(ch.name, []).append((d, k))
+    import re
+
+    word = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+    for s, _lab, k, d in best:
+        ch = d.chunks[k]
+        text = "\n".join(d.lines[ch.start - 1 : ch.end])
+        for name in dict.fromkeys(word.findall(text)):
+            targets = by_name.get(name)
+            if not targets or name == ch.name or len(targets) > 3 or not _distinctive(name):
+                continue
+            for td, tk in targets:
+                if td is d and tk == k:
+                    continue
+                td.scores[tk] += CALLEE_SHARE * s * td.prior / len(targets)
+
+
+def _distinctive(name: str) -> bool:
+    """A name that says which definition it means: compound, or long, and not one of the
+    built-in types' method names."""
+    from ctxtools.repomap.graph import COMMON
+
+    if name in COMMON:
+        return False
+    core = name.strip("_")
+    return "_" in core or any(c.isupper() for c in core[1:]) or len(core) >= 8

@@ -1,0 +1,269 @@
+"""From a task's text to what a retriever looks for: weighted terms, names, paths,
+stack-trace frames and quoted messages.
+
+``parse_query(task)`` reads a bug report, a review request or a one-line task the way an
+engineer skims it:
+
+* **terms**: every word that could name something in code, lower-cased, with the parts of
+  compound names (``bulk_create`` gives ``bulk_create``, ``bulk``, ``create``). A term that
+  is *code-shaped* -- ``snake_case``, ``CamelCase``, dotted, written in backticks or in a
+  code block, followed by ``(`` -- weighs more than a plain English word; how much a term
+  finally counts is decided by its rarity in the repository (``ctxtools.retrieval.index``).
+* **names**: the code-shaped identifiers whole, which a definition's own name may equal.
+* **paths**: file names and paths the task writes (``django/db/models/query.py``,
+  ``query.py``) and dotted module paths (``django.db.models.query``).
+* **frames**: stack-trace frames of Python, JavaScript, Java, Go and Rust, each a path (as
+  the trace wrote it), a line and a function: the strongest pointers a task can hold.
+* **messages**: quoted error messages and the last line of a traceback, cut into literal
+  fragments to find among the code's string literals.
+
+Deterministic, no I/O, linear in the task's length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts
+
+CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
+PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
+MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
+
+# Words a bug report is written in that say nothing about where the code is.
+_REPORT_WORDS = frozenset(
+    """
+    error errors exception traceback raise raised raises fail fails failed failing failure
+    expected actual result results work works working worked broken break breaks happen
+    happens happened problem problems reproduce reproduced version versions behaviour
+    behavior use used uses using instead example examples case cases like correct
+    correctly incorrect wrong right true false none null value values return returns
+    returned call called calls get gets set sets new old add added adds allow allows
+    support supported currently current seems seem think know tried try trying test tests
+    line lines file files get_ print output input run running runs python last recent
+    most first second one two three also just still already however example thanks
+    thank hi hello please would could should might may
+    """.split()
+)
+
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_CODE_SPAN_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
+_SOURCE_EXT = (
+    "py pyi pyx js jsx mjs cjs ts tsx mts cts go rs java kt kts scala swift c h cc cpp cxx "
+    "hpp hh cs rb php lua sh bash zsh pl pm r m mm sql toml yaml yml json cfg ini rst md txt "
+    "html htm css scss vue svelte ex exs erl hs ml clj dart jl"
+).split()
+_EXT_ALT = "|".join(sorted(_SOURCE_EXT, key=len, reverse=True))
+_PATH_RE = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I
+)
+_SLASH_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+)")
+
+# Stack-trace frames: (regex, path group, line group, function group).
+_FRAMES = (
+    # Python: File "x/y.py", line 12, in func
+    (re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?'), 1, 2, 3),
+    # JavaScript: at func (path:12:5)   /   at path:12:5
+    (re.compile(r"\bat (?:(?:async |new )?([\w$.<>\[\]]+) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+):\d+\)?"), 2, 3, 1),
+    # Java / Kotlin: at com.x.Y.method(Y.java:12)
+    (re.compile(r"\bat ([\w$.]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)"), 2, 3, 1),
+    # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5" included)
+    (re.compile(r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|rb|php|swift|cs|ts|js)):(\d+)"), 1, 2, None),
+)
+# A Go frame's function line (pkg.(*T).Method(...)) and a Rust one ("  3: crate::m::f").
+_GO_FUNC_RE = re.compile(r"^\s*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)\s*$", re.M)
+_RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
+# The message of an exception: "ValueError: text" at a line's start.
+_EXC_LINE_RE = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M)
+_QUOTED_RE = re.compile(r"\"([^\"\n]{8,200})\"|'([^'\n]{8,200})'|“([^”\n]{8,200})”")
+_FRAGMENT_SPLIT_RE = re.compile(r"""['"`]|%[sdrfi]|\{[^}]*\}|\b\d+\b|<[^>]*>|\s{2,}""")
+MIN_FRAGMENT = 12
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack-trace frame: the path as written, its line, its function (or None)."""
+
+    path: str | None
+    line: int | None
+    function: str | None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a task asks a retriever to find (see the module's docstring)."""
+
+    terms: dict[str, float]  # term -> weight before rarity
+    code: frozenset[str]  # the terms that are code-shaped
+    names: dict[str, float]  # whole identifiers, lower-cased -> weight
+    paths: tuple[str, ...]
+    frames: tuple[Frame, ...]
+    messages: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.terms or self.paths or self.frames or self.messages)
+
+
+def _stop(word: str) -> bool:
+    low = word.lower()
+    return (
+        len(word) < 2
+        or low in STOP_WORDS
+        or word in CODE_KEYWORDS
+        or low in _REPORT_WORDS
+        or word.isdigit()
+    )
+
+
+def _code_shaped(word: str) -> bool:
+    core = word.strip("_")
+    if "_" in core:
+        return True
+    if any(c.isdigit() for c in core[1:]) and any(c.isalpha() for c in core):
+        return True
+    return any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)
+
+
+def _code_regions(task: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _CODE_SPAN_RE.finditer(task)]
+
+
+def _in_regions(pos: int, regions: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in regions)
+
+
+def _add(weights: dict[str, float], term: str, w: float) -> None:
+    weights[term] = weights.get(term, 0.0) + w
+
+
+def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]]:
+    """(term -> summed raw weight, code-shaped terms, whole names -> weight)."""
+    regions = _code_regions(task)
+    raw: dict[str, float] = {}
+    code: set[str] = set()
+    names: dict[str, float] = {}
+    for m in _WORD_RE.finditer(task):
+        word = m.group()
+        if _stop(word):
+            continue
+        end = m.end()
+        shaped = (
+            _code_shaped(word)
+            or _in_regions(m.start(), regions)
+            or task.startswith("(", end)
+            or (m.start() > 0 and task[m.start() - 1] == ".")
+            or task.startswith(".", end)
+        )
+        low = word.lower()
+        w = CODE_WEIGHT if shaped else 1.0
+        _add(raw, low, w)
+        if shaped:
+            code.add(low)
+            if len(low) >= 3:
+                names[low] = max(names.get(low, 0.0), w)
+        parts = compound_parts(word)
+        if len(parts) > 1:
+            for part in dict.fromkeys(parts):
+                if not _stop(part) and len(part) >= 3:
+                    _add(raw, part, w * PART_WEIGHT)
+    return raw, code, names
+
+
+def _damp(raw: dict[str, float]) -> dict[str, float]:
+    """Repetition counts, but less and less: a term named ten times is not ten times as
+    telling as one named once (a traceback repeats its paths)."""
+    out = {}
+    for term, w in raw.items():
+        out[term] = w if w <= CODE_WEIGHT else CODE_WEIGHT * (1.0 + math.log(w / CODE_WEIGHT))
+    if len(out) > MAX_TERMS:
+        keep = sorted(out, key=lambda t: (-out[t], t))[:MAX_TERMS]
+        out = {t: out[t] for t in keep}
+    return out
+
+
+def _paths(task: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for m in _PATH_RE.finditer(task):
+        p = m.group(1).strip("./")
+        if p and not p.startswith("http"):
+            seen.setdefault(p, None)
+    for m in _SLASH_PATH_RE.finditer(task):
+        p = m.group(1).strip("./")
+        if "/" in p and "//" not in p and not p.lower().startswith(("http", "www")):
+            seen.setdefault(p, None)
+    for m in _DOTTED_RE.finditer(task):
+        dotted = m.group()
+        if dotted.count(".") >= 1 and not dotted.split(".")[-1].lower() in _SOURCE_EXT:
+            seen.setdefault(dotted.replace(".", "/"), None)
+    return list(seen)
+
+
+def _frames(task: str) -> list[Frame]:
+    out: list[Frame] = []
+    seen = set()
+    for rx, pg, lg, fg in _FRAMES:
+        for m in rx.finditer(task):
+            path = m.group(pg)
+            line = int(m.group(lg)) if m.group(lg) else None
+            func = m.group(fg) if fg else None
+            if func:
+                func = func.rsplit(".", 1)[-1].strip("<>") or None
+                if func in ("module", "lambda", "listcomp", "genexpr", "anonymous"):
+                    func = None
+            key = (path, line)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Frame(path, line, func))
+    for rx in (_GO_FUNC_RE, _RUST_FUNC_RE):
+        for m in rx.finditer(task):
+            func = re.split(r"[.:]+", m.group(1))[-1]
+            if func and not _stop(func):
+                out.append(Frame(None, None, func))
+    return out
+
+
+def _fragments(message: str) -> list[str]:
+    return [
+        f.strip(" .,:;()[]")
+        for f in _FRAGMENT_SPLIT_RE.split(message)
+        if len(f.strip(" .,:;()[]")) >= MIN_FRAGMENT and " " in f.strip()
+    ]
+
+
+def _messages(task: str) -> list[str]:
+    found: dict[str, None] = {}
+    for m in _EXC_LINE_RE.finditer(task):
+        if m.group(2):
+            for f in _fragments(m.group(2)):
+                found.setdefault(f, None)
+    for m in _QUOTED_RE.finditer(task):
+        text = next(g for g in m.groups() if g)
+        for f in _fragments(text):
+            found.setdefault(f, None)
+    return list(found)[:40]
+
+
+def parse_query(task: str) -> Query:
+    """The query of TASK (see the module's docstring)."""
+    raw, code, names = _word_terms(task)
+    frames = _frames(task)
+    for fr in frames:
+        if fr.function and not _stop(fr.function):
+            low = fr.function.lower()
+            names[low] = max(names.get(low, 0.0), CODE_WEIGHT)
+            raw[low] = raw.get(low, 0.0) + CODE_WEIGHT
+            code.add(low)
+    terms = _damp(raw)
+    return Query(
+        terms=terms,
+        code=frozenset(t for t in code if t in terms),
+        names={n: w for n, w in sorted(names.items())},
+        paths=tuple(_paths(task)),
+        frames=tuple(frames),
+        messages=tuple(_messages(task)),
+    )
