@@ -19,6 +19,7 @@ import contextlib
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from ctxtools import runner
@@ -70,8 +71,14 @@ def run_and_stash(
     session: str,
     type: str | None = None,
     tee: BinaryIO | None = None,
+    on_start: Callable[[subprocess.Popen], None] | None = None,
+    cwd: str | None = None,
 ) -> tuple[dict, int]:
     """Run ARGV, store its output; (card, the command's exit status as a shell gives it).
+
+    The command runs in CWD (None: the current directory). ON_START is called with the
+    started process: a caller that is not the main thread
+    (where no signal handler can be set) keeps it to stop it itself (``runner.stop``).
 
     Raises CommandNotFoundError (127), CommandNotExecutableError (126), Interrupted
     (128 + N, nothing stored) and the store's errors (then the command is stopped too).
@@ -81,9 +88,11 @@ def run_and_stash(
     with runner.watching() as watch:
         try:
             proc = watch.start(
-                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                argv, stdin=_stdin(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd
             )
             assert proc.stdout is not None
+            if on_start is not None:
+                on_start(proc)
             reader = _PipeReader(proc.stdout.fileno(), tee)
 
             def status() -> int:

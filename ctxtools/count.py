@@ -259,6 +259,8 @@ def budget_document(budget, profile) -> dict:
         "matched_by": profile.matched_by if profile else "limit",
     }
     doc.update(budget.as_dict())
+    if budget.floored:
+        doc["available"] = None  # no budget: ctx-pack refuses, and so does --budget (exit 1)
     return doc
 
 
@@ -279,7 +281,10 @@ def render_budget(budget, profile) -> str:
         (f"role share ({b.role})", f"× {b.role_share}%"),
         ("computed", fmt(b.computed)),
         ("floor", fmt(b.floor)),
-        ("available", fmt(b.available) + ("  (floor)" if b.floored else "")),
+        (
+            "available",
+            f"none: {fmt(b.computed)} is below the floor" if b.floored else fmt(b.available),
+        ),
     ]
     width = max(len(k) for k, _ in rows)
     return "".join(f"{k:<{width}}  {v}\n" for k, v in rows)

@@ -6,6 +6,14 @@ library modules that use a value import it from here (``profiles``, ``config``,
 ``pack.model``), and ``tests/test_cli_common.py`` checks the others still agree.
 """
 
+# The largest value a whole-number option takes (ctxtools.cli.types.Whole, fsutil.parse_size):
+# far above any real use, and far below what would overflow a C size or a float.
+MAX_TOKENS = 1_000_000_000  # a budget, a window, a reserve, a gate: tokens
+MAX_COUNT = 1_000_000_000  # lines, characters, windows, entries, files, matches
+MAX_SIZE = 1 << 40  # bytes: 1T
+MAX_JOBS = 64  # worker processes or threads
+MAX_TIMEOUT = 3600.0  # seconds a helper command may run
+
 # The store (ctxtools.config, ctxtools.store)
 SESSION = "default"
 EVICT_STRATEGIES = ("lru", "importance")  # ctxtools.evict.STRATEGIES, in --help order
@@ -17,6 +25,10 @@ THRESHOLD = 1000  # inputs of at most this many characters pass through unchange
 # ctx-read (ctxtools.projections)
 MAX_CHARS = 12_000  # a read's output cap
 MAX_CHARS_CEILING = 50_000  # what --max-chars is clamped to
+
+# The model profile of ctx-pack, ctx-compact and ctx-count --budget given neither --model nor
+# --limit: the [default] table of ctxtools/data/profiles.toml (ctxtools.profiles.resolve)
+DEFAULT_PROFILE = "default"
 
 # The pack budget (ctxtools.profiles.pack_budget; DESIGN.md "Pack budget")
 RESERVE_SYSTEM = 500
@@ -39,7 +51,7 @@ MAP_MAX_FILE_SIZE = "512K"  # as --help shows it; parsed, MAX_FILE_SIZE of repom
 COMPACT_AT = 80.0
 KEEP_RECENT = 3
 SUMMARIZER_TIMEOUT = 60.0
-MAX_SUMMARIZER_TIMEOUT = 3600.0  # one hour: a local model summarising a long run, with room
+MAX_SUMMARIZER_TIMEOUT = MAX_TIMEOUT  # one hour: a local model summarising a long run
 MIN_RATIO = 0.02
 MIN_PATH_SHARE = 0.5
 

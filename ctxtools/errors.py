@@ -37,6 +37,21 @@ class CtxError(Exception):
             return f"{self.message} ({self.hint})"
         return self.message
 
+    def line(self, prog: str) -> str:
+        """The one line PROG prints for this error: ``PROG: error: message (hint)``; a usage
+        error's parenthesis also points at ``PROG --help``."""
+        return error_line(prog, self.message, self.hint, usage=self.exit_status == 2)
+
+
+def error_line(prog: str, message: str, hint: str | None = None, *, usage: bool = False) -> str:
+    """``PROG: error: MESSAGE (HINT)`` on one line (newlines in MESSAGE become spaces); with
+    USAGE the parenthesis ends with ``see PROG --help``."""
+    message = " ".join(message.split())
+    tail = [hint] if hint else []
+    if usage:
+        tail.append(f"see {prog} --help")
+    return f"{prog}: error: {message} ({'; '.join(tail)})" if tail else f"{prog}: error: {message}"
+
 
 class UsageError(CtxError):
     """The call's words are wrong: a bad name, an impossible range, a conflicting option."""

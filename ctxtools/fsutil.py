@@ -22,12 +22,36 @@ if TYPE_CHECKING:  # pathlib costs milliseconds at start-up; callers pass their 
 
 
 def parse_size(text: str) -> int:
-    """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples)."""
+    """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples), at most
+    ``defaults.MAX_SIZE`` (1T): a UsageError past it."""
+    from decimal import Decimal
+
+    from ctxtools.defaults import MAX_SIZE
+
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
     if not m:
         raise UsageError(f"bad size {text!r}", hint="e.g. 500M, 1G, 1048576")
     mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
-    return int(float(m.group(1)) * mult)
+    number = m.group(1)
+    size = int(Decimal(number) * mult)  # exact, where a float of 400 nines is infinity
+    if size > MAX_SIZE:
+        shown = number if len(number) <= 24 else f"a {len(number)}-digit number"
+        raise UsageError(f"size {shown}{m.group(2)} is over the maximum of 1T")
+    return size
+
+
+def read_at_most(fh, limit: int, chunk: int = 1 << 20) -> bytes:
+    """Up to LIMIT bytes of FH, read a CHUNK at a time: ``fh.read(limit)`` asks for LIMIT
+    bytes of memory at once, whatever the file holds (``--max-file-size 1T`` was a
+    MemoryError on a 14-byte file)."""
+    parts, size = [], 0
+    while size < limit:
+        data = fh.read(min(chunk, limit - size))
+        if not data:
+            break
+        parts.append(data)
+        size += len(data)
+    return b"".join(parts)
 
 
 TMP_PREFIX = ".tmp-"  # every temporary file the toolkit writes: .tmp-<pid>-<12 hex digits>

@@ -30,7 +30,7 @@ from ctxtools.defaults import (  # token reserves of DESIGN.md ("Pack budget")
     RESERVE_TOOLS,
     SLACK_PERCENT,
 )
-from ctxtools.errors import InputError, NotFoundError, UsageError
+from ctxtools.errors import CtxError, InputError, NotFoundError, UsageError
 
 FLOOR = 512
 WARN_PERCENT = 80
@@ -86,10 +86,15 @@ class ProfileTable:
 def _check_entry(where: str, entry: object) -> dict:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected a table")
+    from ctxtools.defaults import MAX_TOKENS
+
     out = dict(entry)
     for key in ("context_limit", "max_output", "max_turns"):
-        if key in out and (not isinstance(out[key], int) or out[key] <= 0):
-            raise InputError(f"{where}: {key} must be a positive integer")
+        value = out.get(key)
+        if key in out and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_TOKENS
+        ):
+            raise InputError(f"{where}: {key} must be a whole number from 1 to {MAX_TOKENS:,}")
     if "encoding" in out and not isinstance(out["encoding"], str):
         raise InputError(f"{where}: encoding must be a string")
     return out
@@ -102,8 +107,11 @@ def _merge(table: ProfileTable, data: dict, source: str) -> None:
             raise InputError(f"{source}: [{section}] must be a table")
         target = getattr(table, section)
         for name, entry in block.items():
+            where = f"{source}: {section}.{name}"
             merged = dict(target.get(name.lower(), {}))
-            merged.update(_check_entry(f"{source}: {section}.{name}", entry))
+            merged.update(_check_entry(where, entry))
+            if "context_limit" not in merged:  # a new name: it has no window to inherit
+                raise InputError(f"{where}: needs context_limit", hint="e.g. context_limit = 32768")
             target[name.lower()] = merged
     sizes = data.get("sizes", {})
     if not isinstance(sizes, dict):
@@ -284,6 +292,21 @@ class Budget:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def floor_error(
+        self, hint: str = "use a model with a larger window, another --role, or --tokens N"
+    ) -> CtxError:
+        """The one rule of the floor: a budget computed below it is no budget. ctx-pack
+        refuses to pack and ``ctx-count --budget`` exits 1 with this same line (it showed
+        "available 512 (floor)" where ctx-pack refused)."""
+        b = self
+        return CtxError(
+            f"the pack budget is {b.computed:,} tokens, below the floor of {b.floor:,}: "
+            f"window {b.context_limit:,} - system {b.reserve_system:,} - tools "
+            f"{b.reserve_tools:,} - response {b.reserve_response:,} - slack {b.slack:,} "
+            f"= {b.before_share:,}, x {b.role_share}% ({b.role})",
+            hint=hint,
+        )
 
 
 def pack_budget(

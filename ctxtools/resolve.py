@@ -77,7 +77,7 @@ def read_head(stream: BinaryIO, limit: int) -> tuple[bytes, bool]:
     read = getattr(stream, "read1", stream.read)
     parts, size = [], 0
     while size < limit:
-        chunk = read(limit - size)
+        chunk = read(min(limit - size, 1 << 20))  # never ask for LIMIT bytes of memory at once
         if not chunk:
             return b"".join(parts), True
         parts.append(chunk)

@@ -74,17 +74,21 @@ def start(
     stdout: Any = None,
     stderr: Any = None,
     new_session: bool = False,
+    cwd: str | None = None,
 ) -> subprocess.Popen:
-    """Start ARGV (no shell) as the leader of a new process group; the streams are as
-    ``subprocess.Popen`` takes them. NEW_SESSION also detaches it from the terminal (a
-    command fed on a pipe that must never read the terminal).
+    """Start ARGV (no shell) as the leader of a new process group, in CWD (None: this
+    process's directory); the streams are as ``subprocess.Popen`` takes them. NEW_SESSION
+    also detaches it from the terminal (a command fed on a pipe that must never read the
+    terminal).
 
     Raises CommandNotFoundError (127) or CommandNotExecutableError (126), each with the
     system's reason as ``detail``."""
     group: dict[str, Any] = {"start_new_session": True} if new_session else {"process_group": 0}
     name = argv[0] if argv else ""
     try:
-        return subprocess.Popen(list(argv), stdin=stdin, stdout=stdout, stderr=stderr, **group)
+        return subprocess.Popen(
+            list(argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, **group
+        )
     except FileNotFoundError as exc:
         err: CommandError = CommandNotFoundError(f"{name}: command not found", detail=_why(exc))
     except PermissionError as exc:

@@ -88,6 +88,7 @@ class Stashed(NamedTuple):
 
     card: dict | None
     data: bytes = b""
+    note: str | None = None  # why a named input was not stored (``ctx-read NAME`` would fail)
 
 
 def stash_or_pass(
@@ -108,10 +109,18 @@ def stash_or_pass(
     if not always:
         # 4 bytes a character at the most: enough bytes to know "more than THRESHOLD".
         head, ended = read_head(stream, 4 * threshold + 4)
-    if ended and len(head.decode("utf-8", "replace")) <= threshold:
-        return Stashed(None, head)
+    if ended and (chars := len(head.decode("utf-8", "replace"))) <= threshold:
+        return Stashed(None, head, None if name is None else passed_note(name, chars, threshold))
     card = store.put_stream(stream, name=name, session=session, type=type, head=head)
     return Stashed(card)
+
+
+def passed_note(name: str, chars: int, threshold: int) -> str:
+    """What a named input that passed through says: it is not a handle."""
+    return (
+        f"passed through, not stored as {name}: {chars:,} characters, at most --threshold "
+        f"{threshold:,} (--always stores it)"
+    )
 
 
 # --- --list and --gc -------------------------------------------------------------------------

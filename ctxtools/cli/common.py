@@ -41,7 +41,7 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 def __getattr__(name: str):
     """The parameter types of ``ctxtools.cli.types``, loaded only by the commands that use
     one (start-up cost)."""
-    if name in ("Above", "FiniteFloat", "RoleShare", "Size"):
+    if name in ("Above", "FiniteFloat", "RoleShare", "Size", "Whole"):
         return getattr(_types(), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -229,12 +229,20 @@ def ruler_options(func: Callable) -> Callable:
     )(func)
 
 
-def int_option(name: str, default: int, help: str | None = None, **bounds) -> Callable:
-    """``NAME N``: a whole number from 0 (``click.IntRange(min=0, **bounds)``) whose default
-    --help shows."""
+def int_option(
+    name: str, default: int, help: str | None = None, *, max: int = defaults.MAX_COUNT
+) -> Callable:
+    """``NAME N``: a whole number from 0 to MAX (``types.Whole``) whose default --help
+    shows."""
     return click.option(
-        name, type=click.IntRange(min=0, **bounds), default=default, show_default=True, help=help
+        name, type=_types().Whole(0, max), default=default, show_default=True, help=help
     )
+
+
+def whole(min: int = 0, max: int = defaults.MAX_COUNT):
+    """The click type of a whole number from MIN to MAX (``types.Whole``): every integer
+    option has both bounds, so that no value overflows further down."""
+    return _types().Whole(min, max)
 
 
 def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
@@ -244,12 +252,17 @@ def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
 
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
     """``--limit N``: the context window, instead of the model's."""
-    return click.option("--limit", "limit", type=click.IntRange(min=1), default=None, help=help)
+    return click.option(
+        "--limit", "limit", type=whole(1, defaults.MAX_TOKENS), default=None, help=help
+    )
 
 
-def tokens_option(help: str) -> Callable:
-    """``--tokens N``: a budget in tokens of the ruler."""
-    return click.option("--tokens", type=click.IntRange(min=1), default=None, help=help)
+def tokens_option(help: str, *, cls: type[click.Option] = click.Option) -> Callable:
+    """``-t/--tokens N``: a budget in tokens of the ruler (``-t`` means this in every
+    command: docs/options.md)."""
+    return click.option(
+        "-t", "--tokens", type=whole(1, defaults.MAX_TOKENS), default=None, help=help, cls=cls
+    )
 
 
 def profiles_file_option(help: str) -> Callable:
@@ -264,13 +277,20 @@ def profiles_file_option(help: str) -> Callable:
 
 
 def query_option(help: str) -> Callable:
-    """``-q/--query TEXT``: what to rank or match toward."""
+    """``-q/--query TEXT``: what to rank or match toward (``-q`` is what a run is about in
+    every command: docs/options.md)."""
     return click.option("-q", "--query", default=None, help=help)
 
 
 def ignore_case_option(help: str) -> Callable:
     """``-i/--ignore-case``."""
     return click.option("-i", "--ignore-case", is_flag=True, help=help)
+
+
+def explain_option(help: str) -> Callable:
+    """``--explain``: what the run chose, its score and why, what it left out and why, on
+    stderr (``ctxtools.explain``: the same shape in every command that chooses)."""
+    return click.option("--explain", is_flag=True, help=help)
 
 
 def keep_going_option(help: str) -> Callable:
@@ -280,17 +300,19 @@ def keep_going_option(help: str) -> Callable:
 
 def jobs_option(help: str) -> Callable:
     """``--jobs N`` (None: the command decides)."""
-    return click.option("--jobs", type=click.IntRange(min=1), default=None, help=help)
+    return click.option("--jobs", type=whole(1, defaults.MAX_JOBS), default=None, help=help)
 
 
 def max_bytes_option(help: str, *, metavar: str | None = None) -> Callable:
     """``--max-bytes SIZE`` of an eviction budget (parsed by ``fsutil.parse_size``)."""
-    return click.option("--max-bytes", default=None, metavar=metavar, help=help)
+    return click.option(
+        "--max-bytes", type=_types().Size(), default=None, metavar=metavar, help=help
+    )
 
 
 def max_entries_option(help: str) -> Callable:
     """``--max-entries N`` of an eviction budget."""
-    return click.option("--max-entries", type=click.IntRange(min=0), default=None, help=help)
+    return click.option("--max-entries", type=whole(0), default=None, help=help)
 
 
 def strategy_option(help: str) -> Callable:
@@ -513,6 +535,24 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
+def click_error_line(name: str, exc: click.ClickException) -> str:
+    """Click's own errors (a bad value, a missing argument, an unknown option) as the
+    toolkit's one line: ``ctx-NAME: error: what (see ctx-NAME --help)``."""
+    from ctxtools.errors import error_line
+
+    hint = None
+    if isinstance(exc, click.exceptions.NoSuchOption):
+        message = exc.message
+        if exc.possibilities:
+            hint = "did you mean " + " or ".join(sorted(exc.possibilities))
+    else:
+        message = exc.format_message()
+    message = " ".join(message.split()).rstrip(".")
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return error_line(name, message, hint, usage=isinstance(exc, click.UsageError))
+
+
 def make_main(command: click.Command, name: str) -> Callable[..., None]:
     """The console-script entry point for COMMAND: errors become one line and an exit status."""
 
@@ -525,7 +565,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
             click.echo(f"{name}: aborted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
-            exc.show()
+            click.echo(click_error_line(name, exc), err=True)
             sys.exit(exc.exit_code)
         except CtxError as exc:
             if debug_enabled():
@@ -534,7 +574,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
                 sys.stdout.flush()
             except BrokenPipeError:
                 _quiet_broken_pipe()
-            click.echo(f"{name}: error: {exc}", err=True)
+            click.echo(exc.line(name), err=True)
             sys.exit(int(exc.exit_status))
         except BrokenPipeError:
             _quiet_broken_pipe()

@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     Above,
     FileArg,
     FiniteFloat,
+    explain_option,
     int_option,
     json_dumps,
     limit_option,
@@ -25,6 +26,7 @@ from ctxtools.cli.common import (
     store_options,
     strategy_option,
     warn,
+    whole,
     write_bytes,
 )
 from ctxtools.errors import UsageError
@@ -38,7 +40,10 @@ def _share(name: str, default: float, help: str):
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
 @standard_options
 @click.argument("file", required=False, type=click.Path(allow_dash=True))
-@model_option("Model whose window counts [env CTX_MODEL].")
+@model_option(
+    "Model whose window counts [env CTX_MODEL; neither --model nor --limit: the default "
+    "profile, 16,384 tokens, as for ctx-pack and ctx-count --budget]."
+)
 @limit_option("Window in tokens (beats --model).")
 @click.option(
     "--at",
@@ -51,7 +56,7 @@ def _share(name: str, default: float, help: str):
 @int_option("--keep-recent", defaults.KEEP_RECENT, "Turns at the end that are never touched.")
 @click.option(
     "--keep-tokens",
-    type=click.IntRange(min=0),
+    type=whole(0, defaults.MAX_TOKENS),
     default=None,
     help="Also keep the newest tool results before them up to this many tokens "
     "[default: 10% of the window].",
@@ -103,7 +108,14 @@ def _share(name: str, default: float, help: str):
 @max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
 @max_entries_option("With --evict: entries to keep.")
 @click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+@explain_option(
+    "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
+    '--json-report: also its "explain").'
+)
+@click.option("--quiet", is_flag=True, help="No summary line on stderr.")
+# -q was --quiet's short flag; -q is --query in the toolkit's table (docs/options.md). It
+# stays, unlisted, for the scripts that type it: ctx-compact has no query to mistake it for.
+@click.option("-q", "quiet_old", is_flag=True, hidden=True)
 @store_options
 @ruler_options
 def cli(file, accept, evict, **kw):
@@ -123,7 +135,9 @@ def cli(file, accept, evict, **kw):
     transcript far over its window is counted from the end only as far as needed: the
     older messages can only be dropped, and the total before is then an estimate,
     "tokens_before_exact": false in the report). Below
-    --at percent of the window (--model or --limit) the output is the input, byte for byte,
+    --at percent of the window (--limit, else --model's; neither: the default profile's
+    16,384 tokens, the window ctx-pack and ctx-count --budget take too; ctx-count --profiles
+    lists them) the output is the input, byte for byte,
     with a note on stderr, unless --force. Compaction aims 5 points below --at; when it cannot
     get there it still prints its best valid result, says so and exits 4 -- pause
     auto-compaction instead of retrying.
@@ -158,7 +172,7 @@ def cli(file, accept, evict, **kw):
     or refusal ("Sure!", "Here is", "I can't", "As an AI"), not an error message. A rejected
     summary is reported on stderr with the reason.
 
-    A run ends with one line on stderr saying what it did (-q/--quiet drops it), e.g.
+    A run ends with one line on stderr saying what it did (--quiet drops it), e.g.
     "ctx-compact: 68 → 28 messages, 15,055 → 5,099 tokens (−66%, counting message text + 4 a
     message); 3 results elided, 41 messages dropped; originals: ctx-read ctx:default/
     compact-…" ("~" marks a total before that is an estimate, see above), or "66 messages,
@@ -185,6 +199,15 @@ def cli(file, accept, evict, **kw):
     "reasons", ...}, "counted": "messages" (what the token figures count, see above),
     "repair": null|{"removed", "added"}, "ruler": {...}}.
 
+    --explain prints on stderr, as ctx-pack --explain does, the target as the budget, what
+    was kept (the head, the protected tail, the results stage 1 did not need to elide,
+    the messages after the cut) and what was left out and why (each elided result with the
+    tokens its placeholder saved, the span stage 2 dropped and its digest's handle). With
+    --json-report the report also has
+    "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
+    "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
+    [...]}.
+
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
     transcript or message list, orphaned results without --repair) or a rejected --accept
     candidate; 2 usage error; 4 compaction could not get under the target (output still
@@ -200,6 +223,8 @@ def cli(file, accept, evict, **kw):
     """
     if accept and evict:
         raise UsageError("--accept and --evict are separate modes")
+    if (accept or evict) and kw["explain"]:
+        raise UsageError("--explain goes with a compaction, not --accept or --evict")
     if accept:
         return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["json_report"])
     if evict:
@@ -277,10 +302,17 @@ def _compact(file, kw) -> int:
     )
     write_bytes(run.output)
     warn(*run.compaction_notes)
-    if not kw["quiet"]:
+    if not (kw["quiet"] or kw["quiet_old"]):
         warn(run.summary())
+    report = run.report()
+    if kw["explain"]:
+        from ctxtools.compact.explain import explain
+
+        explained = explain(run)
+        click.echo(explained.text(), err=True, nl=False)
+        report["explain"] = explained.as_dict()
     if kw["json_report"]:
-        _report(run.report())
+        _report(report)
     if run.error is not None:
         raise run.error
     return 0

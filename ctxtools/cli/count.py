@@ -28,6 +28,7 @@ from ctxtools.cli.common import (
     ruler_options,
     standard_options,
     warn,
+    whole,
     write,
 )
 from ctxtools.errors import OverLimitError, UsageError
@@ -55,7 +56,7 @@ from ctxtools.errors import OverLimitError, UsageError
 @click.option(
     "--fail-above",
     "fail_above",
-    type=click.IntRange(min=0),
+    type=whole(0, defaults.MAX_TOKENS),
     default=None,
     metavar="N",
     help="Exit 3 when an input counts over N tokens (a size gate for CI and pre-commit).",
@@ -69,11 +70,16 @@ from ctxtools.errors import OverLimitError, UsageError
 )
 @keep_going_option("Count what exists when some files are missing.")
 @jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
-@click.option("--budget", is_flag=True, help="Print the pack budget of --model/--role and exit.")
+@click.option(
+    "--budget",
+    is_flag=True,
+    help="Print the pack budget of --model/--role and exit (neither --model nor --limit: "
+    "the default profile, 16,384 tokens, as for ctx-pack and ctx-compact).",
+)
 @role_options
-@int_option("--reserve-system", defaults.RESERVE_SYSTEM)
-@int_option("--reserve-tools", defaults.RESERVE_TOOLS)
-@int_option("--reserve-response", defaults.RESERVE_RESPONSE)
+@int_option("--reserve-system", defaults.RESERVE_SYSTEM, max=defaults.MAX_TOKENS)
+@int_option("--reserve-tools", defaults.RESERVE_TOOLS, max=defaults.MAX_TOKENS)
+@int_option("--reserve-response", defaults.RESERVE_RESPONSE, max=defaults.MAX_TOKENS)
 @int_option("--slack-percent", defaults.SLACK_PERCENT, max=99)
 @click.option("--profiles", "list_profiles", is_flag=True, help="List the model profiles.")
 @profiles_file_option(
@@ -117,8 +123,10 @@ def cli(ctx: click.Context, **opts) -> int:
     note on stderr naming the profile used.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
-    reserve response - slack) x role share, never below 512 tokens. --role picks the share
-    (worker 100%, reviewer 85%, ...; anything else 75%); --role-share ROLE=PCT, or a
+    reserve response - slack) x role share; below 512 tokens there is none: the figures
+    are printed ("available": null in JSON) and it exits 1 with the error ctx-pack gives.
+    --role picks the share (worker 100%, reviewer 85%, ...; anything else 75%);
+    --role-share ROLE=PCT, or a
     [roles] table in the profiles file, overrides it. --profiles lists the model profiles
     (context window, max output tokens, max turns where set, encoding); --profiles-file
     adds or overrides them from a TOML file.
@@ -244,6 +252,10 @@ def _budget(profile, opts, table) -> int:
         emit_json(report.budget_document(budget, profile))
     else:
         write(report.render_budget(budget, profile))
+    if budget.floored:  # the rule ctx-pack follows: below the floor there is no budget
+        raise budget.floor_error(
+            hint="a model with a larger window, another --role, or fewer reserves"
+        )
     return 0
 
 

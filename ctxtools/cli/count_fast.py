@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
                 out.write(text.encode("utf-8", "surrogateescape"))
             sys.stdout.flush()
     except CtxError as exc:
-        sys.stderr.write(f"{NAME}: error: {exc}\n")
+        sys.stderr.write(exc.line(NAME) + "\n")
         sys.exit(int(exc.exit_status))
     except BrokenPipeError:
         _quiet_broken_pipe()

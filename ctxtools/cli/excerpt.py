@@ -9,6 +9,7 @@ from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
     emit_json,
+    explain_option,
     ignore_case_option,
     input_files,
     int_option,
@@ -80,6 +81,10 @@ from ctxtools.errors import UsageError
     "(what ctx-pack --memory would pick; repeatable)."
 )
 @retrieval_options
+@explain_option(
+    "Say on stderr what was shown of each file, each window's score and why, and what was "
+    'left out and why (with --json: also its "explain").'
+)
 @ruler_options
 @store_options
 @json_option
@@ -175,6 +180,16 @@ def cli(**opts) -> int:
     Nothing qualifying is not an error (a note on stderr). FILE arguments, --ident,
     --signatures, --tokens and the window options do not apply.
 
+    --explain prints on stderr, as ctx-pack --explain does, each shown file with its score
+    (and its tokens, with --tokens), each span and why it is there (its matching lines
+    and identifiers, the head, the tail), then what was left out and why: windows and files
+    over --tokens, windows past --max-windows, files where nothing matched, skipped files.
+    With --json the document also has
+    "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
+    "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
+    [...]}.
+    Not with --memory, whose output is its choice already.
+
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
     a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
     with --memory no usable word).
@@ -225,7 +240,7 @@ def cli(**opts) -> int:
         "session": opts["session"],
         "unreadable": unreadable,
     }
-    if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score"):
+    if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score" or opts["explain"]):
         out = stdout_bytes()
         write_blocks(
             inputs, matcher, options, out.write, on_file=notes, unmatched=unmatched, **common
@@ -245,8 +260,17 @@ def cli(**opts) -> int:
     )
     for k, line in enumerate(run.drop_notes()):
         warn(f"--tokens {tokens}: {line}" if k == 0 else line)
+    explained = None
+    if opts["explain"]:
+        from ctxtools.excerpt.explain import explain
+
+        explained = explain(run)
+        click.echo(explained.text(), err=True, nl=False)
     if opts["as_json"]:
-        emit_json(run.as_dict())
+        doc = run.as_dict()
+        if explained is not None:
+            doc["explain"] = explained.as_dict()
+        emit_json(doc)
     else:
         write(run.render())
     return notes.status
@@ -267,6 +291,7 @@ def _memory(opts: dict, method: str | None) -> int:
             ("--ident", opts["idents"]),
             ("--signatures", opts["signatures"]),
             ("--tokens", opts["tokens"] is not None),
+            ("--explain", opts["explain"]),
         ):
             if bad:
                 raise UsageError(f"{name} and --memory do not go together")

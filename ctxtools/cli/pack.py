@@ -24,23 +24,96 @@ from ctxtools.cli.common import (
     store_options,
     tokens_option,
     warn,
+    whole,
     write_bytes,
 )
 from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
 from ctxtools.errors import UsageError
 
+_SHORT_T = "ctx_pack.short_t"
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+
+class _TokensOption(click.Option):
+    """ctx-pack's ``-t/--tokens``. ``-t`` was ``--task`` here and ``--tokens`` in
+    ctx-repomap; it is ``--tokens`` everywhere now (docs/options.md). So that
+    ``ctx-pack -t 2000 FILE`` cannot silently mean either, the parser keeps what ``-t``
+    got apart from ``--tokens``, and ``_short_t`` decides: a whole number with a task
+    given is the budget, text is the task's old spelling (with a note), a whole number
+    and no task is an error that says what to type."""
+
+    def add_to_parser(self, parser, ctx: click.Context) -> None:
+        longs = [o for o in self.opts if o.startswith("--")]
+        parser.add_option(obj=self, opts=longs, dest=self.name, action="store", nargs=1)
+        parser.add_option(obj=self, opts=["-t"], dest=_SHORT_T, action="store", nargs=1)
+
+    def handle_parse_result(self, ctx: click.Context, opts, args):
+        if _SHORT_T in opts:
+            ctx.meta[_SHORT_T] = opts[_SHORT_T]
+        return super().handle_parse_result(ctx, opts, args)
+
+
+def _short_t(task: str | None, tokens: int | None) -> tuple[str | None, int | None]:
+    """The task and the budget once ``-t VALUE`` (if given) is placed: see _TokensOption."""
+    ctx = click.get_current_context()
+    value = ctx.meta.get(_SHORT_T)
+    if value is None:
+        return task, tokens
+    if not value.strip().isdigit():
+        if task is not None:
+            raise UsageError(
+                f"-t {value!r}: -t is --tokens, a whole number",
+                hint="the task goes in -q/--task, once",
+            )
+        warn(
+            "note: -t TEXT is the task's old spelling: type -q TEXT or --task TEXT "
+            "(-t is --tokens in every ctx command)"
+        )
+        return value, tokens
+    if task is None:
+        raise UsageError(
+            f"-t {value.strip()} is ambiguous: -t was ctx-pack's --task and is --tokens now",
+            hint=f"type --tokens {value.strip()} -q TASK for a budget, or -q {value.strip()} "
+            "for that task",
+        )
+    if tokens is not None:
+        raise UsageError("-t and --tokens both give the budget", hint="give it once")
+    param = next(p for p in ctx.command.params if p.name == "tokens")
+    return task, param.type.convert(value, param, ctx)
+
+
+class _PackCommand(click.Command):
+    """Refuses ``--changed=-X``: click takes a value of an option whose value may be left
+    out for the next option when it starts with '-', so ``--changed=--output=X`` was
+    ``--changed --output=X`` (and git wrote X)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("--changed=-"):
+                raise UsageError(
+                    f"--changed {arg[len('--changed=') :]!r}: not a revision",
+                    hint="a revision does not start with '-'",
+                )
+        return super().parse_args(ctx, args)
+
+
+@click.command(cls=_PackCommand, context_settings=CONTEXT_SETTINGS)
 @input_files
 @click.option(
-    "-t",
+    "-q",
     "--task",
     default=None,
     help="What the model is to do (last, verbatim); '-' reads it from stdin.",
 )
-@model_option()
+@model_option(
+    "Model profile [env CTX_MODEL; neither --model nor --limit: the default profile, "
+    "16,384 tokens, as for ctx-compact and ctx-count --budget]."
+)
 @role_options
-@tokens_option("The whole budget in tokens, instead of the model's and the role's.")
+@tokens_option(
+    "The whole budget in tokens, instead of the model's and the role's.", cls=_TokensOption
+)
 @limit_option()
 @click.option(
     "--root",
@@ -112,7 +185,7 @@ from ctxtools.errors import UsageError
 )
 @click.option(
     "--memory-tokens",
-    type=click.IntRange(min=1),
+    type=whole(1, defaults.MAX_TOKENS),
     default=None,
     help="Tokens the memory section may take [default: 15% of the budget].",
 )
@@ -233,9 +306,9 @@ def cli(**opts) -> int:
     Examples:
       ctx-pack --task "fix expiry in @jwt.py" --model gpt-4o src/auth/ > pack.md
       ctx-pack --task "review this change" --changed origin/main --role reviewer
-      git ls-files -z '*.go' | ctx-pack -t "retry backoff" --files-from - -0 --tokens 8000
-      ctx-pack -t "where is caching done?" --role explorer --explain . > /dev/null
-      ctx-pack -t "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
+      git ls-files -z '*.go' | ctx-pack -q "retry backoff" --files-from - -0 -t 8000
+      ctx-pack -q "where is caching done?" --role explorer --explain . > /dev/null
+      ctx-pack -q "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
     """
     from ctxtools.pack import build_pack
     from ctxtools.pack.request import (
@@ -245,9 +318,9 @@ def cli(**opts) -> int:
         ruler_encoding,
     )
 
-    task = opts["task"]
+    task, opts["tokens"] = _short_t(opts["task"], opts["tokens"])
     if task is None:
-        raise UsageError("no task", hint='give --task "what to do" (or --task - to read stdin)')
+        raise UsageError("no task", hint='give -q/--task "what to do"; -q - reads it from stdin')
     if task == "-":
         from ctxtools.cli.common import STDIN, read_source_bytes
 

@@ -16,6 +16,7 @@ from ctxtools.cli.common import (
     stdin_bytes,
     store_options,
     warn,
+    whole,
     write,
 )
 
@@ -33,11 +34,11 @@ PROG = "ctx-read"
     help="Unit of --slice.",
 )
 @click.option("--range", "range", metavar="X-Y", help="Lines X..Y, 1-based, closed; X- to end.")
-@click.option("--head", type=int, metavar="N", help="The first N lines.")
-@click.option("--tail", type=int, metavar="N", help="The last N lines.")
+@click.option("--head", type=whole(0), metavar="N", help="The first N lines.")
+@click.option("--tail", type=whole(0), metavar="N", help="The last N lines.")
 @click.option("--grep", "grep", metavar="REGEX", help="Lines matching REGEX, with line numbers.")
 @click.option(
-    "-C", "--context", "context", type=int, default=0, metavar="N", help="--grep context."
+    "-C", "--context", "context", type=whole(0), default=0, metavar="N", help="--grep context."
 )
 @ignore_case_option("--grep ignoring case.")
 @click.option("--count", "count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
@@ -50,12 +51,12 @@ PROG = "ctx-read"
     show_default=True,
     help="--jsonpath engine: RFC 9535, or jsonpath-ng's extended syntax.",
 )
-@click.option("--skip", type=click.IntRange(min=0), default=0, help="--jsonpath: skip N matches.")
+@click.option("--skip", type=whole(0), default=0, help="--jsonpath: skip N matches.")
 @click.option("--introspect", is_flag=True, help="What this handle supports, with examples.")
 @click.option("-n", "--number", is_flag=True, help="Prefix line numbers to line projections.")
 @click.option(
     "--max-chars",
-    type=int,
+    type=whole(1),
     default=None,
     help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
 )

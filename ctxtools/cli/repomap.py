@@ -10,6 +10,7 @@ from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
+    explain_option,
     json_option,
     make_main,
     query_option,
@@ -18,6 +19,7 @@ from ctxtools.cli.common import (
     standard_options,
     store_option,
     warn,
+    whole,
     write,
     write_bytes,
 )
@@ -28,7 +30,7 @@ from ctxtools.cli.common import (
 @click.option(
     "-t",
     "--tokens",
-    type=int,
+    type=whole(50, defaults.MAX_TOKENS),
     default=defaults.MAP_TOKENS,
     show_default=True,
     help="Budget: the map is never longer than this many tokens (minimum 50).",
@@ -45,7 +47,7 @@ from ctxtools.cli.common import (
 @click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
 @click.option(
     "--max-files",
-    type=int,
+    type=whole(1),
     default=defaults.MAP_MAX_FILES,
     show_default=True,
     help="Map at most this many files (shallowest paths first).",
@@ -56,6 +58,10 @@ from ctxtools.cli.common import (
     default=defaults.MAP_MAX_FILE_SIZE,
     show_default=True,
     help="Skip files larger than this (bytes, or with K/M).",
+)
+@explain_option(
+    "Say on stderr which files and symbols were shown, with their rank or score and why, "
+    'and what was left out and why (with --json: also its "explain").'
 )
 @store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
 @ruler_options
@@ -69,6 +75,7 @@ def cli(
     no_cache,
     max_files,
     max_file_size,
+    explain,
     store,
     encoding,
     tokenizer,
@@ -109,6 +116,14 @@ def cli(
     to, weight, flow}]}, and files: every mapped file in rank order as {path, rank,
     language, definitions: [{kind, name, line, end_line, signature, scope, score}]}.
 
+    --explain prints on stderr, as ctx-pack --explain does, each shown file with its rank
+    score, how many of its symbols are shown and the best of them with their scores, then
+    what was left out and why: mapped files below the budget's cut, symbols of shown files,
+    files never mapped (by reason) or past --max-files. With --json the document also has
+    "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
+    "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
+    [...]}.
+
     Exit status: 0 success (also for a repository with nothing to map: empty map and a
     note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
     (e.g. --tokens below 50).
@@ -121,9 +136,6 @@ def cli(
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
-
-    if tokens < 50:
-        raise click.BadParameter(f"{tokens} is below the minimum of 50", param_hint="--tokens")
 
     def load_ruler():
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
@@ -142,7 +154,7 @@ def cli(
             max_files=max_files,
             max_file_size=max_file_size,
             progress=bar.update if bar else None,
-            reuse=not as_json,
+            reuse=not (as_json or explain),
             ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
         )
     finally:
@@ -151,8 +163,14 @@ def cli(
     if result.from_memo and not result.exact and not heuristic:
         warn(f"counts are approximate ({result.ruler})")
     warn(*result.notes)
+    explained = None
+    if explain:
+        from ctxtools.repomap.explain import explain as explain_map
+
+        explained = explain_map(result, focus=focus, query=query)
+        click.echo(explained.text(), err=True, nl=False)
     if as_json:
-        for piece in result.iter_json():
+        for piece in result.iter_json(explained.as_dict() if explained else None):
             write_bytes(piece)
     else:
         write(result.text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ctxtools.cli.types import Above
+from ctxtools.defaults import MAX_TIMEOUT
 from ctxtools.errors import UsageError
 
 _OPTIONS = (
@@ -23,9 +25,10 @@ _OPTIONS = (
     ),
     click.option(
         "--embed-timeout",
-        type=click.FloatRange(min=0, min_open=True),
+        type=Above(0, MAX_TIMEOUT),
         default=None,
-        help="Seconds --embed-cmd may run before it is killed and tfidf is used [default: 60].",
+        help="Seconds --embed-cmd may run before it is killed and tfidf is used "
+        f"[default: 60; at most {MAX_TIMEOUT:g}].",
     ),
     click.option(
         "--min-score",

@@ -95,4 +95,49 @@ class Size(_Parsed):
         return parse_size(text)
 
     def message(self, text: str, exc: Exception) -> str:
+        if "maximum" in str(exc):
+            shown = text if len(text) <= 24 else f"a {len(text.strip())}-character size"
+            return f"{shown} is over the maximum of 1T"
         return f"{text!r} is not a size (e.g. 524288, 512K, 1M)"
+
+
+class Whole(click.IntRange):
+    """A whole number from MIN to MAX (both bounds required, so that no value can overflow a
+    C size, a float or an allocation further down): ``--limit 1e400`` is a usage error that
+    says the bound instead of a traceback. A value past the bounds is shown short."""
+
+    name = "integer"
+
+    def __init__(self, min: int, max: int):
+        super().__init__(min=min, max=max)
+
+    def _describe_range(self) -> str:
+        """--help shows a bound that means something (1<=x<=64); the ceiling every count
+        shares (``defaults.MAX_COUNT``) is said once in docs/options.md, not on every line."""
+        from ctxtools.defaults import MAX_COUNT, MAX_TOKENS
+
+        if self.max >= min(MAX_COUNT, MAX_TOKENS):
+            return f"x>={self.min}"
+        return f"{self.min}<=x<={self.max}"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            text, number = str(value), value
+        else:
+            text = str(value).strip()
+            digits = text.lstrip("+-").lstrip("0")
+            if digits.isdigit() and len(digits) > 24:  # also past int()'s digit limit
+                shown = f"a {len(digits)}-digit {'negative ' if text[0] == '-' else ''}number"
+                past = "below the minimum" if text[0] == "-" else "above the maximum"
+                bound = self.min if text[0] == "-" else self.max
+                self.fail(f"{shown} is {past} of {bound:,}", param, ctx)
+            try:
+                number = int(text)
+            except ValueError:
+                shown = text if len(text) <= 24 else f"{text[:12]}… ({len(text)} characters)"
+                self.fail(f"{shown!r} is not a whole number", param, ctx)
+        if number < self.min:
+            self.fail(f"{number} is below the minimum of {self.min:,}", param, ctx)
+        if number > self.max:
+            self.fail(f"{number} is above the maximum of {self.max:,}", param, ctx)
+        return number

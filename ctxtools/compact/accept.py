@@ -120,7 +120,8 @@ def gate(
     if len(body) > len(original):
         reasons.append(f"longer than what it replaces ({len(body):,} > {len(original):,} chars)")
     elif v.ratio < min_ratio:
-        reasons.append(f"too short: {v.ratio:.1%} of the original (minimum {min_ratio:.0%})")
+        shown, least = _percents(v.ratio, min_ratio)
+        reasons.append(f"too short: {shown} of the original (minimum {least})")
     first_line = body.split("\n", 1)[0].strip()
     m = _PREAMBLE.match(first_line)
     if m:
@@ -134,10 +135,25 @@ def gate(
         v.paths_kept = kept
         if kept < min_path_share * len(wanted):
             reasons.append(
-                f"keeps {kept} of {len(wanted)} file paths (minimum {min_path_share:.0%})"
+                f"keeps {kept} of {len(wanted)} file paths "
+                f"(minimum {_percents(kept / len(wanted), min_path_share)[1]})"
             )
     v.accepted = not reasons
     return v
+
+
+def _percents(value: float, minimum: float) -> tuple[str, str]:
+    """VALUE (below MINIMUM) and MINIMUM as percents with the same decimals -- as many as
+    MINIMUM needs, one at least -- VALUE rounded down, so that a value under the minimum
+    never reads as reaching it ("too short: 2.0% (minimum 2%)" did)."""
+    import math
+
+    decimals = 1
+    while decimals < 4 and round(minimum * 100, decimals) != round(minimum * 100, 6):
+        decimals += 1
+    scale = 10**decimals
+    down = math.floor(round(value * 100 * scale, 6)) / scale
+    return f"{down:.{decimals}f}%", f"{minimum * 100:.{decimals}f}%"
 
 
 def gate_bytes(original: bytes, candidate: bytes, **limits: float) -> Verdict:

@@ -76,6 +76,23 @@ class Outcome:
     report: dict
     notes: list[str] = field(default_factory=list)
     below_trigger: bool = False  # unchanged because under the trigger (notes[0] says so)
+    choices: dict = field(default_factory=dict)  # what --explain reads (``_choices``)
+
+
+def _choices(m: Measurement, elisions=None, cut: Cut | None = None) -> dict:
+    """What stage 1 and stage 2 chose, for ``compact.explain``: the head and the protected
+    tail, every result stage 1 could elide (message, block, tokens its placeholder saves,
+    whether it was elided) and the span stage 2 dropped."""
+    chosen = elisions.chosen if elisions is not None else {}
+    return {
+        "head": m.layout.head,
+        "protected": m.layout.protected,
+        "candidates": [
+            (c.index, c.block, c.saving, c.block in chosen.get(c.index, {}))
+            for c in reversed(m.candidates)
+        ],
+        "cut": None if cut is None else (cut.head + 1, cut.index - 1, len(cut.kept)),
+    }
 
 
 def _percent(tokens: int, limit: int) -> float:
@@ -129,7 +146,9 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     report = _report(tr, opts, m)
     note = m.trigger_note(opts)
     if note is not None:
-        return Outcome(UNCHANGED, None, m.before, m.before, report, [note], below_trigger=True)
+        out = Outcome(UNCHANGED, None, m.before, m.before, report, [note], below_trigger=True)
+        out.choices = _choices(m)
+        return out
     notes: list[str] = []
     elisions = plan_elisions(m, opts)
     cut = None
@@ -158,7 +177,7 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
         report["stage2"] = stage2
         if status == NO_HEADROOM:
             notes.append(_headroom_note(m.before, limit, m.target_pct, m.target))
-        return Outcome(status, None, m.before, m.before, report, notes)
+        return Outcome(status, None, m.before, m.before, report, notes, False, _choices(m))
 
     done = apply(tr, counter, opts, stash, m, elisions, cut)
     if stage2 is not None and cut is not None:
@@ -182,4 +201,5 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
     }
     if status == NO_HEADROOM:
         notes.append(_headroom_note(done.tokens, limit, m.target_pct, m.target))
-    return Outcome(status, done.messages, m.before, done.tokens, report, notes)
+    choices = _choices(m, elisions, cut)
+    return Outcome(status, done.messages, m.before, done.tokens, report, notes, False, choices)

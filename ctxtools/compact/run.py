@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ctxtools.compact.plan import NO_HEADROOM, UNCHANGED, Options, Outcome, compact
 from ctxtools.compact.transcript import MESSAGE_OVERHEAD, TokenCounter, Transcript, dump, links
-from ctxtools.errors import InputError, NoHeadroomError, UsageError
+from ctxtools.errors import InputError, NoHeadroomError
 
 BROKEN = ("orphan", "unanswered")
 REPAIRED = "repaired"  # the action when --repair changed the transcript and nothing else did
@@ -61,13 +61,16 @@ def compact_options(
     summarizer: str | None = None,
     **fields,
 ) -> tuple[Options, str | None]:
-    """The Options of a compaction to MODEL's window or LIMIT (one of them is needed: else a
-    UsageError), with the command line SUMMARIZER split into its argv and FIELDS as the
-    other Options fields; and the encoding to count with (``model_window``)."""
+    """The Options of a compaction to MODEL's window or LIMIT (neither: the default
+    profile's, as ctx-pack and ``ctx-count --budget`` take it), with the command line
+    SUMMARIZER split into its argv and FIELDS as the other Options fields; and the encoding
+    to count with (``model_window``)."""
     from ctxtools.compact.accept import parse_command
 
     if limit is None and not model:
-        raise UsageError("give --limit TOKENS or --model NAME (or set CTX_MODEL)")
+        from ctxtools.defaults import DEFAULT_PROFILE
+
+        model = DEFAULT_PROFILE
     argv = parse_command(summarizer) if summarizer is not None else None
     limit, encoding = model_window(model, limit, encoding, counter_chosen=counter_chosen)
     return Options(limit=limit, summarizer=argv, **fields), encoding

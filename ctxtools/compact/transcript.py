@@ -149,6 +149,7 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
         )
     tr = Transcript(fmt, shape, messages, wrapper, stdjson)
     check_roles(tr)
+    check_fields(messages)
     return tr
 
 
@@ -203,6 +204,52 @@ def check_roles(tr: Transcript) -> None:
                 f"message {i + 1}: unknown role {msg['role']!r} for the {tr.format} format",
                 hint="roles: " + ", ".join(allowed),
             )
+
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "true or false"}
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    for typ, name in _JSON_TYPES.items():
+        if isinstance(value, typ):
+            return name
+    return "a number"
+
+
+def _want(where: str, obj: dict, key: str, typ: type, what: str) -> None:
+    """InputError unless OBJ[KEY] is absent, null or a TYP."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, typ):
+        raise InputError(f'{where}: "{key}" is {_kind(value)}, not {what}')
+
+
+def check_fields(messages: list[dict]) -> None:
+    """Every field the links, the elision and --keep-tool read has its JSON type: an id or a
+    tool name that is a list (``"tool_use_id": []``) is an InputError naming the message,
+    not a traceback. Fields ctx-compact does not read are not looked at."""
+    for i, msg in enumerate(messages, 1):
+        where = f"message {i}"
+        _want(where, msg, "tool_call_id", str, "a string")
+        _want(where, msg, "name", str, "a string")
+        _want(where, msg, "tool_calls", list, "a list")
+        for k, call in enumerate(msg.get("tool_calls") or (), 1):
+            at = f"{where}, tool call {k}"
+            if not isinstance(call, dict):
+                raise InputError(f"{at}: is {_kind(call)}, not an object")
+            _want(at, call, "id", str, "a string")
+            _want(at, call, "type", str, "a string")
+            _want(at, call, "function", dict, "an object")
+            _want(at, call.get("function") or {}, "name", str, "a string")
+        content = msg.get("content")
+        for k, block in enumerate(content if isinstance(content, list) else (), 1):
+            if not isinstance(block, dict):
+                continue  # a string part: text
+            at = f"{where}, block {k}"
+            _want(at, block, "type", str, "a string")
+            for key in ("id", "name", "tool_use_id"):
+                _want(at, block, key, str, "a string")
 
 
 # --- writing -------------------------------------------------------------------------------

@@ -46,13 +46,7 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
         kwargs["role_shares"] = prof.effective_role_shares(table, req.role_shares)
     b = prof.pack_budget(limit, req.role, **kwargs)
     if b.floored:
-        raise CtxError(
-            f"the pack budget is {b.computed:,} tokens, below the floor of {b.floor:,}: "
-            f"window {b.context_limit:,} - system {b.reserve_system:,} - tools "
-            f"{b.reserve_tools:,} - response {b.reserve_response:,} - slack {b.slack:,} "
-            f"= {b.before_share:,}, x {b.role_share}% ({b.role})",
-            hint="use a model with a larger window, another --role, or --tokens N",
-        )
+        raise b.floor_error()
     doc = b.as_dict()
     doc["tokens"] = b.available
     doc["model"] = profile.name if profile is not None else None
@@ -110,15 +104,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
 
-    from ctxtools.retrieval.noise import load_filter
-
-    filt = load_filter(root_real, req.include, req.exclude)
-    notes.extend(filt.notes)
-    files = Chooser(
-        entries, task_words, req, ruler, render, named, redactions, root, filt, ranks
-    )
-    for glob in filt.unused():
-        notes.append(f"warning: --include/--exclude {glob!r} matches no file")
+    files = _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
@@ -150,6 +136,19 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+
+
+def _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes):
+    """The files' Chooser, with the user's --include/--exclude and the root's .ctxignore
+    (a glob that matches no file is a warning)."""
+    from ctxtools.retrieval.noise import load_filter
+
+    filt = load_filter(os.path.realpath(root), req.include, req.exclude)
+    notes.extend(filt.notes)
+    files = Chooser(entries, task_words, req, ruler, render, named, redactions, root, filt, ranks)
+    for glob in filt.unused():
+        notes.append(f"warning: --include/--exclude {glob!r} matches no file")
+    return files
 
 
 def _check_request(req: PackRequest) -> tuple[str, str]:
@@ -208,7 +207,7 @@ def _count_fixed(fixed, task_part: str, total_budget: int, count) -> tuple[dict,
     return fixed_tokens, task_tokens
 
 
-def _check_fit(tokens: int, total_budget: int, files: FileFitter) -> None:
+def _check_fit(tokens: int, total_budget: int, files: Chooser) -> None:
     if tokens > total_budget:
         raise CtxError(
             f"the pack does not fit its budget: {tokens:,} tokens over {total_budget:,}",
@@ -222,7 +221,7 @@ def _check_fit(tokens: int, total_budget: int, files: FileFitter) -> None:
         )
 
 
-def _left_out(files: FileFitter, map_state: MapState, dropped: list[dict], notes: list[str]):
+def _left_out(files: Chooser, map_state: MapState, dropped: list[dict], notes: list[str]):
     """What the fitting left out, and its notes, join the pack's record."""
     dropped.extend(files.skipped)
     dropped.extend(files.dropped)

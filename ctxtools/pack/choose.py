@@ -160,7 +160,9 @@ class Chooser:
                 continue
             out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
         for reason, n in sorted(counts.items()):
-            self.base_notes.append(f"left out {n:,} file(s): {reason} (--include GLOB to pack them)")
+            self.base_notes.append(
+                f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
+            )
         return out
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
@@ -205,7 +207,9 @@ class Chooser:
                 continue
             close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
             hint = f"; closest: {', '.join(close)}" if close else ""
-            self.base_notes.append(f"warning: the task names {p}, which is not among the files{hint}")
+            self.base_notes.append(
+                f"warning: the task names {p}, which is not among the files{hint}"
+            )
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, budget: int) -> tuple[str, list[dict]]:
@@ -229,6 +233,7 @@ class Chooser:
             red = redact_bytes(s.data, s.label, self.req, self.redactions)
             if red is not s.data:
                 s.data = red
+                s.present = None
                 s.defs = _scan_defs(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:

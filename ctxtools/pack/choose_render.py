@@ -48,7 +48,9 @@ def _header(sh: Shown, rank: int) -> str:
         shown = f"{len(sh.lines)} shown"
         if names:
             more = len(names) - HEADER_NAMES
-            shown += ": " + ", ".join(names[:HEADER_NAMES]) + (f" and {more} more" if more > 0 else "")
+            shown += (
+                ": " + ", ".join(names[:HEADER_NAMES]) + (f" and {more} more" if more > 0 else "")
+            )
         parts.append(shown)
     return frame(doc.label, parts)
 
@@ -116,7 +118,8 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
 def _blind_by_rank(ch) -> list[str]:
     """The files nothing in the task reaches, by the repo map's rank (best first)."""
     ranks = ch.map_ranks
-    return sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
+    rest = list(ch.ranking.rest)
+    return rest + sorted(ch.ranking.blind, key=lambda lab: (-ranks.get(lab, 0.0), lab))
 
 
 def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
@@ -174,8 +177,12 @@ def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
             continue
         ch.lost.add(lab)
         if ch.req.allow_drop:
-            ch.dropped.append({"what": lab, "why": "named, but not even its path fits (--allow-drop)"})
-            ch.fit_notes.append(f"warning: dropped named file {lab}: not even its path fits (--allow-drop)")
+            ch.dropped.append(
+                {"what": lab, "why": "named, but not even its path fits (--allow-drop)"}
+            )
+            ch.fit_notes.append(
+                f"warning: dropped named file {lab}: not even its path fits (--allow-drop)"
+            )
         else:
             ch.failed_named.append(lab)
     for lab in over:
@@ -193,13 +200,15 @@ def _record_left_out(ch, p: Plan, blocks) -> None:
         ch.dropped.append(
             {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
         )
-    blind = sum(1 for lab in ch.ranking.blind if lab not in listed)
+    blind = sum(1 for lab in (*ch.ranking.rest, *ch.ranking.blind) if lab not in listed)
     if blind:
         ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
     for sh in p.shown:
         d = sh.doc
         if d.named and sh.how == "signatures":
-            ch.fit_notes.append(f"note: named file {d.label}: its signatures only (its body does not fit)")
+            ch.fit_notes.append(
+                f"note: named file {d.label}: its signatures only (its body does not fit)"
+            )
         elif d.named and len(sh.lines) < len(d.lines):
             ch.fit_notes.append(
                 f"note: named file {d.label}: {len(sh.lines):,} of {len(d.lines):,} lines shown"

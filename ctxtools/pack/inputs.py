@@ -62,8 +62,14 @@ class Gatherer:
             if not matches:
                 self.missing.append(f"{arg}: no file matches")
                 return
+            links_out = 0
             for m in matches:
+                if os.path.islink(m) and not _inside(os.path.realpath(m), self.root_real):
+                    links_out += 1  # skipped as a directory's listing skips it, not an error
+                    continue
                 self._add_existing(m, arg, named=False, why=f"glob {arg}")
+            if links_out:
+                self.notes.append(f"{arg}: {links_out} file(s) skipped (symlink outside the root)")
             return
         self._add_existing(path, arg, named=named, why=why)
 
@@ -110,7 +116,9 @@ class Gatherer:
     def add_changed(self, rev: str) -> None:
         changed = changed_files(self.root, rev)
         if not changed:
-            self.notes.append(f"note: --changed {rev}: nothing changed (no diff, no untracked file)")
+            self.notes.append(
+                f"note: --changed {rev}: nothing changed (no diff, no untracked file)"
+            )
         for rel, diff, deleted in changed:
             path = os.path.join(self.root_real, rel)
             if deleted:
@@ -241,7 +249,7 @@ def load_entries(
             dropped.append({"what": label, "why": "too large"})
             continue
         # The bytes are read by the excerpt library (binary files are skipped there) and
-        # searched for secrets when the file is shown (FileFitter).
+        # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
         from ctxtools.resolve import HandleReader

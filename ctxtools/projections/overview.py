@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ctxtools.projections.jsonview import json_examples
-from ctxtools.projections.output import MAX_CHARS_DEFAULT, next_for
+from ctxtools.projections.output import MAX_CHARS_DEFAULT, Next, next_for
 
 if TYPE_CHECKING:
     from ctxtools.store import Payload
@@ -53,9 +53,12 @@ PROJECTIONS = [
 ]
 
 
-def introspect(p: Payload, ref: str | None, *, max_chars: int = MAX_CHARS_DEFAULT) -> dict:
-    """The projections this payload supports, its sizes, and examples for this very payload."""
-    nxt = next_for(ref)
+def introspect(
+    p: Payload, ref: str | None, *, max_chars: int = MAX_CHARS_DEFAULT, nxt: Next | None = None
+) -> dict:
+    """The projections this payload supports, its sizes, and examples for this very payload,
+    worded by NXT (default: ctx-read command lines for REF)."""
+    nxt = nxt or next_for(ref)
     lines, kind = p.lines, p.record.get("type") or "text"
     info: dict[str, Any] = {"ref": ref, "type": kind}
     if p.record.get("exit_status") is not None:

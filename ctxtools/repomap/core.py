@@ -84,9 +84,10 @@ class RepoMap:
         """The --json document: the same bytes as dumping ``to_json()`` with orjson."""
         return b"".join(self.iter_json())
 
-    def iter_json(self):
+    def iter_json(self, explain: dict | None = None):
         """The --json document in pieces, file by file, so that printing it never holds
-        every definition as a dict (or the whole text) at once."""
+        every definition as a dict (or the whole text) at once; EXPLAIN (``--explain``'s
+        record) goes last, as "explain"."""
         import orjson
 
         head = orjson.dumps(self._json_head())
@@ -94,7 +95,7 @@ class RepoMap:
         for k, f in enumerate(self.files):
             piece = orjson.dumps(_file_json(f))
             yield b"," + piece if k else piece
-        yield b"]}\n"
+        yield b"]" + (b',"explain":' + orjson.dumps(explain) if explain else b"") + b"}\n"
 
     def _json_head(self) -> dict:
         ss = self.scanset

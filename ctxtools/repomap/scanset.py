@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ctxtools import defaults
 from ctxtools.errors import InputError
+from ctxtools.fsutil import read_at_most
 from ctxtools.repomap import files as filesmod
 from ctxtools.repomap.graph import FileScan
 
@@ -97,7 +98,7 @@ def _scan_file(job: tuple) -> tuple:
     rel, path, limit, want_digest = job
     try:
         with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+            data = read_at_most(fh, limit + 1)
     except OSError:
         return (rel, "unreadable", 0, 0, None)
     if len(data) > limit:
@@ -169,7 +170,7 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
     content's hash when only its stamp changed, else scanned (a str: why it was skipped)."""
     try:
         with open(cand.path, "rb") as fh:
-            data = fh.read(max_file_size + 1)
+            data = read_at_most(fh, max_file_size + 1)
     except OSError:
         return "unreadable"
     if len(data) > max_file_size:

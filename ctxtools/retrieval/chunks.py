@@ -30,6 +30,7 @@ WINDOW_LINES = 40
 LONG_LINES = 150
 PART_LINES = 60
 MAX_IMPORT_LINES = 40
+IMPORT_SCAN_LINES = 400  # imports further down than this are not looked for
 
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "impl", "enum", "type"})
 _UNITS = frozenset({"function", "method"}) | _CONTAINERS
@@ -143,7 +144,9 @@ def _emit_unit(out: list[Chunk], node: _Node, lines: list[str], parent: int) -> 
     if node.kind in _CONTAINERS and node.children:
         first = node.children[0].start
         me = len(out)
-        out.append(Chunk(node.start, first - 1, "class", node.name, node.scope, parent, 0, node.line))
+        out.append(
+            Chunk(node.start, first - 1, "class", node.name, node.scope, parent, 0, node.line)
+        )
         pos = first
         for child in node.children:
             if child.start > pos:
@@ -189,7 +192,7 @@ def import_lines(lines: list[str], limit: int = MAX_IMPORT_LINES) -> tuple[int, 
     parenthesised Python import counts all its lines)."""
     out: list[int] = []
     k = 0
-    n = len(lines)
+    n = min(len(lines), IMPORT_SCAN_LINES)
     while k < n and len(out) < limit:
         text = lines[k]
         if _IMPORT_RE.match(text):

@@ -27,9 +27,7 @@ K1 = 1.2
 B = 0.75
 
 # Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
-_WORD_BYTES = bytes(
-    b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256)
-)
+_WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
 
 
 class Terms:
@@ -40,6 +38,9 @@ class Terms:
         self.ids = {t: i for i, t in enumerate(self.terms)}
         self.needles = [t.encode("utf-8") for t in self.terms]
         self._memo: dict[bytes, tuple[int, ...]] = {}
+        self._yes: set[bytes] = set()  # words that stand for some term
+        self._no: set[bytes] = set()  # words that stand for none
+        self._rx = None  # the needles as one regex (compiled on first use)
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -72,18 +73,66 @@ class Terms:
         self._memo[word] = out
         return out
 
+    def _learn(self, words: set[bytes]) -> None:
+        """Sort WORDS into those that stand for a term and those that do not. A word can
+        stand for a term only if the term's text occurs in it (lower-cased, with or
+        without its underscores): one regex pass over all of them finds the few that
+        need a closer look."""
+        rx = self._rx
+        if rx is None:
+            import re
+
+            alts = sorted(set(self.needles), key=lambda n: (-len(n), n))
+            rx = self._rx = re.compile(b"|".join(re.escape(n) for n in alts)) if alts else False
+        order = sorted(words)
+        if rx is False:
+            self._no.update(order)
+            return
+        parts = []
+        starts = []
+        pos = 0
+        for w in order:
+            low = w.lower()
+            piece = low + b" " + low.replace(b"_", b"") + b"\n"
+            starts.append(pos)
+            parts.append(piece)
+            pos += len(piece)
+        text = b"".join(parts)
+        import bisect
+
+        candidates = set()
+        for m in rx.finditer(text):
+            candidates.add(bisect.bisect_right(starts, m.start()) - 1)
+        ids_of = self.ids_of
+        for k, w in enumerate(order):
+            if k in candidates and ids_of(w):
+                self._yes.add(w)
+            else:
+                self._no.add(w)
+
     def present(self, lower: bytes) -> list[int]:
         """The terms whose text occurs in LOWER (a lower-cased file) at all."""
         return [i for i, n in enumerate(self.needles) if n in lower]
 
     def count(self, data: bytes) -> tuple[dict[int, int], int]:
-        """(term -> occurrences, number of words) of DATA."""
+        """(term -> occurrences, number of words) of DATA.
+
+        Set operations do the work in C: only words never met before are looked at one by
+        one (and remembered), and only the words that stand for a term are counted."""
         words = data.translate(_WORD_BYTES).split()
+        distinct = set(words)
+        unknown = distinct - self._yes - self._no
+        if unknown:
+            self._learn(unknown)
+        hits = distinct & self._yes
         tf: dict[int, int] = {}
-        ids_of = self.ids_of
-        for w, c in Counter(words).items():
-            for i in ids_of(w):
-                tf[i] = tf.get(i, 0) + c
+        if hits:
+            memo = self._memo
+            counts = Counter(words) if len(hits) > 4 else None
+            for w in hits:
+                c = counts[w] if counts is not None else words.count(w)
+                for i in memo[w]:
+                    tf[i] = tf.get(i, 0) + c
         return tf, len(words)
 
 

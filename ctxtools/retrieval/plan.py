@@ -46,7 +46,9 @@ FILE_POWER = 3.0
 SMOOTH = 0.3
 STRATEGY = "value"
 
-_SIG_KINDS = frozenset({"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"})
+_SIG_KINDS = frozenset(
+    {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
+)
 
 
 def cut(line: str) -> str:
@@ -54,6 +56,15 @@ def cut(line: str) -> str:
     if len(line) <= MAX_LINE_CHARS:
         return line
     return f"{line[:MAX_LINE_CHARS]}…[+{len(line) - MAX_LINE_CHARS} chars]"
+
+
+def doc_imports(doc: Doc) -> tuple[int, ...]:
+    """DOC's import lines (found on first use: most ranked files are never shown)."""
+    if doc.imports is None:
+        from ctxtools.retrieval.chunks import import_lines
+
+        doc.imports = import_lines(doc.lines)
+    return doc.imports
 
 
 class Costs:
@@ -125,9 +136,7 @@ class _Planner:
             return new, 0
         cost = self.costs.lines(sh.doc, new)
         # A new run of lines costs a separator line, roughly.
-        cost += SEPARATOR_TOKENS * len(_runs(new | sh.lines)) - SEPARATOR_TOKENS * len(
-            _runs(sh.lines)
-        )
+        cost += SEPARATOR_TOKENS * _new_runs(sh.lines, new)
         return new, max(cost, 0)
 
     def _context(self, doc: Doc, k: int, first: bool) -> set[int]:
@@ -135,7 +144,7 @@ class _Planner:
         ch = doc.chunks[k]
         extra: set[int] = set()
         if first and len(self.shown) < IMPORT_DOCS:
-            extra.update(doc.imports)
+            extra.update(doc_imports(doc))
         if ch.head:
             extra.add(ch.head)
         p = ch.parent
@@ -285,7 +294,9 @@ class _Planner:
                 return
             if doc.label in self.shown:
                 continue
-            lines = sorted({d[2] for d in doc.defs if d[0] in _SIG_KINDS and 1 <= d[2] <= len(doc.lines)})
+            lines = sorted(
+                {d[2] for d in doc.defs if d[0] in _SIG_KINDS and 1 <= d[2] <= len(doc.lines)}
+            )
             if not lines:
                 continue
             keep = lines[:SIG_LINES]
@@ -307,14 +318,21 @@ class _Planner:
             n_docs += 1
 
 
-def _runs(lines: set[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for n in sorted(lines):
-        if out and n == out[-1][1] + 1:
-            out[-1] = (out[-1][0], n)
-        else:
-            out.append((n, n))
-    return out
+def _new_runs(old: set[int], new: set[int]) -> int:
+    """How many more runs of consecutive lines OLD | NEW has than OLD (may be negative:
+    NEW can join two runs), in time linear in NEW."""
+    both = old | new if len(new) < 64 else None
+
+    def inside(x: int) -> bool:
+        return x in new or x in old if both is None else x in both
+
+    delta = 0
+    for x in new:
+        if not inside(x - 1):
+            delta += 1  # x starts a run
+        if x + 1 in old:
+            delta -= 1  # the old run starting at x+1 is now joined
+    return delta
 
 
 def plan(
@@ -366,7 +384,9 @@ def plan(
     ranks.update({lab: len(docs) + i for i, lab in enumerate(blind)})
     listed.sort(key=lambda lab: ranks[lab])
     shown = sorted(p.shown.values(), key=lambda s: ranks[s.doc.label])
-    unlisted = [d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed]
+    unlisted = [
+        d.label for d in docs if d.named and d.label not in p.shown and d.label not in listed
+    ]
     left = sum(1 for d in docs if d.label not in p.shown and d.label not in listed)
     left += sum(1 for lab in blind if lab not in listed)
     return Plan(shown, listed, unlisted, left, p.used)

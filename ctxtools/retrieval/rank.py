@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ctxtools.retrieval.chunks import Chunk, chunk_file, import_lines
+from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.noise import file_role
 from ctxtools.retrieval.terms import Query
@@ -39,9 +39,13 @@ NAMED_BONUS = 4.0
 PATH_BONUS = 4.0
 FILE_DECAY = (1.0, 0.5, 0.25)
 FILE_MIX = 0.3
+FILE_BM25_MIX = 0.0  # the file's own BM25 (against the best file's), times the best weight
+MAP_PRIOR = 0.0  # how much the repo map's rank (PageRank toward the task) lifts a file
 CALLEE_SHARE = 0.3
 CALLEE_TOP = 8
+CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
 COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
+FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
 _ASKS = {
@@ -64,6 +68,7 @@ class Source:
     named: bool = False
     changed: frozenset[int] = frozenset()
     role: str = ""
+    present: list[int] | None = None  # the query terms its bytes hold (reachable() sets it)
 
 
 @dataclass
@@ -76,7 +81,7 @@ class Doc:
     chunks: list[Chunk]
     scores: list[float]
     defs: tuple
-    imports: tuple[int, ...]
+    imports: tuple[int, ...] | None  # None until first asked for (plan.doc_imports)
     named: bool = False
     changed: frozenset[int] = frozenset()
     score: float = 0.0
@@ -92,6 +97,7 @@ class Ranking:
     blind: list[str]  # candidates no term, path, frame or message could reach
     weights: dict[str, float]  # term -> final weight (idf included)
     query: Query
+    rest: list[str] = field(default_factory=list)  # reached, but not read chunk by chunk
 
 
 def _suffix_len(a: list[str], b: list[str]) -> int:
@@ -154,17 +160,12 @@ def _message_lines(data: bytes, messages) -> list[int]:
     return out
 
 
-def _read(src: Source, terms: Terms, query: Query, reached: bool, stats: Stats):
-    """The Doc of SRC (chunks counted into STATS), or None when nothing can reach it."""
-    present = terms.present(src.data.lower()) if len(terms) else []
-    if not present and not reached:
-        est_units = max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1)
-        stats.add_blind(est_units, len(src.data) // 6)
-        return None
+def _read(src: Source, terms: Terms, stats: Stats):
+    """The Doc of SRC, its chunks counted into STATS; and the chunks' lengths in words."""
+    present = src.present if src.present is not None else [1]
     lines = _lines_of(src.data)
     chunks = chunk_file(lines, src.defs or ())
-    doc = Doc(src.label, src.role, lines, chunks, [0.0] * len(chunks), src.defs or (), ())
-    doc.imports = import_lines(lines)
+    doc = Doc(src.label, src.role, lines, chunks, [0.0] * len(chunks), src.defs or (), None)
     doc.named = src.named
     doc.changed = src.changed
     seen: set[int] = set()
@@ -176,8 +177,6 @@ def _read(src: Source, terms: Terms, query: Query, reached: bool, stats: Stats):
         lengths.append(length)
         stats.add(tf, length)
         seen.update(tf)
-    for i in seen:
-        stats.file_df[i] += 1
     doc.matched = [terms.terms[i] for i in sorted(seen)]
     return doc, lengths
 
@@ -234,6 +233,11 @@ def _frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
     return out
 
 
+def _present(src: Source, terms: Terms) -> bool:
+    src.present = terms.present(src.data.lower()) if len(terms) else []
+    return bool(src.present)
+
+
 def reachable(sources: list[Source], query: Query) -> set[str]:
     """The labels of SOURCES that a term, a path, a frame or a message can reach (the
     files ``rank_sources`` reads, and so the ones whose definitions matter)."""
@@ -247,7 +251,7 @@ def reachable(sources: list[Source], query: Query) -> set[str]:
             s.named
             or s.changed
             or s.label in hit
-            or (len(terms) and terms.present(s.data.lower()))
+            or _present(s, terms)
             or any(m in s.data for m in msg_bytes)
         ):
             out.add(s.label)
@@ -260,7 +264,7 @@ def rank_sources(
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
     by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
-    ranking = _rank(sources, query)
+    ranking = _rank(sources, query, fallback)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)
@@ -275,54 +279,118 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
     for src in best[:FALLBACK_DOCS]:
         lines = _lines_of(src.data)
         chunks = chunk_file(lines, src.defs or ())
-        doc = Doc(src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), ())
-        doc.imports = import_lines(lines)
+        doc = Doc(
+            src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), None
+        )
         doc.named = src.named
         doc.changed = src.changed
-        base = fallback.get(src.label, 0.0) * (ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0)
+        base = fallback.get(src.label, 0.0) * (
+            ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0
+        )
         doc.score = base + (NAMED_BONUS if src.named else 0.0) + 1e-9
         n = max(len(chunks), 1)
         doc.scores = [doc.score / n] * len(chunks)
         doc.why.append("ranked by the repository map (nothing in the task matched)")
         docs.append(doc)
     docs.sort(key=lambda d: (-d.score, d.label))
-    return Ranking(docs, [], {}, query)
+    return Ranking(docs, [], {}, query, [])
 
 
-def _rank(sources: list[Source], query: Query) -> Ranking:
+def _rank(sources: list[Source], query: Query, map_ranks=None) -> Ranking:
     terms = Terms(list(query.terms))
     labels = [s.label for s in sources]
     path_hits = _path_hits(labels, query.paths)
     frames = _frames_by_label(labels, query)
-    stats = Stats(files=len(sources))
-    docs: list[Doc] = []
-    datas: dict[str, bytes] = {}
-    blind: list[str] = []
-    lens: dict[str, list[int]] = {}
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
+    reached: dict[str, bool] = {}
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)
-        reached = (
+        reached[src.label] = bool(
             src.named
-            or bool(src.changed)
+            or src.changed
             or src.label in path_hits
             or src.label in frames
             or any(m in src.data for m in msg_bytes)
         )
-        got = _read(src, terms, query, reached, stats)
-        if got is None:
-            blind.append(src.label)
-            continue
-        doc, doc_lens = got
+    kept, rest, blind, stats, fscores = _first_pass(sources, terms, query, reached)
+    docs: list[Doc] = []
+    datas: dict[str, bytes] = {}
+    lens: dict[str, list[int]] = {}
+    for src in kept:
+        doc, doc_lens = _read(src, terms, stats)
         docs.append(doc)
         datas[doc.label] = src.data
         lens[doc.label] = doc_lens
     weights = _weights(terms, query, stats)
-    _score(docs, datas, lens, weights, terms, query, stats, path_hits, frames)
+    ctx = _Context(weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {})
+    _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
-    return Ranking(docs, blind, named_weights, query)
+    return Ranking(docs, blind, named_weights, query, rest)
+
+
+@dataclass
+class _Context:
+    weights: list[float]
+    terms: Terms
+    query: Query
+    stats: Stats
+    path_hits: dict
+    frames: dict
+    fscores: dict  # label -> file-level BM25 (times the role prior)
+    map_ranks: dict  # label -> the repo map's rank
+
+
+def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
+    """File-level BM25 over every source a term reaches: the best ``FILE_TOP`` (and all
+    that a path, frame, message, name or change reaches) are read chunk by chunk; the
+    others count towards the corpus statistics only. Returns (the sources to read, the
+    reachable ones left, best first, the ones nothing reaches, the chunk statistics)."""
+    fstats = Stats(files=len(sources))
+    first = []
+    blind: list[str] = []
+    for src in sources:
+        present = src.present
+        if present is None:
+            present = terms.present(src.data.lower()) if len(terms) else []
+        if not present and not reached[src.label]:
+            blind.append(src.label)
+            continue
+        tf, n = terms.count(src.data) if present else ({}, len(src.data) // 6)
+        fstats.add(tf, n)
+        first.append((src, tf, n))
+    fw = _weights(
+        terms, query, Stats(fstats.units, fstats.total_len, fstats.df, fstats.df, fstats.files)
+    )
+    prior = _priors(query, set(query.terms))
+    scored = sorted(
+        (
+            (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0), src.label, src, tf, n)
+            for src, tf, n in first
+        ),
+        key=lambda t: (-t[0], t[1]),
+    )
+    stats = Stats(files=len(sources))
+    stats.file_df = fstats.df
+    kept, rest = [], []
+    for rank_no, (_fs, label, src, tf, n) in enumerate(scored):
+        if rank_no < FILE_TOP or reached[label]:
+            kept.append(src)
+        else:
+            rest.append(label)
+            stats.add_blind(max(1, len(src.defs or ()) or n // 300 + 1), n)
+            for i in tf:
+                stats.df[i] += 1
+    blind_set = set(blind)
+    for src in sources:
+        if src.label in blind_set:
+            stats.add_blind(
+                max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1), len(src.data) // 6
+            )
+    kept.sort(key=lambda s: s.label)
+    fscores = {label: fs for fs, label, *_ in scored}
+    return kept, rest, blind, stats, fscores
 
 
 def _weights(terms: Terms, query: Query, stats: Stats) -> list[float]:
@@ -336,9 +404,10 @@ def _weights(terms: Terms, query: Query, stats: Stats) -> list[float]:
     return out
 
 
-def _score(docs, datas, lens, weights, terms, query, stats, path_hits, frames) -> None:
+def _score(docs, datas, lens, ctx: _Context) -> None:
+    weights, query, stats = ctx.weights, ctx.query, ctx.stats
     wmax = max(weights, default=1.0) or 1.0
-    ids = terms.ids
+    ids = ctx.terms.ids
 
     def name_w(name: str) -> float:
         if name not in query.names:
@@ -346,20 +415,24 @@ def _score(docs, datas, lens, weights, terms, query, stats, path_hits, frames) -
         i = ids.get(name)
         return weights[i] if i is not None and weights[i] else 0.5 * wmax
 
-    task_terms = set(query.terms)
-    prior = _priors(query, task_terms)
+    prior = _priors(query, set(query.terms))
+    top_rank = max(ctx.map_ranks.values(), default=0.0) or 1.0
+    fs_top = max(ctx.fscores.values(), default=0.0) or 1.0
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
-        bonus = _direct_bonuses(doc, datas[doc.label], query, wmax, name_w, frames.get(doc.label, ()))
+        frames = ctx.frames.get(doc.label, ())
+        bonus = _direct_bonuses(doc, datas[doc.label], query, wmax, name_w, frames)
         doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
         top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
         fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))
-        if doc.label in path_hits:
-            fs += PATH_BONUS * wmax * path_hits[doc.label]
+        fs += FILE_BM25_MIX * wmax * ctx.fscores.get(doc.label, 0.0) / fs_top
+        if doc.label in ctx.path_hits:
+            fs += PATH_BONUS * wmax * ctx.path_hits[doc.label]
             doc.why.append("path named in the task")
         if doc.named:
             fs += NAMED_BONUS * wmax
         doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
+        doc.prior *= 1.0 + MAP_PRIOR * (ctx.map_ranks.get(doc.label, 0.0) / top_rank) ** 0.5
         doc.score = fs * doc.prior
         doc.scores = [doc.prior * (s + FILE_MIX * fs) for s in doc.scores]
     _callees(docs)
@@ -375,7 +448,7 @@ def _callees(docs: list[Doc]) -> None:
     if not best:
         return
     by_name: dict[str, list[tuple[Doc, int]]] = {}
-    for d in docs:
+    for d in sorted(docs, key=lambda d: (-d.score, d.label))[:CALLEE_DOCS]:
         for k, ch in enumerate(d.chunks):
             if ch.kind == "def" and len(ch.name) >= 4:
                 by_name.setdefault(ch.name, []).append((d, k))

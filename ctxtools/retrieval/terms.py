@@ -34,32 +34,199 @@ MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has tho
 
 # Words a bug report is written in that say nothing about where the code is.
 _REPORT_WORDS = frozenset(
-    """
-    error errors exception traceback raise raised raises fail fails failed failing failure
-    expected actual result results work works working worked broken break breaks happen
-    happens happened problem problems reproduce reproduced version versions behaviour
-    behavior use used uses using instead example examples case cases like correct
-    correctly incorrect wrong right true false none null value values return returns
-    returned call called calls get gets set sets new old add added adds allow allows
-    support supported currently current seems seem think know tried try trying test tests
-    line lines file files get_ print output input run running runs python last recent
-    most first second one two three also just still already however example thanks
-    thank hi hello please would could should might may
-    """.split()
+    [
+        "error",
+        "errors",
+        "exception",
+        "traceback",
+        "raise",
+        "raised",
+        "raises",
+        "fail",
+        "fails",
+        "failed",
+        "failing",
+        "failure",
+        "expected",
+        "actual",
+        "result",
+        "results",
+        "work",
+        "works",
+        "working",
+        "worked",
+        "broken",
+        "break",
+        "breaks",
+        "happen",
+        "happens",
+        "happened",
+        "problem",
+        "problems",
+        "reproduce",
+        "reproduced",
+        "version",
+        "versions",
+        "behaviour",
+        "behavior",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "instead",
+        "example",
+        "examples",
+        "case",
+        "cases",
+        "like",
+        "correct",
+        "correctly",
+        "incorrect",
+        "wrong",
+        "right",
+        "true",
+        "false",
+        "none",
+        "null",
+        "value",
+        "values",
+        "return",
+        "returns",
+        "returned",
+        "call",
+        "called",
+        "calls",
+        "get",
+        "gets",
+        "set",
+        "sets",
+        "new",
+        "old",
+        "add",
+        "added",
+        "adds",
+        "allow",
+        "allows",
+        "support",
+        "supported",
+        "currently",
+        "current",
+        "seems",
+        "seem",
+        "think",
+        "know",
+        "tried",
+        "try",
+        "trying",
+        "test",
+        "tests",
+        "line",
+        "lines",
+        "file",
+        "files",
+        "get_",
+        "print",
+        "output",
+        "input",
+        "run",
+        "running",
+        "runs",
+        "python",
+        "last",
+        "recent",
+        "most",
+        "first",
+        "second",
+        "one",
+        "two",
+        "three",
+        "also",
+        "just",
+        "still",
+        "already",
+        "however",
+        "example",
+        "thanks",
+        "thank",
+        "hi",
+        "hello",
+        "please",
+        "would",
+        "could",
+        "should",
+        "might",
+        "may",
+    ]
 )
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _CODE_SPAN_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
-_SOURCE_EXT = (
-    "py pyi pyx js jsx mjs cjs ts tsx mts cts go rs java kt kts scala swift c h cc cpp cxx "
-    "hpp hh cs rb php lua sh bash zsh pl pm r m mm sql toml yaml yml json cfg ini rst md txt "
-    "html htm css scss vue svelte ex exs erl hs ml clj dart jl"
-).split()
+_SOURCE_EXT = [
+    "py",
+    "pyi",
+    "pyx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "ts",
+    "tsx",
+    "mts",
+    "cts",
+    "go",
+    "rs",
+    "java",
+    "kt",
+    "kts",
+    "scala",
+    "swift",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "cxx",
+    "hpp",
+    "hh",
+    "cs",
+    "rb",
+    "php",
+    "lua",
+    "sh",
+    "bash",
+    "zsh",
+    "pl",
+    "pm",
+    "r",
+    "m",
+    "mm",
+    "sql",
+    "toml",
+    "yaml",
+    "yml",
+    "json",
+    "cfg",
+    "ini",
+    "rst",
+    "md",
+    "txt",
+    "html",
+    "htm",
+    "css",
+    "scss",
+    "vue",
+    "svelte",
+    "ex",
+    "exs",
+    "erl",
+    "hs",
+    "ml",
+    "clj",
+    "dart",
+    "jl",
+]
 _EXT_ALT = "|".join(sorted(_SOURCE_EXT, key=len, reverse=True))
-_PATH_RE = re.compile(
-    r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I
-)
+_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I)
 _SLASH_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+)")
 
 # Stack-trace frames: (regex, path group, line group, function group).
@@ -67,17 +234,31 @@ _FRAMES = (
     # Python: File "x/y.py", line 12, in func
     (re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?'), 1, 2, 3),
     # JavaScript: at func (path:12:5)   /   at path:12:5
-    (re.compile(r"\bat (?:(?:async |new )?([\w$.<>\[\]]+) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+):\d+\)?"), 2, 3, 1),
+    (
+        re.compile(
+            r"\bat (?:(?:async |new )?([\w$.<>\[\]]+) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+):\d+\)?"
+        ),
+        2,
+        3,
+        1,
+    ),
     # Java / Kotlin: at com.x.Y.method(Y.java:12)
     (re.compile(r"\bat ([\w$.]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)"), 2, 3, 1),
     # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5" included)
-    (re.compile(r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|rb|php|swift|cs|ts|js)):(\d+)"), 1, 2, None),
+    (
+        re.compile(r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|rb|php|swift|cs|ts|js)):(\d+)"),
+        1,
+        2,
+        None,
+    ),
 )
 # A Go frame's function line (pkg.(*T).Method(...)) and a Rust one ("  3: crate::m::f").
 _GO_FUNC_RE = re.compile(r"^\s*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)\s*$", re.M)
 _RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
 # The message of an exception: "ValueError: text" at a line's start.
-_EXC_LINE_RE = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M)
+_EXC_LINE_RE = re.compile(
+    r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M
+)
 _QUOTED_RE = re.compile(r"\"([^\"\n]{8,200})\"|'([^'\n]{8,200})'|“([^”\n]{8,200})”")
 _FRAGMENT_SPLIT_RE = re.compile(r"""['"`]|%[sdrfi]|\{[^}]*\}|\b\d+\b|<[^>]*>|\s{2,}""")
 MIN_FRAGMENT = 12
@@ -197,7 +378,7 @@ def _paths(task: str) -> list[str]:
             seen.setdefault(p, None)
     for m in _DOTTED_RE.finditer(task):
         dotted = m.group()
-        if dotted.count(".") >= 1 and not dotted.split(".")[-1].lower() in _SOURCE_EXT:
+        if dotted.count(".") >= 1 and dotted.split(".")[-1].lower() not in _SOURCE_EXT:
             seen.setdefault(dotted.replace(".", "/"), None)
     return list(seen)
 

@@ -152,6 +152,12 @@ def card_ref(card: dict) -> str:
     """The reference a card stands for (its ``ref``, else session/name@sha)."""
     if isinstance(card.get("ref"), str):
         return card["ref"]
+    for key in ("session_id", "sha256"):  # hand-made cards: {"sha256": 5} was a TypeError
+        if card.get(key) is not None and not isinstance(card[key], str):
+            raise UsageError(
+                f'the handle card\'s "{key}" is not a string',
+                hint="give the card ctx-stash printed, or the handle's name",
+            )
     sess = card.get("session_id") or DEFAULT_SESSION
     sha = card.get("sha256") or ""
     at = f"@{sha[:REF_PREFIX_LEN]}" if sha else ""

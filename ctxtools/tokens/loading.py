@@ -196,10 +196,17 @@ def load_hf_tokenizer(path: str):
     from tokenizers import Tokenizer
 
     try:
-        return Tokenizer.from_file(str(p))
+        tokenizer = Tokenizer.from_file(str(p))
+        # A word it has never seen: a WordLevel vocabulary without its [UNK] token loads,
+        # then fails on the first unknown word of an input (a bare Exception, a traceback).
+        tokenizer.encode("ctxtools \u2603 \x00 zq9", add_special_tokens=False)
     except Exception as exc:  # tokenizers raises plain Exception subclasses
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise TokenizerError(f"{path} is not a usable tokenizer.json: {first}") from None
+        raise TokenizerError(f"{path} is not a usable tokenizer.json: {_first_line(exc)}") from None
+    return tokenizer
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 _WINDOW_ENCODERS: dict[str, Callable[[str], list[int]] | None] = {}

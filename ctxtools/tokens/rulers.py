@@ -182,10 +182,17 @@ class HFRuler(Ruler):
 
     def __init__(self, tokenizer, path: str):
         self.tokenizer = tokenizer
+        self.path = path
         self.name = f"tokenizer:{path}"
 
     def count(self, text: str) -> int:
-        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        try:
+            return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        except Exception as exc:  # tokenizers raises a bare Exception (a word it cannot map)
+            from ctxtools.errors import TokenizerError
+
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise TokenizerError(f"{self.path} cannot count: {first}") from None
 
 
 @dataclass

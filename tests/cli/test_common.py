@@ -17,11 +17,12 @@ SCRIPTS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 BIN = Path(sys.executable).parent
 
 
-def test_all_seven_commands_are_declared():
+def test_all_seven_commands_and_the_mcp_server_are_declared():
     assert SCRIPTS == [
         "ctx-compact",
         "ctx-count",
         "ctx-excerpt",
+        "ctx-mcp",
         "ctx-pack",
         "ctx-read",
         "ctx-repomap",
@@ -48,8 +49,57 @@ def test_version(script_runner, name):
 def test_unknown_option_is_a_usage_error(script_runner, name):
     result = script_runner.run([name, "--no-such-option"])
     assert result.returncode == 2
-    assert "No such option" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr == (
+        f"{name}: error: no such option '--no-such-option' (see {name} --help)\n"
+    )
+
+
+# A whole-number option of each command, a value click's own checks refuse, and what they say.
+BAD_VALUES = {
+    "ctx-count": (["--limit", "0"], "invalid value for '--limit': 0 is below the minimum of 1"),
+    "ctx-stash": (["--threshold", "-1"], "'--threshold': -1 is below the minimum of 0"),
+    "ctx-read": (["--head", "x"], "invalid value for '--head': 'x' is not a whole number"),
+    "ctx-excerpt": (["--window", "1.5"], "'--window': '1.5' is not a whole number"),
+    "ctx-repomap": (["--tokens", "10"], "'-t' / '--tokens': 10 is below the minimum of 50"),
+    "ctx-pack": (["--format", "yaml"], "'yaml' is not one of 'markdown', 'xml', 'json'"),
+    "ctx-compact": (["--at", "5"], "invalid value for '--at': '5' is not above 5"),
+}
+USAGE_LINE = r"^{0}: error: [^\n]+ \((?:[^\n]+; )?see {0} --help\)\n\Z"
+
+
+def _usage_cases():
+    for name in SCRIPTS:
+        args, said = BAD_VALUES[name]
+        yield name, args, said
+        yield name, [args[0]], f"option '{args[0]}' requires an argument"
+        typo = "--json-reprt" if name == "ctx-compact" else "--jsn"
+        yield name, [typo], "(did you mean "
+    for name in ("ctx-read", "ctx-repomap", "ctx-compact"):  # one positional argument
+        yield name, ["a", "b"], "got unexpected extra argument (b)"
+
+
+@pytest.mark.parametrize(("name", "argv", "said"), list(_usage_cases()))
+def test_click_usage_errors_are_one_line_with_the_help_hint(script_runner, name, argv, said):
+    """Issue 20.7: click's range, type, missing-value, no-such-option and extra-argument
+    errors are the toolkit's one line, ``ctx-NAME: error: … (see ctx-NAME --help)``, exit 2
+    -- not click's three lines of Usage / Try / Error."""
+    import re
+
+    result = script_runner.run([name, *argv])
+    assert result.returncode == 2, result.stderr
+    assert re.match(USAGE_LINE.format(re.escape(name)), result.stderr), result.stderr
+    assert said in result.stderr
+    assert "Usage:" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_library_usage_errors_point_at_help_too(script_runner):
+    """A usage error the library raises (not click) ends the same way, its own hint first."""
+    result = script_runner.run(["ctx-pack"])
+    assert result.returncode == 2
+    assert result.stderr == (
+        'ctx-pack: error: no task (give -q/--task "what to do"; -q - reads it from stdin; '
+        "see ctx-pack --help)\n"
+    )
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -375,3 +425,60 @@ def test_above_refuses_its_low_bound_and_what_is_past_max(value, message):
         Above(5, 100).convert(value, None, None)
     assert exc.value.message == (message or "'101' is above the maximum of 100")
     assert Above(5, 100).convert("5.5", None, None) == 5.5
+
+
+# --- one table of short flags (issue 20.6) --------------------------------------------------
+
+
+def _flag_table() -> dict[str, dict[str, str]]:
+    """docs/options.md's short-flag table: {short: {command: long}}."""
+    import re
+
+    text = (ROOT / "docs" / "options.md").read_text()
+    section = text.split("## Short flags", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, dict[str, str]] = {}
+    for row in re.findall(r"^\| `(-\w)[^`]*` \|[^|]*\| (.+) \|$", section, re.M):
+        short, where = row
+        table[short] = {}
+        for part in where.split(";"):
+            long, commands = part.split(":")
+            for command in commands.split(","):
+                table[short][command.strip()] = long.strip().strip("`")
+    return table
+
+
+def _declared_short_flags() -> dict[str, dict[str, str]]:
+    """The short flags the seven commands' click definitions show: {short: {command: long}}."""
+    import click
+
+    from ctxtools.cli import compact, count, excerpt, pack, read, repomap, stash
+
+    found: dict[str, dict[str, str]] = {}
+    for mod in (compact, count, excerpt, pack, read, repomap, stash):
+        command = mod.cli
+        name = "ctx-" + mod.__name__.rsplit(".", 1)[1]
+        ctx = click.Context(command, info_name=name, **command.context_settings)
+        for param in command.get_params(ctx):
+            if not isinstance(param, click.Option) or param.hidden:
+                continue
+            names = param.opts + param.secondary_opts
+            longs = [o for o in names if o.startswith("--")]
+            for short in (o for o in names if not o.startswith("--")):
+                assert len(longs) == 1, (name, names)  # every short flag has one long name
+                assert name not in found.get(short, {}), (name, short)
+                found.setdefault(short, {})[name] = longs[0]
+    return found
+
+
+def test_short_flags_are_the_documented_table():
+    """Each short flag has one meaning across the toolkit, and docs/options.md says which:
+    the table and the commands' click definitions are the same, both ways."""
+    table, declared = _flag_table(), _declared_short_flags()
+    assert set(table) == set(declared)
+    for short in table:
+        assert table[short] == declared[short], short
+    # one meaning: a short flag's long names are one name, but for -q (the query, which
+    # ctx-pack calls its task)
+    for short, by_command in declared.items():
+        assert len(set(by_command.values())) == (2 if short == "-q" else 1), (short, by_command)
+    assert set(declared["-h"]) == set(SCRIPTS)

@@ -575,10 +575,20 @@ def test_model_gives_the_window(script_runner, runs):
     assert strict_problems(json.loads(res.stdout), "openai") == []
 
 
-def test_limit_or_model_is_required(script_runner):
-    res = compact(script_runner, b"[]")
-    assert res.returncode == 2
-    assert "--limit" in res.stderr
+def test_without_limit_or_model_the_default_profile_counts(script_runner):
+    """Issue 20.8: ctx-compact takes the window ctx-pack and ctx-count --budget take, the
+    default profile's, when given neither --model nor --limit (its --help says so)."""
+    from ctxtools.profiles import resolve
+
+    window = resolve("default").context_limit
+    data = json.dumps([{"role": "user", "content": "fix the bug"}]).encode()
+    res = compact(script_runner, data, "--json-report")
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stderr.strip().splitlines()[-1])
+    assert report["limit"] == window
+    budget = script_runner.run(["ctx-count", "--budget", "--json"])
+    assert json.loads(budget.stdout)["context_limit"] == window
+    assert f"{window:,} tokens" in script_runner.run(["ctx-compact", "--help"]).stdout
 
 
 # --- no headroom -------------------------------------------------------------------------
@@ -929,7 +939,7 @@ def test_numbers_that_are_not_finite_or_in_range_are_usage_errors(
     args = ["--limit", "6000", "--summarizer", "yes", option, value]
     res = compact(script_runner, data, *args)
     assert res.returncode == 2
-    assert f"Invalid value for '{option}': {message}" in res.stderr
+    assert f"invalid value for '{option}': {message}" in res.stderr
     assert res.stdout == "" and "Traceback" not in res.stderr
     assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
@@ -1176,3 +1186,46 @@ def test_a_transcript_nested_too_deeply_is_one_line(script_runner):
         r = script_runner.run(args, stdin=io.TextIOWrapper(io.BytesIO(deep)))
         assert r.returncode == 1, r.stderr
         assert "nests too deeply" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_explain_says_what_was_kept_elided_and_dropped(script_runner, runs):
+    """Issue 20.9: --explain in ctx-pack's shape on stderr: the target as the budget, the
+    head and the protected tail kept, each elided result with the tokens it saved, the
+    dropped span with its handle; --json-report carries it as "explain"; the output is the
+    same bytes."""
+    data = as_bytes(runs["ponylang__ponyc-4588"])
+    plain = compact(script_runner, data, "--limit", "7000")
+    res = compact(script_runner, data, "--limit", "7000", "--explain", "--json-report")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == plain.stdout
+    rep = report_of(res)
+    ex = rep["explain"]
+    assert ex["budget"]["tokens"] == rep["target_tokens"]
+    assert ex["budget"]["used"] == rep["tokens_after"]
+    assert ex["chosen"][0]["what"] == "messages 1-2"
+    assert ex["chosen"][0]["why"].startswith("the head")
+    elided = [i for i in ex["left_out"] if i["why"].startswith("elided")]
+    assert len(elided) == rep["stage1"]["elided"]
+    assert sum(i["tokens"] for i in elided) == rep["stage1"]["tokens_saved"]
+    stage2 = rep["stage2"]
+    span = f"messages {stage2['first']}-{stage2['last']}"
+    [dropped] = [i for i in ex["left_out"] if i["what"] == span]
+    assert stage2["handle"] in dropped["why"]
+    assert "budget 5,250 tokens (cl100k_base" in res.stderr
+    assert f"  {span}: dropped for a digest" in res.stderr
+
+
+def test_explain_below_the_trigger_keeps_everything(script_runner, runs):
+    data = as_bytes(runs["ponylang__ponyc-4588"])
+    res = compact(script_runner, data, "--limit", "100000", "--explain", "--json-report")
+    assert res.returncode == 0 and res.stdout.encode() == data
+    ex = report_of(res)["explain"]
+    assert [i["what"] for i in ex["chosen"]] == ["messages 1-101"] and ex["left_out"] == []
+
+
+def test_explain_does_not_go_with_accept_or_evict(script_runner, tmp_path):
+    f = tmp_path / "a"
+    f.write_text("x")
+    for args in (["--accept", str(f), str(f)], ["--evict", "--max-entries", "1"]):
+        res = compact(script_runner, b"", *args, "--explain")
+        assert res.returncode == 2 and "--explain goes with a compaction" in res.stderr

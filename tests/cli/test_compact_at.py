@@ -10,7 +10,7 @@ from helpers import run_bytes
 def test_at_must_be_finite(script_runner, value):
     r = run_bytes(script_runner, ["ctx-compact", "--at", value, "--limit", "1000"], b"[]")
     assert r.returncode == 2 and r.stdout == ""
-    assert "Invalid value for '--at'" in r.stderr
+    assert "invalid value for '--at'" in r.stderr
 
 
 def test_at_in_range_still_works(script_runner):

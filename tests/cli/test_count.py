@@ -163,6 +163,28 @@ def test_budget_text_and_json(script_runner):
     assert doc["available"] == 128_000 - 500 - 0 - 2048 - 12_800
 
 
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_a_budget_below_the_floor_follows_ctx_packs_rule(script_runner, tmp_path, extra):
+    """Issue 21.15: `ctx-count --budget --limit 4000` said "available 512 (floor)" while
+    `ctx-pack --limit 4000` refused. One rule: below the floor there is no budget; the
+    figures are shown and both exit 1 with the same reason."""
+    counted = script_runner.run(["ctx-count", "--budget", "--limit", "4000", *extra])
+    (tmp_path / "a.py").write_text("def f():\n    pass\n")
+    packed = script_runner.run(
+        ["ctx-pack", "-q", "f", "--limit", "4000", "--root", str(tmp_path), str(tmp_path)]
+    )
+    assert counted.returncode == packed.returncode == 1
+    reason = "the pack budget is 152 tokens, below the floor of 512: window 4,000 - "
+    assert counted.stderr.startswith(f"ctx-count: error: {reason}")
+    assert packed.stderr.startswith(f"ctx-pack: error: {reason}")
+    assert counted.stderr.split(" (")[0][11:] == packed.stderr.split(" (")[0][10:]
+    if extra:
+        doc = json.loads(counted.stdout)
+        assert (doc["computed"], doc["available"], doc["floored"]) == (152, None, True)
+    else:
+        assert "available            none: 152 is below the floor\n" in counted.stdout
+
+
 def test_profiles_listing(script_runner, tmp_path):
     r = script_runner.run(["ctx-count", "--profiles", "--json"])
     rows = json.loads(r.stdout)
@@ -276,7 +298,7 @@ def test_same_input_same_bytes(script_runner, flag):
 def test_fail_over_refuses_non_finite_at_parse_time(script_runner, value):
     r = run_bytes(script_runner, ["ctx-count", "--limit", "100", f"--fail-over={value}"], b"x")
     assert r.returncode == 2
-    assert "Invalid value for '--fail-over'" in r.stderr
+    assert "invalid value for '--fail-over'" in r.stderr
     assert r.stdout == "" and "Traceback" not in r.stderr
 
 
@@ -318,7 +340,7 @@ def test_fail_above_gates_each_file_and_combines_with_fail_over(script_runner, t
 
 def test_fail_above_refuses_a_negative_limit(script_runner):
     r = run_bytes(script_runner, ["ctx-count", "--fail-above", "-1"], b"x")
-    assert r.returncode == 2 and "Invalid value for '--fail-above'" in r.stderr
+    assert r.returncode == 2 and "invalid value for '--fail-above'" in r.stderr
 
 
 def _hook() -> dict:

@@ -43,6 +43,15 @@ def test_text_output(script_runner, src):
     assert r.stdout.endswith("  93│     let mut lexer = Lexer::new(input);\n")
 
 
+def test_short_t_is_tokens_as_in_every_command(script_runner, src):
+    """docs/options.md: -t N is --tokens N here as in ctx-repomap and ctx-pack."""
+    args = ["ctx-excerpt", "-q", "tokenize", "lexer.rs", "--json"]
+    short = script_runner.run([*args, "-t", "120"])
+    long = script_runner.run([*args, "--tokens", "120"])
+    assert short.returncode == 0, short.stderr
+    assert short.stdout == long.stdout and json.loads(short.stdout)["budget"]["tokens"] == 120
+
+
 def test_several_files_in_order_and_sorted_by_score(script_runner, src):
     args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "--unmatched", "show"]
     r = script_runner.run(args)
@@ -202,7 +211,7 @@ def test_binary_files_are_skipped_with_a_note(script_runner, src):
     [
         (["-q", "fix the bug in it"], "no usable identifier in the query 'fix the bug in it'"),
         (["-q", ""], "no usable identifier"),
-        ([], "nothing to look for (give --query TEXT or --ident NAME)"),
+        ([], "nothing to look for (give --query TEXT or --ident NAME; see ctx-excerpt --help)"),
         (["--ident", "not an ident"], "--ident 'not an ident' is not an identifier"),
     ],
 )
@@ -499,7 +508,7 @@ def test_a_budget_counts_the_list_of_files_with_no_match(script_runner, src):
             ["--signatures", "--unmatched", "name"],
             "--unmatched applies to excerpts, not to --signatures",
         ),
-        (["-q", "x", "--unmatched", "list"], "Invalid value for '--unmatched'"),
+        (["-q", "x", "--unmatched", "list"], "invalid value for '--unmatched'"),
     ],
 )
 def test_unmatched_usage_errors(script_runner, src, args, message):
@@ -553,3 +562,41 @@ def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypa
     assert json.loads(b.stdout)["budget"]["dropped"][-1]["path"] == "caf\ufffd.py"
     t = run_bytes(script_runner, ["ctx-excerpt", "--ident", "verify_token", name], b"")
     assert t.stdout.startswith("==> caf\udce9.py <== 2 lines")
+
+
+def test_explain_says_what_was_shown_and_left_out(script_runner, src):
+    """Issue 20.9: --explain in ctx-pack's shape on stderr (the budget, each shown file's
+    score and tokens, each span and why, what was left out and why); --json carries it as
+    "explain"; the output itself is unchanged."""
+    args = ["ctx-excerpt", "-q", "tokenize lexer", "lexer.rs", "auth.py", "--tokens", "900"]
+    plain = script_runner.run(args)
+    r = script_runner.run([*args, "--explain"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout
+    err = r.stderr.splitlines()
+    budget = [line for line in err if line.startswith("budget ")]
+    assert budget and budget[0].startswith("budget 900 tokens (cl100k_base); used ")
+    assert "chosen (1)" in err
+    assert any(line.startswith("  lexer.rs  score ") and " tokens  " in line for line in err)
+    assert "    head 1-15: the first lines, always shown (--head)" in err
+    assert any(line.startswith("    window ") and "matching lines: " in line for line in err)
+    assert any(line.startswith("left out (") for line in err)
+    assert any(line.startswith("  auth.py: nothing matched") for line in err)
+    doc = json.loads(script_runner.run([*args, "--explain", "--json"]).stdout)
+    ex = doc["explain"]
+    assert ex["command"] == "ctx-excerpt" and ex["budget"]["tokens"] == 900
+    [lexer] = ex["chosen"]
+    assert lexer["what"] == "lexer.rs" and lexer["score"] > 0 and lexer["tokens"] > 0
+    shown = [s for s in doc["files"][0]["spans"]]
+    assert [p["what"] for p in lexer["parts"]] == [
+        f"{s['kind']} {s['start']}-{s['end']}" for s in shown
+    ]
+    dropped = {f"{d['path']} window {d['start']}-{d['end']}" for d in doc["budget"]["dropped"]}
+    assert dropped <= {i["what"] for i in ex["left_out"]}
+
+
+def test_explain_does_not_go_with_memory(script_runner, src):
+    (src / "notes.md").write_text("# Lexer\n\nThe lexer tokenizes.\n")
+    r = script_runner.run(["ctx-excerpt", "--memory", "notes.md", "-q", "lexer", "--explain"])
+    assert r.returncode == 2
+    assert r.stderr.startswith("ctx-excerpt: error: --explain and --memory do not go together")

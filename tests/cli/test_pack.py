@@ -100,14 +100,14 @@ def test_an_instruction_file_is_not_packed_twice(script_runner, repo):
     # AGENTS.md, shown whole under Instructions, is not shown again among the files of a
     # packed directory; named on purpose, it is.
     (repo / "CLAUDE.md").write_text("Keep functions short.\n")
-    doc = json.loads(pack(script_runner, "-t", "reserve stock", ".", "--json").stdout)
+    doc = json.loads(pack(script_runner, "-q", "reserve stock", ".", "--json").stdout)
     assert "## CLAUDE.md" in doc["text"]
     assert doc["text"].count("Keep functions short.") == 1
     paths = [f["path"] for f in doc["files"]]
     assert "CLAUDE.md" not in paths and "src/inventory.py" in paths
     assert {"what": "CLAUDE.md", "why": "shown whole under instructions"} in doc["dropped"]
     named = json.loads(
-        pack(script_runner, "-t", "reserve stock", "CLAUDE.md", "src", "--json").stdout
+        pack(script_runner, "-q", "reserve stock", "CLAUDE.md", "src", "--json").stdout
     )
     assert "CLAUDE.md" in [f["path"] for f in named["files"]]
 
@@ -152,7 +152,7 @@ def test_budget_from_model_and_role(script_runner, repo, model, role):
 def test_xml_format_is_well_formed_and_within_budget(script_runner, repo):
     r = pack(
         script_runner,
-        "-t",
+        "-q",
         "verify_token <expiry> & more",
         "src/auth.py",
         "-f",
@@ -167,7 +167,7 @@ def test_xml_format_is_well_formed_and_within_budget(script_runner, repo):
 
 
 def test_json_text_is_the_markdown_pack(script_runner, repo):
-    args = ["-t", "tokenize", "core/lexer.rs", "--tokens", "2500"]
+    args = ["-q", "tokenize", "core/lexer.rs", "--tokens", "2500"]
     md = pack(script_runner, *args).stdout
     doc = json.loads(pack(script_runner, *args, "--json").stdout)
     assert doc["text"] == md
@@ -177,17 +177,17 @@ def test_json_text_is_the_markdown_pack(script_runner, repo):
 
 
 def test_budget_below_the_floor_is_a_clean_error_with_the_figures(script_runner, repo):
-    r = pack(script_runner, "-t", "x tokenize", "--limit", "4000", ".", ok=False)
+    r = pack(script_runner, "-q", "x tokenize", "--limit", "4000", ".", ok=False)
     assert r.returncode == 1
     assert "below the floor of 512" in r.stderr
     assert "window 4,000 - system 500 - tools 900 - response 2,048" in r.stderr
-    r = pack(script_runner, "-t", "tokenize", "--tokens", "100", ".", ok=False)
+    r = pack(script_runner, "-q", "tokenize", "--tokens", "100", ".", ok=False)
     assert r.returncode == 2
     assert "below the floor of 512" in r.stderr
 
 
 def test_a_small_budget_drops_windows_before_files(script_runner, repo):
-    r = pack(script_runner, "-t", "reserve stock", "src", "web", "--tokens", "900", "--json")
+    r = pack(script_runner, "-q", "reserve stock", "src", "web", "--tokens", "900", "--json")
     doc = json.loads(r.stdout)
     assert doc["tokens"] <= 900
     assert doc["dropped"], "something had to go"
@@ -203,7 +203,7 @@ def test_named_file_keeps_its_signatures_when_its_excerpt_cannot_fit(script_runn
         f"def handler_{i}(request):\n    return reserve(request, {i})\n" for i in range(400)
     )
     big.write_text(body)
-    r = pack(script_runner, "-t", "reserve", "src/big.py", "--tokens", "4000", "--no-map", "--json")
+    r = pack(script_runner, "-q", "reserve", "src/big.py", "--tokens", "4000", "--no-map", "--json")
     doc = json.loads(r.stdout)
     (row,) = [f for f in doc["files"] if f["path"] == "src/big.py"]
     assert row["shown"] in ("definitions", "signatures")
@@ -216,7 +216,7 @@ def test_named_file_too_big_for_any_body_degrades_to_its_path_with_a_note(script
     big = repo / "src" / "huge.py"
     params = ", ".join(f"arg{k}" for k in range(60))  # long lines: even one is too big
     big.write_text("".join(f"def reserve_{i}({params}): pass\n" for i in range(1000)))  # < 512 KB
-    r = pack(script_runner, "-t", "reserve", "src/huge.py", "--tokens", "600", "--no-map")
+    r = pack(script_runner, "-q", "reserve", "src/huge.py", "--tokens", "600", "--no-map")
     assert "named file src/huge.py" in r.stderr
     assert "src/huge.py" in r.stdout
     assert count(r.stdout) <= 600
@@ -229,18 +229,18 @@ def test_named_files_whose_paths_cannot_fit_fail_naming_them(script_runner, repo
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(f"def reserve_{i}():\n    return {i}\n")
         names.append(rel)
-    r = pack(script_runner, "-t", "reserve", *names, "--tokens", "600", "--no-map", ok=False)
+    r = pack(script_runner, "-q", "reserve", *names, "--tokens", "600", "--no-map", ok=False)
     assert r.returncode == 1
     assert "module_with_a_long_name_" in r.stderr and "--allow-drop" in r.stderr
     assert r.stdout == ""
-    r = pack(script_runner, "-t", "reserve", *names, "--tokens", "600", "--no-map", "--allow-drop")
+    r = pack(script_runner, "-q", "reserve", *names, "--tokens", "600", "--no-map", "--allow-drop")
     assert "dropped named file src/deeply" in r.stderr
     assert count(r.stdout) <= 600
 
 
 def test_identifiers_only_and_explorer_role_show_signatures_not_bodies(script_runner, repo):
     for extra in (["--identifiers-only"], ["--role", "explorer"]):
-        r = pack(script_runner, "-t", "reserve stock", "src/inventory.py", "--json", *extra)
+        r = pack(script_runner, "-q", "reserve stock", "src/inventory.py", "--json", *extra)
         doc = json.loads(r.stdout)
         (row,) = doc["files"]
         assert row["shown"] == "signatures"
@@ -249,7 +249,7 @@ def test_identifiers_only_and_explorer_role_show_signatures_not_bodies(script_ru
 
 
 def test_task_with_no_identifiers_still_packs(script_runner, repo):
-    r = pack(script_runner, "-t", "please do it", ".", "--tokens", "3000", "--json")
+    r = pack(script_runner, "-q", "please do it", ".", "--tokens", "3000", "--json")
     doc = json.loads(r.stdout)
     assert [s["name"] for s in doc["sections"]][-1] == "task"
     assert doc["tokens"] <= 3000
@@ -262,7 +262,7 @@ def test_handle_argument_is_excerpted_around_the_task(script_runner, repo):
     log = "".join(f"line {i}: ok\n" for i in range(3000)) + "FAILED test_tokenize: boom\n"
     r = script_runner.run(["ctx-stash", "--name", "tests", "--always"], stdin=_text(log))
     assert r.returncode == 0, r.stderr
-    r = pack(script_runner, "-t", "why does test_tokenize fail", "ctx:tests", "--tokens", "3000")
+    r = pack(script_runner, "-q", "why does test_tokenize fail", "ctx:tests", "--tokens", "3000")
     assert "FAILED test_tokenize: boom" in r.stdout
     assert "==> ctx:tests <==" in r.stdout
 
@@ -277,7 +277,7 @@ def test_changed_adds_modified_and_untracked_files_with_their_hunks(script_runne
     auth = repo / "src" / "auth.py"
     auth.write_text(auth.read_text().replace("def verify_token", "def verify_token_v2"))
     (repo / "src" / "new_module.py").write_text("def fresh():\n    return 1\n")
-    r = pack(script_runner, "-t", "review this change", "--changed", "--json", "--tokens", "6000")
+    r = pack(script_runner, "-q", "review this change", "--changed", "--json", "--tokens", "6000")
     doc = json.loads(r.stdout)
     rows = {f["path"]: f for f in doc["files"]}
     assert set(rows) == {"src/auth.py", "src/new_module.py"}
@@ -292,7 +292,7 @@ def test_changed_against_a_revision_and_a_deleted_file(script_runner, repo):
     first = git(repo, "rev-parse", "HEAD").strip()
     (repo / "core" / "lexer.rs").unlink()
     git(repo, "commit", "-qam", "drop the lexer")
-    r = pack(script_runner, "-t", "why was the lexer removed", "--changed", first, "--json")
+    r = pack(script_runner, "-q", "why was the lexer removed", "--changed", first, "--json")
     doc = json.loads(r.stdout)
     (row,) = doc["files"]
     assert row["path"] == "core/lexer.rs" and row["shown"] == "diff"
@@ -304,13 +304,13 @@ def test_changed_outside_a_git_work_tree_is_a_clean_error(script_runner, tmp_pat
     plain.mkdir()
     (plain / "a.py").write_text("def a():\n    pass\n")
     monkeypatch.chdir(plain)
-    r = pack(script_runner, "-t", "review", "--changed", ok=False)
+    r = pack(script_runner, "-q", "review", "--changed", ok=False)
     assert r.returncode == 1
     assert "not in a git work tree" in r.stderr
 
 
 def test_changed_with_an_unknown_revision(script_runner, repo):
-    r = pack(script_runner, "-t", "review", "--changed", "no-such-rev", ok=False)
+    r = pack(script_runner, "-q", "review", "--changed", "no-such-rev", ok=False)
     assert r.returncode == 1
     assert "no such revision" in r.stderr
 
@@ -319,11 +319,11 @@ def test_changed_with_an_unknown_revision(script_runner, repo):
 
 
 def test_missing_paths_are_all_named_and_keep_going_packs_the_rest(script_runner, repo):
-    r = pack(script_runner, "-t", "tokenize", "nope.py", "core/lexer.rs", "gone/*.rs", ok=False)
+    r = pack(script_runner, "-q", "tokenize", "nope.py", "core/lexer.rs", "gone/*.rs", ok=False)
     assert r.returncode == 1
     assert "nope.py" in r.stderr and "gone/*.rs" in r.stderr
     assert r.stdout == ""
-    r = pack(script_runner, "-t", "tokenize", "nope.py", "core/lexer.rs", "--keep-going")
+    r = pack(script_runner, "-q", "tokenize", "nope.py", "core/lexer.rs", "--keep-going")
     assert "==> core/lexer.rs <==" in r.stdout
     assert "skipped nope.py" in r.stderr
 
@@ -331,39 +331,69 @@ def test_missing_paths_are_all_named_and_keep_going_packs_the_rest(script_runner
 def test_paths_outside_the_root_are_refused(script_runner, repo, tmp_path):
     outside = tmp_path / "elsewhere.py"
     outside.write_text("def elsewhere():\n    pass\n")
-    r = pack(script_runner, "-t", "elsewhere", str(outside), ok=False)
+    r = pack(script_runner, "-q", "elsewhere", str(outside), ok=False)
     assert r.returncode == 1
     assert "outside the root" in r.stderr
     (repo / "link.py").symlink_to(outside)
-    r = pack(script_runner, "-t", "elsewhere", "link.py", ok=False)
+    r = pack(script_runner, "-q", "elsewhere", "link.py", ok=False)
     assert r.returncode == 1 and "outside the root" in r.stderr
+
+
+def test_a_glob_skips_a_symlink_out_of_the_root_as_a_directory_does(script_runner, repo, tmp_path):
+    """Issue 21.15: `core/*.rs` failed the whole pack when one match was a symlink out of
+    the root, where `core/` skips it with a note. Both skip it now, with the same note."""
+    outside = tmp_path / "secret.rs"
+    outside.write_text("fn leaked() { let key = 1; }\n")
+    (repo / "core" / "zz_link.rs").symlink_to(outside)
+    by_glob = pack(script_runner, "-q", "tokenize", "core/*.rs", "--json", "--tokens", "3000")
+    by_dir = pack(script_runner, "-q", "tokenize", "core/", "--json", "--tokens", "3000")
+    for r, arg in ((by_glob, "core/*.rs"), (by_dir, "core/")):
+        doc = json.loads(r.stdout)
+        assert [f["path"] for f in doc["files"]] == ["core/lexer.rs"]
+        assert "leaked" not in doc["text"]
+        assert f"ctx-pack: {arg}: 1 file(s) skipped (symlink outside the root)\n" in r.stderr
+    named = pack(script_runner, "-q", "tokenize", "core/zz_link.rs", ok=False)
+    assert named.returncode == 1 and "outside the root" in named.stderr  # named: an error
+
+
+def test_changed_does_not_take_an_option_for_its_revision(script_runner, repo):
+    """Issue 21.15: `--changed=--output=X` was `--changed --output=X`, and git wrote X."""
+    for value in ("--output=X", "-", "--stat"):
+        r = pack(script_runner, "-q", "review", f"--changed={value}", ok=False)
+        assert r.returncode == 2
+        assert r.stderr == (
+            f"ctx-pack: error: --changed {value!r}: not a revision (a revision does not "
+            "start with '-'; see ctx-pack --help)\n"
+        )
+    assert not (repo / "X").exists()
+    assert pack(script_runner, "-q", "review", "--changed=HEAD").returncode == 0
 
 
 def test_symlink_loop_is_an_unreadable_path(script_runner, repo):
     (repo / "loop_a").symlink_to(repo / "loop_b")
     (repo / "loop_b").symlink_to(repo / "loop_a")
-    r = pack(script_runner, "-t", "tokenize", "loop_a", ok=False)
+    r = pack(script_runner, "-q", "tokenize", "loop_a", ok=False)
     assert r.returncode == 1
     assert "loop_a" in r.stderr
     # a directory holding the loop: the loop is listed as skipped, never followed
-    r = pack(script_runner, "-t", "tokenize", ".", "--tokens", "2000")
+    r = pack(script_runner, "-q", "tokenize", ".", "--tokens", "2000")
     assert "Traceback" not in r.stderr
 
 
 def test_binary_file_named_is_skipped_and_said(script_runner, repo):
     (repo / "blob.bin").write_bytes(b"\0\1\2" * 100)
-    r = pack(script_runner, "-t", "tokenize", "blob.bin", "core/lexer.rs")
+    r = pack(script_runner, "-q", "tokenize", "blob.bin", "core/lexer.rs")
     assert "skipped blob.bin: binary file" in r.stderr
     assert "blob.bin" not in r.stdout
 
 
 def test_empty_task_and_unknown_root(script_runner, repo):
-    r = pack(script_runner, "-t", "  ", ".", ok=False)
+    r = pack(script_runner, "-q", "  ", ".", ok=False)
     assert r.returncode == 2 and "task is empty" in r.stderr
-    r = pack(script_runner, "-t", "x", "--root", "no/such/dir", ok=False)
+    r = pack(script_runner, "-q", "x", "--root", "no/such/dir", ok=False)
     assert r.returncode == 1 and "--root no/such/dir: no such directory" in r.stderr
     r = pack(script_runner, ".", ok=False)
-    assert r.returncode == 2 and r.stderr.startswith("ctx-pack: error: no task (give --task")
+    assert r.returncode == 2 and r.stderr.startswith("ctx-pack: error: no task (give -q/--task")
 
 
 def test_task_read_from_stdin(script_runner, repo):
@@ -379,19 +409,19 @@ def test_task_read_from_stdin(script_runner, repo):
 
 def test_output_file_is_written_whole_and_bad_output_path_fails(script_runner, repo, tmp_path):
     target = tmp_path / "pack.md"
-    r = pack(script_runner, "-t", "tokenize", "core/lexer.rs", "-o", str(target))
+    r = pack(script_runner, "-q", "tokenize", "core/lexer.rs", "-o", str(target))
     assert r.stdout == ""
-    again = pack(script_runner, "-t", "tokenize", "core/lexer.rs").stdout
+    again = pack(script_runner, "-q", "tokenize", "core/lexer.rs").stdout
     assert target.read_text() == again
     r = pack(
-        script_runner, "-t", "x", "core/lexer.rs", "-o", str(tmp_path / "no" / "p.md"), ok=False
+        script_runner, "-q", "x", "core/lexer.rs", "-o", str(tmp_path / "no" / "p.md"), ok=False
     )
     assert r.returncode == 1 and "cannot write" in r.stderr
     assert not (tmp_path / "no").exists()
 
 
 def test_explain_shows_budget_sections_files_and_drops_on_stderr(script_runner, repo):
-    r = pack(script_runner, "-t", "reserve stock", "src", "--model", "gpt-4o", "--explain")
+    r = pack(script_runner, "-q", "reserve stock", "src", "--model", "gpt-4o", "--explain")
     err = r.stderr
     assert "budget " in err and "window 128,000 - system 500 - tools 900" in err
     assert "sections" in err and "files" in err
@@ -408,7 +438,7 @@ def test_a_map_that_fails_to_build_is_not_fatal(script_runner, repo, monkeypatch
         raise CtxError("scanner exploded")
 
     monkeypatch.setattr(core, "build_map", broken)
-    r = pack(script_runner, "-t", "tokenize", "core/lexer.rs")
+    r = pack(script_runner, "-q", "tokenize", "core/lexer.rs")
     assert "repository map not built (scanner exploded)" in r.stderr
     assert "# Repository map" not in r.stdout
     assert "==> core/lexer.rs <==" in r.stdout
@@ -451,7 +481,7 @@ def test_examples_makefile_builds_and_gates_a_review_pack(repo, tmp_path):
 
 
 def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, repo, tmp_path):
-    base = ["-t", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
+    base = ["-q", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
     plain = json.loads(pack(script_runner, *base, "--role", "reviewer").stdout)["budget"]
     assert plain["role_share"] == 85
     over = json.loads(
@@ -470,3 +500,52 @@ def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, 
     assert filed["role_share"] == 40
     r = pack(script_runner, *base, "--role-share", "reviewer=0", ok=False)
     assert r.returncode == 2
+
+
+# --- -t is --tokens; the task is -q (issue 20.6, docs/options.md) ---------------------------
+
+
+def test_short_t_is_the_budget_and_short_q_the_task(script_runner, repo):
+    short = pack(script_runner, "-q", "tokenize", "-t", "900", "core/lexer.rs", "--json")
+    long = pack(script_runner, "--task", "tokenize", "--tokens", "900", "core/lexer.rs", "--json")
+    assert short.stdout == long.stdout
+    assert json.loads(short.stdout)["budget"]["tokens"] == 900
+    assert short.stderr == long.stderr and "-t" not in short.stderr
+
+
+def test_short_t_with_a_number_and_no_task_is_ambiguous_not_a_task(script_runner, repo):
+    """`ctx-pack -t 2000 FILE` packed with the task "2000"; now -t means --tokens, and a
+    script that meant the old task must not silently get a budget instead: an error that
+    says what to type."""
+    r = pack(script_runner, "-t", "2000", "core/lexer.rs", ok=False)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr == (
+        "ctx-pack: error: -t 2000 is ambiguous: -t was ctx-pack's --task and is --tokens now "
+        "(type --tokens 2000 -q TASK for a budget, or -q 2000 for that task; "
+        "see ctx-pack --help)\n"
+    )
+
+
+def test_short_t_with_text_is_still_the_task_with_a_note(script_runner, repo):
+    old = pack(script_runner, "-t", "tokenize", "core/lexer.rs", "--tokens", "900")
+    new = pack(script_runner, "-q", "tokenize", "core/lexer.rs", "--tokens", "900")
+    assert old.stdout == new.stdout
+    assert old.stderr == (
+        "ctx-pack: note: -t TEXT is the task's old spelling: type -q TEXT or --task TEXT "
+        "(-t is --tokens in every ctx command)\n" + new.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["-q", "x", "-t", "abc"], "-t 'abc': -t is --tokens, a whole number"),
+        (["-q", "x", "-t", "900", "--tokens", "800"], "-t and --tokens both give the budget"),
+        (["-q", "x", "-t", "0"], "invalid value for '-t' / '--tokens': 0 is below the minimum"),
+    ],
+)
+def test_short_t_misuses_are_usage_errors(script_runner, repo, args, said):
+    r = pack(script_runner, *args, "core/lexer.rs", ok=False)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"ctx-pack: error: {said}") and r.stderr.count("\n") == 1

@@ -49,7 +49,7 @@ def test_instruction_files_in_priority_order_with_layering(script_runner, tree):
     (tree / ".ctx" / "AGENTS.md").write_text("Layered under the root AGENTS.md.\n")
     (tree / ".ctx" / "PROJECT.md").write_text("Project: a warehouse service.\n")
     (tree / "README.md").write_text("Readme text.\n")
-    d = doc(script_runner, "-t", "tokenize", "core/lexer.rs", "--tokens", "4000")
+    d = doc(script_runner, "-q", "tokenize", "core/lexer.rs", "--tokens", "4000")
     (ins,) = [s for s in d["sections"] if s["name"] == "instructions"]
     labels = [p["label"] for p in ins["parts"]]
     assert labels.index("AGENTS.md") < labels.index("CLAUDE.md") < labels.index(".cursorrules")
@@ -57,14 +57,14 @@ def test_instruction_files_in_priority_order_with_layering(script_runner, tree):
     assert "README.md" not in labels
     text = d["text"]
     assert text.index("Root agents") < text.index("Layered under the root")
-    d = doc(script_runner, "-t", "tokenize", "core/lexer.rs", "--include-readme")
+    d = doc(script_runner, "-q", "tokenize", "core/lexer.rs", "--include-readme")
     assert "Readme text." in d["text"]
 
 
 def test_a_huge_instructions_file_is_capped(script_runner, tree):
     (tree / "AGENTS.md").write_text("".join(f"Rule {i}: keep it simple.\n" for i in range(50_000)))
     (tree / "CLAUDE.md").write_text("Second file.\n")
-    d = doc(script_runner, "-t", "tokenize", "core/lexer.rs", "--tokens", "8000")
+    d = doc(script_runner, "-q", "tokenize", "core/lexer.rs", "--tokens", "8000")
     (ins,) = [s for s in d["sections"] if s["name"] == "instructions"]
     start = d["text"].index("## AGENTS.md")
     end = d["text"].index("# Repository map")
@@ -84,19 +84,19 @@ def test_gating_by_front_matter_and_by_section(script_runner, tree):
     (tree / ".cursor" / "rules" / "go.mdc").write_text(
         "---\ndescription: Go rules\nglobs: srv/**/*.go\n---\nReturn errors, never panic.\n"
     )
-    text = doc(script_runner, "-t", "tokenize", "core/lexer.rs")["text"]
+    text = doc(script_runner, "-q", "tokenize", "core/lexer.rs")["text"]
     assert "Always: run the tests." in text
     assert "No unwrap in library code." in text
     assert "Use strict TypeScript." not in text
     assert "never panic" not in text
-    text = doc(script_runner, "-t", "serve", "srv/server.go", "web/cart.ts")["text"]
+    text = doc(script_runner, "-q", "serve", "srv/server.go", "web/cart.ts")["text"]
     assert "Use strict TypeScript." in text and "never panic" in text
     assert "No unwrap" not in text
 
 
 def test_malformed_front_matter_is_warned_and_the_file_applies(script_runner, tree):
     (tree / "AGENTS.md").write_text("---\npaths: [unclosed\nstill front matter\n")
-    r = run(script_runner, "-t", "tokenize", "core/lexer.rs")
+    r = run(script_runner, "-q", "tokenize", "core/lexer.rs")
     assert "AGENTS.md" in r.stderr and "front matter" in r.stderr
     assert "# Instructions" in r.stdout
 
@@ -121,7 +121,7 @@ def test_skills_cards_and_earned_bodies(script_runner, tree):
     skills = make_skills(tree)
     d = doc(
         script_runner,
-        "-t",
+        "-q",
         "debug the tokenize error in the lexer",
         "core/lexer.rs",
         "--skills",
@@ -134,12 +134,12 @@ def test_skills_cards_and_earned_bodies(script_runner, tree):
     assert "lexer-debugging" in text
     assert text.index("# Skills") < text.index("# Repository map")
     # named in the task: its body comes in
-    d = doc(script_runner, "-t", "cut it @skill:release", "core/lexer.rs", "--skills", str(skills))
+    d = doc(script_runner, "-q", "cut it @skill:release", "core/lexer.rs", "--skills", str(skills))
     assert "Tag, build, publish." in d["text"]
     # pinned, but cards only for the others
     d = doc(
         script_runner,
-        "-t",
+        "-q",
         "tokenize",
         "core/lexer.rs",
         "--skills",
@@ -155,13 +155,13 @@ def test_skills_cards_and_earned_bodies(script_runner, tree):
 def test_unknown_skill_is_an_error_naming_the_close_ones(script_runner, tree):
     skills = make_skills(tree)
     r = run(
-        script_runner, "-t", "do @skill:relase", "core/lexer.rs", "--skills", str(skills), ok=False
+        script_runner, "-q", "do @skill:relase", "core/lexer.rs", "--skills", str(skills), ok=False
     )
     assert r.returncode == 1
     assert "relase" in r.stderr and "release" in r.stderr
     r = run(
         script_runner,
-        "-t",
+        "-q",
         "do @skill:relase",
         "core/lexer.rs",
         "--skills",
@@ -169,7 +169,7 @@ def test_unknown_skill_is_an_error_naming_the_close_ones(script_runner, tree):
         "--keep-going",
     )
     assert "relase" in r.stderr
-    r = run(script_runner, "-t", "do @skill:release", "core/lexer.rs", ok=False)
+    r = run(script_runner, "-q", "do @skill:release", "core/lexer.rs", ok=False)
     assert r.returncode == 2 and "--skills" in r.stderr
 
 
@@ -179,7 +179,7 @@ def test_unknown_skill_is_an_error_naming_the_close_ones(script_runner, tree):
 def test_mentions_resolve_files_and_explain_says_how(script_runner, tree):
     r = run(
         script_runner,
-        "-t",
+        "-q",
         "fix reserve in @inventory.py and see @core/lexer.rs",
         "--explain",
         "--tokens",
@@ -188,13 +188,13 @@ def test_mentions_resolve_files_and_explain_says_how(script_runner, tree):
     assert "==> src/inventory.py <==" in r.stdout
     assert "==> core/lexer.rs <==" in r.stdout
     assert "mentions" in r.stderr and "@inventory.py" in r.stderr
-    d = doc(script_runner, "-t", "fix reserve in @inventory.py")
+    d = doc(script_runner, "-q", "fix reserve in @inventory.py")
     (row,) = [f for f in d["files"] if f["path"] == "src/inventory.py"]
     assert row["named"] is True and row["why"] == "@-mention"
 
 
 def test_an_unresolved_mention_is_a_warning_with_the_closest_names(script_runner, tree):
-    r = run(script_runner, "-t", "fix @inventroy.py please", "core/lexer.rs")
+    r = run(script_runner, "-q", "fix @inventroy.py please", "core/lexer.rs")
     assert "@inventroy.py not resolved" in r.stderr
     assert "inventory.py" in r.stderr
 
@@ -208,7 +208,7 @@ def test_a_handle_mention_is_packed(script_runner, tree):
         stdin=io.TextIOWrapper(io.BytesIO(data.encode())),
     )
     assert r.returncode == 0, r.stderr
-    d = doc(script_runner, "-t", "why does tokenize panic, see @ctx:log")
+    d = doc(script_runner, "-q", "why does tokenize panic, see @ctx:log")
     assert "panic in tokenize: bad char" in d["text"]
 
 
@@ -227,7 +227,7 @@ def test_secret_files_are_skipped_even_when_named_and_secrets_redacted(script_ru
     )
     r = run(
         script_runner,
-        "-t",
+        "-q",
         "reserve settings",
         ".env",
         "deploy/id_rsa",
@@ -241,7 +241,7 @@ def test_secret_files_are_skipped_even_when_named_and_secrets_redacted(script_ru
     assert "redacted" in r.stderr
     # line numbers stay true after the redaction
     assert "def reserve_settings():" in out
-    r = run(script_runner, "-t", "reserve settings", "src/settings.py", "--allow-secrets")
+    r = run(script_runner, "-q", "reserve settings", "src/settings.py", "--allow-secrets")
     assert AWS_EXAMPLE_KEY in r.stdout
 
 
@@ -252,6 +252,6 @@ def test_secrets_in_instructions_and_diffs_are_redacted(script_runner, tree):
     (tree / "AGENTS.md").write_text(f"Deploy with key {AWS_EXAMPLE_KEY}.\n")
     lexer = tree / "core" / "lexer.rs"
     lexer.write_text(lexer.read_text() + f'\n// key: "{AWS_EXAMPLE_KEY}"\n')
-    r = run(script_runner, "-t", "review", "--changed")
+    r = run(script_runner, "-q", "review", "--changed")
     assert AWS_EXAMPLE_KEY not in r.stdout
     assert r.stdout.count("[secret redacted:") >= 2

@@ -169,7 +169,7 @@ def test_ascii_char_slice(script_runner, log):
         (["--range", "9-2"], "is before the start"),
         (["--range", "abc"], "expected X-Y"),
         (["--slice", "1-2"], "expected A:B"),
-        (["--head", "-1"], "must be 0 or more"),
+        (["--head", "-1"], "-1 is below the minimum of 0"),
         (["--head", "1", "--tail", "1"], "cannot be combined"),
         (["--count", "--grep", "x"], "cannot be combined"),
         (["--grep", "x", "-n"], "-n numbers line projections"),
@@ -177,7 +177,7 @@ def test_ascii_char_slice(script_runner, log):
         (["--paths"], "go with --jsonpath"),
         (["--unit", "lines"], "--unit goes with --slice"),
         (["--slice", "0:5", "-n"], "-n numbers lines"),
-        (["--max-chars", "0"], "at least 1"),
+        (["--max-chars", "0"], "0 is below the minimum of 1"),
     ],
 )
 def test_usage_errors(script_runner, log, args, message):

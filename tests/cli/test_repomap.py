@@ -309,3 +309,31 @@ def test_undecodable_file_name(script_runner, tmp_path, use_git):
     assert "def named_oddly()" in r.stdout
     doc = json.loads(script_runner.run(["ctx-repomap", str(root), "--json"]).stdout)
     assert doc["files"][0]["path"] == "caf\ufffd.py"
+
+
+def test_explain_says_what_the_map_shows_and_leaves_out(script_runner, repo):
+    """Issue 20.9: --explain in ctx-pack's shape -- the budget, each shown file with its
+    rank score and its symbols, what was left out and why -- on stderr; --json carries
+    it as "explain". The map itself is the same bytes."""
+    plain = script_runner.run(["ctx-repomap", str(repo), "-t", "60", "--no-cache"])
+    r = script_runner.run(["ctx-repomap", str(repo), "-t", "60", "--no-cache", "--explain"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout
+    err = r.stderr.splitlines()
+    assert err[0].startswith("budget 60 tokens (cl100k_base); used ")
+    assert err[2].startswith("chosen (")
+    assert "  store/handles.py  score " in r.stderr and "vendor/dep.py" not in r.stderr
+    assert any(line.startswith("left out (") for line in err)
+    doc = json.loads(
+        script_runner.run(["ctx-repomap", str(repo), "-t", "60", "--json", "--explain"]).stdout
+    )
+    shown = [c["what"] for c in doc["explain"]["chosen"]]
+    headers = [ln.rstrip(":") for ln in doc["map"].splitlines() if not ln[:1].isdigit()]
+    assert shown == [h for h in headers if h] and shown
+    for item in doc["explain"]["chosen"]:
+        assert item["score"] > 0 and item["why"].startswith("rank ")
+    left = {i["what"]: i["why"] for i in doc["explain"]["left_out"]}
+    assert left["1 file(s)"] == "not mapped: vendored"
+    ranked = [f["path"] for f in doc["files"]]
+    for path in ranked:
+        assert path in shown or path in left  # every mapped file is accounted for

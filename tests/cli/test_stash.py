@@ -56,6 +56,23 @@ def test_small_input_passes_through(script_runner, store_dir):
     assert not store_dir.exists()
 
 
+def test_a_named_input_that_passes_through_says_so(script_runner, store_dir):
+    """Issue 20.10: `echo hello | ctx-stash --name small` passed through silently, and
+    `ctx-read small` then said no such handle. The pass-through now says it on stderr,
+    with the way to store it; stdout stays the input, byte for byte."""
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "small"], b"hello\n")
+    assert (r.returncode, r.stdout) == (0, "hello\n")
+    assert r.stderr == (
+        "ctx-stash: note: passed through, not stored as small: 6 characters, at most "
+        "--threshold 1,000 (--always stores it)\n"
+    )
+    assert not store_dir.exists()
+    unnamed = run_bytes(script_runner, ["ctx-stash"], b"hello\n")
+    assert (unnamed.stdout, unnamed.stderr) == ("hello\n", "")  # a filter chain: quiet
+    stored = run_bytes(script_runner, ["ctx-stash", "--name", "small", "--always"], b"hello\n")
+    assert card_of(stored)["name"] == "small" and stored.stderr == ""
+
+
 def test_small_input_passthrough_is_byte_exact(tmp_path, store_dir):
     data = b"ok \xff\xfe \xe6\x97\xa5\n"
     out = subprocess.run(
@@ -612,7 +629,7 @@ def test_empty_store_path_is_a_usage_error(script_runner, tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     r = run_bytes(script_runner, [cmd, "--store", "", "--always"][:3], b"x" * 2000)
     assert r.returncode == 2
-    assert "Invalid value for '--store': empty: give the store's directory" in r.stderr
+    assert "invalid value for '--store': empty: give the store's directory" in r.stderr
     assert not Path("blobs").exists() and not Path("sessions").exists()  # no store in cwd
 
 

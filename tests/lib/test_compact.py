@@ -417,6 +417,23 @@ def test_gate_accepts_and_measures():
     assert not gate("", "anything").accepted
 
 
+@pytest.mark.parametrize(
+    ("length", "minimum", "said"),
+    [
+        (1996, 0.02, "too short: 1.9% of the original (minimum 2.0%)"),
+        (1999, 0.02, "too short: 1.9% of the original (minimum 2.0%)"),
+        (1200, 0.0125, "too short: 1.20% of the original (minimum 1.25%)"),
+        (100, 0.5, "too short: 0.1% of the original (minimum 50.0%)"),
+    ],
+)
+def test_the_gate_rounds_a_ratio_under_the_minimum_down(length, minimum, said):
+    """Issue 21.15: "too short: 2.0% (minimum 2%)" -- a ratio just under the minimum read as
+    reaching it. Both are shown with the same decimals, the ratio rounded down."""
+    original = "word " * 20_000  # 100,000 characters
+    v = gate(original, "y" * length, min_ratio=minimum)
+    assert said in v.reasons
+
+
 def test_paths_in_ignores_urls_and_versions():
     assert paths_in("see https://x.org/a and 1.2.3 and src/x.py, /etc/hosts.") == [
         "src/x.py",

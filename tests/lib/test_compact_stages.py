@@ -345,8 +345,11 @@ def test_sha_ref_is_the_ref_a_stash_gives():
 def test_compact_options():
     from ctxtools.profiles import resolve
 
-    with pytest.raises(UsageError, match=r"give --limit TOKENS or --model NAME"):
-        compact_options(None, None)
+    default = resolve("default")  # neither: the default profile, as ctx-pack takes it
+    assert compact_options(None, None) == (
+        Options(limit=default.context_limit),
+        default.encoding,
+    )
     opts, encoding = compact_options(
         "gpt-4o", None, summarizer="llm -m 'qwen 2.5'", at=70.0, keep_tools=("memory",)
     )

@@ -68,7 +68,7 @@ def test_bad_user_files(tmp_path):
         profiles.load_profiles(bad)
     neg = tmp_path / "neg.toml"
     neg.write_text('[models."x"]\ncontext_limit = -5\n')
-    with pytest.raises(InputError, match="positive integer"):
+    with pytest.raises(InputError, match="context_limit must be a whole number from 1 to"):
         profiles.load_profiles(neg)
 
 

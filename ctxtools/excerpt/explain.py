@@ -1,0 +1,95 @@
+"""``ctx-excerpt --explain``: what a run showed of each file, each part's score and why,
+and what it left out and why (``ctxtools.explain``'s shape, as ctx-pack's)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ctxtools.excerpt.inputs import OK
+from ctxtools.excerpt.loader import render_item
+from ctxtools.excerpt.model import Excerpt
+from ctxtools.explain import Explanation, Item
+
+if TYPE_CHECKING:
+    from ctxtools.excerpt.run import ExcerptRun
+
+
+def explain(run: ExcerptRun) -> Explanation:
+    """The Explanation of RUN: each shown file (its score, its tokens when the run had a
+    ruler) with its spans and why each is there; then the windows and files the budget
+    dropped, the windows past --max-windows, the files where nothing matched that are not
+    shown, and the inputs skipped (binary, unreadable)."""
+    opts = run.options
+    idents = ", ".join(run.identifiers) or "none"
+    summary = (
+        f"identifiers: {idents}; per file the first {opts.head} lines, then at most "
+        f"{opts.max_windows} windows of ±{opts.window} lines around matching lines, best "
+        f"first (exact hit 3, dotted path 4, part hit 1, doubled on a definition)"
+    )
+    if run.signatures:
+        summary = f"identifiers: {idents}; the definitions' signature lines of each file"
+    budget = None
+    if run.budget is not None:
+        ruler = run.ruler
+        budget = {
+            "tokens": run.budget,
+            "used": run.tokens,
+            "counter": ruler.name if ruler is not None else None,
+            "exact": ruler.exact if ruler is not None else True,
+        }
+    count = run.ruler.count if run.ruler is not None else None
+    chosen = [_file(label, item, count) for label, item in run.shown]
+    return Explanation("ctx-excerpt", summary, budget, chosen, _left_out(run))
+
+
+def _file(label: str, item, count) -> Item:
+    tokens = count(render_item(item, label)) if count is not None else None
+    if not isinstance(item, Excerpt):  # --signatures
+        n = len(item.definitions)
+        matched = f"; {item.matches:,} match {', '.join(item.matched)}" if item.matched else ""
+        return Item(label, f"{n:,} definitions{matched}", round(item.score, 3), tokens)
+    matched = ", ".join(item.matched)
+    why = f"matched {matched}" if matched else "nothing matched: its head and tail"
+    parts = [_span(span, item) for span in item.spans]
+    return Item(label, why, round(item.score, 3), tokens, parts)
+
+
+def _span(span, item: Excerpt) -> Item:
+    where = f"{span.kind} {span.start}-{span.end}"
+    if span.kind == "head":
+        return Item(where, "the first lines, always shown (--head)")
+    if span.kind == "tail":
+        return Item(where, "the last lines, shown when nothing matches (--tail)")
+    hits = sum(1 for h in item.hits if span.start <= h.line <= span.end)
+    names = ", ".join(span.identifiers)
+    return Item(where, f"{hits:,} matching lines: {names}", round(span.score, 3))
+
+
+def _left_out(run: ExcerptRun) -> list[Item]:
+    out = []
+    for d in run.dropped:
+        if d.kind == "window":
+            what = f"{d.label} window {d.start}-{d.end}"
+            why = f"over --tokens {run.budget:,}: the lowest-scoring windows go first"
+            out.append(Item(what, why, d.score))
+        else:
+            why = "over --tokens: " + ("a weak file" if d.matched else "nothing matched")
+            out.append(Item(f"{d.label} (whole file)", why, d.score))
+    budget_cut: dict[str, int] = {}
+    for d in run.dropped:
+        budget_cut[d.label] = budget_cut.get(d.label, 0) + (d.kind == "window")
+    for label, item in run.shown:
+        # Excerpt.omitted counts the windows --max-windows left out and the budget's too
+        past = item.omitted - budget_cut.get(label, 0) if isinstance(item, Excerpt) else 0
+        if past > 0:
+            why = f"past --max-windows {run.options.max_windows}, the lowest-scoring"
+            out.append(Item(f"{label}: {past:,} more windows", why))
+    shown = {label for label, _ in run.shown} | {d.label for d in run.dropped}
+    for r in run.results:
+        if r.status != OK:
+            error = f" ({r.error})" if r.error else ""
+            out.append(Item(r.label, f"skipped: {r.status}{error}"))
+        elif r.label not in shown and not r.matched:
+            mode = "named in the closing list" if run.unmatched_mode == "name" else "left out"
+            out.append(Item(r.label, f"nothing matched ({mode}; --unmatched show shows it)"))
+    return out

@@ -1,0 +1,15 @@
+"""Choosing the text a task is about: what ctx-pack's files section is made of.
+
+The modules, each importing only those above it:
+
+    terms   parse_query: a task's weighted terms, names, paths, stack frames, messages
+    chunks  chunk_file: a file cut into its definitions (the units that are ranked)
+    index   Terms, Stats, bm25: counting the query's terms, BM25's corpus statistics
+    noise   noise_reason, file_role, PathFilter: what a directory holds that no task is
+            about, the user's --include/--exclude/.ctxignore, source vs tests vs docs
+    rank    rank_sources: files and their chunks scored against the query
+    plan    plan: what to show of each ranked file under a token budget
+
+No click, no printing; ``ctxtools.pack.choose`` ties them to a pack. Nothing here is
+imported until it is used.
+"""
