@@ -90,6 +90,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="choose the held-out commits again by the rule, write heldout.txt")
     ap.add_argument("--json", type=Path, help="write every per-task row here")
     ap.add_argument("--per-task", action="store_true", help="also print a row a task")
+    ap.add_argument("--report", nargs="+", type=Path, metavar="JSON",
+                    help="run nothing: print the tables of earlier --json files (a later "
+                    "file's row replaces an earlier one for the same task, method, budget)")
     args = ap.parse_args(argv)
     args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     bad = [m for m in args.methods if m not in METHODS]
@@ -206,8 +209,36 @@ def _progress(rows: list[dict]) -> str:
     return f"{t}: " + "; ".join(parts)
 
 
+def print_tables(rows: list[dict], args) -> None:
+    for kind, title in (("dev", "dev (SWE-bench Lite dev)"), ("heldout", "held-out commits")):
+        mine = [r for r in rows if r["kind"] == kind]
+        if mine:
+            print()
+            print(report.table(mine, args.methods, args.budgets, title))
+            if args.per_task:
+                print(report.by_repo(mine, args.methods, args.budgets))
+                print(report.per_task(mine, args.methods, args.budgets))
+
+
+def from_reports(args) -> int:
+    merged: dict[tuple, dict] = {}
+    for path in args.report:
+        data = json.loads(path.read_text())
+        print(f"{path}: ctx-pack {data['meta'].get('pack_bin')} "
+              f"(checkout {data['meta'].get('checkout') or '?'})")
+        for r in data["rows"]:
+            merged[(r["task"], r["method"], r["budget"])] = r
+    rows = [r for r in merged.values() if r["method"] in args.methods
+            and r["budget"] in args.budgets and (not args.only or r["task"] in args.only)
+            and args.tasks in ("all", r["kind"])]
+    print_tables(sorted(rows, key=lambda r: (r["task"], r["method"], r["budget"])), args)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.report:
+        return from_reports(args)
     if "pack" in args.methods and not os.access(args.pack_bin, os.X_OK):
         print(f"bench_pack_quality: error: no ctx-pack at {args.pack_bin} (give --pack-bin)",
               file=sys.stderr)
@@ -231,14 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t0
     print(f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip()
           + (f" (checkout {version})" if version else ""))
-    for kind, title in (("dev", "dev (SWE-bench Lite dev)"), ("heldout", "held-out commits")):
-        mine = [r for r in rows if r["kind"] == kind]
-        if mine:
-            print()
-            print(report.table(mine, args.methods, args.budgets, title))
-            if args.per_task:
-                print(report.by_repo(mine, args.methods, args.budgets))
-                print(report.per_task(mine, args.methods, args.budgets))
+    print_tables(rows, args)
     if dropped:
         print("dropped:\n" + "\n".join(f"- {d}" for d in dropped))
     print(f"\nwall time {wall:.0f} s")
