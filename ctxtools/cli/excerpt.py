@@ -121,7 +121,10 @@ def cli(**opts) -> int:
     between windows that are not adjacent. A line longer than 500 characters is cut and
     ends with '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid
     UTF-8 (shown as U+FFFD) keep their real line numbers. Files over 512 KB are streamed:
-    only the lines the windows need are kept.
+    only the lines the windows need are kept. A file name is shown as it is unless it holds
+    a control character (a newline, a tab...), a double quote or a backslash: then it is
+    shown in double quotes with C escapes (\\n, \\t, \\", \\\\, others as octal bytes such
+    as \\033), as git shows names, so a name cannot break its header line.
 
     FILE arguments may be '-' for stdin, a handle reference ctx:[SESSION/]NAME[@SHA] (from
     ctx-stash; --store, --session), or names read from --files-from FILE (one a line, or

@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     model_option,
     standard_options,
     store_options,
+    whole,
 )
 
 
@@ -31,7 +32,7 @@ from ctxtools.cli.common import (
 )
 @click.option(
     "--inline-max",
-    type=click.IntRange(min=1),
+    type=whole(1),
     default=defaults.THRESHOLD,
     show_default=True,
     help="Results longer than this many characters are stored and paged.",

@@ -237,29 +237,54 @@ def cli(**opts) -> int:
     (with --skills DIR: a card per skill that matches the task, full bodies when earned:
     named as @skill:NAME in the task, --pin-skill, or a strong match; at most
     --skill-max-expanded), the Repository map (ranked toward the pack's files and the
-    task: 900 tokens when the files leave room, less when not), Files (each excerpted
-    around the task's identifiers with real line numbers, sorted by path; with --changed,
-    its diff hunks first), and the Task, last and verbatim. Stable content first, volatile
-    last: the same inputs give the same bytes, so a serving engine reuses the prefix.
+    task: 900 tokens when the files leave room, less when not), Files (the lines the task
+    is about, with real line numbers, sorted by path, each header giving the file's rank
+    and what is shown; with --changed, its diff hunks first; then the paths of the next
+    files), and the Task, last and verbatim. Stable content first, volatile last: the
+    same inputs give the same bytes, so a serving engine reuses the prefix.
+
+    How files are chosen: the task is read for the strongest pointers first -- paths and
+    file names, stack-trace frames (Python, JavaScript, Java, Go, Rust: the frame's line
+    and function), quoted error messages (found among the code's literals) -- then for its
+    words, each weighted by its rarity in the candidates (BM25), code-shaped names
+    (snake_case, CamelCase, dotted, in backticks) above plain words, words found in most
+    files counting for nothing. Definitions are the unit: every function, method and
+    class (the repo map's scanners; windows for other files) is scored, and a definition
+    whose name the task writes, or that a frame or message points at, ranks first, as do
+    the definitions the best ones call. Source ranks above tests, docs and examples unless
+    the task is about them. The best definitions are shown whole, with their class's line
+    and the file's imports; the budget then goes where it buys most (a file's chance to be
+    the one, times the chunk's share of it, per token), widening the best files toward
+    whole files; the next files get their declaring lines (signatures), the next their
+    paths. A review pack (--changed) shows each diff, then the definitions enclosing the
+    changed lines whole, then the rest by relevance.
+
+    A directory's noise is not packed unless --include GLOB asks for it: translation
+    catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
+    fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
+    each file in --format json's "dropped"); the -o target is never a candidate.
+    --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
-    stored handles ctx:[SESSION/]NAME; also --files-from FILE (-0 for NUL-separated).
-    The task may name files as @path or @basename (resolved under --root; several files of
-    that name are ranked by how often and how recently packs used them) and handles as
-    @ctx:NAME. A file named as an argument, an @-mention or a --changed file is never
-    dropped silently: it keeps at least its signatures, and if even those do not fit the
-    run fails naming it (exit 1), unless --allow-drop.
+    stored handles ctx:[SESSION/]NAME; --files-from FILE (-0 for NUL-separated) lists
+    candidates, as a directory does. The task may name files as @path or @basename
+    (resolved under --root; several files of that name are ranked by how often and how
+    recently packs used them) and handles as @ctx:NAME. A file named as an argument, an
+    @-mention or a --changed file is never dropped silently: it gets its best definition
+    first, and degrades to its signatures, then to its path, said on stderr; only when
+    not even the named files' paths fit does the run fail naming them (exit 1), unless
+    --allow-drop.
 
     The budget is (window - system 500 - tools 900 - response 2,048 - 10% slack) x the
     role's share (worker, corrector, deep 100%; reviewer, tester 85%; architect, planner,
     splitter 70%; explorer, context, docs 60%; coordinator, memory 50%; others 75%), from
     --model's profile (or --limit), or --tokens N; below 512 tokens it is an error. Every
     part is counted with the ruler (the model's encoding unless --encoding, --tokenizer or
-    --heuristic), and the printed pack, counted again, never exceeds the budget. What does
-    not fit goes first: the lowest-scoring windows, then whole files (lowest match score,
-    then lowest map rank), then the map shrinks. Roles explorer, context and docs, and
-    --identifiers-only, get paths plus signatures instead of bodies.
+    --heuristic), and the printed pack, counted again, never exceeds the budget (when it
+    would, the map shrinks first, then the files' share). Roles explorer, context and
+    docs, and --identifiers-only, get the declaring lines of every candidate, best first,
+    instead of bodies.
 
     Memory (with --memory PATH, repeatable: Markdown, reStructuredText and text files, or
     directories of them; binary files are skipped, said on stderr) goes after the skills
@@ -281,16 +306,22 @@ def cli(**opts) -> int:
     content, so a changed file re-embeds only its changed sections.
 
     Secrets stay out: files that are secrets by name (.env, *.pem, *.key, id_rsa, *.p12,
-    credentials ...) are skipped even when named, and private keys, cloud keys and
-    provider tokens in any text become '[secret redacted: KIND]', said on stderr.
-    --allow-secrets turns both off. Binary files are skipped, said on stderr.
+    credentials ...), or symbolic links to one, are skipped even when named (--memory
+    files too), and private keys, cloud keys, provider tokens, passwords in URLs and
+    credential-like values of password-like keys become '[secret redacted: KIND]' wherever
+    the pack holds them (files, diffs, the map, memory, skills, the task, file names),
+    said on stderr ('redacted KIND in WHERE line N'); the pack is counted after redaction.
+    --allow-secrets turns both off. Binary files are skipped, said on stderr. A file name
+    holding a control character (a newline, a tab...), a double quote or a backslash is
+    shown in double quotes with C escapes, as ctx-excerpt shows it.
 
     --explain prints on stderr each budget term, tokens per section and per file as bars
     scaled to the budget, the memory threshold and each memory section's score, in or out
     and why, the @-mentions' resolutions, and what was dropped and why.
     --format json prints {"budget": {...terms, "tokens"}, "tokens", "counter", "exact",
     "sections": [{"name", "tokens", "parts": [{"label", "tokens"}]}], "files": [{"path",
-    "named", "why", "shown", "tokens", "score", "rank", ...}], "dropped": [{"what",
+    "named", "why", "shown" (whole, definitions, signatures, path, diff), "tokens",
+    "score", "rank", "lines", "chunks", "reasons", "matched", "diff"}], "dropped": [{"what",
     "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
     "kind"}], "notes": [...], "memory": null or {"method", "requested", "threshold":
     {"threshold", "floor", "median", "margin", "best", "share", "rule"}, "budget", "tokens", "kept",

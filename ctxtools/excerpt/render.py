@@ -16,6 +16,7 @@ from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span
 from ctxtools.excerpt.plan import plan_spans
 from ctxtools.excerpt.source import cut_line, line_fragments
 from ctxtools.fsutil import json_text
+from ctxtools.quoting import quote_name
 
 
 def gutter_width(line_count: int) -> int:
@@ -24,8 +25,9 @@ def gutter_width(line_count: int) -> int:
 
 
 def frame(label: str, parts: Sequence[str]) -> str:
-    """The first line of a file's block: ``==> LABEL <== PART; PART; ...``."""
-    return f"==> {label} <== " + "; ".join(parts)
+    """The first line of a file's block: ``==> LABEL <== PART; PART; ...``, LABEL as
+    ``ctxtools.quoting.quote_name`` shows it (a name with a newline stays on this line)."""
+    return f"==> {quote_name(label)} <== " + "; ".join(parts)
 
 
 def header(

@@ -58,7 +58,10 @@ def render_unmatched(labels: list[str], named: int | None = None) -> str:
     """The closing list of the files where nothing matched: ``no match in N files:``, then
     a name a line (the first NAMED of them when a budget cut the list, then how many more
     were not named)."""
+    from ctxtools.quoting import quote_name
+
     k = len(labels)
+    labels = [quote_name(lab) for lab in labels]
     lines = [f"no match in {k} file{'' if k == 1 else 's'}:"]
     if named is None or named >= k:
         lines.extend(labels)

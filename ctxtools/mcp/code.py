@@ -11,7 +11,6 @@ as a pack does.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from ctxtools.errors import UsageError
@@ -23,11 +22,12 @@ if TYPE_CHECKING:
 
 def _secret_paths(paths: list[str], given: list[str]) -> tuple[list[str], list[str], list[str]]:
     """(PATHS kept, their GIVEN names, notes for the secret files left out)."""
-    from ctxtools.secrets import secret_filename
+    from ctxtools.secrets import secret_path
 
     kept, names, notes = [], [], []
     for path, name in zip(paths, given, strict=True):
-        kind = None if path.startswith("ctx:") else secret_filename(path.replace(os.sep, "/"))
+        # Judged by the name given and by what it really is (a link to .env is a dotenv).
+        kind = None if path.startswith("ctx:") else secret_path(name, path)
         if kind is not None:
             notes.append(f"note: skipped {name}: a secret by its name ({kind})")
             continue

@@ -178,10 +178,12 @@ class MemoryFile:
     lines: list[str]
 
 
-def discover(paths, notes: list[str]) -> list[tuple[str, str]]:
+def discover(paths, notes: list[str], allow_secrets: bool = False) -> list[tuple[str, str]]:
     """(label, real path) of the memory files under PATHS, sorted by label, each once.
-    Directories give their .md/.markdown/.txt/.rst files (hidden ones left out); a
-    missing path raises NotFoundError naming all of them."""
+    Directories give their .md/.markdown/.txt/.rst files (hidden ones left out, and links
+    to a file outside the directory not followed); a missing path raises NotFoundError
+    naming all of them. A file that is a secret by its name or its link target's
+    (``ctxtools.secrets.secret_path``) is left out, said in NOTES, unless ALLOW_SECRETS."""
     from ctxtools.errors import NotFoundError
 
     missing = [p for p in paths if not os.path.exists(p)]
@@ -193,7 +195,8 @@ def discover(paths, notes: list[str]) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     for p in paths:
         if os.path.isdir(p):
-            other = 0
+            other = outside = 0
+            top = os.path.realpath(p)
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
@@ -203,10 +206,17 @@ def discover(paths, notes: list[str]) -> list[tuple[str, str]]:
                     if not name.lower().endswith(MEMORY_EXTENSIONS):
                         other += 1
                         continue
-                    if os.path.isfile(full):
-                        found.setdefault(_label(full), os.path.realpath(full))
+                    real = os.path.realpath(full)
+                    if not real.startswith(top.rstrip(os.sep) + os.sep):
+                        outside += 1
+                    elif os.path.isfile(full):
+                        found.setdefault(_label(full), real)
             if other:
                 notes.append(f"--memory {p}: {other} file(s) skipped (not .md, .txt or .rst)")
+            if outside:
+                notes.append(
+                    f"--memory {p}: {outside} file(s) skipped (a symbolic link out of {p})"
+                )
         elif os.path.isfile(p):
             found.setdefault(_label(p), os.path.realpath(p))
         else:
@@ -215,10 +225,19 @@ def discover(paths, notes: list[str]) -> list[tuple[str, str]]:
     out = []
     for label in sorted(found):
         real = found[label]
-        if real not in seen:
+        kind = None if allow_secrets else _secret(label, real)
+        if kind is not None:
+            notes.append(f"memory: skipped {label}: a secret by its name ({kind})")
+        elif real not in seen:
             seen.add(real)
             out.append((label, real))
     return out
+
+
+def _secret(label: str, real: str) -> str | None:
+    from ctxtools.secrets import secret_path
+
+    return secret_path(label, real)
 
 
 def _label(path: str) -> str:

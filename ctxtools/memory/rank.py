@@ -80,17 +80,19 @@ def rank_memory(
     min_score: float | None = None,
     store: str | os.PathLike | None = None,
     use_cache: bool = True,
+    allow_secrets: bool = False,
 ) -> Ranking:
     """Chunk the memory files under PATHS and score every chunk against TASK with METHOD
     ('hashing', 'tfidf', or 'cmd' with EMBED_CMD); chunks at or over the threshold are
-    kept. A command that fails falls back to DEFAULT_METHOD, said in the notes."""
+    kept. A command that fails falls back to DEFAULT_METHOD, said in the notes. Files
+    that are secrets by name are left out unless ALLOW_SECRETS (``chunk.discover``)."""
     from ctxtools.memory.chunk import discover, read_memory_file
     from ctxtools.memory.words import words
 
     argv = _check_request(method, embed_cmd, embed_timeout, min_score)
     notes: list[str] = []
     mfiles: list[MemoryFile] = []
-    for label, real in discover(paths, notes):
+    for label, real in discover(paths, notes, allow_secrets):
         mf = read_memory_file(label, real, notes)
         if mf is not None:
             mfiles.append(mf)

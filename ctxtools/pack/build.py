@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
 from ctxtools.pack.choose import Chooser
 from ctxtools.pack.fit import MapState
 from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
+from ctxtools.pack.memory_section import Fixed as _Fixed
+from ctxtools.pack.memory_section import memory_left_out as _memory_left_out
+from ctxtools.pack.memory_section import memory_section as _memory_section
 from ctxtools.pack.model import (
     FIT_ROUNDS,
     FORMATS,
     MAP_MIN_TOKENS,
     MAP_SHARE_MIN,
     MAP_TOKENS,
-    MEMORY_SHARE,
     SECTIONS,
     SKILL_DISCLOSURES,
     FileEntry,
     Pack,
     PackRequest,
 )
+from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
 
 
@@ -53,29 +55,20 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
     return doc
 
 
-@dataclass
-class _Fixed:
-    """A section whose text is decided before the files are fitted."""
-
-    name: str
-    text: str
-    parts: list[tuple[str, str]]  # (label, rendered part) for the per-part counts
-
-
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
     root, root_real = _check_request(req)
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
-    render = Renderer(req.fmt)
+    redactions: list[dict] = []
+    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))  # all redacted
 
     gather = Gatherer(req, root, root_real)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
     _gather_paths(gather, req, root, notes)
 
     dropped: list[dict] = []
-    redactions: list[dict] = []
     entries = load_entries(gather, req, notes, dropped, redactions)
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
@@ -120,7 +113,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
         _memory_totals(memory_info, fixed, count)
-    return Pack(
+    pack = Pack(
         text=text,
         tokens=tokens,
         budget=budget,
@@ -136,6 +129,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
         named=named,
         memory=memory_info,
     )
+    return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
 def _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes):
@@ -370,73 +364,6 @@ def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, 
     out.append({"name": "task", "tokens": task_tokens, "parts": []})
     out.sort(key=lambda s: SECTIONS.index(s["name"]))
     return out
-
-
-def _memory_section(req, task_words, total, render, count, notes, redactions):
-    """The memory section (a _Fixed, or None when no chunk qualifies or fits) and the
-    record --explain shows: every chunk with its score and why it is in or out."""
-    from ctxtools.memory import DEFAULT_METHOD, rank_memory
-
-    ranking = rank_memory(
-        list(req.memory),
-        task_words,
-        method=req.retrieval or DEFAULT_METHOD,
-        embed_cmd=req.embed_cmd,
-        embed_timeout=req.embed_timeout,
-        min_score=req.min_score,
-        store=req.store,
-    )
-    notes.extend(ranking.notes)
-    cap = req.memory_tokens if req.memory_tokens is not None else total * MEMORY_SHARE // 100
-    rows = []
-    parts: list[tuple[str, str]] = []
-    body_tokens = count(render.section("memory", ""))
-    for s in ranking.chunks:
-        c = s.chunk
-        row = s.as_dict()
-        row["in_pack"] = False
-        if s.kept:
-            where = f"{c.file}:{c.start}-{c.end}"
-            text = redact_text(s.text, f"memory {where}", req, redactions)
-            part = render.memory_chunk(c.file, c.heading, c.start, c.end, text)
-            tokens = count(part)
-            if body_tokens + tokens <= cap:
-                parts.append((where, part))
-                body_tokens += tokens
-                row["in_pack"] = True
-                row["why"] = "in: at or over the threshold"
-            else:
-                row["why"] = f"qualified, but over the memory budget of {cap:,} tokens"
-        rows.append(row)
-    info = {
-        "method": ranking.method,
-        "requested": ranking.requested,
-        "threshold": ranking.threshold,
-        "budget": cap,
-        "tokens": 0,
-        "kept": 0,
-        "files": ranking.files,
-        "chunks": rows,
-    }
-    if not parts:
-        return None, info
-    # The counts of the parts are estimates (tokens merge across joins): shed the worst
-    # chunks until the whole section, counted, is within the cap.
-    while parts:
-        text = render.section("memory", "".join(p for _, p in parts))
-        if count(text) <= cap:
-            return _Fixed("memory", text, parts), info
-        label, _ = parts.pop()
-        _memory_left_out(info, label, f"over the memory budget of {cap:,} tokens")
-    return None, info
-
-
-def _memory_left_out(info: dict, label: str, why: str) -> None:
-    for row in info["chunks"]:
-        if row["in_pack"] and f"{row['file']}:{row['start']}-{row['end']}" == label:
-            row["in_pack"] = False
-            row["why"] = f"qualified, but {why}"
-            return
 
 
 def _without_instruction_files(

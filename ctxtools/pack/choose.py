@@ -141,6 +141,22 @@ class Chooser:
             return self._skip(e.label, reason, counts)
         return True
 
+    def _left_out_by_name(self, e, counts: dict[str, int]) -> bool:
+        """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
+        file...): such a file is never read."""
+        from ctxtools.retrieval.noise import noise_by_name
+
+        if e.named or e.data is not None:
+            return False
+        filt = self.filt
+        if filt is not None and filt.excluded(e.label):
+            counts["excluded"] = counts.get("excluded", 0) + 1
+            return True
+        if filt is not None and filt.included(e.label):
+            return False
+        reason = noise_by_name(e.label)
+        return reason is not None and not self._skip(e.label, reason, counts)
+
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1
         self.skipped.append({"what": label, "why": reason})
@@ -153,7 +169,7 @@ class Chooser:
         out = []
         for label in sorted(self.entries):
             e = self.entries[label]
-            if e.deleted:
+            if e.deleted or self._left_out_by_name(e, counts):
                 continue
             data = self._read(e)
             if data is None or not self._keep(e, data, counts):
@@ -183,16 +199,28 @@ class Chooser:
         return out
 
     def _rank(self) -> None:
-        from ctxtools.retrieval.rank import rank_sources, reachable
+        from ctxtools.retrieval.rank import reachable
 
         self._data = {s.label: s.data for s in self.sources}
         # Definitions are needed only where a term, path, frame or message reaches.
         defs = self._defs(reachable(self.sources, self.query))
         for s in self.sources:
             s.defs = defs.get(s.label)
-        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
-        self.docs = self.ranking.docs
+        self._rerank()
         self._missing_paths()
+
+    def _rerank(self) -> None:
+        from ctxtools.retrieval.rank import rank_sources, with_unreached
+
+        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        if self.sig_mode:
+            missing = [s for s in self.sources if s.defs is None]
+            if missing:
+                defs = self._defs({s.label for s in missing})
+                for s in missing:
+                    s.defs = defs.get(s.label, ())
+            with_unreached(self.ranking, self.sources, self.map_ranks)
+        self.docs = self.ranking.docs
 
     def _missing_paths(self) -> None:
         """A path the task names that no candidate is: a warning with the closest names."""
@@ -237,10 +265,7 @@ class Chooser:
                 s.defs = _scan_defs(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:
-            from ctxtools.retrieval.rank import rank_sources
-
-            self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
-            self.docs = self.ranking.docs
+            self._rerank()
             self._counts.clear()
         return changed
 

@@ -20,8 +20,9 @@ def _body(sh: Shown) -> list[str]:
     doc = sh.doc
     w = gutter_width(len(doc.lines))
     out: list[str] = []
+    gaps = sh.how != "signatures"  # signature lines say by their numbers what is between
     for k, (a, b) in enumerate(sh.spans()):
-        if k:
+        if k and gaps:
             out.append(separator(w))
         for n in range(a, b + 1):
             out.append(f"{n:>{w}}│ {cut(doc.lines[n - 1])}")

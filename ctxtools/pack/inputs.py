@@ -133,15 +133,19 @@ class Gatherer:
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
             self.add_file(real, True, "changed")
-            entry = self.entries[_rel(real, self.root_real)]
+            entry = self.entries.get(_rel(real, self.root_real))
+            if entry is None:
+                continue  # the pack's own -o target
             entry.why = "changed"
             entry.diff = diff
 
 
 def _git(root: str, *args: str) -> subprocess.CompletedProcess:
+    """Run git in ROOT. Every path it is given means itself (``--literal-pathspecs``): a
+    file named ``.en[v]`` or ``[ab].py`` is that file, not a pattern over others."""
     try:
         return subprocess.run(
-            ["git", *args],
+            ["git", "--literal-pathspecs", *args],
             cwd=root,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -222,13 +226,15 @@ def load_entries(
     redactions: list[dict],
 ) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
-    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted."""
-    from ctxtools.secrets import secret_filename
+    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted.
+    A file is a secret by its name when its label or its real target is (a symbolic link
+    ``settings.txt -> .env`` is the dotenv it points to)."""
+    from ctxtools.secrets import secret_path
 
     out: list[FileEntry] = []
     for label in sorted(gather.entries):
         e = gather.entries[label]
-        kind = secret_filename(label)
+        kind = secret_path(label, e.path)
         if kind is not None and not req.allow_secrets:
             notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             dropped.append({"what": label, "why": f"secret by name ({kind})"})

@@ -161,6 +161,15 @@ def _inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def _secret_target(real: str) -> bool:
+    """Whether a link's target is a secret file by its name (``config.py -> .env``): it
+    is left off the map, and out of a pack, like the file itself. Only links are judged
+    here: a secret file's own name has no language to map."""
+    from ctxtools.secrets import secret_filename
+
+    return secret_filename(real.replace(os.sep, "/")) is not None
+
+
 def _add(listing: Listing, root: str, root_real: str, rel: str, language_for) -> None:
     if vendored(rel):
         listing.skip("vendored")
@@ -178,6 +187,9 @@ def _add(listing: Listing, root: str, root_real: str, rel: str, language_for) ->
             real = os.path.realpath(path)
             if not _inside(real, root_real):
                 listing.skip("symlink outside the root")
+                return
+            if _secret_target(real):
+                listing.skip("symlink to a secret file")
                 return
             st = os.stat(path)
     except OSError:

@@ -284,6 +284,13 @@ _TEST_PATH = re.compile(
     r"|_test\.go$"
     r"|\.(?:test|spec)\.[cm]?[jt]sx?$"
     r"|[^/]Tests?\.java$"
+    # the tree-sitter languages' layouts: Tests/ and Foo.Tests/ (C#, Swift), Spec/Test
+    # suffixes (Kotlin, Scala, C#, PHP), RSpec and minitest files, C/C++ test files
+    r"|(?:^|/)(?:Tests?|[^/]+\.Tests?|UnitTests|spec)/"
+    r"|[^/](?:Tests?|Spec|Suite)\.(?:cs|kt|kts|swift|scala|php)$"
+    r"|(?:^|/)(?:test_[^/]*|[^/]*_(?:test|spec))\.rb$"
+    r"|(?:^|/)(?:test[-_][^/]*|[^/]*_(?:test|unittest))\.(?:c|cc|cpp|cxx)$"
+    r"|_spec\.lua$|\.bats$"
 )
 
 

@@ -60,6 +60,14 @@ class RankedFile:
     scores: list[float]  # per definition
     manifest: bool = False
 
+    @property
+    def shown(self) -> str:
+        """The path as the map prints it (``ctxtools.quoting``: a name with a newline is
+        quoted and stays on its line)."""
+        from ctxtools.quoting import quote_name
+
+        return quote_name(self.rel)
+
 
 def short_signature(kind: str, name: str, signature: str, max_len: int = MAX_SIG) -> str:
     """The signature's first line, whitespace collapsed, without a trailing ``{``/``:``
@@ -77,15 +85,48 @@ def short_signature(kind: str, name: str, signature: str, max_len: int = MAX_SIG
     if kind in ("variable", "const") and " = " in sig:
         sig = sig.split(" = ", 1)[0]  # the name (and type), not the value
     if len(sig) > max_len:
-        # Never cut into the name itself.
-        name_end = sig.find(name) + len(name)
-        cut = sig[: max(max_len - 1, name_end)]
-        pos = max(cut.rfind(", "), cut.rfind(" "))
-        if pos > name_end:
-            cut = cut[:pos]
-        if len(cut) < len(sig):
-            sig = cut.rstrip(" ,") + "…"
+        sig = _cut_signature(sig, name, max_len)
     return sig
+
+
+# var extname = path.extname, const { a } = b.c, X = Y.Z: a module-level name for
+# something defined elsewhere
+_ALIAS_RE = re.compile(
+    r"(?:export\s+)?(?:(?:var|let|const|val|local)\s+)?[\w$]+\s*(?::[^=]*)?=\s*"
+    r"[\w$]+(?:\s*(?:\.|::|->)\s*[\w$]+)+\s*;?"
+)
+
+
+def is_alias(d: tuple) -> bool:
+    """Whether definition D (a scan record) only names something defined elsewhere
+    (``var extname = path.extname``): among equally used definitions it comes last."""
+    return d[0] in ("variable", "const") and _ALIAS_RE.fullmatch(d[3]) is not None
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c in "_$"
+
+
+def _cut_signature(sig: str, name: str, max_len: int) -> str:
+    """SIG cut to about MAX_LEN characters at a token boundary, never into the name nor
+    into any other word (``class NotFoundError(…``, not ``(InputErro…``)."""
+    name_end = sig.find(name) + len(name)
+    i = max(max_len - 1, name_end)
+    if i >= len(sig):
+        return sig
+    if _word(sig[i]) and _word(sig[i - 1]):  # the limit falls inside a word: before it
+        while i > name_end and _word(sig[i - 1]):
+            i -= 1
+    cut = sig[:i]
+    pos = max(cut.rfind(", "), cut.rfind(" "))
+    if pos > name_end:
+        cut = cut[:pos]
+    cut = cut.rstrip(" ,")
+    if cut.endswith(("::", ".")):  # Sinatra::Base cut after Sinatra
+        cut = cut.rstrip(".:")
+    if len(cut) < name_end:
+        cut = sig[:name_end]
+    return cut + "…"
 
 
 class MapLayout:
@@ -134,6 +175,7 @@ class MapLayout:
                 range(len(defs)),
                 key=lambda k: (
                     -(scores[k] * (10.0 if boost and defs[k][1].lower() in boost else 1.0)),
+                    is_alias(defs[k]),
                     defs[k][4] is not None,
                     defs[k][2],
                     k,
@@ -192,9 +234,9 @@ class MapLayout:
             f = self.files[fpos]
             chosen = by_file[fpos]
             if not chosen:
-                lines.append(f.rel)
+                lines.append(f.shown)
                 continue
-            lines.append(f.rel + ":")
+            lines.append(f.shown + ":")
             for k in sorted(chosen, key=lambda k, f=f: (f.defs[k][2], k)):
                 lines.append(self._line(fpos, k, (fpos, k) in compact))
         return "\n".join(lines) + "\n" if lines else ""
@@ -291,10 +333,10 @@ def fit(layout: MapLayout, budget: int, count: Callable[[str], int], header: str
             break
         examined = max(examined, at + 1)
         fpos, k = item
-        header_cost = 0 if fpos in shown else count(layout.files[fpos].rel + ":\n")
+        header_cost = 0 if fpos in shown else count(layout.files[fpos].shown + ":\n")
         variants = [False] if k < 0 else [False, True]
         for short in variants:
-            line = layout.files[fpos].rel if k < 0 else layout._line(fpos, k, short)
+            line = layout.files[fpos].shown if k < 0 else layout._line(fpos, k, short)
             if count(line + "\n") + header_cost > slack + 1:
                 continue
             tries += 1

@@ -287,6 +287,17 @@ def scan_repository(
             f"truncated: mapped the first {max_files} of {total} files "
             "(shallowest paths first; raise --max-files to map more)"
         )
+    too_large = ss.skipped.get("too large", 0)
+    if too_large:
+        ss.notes.append(
+            f"skipped {too_large} file(s) over {max_file_size // 1024} KiB"
+            " (generated or data; raise --max-file-size to map them)"
+        )
+    from ctxtools.repomap.scan import grammar_note
+
+    note = grammar_note({s.language for s in kept if s.language})
+    if note:
+        ss.notes.append(note)
     unreadable = ss.skipped.get("unreadable", 0)
     if unreadable:
         ss.notes.append(f"skipped {unreadable} unreadable file(s)")

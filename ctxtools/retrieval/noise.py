@@ -122,17 +122,28 @@ def _ext(name: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
-def noise_reason(rel: str, head: bytes, size: int) -> str | None:
-    """Why REL (its first bytes HEAD, SIZE bytes in all) is not a candidate by default."""
-    parts = rel.split("/")
-    name = parts[-1]
+def noise_by_name(rel: str) -> str | None:
+    """Why REL is not a candidate by default, from its name alone (no need to read it)."""
+    name = rel.rsplit("/", 1)[-1]
     low = name.lower()
+    if name == ".ctxignore":
+        return "ctxtools configuration"
     if low.endswith(_CATALOGUES):
         return "translation catalogue"
     if name in _LOCKS or low.endswith(".lock"):
         return "lock file"
     if low.endswith(_MINIFIED):
         return "minified"
+    return None
+
+
+def noise_reason(rel: str, head: bytes, size: int) -> str | None:
+    """Why REL (its first bytes HEAD, SIZE bytes in all) is not a candidate by default."""
+    by_name = noise_by_name(rel)
+    if by_name is not None:
+        return by_name
+    parts = rel.split("/")
+    low = parts[-1].lower()
     if b"\0" in head[:8192]:
         return "binary"
     ext = _ext(low)
@@ -216,6 +227,9 @@ def load_filter(root: str, include=(), exclude=()) -> PathFilter:
             lines = fh.read().splitlines()
     except OSError:
         return filt
+    import re
+    import warnings
+
     import pathspec
 
     good = []
@@ -223,11 +237,15 @@ def load_filter(root: str, include=(), exclude=()) -> PathFilter:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            pathspec.PathSpec.from_lines("gitwildmatch", [line])
-        except Exception as exc:  # pathspec raises several kinds for a bad pattern
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # re's FutureWarning on "[[" and the like
+                pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, TypeError, re.error) as exc:  # a bad pattern
             filt.notes.append(f"warning: .ctxignore line {n}: bad pattern {line!r} ({exc})")
             continue
         good.append(line)
     if good:
-        filt.ignore = pathspec.PathSpec.from_lines("gitwildmatch", good)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            filt.ignore = pathspec.GitIgnoreSpec.from_lines(good)
     return filt

@@ -352,8 +352,16 @@ def plan(
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))
     elif STRATEGY == "value":
         p.named_first()
+        # A named file that got nothing keeps the room for its path line.
+        held = sum(
+            (path_cost or (lambda s: len(s) // 3 + 1))(d.label) + PATH_TOKENS
+            for d in docs
+            if d.named and d.label not in p.shown
+        )
+        p.used += held
         p.by_value()
         p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
+        p.used -= held
     else:
         p.concentrate()
         p.fill()

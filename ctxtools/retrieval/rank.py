@@ -273,6 +273,21 @@ def rank_sources(
 FALLBACK_DOCS = 200
 
 
+def with_unreached(ranking: Ranking, sources: list[Source], fallback: dict[str, float]) -> None:
+    """RANKING's docs followed by the best ``FALLBACK_DOCS`` sources nothing reached, by
+    FALLBACK (the repo map's rank): what a signatures-only pack lists after the matches."""
+    wanted = set(ranking.blind) | set(ranking.rest)
+    extra = _by_fallback([s for s in sources if s.label in wanted], ranking.query, fallback)
+    low = min((d.score for d in ranking.docs), default=1.0)
+    for d in extra.docs:
+        d.score *= 1e-6 * low
+        d.scores = [x * 1e-6 * low for x in d.scores]
+    ranking.docs.extend(extra.docs)
+    taken = {d.label for d in extra.docs}
+    ranking.blind = [lab for lab in ranking.blind if lab not in taken]
+    ranking.rest = [lab for lab in ranking.rest if lab not in taken]
+
+
 def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]) -> Ranking:
     docs = []
     best = sorted(sources, key=lambda s: (not s.named, -fallback.get(s.label, 0.0), s.label))

@@ -63,6 +63,7 @@ BAD_VALUES = {
     "ctx-repomap": (["--tokens", "10"], "'-t' / '--tokens': 10 is below the minimum of 50"),
     "ctx-pack": (["--format", "yaml"], "'yaml' is not one of 'markdown', 'xml', 'json'"),
     "ctx-compact": (["--at", "5"], "invalid value for '--at': '5' is not above 5"),
+    "ctx-mcp": (["--inline-max", "0"], "'--inline-max': 0 is below the minimum of 1"),
 }
 USAGE_LINE = r"^{0}: error: [^\n]+ \((?:[^\n]+; )?see {0} --help\)\n\Z"
 
@@ -72,7 +73,7 @@ def _usage_cases():
         args, said = BAD_VALUES[name]
         yield name, args, said
         yield name, [args[0]], f"option '{args[0]}' requires an argument"
-        typo = "--json-reprt" if name == "ctx-compact" else "--jsn"
+        typo = {"ctx-compact": "--json-reprt", "ctx-mcp": "--sesion"}.get(name, "--jsn")
         yield name, [typo], "(did you mean "
     for name in ("ctx-read", "ctx-repomap", "ctx-compact"):  # one positional argument
         yield name, ["a", "b"], "got unexpected extra argument (b)"
@@ -448,13 +449,13 @@ def _flag_table() -> dict[str, dict[str, str]]:
 
 
 def _declared_short_flags() -> dict[str, dict[str, str]]:
-    """The short flags the seven commands' click definitions show: {short: {command: long}}."""
+    """The short flags the commands' click definitions show: {short: {command: long}}."""
     import click
 
-    from ctxtools.cli import compact, count, excerpt, pack, read, repomap, stash
+    from ctxtools.cli import compact, count, excerpt, mcp, pack, read, repomap, stash
 
     found: dict[str, dict[str, str]] = {}
-    for mod in (compact, count, excerpt, pack, read, repomap, stash):
+    for mod in (compact, count, excerpt, mcp, pack, read, repomap, stash):
         command = mod.cli
         name = "ctx-" + mod.__name__.rsplit(".", 1)[1]
         ctx = click.Context(command, info_name=name, **command.context_settings)

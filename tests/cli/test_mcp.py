@@ -255,7 +255,9 @@ def test_a_budget_below_the_floor_fails_as_ctx_pack_says(repo, store_dir):
 
     res = run(go)
     assert res.is_error
-    line = _cli_error([str(BIN / "ctx-pack"), "-t", "x", "--tokens", "100"], store_dir, repo)
+    line = _cli_error([str(BIN / "ctx-pack"), "-q", "x", "--tokens", "100"], store_dir, repo)
+    # the command line adds where to read more; the tool's result is the same line without
+    line = line.replace("; see ctx-pack --help)", ")")
     assert text(res) == line and line.startswith("ctx-pack: error: ")
 
 
@@ -338,6 +340,18 @@ def test_secrets_stay_out_of_pack_and_excerpt(repo, store_dir):
         assert SECRET not in text(res)
         assert "[secret redacted: " in text(res)
         assert any("a secret by its name" in c.text for c in res.content[1:])
+
+
+def test_a_link_to_a_secret_file_stays_out_of_excerpt(repo, store_dir):
+    os.symlink(".env", repo / "settings.txt")  # issue 21: judged by what it points to
+
+    async def go():
+        async with client(store_dir, "--root", str(repo), "--inline-max", "100000") as s:
+            return await s.call_tool("excerpt", {"query": "TOKEN", "paths": ["settings.txt"]})
+
+    res = run(go)
+    assert SECRET not in text(res)
+    assert any("skipped settings.txt: a secret by its name" in c.text for c in res.content)
 
 
 def test_pack_takes_the_filters_include_and_exclude(repo, store_dir):
@@ -526,7 +540,9 @@ def test_the_mcp_inspector_cli_lists_and_calls_the_tools(repo, store_dir, tmp_pa
 def test_a_root_that_is_not_a_directory_is_a_usage_error(script_runner, tmp_path):
     result = script_runner.run(["ctx-mcp", "--root", str(tmp_path / "nowhere")])
     assert result.returncode == 2
-    assert result.stderr == f"ctx-mcp: error: --root {tmp_path / 'nowhere'}: not a directory\n"
+    assert result.stderr == (
+        f"ctx-mcp: error: --root {tmp_path / 'nowhere'}: not a directory (see ctx-mcp --help)\n"
+    )
     assert result.stdout == ""
 
 

@@ -16,7 +16,7 @@ from ctxtools.repomap import files, graph, rank, render, scanset
 from ctxtools.repomap.core import build_map, scan_repository
 from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
 from ctxtools.repomap.rank import pagerank
-from ctxtools.repomap.render import MapLayout, RankedFile, fit, short_signature
+from ctxtools.repomap.render import MapLayout, RankedFile, fit, is_alias, short_signature
 from ctxtools.repomap.scan import language_for, scan_source
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
@@ -271,6 +271,13 @@ def test_tests_step_back():
     assert rank.is_test_path("tests/test_x.py") and rank.is_test_path("pkg/a_test.go")
     assert rank.is_test_path("web/a.spec.ts") and rank.is_test_path("src/test/java/A.java")
     assert not rank.is_test_path("src/latest.py") and not rank.is_test_path("attest.go")
+    for rel in ("Src/Newtonsoft.Json.Tests/TestFixtureBase.cs", "Tests/TestHelpers.swift",
+                "okhttp/src/jvmTest/kotlin/okhttp3/CacheTest.kt", "spec/app_spec.rb",
+                "db/db_test.cc", "test/test-fs.c", "core/src/CatsSuite.scala"):  # fmt: skip
+        assert rank.is_test_path(rel), rel
+    for rel in ("Src/Newtonsoft.Json/JsonConvert.cs", "Source/Core/Session.swift",
+                "lib/sinatra/base.rb", "db/db_impl.cc", "src/contest.c"):  # fmt: skip
+        assert not rank.is_test_path(rel), rel
     helper = "def shared_helper():\n    pass\n"
     scans = [
         fs("lib/core.py", "def core_api():\n    pass\n"),
@@ -430,6 +437,28 @@ def test_focus_and_query_personalise(tmp_path):
 # --- rendering -----------------------------------------------------------------------------
 
 
+def test_aliases_rank_below_real_definitions():
+    """A module-level alias nothing uses (``var extname = path.extname``) comes after the
+    real definitions of its file, and a require binding is not a definition at all."""
+    from ctxtools.repomap.scan import scan_source
+
+    src = (
+        'var path = require("path");\n'
+        "var extname = path.extname;\n"
+        "var sep = path.sep;\n"
+        "function realWork(a) { return extname(a); }\n"
+        "function otherWork(b) { return b; }\n"
+        "module.exports = { realWork, otherWork };\n"
+    )
+    r = scan_source("lib/util.js", src)
+    defs = tuple((d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in r.definitions)
+    assert [d[1] for d in defs] == ["extname", "sep", "realWork", "otherWork"]  # no "path"
+    layout = MapLayout([RankedFile("lib/util.js", 1.0, "javascript", defs, [0.0] * len(defs))])
+    assert [defs[k][1] for _f, k in layout.items] == ["realWork", "otherWork", "extname", "sep"]
+    assert is_alias(defs[0]) and not is_alias(defs[2])
+    assert not is_alias(("variable", "limit", 2, "var limit = 10", None, 2))
+
+
 def test_short_signature():
     assert (
         short_signature("method", "put", "def put(self, stream, name):") == "def put(stream, name)"
@@ -446,6 +475,22 @@ def test_short_signature():
     java = f"public class {long_name} extends RuntimeException {{"
     assert short_signature("class", long_name, java, 20) == f"class {long_name}…"
     assert short_signature("struct", "Task", "pub(crate) struct Task {") == "struct Task"
+    # cut at a token boundary, never inside a word (issue 19)
+    py = "class NotFoundError(InputError):"
+    assert short_signature("class", "NotFoundError", py, 30) == "class NotFoundError(…"
+    c = "uv_loop_t* uv_default_loop(void)"
+    assert short_signature("function", "uv_default_loop", c, 30) == "uv_loop_t* uv_default_loop(…"
+    rb = "def mock_app(base=Sinatra::Base, &block)"
+    assert short_signature("method", "mock_app", rb, 30) == "def mock_app(base=Sinatra…"
+    for n in range(12, 60):
+        for sig in (py, c, rb, "def many(alpha, beta, gamma, delta, epsilon, zeta):"):
+            out = short_signature("function", sig.split("(")[0].split()[-1], sig, n)
+            if out.endswith("…"):
+                stem = out[:-1]
+                full = short_signature("function", sig.split("(")[0].split()[-1], sig, 999)
+                assert full.startswith(stem)
+                nxt = full[len(stem)]
+                assert not (stem[-1:].isalnum() and (nxt.isalnum() or nxt == "_")), (n, out)
     assert short_signature("function", "go", "export default function go() {") == "function go()"
 
 

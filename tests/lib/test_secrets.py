@@ -28,6 +28,21 @@ def rand(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
+LOWER = string.ascii_lowercase + string.digits
+UPPER = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+
+
+def _discord() -> str:
+    import base64
+
+    bot_id = base64.b64encode(b"123456789012345678").decode().rstrip("=")
+    return bot_id + "." + rand(6, ALNUM + "_-") + "." + rand(38, ALNUM + "_-")
+
+
+DISCORD = _discord()
+
+
 def marker(kind: str) -> str:
     return f"[secret redacted: {kind}]"
 
@@ -224,6 +239,31 @@ TOKENS = [
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
         "IiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
     ),
+    # Issue 21: the formats the first rule set missed (each built here in its format).
+    ("GitLab token", "glpat-" + rand(27, ALNUM + "_-") + ".01." + rand(9, LOWER)),
+    ("GitLab token", "glrt-t1_" + rand(20, ALNUM)),
+    ("GitLab token", "gldt-" + rand(20, ALNUM + "_-")),
+    ("GitLab token", "glptt-" + rand(40, HEX)),
+    ("Slack token", "xapp-1-A0" + rand(9, UPPER) + "-1234567890123-" + rand(64, HEX)),
+    ("DigitalOcean token", "dop_v1_" + rand(64, HEX)),
+    ("Shopify token", "shpat_" + rand(32, HEX)),
+    ("Twilio key", "SK" + rand(32, HEX)),
+    ("Discord token", DISCORD),
+    ("Telegram bot token", "1234567890:AA" + rand(33, ALNUM + "_-")),
+    ("Databricks token", "dapi" + rand(32, HEX)),
+    ("Doppler token", "dp.pt." + rand(43)),
+    ("Mailgun key", "key-" + rand(32, HEX)),
+    ("age secret key", "AGE-SECRET-KEY-1" + rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")),
+    ("Vault token", "hvs." + rand(95, ALNUM + "_-")),
+    ("Google OAuth secret", "GOCSPX-" + rand(28, ALNUM + "_-")),
+    ("Postman key", "PMAK-" + rand(24, HEX) + "-" + rand(34, HEX)),
+    ("Square token", "sq0atp-" + rand(22, ALNUM + "_-")),
+    ("Linear key", "lin_api_" + rand(40)),
+    ("Grafana token", "glsa_" + rand(32) + "_" + rand(8, HEX)),
+    ("New Relic key", "NRAK-" + rand(27, UPPER + string.digits)),
+    ("Pulumi token", "pul-" + rand(40, HEX)),
+    ("Supabase token", "sbp_" + rand(40, HEX)),
+    ("Dynatrace token", "dt0c01." + rand(24, UPPER + string.digits) + "." + rand(64, UPPER)),
 ]
 
 
@@ -297,7 +337,142 @@ def test_tokens_inside_longer_words_are_not_tokens():
 
 def test_every_kind_is_exercised():
     tested = {kind for kind, _ in TOKENS} | {"private key", "AWS secret key", "Azure storage key"}
+    tested |= {kind for kind, _, _ in VALUES}
     assert tested | {"npm token"} == set(KINDS)
+
+
+# A private-key line of a PuTTY file, an SSH2 encrypted key (their bodies made here).
+PPK = (
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: test\n"
+    "Public-Lines: 2\n" + rand(64, ALNUM + "+/") + "\n" + rand(16, ALNUM) + "\n"
+    "Private-Lines: 2\n" + rand(64, ALNUM + "+/", seed=5) + "\n" + rand(20, ALNUM, seed=6) + "\n"
+    "Private-MAC: " + rand(64, HEX) + "\n"
+)
+SSH2 = (
+    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key-20260101"\n'
+    + "".join(rand(70, ALNUM + "+/", seed=k) + "\n" for k in range(4))
+    + "---- END SSH2 ENCRYPTED PRIVATE KEY ----\n"
+)
+PASSWORD = "Tr0ub4dor&3x" + rand(6, seed=9)
+
+# (kind, text, the secret in it): secrets found by their place, only the value replaced.
+VALUES = [
+    ("PuTTY private key", PPK, PPK[PPK.index("Private-Lines") : PPK.index("Private-MAC")]),
+    ("private key", SSH2, SSH2.rstrip("\n")),
+    ("password in URL", f"DATABASE_URL=postgres://app:{PASSWORD}@db:5432/app", PASSWORD),
+    ("password in URL", f"mysql://root:{PASSWORD}@localhost/x", PASSWORD),
+    ("password in URL", "DATABASE_URL=postgres://app:wq9t2bx@db/app", "wq9t2bx"),
+    ("password in URL", f"mongodb+srv://u:{PASSWORD}@cluster0.example.net/", PASSWORD),
+    ("password in URL", f"REDIS_URL=redis://:{PASSWORD}@cache:6379/0", PASSWORD),
+    ("password in URL", f"see https://deploy:{PASSWORD}@git.example.com/x.git", PASSWORD),
+    (
+        "docker auth",
+        '{"auths": {"r.io": {"auth": "dXNlcjpUcjB1YjRkb3IzeDk="}}}',
+        "dXNlcjpUcjB1YjRkb3IzeDk=",
+    ),
+    (
+        "kubeconfig key",
+        "    client-key-data: " + rand(80, ALNUM + "+/") + "==",
+        rand(80, ALNUM + "+/") + "==",
+    ),
+    ("kubeconfig token", "  user:\n    token: " + rand(40, ALNUM + "._-"), rand(40, ALNUM + "._-")),
+    ("password", f"db:\n  password: {PASSWORD}\n", PASSWORD),
+    ("password", f'[database]\npassword = "{PASSWORD}"\n', PASSWORD),
+    ("password", f'{{"api_key": "{PASSWORD}"}}', PASSWORD),
+    ("password", f'db_password = "{PASSWORD}"\n', PASSWORD),
+    ("password", f"export PROD_DB_PASSWORD={PASSWORD}\n", PASSWORD),
+    ("password", f"export X_PASSWORD='{PASSWORD}'\n", PASSWORD),
+    ("password", f'client_secret: "{PASSWORD}"\n', PASSWORD),
+    ("password", f"connect(user='app', password='{PASSWORD}')", PASSWORD),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "secret"), VALUES, ids=[v[0] for v in VALUES])
+def test_secrets_found_by_their_place(kind, text, secret):
+    out, findings = redact(text)
+    assert [f.kind for f in findings] == [kind]
+    kept = marker(kind) + "\n" * secret.count("\n")  # the lines are kept
+    assert secret not in out and out == text.replace(secret, kept, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "changeme"',
+        "password: ${DB_PASSWORD}",
+        'password = "<password>"',
+        "password = os.environ['DB_PASSWORD']",
+        'PASSWORD = ""',
+        "password = settings.DB_PASSWORD",
+        "db_password: db_password",
+        "password=PASSWORD",
+        'password = "{password}"',
+        'password="%(password)s"',
+        "password: !vault |",
+        'password = "xxxxxxxx"',
+        "password = get_password(user)",
+        "api_key = self.api_key",
+        'help="Enter your password"',
+        "mysql://USER:PASSWORD@HOST/db",
+        "postgres://user:password@localhost/db",
+        "redis://:${REDIS_PASSWORD}@cache",
+        "redis://:pw@cache",
+        "https://user:xxxxxx@example.com",
+        "http://[::1]:8000/",
+        '"auth": "bearer"',
+        "token: ${{ secrets.GITHUB_TOKEN }}",
+        "if password == 'hunter2hunter2':",
+        "    token: TextGenerationStreamOutputToken",
+        'HEADER_ACCESS_TOKEN = "X-Xet-Access-Token"',
+        'TEST_SECRET = "lcccccccX2kcccccccY2jcccccccssIC"',
+    ],
+)
+def test_keyword_placeholders_and_names_are_left_alone(text):
+    assert redact(text)[1] == []
+
+
+# Issue 21, item 5: an escape sequence separates like a space.
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{{"log": "line1\\n{}"}}',
+        "a\\t{}",
+        "q=x%20{}",
+        "token%3D{}",
+        "\\u0022{}\\u0022",
+        "\\r\\n{}",
+    ],
+)
+def test_a_token_after_an_escape_sequence_is_found(template):
+    token = "ghp_" + rand(36)
+    out, findings = redact(template.format(token))
+    assert findings == [Finding("GitHub token", 1)] and token not in out
+
+
+def test_an_aws_secret_with_json_escaped_slashes():
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    text = json.dumps({"aws_secret_access_key": secret}).replace("/", "\\/")
+    assert "\\/" in text
+    out, findings = redact(text)
+    assert findings == [Finding("AWS secret key", 1)]
+    assert "EXAMPLEKEY" not in out and json.loads(out)["aws_secret_access_key"] == marker(
+        "AWS secret key"
+    )
+
+
+# Issue 21, item 6: capitals that start like an AWS key id are not one.
+@pytest.mark.parametrize(
+    "word",
+    ["ASIAPACIFICSOUTHEAST", "AKIAEXAMPLEIDENTITY", "ACCAUNTSRECEIVABLEX", "ABIAWORDSANDMORELL"],
+)
+def test_word_like_aws_prefixes_are_not_keys(word):
+    assert redact(f'REGIONS = ["{word}"]')[1] == []
+
+
+def test_an_aws_key_id_of_letters_only_is_found_where_it_is_called_one():
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    assert redact(f"aws_access_key_id = {key}")[1] == [Finding("AWS access key", 1)]
+    assert redact(f'"AccessKeyId": "{key}"')[1] == [Finding("AWS access key", 1)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -352,3 +527,42 @@ def test_blocks_side_by_side_are_separate_findings():
     # A BEGIN line with no body is no key, even right before a real one.
     text = "-----BEGIN RSA PRIVATE KEY-----\n" + key
     assert redact(text)[1] == [Finding("private key", 2)]
+
+
+def test_a_symlink_is_judged_by_its_target(tmp_path):
+    from ctxtools.secrets import secret_path
+
+    (tmp_path / ".env").write_text("DB_PASSWORD=x\n")
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text("[default]\n")
+    (tmp_path / "settings.txt").symlink_to(".env")
+    (tmp_path / "aws.ini").symlink_to(tmp_path / ".aws" / "credentials")
+    (tmp_path / "plain.txt").write_text("x\n")
+    assert secret_path("settings.txt", tmp_path / "settings.txt") == "dotenv"
+    assert secret_path("aws.ini", tmp_path / "aws.ini") == "aws credentials"
+    assert secret_path("plain.txt", tmp_path / "plain.txt") is None
+    assert secret_path(".env", None) == "dotenv"
+
+
+def test_the_gates_never_hide_a_match(monkeypatch):
+    """Every rule's gate matches wherever its pattern does: with the RE2 gates and with
+    every rule run on every text (as without RE2), the findings are the same."""
+    import sys
+
+    from ctxtools.secrets import scan
+
+    parts = ["é ç ü \udce9 " * 20 + "\n"]  # characters of several bytes come first
+    parts += [f"x = '{token}'\n" for _, token in TOKENS] + [t + "\n" for _, t, _ in VALUES]
+    parts += [(KEYS / name).read_text(encoding="ascii") for name in PRIVATE]
+    parts += [(KEYS / "lookalikes.py.txt").read_text(encoding="utf-8")]
+    text = "".join(parts) + "# café\ndb_password: Tr0ub4dor&3xZ\n"
+    gated = find_secrets(text)
+    assert len(gated) >= len(TOKENS) + len(VALUES)
+    assert text[gated[-1][0] : gated[-1][1]] == "Tr0ub4dor&3xZ"
+    monkeypatch.setitem(sys.modules, "re2", None)  # import re2 fails
+    scan._compiled.cache_clear()
+    try:
+        assert scan._compiled()[0] is None
+        assert find_secrets(text) == gated
+    finally:
+        scan._compiled.cache_clear()

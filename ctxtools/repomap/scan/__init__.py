@@ -40,6 +40,8 @@ structure engine) <- one module per language (``python``, ``go``, ``js``, ``rust
 
 from __future__ import annotations
 
+import re
+
 from ctxtools.repomap.scan.common import KINDS, LANGUAGES, Definition, ScanResult
 
 __all__ = [
@@ -47,7 +49,11 @@ __all__ = [
     "LANGUAGES",
     "Definition",
     "ScanResult",
+    "grammar_note",
+    "header_language",
     "language_for",
+    "language_of",
+    "shebang_language",
     "scan_bytes",
     "scan_source",
 ]
@@ -67,15 +73,115 @@ _EXTENSIONS = {
     ".cts": "typescript",
     ".rs": "rust",
     ".java": "java",
+    # the tree-sitter backend (scan.treesitter)
+    ".c": "c",
+    ".h": "c",  # or C++: by content (scan_source)
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
+    ".ipp": "cpp",
+    ".tpp": "cpp",
+    ".inl": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".gemspec": "ruby",
+    ".php": "php",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".lua": "lua",
+    ".sh": "bash",
+    ".bash": "bash",
 }
+# File names without a telling extension.
+_NAMES = {"Rakefile": "ruby", "Gemfile": "ruby", ".bashrc": "bash", ".bash_profile": "bash"}
+# The interpreter a shebang names -> the language.
+_SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?([\w.+-]+)")
+_INTERPRETERS = {
+    "python": "python",
+    "python3": "python",
+    "python2": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "ruby": "ruby",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "sh": "bash",
+    "bash": "bash",
+    "dash": "bash",
+    "ksh": "bash",
+    "zsh": "bash",
+}
+# What only C++ says in a header (a C header may say extern "C" under __cplusplus).
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*(?:(?:template[ \t]*<|namespace[ \t]+\w*[ \t]*\{|(?:class|struct)[ \t]+\w+"
+    rb"(?:[ \t]+final)?[ \t]*(?::[ \t]*(?:public|private|protected)\b|\{[^}]*\b(?:public|private"
+    rb"|protected)[ \t]*:)|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b"
+    rb"|#[ \t]*include[ \t]*<(?:iostream|string|vector|memory|map|utility|algorithm"
+    rb"|cstdint|cstddef|cstdio|cstdlib|cstring|functional|type_traits)>))"
+    rb"|\bstd::\w|\b(?:constexpr|nullptr|noexcept)\b",
+    re.M,
+)
+_CPP_WORDS = ("template", "namespace", "class", "public", "private", "protected", "using",
+              "#include <", "std::", "constexpr", "nullptr", "noexcept")  # fmt: skip
+TREE_SITTER = frozenset(
+    ("c", "cpp", "csharp", "ruby", "php", "kotlin", "swift", "scala", "lua", "bash")
+)
 
 
 def language_for(path: str) -> str | None:
-    """The scanner language for a path, by extension; None when there is no scanner."""
+    """The scanner language for a path, by extension (a ``.h`` header says "c": its
+    content decides, ``header_language``); None when there is no scanner."""
     dot = path.rfind(".")
     if dot < 0 or "/" in path[dot:] or "\\" in path[dot:]:
+        return _NAMES.get(path.rsplit("/", 1)[-1])
+    lang = _EXTENSIONS.get(path[dot:].lower())
+    if lang is None:
+        return _NAMES.get(path.rsplit("/", 1)[-1])
+    return lang
+
+
+def shebang_language(head: bytes | str) -> str | None:
+    """The language a script's ``#!`` line names (``#!/usr/bin/env ruby``), or None."""
+    if isinstance(head, str):
+        head = head[:200].encode("utf-8", "replace")
+    if not head.startswith(b"#!"):
         return None
-    return _EXTENSIONS.get(path[dot:].lower())
+    m = _SHEBANG.match(head)
+    if m is None:
+        return None
+    name = m.group(1).decode("ascii", "replace")
+    return _INTERPRETERS.get(name) or _INTERPRETERS.get(name.rstrip("0123456789.-"))
+
+
+def header_language(text: str) -> str:
+    """C or C++ for a ``.h`` header, by what it says: a class with access specifiers, a
+    namespace, a template, ``std::``, a C++ standard header... make it C++."""
+    head = text[:65536]
+    if not any(w in head for w in _CPP_WORDS):
+        return "c"  # none of the words the pattern needs: no search
+    return "cpp" if _CPP_HEADER.search(head.encode("utf-8", "replace")) else "c"
+
+
+def language_of(path: str, text: str) -> str | None:
+    """The language of a file: by its name, by its shebang when the name says nothing,
+    and a ``.h`` header by its content."""
+    language = language_for(path)
+    if language is None:
+        return shebang_language(text) if text.startswith("#!") else None
+    if language == "c" and path[-2:].lower() == ".h":
+        return header_language(text)
+    return language
 
 
 def scan_source(path: str, text: str) -> ScanResult | None:
@@ -84,9 +190,13 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     Never raises on odd input (invalid UTF-8 decoded with errors="replace", CRLF, NUL
     bytes, unbalanced braces, a multi-megabyte single line): the scanners are linear.
     """
-    language = language_for(path)
+    language = language_of(path, text)
     if language is None:
         return None
+    if language in TREE_SITTER:
+        from ctxtools.repomap.scan.treesitter import scan as scan_tree
+
+        return scan_tree(language, text)
     if language == "python":
         from ctxtools.repomap.scan.python import scan
     elif language == "go":
@@ -102,8 +212,19 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     return scan(text)
 
 
+def grammar_note(languages) -> str | None:
+    """One note naming the tree-sitter languages among LANGUAGES whose grammar wheel is
+    not installed (their files were mapped as text), or None. Loads no grammar."""
+    wanted = [lang for lang in languages if lang in TREE_SITTER]
+    if not wanted:
+        return None
+    from ctxtools.repomap.scan.treesitter import missing_note
+
+    return missing_note(wanted)
+
+
 def scan_bytes(path: str, data: bytes) -> ScanResult | None:
     """``scan_source`` on raw bytes, decoded as UTF-8 with errors="replace"."""
-    if language_for(path) is None:
+    if language_for(path) is None and not data.startswith(b"#!"):
         return None
     return scan_source(path, data.decode("utf-8", errors="replace"))

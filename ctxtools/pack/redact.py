@@ -1,0 +1,94 @@
+"""Redaction of everything a pack prints, in one place.
+
+A pack goes to a model provider, so no byte of it may carry a secret the toolkit can
+recognise. The pack's ``Renderer`` holds a ``PackRedactor`` and passes through it every
+text it writes that no earlier step redacted:
+
+* each part as it is rendered (the repository map, the task, a memory chunk and its
+  label, the skill cards, the files section, whose headers name the files), so the
+  parts are counted and fitted at their redacted sizes;
+  files, diffs, handles, instruction files and skill bodies are redacted where they are
+  read, line numbers and all;
+* the whole pack once more when ``document()`` assembles it, as the guarantee: what
+  this pass finds (nothing, unless a part escaped the first layer) is replaced too and
+  reported as ``pack line N``, a line of the printed pack. The pack is counted after
+  this pass, so a marker longer than what it replaced is paid for by the fitting rounds
+  like any other excess, and the budget holds.
+
+A part may be rendered in several fitting rounds, or rendered and then left out (a memory
+chunk over its cap): ``seal(pack)`` reports a part's findings only when the part is in
+the printed text, once. It also redacts every string of the pack's record (files, drops,
+mentions, notes, memory rows, the redactions' own WHERE), which ``--format json`` and
+``--explain`` print and stderr repeats. With ``allow`` (``--allow-secrets``) nothing is
+redacted.
+"""
+
+from __future__ import annotations
+
+
+class PackRedactor:
+    """Redacts a pack's rendered parts, its whole text and its record; the findings
+    that are printed join REDACTIONS (the pack's ``{"where", "line", "kind"}`` list)."""
+
+    def __init__(self, allow: bool, redactions: list[dict]):
+        self.allow = allow
+        self.redactions = redactions
+        self._memo: dict[tuple[str, str], tuple[str, list[dict]]] = {}
+        self._parts: dict[str, list[dict]] = {}  # rendered part -> its findings
+        self._final: list[dict] = []  # the findings of the last whole-text pass
+
+    def redact(self, text: str, where: str) -> tuple[str, list[dict]]:
+        """(TEXT redacted, its findings under WHERE); nothing is recorded yet."""
+        if self.allow or not text:
+            return text, []
+        key = (where, text)
+        done = self._memo.get(key)
+        if done is None:
+            from ctxtools.secrets import redact
+
+            out, findings = redact(text)
+            rows = [{"where": where, "line": f.line, "kind": f.kind} for f in findings]
+            done = self._memo[key] = (out, rows)
+        return done
+
+    def rendered(self, part: str, rows: list[dict]) -> str:
+        """PART, rendered from texts whose findings are ROWS: they are reported if PART is
+        in the printed pack. Returns PART."""
+        if rows:
+            self._parts[part] = rows
+        return part
+
+    def final(self, text: str) -> str:
+        """The whole rendered pack, searched once more: what is found is replaced and
+        reported as ``pack line N`` (the last version of the pack is the one reported)."""
+        out, self._final = self.redact(text, "pack")
+        return out
+
+    def seal(self, pack):
+        """PACK with the findings of its printed parts in its redactions and every string
+        of its record redacted. Returns PACK."""
+        if self.allow:
+            return pack
+        for part, rows in self._parts.items():
+            if part in pack.text:
+                self.redactions.extend(rows)
+        self.redactions.extend(self._final)
+        for name in ("files", "dropped", "mentions", "notes", "named", "sections", "memory"):
+            setattr(pack, name, self._record(getattr(pack, name), name))
+        for r in self.redactions:  # a WHERE names a file, and a name may hold a secret
+            r["where"] = self._record(r["where"], "")
+        return pack
+
+    def _record(self, value, path: str):
+        """VALUE with its strings redacted; a finding is reported at its JSON path (not
+        when PATH is empty)."""
+        if isinstance(value, str):
+            out, rows = self.redact(value, path or "-")
+            if path:
+                self.redactions.extend(rows)
+            return out
+        if isinstance(value, list):
+            return [self._record(v, f"{path}[{i}]" if path else "") for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {k: self._record(v, f"{path}.{k}" if path else "") for k, v in value.items()}
+        return value

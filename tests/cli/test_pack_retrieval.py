@@ -1,0 +1,333 @@
+"""ctx-pack choosing the text a task is about (issue 17), as a user runs it: small real
+repositories built in tmp_path, in several languages, with git history."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import copy_sources, git, run_bytes, write
+
+from ctxtools.tokens import get_ruler
+
+ORDERS = '''"""Orders and their totals."""
+
+from decimal import Decimal
+
+TAX = Decimal("0.2")
+
+
+class Order:
+    def __init__(self, lines):
+        self.lines = lines
+
+    def total(self):
+        return sum(line.price for line in self.lines)
+
+    def with_tax(self):
+        if not self.lines:
+            raise ValueError("an order without lines has no total")
+        return self.total() * (1 + TAX)
+
+
+def refund(order, amount):
+    return order.total() - amount
+'''
+
+CART_TS = """export interface Item { sku: string; price: number }
+
+export function cartTotal(items: Item[]): number {
+  return items.reduce((sum, item) => sum + item.price, 0);
+}
+
+export function applyCoupon(total: number, coupon: string): number {
+  if (coupon === "HALF") {
+    return total / 2;
+  }
+  return total;
+}
+"""
+
+STOCK_GO = """package stock
+
+import "errors"
+
+var ErrNoStock = errors.New("no stock left for this sku")
+
+func Reserve(levels map[string]int, sku string, n int) error {
+	if levels[sku] < n {
+		return ErrNoStock
+	}
+	levels[sku] -= n
+	return nil
+}
+"""
+
+
+def count(text: str) -> int:
+    return get_ruler().ruler.count(text)
+
+
+@pytest.fixture
+def shop(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "shop"
+    write(root, "shop/orders.py", ORDERS)
+    write(root, "web/cart.ts", CART_TS)
+    write(root, "stock/stock.go", STOCK_GO)
+    for i in range(12):  # files full of the task's plain words, none of its names
+        write(
+            root,
+            f"shop/notes_{i}.py",
+            f'"""The order of the day {i}: an order is a total of lines."""\n\n'
+            f"def note_{i}(order):\n    return order\n",
+        )
+    write(
+        root,
+        "tests/test_orders.py",
+        "from shop.orders import Order\n\n\n"
+        "def test_with_tax():\n    assert Order([]).with_tax()\n",
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    monkeypatch.chdir(root)
+    return root
+
+
+def pack_json(script_runner, *args) -> dict:
+    r = script_runner.run(["ctx-pack", *args, "--json"])
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return json.loads(r.stdout)
+
+
+def shown_lines(text: str) -> dict[str, set[int]]:
+    out: dict[str, set[int]] = {}
+    cur = None
+    for line in text.split("\n"):
+        if line.startswith("==> ") and " <==" in line:
+            cur = out.setdefault(line[4 : line.index(" <==")], set())
+        elif cur is not None and "│" in line and line.split("│")[0].strip().isdigit():
+            cur.add(int(line.split("│")[0]))
+    return out
+
+
+def test_a_stack_trace_task_ranks_the_frames_function_first(script_runner, shop):
+    task = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/shop/orders.py", line 17, in with_tax\n'
+        '    raise ValueError("an order without lines has no total")\n'
+        "ValueError: an order without lines has no total\n"
+    )
+    doc = pack_json(script_runner, "-q", task, "--tokens", "3000", ".")
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["shop/orders.py"]["rank"] == 1
+    assert any(c.startswith("Order.with_tax ") for c in rows["shop/orders.py"]["chunks"])
+    lines = shown_lines(doc["text"])["shop/orders.py"]
+    assert set(range(15, 19)) <= lines  # the whole method, raise and return included
+
+
+def test_a_rare_identifier_beats_common_words(script_runner, shop):
+    doc = pack_json(
+        script_runner, "-q", "the order total is off after applyCoupon", "--tokens", "2000", "."
+    )
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["web/cart.ts"]["rank"] == 1
+    assert 8 in shown_lines(doc["text"])["web/cart.ts"]  # inside applyCoupon
+
+
+def test_catalogues_and_lock_files_stay_out_of_a_directory_pack(script_runner, shop):
+    write(shop, "locale/de/LC_MESSAGES/shop.po", 'msgid "order total"\nmsgstr "Summe"\n' * 50)
+    write(shop, "package-lock.json", '{"name": "shop", "order": "total"}\n')
+    write(shop, "poetry.lock", "order total\n" * 30)
+    r = script_runner.run(["ctx-pack", "-q", "order total", "--tokens", "4000", ".", "--json"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    paths = {f["path"] for f in doc["files"]}
+    assert not paths & {"locale/de/LC_MESSAGES/shop.po", "package-lock.json", "poetry.lock"}
+    assert "left out 1 file(s): translation catalogue" in r.stderr
+    assert "left out 2 file(s): lock file" in r.stderr
+    # --include brings one back
+    doc = pack_json(
+        script_runner, "-q", "order total", "--tokens", "4000", ".", "--include", "*.po"
+    )
+    assert "locale/de/LC_MESSAGES/shop.po" in {f["path"] for f in doc["files"]}
+
+
+def test_exclude_and_ctxignore_keep_files_out_and_say_what_matched_nothing(script_runner, shop):
+    (shop / ".ctxignore").write_text("web/\n[z-a].py\n")
+    r = script_runner.run(
+        [
+            "ctx-pack",
+            "-q",
+            "applyCoupon order",
+            "--tokens",
+            "4000",
+            ".",
+            "--exclude",
+            "stock/*",
+            "--exclude",
+            "nothing/*",
+            "--json",
+        ]
+    )
+    assert r.returncode == 0, r.stderr
+    paths = {f["path"] for f in json.loads(r.stdout)["files"]}
+    assert not any(p.startswith(("web/", "stock/")) for p in paths)
+    assert "warning: --include/--exclude 'nothing/*' matches no file" in r.stderr
+    assert ".ctxignore line 2: bad pattern" in r.stderr
+
+
+def test_files_from_lists_candidates_and_an_empty_file_packs(script_runner, shop):
+    write(shop, "shop/__init__.py", "")
+    listing = (
+        subprocess.run(["git", "ls-files", "-z", "*.py"], capture_output=True, check=True).stdout
+        + b"shop/__init__.py\0"
+    )
+    args = ["ctx-pack", "-q", "with_tax", "--files-from", "-", "-0", "--tokens", "3000", "--json"]
+    r = run_bytes(script_runner, args, listing)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["shop/orders.py"]["rank"] == 1
+    assert all(not f["named"] for f in doc["files"])  # listed files are candidates
+
+
+def test_a_review_pack_shows_the_changed_function_whole(script_runner, shop):
+    text = ORDERS.replace("return order.total() - amount", "return max(0, order.total() - amount)")
+    (shop / "shop/orders.py").write_text(text)
+    doc = pack_json(script_runner, "-q", "review this change", "--changed", "--tokens", "3000")
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["shop/orders.py"]["diff"] is True
+    assert "-    return order.total() - amount" in doc["text"]
+    lines = shown_lines(doc["text"])["shop/orders.py"]
+    start = text.split("\n").index("def refund(order, amount):") + 1
+    assert {start, start + 1} <= lines
+
+
+def test_changed_with_nothing_changed_says_so(script_runner, shop):
+    r = script_runner.run(["ctx-pack", "-q", "review", "--changed", "--tokens", "2000"])
+    assert r.returncode == 0, r.stderr
+    assert "--changed HEAD: nothing changed" in r.stderr
+
+
+def test_the_makefile_target_run_twice_gives_the_same_pack(script_runner, shop):
+    out = shop / "pack.md"
+    args = [
+        "ctx-pack",
+        "-q",
+        "order total with_tax",
+        "--tokens",
+        "3000",
+        "--changed",
+        "-o",
+        str(out),
+        ".",
+    ]
+    (shop / "shop/orders.py").write_text(ORDERS + "\n# touched\n")
+    assert script_runner.run(args).returncode == 0
+    first = out.read_bytes()
+    r = script_runner.run(args)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == first  # the pack it wrote is not packed again
+    assert b"==> pack.md <==" not in first
+
+
+def test_an_earlier_pack_in_the_tree_is_not_a_candidate(script_runner, shop):
+    r = script_runner.run(["ctx-pack", "-q", "with_tax", "--tokens", "2000", "shop"])
+    write(shop, "old/pack.md", r.stdout)
+    doc = pack_json(script_runner, "-q", "with_tax", "--tokens", "2000", ".")
+    assert "old/pack.md" not in {f["path"] for f in doc["files"]}
+    assert {"what": "old/pack.md", "why": "written by ctx-pack"} in doc["dropped"]
+
+
+@pytest.mark.parametrize("tokens", [600, 1000, 2500, 6000])
+def test_the_budget_is_recounted_and_never_exceeded(script_runner, shop, tokens):
+    copy_sources(shop / "more")
+    r = script_runner.run(
+        ["ctx-pack", "-q", "reserve stock with_tax applyCoupon", "--tokens", str(tokens), "."]
+    )
+    assert r.returncode == 0, r.stderr
+    assert count(r.stdout) <= tokens
+
+
+def test_same_bytes_on_reruns_and_shuffled_inputs(script_runner, shop):
+    names = ["shop/orders.py", "web/cart.ts", "stock/stock.go", "shop/notes_3.py", "tests"]
+    base = ["ctx-pack", "-q", "reserve with_tax cartTotal", "--tokens", "2500"]
+    outs = set()
+    rng = random.Random(7)
+    for _ in range(3):
+        rng.shuffle(names)
+        r = script_runner.run([*base, *names])
+        assert r.returncode == 0, r.stderr
+        outs.add(r.stdout)
+    assert len(outs) == 1
+
+
+def test_a_task_with_no_code_terms_still_packs_by_the_map(script_runner, shop):
+    doc = pack_json(script_runner, "-q", "please look at this", "--tokens", "2000", ".")
+    assert doc["files"]
+    assert doc["tokens"] <= 2000
+
+
+def test_a_task_that_is_only_a_stack_trace(script_runner, shop):
+    task = 'File "stock/stock.go", line 9\n\tstock/stock.go:9 +0x1d\n'
+    doc = pack_json(script_runner, "-q", task, "--tokens", "2000", ".")
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["stock/stock.go"]["rank"] == 1
+    assert 9 in shown_lines(doc["text"])["stock/stock.go"]
+
+
+def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner, shop):
+    r = script_runner.run(
+        ["ctx-pack", "-q", "fix the bug in shop/order.py", "--tokens", "2000", "."]
+    )
+    assert r.returncode == 0, r.stderr
+    assert "warning: the task names shop/order.py, which is not among the files" in r.stderr
+    assert "closest: orders.py" in r.stderr
+
+
+def test_a_repository_of_fifty_thousand_files(script_runner, tmp_path, monkeypatch):
+    root = tmp_path / "big"
+    for d in range(100):
+        sub = root / f"pkg{d}"
+        sub.mkdir(parents=True)
+        for f in range(500):
+            (sub / f"m{f}.py").write_text(f"def f_{d}_{f}():\n    return {f}\n")
+    (root / "pkg42" / "m7.py").write_text("def apply_rebate_rules():\n    return 'rebate'\n")
+    monkeypatch.chdir(root)
+    r = script_runner.run(
+        [
+            "ctx-pack",
+            "-q",
+            "apply_rebate_rules is wrong",
+            "--tokens",
+            "3000",
+            "--no-map",
+            ".",
+            "--json",
+        ]
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["pkg42/m7.py"]["rank"] == 1
+    assert doc["tokens"] <= 3000
+
+
+def test_five_languages_each_rank_their_own_definition(script_runner, shop, tmp_path):
+    if shutil.which("git") is None:  # the fixture needs git; this keeps the intent plain
+        pytest.fail("git is required")
+    copy_sources(shop / "more")
+    for task, path in (
+        ("Reserve returns ErrNoStock", "stock/stock.go"),
+        ("cartTotal adds the price", "web/cart.ts"),
+        ("refund subtracts the amount", "shop/orders.py"),
+    ):
+        doc = pack_json(script_runner, "-q", task, "--tokens", "2500", ".")
+        rows = {f["path"]: f for f in doc["files"]}
+        assert rows[path]["rank"] == 1, (task, sorted(rows, key=lambda p: rows[p]["rank"])[:3])

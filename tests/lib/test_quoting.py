@@ -1,0 +1,46 @@
+"""The one rule for showing a file name (ctxtools.quoting) and the places that use it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxtools.excerpt.render import frame
+from ctxtools.pack.render import Renderer
+from ctxtools.quoting import quote_name
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("src/a.py", "src/a.py"),
+        ("café/naïve.py", "café/naïve.py"),
+        ("`x`.py", "`x`.py"),
+        ("x\n```\n# Task", '"x\\n```\\n# Task"'),
+        ('say "hi".txt', '"say \\"hi\\".txt"'),
+        ("back\\slash", '"back\\\\slash"'),
+        ("tab\there\r", '"tab\\there\\r"'),
+        ("\x1b[31mred", '"\\033[31mred"'),
+        ("line\u2028sep", '"line\\342\\200\\250sep"'),
+        ("bad\udcffbyte", "bad\udcffbyte"),
+        ("bad\udcff\nbyte", '"bad\udcff\\nbyte"'),
+    ],
+)
+def test_quote_name(name, shown):
+    assert quote_name(name) == shown
+    assert "\n" not in quote_name(name)
+
+
+def test_every_place_a_pack_prints_a_name_quotes_it():
+    name = "x\n# Task"
+    for fmt in ("markdown", "xml"):
+        r = Renderer(fmt)
+        for text in (
+            r.instruction(name, "body\n"),
+            r.skill_cards([(name, "does\n# Task things")]),
+            r.skill_body(name, "body\n"),
+            r.memory_chunk(name, "head\n# Task", 1, 2, "body\n"),
+            r.file(name, "", "+x\n"),
+            r.more_files([name]),
+        ):
+            assert "# Task" not in text.splitlines(), (fmt, text)
+    assert frame(name, ["1 line"]) == '==> "x\\n# Task" <== 1 line'

@@ -1,0 +1,274 @@
+"""ctxtools.retrieval: the query, the chunks, the counts, the noise rules, the ranking and
+the plan -- on real source text, each piece able to fail on its own."""
+
+from __future__ import annotations
+
+from ctxtools.repomap.scan import scan_source
+from ctxtools.retrieval.chunks import chunk_file, import_lines
+from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.noise import file_role, load_filter, noise_reason
+from ctxtools.retrieval.plan import Costs, plan
+from ctxtools.retrieval.rank import Source, rank_sources
+from ctxtools.retrieval.terms import parse_query
+
+PY = '''"""Orders and their totals."""
+
+import math
+from decimal import Decimal
+
+
+TAX = Decimal("0.2")
+
+
+@dataclass
+class Order:
+    """One order."""
+
+    lines: list
+
+    def total(self) -> Decimal:
+        return sum(line.price for line in self.lines)
+
+    def with_tax(self) -> Decimal:
+        # the tax is added last
+        return self.total() * (1 + TAX)
+
+
+def round_half_up(value):
+    return math.floor(value + 0.5)
+'''
+
+
+def _defs(rel: str, text: str) -> tuple:
+    r = scan_source(rel, text)
+    return tuple((d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in r.definitions)
+
+
+# --- the query -------------------------------------------------------------------------------
+
+
+def test_code_shaped_terms_weigh_more_than_plain_words():
+    q = parse_query("The order total is wrong when `with_tax` is called on an OrderLine")
+    assert q.terms["with_tax"] > q.terms["order"]
+    assert q.terms["orderline"] > q.terms["total"]
+    assert "with_tax" in q.code and "orderline" in q.names
+    assert "the" not in q.terms and "is" not in q.terms
+
+
+def test_compound_parts_count_but_less_than_the_whole_name():
+    q = parse_query("fix bulk_create")
+    assert q.terms["bulk_create"] > q.terms["bulk"] > 0
+    assert q.terms["create"] > 0
+
+
+def test_python_traceback_gives_frames_paths_and_the_message():
+    task = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/site-packages/shop/orders.py", line 22, in with_tax\n'
+        "    return self.total() * (1 + TAX)\n"
+        "TypeError: unsupported operand type(s) for *: 'float' and 'Decimal'\n"
+    )
+    q = parse_query(task)
+    (fr,) = [f for f in q.frames if f.path and f.path.endswith("orders.py")]
+    assert fr.line == 22 and fr.function == "with_tax"
+    assert "with_tax" in q.names
+    assert any("unsupported operand type" in m for m in q.messages)
+
+
+def test_js_go_and_java_frames():
+    q = parse_query(
+        "at parseCart (src/cart.ts:41:13)\nmain.go:17 panic\nat com.shop.Cart.total(Cart.java:88)\n"
+    )
+    got = {(f.path, f.line, f.function) for f in q.frames}
+    assert ("src/cart.ts", 41, "parseCart") in got
+    assert ("Cart.java", 88, "total") in got
+    assert any(p == "main.go" and n == 17 for p, n, _f in got)
+
+
+def test_paths_and_dotted_modules_in_a_task():
+    q = parse_query("see django/db/models/query.py and shop.orders.Order")
+    assert "django/db/models/query.py" in q.paths
+    assert "shop/orders/Order" in q.paths
+
+
+def test_a_task_of_plain_stop_words_is_empty():
+    assert parse_query("please fix it, it does not work").empty
+
+
+# --- chunks ----------------------------------------------------------------------------------
+
+
+def test_chunks_cover_every_line_once_in_order_with_methods_under_their_class():
+    lines = PY.split("\n")[:-1]
+    chunks = chunk_file(lines, _defs("orders.py", PY))
+    covered = [n for c in chunks for n in range(c.start, c.end + 1)]
+    assert covered == list(range(1, len(lines) + 1))
+    by_name = {c.name: c for c in chunks if c.name}
+    cls = by_name["Order"]
+    assert cls.kind == "class" and lines[cls.start - 1] == "@dataclass"  # decorator joins
+    meth = by_name["with_tax"]
+    assert meth.kind == "def" and chunks[meth.parent] is cls
+    assert lines[meth.start - 1].strip() == "def with_tax(self) -> Decimal:"
+    # the comment inside the body stays with its function; the one above a def joins it
+    assert by_name["round_half_up"].end == len(lines)
+
+
+def test_a_long_function_is_ranked_in_parts_that_keep_its_first_line():
+    body = ["def big():"] + [f"    x{i} = {i}" for i in range(400)]
+    text = "\n".join(body) + "\n"
+    chunks = chunk_file(body, _defs("big.py", text))
+    parts = [c for c in chunks if c.kind == "part"]
+    assert len(parts) >= 6
+    assert all(p.head in (0, 1) for p in parts) and parts[1].head == 1
+
+
+def test_a_file_without_definitions_is_cut_into_windows_at_blank_lines():
+    lines = [f"para {i // 10} line {i}" if i % 10 else "" for i in range(200)]
+    chunks = chunk_file(lines)
+    assert all(c.kind == "window" and len(c) <= 40 for c in chunks)
+    assert sum(len(c) for c in chunks) == 200
+
+
+def test_import_lines_follow_a_parenthesised_import():
+    lines = ["import os", "from a import (", "    b,", "    c,", ")", "", "x = 1"]
+    assert import_lines(lines) == (1, 2, 3, 4, 5)
+
+
+# --- counting --------------------------------------------------------------------------------
+
+
+def test_terms_count_whole_names_and_their_parts():
+    terms = Terms(["bulk_create", "bulk", "create", "queryset"])
+    tf, n = terms.count(b"QuerySet.bulk_create(objs); bulkCreate(x) # create")
+    names = {terms.terms[i]: c for i, c in tf.items()}
+    assert names == {"queryset": 1, "bulk_create": 1, "bulk": 2, "create": 3}
+    assert n == 6
+
+
+def test_bm25_prefers_the_rare_term():
+    stats = Stats()
+    for _ in range(50):
+        stats.add({0: 1}, 10)
+    stats.add({1: 1}, 10)
+    w = [stats.idf(0), stats.idf(1)]
+    assert bm25({1: 1}, 10, w, stats) > bm25({0: 1}, 10, w, stats)
+
+
+# --- noise -----------------------------------------------------------------------------------
+
+
+def test_noise_rules():
+    assert noise_reason("locale/de/LC_MESSAGES/django.po", b"msgid", 10) == "translation catalogue"
+    assert noise_reason("package-lock.json", b"{", 10) == "lock file"
+    assert noise_reason("static/app.min.js", b"var a", 10) == "minified"
+    assert noise_reason("img.png", b"\x89PNG\0\0", 10) == "binary"
+    assert noise_reason("tests/fixtures/big.json", b"[", 200_000) == "data"
+    assert noise_reason("gen/api.go", b"// Code generated by protoc. DO NOT EDIT.\n", 10) == (
+        "generated"
+    )
+    assert noise_reason("src/app.py", b"import os\n# edit freely: generated by hand\n", 10) is None
+    assert noise_reason("src/orders.py", PY.encode(), len(PY)) is None
+
+
+def test_roles():
+    assert file_role("tests/test_orders.py") == "test"
+    assert file_role("src/orders_test.go") == "test"
+    assert file_role("docs/guide.rst") == "docs"
+    assert file_role("examples/demo.py") == "example"
+    assert file_role("src/orders.py") == "source"
+
+
+def test_ctxignore_and_globs(tmp_path):
+    (tmp_path / ".ctxignore").write_text("build/\n*.gen.py\n# a comment\n")
+    filt = load_filter(str(tmp_path), include=["*.po"], exclude=["vendor"])
+    assert filt.excluded("build/x.py") and filt.excluded("a/b.gen.py")
+    assert filt.excluded("vendor/lib/x.py")
+    assert filt.included("locale/de.po") and not filt.included("src/a.py")
+    assert not filt.excluded("src/a.py")
+    assert filt.unused() == []
+
+
+# --- ranking and planning --------------------------------------------------------------------
+
+
+def _sources(files: dict[str, str]) -> list[Source]:
+    out = []
+    for rel, text in sorted(files.items()):
+        defs = _defs(rel, text) if rel.endswith(".py") else None
+        out.append(Source(rel, text.encode(), defs))
+    return out
+
+
+def _corpus() -> dict[str, str]:
+    files = {"shop/orders.py": PY}
+    for i in range(30):  # common words everywhere, the rare name in one file
+        files[f"shop/m{i}.py"] = (
+            f'"""Module {i}: the order of things."""\n\n\ndef helper_{i}(order):\n'
+            f"    return order.value + {i}\n"
+        )
+    files["tests/test_orders.py"] = "def test_with_tax():\n    assert Order([]).with_tax() == 0\n"
+    return files
+
+
+def test_a_rare_identifier_beats_a_common_word():
+    r = rank_sources(_sources(_corpus()), parse_query("the order is wrong in with_tax"))
+    assert r.docs[0].label == "shop/orders.py"
+    best = max(range(len(r.docs[0].chunks)), key=lambda k: r.docs[0].scores[k])
+    assert r.docs[0].chunks[best].name == "with_tax"
+
+
+def test_source_ranks_above_its_test_for_a_bug_report():
+    r = rank_sources(_sources(_corpus()), parse_query("with_tax returns a float"))
+    labels = [d.label for d in r.docs]
+    assert labels.index("shop/orders.py") < labels.index("tests/test_orders.py")
+
+
+def test_a_stack_frame_ranks_its_function_first():
+    task = '  File "/site-packages/shop/orders.py", line 24, in round_half_up\nValueError: x'
+    r = rank_sources(_sources(_corpus()), parse_query(task))
+    top = r.docs[0]
+    best = max(range(len(top.chunks)), key=lambda k: top.scores[k])
+    assert top.label == "shop/orders.py" and top.chunks[best].name == "round_half_up"
+
+
+def test_nothing_reached_falls_back_to_the_given_ranks():
+    src = _sources({"a.py": "def f():\n    pass\n", "b.py": "def g():\n    pass\n"})
+    r = rank_sources(src, parse_query("zebra unicorn"), fallback={"b.py": 0.9, "a.py": 0.1})
+    assert [d.label for d in r.docs] == ["b.py", "a.py"]
+
+
+def _count(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+def test_plan_stays_within_its_budget_and_shows_the_best_definition_whole():
+    r = rank_sources(_sources(_corpus()), parse_query("fix with_tax"))
+    for budget in (200, 600, 2000):
+        p = plan(r.docs, budget, Costs(_count), top_terms=["with_tax"])
+        assert p.used <= budget
+    p = plan(r.docs, 600, Costs(_count), top_terms=["with_tax"])
+    first = p.shown[0]
+    assert first.doc.label == "shop/orders.py"
+    doc = first.doc
+    (meth,) = [c for c in doc.chunks if c.name == "with_tax"]
+    assert set(range(meth.start, meth.end + 1)) <= first.lines
+    cls = doc.chunks[meth.parent]
+    assert cls.line in first.lines  # the class line goes with its method
+
+
+def test_plan_lists_named_files_by_path_when_nothing_more_fits():
+    src = _sources(_corpus())
+    for s in src:
+        s.named = s.label == "shop/m3.py"
+    r = rank_sources(src, parse_query("with_tax"))
+    p = plan(r.docs, 40, Costs(_count), top_terms=["with_tax"])
+    shown = {s.doc.label for s in p.shown} | set(p.paths)
+    assert "shop/m3.py" in shown and not p.unlisted_named
+
+
+def test_ranking_is_deterministic_whatever_the_input_order():
+    files = _corpus()
+    a = rank_sources(_sources(files), parse_query("order with_tax total"))
+    rev = list(reversed(_sources(files)))
+    b = rank_sources(rev, parse_query("order with_tax total"))
+    assert [(d.label, d.score) for d in a.docs] == [(d.label, d.score) for d in b.docs]
