@@ -25,14 +25,59 @@ def pct(p: float) -> str:
     return f"{p:.1f}%"
 
 
-def format_counts(rows: list[tuple[str, int]], total: int, n_sources: int) -> str:
-    """The plain output: the count of one input, or wc-style lines and a total."""
+def format_counts(rows: list[tuple[str, int | str]], total: int, n_sources: int) -> str:
+    """The plain output: the count of one input, or wc-style lines and a total. A count
+    given as a string (``-`` for a binary file) is shown as it is."""
     if len(rows) == 1 and n_sources == 1:
-        return f"{rows[0][1]}\n"
+        n = rows[0][1]
+        return f"{0 if isinstance(n, str) else n}\n"
     width = max([len(str(total))] + [len(str(n)) for _, n in rows])
     lines = [f"{n:>{width}} {label}\n" for label, n in rows]
     lines.append(f"{total:>{width}} total\n")
     return "".join(lines)
+
+
+def binary_row(size: int) -> dict:
+    """The counts of a binary file: its bytes only (no tokens, chars or lines are claimed)."""
+    return {"tokens": 0, "chars": 0, "lines": 0, "bytes": size, "binary": True}
+
+
+def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progress=None):
+    """The counts of the file at PATH (a row's dict). A binary file (``fsutil.looks_binary``
+    on its head) gets ``binary_row`` unless COUNT_BINARY; PROGRESS(n) is told the bytes
+    read (a binary file's size at once). OSError when it cannot be read."""
+    import os
+
+    from ctxtools.fsutil import BINARY_PROBE, looks_binary
+    from ctxtools.tokens import count_stream
+
+    with open(path, "rb") as fh:
+        if not count_binary:
+            head = fh.read(BINARY_PROBE)
+            if looks_binary(head):
+                size = os.fstat(fh.fileno()).st_size
+                if progress is not None:
+                    progress(size)
+                return binary_row(size)
+            fh.seek(0)
+        return count_stream(fh, ruler, jobs=jobs, progress=progress).as_dict()
+
+
+def binary_note(rows: list[Row]) -> str | None:
+    """The note for the binary files among ROWS (None: there are none)."""
+    binary = [label for label, row in rows if row.get("binary")]
+    if not binary:
+        return None
+    size = sum(row["bytes"] for _, row in rows if row.get("binary"))
+    if len(binary) == 1:
+        return (
+            f"note: {binary[0]}: binary ({fmt(size)} bytes), not counted in tokens "
+            "(--count-binary counts it as text)"
+        )
+    return (
+        f"note: {len(binary)} binary files ({fmt(size)} bytes) not counted in tokens "
+        "(--count-binary counts them as text)"
+    )
 
 
 def unreadable(paths: list[str | None]) -> dict[str, str]:
@@ -136,18 +181,24 @@ def usage_line(use: dict) -> str:
     )
 
 
-def usage_warnings(use: dict, ruler_name: str) -> list[str]:
-    """The stderr lines USE calls for: approximate counts, compact soon or now."""
+def usage_warnings(use: dict, ruler_name: str, messages: bool = False) -> list[str]:
+    """The stderr lines USE calls for: approximate counts, and from 80% of the window the
+    share used. Only a transcript (MESSAGES, ``--messages``) is told to compact (soon from
+    80%, now from 90%, naming ctx-compact): a text file is not compacted."""
     out = []
     if use["approximate"]:
         out.append(
             f"note: counts for {use['model']} are approximate ({ruler_name} is not its "
             "tokenizer; --tokenizer gives exact counts)"
         )
-    if use["status"] == "compact":
-        out.append(f"warning: {pct(use['percent'])} of the window used: compact now (ctx-compact)")
-    elif use["status"] == "warn":
-        out.append(f"warning: {pct(use['percent'])} of the window used: compact soon (ctx-compact)")
+    if use["status"] not in ("compact", "warn"):
+        return out
+    used = f"warning: {pct(use['percent'])} of the window used"
+    if not messages:
+        out.append(used)
+    else:
+        when = "now" if use["status"] == "compact" else "soon"
+        out.append(f"{used}: compact {when} (ctx-compact)")
     return out
 
 
@@ -160,7 +211,8 @@ def over_limits(
     single: bool,
 ) -> list[str]:
     """Why the run is over --fail-over PCT (usage) or --fail-above N (an input's tokens);
-    empty when it is not. SINGLE: one input was named (its message names no file)."""
+    empty when it is not. SINGLE: one input was named: its message names it (stdin, ``-``,
+    has no name to give)."""
     over: list[str] = []
     if use and fail_over is not None and use["percent"] > fail_over:
         over.append(f"usage {pct(use['percent'])} is over the limit of {fail_over:g}%")
@@ -170,7 +222,11 @@ def over_limits(
     if not big:
         return over
     if single:
-        over.append(f"{fmt(big[0][1])} tokens, over the limit of {fmt(fail_above)} (--fail-above)")
+        label = big[0][0]
+        where = "" if label == "-" else f"{label}: "
+        over.append(
+            f"{where}{fmt(big[0][1])} tokens, over the limit of {fmt(fail_above)} (--fail-above)"
+        )
         return over
     named = ", ".join(f"{label} ({fmt(n)})" for label, n in big[:10])
     more = f" and {len(big) - 10} more" if len(big) > 10 else ""
@@ -206,19 +262,27 @@ def count_document(
 class Report:
     """The counts of a run as ctx-count shows them: ROWS (sorted as asked), their TOTAL, why
     the total is not exact (NOT_EXACT, each reason once) and the window's USAGE (None
-    without a model or limit)."""
+    without a model or limit). MESSAGES: the rows count transcripts (``--messages``)."""
 
-    __slots__ = ("rows", "total", "not_exact", "usage")
+    __slots__ = ("rows", "total", "not_exact", "usage", "messages")
 
-    def __init__(self, rows: list[Row], *, profile, limit: int | None, ruler, sort=None):
+    def __init__(
+        self, rows: list[Row], *, profile, limit: int | None, ruler, sort=None, messages=False
+    ):
         self.rows = rows
+        self.messages = messages
         self.total, self.not_exact = total(rows)
         sort_rows(rows, sort)
         self.usage = usage(self.total["tokens"], profile, limit, ruler)
 
     def text(self, n_sources: int) -> str:
         """The plain output: the counts (``format_counts``), then the usage line."""
-        pairs = [(label, row["tokens"]) for label, row in self.rows]
+        pairs = [
+            (f"{label} (binary, {fmt(row['bytes'])} bytes)", "-")
+            if row.get("binary")
+            else (label, row["tokens"])
+            for label, row in self.rows
+        ]
         out = format_counts(pairs, self.total["tokens"], n_sources)
         return out + usage_line(self.usage) if self.usage else out
 
@@ -228,7 +292,7 @@ class Report:
 
     def warnings(self, ruler_name: str) -> list[str]:
         """The stderr lines after the output (``usage_warnings``)."""
-        return usage_warnings(self.usage, ruler_name) if self.usage else []
+        return usage_warnings(self.usage, ruler_name, self.messages) if self.usage else []
 
     def over_limits(self, *, fail_over: float | None, fail_above: int | None, single: bool):
         """Why the run fails its gates (``over_limits``); empty when it does not."""

@@ -60,3 +60,6 @@ SKILL_MAX_EXPANDED = 2
 
 # ctx-count (ctxtools.cli.count, ctxtools.cli.count_fast)
 PROGRESS_MIN_BYTES = 64 << 20  # the progress bar, on a terminal, from this input size
+PROGRESS_MIN_FILES = 200  # ... or from this many files (ctx-count)
+TREE_DEPTH = 2  # ctx-count --tree: directory levels shown
+TREE_TOP = 10  # ctx-count --tree: entries shown per directory

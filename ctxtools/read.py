@@ -92,6 +92,22 @@ def view(
 ) -> Output:
     """The view of PAYLOAD that WHAT (``req.projection()``; not --count or --introspect)
     makes, capped at MAX_CHARS; NXT words the command that shows the next part."""
+    out = _view(payload, req, what, max_chars=max_chars, nxt=nxt)
+    record = payload.record
+    if record.get("type") == "binary":
+        out.notes.insert(
+            0,
+            f"binary payload ({record['bytes']:,} bytes): bytes that are not UTF-8 "
+            "are shown as U+FFFD (--count and --introspect describe it)",
+        )
+    if record.get("incomplete"):
+        out.notes.insert(0, f"incomplete: the capture was cut short by {record['incomplete']}")
+    return out
+
+
+def _view(
+    payload: Payload, req: ReadRequest, what: str | None, *, max_chars: int, nxt: Next | None
+) -> Output:
     from ctxtools import projections as pj
 
     common = {"max_chars": max_chars, "nxt": nxt}

@@ -12,7 +12,8 @@ own, so that stopping it stops what it started too: no child outlives the run.
   left; ``kill`` kills the group at once. Both reap the child.
 * ``signals_caught`` installs a handler for SIGTERM, SIGHUP and SIGINT for a block;
   ``watching`` does it from before the command starts, holding a signal that comes while
-  it starts until it is known (``ctx-stash -- CMD`` then forwards it with ``stop``).
+  it starts until it is known; with ``forward`` (``ctx-stash -- CMD``) a signal is passed
+  on to the command's group at once and the caller reads its output to the end.
 * ``run`` is the bounded run: INPUT on stdin, at most CAP bytes of stdout and the last
   STDERR_TAIL bytes of stderr kept, a deadline. A run over its cap or its deadline is
   killed (the whole group). Ctrl-C kills it before a KeyboardInterrupt goes on; SIGTERM
@@ -147,37 +148,79 @@ class Watch:
     """The signals of ``watching``: raised as Signalled once the command has started
     (``start``) and until ``disarm``; held in ``held`` before and after. A signal that
     comes while the command is being started is held, then raised by ``start`` with the
-    command known as ``proc``: no window in which a signal would leave it running."""
+    command known as ``proc``: no window in which a signal would leave it running.
 
-    def __init__(self) -> None:
+    With FORWARD, a signal is not raised: it is passed on to the command's group at once
+    and kept in ``got``, and what is left of the group is killed ``GRACE_SECONDS`` later
+    (at once on a second signal). The caller goes on reading the command's output to its
+    end, so that nothing it printed is lost, then calls ``finish``."""
+
+    def __init__(self, forward: bool = False) -> None:
         self.armed = False
+        self.forward = forward
         self.held: list[int] = []
+        self.got: list[int] = []
         self.proc: subprocess.Popen | None = None
+        self.timer: Any = None
 
     def handler(self, signum: int, _frame: object) -> None:
-        if self.armed:
+        if not self.armed:
+            self.held.append(signum)
+        elif self.forward:
+            self._pass_on(signum)
+        else:
             raise Signalled(signum)
-        self.held.append(signum)
+
+    def _pass_on(self, signum: int) -> None:
+        import threading
+
+        assert self.proc is not None
+        first = not self.got
+        self.got.append(signum)
+        if not first:
+            _killpg(self.proc.pid, signal.SIGKILL)
+            return
+        _killpg(self.proc.pid, signum)
+        self.timer = threading.Timer(GRACE_SECONDS, _killpg, (self.proc.pid, signal.SIGKILL))
+        self.timer.daemon = True
+        self.timer.start()
 
     def start(self, argv: Sequence[str], **kw: Any) -> subprocess.Popen:
-        """``start(ARGV, **KW)``, then Signalled for a signal that came meanwhile."""
+        """``start(ARGV, **KW)``, then Signalled for a signal that came meanwhile (with
+        FORWARD: that signal passed on)."""
         self.proc = start(argv, **kw)
         self.armed = True
         if self.held:
-            raise Signalled(self.held.pop(0))
+            signum = self.held.pop(0)
+            if not self.forward:
+                raise Signalled(signum)
+            self._pass_on(signum)
         return self.proc
 
     def disarm(self) -> None:
         """From now on signals are held (the caller reads ``held``), not raised."""
         self.armed = False
 
+    def finish(self) -> None:
+        """After a forwarded signal, once the command is reaped: no kill is pending and
+        nothing of its group outlives it."""
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.got and self.proc is not None:
+            _killpg(self.proc.pid, signal.SIGKILL)
+
+
+def _killpg(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
 
 @contextlib.contextmanager
-def watching(signals: Sequence[int] = FORWARDED) -> Iterator[Watch]:
+def watching(signals: Sequence[int] = FORWARDED, *, forward: bool = False) -> Iterator[Watch]:
     """A Watch over SIGNALS for the block (start the command with ``Watch.start``). When
     the command could not start, a signal held meanwhile is sent again once the previous
     handlers are back, so that it acts as it would have."""
-    watch = Watch()
+    watch = Watch(forward)
     try:
         with signals_caught(watch.handler, signals):
             yield watch

@@ -162,18 +162,23 @@ def list_records(entries: list[dict]) -> list[dict]:
         rec["frecency"] = round(e["frecency"], 6)
         if "exit_status" in card:
             rec["exit_status"] = card["exit_status"]
+        if "incomplete" in card:
+            rec["incomplete"] = card["incomplete"]
         out.append(rec)
     return out
 
 
 def list_table(entries: list[dict], *, all_sessions: bool, now: float) -> str:
     """--list: a line a handle -- name (SESSION/NAME with ALL_SESSIONS), type, size, lines,
-    reads, last read (as of NOW), ref [exit=N] -- in aligned columns; "" for none."""
+    reads, last read (as of NOW), ref [exit=N] [incomplete=SIGNAL] -- in aligned columns;
+    "" for none."""
     rows = []
     for e in entries:
         c = e["card"]
         label = c["name"] if not all_sessions else f"{c['session_id']}/{c['name']}"
         status = f" exit={c['exit_status']}" if "exit_status" in c else ""
+        if "incomplete" in c:
+            status += f" incomplete={c['incomplete']}"
         rows.append(
             (
                 label,

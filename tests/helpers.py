@@ -287,3 +287,43 @@ def _anthropic(msgs: list) -> list[str]:
 
 
 # --- the validator's own tests -----------------------------------------------------------
+
+
+def run_with_tty_stderr(argv, *, env=None, cwd=None, timeout=120):
+    """Run ARGV as a real process with stderr on a pseudo-terminal (stdout a pipe, stdin
+    /dev/null): (exit status, stdout bytes, what the terminal got). For progress lines,
+    which show only when stderr is a terminal."""
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env,
+            cwd=cwd,
+        )
+    finally:
+        os.close(slave)
+    import threading
+
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.read()), daemon=True)
+    reader.start()  # stdout must be drained meanwhile, or a big output blocks the command
+    seen = bytearray()
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # EIO: every holder of the terminal's other end closed it
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    reader.join(timeout)
+    proc.stdout.close()
+    return proc.wait(timeout), got[0], bytes(seen)

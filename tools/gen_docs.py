@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""Generate man/ctx-*.1 and completions/ from the click commands.
+r"""Generate man/ctx-*.1 and completions/ from the click commands.
 
     python tools/gen_docs.py            # write into man/ and completions/
     python tools/gen_docs.py --out DIR  # write into DIR/man and DIR/completions (the test)
 
 The man pages carry ctxtools.DOCS_DATE, never today's date, so that the same code gives
-the same bytes on any day. Completion scripts are exactly what
-``_CTX_COUNT_COMPLETE=bash_source ctx-count`` prints (likewise zsh, fish).
+the same bytes on any day. They are written here from the click objects (NAME, SYNOPSIS,
+DESCRIPTION from the docstring, OPTIONS from the help records), as plain roff any man
+reader takes: every text line escaped (a leading ``.`` or ``'`` is no macro, ``\`` is
+``\e``, ``-`` is ``\-`` so an option is never broken or turned into a hyphen, anything
+past ASCII a ``\[uXXXX]`` escape), hyphenation off, and a docstring block marked with
+click's ``\b`` (the examples) kept verbatim between ``.nf`` and ``.fi``.
+
+Completion scripts are exactly what ``_CTX_COUNT_COMPLETE=bash_source ctx-count`` prints
+(likewise zsh, fish), in the directories and under the names the shells look for, which
+is where the wheel installs them (pyproject.toml's data-files): completions/bash/NAME,
+completions/zsh/_NAME, completions/fish/NAME.fish.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
+import re
 import sys
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHELLS = {"bash": "{name}.bash", "zsh": "_{name}", "fish": "{name}.fish"}
+SHELLS = {"bash": "bash/{name}", "zsh": "zsh/_{name}", "fish": "fish/{name}.fish"}
 
 
 def console_scripts() -> dict[str, str]:
@@ -38,24 +49,95 @@ def complete_var(name: str) -> str:
     return "_" + name.replace("-", "_").upper() + "_COMPLETE"
 
 
+# --- man pages ------------------------------------------------------------------------------
+
+
+def roff(text: str) -> str:
+    """TEXT as one roff text line: escapes, and never a control line."""
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\e")
+        elif ch == "-":
+            out.append("\\-")
+        elif ch == "\t" or " " <= ch <= "~":
+            out.append(ch)
+        elif ord(ch) >= 0xA0:
+            out.append(f"\\[u{ord(ch):04X}]")
+        # other control characters (click's \b marker) carry no text
+    line = "".join(out)
+    return "\\&" + line if line.startswith((".", "'")) else line
+
+
+def _description(help_text: str) -> list[str]:
+    lines: list[str] = []
+    for para in re.split(r"\n[ \t]*\n", inspect.cleandoc(help_text)):
+        rows = para.split("\n")
+        lines.append(".PP")
+        if rows[0].strip() == "\b":
+            lines.append(".nf")
+            lines.extend(roff(row.rstrip()) for row in rows[1:])
+            lines.append(".fi")
+        else:
+            lines.extend(roff(row.strip()) for row in rows if row.strip())
+    return lines
+
+
+def _option_tag(names: str) -> str:
+    parts = []
+    for name in names.split(", "):
+        flag, _, metavar = name.partition(" ")
+        tag = f"\\fB{roff(flag)}\\fR"
+        parts.append(f"{tag} \\fI{roff(metavar)}\\fR" if metavar else tag)
+    return ", ".join(parts)
+
+
+def man_page(name: str, cmd, version: str, date: str) -> str:
+    import click
+
+    ctx = click.Context(cmd, info_name=name)
+    summary = inspect.cleandoc(cmd.help).splitlines()[0].rstrip(".")
+    lines = [
+        f'.TH "{name.upper()}" "1" "{date}" "{version}" "{name} Manual"',
+        ".nh",  # no hyphenation: an option or a path is never cut in two
+        ".ad l",
+        ".SH NAME",
+        f"{roff(name)} \\- {roff(summary)}",
+        ".SH SYNOPSIS",
+        f".B {roff(name)}",
+        roff(" ".join(cmd.collect_usage_pieces(ctx))),
+        ".SH DESCRIPTION",
+        *_description(cmd.help),
+        ".SH OPTIONS",
+    ]
+    for param in cmd.params:
+        if not isinstance(param, click.Option) or param.hidden:
+            continue
+        names, help_text = param.get_help_record(ctx)
+        lines += [".TP", _option_tag(names), roff(help_text or "")]
+    return "\n".join(lines) + "\n"
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
 def generate(out: Path) -> list[Path]:
     from click.shell_completion import get_completion_class
-    from click_man.core import write_man_pages
 
     from ctxtools import DOCS_DATE, __version__
+    from ctxtools.cli.completion import register
 
+    register()  # the toolkit's fish script, as the commands print it
     man_dir = out / "man"
     comp_dir = out / "completions"
-    for d in (man_dir, comp_dir):
+    for d in (man_dir, *(comp_dir / shell for shell in SHELLS)):
         d.mkdir(parents=True, exist_ok=True)
     written = []
     for name, target in console_scripts().items():
         cmd = load_command(target)
-        if cmd.short_help is None and cmd.help:
-            # The man page's NAME line: the docstring's whole first line, not 45 characters.
-            cmd.short_help = cmd.help.strip().splitlines()[0].rstrip(".")
-        write_man_pages(name, cmd, version=__version__, target_dir=str(man_dir), date=DOCS_DATE)
-        written.append(man_dir / f"{name}.1")
+        page = man_dir / f"{name}.1"
+        page.write_text(man_page(name, cmd, __version__, DOCS_DATE), encoding="ascii")
+        written.append(page)
         for shell, pattern in SHELLS.items():
             cls = get_completion_class(shell)
             source = cls(cmd, {}, name, complete_var(name)).source()

@@ -52,6 +52,18 @@ def _types():
     return types
 
 
+def complete(name: str) -> Callable:
+    """A ``shell_complete`` callback that runs ``ctxtools.cli.completion.NAME`` (loaded only
+    when a shell asks for completions)."""
+
+    def call(ctx: click.Context, param: click.Parameter, incomplete: str):
+        from ctxtools.cli import completion
+
+        return getattr(completion, name)(ctx, param, incomplete)
+
+    return call
+
+
 def debug_enabled() -> bool:
     return _debug or os.environ.get("CTX_DEBUG", "") not in ("", "0")
 
@@ -126,6 +138,7 @@ def role_options(func: Callable) -> Callable:
             click.option(
                 "--role",
                 default=None,
+                shell_complete=complete("complete_role"),
                 help="Role whose share of the pack budget applies [default: worker].",
             ),
             click.option(
@@ -207,6 +220,7 @@ def ruler_options(func: Callable) -> Callable:
                 "--encoding",
                 envvar="CTX_ENCODING",
                 default=None,
+                shell_complete=complete("complete_encoding"),
                 help="tiktoken encoding: cl100k_base (default) or o200k_base [env CTX_ENCODING].",
             ),
             click.option(
@@ -247,7 +261,13 @@ def whole(min: int = 0, max: int = defaults.MAX_COUNT):
 
 def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     """``--model NAME`` ($CTX_MODEL)."""
-    return click.option("--model", envvar="CTX_MODEL", default=None, help=help)
+    return click.option(
+        "--model",
+        envvar="CTX_MODEL",
+        default=None,
+        help=help,
+        shell_complete=complete("complete_model"),
+    )
 
 
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
@@ -500,29 +520,6 @@ def ruler_from_options(
     return choice
 
 
-class progress_bar:
-    """``with progress_bar(sources, label, min_bytes) as advance:`` a click progress bar on
-    stderr over the bytes of SOURCES, shown only when stderr is a terminal, every source is
-    a file (stdin's size is unknown) and they hold MIN_BYTES or more. ADVANCE is the bar's
-    update function, or None when there is no bar."""
-
-    def __init__(self, sources: list[FileArg], label: str, min_bytes: int):
-        self.bar = None
-        if not sys.stderr.isatty() or any(src.path is None for src in sources):
-            return
-        size = sum(os.path.getsize(src.path) for src in sources)
-        if size >= min_bytes:
-            self.bar = click.progressbar(length=size, label=label, file=sys.stderr)
-
-    def __enter__(self):
-        return None if self.bar is None else self.bar.__enter__().update
-
-    def __exit__(self, *exc) -> bool:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-        return False
-
-
 # --- the entry point -----------------------------------------------------------------------
 
 
@@ -559,6 +556,10 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
     def main(argv: list[str] | None = None) -> None:
         global _debug
         _debug = False
+        if os.environ.get("_" + name.replace("-", "_").upper() + "_COMPLETE"):
+            from ctxtools.cli.completion import register  # the shell asks: fish's script
+
+            register()
         try:
             rv = command.main(args=argv, prog_name=name, standalone_mode=False)
         except click.exceptions.Abort:

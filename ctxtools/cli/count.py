@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from ctxtools import defaults
@@ -18,20 +21,19 @@ from ctxtools.cli.common import (
     limit_option,
     make_main,
     model_option,
-    open_source,
     profiles_file_option,
-    progress_bar,
     read_source_bytes,
     resolve_sources,
     role_options,
     ruler_from_options,
     ruler_options,
     standard_options,
+    stdin_bytes,
     warn,
     whole,
     write,
 )
-from ctxtools.errors import OverLimitError, UsageError
+from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -68,7 +70,36 @@ from ctxtools.errors import OverLimitError, UsageError
     default=None,
     help="Order of the per-file lines: heaviest first, or by name.",
 )
-@keep_going_option("Count what exists when some files are missing.")
+@keep_going_option("Count what exists when some files are missing (still exit 1).")
+@click.option(
+    "--missing-ok",
+    is_flag=True,
+    help="A file that does not exist is noted and skipped, not an error (optional files).",
+)
+@click.option(
+    "--count-binary",
+    is_flag=True,
+    help="Count binary files' tokens too (as text, U+FFFD for bad bytes).",
+)
+@click.option(
+    "--tree",
+    is_flag=True,
+    help="Count the files of a directory (git-aware) as a tree of totals.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0, max=defaults.MAX_COUNT),
+    default=defaults.TREE_DEPTH,
+    show_default=True,
+    help="With --tree: directory levels shown (deeper ones are folded into their parent).",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1, max=defaults.MAX_COUNT),
+    default=defaults.TREE_TOP,
+    show_default=True,
+    help="With --tree: entries shown per directory, heaviest first (the rest summed).",
+)
 @jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
 @click.option(
     "--budget",
@@ -101,8 +132,12 @@ def cli(ctx: click.Context, **opts) -> int:
     <|endoftext|> count as ordinary text unless --allow-special.
 
     FILE arguments may be '-' for stdin; --files-from FILE reads names (one a line, or
-    NUL-separated with -0, as from git ls-files -z). Invalid UTF-8 and binary input are
-    counted with U+FFFD in place of bad bytes.
+    NUL-separated with -0, as from git ls-files -z). Invalid UTF-8 is counted with U+FFFD in
+    place of bad bytes. A binary file (a NUL byte in its first 8 KiB, or mostly bytes that
+    are not UTF-8) is reported by its bytes only, 0 tokens, with a note; --count-binary
+    counts it as text. Standard input is always counted as text. A missing file is an
+    error (exit 1); with --missing-ok a file that does not exist is noted on stderr and
+    skipped, so a gate over optional files (AGENTS.md CLAUDE.md) counts those present.
 
     Two ways to count a transcript. Without --messages, the input is text: every byte of
     the JSON counts (quotes, keys, escapes), which is what pasting the file into a prompt
@@ -113,12 +148,13 @@ def cli(ctx: click.Context, **opts) -> int:
     message and 3 for the reply. Use --messages to see how full a conversation's window is.
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
-    the model. From 80% a "compact soon" warning goes to stderr, from 90% a "compact now"
-    one; both name the remedy, ctx-compact. --fail-over PCT exits 3 when usage is over
-    PCT, for CI gates; --fail-above N exits 3 when an input (each file of several) counts
-    over N tokens, the absolute gate for instruction files such as AGENTS.md that every
-    turn pays for. Counts for models whose tokenizer is not a tiktoken encoding are marked
-    approximate unless --tokenizer is given. An unknown --model is not an error: it
+    the model. From 80% a warning with the share used goes to stderr; for a transcript
+    (--messages) it says "compact soon", from 90% "compact now", naming the remedy,
+    ctx-compact. --fail-over PCT exits 3 when usage is over PCT, for CI gates; --fail-above
+    N exits 3 when an input (each file of several) counts over N tokens, naming it, the
+    absolute gate for instruction files such as AGENTS.md that every turn pays for. Counts
+    for models whose tokenizer is not a tiktoken encoding are marked approximate unless
+    --tokenizer is given. An unknown --model is not an error: it
     resolves to a size bucket (a name with 7b, 14b, ...) or the default profile, with a
     note on stderr naming the profile used.
 
@@ -131,14 +167,25 @@ def cli(ctx: click.Context, **opts) -> int:
     (context window, max output tokens, max turns where set, encoding); --profiles-file
     adds or overrides them from a TOML file.
 
+    --tree [DIR] counts the files of DIR (default .) as ctx-repomap lists them (git ls-files
+    in a work tree, else a walk honouring .gitignore; vendored and minified files left
+    out): one line a directory or file with its tokens and share of the total, directories
+    down to --depth levels, at most --top entries a directory, heaviest first (the rest
+    summed on one line), then the --top heaviest files anywhere.
+
     --json prints {"counter", "kind", "exact", "counted" ("text" or "messages"), "files":
     [{"path", "tokens", "chars", "lines", "bytes"}], "total": {"tokens", "chars", "lines",
     "bytes"}} and, with a model or limit, "usage": {"model", "context_limit", "percent",
     "status", "approximate", "matched_by"}. With --messages each file also has "messages"
-    and "format". Missing files are listed in "missing". Undecodable bytes of a file name
-    show as U+FFFD.
+    and "format"; a binary file has "binary": true. Unreadable files are listed in
+    "missing", files skipped by --missing-ok in "absent". With --tree: {"counter", "kind",
+    "exact", "root", "files_listed_by", "total" (with "files"), "tree": {"path", "tokens",
+    "chars", "lines", "bytes", "files", "children": [...], "more": {"entries", "tokens",
+    ...}}, "heaviest": [{"path", "tokens", ...}], "skipped": {reason: count}}. Undecodable
+    bytes of a file name show as U+FFFD.
 
     Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
+    not a directory for --tree;
     unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
     is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
 
@@ -146,7 +193,8 @@ def cli(ctx: click.Context, **opts) -> int:
     Examples:
       pytest -q 2>&1 | ctx-count
       ctx-count --model gpt-4o --fail-over 80 prompt.md
-      ctx-count --fail-above 512 AGENTS.md CLAUDE.md
+      ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md
+      ctx-count --tree . --depth 1
       ctx-count --messages --model gpt-4o transcript.json
       git ls-files -z | ctx-count --files-from - -0 --sort tokens
       ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
@@ -181,6 +229,8 @@ def cli(ctx: click.Context, **opts) -> int:
     if profile is not None and (encoding is None or from_env):
         encoding = profile.encoding
     choice = ruler_from_options(opts, encoding=encoding, allow_special=opts["allow_special"])
+    if opts["tree"]:
+        return _tree(choice.ruler, profile, opts)
     return _count(choice.ruler, profile, opts)
 
 
@@ -189,30 +239,46 @@ def _count(ruler, profile, opts) -> int:
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     bad = report.unreadable([src.path for src in sources])
+    absent = [p for p in bad if opts["missing_ok"] and not os.path.exists(p)]
+    for path in absent:
+        del bad[path]
     if bad and not opts["keep_going"]:
         from ctxtools.fsutil import unreadable_error
 
         if len(bad) == 1:
             check_file(next(iter(bad)))  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
-    present = [src for src in sources if src.path not in bad]
+    present = [src for src in sources if src.path not in bad and src.path not in absent]
     if opts["messages"]:
         rows = [
             (s.label, report.transcript_counts(read_source_bytes(s), ruler, s.path))
             for s in present
         ]
     else:
-        rows = _count_texts(present, ruler, opts["jobs"])
+        rows = _count_texts(present, ruler, opts)
     warn(*bad.values(), prefix="error: ")
+    if absent:
+        warn(f"note: not present, not counted (--missing-ok): {', '.join(absent)}")
     counted = report.Report(
-        rows, profile=profile, limit=opts["limit"], ruler=ruler, sort=opts["sort"]
+        rows,
+        profile=profile,
+        limit=opts["limit"],
+        ruler=ruler,
+        sort=opts["sort"],
+        messages=opts["messages"],
     )
     warn(*counted.not_exact, prefix="note: not exact: ")
     if opts["as_json"]:
         missing = [src.label for src in sources if src.path in bad]
-        emit_json(counted.document(ruler.describe(), missing, opts["messages"]))
+        doc = counted.document(ruler.describe(), missing, opts["messages"])
+        if absent:
+            doc["absent"] = absent
+        emit_json(doc)
     else:
         write(counted.text(len(sources)))
+    binary = report.binary_note(rows)
+    if binary:
+        warn(binary)
     warn(*counted.warnings(ruler.name))
     gates = {k: opts[k] for k in ("fail_over", "fail_above")}
     over = counted.over_limits(single=len(sources) == 1, **gates)
@@ -221,20 +287,104 @@ def _count(ruler, profile, opts) -> int:
     return 1 if bad else 0
 
 
-def _count_texts(sources, ruler, jobs) -> list[tuple[str, dict]]:
+def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
+    from ctxtools import count as report
     from ctxtools.tokens import count_stream
 
     rows = []
-    with progress_bar(sources, "counting", defaults.PROGRESS_MIN_BYTES) as advance:
-        for src in sources:
-            stream = open_source(src)
-            try:
-                counts = count_stream(stream, ruler, jobs=jobs, progress=advance)
-            finally:
-                if src.path is not None:
-                    stream.close()
-            rows.append((src.label, counts.as_dict()))
+    bar = _progress(sources)
+    try:
+        for i, src in enumerate(sources, 1):
+            if bar is not None:
+                bar.note(f"{i:,}/{len(sources):,} files")
+            if src.path is None:
+                counts = count_stream(stdin_bytes(), ruler, jobs=opts["jobs"]).as_dict()
+            else:
+                check_file(src.path)
+                try:
+                    counts = report.count_file(
+                        src.path,
+                        ruler,
+                        count_binary=opts["count_binary"],
+                        jobs=opts["jobs"],
+                        progress=bar.advance if bar is not None else None,
+                    )
+                except OSError as exc:
+                    raise InputError(f"{src.path}: {exc.strerror or exc}") from None
+            rows.append((src.label, counts))
+    finally:
+        if bar is not None:
+            bar.close()
     return rows
+
+
+def _progress(sources):
+    """The progress line over SOURCES' bytes: on a terminal, for files only (stdin's size is
+    unknown), when they are many or big."""
+    if not sys.stderr.isatty() or any(src.path is None for src in sources):
+        return None
+    size = sum(os.path.getsize(src.path) for src in sources)
+    if size < defaults.PROGRESS_MIN_BYTES and len(sources) < defaults.PROGRESS_MIN_FILES:
+        return None
+    from ctxtools.cli.progress import Progress
+
+    return Progress.start("counting", unit="bytes", total=size)
+
+
+def _tree(ruler, profile, opts) -> int:
+    from ctxtools import count as report
+    from ctxtools import count_tree
+
+    for key, flag in _NOT_WITH_TREE:
+        if opts[key]:
+            raise UsageError(f"{flag} does not go with --tree")
+    if len(opts["files"]) > 1:
+        raise UsageError("--tree takes one directory", hint="ctx-count --tree DIR")
+    root = opts["files"][0] if opts["files"] else "."
+    if not os.path.isdir(root):
+        raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
+    from ctxtools.cli.progress import Progress
+
+    bar = Progress.start("counting", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
+    try:
+        tree = count_tree.count_tree(
+            root,
+            ruler,
+            count_binary=opts["count_binary"],
+            jobs=opts["jobs"],
+            progress=bar.update if bar is not None else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    use = report.usage(tree.top.counts["tokens"], profile, opts["limit"], ruler)
+    shape = {"depth": opts["depth"], "top": opts["top"]}
+    warn(*tree.not_exact, prefix="note: not exact: ")
+    if opts["as_json"]:
+        doc = count_tree.document(tree, ruler.describe(), **shape)
+        if use:
+            doc["usage"] = use
+        emit_json(doc)
+    else:
+        write(count_tree.render(tree, **shape) + (report.usage_line(use) if use else ""))
+    warn(*count_tree.notes(tree))
+    if use:
+        warn(*report.usage_warnings(use, ruler.name))
+        over = report.over_limits(
+            [], use, fail_over=opts["fail_over"], fail_above=None, single=True
+        )
+        if over:
+            raise OverLimitError("; ".join(over))
+    return 0
+
+
+_NOT_WITH_TREE = (
+    ("messages", "--messages"),
+    ("files_from", "--files-from"),
+    ("sort", "--sort"),
+    ("fail_above", "--fail-above"),
+    ("missing_ok", "--missing-ok"),
+)
 
 
 def _budget(profile, opts, table) -> int:

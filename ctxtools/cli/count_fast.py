@@ -7,9 +7,10 @@ issue 10). Such a call is counted here with the same library calls, and printed 
 same ``ctxtools.count.format_counts``, as the click command in ``ctxtools.cli.count``.
 
 Every other call goes to the click command, and so does a plain call that would show
-anything but the counts -- an unreadable file, a terminal on stdin (the hint) or on stderr
-with a big input (the progress bar), a note from the ruler -- before anything is read or
-printed. An error after stdin has been read is printed as the command prints errors.
+anything but the counts -- an unreadable or binary file, a terminal on stdin (the hint) or
+on stderr with a big input or many files (the progress line), a note from the ruler --
+before anything is read or printed. An error after stdin has been read is printed as the
+command prints errors.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def _stdin():
     return None if stream is None or stream.isatty() else stream
 
 
+def _binary(name: str) -> bool:
+    """Whether the file NAME looks binary (the click command reports it as such)."""
+    from ctxtools.fsutil import BINARY_PROBE, looks_binary
+
+    try:
+        with open(name, "rb") as fh:
+            return looks_binary(fh.read(BINARY_PROBE))
+    except OSError:
+        return True  # the click command says what is wrong with it
+
+
 def _fast(args: list[str]) -> str | None:
     """The output of a plain call, or None: the click command must run it."""
     plan = _plan(args)
@@ -67,11 +79,12 @@ def _fast(args: list[str]) -> str | None:
         if name == "-":
             if _stdin() is None:
                 return None
-        elif unreadable_reason(name, check_access=True) is not None:
+        elif unreadable_reason(name, check_access=True) is not None or _binary(name):
             return None
         else:
             size += os.path.getsize(name)
-    if "-" not in names and size >= defaults.PROGRESS_MIN_BYTES and sys.stderr.isatty():
+    big = size >= defaults.PROGRESS_MIN_BYTES or len(names) >= defaults.PROGRESS_MIN_FILES
+    if "-" not in names and big and sys.stderr.isatty():
         return None
     from ctxtools.errors import CtxError, InputError
     from ctxtools.tokens import count_stream, get_ruler

@@ -235,7 +235,7 @@ def cli(**opts) -> int:
     unreadable = find_unreadable(inputs)
     if unreadable and not opts["keep_going"]:
         raise unreadable_error(unreadable, hint="--keep-going excerpts the rest")
-    notes = FileNotes(opts["keep_going"], warn)
+    notes = _with_progress(FileNotes(opts["keep_going"], warn), len(inputs))
     common = {
         "signatures": opts["signatures"],
         "jobs": opts["jobs"] or auto_jobs(len(inputs)),
@@ -245,22 +245,24 @@ def cli(**opts) -> int:
     }
     if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score" or opts["explain"]):
         out = stdout_bytes()
-        write_blocks(
-            inputs, matcher, options, out.write, on_file=notes, unmatched=unmatched, **common
-        )
+        with notes:
+            write_blocks(
+                inputs, matcher, options, out.write, on_file=notes, unmatched=unmatched, **common
+            )
         return notes.status
     tokens = opts["tokens"]
-    run = excerpt_sources(
-        inputs,
-        matcher,
-        options,
-        ruler=(lambda: _ruler(opts)) if tokens else None,
-        budget=tokens,
-        sort=opts["sort"],
-        on_file=notes,
-        unmatched=unmatched,
-        **common,
-    )
+    with notes:
+        run = excerpt_sources(
+            inputs,
+            matcher,
+            options,
+            ruler=(lambda: _ruler(opts)) if tokens else None,
+            budget=tokens,
+            sort=opts["sort"],
+            on_file=notes,
+            unmatched=unmatched,
+            **common,
+        )
     for k, line in enumerate(run.drop_notes()):
         warn(f"--tokens {tokens}: {line}" if k == 0 else line)
     explained = None
@@ -277,6 +279,42 @@ def cli(**opts) -> int:
     else:
         write(run.render())
     return notes.status
+
+
+class _with_progress:
+    """NOTES (the ``on_file`` that says what became of each file) with a progress line over
+    the N inputs: on a terminal, from PROGRESS_MIN_FILES inputs, and not while the excerpts
+    stream to a terminal themselves. ``with`` it around the run: the line is erased after."""
+
+    def __init__(self, notes, n: int):
+        import sys
+
+        self.notes = notes
+        self.bar = None
+        self.done = 0
+        self.total = n
+        if n >= defaults.PROGRESS_MIN_FILES and not sys.stdout.isatty():
+            from ctxtools.cli.progress import Progress
+
+            self.bar = Progress.start("excerpting", unit="files", total=n)
+
+    @property
+    def status(self) -> int:
+        return self.notes.status
+
+    def __call__(self, res):
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.done)
+        return self.notes(res)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self.bar is not None:
+            self.bar.close()
+        return False
 
 
 def _memory(opts: dict, method: str | None) -> int:

@@ -7,6 +7,7 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    complete,
     emit_json,
     ignore_case_option,
     make_main,
@@ -24,7 +25,7 @@ PROG = "ctx-read"
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("ref", required=False, metavar="[REF]")
+@click.argument("ref", required=False, metavar="[REF]", shell_complete=complete("complete_handle"))
 @click.option("--slice", "slice", metavar="A:B", help="Zero-based half-open slice.")
 @click.option(
     "--unit",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ctxtools import defaults
@@ -141,7 +139,9 @@ def cli(
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
         return ruler_from_options(ruler_opts, store_root=store_root(store), note_prefix="").ruler
 
-    bar = _Progress() if sys.stderr.isatty() else None
+    from ctxtools.cli.progress import Progress
+
+    bar = Progress.start("scanning", unit="files", min_total=200)
     try:
         result = build_map(
             directory,
@@ -174,28 +174,6 @@ def cli(
             write_bytes(piece)
     else:
         write(result.text)
-
-
-class _Progress:
-    """A click progress bar on stderr, shown once a scan has real work to do."""
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if total < 200 or done >= total:
-                return
-            self.bar = click.progressbar(
-                length=total, label="scanning", file=sys.stderr, show_pos=True
-            )
-            self.bar.__enter__()
-        if done > self.bar.pos:  # never backwards
-            self.bar.update(done - self.bar.pos)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
 
 
 main = make_main(cli, "ctx-repomap")

@@ -82,16 +82,20 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     interleaved as they arrive (--tee also copies them to stderr), always stored, and the
     card records exit_status; ctx-stash then exits with the command's status. The command
     runs in its own process group: SIGTERM, SIGHUP or SIGINT (Ctrl-C) to ctx-stash is
-    passed on to it, what is left after 2 seconds is killed, nothing is stored, and
-    ctx-stash exits 128 + the signal's number.
+    passed on to it, what is left after 2 seconds is killed (at once on a second Ctrl-C),
+    what it printed until then is kept as a handle whose card says "incomplete" (the
+    signal's name), printed as usual, and ctx-stash exits 128 + the signal's number. On a
+    terminal (and without --tee) stderr shows the bytes captured so far.
 
-    Card: {"kind": "handle", "session_id", "name", "type": "text"|"json"|"jsonl",
+    Card: {"kind": "handle", "session_id", "name", "type": "text"|"json"|"jsonl"|"binary",
     "length": chars, "lines", "bytes", "repr_preview", "sha256",
-    "ref": "ctx:SESSION/NAME@SHA12", "exit_status" (with -- CMD only)}.
+    "ref": "ctx:SESSION/NAME@SHA12", "exit_status" (with -- CMD only), "incomplete" (only
+    when a signal cut the capture short: its name, e.g. "SIGINT")}. Type binary: a NUL byte
+    in the first 8 KiB, or mostly bytes that are not UTF-8.
 
     Housekeeping: --list (most recently and frequently read first, half-life 7 days;
     --json: an array of {ref, session_id, name, type, length, lines, bytes, access_count,
-    last_accessed_at, frecency[, exit_status]}), --rm NAME..., --gc [--max-bytes 500M]
+    last_accessed_at, frecency[, exit_status][, incomplete]}), --rm NAME..., --gc [--max-bytes 500M]
     [--max-entries N] [--strategy lru|importance] [--dry-run] (without a budget it keeps
     100 handles; also removes blobs no card refers to and temp files of killed writers;
     --json: {dry_run, evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes,
@@ -171,12 +175,31 @@ def _stash(store, path: str | None, opts: dict) -> None:
 
 
 def _run(store, argv: list[str], opts: dict) -> int:
-    from ctxtools.capture import run_and_stash
+    from ctxtools.capture import Interrupted, run_and_stash
+    from ctxtools.cli.progress import Progress
 
     tee = click.get_binary_stream("stderr") if opts["tee"] else None
-    card, code = run_and_stash(
-        store, argv, name=opts["name"], session=opts["session"], type=opts["type_"], tee=tee
-    )
+    # --tee shows the output itself; otherwise a terminal sees the bytes captured so far
+    bar = None if tee else Progress.start("capturing", delay=0.5, tick=True)
+    try:
+        card, code = run_and_stash(
+            store,
+            argv,
+            name=opts["name"],
+            session=opts["session"],
+            type=opts["type_"],
+            tee=tee,
+            progress=bar.advance if bar is not None else None,
+        )
+    except Interrupted as exc:
+        if bar is not None:
+            bar.close()
+        if exc.card is not None:
+            emit_json(exc.card)  # what was captured: a handle, marked incomplete
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
     emit_json(card)
     return code
 

@@ -130,13 +130,16 @@ class HandleStore:
         type: str | None = None,
         exit_status: int | Callable[[], int] | None = None,
         head: bytes = b"",
+        incomplete: str | Callable[[], str | None] | None = None,
     ) -> dict:
         """Stream STREAM (after HEAD, bytes already read from it) into the store; its card.
 
         Memory stays bounded whatever the size. Without NAME the name is the first 12 hex
         digits of the SHA-256. TYPE is detected when None. Re-stashing a name replaces its
         card (the old ``@sha`` reference then reads as stale). EXIT_STATUS may be a callable,
-        called once the stream is exhausted (e.g. a child process's ``wait``).
+        called once the stream is exhausted (e.g. a child process's ``wait``); so may
+        INCOMPLETE, why the payload is not the whole output (the signal that cut a capture
+        short, e.g. ``"SIGINT"``; None: it is whole), which the card then carries.
         """
         validate_session(session)
         if name is not None:
@@ -145,7 +148,7 @@ class HandleStore:
         if head:
             stream = Chain(head, stream)  # type: ignore[assignment]
         disk.ensure_dir(self.root, self.blobs_dir)
-        return self._put(stream, name, session, type, exit_status)
+        return self._put(stream, name, session, type, (exit_status, incomplete))
 
     def _put(
         self,
@@ -153,7 +156,7 @@ class HandleStore:
         name: str | None,
         session: str,
         type_: str | None,
-        exit_status: int | Callable[[], int] | None,
+        marks: tuple,
     ) -> dict:
         tmp = fsutil.temp_path(self.blobs_dir)
         try:
@@ -169,13 +172,12 @@ class HandleStore:
                     raise disk.store_error(self.root, exc, "write") from exc
                 detected = detect_type_head(bytes(ix.head), ix.size, fh)
                 detected = settle_type(type_, detected, ix.lines)
-            if callable(exit_status):
-                exit_status = exit_status()
+            exit_status, incomplete = (m() if callable(m) else m for m in marks)
             # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
             # and its card in place is done under the shared lock, so gc -- which takes it
             # alone -- never sees a blob whose card is about to be written.
             with disk.lock(self.root):
-                return self._commit(tmp, ix, detected, name, session, exit_status)
+                return self._commit(tmp, ix, detected, name, session, exit_status, incomplete)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -195,6 +197,7 @@ class HandleStore:
         name: str | None,
         session: str,
         exit_status: int | None,
+        incomplete: str | None = None,
     ) -> dict:
         sha = ix.sha256
         final = self.blob_path(sha)
@@ -206,7 +209,7 @@ class HandleStore:
             fsutil.fsync_dir(final.parent)
         except OSError as exc:
             raise disk.store_error(self.root, exc, "write") from exc
-        record = make_record(ix, detected, name, session, exit_status, time.time())
+        record = make_record(ix, detected, name, session, exit_status, time.time(), incomplete)
         path = self.card_path(session, record["name"])
         disk.ensure_dir(self.root, self.sessions_dir)
         try:

@@ -27,7 +27,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SHA_PREFIX_RE = re.compile(r"[0-9a-f]{4,64}")
 SHA256_RE = re.compile(r"[0-9a-f]{64}")
 REF_PREFIX_LEN = 12
-TYPES = ("text", "json", "jsonl")
+TYPES = ("text", "json", "jsonl", "binary")
 PUBLIC_FIELDS = (
     "kind",
     "session_id",
@@ -40,6 +40,7 @@ PUBLIC_FIELDS = (
     "sha256",
     "ref",
     "exit_status",
+    "incomplete",
 )
 PREVIEW_CHARS = 72
 
@@ -179,8 +180,10 @@ def make_record(
     session: str,
     exit_status: int | None,
     now: float,
+    incomplete: str | None = None,
 ) -> dict:
-    """The stored record (public card plus private fields) of a payload indexed by IX."""
+    """The stored record (public card plus private fields) of a payload indexed by IX;
+    INCOMPLETE (why it is not the whole output, e.g. ``"SIGINT"``) only when given."""
     sha = ix.sha256
     name = name or sha[:REF_PREFIX_LEN]
     record = {
@@ -197,6 +200,8 @@ def make_record(
     }
     if exit_status is not None:
         record["exit_status"] = int(exit_status)
+    if incomplete is not None:
+        record["incomplete"] = str(incomplete)
     record["xxh3"] = ix.xxh3
     record["created_at"] = round(now, 3)
     return record

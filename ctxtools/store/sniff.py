@@ -1,5 +1,6 @@
-"""What a payload is: ``json`` (one whole document), ``jsonl`` (one JSON value a line) or
-``text`` -- detected from its bytes in bounded memory, or checked against ``--type``."""
+"""What a payload is: ``json`` (one whole document), ``jsonl`` (one JSON value a line),
+``binary`` (``fsutil.looks_binary``: a NUL byte or mostly bytes outside UTF-8 in its head)
+or ``text`` -- detected from its bytes in bounded memory, or checked against ``--type``."""
 
 from __future__ import annotations
 
@@ -45,12 +46,17 @@ def _capped_lines(fh: BinaryIO) -> Iterator[bytes]:
 
 
 def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
-    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line) or ``text``.
+    """``json`` (one whole document), ``jsonl`` (one JSON object/array a line), ``binary``
+    (HEAD looks binary, ``fsutil.looks_binary``) or ``text``.
 
     Payloads up to JSON_PARSE_LIMIT are parsed; bigger ones are checked line by line for
     JSON Lines (lines up to JSONL_LINE_LIMIT), else judged a JSON document by their first
     and last characters -- memory stays bounded either way.
     """
+    from ctxtools.fsutil import looks_binary
+
+    if looks_binary(head):
+        return "binary"
     first = head.lstrip()[:1]
     if first not in (b"{", b"["):
         return "text"
@@ -81,7 +87,11 @@ def settle_type(asked: str | None, detected: str, lines: int) -> str:
         or (asked == "jsonl" and detected == "json" and lines <= 1)
     )
     if not fits:
-        what = {"json": "one JSON document", "jsonl": "JSON Lines (one JSON value a line)"}
+        what = {
+            "json": "one JSON document",
+            "jsonl": "JSON Lines (one JSON value a line)",
+            "binary": "binary",
+        }
         raise InputError(
             f"--type {asked}: the input is not {what[asked]} (it reads as {detected})",
             hint="leave --type out to have it detected, or give --type text",

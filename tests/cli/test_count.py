@@ -119,10 +119,10 @@ def test_usage_warnings_and_fail_over(script_runner):
     n = exact(text.decode())
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(int(n / 0.85))], text)
     assert r.returncode == 0
-    # both warnings name the remedy
-    assert "warning: 85.0% of the window used: compact soon (ctx-compact)" in r.stderr
+    # text: the share, and no advice to compact a file (issue 20)
+    assert r.stderr == "ctx-count: warning: 85.0% of the window used\n"
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n)], text)
-    assert "warning: 100.0% of the window used: compact now (ctx-compact)" in r.stderr
+    assert r.stderr == "ctx-count: warning: 100.0% of the window used\n"
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n * 2)], text)
     assert r.stderr == ""
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n * 2), "--fail-over", "40"], text)
@@ -130,6 +130,32 @@ def test_usage_warnings_and_fail_over(script_runner):
     assert "ctx-count: error: usage 50.0% is over the limit of 40%" in r.stderr
     r = run_bytes(script_runner, ["ctx-count", "--limit", str(n * 2), "--fail-over", "60"], text)
     assert r.returncode == 0
+
+
+def test_only_a_transcript_is_told_to_compact(script_runner, tmp_path):
+    """Issue 20: "compact now (ctx-compact)" is advice for a conversation (--messages),
+    not for a Markdown file; the text count says the share and nothing more."""
+    chat = tmp_path / "t.json"
+    turns = [{"role": "user", "content": "word " * 400}, {"role": "assistant", "content": "ok"}]
+    chat.write_text(json.dumps(turns))
+    r = script_runner.run(["ctx-count", "--messages", "--json", str(chat)])
+    n = json.loads(r.stdout)["total"]["tokens"]
+    soon, now = str(int(n / 0.85)), str(n)
+    r = script_runner.run(["ctx-count", "--messages", "--limit", soon, str(chat)])
+    assert re.fullmatch(
+        r"ctx-count: warning: 8\d\.\d% of the window used: compact soon \(ctx-compact\)\n",
+        r.stderr,
+    )
+    r = script_runner.run(["ctx-count", "--messages", "--limit", now, str(chat)])
+    assert r.stderr == (
+        "ctx-count: warning: 100.0% of the window used: compact now (ctx-compact)\n"
+    )
+    md = tmp_path / "HISTORY.md"
+    md.write_text("word " * 400)
+    r = script_runner.run(["ctx-count", "--limit", "100", "--fail-over", "80", str(md)])
+    assert r.returncode == 3
+    assert "compact" not in r.stderr
+    assert "ctx-count: warning: " in r.stderr and "of the window used\n" in r.stderr
 
 
 def test_fail_over_needs_a_window(script_runner):
@@ -257,6 +283,54 @@ def test_binary_and_invalid_utf8_never_crash(script_runner):
     assert doc["total"]["tokens"] == exact(data.decode("utf-8", "replace"))
 
 
+def test_binary_files_are_reported_by_their_bytes(script_runner, tmp_path):
+    """Issue 20: a gzip or random-bytes file is no token count; --count-binary asks for one."""
+    import gzip
+    import random
+
+    gz = tmp_path / "initial.json.gz"
+    gz.write_bytes(gzip.compress(b'{"state": "initial"}\n' * 2000, mtime=0))
+    rnd = tmp_path / "noise.bin"
+    rnd.write_bytes(random.Random(4).randbytes(3000))
+    md = tmp_path / "notes.md"
+    md.write_text("Notes about the run.\n")
+    n = exact(md.read_text())
+    size = gz.stat().st_size
+    r = script_runner.run(["ctx-count", "--sort", "tokens", str(gz), str(md)])
+    assert r.returncode == 0
+    w = len(str(n))
+    assert r.stdout == (
+        f"{n:>{w}} {md}\n{'-':>{w}} {gz} (binary, {size:,} bytes)\n{n:>{w}} total\n"
+    )
+    assert r.stderr == (
+        f"ctx-count: note: {gz}: binary ({size:,} bytes), not counted in tokens "
+        "(--count-binary counts it as text)\n"
+    )
+    # one binary file alone: 0, with the note (the plain path hands it to the full command)
+    r = script_runner.run(["ctx-count", str(rnd)])
+    assert (r.returncode, r.stdout) == (0, "0\n")
+    assert f"{rnd}: binary (3,000 bytes)" in r.stderr
+    r = script_runner.run(["ctx-count", "--json", str(gz), str(rnd), str(md)])
+    doc = json.loads(r.stdout)
+    assert [f.get("binary", False) for f in doc["files"]] == [True, True, False]
+    assert doc["files"][0] == {
+        "path": str(gz),
+        "tokens": 0,
+        "chars": 0,
+        "lines": 0,
+        "bytes": size,
+        "binary": True,
+    }
+    assert doc["total"]["tokens"] == n and doc["total"]["bytes"] == size + 3000 + md.stat().st_size
+    assert r.stderr == (
+        f"ctx-count: note: 2 binary files ({size + 3000:,} bytes) not counted in tokens "
+        "(--count-binary counts them as text)\n"
+    )
+    r = script_runner.run(["ctx-count", "--count-binary", str(gz)])
+    assert r.stdout == f"{exact(gz.read_bytes().decode('utf-8', 'replace'))}\n"
+    assert r.stderr == ""
+
+
 def test_empty_input_is_zero(script_runner):
     r = run_bytes(script_runner, ["ctx-count"], b"")
     assert (r.returncode, r.stdout) == (0, "0\n")
@@ -336,6 +410,62 @@ def test_fail_above_gates_each_file_and_combines_with_fail_over(script_runner, t
     )
     assert r.returncode == 3
     assert "is over the limit of 50%; " in r.stderr and "(--fail-above)" in r.stderr
+
+
+def test_fail_above_names_the_one_file_it_gates(script_runner, tmp_path):
+    """Issue 20: one file over the limit is named, as two are; stdin has no name."""
+    agents = tmp_path / "AGENTS.md"
+    agents.write_text("Always explain every change in detail. " * 200)
+    n = exact(agents.read_text())
+    for args in (["--fail-above", "1024", str(agents)], ["--fail-above=1024", str(agents)]):
+        r = script_runner.run(["ctx-count", *args])
+        assert r.returncode == 3
+        assert r.stdout == f"{n}\n"
+        assert r.stderr == (
+            f"ctx-count: error: {agents}: {n:,} tokens, over the limit of 1,024 (--fail-above)\n"
+        )
+
+
+def test_missing_ok_gates_the_optional_files_present(script_runner, tmp_path, monkeypatch):
+    """Issue 20: the README's CI line over AGENTS.md CLAUDE.md when only one exists."""
+    monkeypatch.chdir(tmp_path)
+    Path("AGENTS.md").write_text("Always explain every change in detail. " * 80)
+    n = exact(Path("AGENTS.md").read_text())
+    line = ["ctx-count", "--fail-above", "512", "--missing-ok", "AGENTS.md", "CLAUDE.md"]
+    r = script_runner.run(line)
+    assert r.returncode == 3
+    assert r.stdout == f"{n} AGENTS.md\n{n} total\n"
+    assert r.stderr == (
+        "ctx-count: note: not present, not counted (--missing-ok): CLAUDE.md\n"
+        f"ctx-count: error: 1 of 1 inputs over 512 tokens: AGENTS.md ({n:,})\n"
+    )
+    Path("AGENTS.md").write_text("Run make test.\n")
+    r = script_runner.run([*line, "--json"])
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert [f["path"] for f in doc["files"]] == ["AGENTS.md"]
+    assert doc["absent"] == ["CLAUDE.md"] and "missing" not in doc
+    # without --missing-ok a missing file is still an error: a misspelt name fails the gate
+    r = script_runner.run(line[:3] + line[4:])
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == "ctx-count: error: CLAUDE.md: no such file\n"
+    # --missing-ok is about absent files only: a directory is still an error
+    Path("CLAUDE.md").mkdir()
+    r = script_runner.run(line)
+    assert r.returncode == 1 and "CLAUDE.md: is a directory" in r.stderr
+    # nothing present at all: an empty count that passes the gate, and says so
+    r = script_runner.run(["ctx-count", "--fail-above", "5", "--missing-ok", "A.md", "B.md"])
+    assert (r.returncode, r.stdout) == (0, "0 total\n")
+    assert r.stderr == "ctx-count: note: not present, not counted (--missing-ok): A.md, B.md\n"
+
+
+def test_readme_and_hook_agree_on_the_ci_gate():
+    """The README's CI line is one that works over optional files; the hook, which
+    pre-commit gives only the files that exist, gates at the same 512 tokens."""
+    readme = (ROOT / "README.md").read_text()
+    assert "ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md" in readme
+    assert not re.search(r"ctx-count --fail-above \d+ AGENTS\.md CLAUDE\.md", readme)
+    assert _hook()["args"] == ["--fail-above", "512"]
 
 
 def test_fail_above_refuses_a_negative_limit(script_runner):
@@ -824,3 +954,109 @@ def test_plain_count_says_when_it_is_not_exact(script_runner, tmp_path):
     assert doc["exact"] is False and doc["total"]["exact"] is False
     assert "notes" not in doc["total"]
     assert as_json.stderr.count("note: not exact") == len(notes)
+
+
+# --- the token tree: --tree (issue 20) -------------------------------------------------------
+
+
+def _tree_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "src" / "auth").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "src" / "auth" / "jwt.py").write_text(
+        "def verify(token):\n    return token.split('.')\n" * 40
+    )
+    (repo / "src" / "auth" / "keys.py").write_text("KEYS = {}\n")
+    (repo / "src" / "main.py").write_text("from auth.jwt import verify\nprint(verify('a.b'))\n")
+    (repo / "docs" / "guide.md").write_text("# Guide\n\nRead the code.\n" * 10)
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(200))
+    (repo / "build").mkdir()
+    (repo / "build" / "out.txt").write_text("generated " * 500)  # ignored by git
+    (repo / ".gitignore").write_text("build/\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    (repo / "src" / "new.py").write_text("x = 1\n")  # untracked, not ignored: listed
+    return repo
+
+
+def test_tree_sums_directories_git_aware(script_runner, tmp_path):
+    repo = _tree_repo(tmp_path)
+    t = {
+        rel: exact((repo / rel).read_text())
+        for rel in (
+            ".gitignore",
+            "src/auth/jwt.py",
+            "src/auth/keys.py",
+            "src/main.py",
+            "src/new.py",
+            "docs/guide.md",
+        )
+    }
+    total = sum(t.values())
+    auth = t["src/auth/jwt.py"] + t["src/auth/keys.py"]
+    src = auth + t["src/main.py"] + t["src/new.py"]
+    r = script_runner.run(["ctx-count", "--tree", str(repo), "--json"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["files_listed_by"] == "git"
+    assert doc["total"]["tokens"] == total and doc["total"]["files"] == 7  # build/ ignored
+    top = doc["tree"]
+    assert [c["path"] for c in top["children"]][:2] == ["src/", "docs/"]
+    (s,) = [c for c in top["children"] if c["path"] == "src/"]
+    assert (s["tokens"], s["files"]) == (src, 4)
+    (a,) = [c for c in s["children"] if c["path"] == "src/auth/"]
+    assert (a["tokens"], a["files"]) == (auth, 2) and "children" not in a  # --depth 2
+    (png,) = [c for c in top["children"] if c["path"] == "logo.png"]
+    assert png["binary"] is True and png["tokens"] == 0
+    assert doc["heaviest"][0] == {"path": "src/auth/jwt.py", **_counts(repo / "src/auth/jwt.py")}
+    # the text: the same numbers, as a tree; the same bytes on a second run
+    r = script_runner.run(["ctx-count", "--tree", str(repo), "--depth", "1", "--top", "3"])
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == [f"{total:,}", "100.0%", str(repo), "(7", "files)"]
+    assert lines[1].split()[0] == f"{src:,}" and lines[1].endswith("├── src/  (4 files)")
+    assert lines[2].endswith("├── docs/  (1 file)")
+    rest = total - src - t["docs/guide.md"]
+    assert lines[3].split()[0] == f"{rest:,}" and lines[3].endswith("└── … 2 more")
+    assert lines[4:6] == ["", "heaviest files:"]
+    assert lines[6].split() == [f"{t['src/auth/jwt.py']:,}", "src/auth/jwt.py"]
+    assert len(lines) == 9
+    again = script_runner.run(["ctx-count", "--tree", str(repo), "--depth", "1", "--top", "3"])
+    assert again.stdout == r.stdout
+
+
+def _counts(path: Path) -> dict:
+    text = path.read_text()
+    return {
+        "tokens": exact(text),
+        "chars": len(text),
+        "lines": text.count("\n"),
+        "bytes": path.stat().st_size,
+    }
+
+
+def test_tree_outside_git_and_its_errors(script_runner, tmp_path, monkeypatch):
+    plain = tmp_path / "plain"
+    (plain / "a").mkdir(parents=True)
+    (plain / "a" / "one.txt").write_text("one two three\n")
+    (plain / "skip.log").write_text("noise\n")
+    (plain / ".gitignore").write_text("*.log\n")
+    monkeypatch.chdir(plain)
+    r = script_runner.run(["ctx-count", "--tree", "--json"])
+    doc = json.loads(r.stdout)
+    assert doc["root"] == "." and doc["files_listed_by"] == "walk"
+    assert doc["total"]["files"] == 2  # .gitignore and a/one.txt; skip.log is ignored
+    r = script_runner.run(["ctx-count", "--tree", "a/one.txt"])
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == (
+        "ctx-count: error: a/one.txt: not a directory (--tree counts a directory's files)\n"
+    )
+    r = script_runner.run(["ctx-count", "--tree", ".", "a"])
+    assert r.returncode == 2 and "--tree takes one directory" in r.stderr
+    r = script_runner.run(["ctx-count", "--tree", "--messages", "."])
+    assert r.returncode == 2 and "--messages does not go with --tree" in r.stderr
+    # a usage gate over the whole tree
+    r = script_runner.run(["ctx-count", "--tree", "--limit", "5", "--fail-over", "50"])
+    assert r.returncode == 3 and "over the limit of 50%" in r.stderr

@@ -462,9 +462,19 @@ def test_binary_payload(script_runner, store_dir):
 
     assert card["sha256"] == hashlib.sha256(data).hexdigest()
     assert HandleStore(store_dir).read_bytes("bin") == data
-    out = ok(read(script_runner, "bin"))
+    assert card["type"] == "binary"  # issue 20
+    r = read(script_runner, "bin")
+    out = ok(r)
     assert out.count("\ufffd") == 128 * 8
     assert "\x00\x01\x02" in out
+    assert r.stderr == (
+        "ctx-read: note: binary payload (2,048 bytes): bytes that are not UTF-8 are shown "
+        "as U+FFFD (--count and --introspect describe it)\n"
+    )
+    doc = json.loads(ok(read(script_runner, "bin", "--introspect")))
+    assert doc["type"] == "binary" and doc["bytes"] == 2048
+    assert json.loads(ok(read(script_runner, "bin", "--count")))["bytes"] == 2048
+    assert ok(read(script_runner, "bin", "--head", "1")).startswith("\x00\x01")
 
 
 def test_every_read_is_logged(script_runner, log, store_dir):

@@ -523,7 +523,9 @@ def _alive(pid: int) -> bool:
         (signal.SIGTERM, "ignore"),  # the child ignores it: killed after the grace period
     ],
 )
-def test_signal_stops_the_command_and_stores_nothing(tmp_path, store_dir, sig, mode):
+def test_signal_stops_the_command_and_keeps_what_it_printed(tmp_path, store_dir, sig, mode):
+    """Issue 20: a signal (Ctrl-C) stops the command and keeps its output so far as a
+    handle marked incomplete, with the signal; the exit status is still 128 + N."""
     pids = tmp_path / "pids"
     proc = subprocess.Popen(
         [BIN / "ctx-stash", "--name", "run", "--", sys.executable, "-c", CHILD, str(pids), mode],
@@ -537,19 +539,77 @@ def test_signal_stops_the_command_and_stores_nothing(tmp_path, store_dir, sig, m
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
     child, grandchild = map(int, pids.read_text().split())
+    time.sleep(0.2)  # its line is on the pipe
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + sig
-    assert out == b""
     name = signal.Signals(sig).name
+    card = json.loads(out)
+    assert card["incomplete"] == name and card["name"] == "run"
+    assert card["exit_status"] == (-signal.SIGKILL if mode == "ignore" else -sig)
     assert err.decode() == (
         f"ctx-stash: error: interrupted by {name}: stopped the command (pid {child}); "
-        "nothing was stored\n"
+        f"kept what it printed as {card['ref']} (incomplete)\n"
     )
     assert not _alive(child) and not _alive(grandchild)
-    assert not list(store_dir.rglob("*.json"))  # no card: the partial output is no handle
     st = HandleStore(store_dir)
-    assert st.gc()["evicted"] == [] and st.gc()["blobs_removed"] == 0
+    assert st.read_bytes("run").startswith(b"partial output\n")
+    assert st.card("run") == card
+
+
+CAPTURE_THEN_SLEEP = """
+import sys, time
+for i in range(3):
+    print(f"tests/test_{i}.py::test_case PASSED", flush=True)
+time.sleep(float(sys.argv[1]))
+print("never printed when interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_keeps_the_log_so_far_and_ctx_read_pages_it(tmp_path, store_dir):
+    """Ctrl-C during ctx-stash -- CMD: a real child prints, then sleeps; SIGINT."""
+    log = tmp_path / "started"
+    proc = subprocess.Popen(
+        [
+            BIN / "ctx-stash",
+            "--name",
+            "tests",
+            "--",
+            sys.executable,
+            "-c",
+            f"open({str(log)!r}, 'w').close()\n" + CAPTURE_THEN_SLEEP,
+            "60",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not log.exists():
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    card = json.loads(out)
+    assert card["incomplete"] == "SIGINT"
+    assert card["lines"] >= 3  # the three lines, and Python's KeyboardInterrupt traceback
+    r = subprocess.run(
+        [BIN / "ctx-read", "tests", "--head", "3"], capture_output=True, text=True, check=True
+    )
+    assert r.stdout == "".join(f"tests/test_{i}.py::test_case PASSED\n" for i in range(3))
+    assert r.stderr == "ctx-read: note: incomplete: the capture was cut short by SIGINT\n"
+    assert b"never printed" not in HandleStore(store_dir).read_bytes("tests")
+    assert "(incomplete)" in err.decode()
+    listed = subprocess.run(
+        [BIN / "ctx-stash", "--list"], capture_output=True, text=True, check=True
+    ).stdout
+    assert listed.rstrip().endswith(f"{card['ref']} exit={card['exit_status']} incomplete=SIGINT")
+    (rec,) = json.loads(
+        subprocess.run([BIN / "ctx-stash", "--list", "--json"], capture_output=True).stdout
+    )
+    assert rec["incomplete"] == "SIGINT"
 
 
 # --- damaged and forged cards, odd store roots, access counts (issue 11, issue 10) ------------
@@ -671,3 +731,29 @@ def test_gc_without_budget_keeps_100(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "1000", "--json"])
     assert json.loads(r.stdout)["evicted"] == []
     assert len(st.entries()) == 100
+
+
+# --- binary payloads (issue 20) ----------------------------------------------------------------
+
+
+def test_random_bytes_are_stashed_as_binary(script_runner, store_dir):
+    import random
+
+    data = random.Random(7).randbytes(5000)
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "noise"], data))
+    assert card["type"] == "binary" and card["bytes"] == 5000
+    assert HandleStore(store_dir).read_bytes("noise") == data  # byte for byte
+    listing = json.loads(script_runner.run(["ctx-stash", "--list", "--json"]).stdout)
+    assert [e["type"] for e in listing] == ["binary"]
+    # --type text stores it as text (text is anything); --type json refuses it
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "t", "--type", "text"], data))
+    assert card["type"] == "text"
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "j", "--type", "json"], data)
+    assert r.returncode == 1
+    assert r.stderr == (
+        "ctx-stash: error: --type json: the input is not one JSON document (it reads as "
+        "binary) (leave --type out to have it detected, or give --type text)\n"
+    )
+    # text with a few bytes that are not UTF-8 stays text
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "log"], PYTEST_LOG + b"\xff"))
+    assert card["type"] == "text"

@@ -91,7 +91,15 @@ def test_usage_warnings_name_the_remedy():
     assert report.usage_warnings(use, "heuristic") == [
         "note: counts for limit 1,000 are approximate (heuristic is not its tokenizer; "
         "--tokenizer gives exact counts)",
-        "warning: 95.0% of the window used: compact now (ctx-compact)",
+        "warning: 95.0% of the window used",
+    ]
+    assert report.usage_warnings(use, "heuristic", messages=True)[1] == (
+        "warning: 95.0% of the window used: compact now (ctx-compact)"
+    )
+    soon = report.usage(850, None, 1000, CL100K)
+    assert report.usage_warnings(soon, "cl100k_base") == ["warning: 85.0% of the window used"]
+    assert report.usage_warnings(soon, "cl100k_base", messages=True) == [
+        "warning: 85.0% of the window used: compact soon (ctx-compact)"
     ]
     assert report.usage_warnings(report.usage(10, None, 1000, CL100K), "cl100k_base") == []
     assert report.usage_line(report.usage(1234, None, 200_000, CL100K)) == (
@@ -107,6 +115,10 @@ def test_over_limits_single_and_several_inputs():
     assert report.over_limits([], use, fail_over=90, fail_above=None, single=True) == []
     rows = [_row(f"f{i:02}", 100 + i) for i in range(12)] + [_row("small", 5)]
     assert report.over_limits(rows[:1], None, fail_over=None, fail_above=50, single=True) == [
+        "f00: 100 tokens, over the limit of 50 (--fail-above)"
+    ]
+    stdin = [_row("-", 100)]
+    assert report.over_limits(stdin, None, fail_over=None, fail_above=50, single=True) == [
         "100 tokens, over the limit of 50 (--fail-above)"
     ]
     (msg,) = report.over_limits(rows, None, fail_over=None, fail_above=50, single=False)
@@ -197,9 +209,7 @@ def test_report_sorts_totals_and_shows_the_usage_line():
         rep.text(2)
         == " 700 a.md\n 300 b.md\n1000 total\n1,000 tokens · 100.0% of 1,000 (limit 1,000)\n"
     )
-    assert rep.warnings("cl100k_base") == [
-        "warning: 100.0% of the window used: compact now (ctx-compact)"
-    ]
+    assert rep.warnings("cl100k_base") == ["warning: 100.0% of the window used"]
     assert rep.over_limits(fail_over=99, fail_above=None, single=False) == [
         "usage 100.0% is over the limit of 99%"
     ]

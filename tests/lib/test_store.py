@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import errno
 import hashlib
+import io
 import os
 import stat
 
@@ -263,7 +264,7 @@ def test_binary_and_invalid_utf8_byte_exact(st):
     assert st.read_bytes("bin", verify=True) == data
     assert card["sha256"] == hashlib.sha256(data).hexdigest()
     assert card["length"] == len(data.decode("utf-8", "replace"))
-    assert card["type"] == "text"
+    assert card["type"] == "binary"  # NUL bytes in its head (issue 20)
 
 
 def test_cjk_counts(st):
@@ -1038,3 +1039,13 @@ def test_gc_dry_run_reports_what_gc_does(st):
     real = st.gc(max_entries=2)
     assert dry == real
     assert real["blobs_removed"] == 3 and real["kept"] == 2
+
+
+def test_put_stream_marks_an_incomplete_payload(st):
+    """Issue 20: a capture cut short keeps its bytes; the card says why (the signal)."""
+    card = st.put_stream(io.BytesIO(b"partial\n"), name="cut", incomplete=lambda: "SIGINT")
+    assert card["incomplete"] == "SIGINT" and list(card)[-1] == "incomplete"
+    assert st.read_bytes("cut") == b"partial\n"
+    whole = st.put_stream(io.BytesIO(b"whole\n"), name="whole", incomplete=lambda: None)
+    assert "incomplete" not in whole
+    assert st.card("cut") == card

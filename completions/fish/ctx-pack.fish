@@ -1,8 +1,8 @@
-function _ctx_stash_completion;
-    set -l response (env _CTX_STASH_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) COMP_CWORD=(commandline -t) ctx-stash);
+function _ctx_pack_completion;
+    set -l response (env _CTX_PACK_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) COMP_CWORD=(commandline -t) ctx-pack);
 
     for completion in $response;
-        set -l metadata (string split "," $completion);
+        set -l metadata (string split -m 1 "," $completion);
 
         if test $metadata[1] = "dir";
             __fish_complete_directories $metadata[2];
@@ -14,4 +14,4 @@ function _ctx_stash_completion;
     end;
 end;
 
-complete --no-files --command ctx-stash --arguments "(_ctx_stash_completion)";
+complete --no-files --command ctx-pack --arguments "(_ctx_pack_completion)";

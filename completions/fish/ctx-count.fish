@@ -1,8 +1,8 @@
-function _ctx_compact_completion;
-    set -l response (env _CTX_COMPACT_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) COMP_CWORD=(commandline -t) ctx-compact);
+function _ctx_count_completion;
+    set -l response (env _CTX_COUNT_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) COMP_CWORD=(commandline -t) ctx-count);
 
     for completion in $response;
-        set -l metadata (string split "," $completion);
+        set -l metadata (string split -m 1 "," $completion);
 
         if test $metadata[1] = "dir";
             __fish_complete_directories $metadata[2];
@@ -14,4 +14,4 @@ function _ctx_compact_completion;
     end;
 end;
 
-complete --no-files --command ctx-compact --arguments "(_ctx_compact_completion)";
+complete --no-files --command ctx-count --arguments "(_ctx_count_completion)";
