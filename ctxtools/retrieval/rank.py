@@ -45,6 +45,7 @@ CALLEE_SHARE = 0.3
 CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
 COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
+COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at all
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -367,6 +368,19 @@ class _Context:
     spread: dict  # message fragment -> how many sources hold it
 
 
+def _common_terms(sources: list[Source]) -> set[int]:
+    """The terms whose text occurs in more than ``COMMON_SUBSTRING_SHARE`` of the sources
+    (a byte search, so an upper bound of the files that hold them as words)."""
+    if len(sources) < 10:
+        return set()
+    seen: dict[int, int] = {}
+    for s in sources:
+        for i in s.present or ():
+            seen[i] = seen.get(i, 0) + 1
+    limit = COMMON_SUBSTRING_SHARE * len(sources)
+    return {i for i, n in seen.items() if n > limit}
+
+
 def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     """File-level BM25 over every source a term reaches: the best ``FILE_TOP`` (and all
     that a path, frame, message, name or change reaches) are read chunk by chunk; the
@@ -376,11 +390,17 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     first = []
     blind: list[str] = []
     for src in sources:
+        if src.present is None:
+            src.present = terms.present(src.data.lower()) if len(terms) else []
+    common = _common_terms(sources)
+    for src in sources:
         present = src.present
-        if present is None:
-            present = terms.present(src.data.lower()) if len(terms) else []
-        if not present and not reached[src.label]:
+        if not reached[src.label] and all(i in common for i in present):
+            # Nothing but terms most files hold (they weigh nothing): not worth counting.
             blind.append(src.label)
+            fstats.add_blind(1, len(src.data) // 6)
+            for i in present:
+                fstats.df[i] += 1
             continue
         tf, n = terms.count(src.data) if present else ({}, len(src.data) // 6)
         fstats.add(tf, n)
