@@ -45,6 +45,7 @@ CALLEE_SHARE = 0.3
 CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
 COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
+COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at all
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -151,12 +152,14 @@ def _lines_of(data: bytes) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _message_lines(data: bytes, messages) -> list[int]:
+def _message_lines(data: bytes, messages, spread: dict[str, int]) -> list[tuple[int, float]]:
+    """(line, weight) of each message fragment DATA holds: a fragment found in N files
+    weighs 1/N (a message only one file can print says the most)."""
     out = []
     for frag in messages:
         pos = data.find(frag.encode("utf-8", "replace"))
         if pos >= 0:
-            out.append(data.count(b"\n", 0, pos) + 1)
+            out.append((data.count(b"\n", 0, pos) + 1, 1.0 / max(spread.get(frag, 1), 1)))
     return out
 
 
@@ -188,7 +191,7 @@ def _chunk_at(doc: Doc, line: int) -> int:
     return -1
 
 
-def _direct_bonuses(doc: Doc, src_data: bytes, query: Query, wmax: float, name_w, frames):
+def _direct_bonuses(doc: Doc, src_data: bytes, ctx, wmax: float, name_w, frames):
     """Bonuses of DOC's chunks for what points at them: names, frames, messages, changes."""
     bonus = [0.0] * len(doc.chunks)
     for k, ch in enumerate(doc.chunks):
@@ -212,11 +215,12 @@ def _direct_bonuses(doc: Doc, src_data: bytes, query: Query, wmax: float, name_w
             for k, ch in enumerate(doc.chunks):
                 if ch.name == fr.function:
                     bonus[k] += FRAME_FUNC_BONUS * wmax
+    query = ctx.query
     if query.messages:
-        for line in _message_lines(src_data, query.messages):
+        for line, weight in _message_lines(src_data, query.messages, ctx.spread):
             k = _chunk_at(doc, line)
             if k >= 0:
-                bonus[k] += MESSAGE_BONUS * wmax
+                bonus[k] += MESSAGE_BONUS * wmax * weight
                 doc.why.append(f"error message at line {line}")
     return bonus
 
@@ -338,7 +342,13 @@ def _rank(sources: list[Source], query: Query, map_ranks=None) -> Ranking:
         datas[doc.label] = src.data
         lens[doc.label] = doc_lens
     weights = _weights(terms, query, stats)
-    ctx = _Context(weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {})
+    spread = {
+        m: sum(1 for s in sources if b in s.data)
+        for m, b in zip(query.messages, msg_bytes, strict=True)
+    }
+    ctx = _Context(
+        weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {}, spread
+    )
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -355,6 +365,20 @@ class _Context:
     frames: dict
     fscores: dict  # label -> file-level BM25 (times the role prior)
     map_ranks: dict  # label -> the repo map's rank
+    spread: dict  # message fragment -> how many sources hold it
+
+
+def _common_terms(sources: list[Source]) -> set[int]:
+    """The terms whose text occurs in more than ``COMMON_SUBSTRING_SHARE`` of the sources
+    (a byte search, so an upper bound of the files that hold them as words)."""
+    if len(sources) < 10:
+        return set()
+    seen: dict[int, int] = {}
+    for s in sources:
+        for i in s.present or ():
+            seen[i] = seen.get(i, 0) + 1
+    limit = COMMON_SUBSTRING_SHARE * len(sources)
+    return {i for i, n in seen.items() if n > limit}
 
 
 def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
@@ -366,11 +390,17 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     first = []
     blind: list[str] = []
     for src in sources:
+        if src.present is None:
+            src.present = terms.present(src.data.lower()) if len(terms) else []
+    common = _common_terms(sources)
+    for src in sources:
         present = src.present
-        if present is None:
-            present = terms.present(src.data.lower()) if len(terms) else []
-        if not present and not reached[src.label]:
+        if not reached[src.label] and all(i in common for i in present):
+            # Nothing but terms most files hold (they weigh nothing): not worth counting.
             blind.append(src.label)
+            fstats.add_blind(1, len(src.data) // 6)
+            for i in present:
+                fstats.df[i] += 1
             continue
         tf, n = terms.count(src.data) if present else ({}, len(src.data) // 6)
         fstats.add(tf, n)
@@ -436,7 +466,7 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
         frames = ctx.frames.get(doc.label, ())
-        bonus = _direct_bonuses(doc, datas[doc.label], query, wmax, name_w, frames)
+        bonus = _direct_bonuses(doc, datas[doc.label], ctx, wmax, name_w, frames)
         doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
         top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
         fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))

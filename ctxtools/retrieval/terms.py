@@ -259,7 +259,13 @@ _RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
 _EXC_LINE_RE = re.compile(
     r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M
 )
-_QUOTED_RE = re.compile(r"\"([^\"\n]{8,200})\"|'([^'\n]{8,200})'|“([^”\n]{8,200})”")
+# A quoted string: the quotes at word boundaries, so the apostrophes of "I've" and "it's"
+# never pair up into a "message".
+_QUOTED_RE = re.compile(
+    r"(?<![\w'\"])\"([^\"\n]{8,200})\"(?![\w\"])|(?<![\w'\"])'([^'\n]{8,200})'(?![\w'])"
+    r"|“([^”\n]{8,200})”"
+)
+MIN_QUOTED_WORDS = 3  # a quoted fragment of fewer words is a phrase, not a message
 _FRAGMENT_SPLIT_RE = re.compile(r"""['"`]|%[sdrfi]|\{[^}]*\}|\b\d+\b|<[^>]*>|\s{2,}""")
 MIN_FRAGMENT = 12
 
@@ -425,7 +431,8 @@ def _messages(task: str) -> list[str]:
     for m in _QUOTED_RE.finditer(task):
         text = next(g for g in m.groups() if g)
         for f in _fragments(text):
-            found.setdefault(f, None)
+            if len(f.split()) >= MIN_QUOTED_WORDS:
+                found.setdefault(f, None)
     return list(found)[:40]
 
 

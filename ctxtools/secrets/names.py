@@ -5,6 +5,7 @@ the name of what it really is (a symbolic link is judged by its target too)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -96,4 +97,19 @@ def secret_path(label: str, path: str | os.PathLike | None) -> str | None:
     kind = secret_filename(label)
     if kind is not None or path is None:
         return kind
-    return secret_filename(os.path.realpath(path).replace(os.sep, "/"))
+    return secret_filename(_real(os.fspath(path)).replace(os.sep, "/"))
+
+
+def _real(path: str) -> str:
+    """os.path.realpath(PATH), resolving each directory once (a pack judges thousands of
+    files of a few hundred directories): the directory's real path, plus the name, unless
+    the name itself is a link."""
+    head, name = os.path.split(os.path.abspath(path))
+    if not name or os.path.islink(path):
+        return os.path.realpath(path)
+    return os.path.join(_real_dir(head), name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_dir(path: str) -> str:
+    return os.path.realpath(path)

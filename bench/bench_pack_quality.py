@@ -1,0 +1,278 @@
+"""Does ctx-pack put the code a task is about in front of the model? Measured on real bugs.
+
+    .venv/bin/python bench/bench_pack_quality.py                       # dev set, all methods
+    .venv/bin/python bench/bench_pack_quality.py --pack-bin /work/main/.venv/bin/ctx-pack \\
+        --tasks all --json bench/out/pack_quality.json
+
+Tasks: the SWE-bench Lite dev instances (``../shared/corpus/swe-bench-lite-dev``; the set to
+tune on) and held-out bug-fix commits of other projects (``pack_quality/heldout.txt``,
+chosen by the rule in ``pack_quality/tasks.py``; never tune on them). Each task's tree is
+``git archive`` of its base commit from a bare mirror (``--mirror OWNER/NAME=PATH``, else
+found under ``--mirrors DIR``, default /work/.mirror), kept in ``--corpora``.
+
+Methods, at each of ``--budgets``: ``pack`` (ctx-pack --format json, a fresh CTX_STORE a
+run, plus a warm rerun at ``--warm-budget``), ``bm25-file`` and ``bm25-chunk`` (BM25 over
+whole files or function/class chunks, added in rank order while they fit, rendered as
+ctx-pack renders files). Every pack's text is scored the same way (pack_quality/gold.py):
+line recall (the fix's changed pre-image lines shown), complete (every hunk shown), file
+recall (a shown line within 25 lines of a change, per gold file), tokens (recounted with
+ctxtools' cl100k ruler), seconds. ``--json`` adds, per (task, method, budget), the gold
+lines missed and the top files shown (ctx-pack: by its score; baselines: in the order added).
+A ctx-pack run that fails or times out is scored 0 with its error; the bench goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from pack_quality import report  # noqa: E402
+from pack_quality.gold import file_order, parse_patch, score, shown_lines  # noqa: E402
+from pack_quality.methods import checkout_of, run_baseline, run_pack  # noqa: E402
+from pack_quality.tasks import (  # noqa: E402
+    HELDOUT_REPOS,
+    Task,
+    heldout_task,
+    load_dev,
+    read_pinned,
+    select_commits,
+    write_pinned,
+)
+from pack_quality.trees import MIRROR_ROOT, TreeError, check_patch, find_mirror, materialise  # noqa: E402
+
+REPO_ROOT = HERE.parent
+DEV = REPO_ROOT.parent / "shared" / "corpus" / "swe-bench-lite-dev" / "instances.jsonl"
+if not DEV.is_file():
+    DEV = Path("/work/shared/corpus/swe-bench-lite-dev/instances.jsonl")
+METHODS = ("pack", "bm25-file", "bm25-chunk")
+_RULER = None
+
+
+def count(text: str) -> int:
+    """Tokens of TEXT by ctxtools' own exact cl100k_base ruler (offline)."""
+    global _RULER
+    if _RULER is None:
+        from ctxtools.tokens import get_ruler
+
+        _RULER = get_ruler(encoding="cl100k_base", exact=True).ruler
+    return _RULER.count(text)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", choices=("dev", "heldout", "all"), default="dev")
+    ap.add_argument("--only", action="append", default=[], metavar="ID",
+                    help="run only this task (repeatable)")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--budgets", default="8000,16000,32000")
+    ap.add_argument("--warm-budget", type=int, default=16000,
+                    help="the budget at which ctx-pack runs a second, warm time")
+    ap.add_argument("--pack-bin", default=str(REPO_ROOT / ".venv" / "bin" / "ctx-pack"))
+    ap.add_argument("--pack-arg", action="append", default=[],
+                    help="an extra argument for ctx-pack (repeatable)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds a ctx-pack run")
+    ap.add_argument("--jobs", type=int, default=1, help="tasks run at once")
+    ap.add_argument("--mirror", action="append", default=[], metavar="OWNER/NAME=PATH")
+    ap.add_argument("--mirrors", action="append", type=Path, default=[], metavar="DIR",
+                    help=f"where to look for OWNER+NAME mirrors (default {MIRROR_ROOT})")
+    ap.add_argument("--corpora", type=Path, default=HERE / "corpora",
+                    help="where the task trees are kept (default bench/corpora)")
+    ap.add_argument("--dev-file", type=Path, default=DEV)
+    ap.add_argument("--select-heldout", action="store_true",
+                    help="choose the held-out commits again by the rule, write heldout.txt")
+    ap.add_argument("--json", type=Path, help="write every per-task row here")
+    ap.add_argument("--per-task", action="store_true", help="also print a row a task")
+    ap.add_argument("--report", nargs="+", type=Path, metavar="JSON",
+                    help="run nothing: print the tables of earlier --json files (a later "
+                    "file's row replaces an earlier one for the same task, method, budget)")
+    args = ap.parse_args(argv)
+    args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    bad = [m for m in args.methods if m not in METHODS]
+    if bad:
+        ap.error(f"unknown method(s) {', '.join(bad)} (choose from {', '.join(METHODS)})")
+    args.budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    given = {}
+    for spec in args.mirror:
+        repo, sep, path = spec.partition("=")
+        if not sep:
+            ap.error(f"--mirror {spec!r}: want OWNER/NAME=PATH")
+        given[repo] = Path(path)
+    args.given = given
+    args.mirrors = args.mirrors or [MIRROR_ROOT]
+    return args
+
+
+def heldout_tasks(args, dropped: list[str]) -> list[Task]:
+    pairs = read_pinned()
+    if args.select_heldout or not pairs:
+        pairs = []
+        for repo in HELDOUT_REPOS:
+            mirror = find_mirror(repo, args.given, args.mirrors)
+            if mirror is None:
+                dropped.append(f"{repo}: no mirror (fetch github:{repo})")
+                continue
+            pairs += [(repo, sha) for sha in select_commits(mirror)]
+        write_pinned(pairs)
+        print(f"wrote {len(pairs)} held-out commits to pack_quality/heldout.txt",
+              file=sys.stderr)
+    tasks = []
+    for repo, sha in pairs:
+        mirror = find_mirror(repo, args.given, args.mirrors)
+        if mirror is None:
+            dropped.append(f"{repo}@{sha[:12]}: no mirror (fetch github:{repo})")
+            continue
+        try:
+            tasks.append(heldout_task(repo, mirror, sha))
+        except TreeError as exc:
+            dropped.append(f"{repo}@{sha[:12]}: {exc}")
+    return tasks
+
+
+def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
+    """The tasks to run with their trees, and a line for each task dropped."""
+    dropped: list[str] = []
+    tasks: list[Task] = []
+    if args.tasks in ("dev", "all"):
+        tasks += load_dev(args.dev_file)
+    if args.tasks in ("heldout", "all"):
+        tasks += heldout_tasks(args, dropped)
+    if args.only:
+        tasks = [t for t in tasks if t.id in args.only]
+    ready = []
+    for t in tasks:
+        mirror = find_mirror(t.repo, args.given, args.mirrors)
+        if mirror is None:
+            dropped.append(f"{t.id}: no mirror of {t.repo}")
+            continue
+        dest = args.corpora / ("swe" if t.kind == "dev" else "heldout") / t.id
+        try:
+            tree = materialise(mirror, t.base, dest)
+            check_patch(tree, t.patch)
+        except TreeError as exc:
+            dropped.append(f"{t.id}: {exc}")
+            continue
+        if not parse_patch(t.patch).hunks:
+            dropped.append(f"{t.id}: the gold patch changes no existing source file")
+            continue
+        ready.append((t, tree))
+    return ready, dropped
+
+
+def _row(task: Task, method: str, budget: int, res: dict) -> dict:
+    gold = parse_patch(task.patch)
+    text = res.get("text", "")
+    got = score(gold, text)
+    if res.get("error"):  # a failed run is scored 0
+        got.update(line_recall=0.0, complete=False, file_recall=0.0)
+    shown = shown_lines(text)
+    order = [p for p in res.get("ranked") or [] if p in shown] or file_order(text)
+    tokens = count(text) if text else 0
+    row = {"task": task.id, "kind": task.kind, "method": method, "budget": budget,
+           "line_recall": got["line_recall"], "complete": got["complete"],
+           "file_recall": got["file_recall"], "tokens": tokens,
+           "over_budget": tokens > budget, "seconds": round(res["seconds"], 3),
+           "error": res.get("error"), "gold_files": gold.files,
+           "gold_lines": len(gold.all_lines()), "missed": got["missed"],
+           "top_files": [[p, len(shown.get(p, ()))] for p in order[:10]]}
+    for key in ("warm_seconds", "warm_same", "warm_error", "reported_tokens"):
+        if key in res:
+            row[key] = round(res[key], 3) if key == "warm_seconds" else res[key]
+    return row
+
+
+def evaluate(item: tuple[Task, Path], args) -> list[dict]:
+    task, tree = item
+    rows = []
+    for method in args.methods:
+        if method == "pack":
+            results = run_pack(task.text, tree, args.budgets, args)
+        else:
+            results = run_baseline(method, task.text, tree, args.budgets, count)
+        rows += [_row(task, method, b, results[b]) for b in args.budgets]
+    return rows
+
+
+def _progress(rows: list[dict]) -> str:
+    t = rows[0]["task"]
+    parts = []
+    for m in dict.fromkeys(r["method"] for r in rows):
+        parts.append(m + " " + "/".join(f"{r['line_recall']:.2f}" for r in rows
+                                        if r["method"] == m))
+    return f"{t}: " + "; ".join(parts)
+
+
+def print_tables(rows: list[dict], args) -> None:
+    for kind, title in (("dev", "dev (SWE-bench Lite dev)"), ("heldout", "held-out commits")):
+        mine = [r for r in rows if r["kind"] == kind]
+        if mine:
+            print()
+            print(report.table(mine, args.methods, args.budgets, title))
+            if args.per_task:
+                print(report.by_repo(mine, args.methods, args.budgets))
+                print(report.per_task(mine, args.methods, args.budgets))
+
+
+def from_reports(args) -> int:
+    merged: dict[tuple, dict] = {}
+    for path in args.report:
+        data = json.loads(path.read_text())
+        print(f"{path}: ctx-pack {data['meta'].get('pack_bin')} "
+              f"(checkout {data['meta'].get('checkout') or '?'})")
+        for r in data["rows"]:
+            merged[(r["task"], r["method"], r["budget"])] = r
+    rows = [r for r in merged.values() if r["method"] in args.methods
+            and r["budget"] in args.budgets and (not args.only or r["task"] in args.only)
+            and args.tasks in ("all", r["kind"])]
+    print_tables(sorted(rows, key=lambda r: (r["task"], r["method"], r["budget"])), args)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.report:
+        return from_reports(args)
+    if "pack" in args.methods and not os.access(args.pack_bin, os.X_OK):
+        print(f"bench_pack_quality: error: no ctx-pack at {args.pack_bin} (give --pack-bin)",
+              file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    version = checkout_of(args.pack_bin) if "pack" in args.methods else ""
+    ready, dropped = prepare(args)
+    for line in dropped:
+        print(f"dropped: {line}", file=sys.stderr)
+    rows: list[dict] = []
+    if args.jobs > 1:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            for got in pool.map(evaluate, ready, [args] * len(ready)):
+                print(_progress(got), file=sys.stderr)
+                rows += got
+    else:
+        for item in ready:
+            got = evaluate(item, args)
+            print(_progress(got), file=sys.stderr)
+            rows += got
+    wall = time.perf_counter() - t0
+    print(f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip()
+          + (f" (checkout {version})" if version else ""))
+    print_tables(rows, args)
+    if dropped:
+        print("dropped:\n" + "\n".join(f"- {d}" for d in dropped))
+    print(f"\nwall time {wall:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"pack_bin": args.pack_bin, "pack_args": args.pack_arg, "checkout": version,
+                "budgets": args.budgets, "dropped": dropped, "wall_seconds": round(wall, 1)}
+        args.json.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

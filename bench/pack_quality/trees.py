@@ -1,0 +1,111 @@
+"""Mirrors (bare git repositories brought by the fetch tool) and task trees made from them.
+
+A task's tree is ``git archive BASE | tar -x`` into ``bench/corpora/swe/<id>`` (or
+``bench/corpora/heldout/<id>``), then made a git work tree of its own with one commit of
+fixed author, committer and date, so a tool that asks git sees a clean checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+MIRROR_ROOT = Path("/work/.mirror")
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+}
+
+
+class TreeError(Exception):
+    """A task whose tree cannot be made (no mirror, no commit, a patch that does not apply)."""
+
+
+def git(*args: str, cwd: Path | None = None, git_dir: Path | None = None,
+        input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = ["git"] + ([f"--git-dir={git_dir}"] if git_dir else []) + list(args)
+    env = {**os.environ, **_GIT_ENV}
+    proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env)
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise TreeError(f"git {args[0]}: {err[0] if err else proc.returncode}")
+    return proc
+
+
+def _is_git_dir(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir()
+
+
+def find_mirror(repo: str, given: dict[str, Path], roots: list[Path]) -> Path | None:
+    """The bare mirror of REPO (``owner/name``): given on the command line, else
+    ``ROOT/owner+name/...`` under one of ROOTS (the fetch tool's layout)."""
+    if repo in given:
+        return given[repo]
+    key = repo.replace("/", "+").lower()
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for child in sorted(root.iterdir()):
+            if child.name.lower() != key:
+                continue
+            for cand in [child, *sorted(child.iterdir())] if child.is_dir() else []:
+                if _is_git_dir(cand):
+                    return cand
+    return None
+
+
+def materialise(mirror: Path, commit: str, dest: Path) -> Path:
+    """DEST holding the tree of COMMIT as a one-commit git work tree (kept when present)."""
+    done = dest / ".git" / "bench-done"
+    if done.is_file() and done.read_text().strip() == commit:
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    missing = missing_blobs(mirror, commit)
+    excludes = [f":(exclude,literal){p}" for p in missing]
+    archive = git("archive", "--format=tar", commit, "--", ".", *excludes, git_dir=mirror)
+    proc = subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout,
+                          capture_output=True)
+    if proc.returncode != 0:
+        raise TreeError(f"tar: {proc.stderr.decode(errors='replace').strip()[:200]}")
+    git("init", "-q", cwd=dest)
+    git("add", "-A", "-f", cwd=dest)
+    git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", f"tree of {commit}", cwd=dest)
+    (dest / ".git" / "bench-missing").write_text("".join(p + "\n" for p in missing))
+    done.write_text(commit + "\n")
+    return dest
+
+
+def missing_blobs(mirror: Path, commit: str) -> list[str]:
+    """Paths of COMMIT whose blobs the mirror lacks (snapshots leave out files of 4 MiB+)."""
+    listing = git("ls-tree", "-r", "-z", commit, git_dir=mirror).stdout.decode(errors="replace")
+    entries = []
+    for rec in listing.split("\0"):
+        if rec:
+            meta, path = rec.split("\t", 1)
+            kind, obj = meta.split()[1:3]
+            if kind == "blob":
+                entries.append((obj, path))
+    if not entries:
+        return []
+    batch = "".join(obj + "\n" for obj, _ in entries).encode()
+    out = git("cat-file", "--batch-check", git_dir=mirror, input=batch).stdout.decode()
+    return sorted(path for (_, path), line in zip(entries, out.splitlines(), strict=True)
+                  if line.endswith(" missing"))
+
+
+def check_patch(tree: Path, patch: str) -> None:
+    """Raise TreeError unless PATCH applies to TREE (``git apply --check``)."""
+    proc = git("apply", "--check", "-", cwd=tree, input=patch.encode(), check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise TreeError(f"gold patch does not apply: {err[0] if err else proc.returncode}")
