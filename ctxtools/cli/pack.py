@@ -267,6 +267,7 @@ def cli(**opts) -> int:
     fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
     each file in --format json's "dropped"); the -o target is never a candidate.
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out.
+    Over 200 candidates, a progress line shows on stderr when it is a terminal.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
@@ -382,7 +383,15 @@ def cli(**opts) -> int:
     choice = ruler_from_options(opts, encoding=encoding, store_root=opts["store"], note_prefix=None)
     retrieval = retrieval_method(opts, (("--memory-tokens", "memory_tokens"),))
     req = request_from_options(opts, task=task, paths=paths, retrieval=retrieval, listed=listed)
-    pack = build_pack(req, choice.ruler, [f"note: {n}" for n in choice.notes])
+    from ctxtools.cli.progress import Progress
+
+    bar = Progress.start("packing", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
+    req.progress = bar.update if bar is not None else None
+    try:
+        pack = build_pack(req, choice.ruler, [f"note: {n}" for n in choice.notes])
+    finally:
+        if bar is not None:
+            bar.close()
     warn(*pack_messages(pack))
     if opts["explain"]:
         click.echo(pack.explain(), err=True, nl=False)

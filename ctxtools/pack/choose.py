@@ -167,7 +167,11 @@ class Chooser:
 
         counts: dict[str, int] = {}
         out = []
-        for label in sorted(self.entries):
+        progress = self.req.progress
+        total = len(self.entries)
+        for done, label in enumerate(sorted(self.entries), 1):
+            if progress is not None and (done % 64 == 0 or done == total):
+                progress(done, total)
             e = self.entries[label]
             if e.deleted or self._left_out_by_name(e, counts):
                 continue

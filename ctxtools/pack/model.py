@@ -61,6 +61,7 @@ class PackRequest:
     include: Sequence[str] = ()  # --include GLOB: candidates whatever the noise rules say
     exclude: Sequence[str] = ()  # --exclude GLOB: never candidates
     output: str | None = None  # -o FILE: never a candidate
+    progress: object | None = None  # progress(done, total): the candidate files read
 
 
 @dataclass

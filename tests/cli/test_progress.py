@@ -139,3 +139,14 @@ def test_excerpt_over_many_files_shows_progress_on_a_terminal_only(tmp_path, man
         assert b"excerpting" in tty and b"/260" in tty
         r = subprocess.run([*argv, *extra], capture_output=True, env=_env(tmp_path / "s"))
         assert (r.returncode, r.stdout, r.stderr) == (0, out, b"")
+
+
+def test_pack_over_many_files_shows_progress_on_a_terminal_only(tmp_path, many_files):
+    argv = [BIN / "ctx-pack", "-q", "file number", "--tokens", "2000", "--no-map", str(many_files)]
+    env = _env(tmp_path / "s")
+    status, out, tty = run_with_tty_stderr(argv, env=env, cwd=many_files)
+    assert status == 0 and b"# Files" in out
+    assert b"packing" in tty and b"/260" in tty
+    r = subprocess.run(argv, capture_output=True, env=env, cwd=many_files)
+    assert r.returncode == 0 and r.stdout == out
+    assert b"packing" not in r.stderr
