@@ -112,8 +112,9 @@ class Chooser:
             with open(e.path, "rb") as fh:
                 return fh.read()
         except OSError as exc:
-            if exc.errno in (23, 24, 12):  # ENFILE, EMFILE, ENOMEM: not the file's fault
-                raise CtxError(f"{e.label}: {exc.strerror}", hint="raise the limit") from None
+            from ctxtools.fsutil import check_resource
+
+            check_resource(exc, e.label)  # a resource limit is an error, not a skip
             self.base_notes.append(f"skipped {e.label}: {exc.strerror or exc}")
             self.skipped.append({"what": e.label, "why": "unreadable"})
             return None
