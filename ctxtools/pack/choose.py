@@ -129,11 +129,10 @@ class Chooser:
                 self.skipped.append({"what": e.label, "why": "binary"})
                 return False
             return True
-        filt = self.filt
-        if filt is not None and filt.excluded(e.label):
-            counts["excluded"] = counts.get("excluded", 0) + 1
+        said = self._user_filter(e, counts)
+        if said == "excluded":
             return False
-        if filt is not None and filt.included(e.label):
+        if said == "included":
             return b"\0" not in data[:8192] or self._skip(e.label, "binary", counts)
         reason = noise_reason(e.label, data[:8192], len(data))
         if reason is None and looks_like_pack(data):
@@ -149,14 +148,22 @@ class Chooser:
 
         if e.named or e.data is not None:
             return False
+        said = self._user_filter(e, counts)
+        if said is not None:
+            return said == "excluded"
+        reason = noise_by_name(e.label)
+        return reason is not None and not self._skip(e.label, reason, counts)
+
+    def _user_filter(self, e, counts: dict[str, int]) -> str | None:
+        """ "excluded" (by --exclude or .ctxignore: counted in COUNTS), "included" (by
+        --include), or None when the user's filter says nothing of E."""
         filt = self.filt
         if filt is not None and filt.excluded(e.label):
             counts["excluded"] = counts.get("excluded", 0) + 1
-            return True
+            return "excluded"
         if filt is not None and filt.included(e.label):
-            return False
-        reason = noise_by_name(e.label)
-        return reason is not None and not self._skip(e.label, reason, counts)
+            return "included"
+        return None
 
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1

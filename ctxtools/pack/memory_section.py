@@ -84,6 +84,18 @@ def _fill(ranking, rows, cap, render, count, req, redactions) -> list[tuple[str,
             rendered[k] = (where, p, count(p))
         return rendered[k]
 
+    def take(k: int, why: str) -> bool:
+        """Put chunk K in when it fits what is left of CAP; whether it did."""
+        nonlocal body
+        where, p, tokens = part(k)
+        if body + tokens > cap:
+            return False
+        parts.append((where, p))
+        body += tokens
+        rows[k]["in_pack"] = True
+        rows[k]["why"] = why
+        return True
+
     th = ranking.threshold
     share = th.get("share") or 0.0
     base = max(th.get("floor") or 0.0, (th.get("median") or 0.0) + (th.get("margin") or 0.0))
@@ -93,13 +105,7 @@ def _fill(ranking, rows, cap, render, count, req, redactions) -> list[tuple[str,
     for k, s in enumerate(ranking.chunks):
         if not s.kept:
             continue
-        where, p, tokens = part(k)
-        if body + tokens <= cap:
-            parts.append((where, p))
-            body += tokens
-            rows[k]["in_pack"] = True
-            rows[k]["why"] = "in: at or over the threshold"
-        else:
+        if not take(k, "in: at or over the threshold"):
             too_big = True
             rows[k]["why"] = f"qualified, but over the memory budget of {cap:,} tokens"
     if not too_big or not share:
@@ -119,15 +125,11 @@ def _fill(ranking, rows, cap, render, count, req, redactions) -> list[tuple[str,
     for k in sorted(fitting, key=lambda k: (-ranking.chunks[k].score, k)):
         if ranking.chunks[k].score < bar or ranking.chunks[k].kept:
             continue
-        where, p, tokens = part(k)
-        if body + tokens <= cap:
-            parts.append((where, p))
-            body += tokens
-            rows[k]["in_pack"] = True
-            rows[k]["why"] = (
-                f"in: within {share:.0%} of the best section that fits (a better one is "
-                "over the memory budget)"
-            )
+        take(
+            k,
+            f"in: within {share:.0%} of the best section that fits (a better one is "
+            "over the memory budget)",
+        )
     return parts
 
 

@@ -1,15 +1,16 @@
 """From ranked files to what a pack shows of each, under a token budget.
 
-Concentrate, then fill:
+In four steps:
 
-1. **Concentrate**: the best chunks, best first, each shown whole with what makes it
-   readable -- the file's import lines (for the first ``IMPORT_DOCS`` files), the line of
-   the class a method belongs to, the first line of the definition a part belongs to. A
-   chunk too long for its share is windowed around its best lines. This phase takes
-   chunks down to ``REL_MIN`` of the best score, within ``CONCENTRATE`` of the budget.
-2. **Fill**: the files shown are widened, best file first, by their next best chunks,
-   toward the whole file, within ``FILL`` of the budget (a file takes at most
-   ``DOC_SHARE`` of it while others wait).
+1. **Named files first**: each file the user named gets its best chunk (else its
+   signatures), and the room of its path line is held for it.
+2. **Value per token**: chunks are taken by expected recall per token -- the file's share
+   of the chance that the task is about it (its score against the best, to the power
+   ``FILE_POWER``), times the chunk's share of its file (smoothed by ``SMOOTH``), over
+   what the chunk costs to show with what makes it readable: the file's import lines (the
+   first ``IMPORT_DOCS`` files), the line of the class a method belongs to, the first line
+   of the definition a part belongs to. A chunk over ``MAX_CHUNK_SHARE`` of the budget is
+   windowed around its best lines. This fills up to ``FILL`` of the budget.
 3. **Signatures**: the next files, as the lines that declare their definitions (real
    lines, real numbers), ``SIG_LINES`` a file and "N more".
 4. **Paths**: the next ones after that, as a list of paths.
@@ -27,10 +28,7 @@ from dataclasses import dataclass, field
 
 from ctxtools.retrieval.rank import Doc
 
-CONCENTRATE = 0.6
 FILL = 0.97
-REL_MIN = 0.15
-DOC_SHARE = 0.6
 MAX_CHUNK_SHARE = 0.3
 IMPORT_DOCS = 3
 SIG_LINES = 12
@@ -44,7 +42,6 @@ PATH_TOKENS = 4  # per listed path, besides its own tokens
 VALUE_DOCS = 60
 FILE_POWER = 3.0
 SMOOTH = 0.3
-STRATEGY = "value"
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -201,43 +198,6 @@ class _Planner:
             self.order.append(doc.label)
         return True
 
-    def concentrate(self) -> None:
-        ranked = sorted(
-            ((s, d.label, k, d) for d in self.docs for k, s in enumerate(d.scores) if s > 0),
-            key=lambda t: (-t[0], t[1], t[2]),
-        )
-        if not ranked:
-            return
-        floor = ranked[0][0] * REL_MIN
-        limit = int(self.budget * CONCENTRATE)
-        misses = 0
-        for s, _lab, k, d in ranked:
-            if s < floor or self.used >= limit or misses > 40:
-                break
-            if not self.add(d, k, limit):
-                misses += 1
-
-    def fill(self) -> None:
-        limit = int(self.budget * FILL)
-        share = int(self.budget * DOC_SHARE)
-        for label in list(self.order):
-            sh = self.shown[label]
-            doc = sh.doc
-            order = sorted(range(len(doc.chunks)), key=lambda k: (-doc.scores[k], k))
-            for k in order:
-                if self.used >= limit:
-                    return
-                if k in sh.chunks:
-                    continue
-                if sh.cost >= share and len(self.order) > 1:
-                    break
-                ch = doc.chunks[k]
-                if all(n in sh.lines for n in range(ch.start, ch.end + 1)):
-                    continue
-                self.add(doc, k, limit)
-            if len(sh.lines) >= len(doc.lines):
-                sh.how = "whole"
-
     def named_first(self) -> None:
         """Each file the user named gets its best chunk, else its signatures, before
         anything is widened: named files degrade, they are not crowded out."""
@@ -348,25 +308,19 @@ def plan(
     """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring);
     BLIND files (that nothing in the task reaches, best first) may follow as paths."""
     p = _Planner(docs, budget, costs, list(top_terms))
+    count_path = path_cost or (lambda s: len(s) // 3 + 1)
     if signatures_only:
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))
-    elif STRATEGY == "value":
+    else:
         p.named_first()
         # A named file that got nothing keeps the room for its path line.
         held = sum(
-            (path_cost or (lambda s: len(s) // 3 + 1))(d.label) + PATH_TOKENS
-            for d in docs
-            if d.named and d.label not in p.shown
+            count_path(d.label) + PATH_TOKENS for d in docs if d.named and d.label not in p.shown
         )
         p.used += held
         p.by_value()
         p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
         p.used -= held
-    else:
-        p.concentrate()
-        p.fill()
-        p.signatures([d for d in docs if d.score > 0], int(budget * FILL))
-    count_path = path_cost or (lambda s: len(s) // 3 + 1)
     listed: list[str] = []
     named_first = [d for d in docs if d.named] + [d for d in docs if not d.named and d.score > 0]
     limit = budget

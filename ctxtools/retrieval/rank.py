@@ -39,8 +39,6 @@ NAMED_BONUS = 4.0
 PATH_BONUS = 4.0
 FILE_DECAY = (1.0, 0.5, 0.25)
 FILE_MIX = 0.3
-FILE_BM25_MIX = 0.0  # the file's own BM25 (against the best file's), times the best weight
-MAP_PRIOR = 0.0  # how much the repo map's rank (PageRank toward the task) lifts a file
 CALLEE_SHARE = 0.3
 CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
@@ -163,14 +161,22 @@ def _message_lines(data: bytes, messages, spread: dict[str, int]) -> list[tuple[
     return out
 
 
+def _new_doc(src: Source) -> Doc:
+    """The Doc of SRC: its lines cut into chunks, no score yet."""
+    lines = _lines_of(src.data)
+    chunks = chunk_file(lines, src.defs or ())
+    role = src.role or file_role(src.label)
+    doc = Doc(src.label, role, lines, chunks, [0.0] * len(chunks), src.defs or (), None)
+    doc.named = src.named
+    doc.changed = src.changed
+    return doc
+
+
 def _read(src: Source, terms: Terms, stats: Stats):
     """The Doc of SRC, its chunks counted into STATS; and the chunks' lengths in words."""
     present = src.present if src.present is not None else [1]
-    lines = _lines_of(src.data)
-    chunks = chunk_file(lines, src.defs or ())
-    doc = Doc(src.label, src.role, lines, chunks, [0.0] * len(chunks), src.defs or (), None)
-    doc.named = src.named
-    doc.changed = src.changed
+    doc = _new_doc(src)
+    lines, chunks = doc.lines, doc.chunks
     seen: set[int] = set()
     lengths = []
     for ch in chunks:
@@ -242,24 +248,33 @@ def _present(src: Source, terms: Terms) -> bool:
     return bool(src.present)
 
 
+def _pointed(sources: list[Source], query: Query):
+    """What points at SOURCES besides their words: (label -> task paths matched, label ->
+    frames, label -> whether the user named it, it changed, or a path, frame or message
+    points at it)."""
+    labels = [s.label for s in sources]
+    path_hits = _path_hits(labels, query.paths)
+    frames = _frames_by_label(labels, query)
+    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
+    reached = {
+        s.label: bool(
+            s.named
+            or s.changed
+            or s.label in path_hits
+            or s.label in frames
+            or any(m in s.data for m in msg_bytes)
+        )
+        for s in sources
+    }
+    return path_hits, frames, reached
+
+
 def reachable(sources: list[Source], query: Query) -> set[str]:
     """The labels of SOURCES that a term, a path, a frame or a message can reach (the
     files ``rank_sources`` reads, and so the ones whose definitions matter)."""
     terms = Terms(list(query.terms))
-    labels = [s.label for s in sources]
-    hit = set(_path_hits(labels, query.paths)) | set(_frames_by_label(labels, query))
-    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
-    out = set()
-    for s in sources:
-        if (
-            s.named
-            or s.changed
-            or s.label in hit
-            or _present(s, terms)
-            or any(m in s.data for m in msg_bytes)
-        ):
-            out.add(s.label)
-    return out
+    _paths, _frames, reached = _pointed(sources, query)
+    return {s.label for s in sources if reached[s.label] or _present(s, terms)}
 
 
 def rank_sources(
@@ -268,7 +283,7 @@ def rank_sources(
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
     by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
-    ranking = _rank(sources, query, fallback)
+    ranking = _rank(sources, query)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)
@@ -296,13 +311,8 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
     docs = []
     best = sorted(sources, key=lambda s: (not s.named, -fallback.get(s.label, 0.0), s.label))
     for src in best[:FALLBACK_DOCS]:
-        lines = _lines_of(src.data)
-        chunks = chunk_file(lines, src.defs or ())
-        doc = Doc(
-            src.label, src.role or file_role(src.label), lines, chunks, [], src.defs or (), None
-        )
-        doc.named = src.named
-        doc.changed = src.changed
+        doc = _new_doc(src)
+        chunks = doc.chunks
         base = fallback.get(src.label, 0.0) * (
             ROLE_PRIOR.get(doc.role, 1.0) if not src.named else 1.0
         )
@@ -315,24 +325,14 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
     return Ranking(docs, [], {}, query, [])
 
 
-def _rank(sources: list[Source], query: Query, map_ranks=None) -> Ranking:
+def _rank(sources: list[Source], query: Query) -> Ranking:
     terms = Terms(list(query.terms))
-    labels = [s.label for s in sources]
-    path_hits = _path_hits(labels, query.paths)
-    frames = _frames_by_label(labels, query)
-    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
-    reached: dict[str, bool] = {}
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)
-        reached[src.label] = bool(
-            src.named
-            or src.changed
-            or src.label in path_hits
-            or src.label in frames
-            or any(m in src.data for m in msg_bytes)
-        )
-    kept, rest, blind, stats, fscores = _first_pass(sources, terms, query, reached)
+    path_hits, frames, reached = _pointed(sources, query)
+    msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
+    kept, rest, blind, stats = _first_pass(sources, terms, query, reached)
     docs: list[Doc] = []
     datas: dict[str, bytes] = {}
     lens: dict[str, list[int]] = {}
@@ -346,9 +346,7 @@ def _rank(sources: list[Source], query: Query, map_ranks=None) -> Ranking:
         m: sum(1 for s in sources if b in s.data)
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
-    ctx = _Context(
-        weights, terms, query, stats, path_hits, frames, fscores, map_ranks or {}, spread
-    )
+    ctx = _Context(weights, terms, query, stats, path_hits, frames, spread)
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -363,8 +361,6 @@ class _Context:
     stats: Stats
     path_hits: dict
     frames: dict
-    fscores: dict  # label -> file-level BM25 (times the role prior)
-    map_ranks: dict  # label -> the repo map's rank
     spread: dict  # message fragment -> how many sources hold it
 
 
@@ -434,8 +430,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
                 max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1), len(src.data) // 6
             )
     kept.sort(key=lambda s: s.label)
-    fscores = {label: fs for fs, label, *_ in scored}
-    return kept, rest, blind, stats, fscores
+    return kept, rest, blind, stats
 
 
 def _weights(terms: Terms, query: Query, stats: Stats) -> list[float]:
@@ -461,8 +456,6 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         return weights[i] if i is not None and weights[i] else 0.5 * wmax
 
     prior = _priors(query, set(query.terms))
-    top_rank = max(ctx.map_ranks.values(), default=0.0) or 1.0
-    fs_top = max(ctx.fscores.values(), default=0.0) or 1.0
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
         frames = ctx.frames.get(doc.label, ())
@@ -470,14 +463,12 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
         top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
         fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))
-        fs += FILE_BM25_MIX * wmax * ctx.fscores.get(doc.label, 0.0) / fs_top
         if doc.label in ctx.path_hits:
             fs += PATH_BONUS * wmax * ctx.path_hits[doc.label]
             doc.why.append("path named in the task")
         if doc.named:
             fs += NAMED_BONUS * wmax
         doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
-        doc.prior *= 1.0 + MAP_PRIOR * (ctx.map_ranks.get(doc.label, 0.0) / top_rank) ** 0.5
         doc.score = fs * doc.prior
         doc.scores = [doc.prior * (s + FILE_MIX * fs) for s in doc.scores]
     _callees(docs)
