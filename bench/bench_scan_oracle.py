@@ -23,8 +23,11 @@ the commit named in TS_REPOS, unpacked under bench/corpora/repos/<owner>+<name>/
   kotlin      square/okhttp              lua     luarocks/luarocks  bash    nvm-sh/nvm
 Universal Ctags 5.9 has no Swift or Scala parser: Alamofire/Alamofire and typelevel/cats
 are compared against a line-pattern oracle instead (LINE_ORACLE: a declaration keyword
-after attributes and modifiers at the start of a line, not inside a function's -- or a
-Scala val's -- braces by an independent brace count), weaker than a parser; variables are
+after attributes and modifiers at the start of a line, not inside a Swift function's
+braces by an independent brace count; in Scala, not inside any code brace: a def's or a
+val's body, a block passed to a call such as ``test("...") {``, ``new T {``, a refinement
+type, a bare block -- every brace but the template body of a class, object, trait, enum,
+given or extension, see ``scala_nested``), weaker than a parser; variables are
 left out of those two rows. Its C#
 parser loses methods after nullable types and generic constraints: each extra of ours is
 checked against its source line (does it declare that name?), and the report says how
@@ -773,6 +776,52 @@ LINE_ORACLE = {
 }
 
 
+_SCALA_TOKENS = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\''
+    r"|\b(?:class|object|trait|enum|given|extension|def|val|var|type|new)\b"
+    r"|(?<![=<>!:])=(?![>=])|[{}()\[\]\n]",
+    re.S,
+)
+
+
+def scala_nested(path: str) -> set[int]:
+    """Lines of a Scala file inside code braces: every ``{`` opens code (a function's or a
+    val's body, a block passed to a call such as a test suite's ``test("...") {``, an
+    anonymous class's ``new T {``, a refinement type) except the template body of a
+    class, object, trait, enum, given or extension header; comments and strings skipped."""
+    text = Path(path).read_bytes().decode("utf-8", "replace")
+    out: set[int] = set()
+    stack: list[bool] = []
+    header = False  # a template header is open: its "{" holds members
+    parens = 0
+    line = 1
+    for m in _SCALA_TOKENS.finditer(text):
+        tok = m.group(0)
+        if tok == "\n":
+            line += 1
+            if any(stack):
+                out.add(line)
+        elif tok in ("class", "object", "trait", "enum", "given", "extension"):
+            header, parens = True, 0
+        elif tok in ("def", "val", "var", "type", "new"):
+            header = header and parens > 0  # class A(val x: Int): still the header
+        elif tok in ("(", "["):
+            parens += 1
+        elif tok in (")", "]"):
+            parens -= 1
+        elif tok == "=":
+            header = header and parens > 0  # given x: T = ...: code
+        elif tok == "{":
+            stack.append(not header)
+            header = False
+        elif tok == "}":
+            if stack:
+                stack.pop()
+        else:
+            line += tok.count("\n")
+    return out
+
+
 def line_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     """The line-pattern oracle: a declaration keyword (after attributes and modifiers)
     and a name at the start of a line, not inside a function's braces."""
@@ -781,7 +830,7 @@ def line_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     tags: dict[str, set] = collections.defaultdict(set)
     for f in files:
         p = str(f)
-        nested = brace_nested(p, fun)
+        nested = scala_nested(p) if lang == "scala" else brace_nested(p, fun)
         text = f.read_bytes().decode("utf-8", "replace")
         for n, line in enumerate(text.split("\n"), 1):
             m = pattern.match(line)
