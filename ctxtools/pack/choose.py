@@ -238,14 +238,21 @@ class Chooser:
         """A path the task names that no candidate is: a warning with the closest names."""
         import difflib
 
-        from ctxtools.retrieval.rank import _path_hits
-
         labels = [s.label for s in self.sources]
-        names = sorted({lab.rsplit("/", 1)[-1] for lab in labels})
+        split = [lab.split("/") for lab in labels]
+        names = sorted({parts[-1] for parts in split})
         for p in self.query.paths:
-            if "." not in p.rsplit("/", 1)[-1] or _path_hits(labels, [p]):
+            want = [x for x in p.strip("/").split("/") if x and x != "."]
+            if not want or "." not in want[-1]:
                 continue
-            close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
+            need = min(len(want), 2)  # an absolute path from elsewhere: its last two parts
+            if any(parts[-need:] == want[-need:] for parts in split):
+                continue  # there, if perhaps under more than one directory
+            same = [lab for lab, parts in zip(labels, split, strict=True) if parts[-1] == want[-1]]
+            if same:
+                close = difflib.get_close_matches(p, same, n=3, cutoff=0.0)
+            else:
+                close = difflib.get_close_matches(want[-1], names, n=3, cutoff=0.6)
             hint = f"; closest: {', '.join(close)}" if close else ""
             self.base_notes.append(
                 f"warning: the task names {p}, which is not among the files{hint}"

@@ -85,6 +85,7 @@ class Doc:
     changed: frozenset[int] = frozenset()
     score: float = 0.0
     prior: float = 1.0
+    mix: float = 0.0  # what every chunk's score holds of its file's (prior * FILE_MIX * file)
     why: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
     tfs: list[dict] = field(default_factory=list, repr=False)
@@ -470,7 +471,8 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
             fs += NAMED_BONUS * wmax
         doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
         doc.score = fs * doc.prior
-        doc.scores = [doc.prior * (s + FILE_MIX * fs) for s in doc.scores]
+        doc.mix = doc.prior * FILE_MIX * fs
+        doc.scores = [doc.prior * s + doc.mix for s in doc.scores]
     _callees(docs)
 
 

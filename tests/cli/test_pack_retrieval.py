@@ -291,6 +291,24 @@ def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner
     assert "closest: orders.py" in r.stderr
 
 
+def test_a_path_that_is_there_gives_no_warning_however_it_is_written(script_runner, shop):
+    write(shop, "shop/__init__.py", "")
+    write(shop, "tests/__init__.py", "")
+    write(shop, "stock/__init__.py", "")
+    write(shop, "shop/extra/__init__.py", "")
+    task = (
+        "the empty __init__.py files break it:\n"
+        "/home/ann/venv/lib/python3.12/site-packages/shop/orders.py:15: DeprecationWarning\n"
+        "C:\\Users\\ann\\code\\shop\\orders.py:22: in with_tax\n"
+    )
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "2000", "--format", "json", "."])
+    assert r.returncode == 0, r.stderr
+    assert "not among the files" not in r.stderr
+    doc = json.loads(r.stdout)
+    assert {f["path"]: f["rank"] for f in doc["files"]}["shop/orders.py"] == 1
+    assert {12, 15} <= shown_lines(doc["text"])["shop/orders.py"]
+
+
 def test_a_repository_of_fifty_thousand_files(script_runner, tmp_path, monkeypatch):
     root = tmp_path / "big"
     for d in range(100):
