@@ -97,7 +97,19 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
 
-    files = _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes)
+    files = _chooser(
+        entries,
+        task_words,
+        req,
+        ruler,
+        render,
+        named,
+        redactions,
+        root,
+        ranks,
+        notes,
+        map_state.defs,
+    )
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
@@ -132,14 +144,18 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
-def _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes):
+def _chooser(
+    entries, task_words, req, ruler, render, named, redactions, root, ranks, notes, map_defs
+):
     """The files' Chooser, with the user's --include/--exclude and the root's .ctxignore
     (a glob that matches no file is a warning)."""
     from ctxtools.retrieval.noise import load_filter
 
     filt = load_filter(os.path.realpath(root), req.include, req.exclude)
     notes.extend(filt.notes)
-    files = Chooser(entries, task_words, req, ruler, render, named, redactions, root, filt, ranks)
+    files = Chooser(
+        entries, task_words, req, ruler, render, named, redactions, root, filt, ranks, map_defs
+    )
     for glob in filt.unused():
         notes.append(f"warning: --include/--exclude {glob!r} matches no file")
     return files

@@ -68,7 +68,18 @@ class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
     def __init__(
-        self, entries, task_words, req, ruler, render, named, redactions, root, filt, ranks=None
+        self,
+        entries,
+        task_words,
+        req,
+        ruler,
+        render,
+        named,
+        redactions,
+        root,
+        filt,
+        ranks=None,
+        map_defs=None,
     ):
         from ctxtools.retrieval.terms import parse_query
 
@@ -86,6 +97,7 @@ class Chooser:
         self.root = root
         self.filt = filt
         self.map_ranks = ranks or {}
+        self.map_defs: dict[str, tuple] = map_defs or {}  # rel -> what the map scanned
         self._count = ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(task_words)
@@ -199,6 +211,12 @@ class Chooser:
 
         wanted = {lab for lab in docs_labels if language_for(lab)}
         out: dict[str, tuple] = {}
+        known = self.map_defs
+        for lab in wanted:
+            e = self.entries[lab]
+            if lab in known and e.path is not None and e.data is None:
+                out[lab] = tuple(known[lab])
+        wanted -= set(out)
         cache = _open_scan_cache(self.root, self.req.store) if wanted else None
         for lab in sorted(wanted):
             e = self.entries[lab]

@@ -25,6 +25,7 @@ class MapState:
         self.ok = req.use_map
         self.left_out: str | None = None if req.use_map else "--no-map"
         self._maps: dict[int, str] = {}
+        self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
@@ -36,6 +37,7 @@ class MapState:
             query=self.query,
             ruler=self.ruler,
             store=self.req.store,
+            defs_out=self.defs if not self.defs else None,
         )
 
     def ranks(self) -> dict[str, float]:

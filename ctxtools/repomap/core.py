@@ -193,6 +193,7 @@ def build_map(
     progress: Progress | None = None,
     reuse: bool = False,
     ruler_spec: object = None,
+    defs_out: dict | None = None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -202,6 +203,9 @@ def build_map(
     the store's result memo; RULER_SPEC then stands for the ruler in the memo's key (what
     was asked for: encoding, tokenizer file, heuristic) so that a hit need not load it.
     A result from the memo has ``from_memo`` set and no ``files`` (use it for the text).
+    DEFS_OUT, when given, receives each scanned file's definitions (rel -> the scan's
+    ``(kind, name, line, signature, scope, end_line)`` tuples), for a caller that ranks
+    the same files (ctx-pack) and need not read the scan cache again.
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -242,6 +246,8 @@ def build_map(
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
+    if defs_out is not None:
+        defs_out.update((s.rel, s.defs) for s in ss.scans)
     ss.scans = []
     header = ""
     if ss.truncated:
