@@ -64,6 +64,9 @@ def looks_like_pack(data: bytes) -> bool:
     return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
 
 
+MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
+
+
 class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
@@ -259,6 +262,7 @@ class Chooser:
         labels = [s.label for s in self.sources]
         split = [lab.split("/") for lab in labels]
         names = sorted({parts[-1] for parts in split})
+        said = 0
         for p in self.query.paths:
             want = [x for x in p.strip("/").split("/") if x and x != "."]
             if not want or "." not in want[-1]:
@@ -272,8 +276,15 @@ class Chooser:
             else:
                 close = difflib.get_close_matches(want[-1], names, n=3, cutoff=0.6)
             hint = f"; closest: {', '.join(close)}" if close else ""
+            said += 1
+            if said <= MISSING_WARNINGS:
+                self.base_notes.append(
+                    f"warning: the task names {p}, which is not among the files{hint}"
+                )
+        if said > MISSING_WARNINGS:
             self.base_notes.append(
-                f"warning: the task names {p}, which is not among the files{hint}"
+                f"warning: the task names {said - MISSING_WARNINGS:,} more paths that are not"
+                " among the files"
             )
 
     # -- fitting ------------------------------------------------------------------------

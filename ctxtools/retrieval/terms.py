@@ -31,6 +31,7 @@ from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts
 CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
 PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
 MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
+MAX_POINTERS = 200  # paths, and frames, at most: each is matched against every file
 
 # Words a bug report is written in that say nothing about where the code is.
 _REPORT_WORDS = frozenset(
@@ -332,7 +333,12 @@ def _code_regions(task: str) -> list[tuple[int, int]]:
 
 
 def _in_regions(pos: int, regions: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in regions)
+    """Whether POS lies in one of REGIONS (sorted, not overlapping: as finditer gives
+    them), in log time: a task may hold thousands of code spans or paths."""
+    import bisect
+
+    k = bisect.bisect_right(regions, (pos, math.inf)) - 1
+    return k >= 0 and regions[k][0] <= pos < regions[k][1]
 
 
 def _location_spans(task: str) -> list[tuple[int, int]]:
@@ -484,6 +490,16 @@ def _messages(task: str) -> list[str]:
     return list(found)[:40]
 
 
+def _ends(items: list) -> tuple:
+    """ITEMS, or of too many (a pasted log of thousands of frames) the first and the last
+    ``MAX_POINTERS // 2``: where a trace starts and where it ends (Python's most recent
+    call is its last frame) say the most."""
+    if len(items) <= MAX_POINTERS:
+        return tuple(items)
+    half = MAX_POINTERS // 2
+    return (*items[:half], *items[-half:])
+
+
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
     raw, code, names = _word_terms(task)
@@ -499,7 +515,7 @@ def parse_query(task: str) -> Query:
         terms=terms,
         code=frozenset(t for t in code if t in terms),
         names={n: w for n, w in sorted(names.items())},
-        paths=tuple(_paths(task)),
-        frames=tuple(frames),
+        paths=_ends(_paths(task)),
+        frames=_ends(frames),
         messages=tuple(_messages(task)),
     )

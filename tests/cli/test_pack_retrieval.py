@@ -291,6 +291,14 @@ def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner
     assert "closest: orders.py" in r.stderr
 
 
+def test_a_task_naming_many_missing_files_warns_of_five_and_counts_the_rest(script_runner, shop):
+    task = "".join(f"/srv/app/lib/gone_{k}.py:{k + 1}: DeprecationWarning\n" for k in range(12))
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "4000", "."])
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("which is not among the files") == 5
+    assert "warning: the task names 7 more paths that are not among the files" in r.stderr
+
+
 def test_a_path_that_is_there_gives_no_warning_however_it_is_written(script_runner, shop):
     write(shop, "shop/__init__.py", "")
     write(shop, "tests/__init__.py", "")

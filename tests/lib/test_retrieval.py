@@ -106,6 +106,16 @@ def test_warnings_and_pytest_lines_are_frames_and_the_reporters_dirs_are_no_term
         assert where not in q.terms, where
 
 
+def test_a_pasted_log_of_thousands_of_frames_keeps_where_it_starts_and_ends():
+    from ctxtools.retrieval.terms import MAX_POINTERS
+
+    log = "".join(f"/srv/app/pkg/mod{k}.py:{k + 1}: FutureWarning: old\n" for k in range(5000))
+    q = parse_query(log)
+    assert len(q.frames) == MAX_POINTERS and len(q.paths) <= MAX_POINTERS
+    lines = {f.line for f in q.frames}
+    assert 1 in lines and 5000 in lines and 2500 not in lines
+
+
 def test_a_tree_drawing_gives_paths_without_its_dashes():
     q = parse_query("root_dir/\n|--src/\n|------file.py\n|----__init__.py\n")
     assert "file.py" in q.paths and "__init__.py" in q.paths
