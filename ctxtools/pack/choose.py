@@ -64,6 +64,7 @@ def looks_like_pack(data: bytes) -> bool:
     return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
 
 
+VOCAB_MIN_FILES = 50  # candidates from which their vocabularies are kept between packs
 MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
 
 
@@ -192,6 +193,7 @@ class Chooser:
         out = []
         progress = self.req.progress
         total = len(self.entries)
+        vocabs = self._vocab_cache()
         for done, label in enumerate(sorted(self.entries), 1):
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)
@@ -201,12 +203,29 @@ class Chooser:
             data = self._read(e)
             if data is None or not self._keep(e, data, counts):
                 continue
-            out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
+            src = Source(label, data, None, e.named, changed_lines(e.diff))
+            if vocabs is not None and e.path is not None and e.data is None:
+                src.vocab = vocabs.get(label, e.path, data)
+            out.append(src)
+        if vocabs is not None:
+            vocabs.save()
         for reason, n in sorted(counts.items()):
             self.base_notes.append(
                 f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
             )
         return out
+
+    def _vocab_cache(self):
+        """The store's vocabularies of the root's files, for a pack of more than a few
+        (None for a handful of files, which are counted as fast as they are looked up)."""
+        if len(self.entries) < VOCAB_MIN_FILES:
+            return None
+        from ctxtools.retrieval.vocab import VocabCache
+
+        try:
+            return VocabCache(self.req.store, self.root)
+        except (CtxError, OSError):
+            return None
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""

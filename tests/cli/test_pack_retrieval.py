@@ -291,6 +291,24 @@ def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner
     assert "closest: orders.py" in r.stderr
 
 
+def test_kept_vocabularies_give_the_same_pack_and_follow_an_edit(script_runner, shop):
+    import os
+
+    for i in range(60):  # enough files that their vocabularies are kept in the store
+        write(shop, f"lib/part_{i}.py", f"def part_{i}(order):\n    return order.lines[{i}]\n")
+    args = ["-q", "refund the order amount", "--tokens", "3000", "."]
+    first = pack_json(script_runner, *args)
+    store = Path(os.environ["CTX_STORE"])
+    assert list(store.glob("repomap/vocab-v1-*.bin"))
+    again = pack_json(script_runner, *args)
+    assert again["text"] == first["text"]
+    top = lambda doc: min(doc["files"], key=lambda f: f["rank"])["path"]  # noqa: E731
+    assert top(first) == "shop/orders.py"
+    write(shop, "lib/part_7.py", "def refund_amount(order, amount):\n    return amount\n" * 3)
+    edited = pack_json(script_runner, *args)
+    assert top(edited) == "lib/part_7.py"  # counted anew: the kept words were stale
+
+
 def test_a_task_naming_many_missing_files_warns_of_five_and_counts_the_rest(script_runner, shop):
     task = "".join(f"/srv/app/lib/gone_{k}.py:{k + 1}: DeprecationWarning\n" for k in range(12))
     r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "4000", "."])
