@@ -325,6 +325,25 @@ def test_a_query_map_keeps_the_plain_ranking_for_the_next_query(tmp_path, monkey
     assert m.text == cold.text
 
 
+@pytest.mark.parametrize("kw", [{}, {"query": "QuerySet View3"}, {"focus": ["app2/views.py"]}])
+def test_a_map_refitted_to_another_budget_is_the_map_built_for_it(tmp_path, kw):
+    from ctxtools.errors import UsageError
+    from ctxtools.repomap.core import refit_map
+
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    kw = {k: [str(root / p) for p in v] if k == "focus" else v for k, v in kw.items()}
+    kept: dict = {}
+    build_map(str(root), tokens=300, ruler=ruler, store=store, fits_out=kept, **kw)
+    for tokens in (60, 150, 300, 2000):
+        built = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False, **kw)
+        assert refit_map(kept, tokens, ruler) == built.text, tokens
+    with pytest.raises(UsageError):
+        refit_map(kept, 10, ruler)
+
+
 def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_path):
     root = tmp_path / "repo"
     make_repo(root)
