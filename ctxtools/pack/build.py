@@ -93,11 +93,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
 
     # The repo map's ranks (personalised toward the pack's files and the task).
     map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes)
-    ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
-    for e in entries:
-        e.rank = ranks.get(e.label, 0.0)
-
-    files = _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes)
+    files = _chooser(entries, task_words, req, ruler, render, named, redactions, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
@@ -132,14 +128,32 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
-def _chooser(entries, task_words, req, ruler, render, named, redactions, root, ranks, notes):
-    """The files' Chooser, with the user's --include/--exclude and the root's .ctxignore
-    (a glob that matches no file is a warning)."""
+def _chooser(entries, task_words, req, ruler, render, named, redactions, map_state):
+    """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
+    --include/--exclude and the root's .ctxignore (a glob that matches no file is a
+    warning)."""
     from ctxtools.retrieval.noise import load_filter
 
+    notes = map_state.notes
+    ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
+    for e in entries:
+        e.rank = ranks.get(e.label, 0.0)
+    root = map_state.root
     filt = load_filter(os.path.realpath(root), req.include, req.exclude)
     notes.extend(filt.notes)
-    files = Chooser(entries, task_words, req, ruler, render, named, redactions, root, filt, ranks)
+    files = Chooser(
+        entries,
+        task_words,
+        req,
+        ruler,
+        render,
+        named,
+        redactions,
+        root,
+        filt,
+        ranks,
+        map_state.defs,
+    )
     for glob in filt.unused():
         notes.append(f"warning: --include/--exclude {glob!r} matches no file")
     return files

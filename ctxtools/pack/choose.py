@@ -64,11 +64,26 @@ def looks_like_pack(data: bytes) -> bool:
     return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
 
 
+VOCAB_MIN_FILES = 50  # candidates from which their vocabularies are kept between packs
+MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
+
+
 class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
     def __init__(
-        self, entries, task_words, req, ruler, render, named, redactions, root, filt, ranks=None
+        self,
+        entries,
+        task_words,
+        req,
+        ruler,
+        render,
+        named,
+        redactions,
+        root,
+        filt,
+        ranks=None,
+        map_defs=None,
     ):
         from ctxtools.retrieval.terms import parse_query
 
@@ -86,6 +101,7 @@ class Chooser:
         self.root = root
         self.filt = filt
         self.map_ranks = ranks or {}
+        self.map_defs: dict[str, tuple] = map_defs or {}  # rel -> what the map scanned
         self._count = ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(task_words)
@@ -177,6 +193,7 @@ class Chooser:
         out = []
         progress = self.req.progress
         total = len(self.entries)
+        vocabs = self._vocab_cache()
         for done, label in enumerate(sorted(self.entries), 1):
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)
@@ -186,12 +203,29 @@ class Chooser:
             data = self._read(e)
             if data is None or not self._keep(e, data, counts):
                 continue
-            out.append(Source(label, data, None, e.named, changed_lines(e.diff)))
+            src = Source(label, data, None, e.named, changed_lines(e.diff))
+            if vocabs is not None and e.path is not None and e.data is None:
+                src.vocab = vocabs.get(label, e.path, data)
+            out.append(src)
+        if vocabs is not None:
+            vocabs.save()
         for reason, n in sorted(counts.items()):
             self.base_notes.append(
                 f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
             )
         return out
+
+    def _vocab_cache(self):
+        """The store's vocabularies of the root's files, for a pack of more than a few
+        (None for a handful of files, which are counted as fast as they are looked up)."""
+        if len(self.entries) < VOCAB_MIN_FILES:
+            return None
+        from ctxtools.retrieval.vocab import VocabCache
+
+        try:
+            return VocabCache(self.req.store, self.root)
+        except (CtxError, OSError):
+            return None
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
@@ -199,6 +233,12 @@ class Chooser:
 
         wanted = {lab for lab in docs_labels if language_for(lab)}
         out: dict[str, tuple] = {}
+        known = self.map_defs
+        for lab in wanted:
+            e = self.entries[lab]
+            if lab in known and e.path is not None and e.data is None:
+                out[lab] = tuple(known[lab])
+        wanted -= set(out)
         cache = _open_scan_cache(self.root, self.req.store) if wanted else None
         for lab in sorted(wanted):
             e = self.entries[lab]
@@ -238,17 +278,32 @@ class Chooser:
         """A path the task names that no candidate is: a warning with the closest names."""
         import difflib
 
-        from ctxtools.retrieval.rank import _path_hits
-
         labels = [s.label for s in self.sources]
-        names = sorted({lab.rsplit("/", 1)[-1] for lab in labels})
+        split = [lab.split("/") for lab in labels]
+        names = sorted({parts[-1] for parts in split})
+        said = 0
         for p in self.query.paths:
-            if "." not in p.rsplit("/", 1)[-1] or _path_hits(labels, [p]):
+            want = [x for x in p.strip("/").split("/") if x and x != "."]
+            if not want or "." not in want[-1]:
                 continue
-            close = difflib.get_close_matches(p.rsplit("/", 1)[-1], names, n=3, cutoff=0.6)
+            need = min(len(want), 2)  # an absolute path from elsewhere: its last two parts
+            if any(parts[-need:] == want[-need:] for parts in split):
+                continue  # there, if perhaps under more than one directory
+            same = [lab for lab, parts in zip(labels, split, strict=True) if parts[-1] == want[-1]]
+            if same:
+                close = difflib.get_close_matches(p, same, n=3, cutoff=0.0)
+            else:
+                close = difflib.get_close_matches(want[-1], names, n=3, cutoff=0.6)
             hint = f"; closest: {', '.join(close)}" if close else ""
+            said += 1
+            if said <= MISSING_WARNINGS:
+                self.base_notes.append(
+                    f"warning: the task names {p}, which is not among the files{hint}"
+                )
+        if said > MISSING_WARNINGS:
             self.base_notes.append(
-                f"warning: the task names {p}, which is not among the files{hint}"
+                f"warning: the task names {said - MISSING_WARNINGS:,} more paths that are not"
+                " among the files"
             )
 
     # -- fitting ------------------------------------------------------------------------

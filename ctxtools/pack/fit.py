@@ -25,6 +25,8 @@ class MapState:
         self.ok = req.use_map
         self.left_out: str | None = None if req.use_map else "--no-map"
         self._maps: dict[int, str] = {}
+        self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
+        self.fits: dict = {}  # what fitting the same map to another budget needs
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
@@ -36,6 +38,8 @@ class MapState:
             query=self.query,
             ruler=self.ruler,
             store=self.req.store,
+            defs_out=self.defs if not self.defs else None,
+            fits_out=self.fits,
         )
 
     def ranks(self) -> dict[str, float]:
@@ -54,7 +58,12 @@ class MapState:
     def text(self, tokens: int) -> str:
         if tokens not in self._maps:
             try:
-                self._maps[tokens] = self._build(tokens).text
+                if self.fits:
+                    from ctxtools.repomap.core import refit_map
+
+                    self._maps[tokens] = refit_map(self.fits, tokens, self.ruler)
+                else:
+                    self._maps[tokens] = self._build(tokens).text
             except ResourceError:
                 raise
             except (CtxError, OSError) as exc:

@@ -38,8 +38,11 @@ class Gatherer:
             os.path.realpath(req.output) if req.output and req.output != "-" else None
         )
 
-    def add_file(self, real: str, named: bool, why: str, rel: str | None = None) -> None:
-        """Plan the file at REAL (inside the root) as REL (default: REAL's own path)."""
+    def add_file(
+        self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
+    ) -> None:
+        """Plan the file at REAL (inside the root) as REL (default: REAL's own path);
+        JUDGED: a directory listing judged its link target already."""
         if self.output_real is not None and real == self.output_real:
             return  # the pack's own -o target is never one of its files
         rel = rel if rel is not None else _rel(real, self.root_real)
@@ -47,7 +50,7 @@ class Gatherer:
         if old is not None:
             old.named = old.named or named
             return
-        self.entries[rel] = FileEntry(rel, real, named, why)
+        self.entries[rel] = FileEntry(rel, real, named, why, target_judged=judged)
 
     def add_path(self, arg: str, named: bool = True, why: str = "argument") -> None:
         """Plan the file, directory, glob or handle ARG: NAMED (an argument) or a candidate
@@ -106,7 +109,7 @@ class Gatherer:
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
         for cand in listing.candidates:
-            self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel)
+            self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel, judged=True)
         for reason, n in sorted(listing.skipped.items()):
             self.notes.append(f"{arg}: {n} file(s) skipped ({reason})")
 
@@ -230,12 +233,12 @@ def load_entries(
     are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted.
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
-    from ctxtools.secrets import secret_path
+    from ctxtools.secrets import secret_filename, secret_path
 
     out: list[FileEntry] = []
     for label in sorted(gather.entries):
         e = gather.entries[label]
-        kind = secret_path(label, e.path)
+        kind = secret_filename(label) if e.target_judged else secret_path(label, e.path)
         if kind is not None and not req.allow_secrets:
             notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             dropped.append({"what": label, "why": f"secret by name ({kind})"})

@@ -77,6 +77,9 @@ class FileEntry:
     data: bytes | None = None  # the bytes to excerpt when they differ from the file's
     redactions: list = field(default_factory=list)
     rank: float = 0.0  # repo-map rank
+    # Found by a directory listing, which judged a link's target already (a link to a
+    # secret is never listed): its real path need not be resolved again.
+    target_judged: bool = False
 
     def as_input(self):
         """The excerpt library's input for this entry: its bytes, or its path."""

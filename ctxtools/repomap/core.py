@@ -193,6 +193,8 @@ def build_map(
     progress: Progress | None = None,
     reuse: bool = False,
     ruler_spec: object = None,
+    defs_out: dict | None = None,
+    fits_out: dict | None = None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -202,6 +204,10 @@ def build_map(
     the store's result memo; RULER_SPEC then stands for the ruler in the memo's key (what
     was asked for: encoding, tokenizer file, heuristic) so that a hit need not load it.
     A result from the memo has ``from_memo`` set and no ``files`` (use it for the text).
+    DEFS_OUT, when given, receives each scanned file's definitions (rel -> the scan's
+    ``(kind, name, line, signature, scope, end_line)`` tuples), for a caller that ranks
+    the same files (ctx-pack) and need not read the scan cache again. FITS_OUT, when
+    given, receives what ``refit_map`` needs to fit the same ranking to another budget.
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -242,12 +248,17 @@ def build_map(
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
+    if defs_out is not None:
+        defs_out.update((s.rel, s.defs) for s in ss.scans)
     ss.scans = []
     header = ""
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
     fit_slot = (store, root, (tokens, query, tuple(focus))) if use_cache else None
     fitted, ruler_name, ruler_exact = fit_map(ranked, idents, header, tokens, lazy, fit_slot)
+    if fits_out is not None:
+        fits_out.update(ranked=ranked, idents=idents, header=header, use_cache=use_cache)
+        fits_out.update(store=store, root=root, query=query, focus=tuple(focus))
     from ctxtools.repomap.cache import MapRecord
 
     shown_files = len({fpos for fpos, _ in fitted.selection})
@@ -258,6 +269,21 @@ def build_map(
     if result_memo is not None:
         _remember(result_memo, key, made, notes)
     return RepoMap.of(root, tokens, made, ranked, edges, ss, notes)
+
+
+def refit_map(kept: dict, tokens: int, ruler) -> str:
+    """The text ``build_map`` gives for TOKENS, from what an earlier call with the same
+    root, focus and query kept in its ``fits_out`` (KEPT): the files are not listed,
+    scanned or ranked again, only fitted."""
+    _check_limits(tokens, MAX_FILES, MAX_FILE_SIZE)
+    slot = None
+    if kept["use_cache"]:
+        slot = (kept["store"], kept["root"], (tokens, kept["query"], kept["focus"]))
+    lazy = _LazyRuler(ruler, None)
+    fitted, _name, _exact = fit_map(
+        kept["ranked"], kept["idents"], kept["header"], tokens, lazy, slot
+    )
+    return fitted.text
 
 
 def _remember(memo, key: str, made, notes: list[str]) -> None:

@@ -225,12 +225,19 @@ def rank_scans(
         plain = None
         if same and personal is not None:  # the same graph: its plain ranking holds
             plain = (state.ranking.rank, state.ranking.score)
+            ranking = state.ranking
+        elif personal is not None and parts is not None:
+            # A personalised ranking starts from the plain one: computed here, it is kept,
+            # so that the next personalised run of this graph needs one PageRank, not two.
+            ranking = Ranking(*_rank(graph, None), graph.out, graph.import_edges)
+            plain = (ranking.rank, ranking.score)
         rank, score, dscores = _rank(graph, personal, plain)
         if personal is None:
             ranking = Ranking(rank, score, dscores, graph.out, graph.import_edges)
-        elif not changed and state is not None:
-            ranking = state.ranking  # the graph is the same: its plain ranking still holds
-    if parts is not None and (state is None or changed or tuple(ss.digests) != state.digests):
+    kept = state.ranking if state is not None else None
+    if parts is not None and (
+        state is None or changed or tuple(ss.digests) != state.digests or kept is not ranking
+    ):
         # Written at once: the definition scores are credited to base classes below.
         memo.put(_graph_key(), GraphState(tuple(graph.files), tuple(ss.digests), parts, ranking))
     return _ranked_files(scans, score, dscores), idents, EdgeSummary(graph, rank)

@@ -39,6 +39,8 @@ _IMPORT_RE = re.compile(
     r"^(?:from\s+[\w.]+\s+import\b|import\s|package\s|use\s|require[\s(]|#include\b|using\s"
     r"|(?:const|let|var)\s+[\w{}\s,]+=\s*require\()"
 )
+# a module-level block whose body may hold imports: ``if TYPE_CHECKING:``, ``try:`` ...
+_GUARD_RE = re.compile(r"^(?:if\s.*|elif\s.*|else|try|except\b.*|finally)\s*:\s*(?:#.*)?$")
 
 
 @dataclass(slots=True)
@@ -189,25 +191,41 @@ def chunk_file(lines: list[str], defs=()) -> list[Chunk]:
 
 def import_lines(lines: list[str], limit: int = MAX_IMPORT_LINES) -> tuple[int, ...]:
     """The line numbers of the file's top-level import statements (at most LIMIT; a
-    parenthesised Python import counts all its lines)."""
+    parenthesised Python import counts all its lines). Imports indented under a
+    module-level guard (``if TYPE_CHECKING:``, ``try:`` / ``except ImportError:``) count
+    too, with the guard's line; imports inside functions and classes do not."""
     out: list[int] = []
+    guard = 0  # the line of the module-level guard the current block is under, or 0
     k = 0
     n = min(len(lines), IMPORT_SCAN_LINES)
     while k < n and len(out) < limit:
         text = lines[k]
-        if _IMPORT_RE.match(text):
-            out.append(k + 1)
-            tail = text.rstrip()
-            if tail.endswith("(") and ")" not in tail:
-                while k + 1 < n and len(out) < limit:
-                    k += 1
-                    out.append(k + 1)
-                    if ")" in lines[k]:
-                        break
-            else:
-                while tail.endswith("\\") and k + 1 < n and len(out) < limit:
-                    k += 1
-                    out.append(k + 1)
-                    tail = lines[k].rstrip()
+        indented = text[:1] in (" ", "\t")
+        if not indented and text.strip():
+            guard = k + 1 if _GUARD_RE.match(text) else 0
+        body = text.lstrip() if indented and guard else text
+        if _IMPORT_RE.match(body):
+            if indented and guard and (not out or out[-1] < guard):
+                out.append(guard)
+            k = _import_statement(lines, k, n, limit, out)
         k += 1
-    return tuple(out)
+    return tuple(out[:limit])
+
+
+def _import_statement(lines: list[str], k: int, n: int, limit: int, out: list[int]) -> int:
+    """Add the lines of the import statement starting at line index K; return the index
+    of its last line."""
+    out.append(k + 1)
+    tail = lines[k].rstrip()
+    if tail.endswith("(") and ")" not in tail:
+        while k + 1 < n and len(out) < limit:
+            k += 1
+            out.append(k + 1)
+            if ")" in lines[k]:
+                break
+    else:
+        while tail.endswith("\\") and k + 1 < n and len(out) < limit:
+            k += 1
+            out.append(k + 1)
+            tail = lines[k].rstrip()
+    return k

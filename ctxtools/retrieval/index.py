@@ -22,12 +22,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ctxtools.identifiers import compound_parts
+from ctxtools.retrieval.vocab import WORD_BYTES as _WORD_BYTES
 
 K1 = 1.2
 B = 0.75
-
-# Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
-_WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
 
 
 class Terms:
@@ -120,11 +118,7 @@ class Terms:
         Set operations do the work in C: only words never met before are looked at one by
         one (and remembered), and only the words that stand for a term are counted."""
         words = data.translate(_WORD_BYTES).split()
-        distinct = set(words)
-        unknown = distinct - self._yes - self._no
-        if unknown:
-            self._learn(unknown)
-        hits = distinct & self._yes
+        hits = self._hits(set(words))
         tf: dict[int, int] = {}
         if hits:
             memo = self._memo
@@ -134,6 +128,30 @@ class Terms:
                 for i in memo[w]:
                     tf[i] = tf.get(i, 0) + c
         return tf, len(words)
+
+    def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
+        """What ``count`` gives for the file whose vocabulary (``vocab.Vocab``) is VOCAB."""
+        counts = vocab.counts()
+        tf: dict[int, int] = {}
+        memo = self._memo
+        for w in self._hits(counts.keys()):
+            c = counts[w]
+            for i in memo[w]:
+                tf[i] = tf.get(i, 0) + c
+        return tf, vocab.n
+
+    def present_vocab(self, vocab) -> list[int]:
+        """What ``present`` gives for the file whose vocabulary is VOCAB (a term is a run
+        of word bytes: it occurs in the file exactly when it occurs in one of its words)."""
+        text = vocab.text
+        return [i for i, n in enumerate(self.needles) if n in text]
+
+    def _hits(self, distinct) -> set[bytes]:
+        """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""
+        unknown = distinct - self._yes - self._no
+        if unknown:
+            self._learn(unknown)
+        return distinct & self._yes
 
 
 @dataclass

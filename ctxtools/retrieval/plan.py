@@ -37,11 +37,13 @@ PATH_DOCS = 30
 HEADER_TOKENS = 30  # a file block's header and fences, before it is rendered
 SEPARATOR_TOKENS = 3
 WINDOW_HALF = 12
+BRIDGE_BLANKS = 3  # a gap of at most this many blank lines is shown, not elided
 MAX_LINE_CHARS = 500
 PATH_TOKENS = 4  # per listed path, besides its own tokens
 VALUE_DOCS = 60
 FILE_POWER = 3.0
 SMOOTH = 0.3
+CHUNK_POWER = 1.0
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -187,7 +189,10 @@ class _Planner:
             room = int(MAX_CHUNK_SHARE * self.budget)
             numbers = self._window(doc, k, room) | self._context(doc, k, first)
             new, cost = self._extra(sh, numbers)
-        if not new or self.used + head + cost > limit:
+        if not new:
+            return False
+        new, cost = self._extra(sh, new | _bridges(doc, sh.lines, new))
+        if self.used + head + cost > limit:
             return False
         sh.lines |= new
         sh.chunks.append(k)
@@ -226,7 +231,7 @@ class _Planner:
         total = sum(pf.values())
         heap = []
         for d in docs:
-            scores = [max(s, 0.0) for s in d.scores]
+            scores = [max(s - d.mix, 0.0) ** CHUNK_POWER for s in d.scores]
             mean = sum(scores) / len(scores) if scores else 0.0
             w = [s + SMOOTH * mean + 1e-9 for s in scores]
             wsum = sum(w)
@@ -276,6 +281,36 @@ class _Planner:
             self.shown[doc.label] = sh
             self.order.append(doc.label)
             n_docs += 1
+
+
+def _bridges(doc: Doc, old: set[int], new: set[int]) -> set[int]:
+    """The lines that join NEW's runs to each other and to OLD's, where an elision mark
+    would cost as much as the lines it hides: a gap of one line, or of blank lines only
+    (up to BRIDGE_BLANKS). A run that ends before a blank line gets that line too: it
+    says that the definition ends there."""
+    lines = doc.lines
+    n_lines = len(lines)
+    out: set[int] = set()
+
+    def shown(x: int) -> bool:
+        return x in new or x in old
+
+    for n in new:
+        if not shown(n + 1) and n < n_lines:
+            j = n + 1
+            while j <= n_lines and j - n <= BRIDGE_BLANKS and not lines[j - 1].strip():
+                j += 1
+            if j <= n_lines and (shown(j) or j == n + 1 and shown(j + 1)):
+                out.update(range(n + 1, j + (0 if shown(j) else 1)))
+            elif not lines[n].strip():
+                out.add(n + 1)
+        if not shown(n - 1) and n > 1:
+            j = n - 1
+            while j >= 1 and n - j <= BRIDGE_BLANKS and not lines[j - 1].strip():
+                j -= 1
+            if j >= 1 and (shown(j) or j == n - 1 and shown(j - 1)):
+                out.update(range(j + (1 if shown(j) else 0), n))
+    return out - new - old
 
 
 def _new_runs(old: set[int], new: set[int]) -> int:

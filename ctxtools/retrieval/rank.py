@@ -68,6 +68,7 @@ class Source:
     changed: frozenset[int] = frozenset()
     role: str = ""
     present: list[int] | None = None  # the query terms its bytes hold (reachable() sets it)
+    vocab: object = None  # its words counted (``vocab.Vocab``), when the caller kept them
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Doc:
     changed: frozenset[int] = frozenset()
     score: float = 0.0
     prior: float = 1.0
+    mix: float = 0.0  # what every chunk's score holds of its file's (prior * FILE_MIX * file)
     why: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
     tfs: list[dict] = field(default_factory=list, repr=False)
@@ -244,7 +246,12 @@ def _frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
 
 
 def _present(src: Source, terms: Terms) -> bool:
-    src.present = terms.present(src.data.lower()) if len(terms) else []
+    if not len(terms):
+        src.present = []
+    elif src.vocab is not None:
+        src.present = terms.present_vocab(src.vocab)
+    else:
+        src.present = terms.present(src.data.lower())
     return bool(src.present)
 
 
@@ -387,7 +394,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     blind: list[str] = []
     for src in sources:
         if src.present is None:
-            src.present = terms.present(src.data.lower()) if len(terms) else []
+            _present(src, terms)
     common = _common_terms(sources)
     for src in sources:
         present = src.present
@@ -398,7 +405,11 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
             for i in present:
                 fstats.df[i] += 1
             continue
-        tf, n = terms.count(src.data) if present else ({}, len(src.data) // 6)
+        if not present:
+            tf, n = {}, len(src.data) // 6
+        else:
+            vocab = src.vocab
+            tf, n = terms.count_vocab(vocab) if vocab is not None else terms.count(src.data)
         fstats.add(tf, n)
         first.append((src, tf, n))
     fw = _weights(
@@ -470,7 +481,8 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
             fs += NAMED_BONUS * wmax
         doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
         doc.score = fs * doc.prior
-        doc.scores = [doc.prior * (s + FILE_MIX * fs) for s in doc.scores]
+        doc.mix = doc.prior * FILE_MIX * fs
+        doc.scores = [doc.prior * s + doc.mix for s in doc.scores]
     _callees(docs)
 
 

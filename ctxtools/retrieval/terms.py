@@ -31,6 +31,7 @@ from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts
 CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
 PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
 MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
+MAX_POINTERS = 200  # paths, and frames, at most: each is matched against every file
 
 # Words a bug report is written in that say nothing about where the code is.
 _REPORT_WORDS = frozenset(
@@ -226,8 +227,16 @@ _SOURCE_EXT = [
     "jl",
 ]
 _EXT_ALT = "|".join(sorted(_SOURCE_EXT, key=len, reverse=True))
-_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I)
-_SLASH_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+)")
+_PATH_RE = re.compile(
+    r"(?<![\w/.-])((?:~?/)?(?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I
+)
+_SLASH_PATH_RE = re.compile(r"(?<![\w/.-])((?:~?/)?(?:[\w.-]+/)+[\w.-]+)")
+# An absolute path (POSIX, home or drive): where it lives on the reporter's machine says
+# nothing of the code; only its last components (after site-packages, if there) do.
+_BACKSLASH_RE = re.compile(r"(?<=[\w.:])\\(?=[\w.])")
+_ABS_PATH_RE = re.compile(r"(?<![\w.-])(?:[A-Za-z]:)?[/~][^\s\"'`:()\[\]<>,;]+")
+_INSTALL_DIRS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor"})
+ABS_PATH_KEEP = 3  # the components of an absolute path whose words are terms
 
 # Stack-trace frames: (regex, path group, line group, function group).
 _FRAMES = (
@@ -244,9 +253,13 @@ _FRAMES = (
     ),
     # Java / Kotlin: at com.x.Y.method(Y.java:12)
     (re.compile(r"\bat ([\w$.]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)"), 2, 3, 1),
-    # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5" included)
+    # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5", Python's
+    # warnings "x.py:12: FutureWarning" and pytest's "x.py:12: in f" included)
     (
-        re.compile(r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|rb|php|swift|cs|ts|js)):(\d+)"),
+        re.compile(
+            r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|cxx|hpp|rb|php|swift|cs|ts|tsx|js|jsx"
+            r"|mjs|cjs|py|pyx|java|kt|scala|lua|ex|exs|dart)):(\d+)"
+        ),
         1,
         2,
         None,
@@ -320,7 +333,29 @@ def _code_regions(task: str) -> list[tuple[int, int]]:
 
 
 def _in_regions(pos: int, regions: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in regions)
+    """Whether POS lies in one of REGIONS (sorted, not overlapping: as finditer gives
+    them), in log time: a task may hold thousands of code spans or paths."""
+    import bisect
+
+    k = bisect.bisect_right(regions, (pos, math.inf)) - 1
+    return k >= 0 and regions[k][0] <= pos < regions[k][1]
+
+
+def _location_spans(task: str) -> list[tuple[int, int]]:
+    """The parts of TASK's absolute paths that say where a file was on the reporter's
+    machine (``/home/ann/venv/lib/python3.10/site-packages/``): their words are no terms."""
+    out = []
+    for m in _ABS_PATH_RE.finditer(_slashed(task)):
+        text = m.group()
+        parts = text.split("/")
+        if len(parts) <= ABS_PATH_KEEP + 1:
+            continue
+        installed = [i for i, p in enumerate(parts) if p in _INSTALL_DIRS]
+        keep = installed[-1] + 1 if installed else len(parts) - ABS_PATH_KEEP
+        cut_at = len("/".join(parts[:keep]))
+        if cut_at > 0:
+            out.append((m.start(), m.start() + cut_at))
+    return out
 
 
 def _add(weights: dict[str, float], term: str, w: float) -> None:
@@ -330,12 +365,13 @@ def _add(weights: dict[str, float], term: str, w: float) -> None:
 def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]]:
     """(term -> summed raw weight, code-shaped terms, whole names -> weight)."""
     regions = _code_regions(task)
+    elsewhere = _location_spans(task)
     raw: dict[str, float] = {}
     code: set[str] = set()
     names: dict[str, float] = {}
     for m in _WORD_RE.finditer(task):
         word = m.group()
-        if _stop(word):
+        if _stop(word) or (elsewhere and _in_regions(m.start(), elsewhere)):
             continue
         end = m.end()
         shaped = (
@@ -352,12 +388,23 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
             code.add(low)
             if len(low) >= 3:
                 names[low] = max(names.get(low, 0.0), w)
+        if shaped:
+            _versioned(low, w, raw, names)
         parts = compound_parts(word)
         if len(parts) > 1:
             for part in dict.fromkeys(parts):
                 if not _stop(part) and len(part) >= 3:
                     _add(raw, part, w * PART_WEIGHT)
     return raw, code, names
+
+
+def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
+    """A name with a version's digits at its end (``PersonName3``, ``urllib2``) also
+    stands for the name without them, which is often what the code calls it now."""
+    base = low.rstrip("0123456789")
+    if base != low and len(base) >= 4 and base[-1] != "_" and not _stop(base):
+        _add(raw, base, w * PART_WEIGHT)
+        names[base] = max(names.get(base, 0.0), w * PART_WEIGHT)
 
 
 def _damp(raw: dict[str, float]) -> dict[str, float]:
@@ -373,13 +420,14 @@ def _damp(raw: dict[str, float]) -> dict[str, float]:
 
 
 def _paths(task: str) -> list[str]:
+    task = _slashed(task)
     seen: dict[str, None] = {}
     for m in _PATH_RE.finditer(task):
-        p = m.group(1).strip("./")
+        p = m.group(1).lstrip("./-").rstrip("./")
         if p and not p.startswith("http"):
             seen.setdefault(p, None)
     for m in _SLASH_PATH_RE.finditer(task):
-        p = m.group(1).strip("./")
+        p = m.group(1).lstrip("./-").rstrip("./")
         if "/" in p and "//" not in p and not p.lower().startswith(("http", "www")):
             seen.setdefault(p, None)
     for m in _DOTTED_RE.finditer(task):
@@ -389,7 +437,13 @@ def _paths(task: str) -> list[str]:
     return list(seen)
 
 
+def _slashed(task: str) -> str:
+    """TASK with Windows path separators as slashes (``src\\project\\x.py``)."""
+    return _BACKSLASH_RE.sub("/", task) if "\\" in task else task
+
+
 def _frames(task: str) -> list[Frame]:
+    task = _slashed(task)
     out: list[Frame] = []
     seen = set()
     for rx, pg, lg, fg in _FRAMES:
@@ -436,6 +490,16 @@ def _messages(task: str) -> list[str]:
     return list(found)[:40]
 
 
+def _ends(items: list) -> tuple:
+    """ITEMS, or of too many (a pasted log of thousands of frames) the first and the last
+    ``MAX_POINTERS // 2``: where a trace starts and where it ends (Python's most recent
+    call is its last frame) say the most."""
+    if len(items) <= MAX_POINTERS:
+        return tuple(items)
+    half = MAX_POINTERS // 2
+    return (*items[:half], *items[-half:])
+
+
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
     raw, code, names = _word_terms(task)
@@ -451,7 +515,7 @@ def parse_query(task: str) -> Query:
         terms=terms,
         code=frozenset(t for t in code if t in terms),
         names={n: w for n, w in sorted(names.items())},
-        paths=tuple(_paths(task)),
-        frames=tuple(frames),
+        paths=_ends(_paths(task)),
+        frames=_ends(frames),
         messages=tuple(_messages(task)),
     )

@@ -291,6 +291,50 @@ def test_a_task_naming_a_missing_file_warns_with_the_closest_names(script_runner
     assert "closest: orders.py" in r.stderr
 
 
+def test_kept_vocabularies_give_the_same_pack_and_follow_an_edit(script_runner, shop):
+    import os
+
+    for i in range(60):  # enough files that their vocabularies are kept in the store
+        write(shop, f"lib/part_{i}.py", f"def part_{i}(order):\n    return order.lines[{i}]\n")
+    args = ["-q", "refund the order amount", "--tokens", "3000", "."]
+    first = pack_json(script_runner, *args)
+    store = Path(os.environ["CTX_STORE"])
+    assert list(store.glob("repomap/vocab-v1-*.bin"))
+    again = pack_json(script_runner, *args)
+    assert again["text"] == first["text"]
+    top = lambda doc: min(doc["files"], key=lambda f: f["rank"])["path"]  # noqa: E731
+    assert top(first) == "shop/orders.py"
+    write(shop, "lib/part_7.py", "def refund_amount(order, amount):\n    return amount\n" * 3)
+    edited = pack_json(script_runner, *args)
+    assert top(edited) == "lib/part_7.py"  # counted anew: the kept words were stale
+
+
+def test_a_task_naming_many_missing_files_warns_of_five_and_counts_the_rest(script_runner, shop):
+    task = "".join(f"/srv/app/lib/gone_{k}.py:{k + 1}: DeprecationWarning\n" for k in range(12))
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "4000", "."])
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("which is not among the files") == 5
+    assert "warning: the task names 7 more paths that are not among the files" in r.stderr
+
+
+def test_a_path_that_is_there_gives_no_warning_however_it_is_written(script_runner, shop):
+    write(shop, "shop/__init__.py", "")
+    write(shop, "tests/__init__.py", "")
+    write(shop, "stock/__init__.py", "")
+    write(shop, "shop/extra/__init__.py", "")
+    task = (
+        "the empty __init__.py files break it:\n"
+        "/home/ann/venv/lib/python3.12/site-packages/shop/orders.py:15: DeprecationWarning\n"
+        "C:\\Users\\ann\\code\\shop\\orders.py:22: in with_tax\n"
+    )
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "2000", "--format", "json", "."])
+    assert r.returncode == 0, r.stderr
+    assert "not among the files" not in r.stderr
+    doc = json.loads(r.stdout)
+    assert {f["path"]: f["rank"] for f in doc["files"]}["shop/orders.py"] == 1
+    assert {12, 15} <= shown_lines(doc["text"])["shop/orders.py"]
+
+
 def test_a_repository_of_fifty_thousand_files(script_runner, tmp_path, monkeypatch):
     root = tmp_path / "big"
     for d in range(100):

@@ -60,8 +60,16 @@ def test_gold_keeps_existing_source_lines_and_anchors_insertions():
 def test_is_source_leaves_out_tests_docs_and_changelogs():
     assert is_source("src/pkg/core.py") and is_source("lib/router/index.js")
     assert is_source("command.go")
-    for path in ("tests/test_x.py", "pkg/test_x.py", "command_test.go", "docs/conf.py",
-                 "CHANGES.rst", "lib/a.spec.ts", "README.md", "pkg/conftest.py"):
+    for path in (
+        "tests/test_x.py",
+        "pkg/test_x.py",
+        "command_test.go",
+        "docs/conf.py",
+        "CHANGES.rst",
+        "lib/a.spec.ts",
+        "README.md",
+        "pkg/conftest.py",
+    ):
         assert not is_source(path), path
 
 
@@ -128,14 +136,20 @@ def test_fill_stays_in_budget_and_renders_what_it_chose(tmp_path):
     assert _count(text) <= 600 and taken
     shown = shown_lines(text)
     assert {10, 11} <= shown["m07.py"]
-    assert sum(len(v) for v in shown.values()) == sum(e - s + 1 for u in taken
-                                                      for s, e in u.ranges)
+    assert sum(len(v) for v in shown.values()) == sum(e - s + 1 for u in taken for s, e in u.ranges)
 
 
 def test_render_block_marks_gaps_like_ctx_pack():
     sf = SourceFile("a.py", [f"l{i}" for i in range(1, 13)])
     assert render_block(sf, [(1, 2), (10, 10)]).splitlines() == [
-        "```text", "==> a.py <== 12 lines", "   1│ l1", "   2│ l2", "   ⋮", "  10│ l10", "```"]
+        "```text",
+        "==> a.py <== 12 lines",
+        "   1│ l1",
+        "   2│ l2",
+        "   ⋮",
+        "  10│ l10",
+        "```",
+    ]
 
 
 def test_clean_message_drops_issue_trailers():
@@ -144,10 +158,17 @@ def test_clean_message_drops_issue_trailers():
 
 
 def _git(cwd, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@x", "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True,
-                          capture_output=True, text=True).stdout
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@x",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@x",
+        "HOME": str(cwd),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def test_selection_rule_and_tree(tmp_path):
@@ -162,8 +183,13 @@ def test_selection_rule_and_tree(tmp_path):
     (work / "tests").mkdir()
     (work / "tests" / "test_core.py").write_text("def test_f():\n    pass\n")
     _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m",
-         "Fix f returning the wrong value for negative input, an off-by-two bug\n\nFixes #9")
+    _git(
+        work,
+        "commit",
+        "-q",
+        "-m",
+        "Fix f returning the wrong value for negative input, an off-by-two bug\n\nFixes #9",
+    )
     (work / "src" / "core.py").write_text("def f(x):\n    return x - 2\n")
     _git(work, "commit", "-q", "-am", "short fix")  # too short a message
     mirror = tmp_path / "m.git"

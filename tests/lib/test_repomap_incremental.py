@@ -291,6 +291,59 @@ def test_query_runs_between_edits_keep_the_plain_ranking_right(tmp_path):
             assert m.to_json()["files"] == cold.to_json()["files"], kw
 
 
+def test_a_query_map_keeps_the_plain_ranking_for_the_next_query(tmp_path, monkeypatch):
+    """A pack's map is always personalised: the first such run keeps the plain ranking it
+    started from, so the next one (another task, same files) runs one PageRank, not two,
+    and still prints what a cold run prints."""
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    calls = []
+    real = rank.pagerank
+
+    def counting(out, personal=None):
+        calls.append(personal is not None)
+        return real(out, personal)
+
+    monkeypatch.setattr(rank, "pagerank", counting)
+    build_map(str(root), tokens=300, ruler=ruler, store=store, query="QuerySet View3")
+    assert calls == [False, True]
+    calls.clear()
+    asked = "helper_function View5"
+    m = build_map(str(root), tokens=300, ruler=ruler, store=store, query=asked)
+    assert calls == [True]
+    cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, query=asked)
+    assert m.text == cold.text
+    assert m.to_json()["files"] == cold.to_json()["files"]
+    append("pkg/models.py", "\n\ndef more():\n    return QuerySet().values()\n")(root)
+    restamp(root)
+    calls.clear()
+    m = build_map(str(root), tokens=300, ruler=ruler, store=store, query=asked)
+    assert calls == [False, True]  # the graph changed: its plain ranking is new
+    cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, query=asked)
+    assert m.text == cold.text
+
+
+@pytest.mark.parametrize("kw", [{}, {"query": "QuerySet View3"}, {"focus": ["app2/views.py"]}])
+def test_a_map_refitted_to_another_budget_is_the_map_built_for_it(tmp_path, kw):
+    from ctxtools.errors import UsageError
+    from ctxtools.repomap.core import refit_map
+
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    kw = {k: [str(root / p) for p in v] if k == "focus" else v for k, v in kw.items()}
+    kept: dict = {}
+    build_map(str(root), tokens=300, ruler=ruler, store=store, fits_out=kept, **kw)
+    for tokens in (60, 150, 300, 2000):
+        built = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False, **kw)
+        assert refit_map(kept, tokens, ruler) == built.text, tokens
+    with pytest.raises(UsageError):
+        refit_map(kept, 10, ruler)
+
+
 def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_path):
     root = tmp_path / "repo"
     make_repo(root)

@@ -91,6 +91,44 @@ def test_paths_and_dotted_modules_in_a_task():
     assert "shop/orders/Order" in q.paths
 
 
+def test_warnings_and_pytest_lines_are_frames_and_the_reporters_dirs_are_no_terms():
+    task = (
+        "/home/bje/src/nemo/venv/lib/python3.10/site-packages/astroid/raw_building.py:470:"
+        " FutureWarning: In the future `np.long` will be defined\n"
+        "C:\\Users\\ann\\proj\\src\\project\\loader.py:12: in load_file\n"
+    )
+    q = parse_query(task)
+    got = {(f.path, f.line) for f in q.frames}
+    assert any(p.endswith("site-packages/astroid/raw_building.py") and n == 470 for p, n in got)
+    assert any(p.endswith("src/project/loader.py") and n == 12 for p, n in got)
+    assert "raw_building" in q.terms and "astroid" in q.terms
+    for where in ("home", "bje", "nemo", "venv", "site", "packages", "users", "ann"):
+        assert where not in q.terms, where
+
+
+def test_a_pasted_log_of_thousands_of_frames_keeps_where_it_starts_and_ends():
+    from ctxtools.retrieval.terms import MAX_POINTERS
+
+    log = "".join(f"/srv/app/pkg/mod{k}.py:{k + 1}: FutureWarning: old\n" for k in range(5000))
+    q = parse_query(log)
+    assert len(q.frames) == MAX_POINTERS and len(q.paths) <= MAX_POINTERS
+    lines = {f.line for f in q.frames}
+    assert 1 in lines and 5000 in lines and 2500 not in lines
+
+
+def test_a_tree_drawing_gives_paths_without_its_dashes():
+    q = parse_query("root_dir/\n|--src/\n|------file.py\n|----__init__.py\n")
+    assert "file.py" in q.paths and "__init__.py" in q.paths
+    assert not any(p.startswith("-") for p in q.paths)
+
+
+def test_a_versioned_name_also_stands_for_the_name_without_its_digits():
+    q = parse_query("Make PersonName3 iterable")
+    assert "personname3" in q.names and "personname" in q.names
+    assert 0 < q.terms["personname"] < q.terms["personname3"]
+    assert "int" not in parse_query("an int64 overflows").terms  # too short a base
+
+
 def test_a_task_of_plain_stop_words_is_empty():
     assert parse_query("please fix it, it does not work").empty
 
@@ -132,6 +170,27 @@ def test_a_file_without_definitions_is_cut_into_windows_at_blank_lines():
 def test_import_lines_follow_a_parenthesised_import():
     lines = ["import os", "from a import (", "    b,", "    c,", ")", "", "x = 1"]
     assert import_lines(lines) == (1, 2, 3, 4, 5)
+
+
+def test_import_lines_take_guarded_imports_but_not_those_in_functions():
+    lines = [
+        "import os",  # 1
+        "",
+        "if TYPE_CHECKING:",  # 3
+        "    from a.nodes import (",
+        "        Match,",
+        "    )",
+        "try:",  # 7
+        "    import ujson as json",
+        "except ImportError:",  # 9
+        "    import json",
+        "",
+        "def f():",
+        "    import sys",
+        "class A:",
+        "    import re",
+    ]
+    assert import_lines(lines) == (1, 3, 4, 5, 6, 7, 8, 9, 10)
 
 
 # --- counting --------------------------------------------------------------------------------
@@ -254,6 +313,23 @@ def test_plan_stays_within_its_budget_and_shows_the_best_definition_whole():
     assert set(range(meth.start, meth.end + 1)) <= first.lines
     cls = doc.chunks[meth.parent]
     assert cls.line in first.lines  # the class line goes with its method
+
+
+def test_plan_shows_the_blank_lines_between_and_after_shown_definitions():
+    body = "".join(f"    y = x * {k}\n" for k in range(8))
+    text = "".join(f"def f{i}(x):\n{body}    return y + {i}\n\n\n" for i in range(40))
+    src = _sources({"m.py": text, "other.py": "def g():\n    return 0\n"})
+    r = rank_sources(src, parse_query("fix f3 and f4 and f9"))
+    p = plan(r.docs, 300, Costs(_count), top_terms=["f3", "f4", "f9"])
+    sh = next(s for s in p.shown if s.doc.label == "m.py")
+    lines = sh.doc.lines
+    assert sh.how != "whole" and p.used <= 300
+    f3, f4 = (3 * 12 + 1, 4 * 12 + 1)  # the lines of their def statements
+    assert set(range(f3, f4 + 10)) <= sh.lines  # f3, its blank lines and f4: one run
+    spans = sh.spans()
+    for (_a, b), (c, _d) in zip(spans, spans[1:], strict=False):
+        assert any(lines[n - 1].strip() for n in range(b + 1, c))  # no gap of blanks only
+        assert lines[b].strip() or not lines[b - 1].strip()  # a blank line ends a definition
 
 
 def test_plan_lists_named_files_by_path_when_nothing_more_fits():

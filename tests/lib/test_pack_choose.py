@@ -1,0 +1,57 @@
+"""pack.choose: the files' ranking reuses what the repo map already scanned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxtools.pack import choose
+from ctxtools.pack.build import build_pack
+from ctxtools.pack.model import PackRequest
+from ctxtools.tokens import HeuristicRuler
+
+
+def _repo(root: Path) -> None:
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "orders.py").write_text(
+        "class Order:\n    def with_tax(self):\n        return self.total * 1.2\n\n\n"
+        "def refund(order):\n    return order.total\n"
+    )
+    for k in range(6):
+        (root / "shop" / f"m{k}.py").write_text(f"def helper_{k}(order):\n    return order\n")
+
+
+def test_the_map_s_scans_stand_in_for_the_scan_cache(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    _repo(root)
+    req = PackRequest(
+        task="with_tax is wrong",
+        paths=[str(root)],
+        root=str(root),
+        tokens=2000,
+        store=str(tmp_path / "store"),
+    )
+    first = build_pack(req, ruler=HeuristicRuler())
+    opened = []
+    real = choose._open_scan_cache
+    monkeypatch.setattr(choose, "_open_scan_cache", lambda *a: opened.append(a) or real(*a))
+    again = build_pack(req, ruler=HeuristicRuler())
+    assert opened == []  # the definitions came with the map
+    assert again.text == first.text
+    chunks = {f["path"]: f.get("chunks", []) for f in again.files}
+    assert any(c.startswith("Order.with_tax ") for c in chunks["shop/orders.py"])
+    # Without the map the chooser reads the scan cache itself, and packs the same files.
+    bare = build_pack(
+        PackRequest(
+            task="with_tax is wrong",
+            paths=[str(root)],
+            root=str(root),
+            tokens=2000,
+            store=str(tmp_path / "store"),
+            use_map=False,
+        ),
+        ruler=HeuristicRuler(),
+    )
+    assert opened
+    assert {f["path"]: f.get("chunks") for f in bare.files}["shop/orders.py"] == chunks[
+        "shop/orders.py"
+    ]
