@@ -80,7 +80,7 @@ def main() -> None:
     listing = scratch / "files"
     listing.write_text("\n".join(files) + "\n")
     ctags = ["ctags", "--output-format=json", "--fields=+nKSe", "--kinds-C=+p",
-             "--kinds-C++=+p", "--languages=C,C++", "-L", str(listing), "-f", str(scratch / "tags")]  # fmt: skip
+             "--kinds-C++=+p", "--languages=C,C++", "-L", str(listing), "-f", "TAGS"]  # fmt: skip
     walls: dict[str, list[float]] = {}
     try:
         work = scratch / "tree"
@@ -89,7 +89,8 @@ def main() -> None:
         original = victim.read_bytes()
         cmd = [str(BIN / "ctx-repomap"), str(work), "--tokens", str(args.tokens)]
         for run in range(args.runs):
-            walls.setdefault("ctags", []).append(timed(ctags, dict(os.environ), "ctags")[0])
+            out = ctags[:-1] + [str(scratch / f"tags{run}")]  # it will not overwrite JSON
+            walls.setdefault("ctags", []).append(timed(out, dict(os.environ), "ctags")[0])
             env = {**os.environ, "CTX_STORE": str(scratch / f"store{run}")}
             victim.write_bytes(original)
             walls.setdefault("cold", []).append(timed(cmd, env, "cold")[0])
