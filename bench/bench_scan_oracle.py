@@ -23,13 +23,20 @@ the commit named in TS_REPOS, unpacked under bench/corpora/repos/<owner>+<name>/
   kotlin      square/okhttp              lua     luarocks/luarocks  bash    nvm-sh/nvm
 Universal Ctags 5.9 has no Swift or Scala parser: Alamofire/Alamofire and typelevel/cats
 are compared against a line-pattern oracle instead (LINE_ORACLE: a declaration keyword
-after attributes and modifiers at the start of a line, not inside a function's -- or a
-Scala val's -- braces by an independent brace count), weaker than a parser; variables are
+after attributes and modifiers at the start of a line, not inside a Swift function's
+braces by an independent brace count; in Scala, not inside any code brace: a def's or a
+val's body, a block passed to a call such as ``test("...") {``, ``new T {``, a refinement
+type, a bare block -- every brace but the template body of a class, object, trait, enum,
+given or extension, see ``scala_nested``), weaker than a parser; variables are
 left out of those two rows. Its C#
 parser loses methods after nullable types and generic constraints: each extra of ours is
 checked against its source line (does it declare that name?), and the report says how
 many that confirms. Lua and Kotlin tags nested in a function are dropped by an
-independent block count (ctags 5.9 gives them no scope there), and ctags' made-up names
+independent block count (ctags 5.9 gives them no scope there); so are Kotlin properties
+and locals that ctags gives no scope or the package's although they lie inside a class, a
+constructor, an ``init`` block or a getter (braces and parentheses counted, comments and
+strings skipped), and backticked Kotlin functions are left out of both sides (ctags 5.9
+names them garbage bytes or drops them, differently from run to run); and ctags' made-up names
 (``__anon...`` structs, ``<lambda>``) are dropped too.
 Kinds compared there (ctags kinds, C/C++ with prototypes switched on, --kinds-C=+p):
   c/cpp       function, prototype, struct, union, enum, typedef, class (C++), variable
@@ -454,6 +461,10 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
                 continue  # ctags' made-up name for a lambda
             if tag["line"] in kotlin_nested(tag["path"]):
                 continue  # a local of a function: ctags 5.9 keeps no scope for it
+            reason = kotlin_junk(tag, lines.get(tag["path"], tag["line"]))
+            if reason is not None:
+                JUNK[lang][reason] += 1
+                continue
         if lang == "go" and tag["name"] == "_":
             continue  # the blank identifier defines nothing
         if tag.get("scopeKind") in NESTED_SCOPES:
@@ -548,6 +559,51 @@ _KT_NESTED: dict[str, set] = {}
 
 def kotlin_nested(path: str) -> set[int]:
     return brace_nested(path, "fun")
+
+
+_KT_BLANK = re.compile(r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_KT_DEPTH: dict[str, tuple] = {}
+_KT_BACKTICK_FUN = re.compile(r"\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:[a-z]+\s+)*fun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(`[^`]+`)")
+# ctags 5.9 names a backticked function garbage bytes, or drops it, differently from run
+# to run: those are left out of both sides (ours counted in BACKTICKED_OURS)
+BACKTICKED = "backticked function (left out of both sides: ctags reads garbage or nothing)"
+BACKTICKED_OURS = collections.Counter()
+
+
+def kotlin_depth(path: str, line: int, col: int) -> int:
+    """How many braces and parentheses are open at LINE:COL of a Kotlin file (comments
+    and strings skipped): 0 at the file's level."""
+    if path not in _KT_DEPTH:
+        text = Path(path).read_bytes().decode("utf-8", "replace")
+        blank = _KT_BLANK.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        rows = blank.split("\n")
+        starts = []
+        depth = 0
+        for row in rows:
+            starts.append(depth)
+            depth += row.count("{") + row.count("(") - row.count("}") - row.count(")")
+        _KT_DEPTH[path] = (rows, starts)
+    rows, starts = _KT_DEPTH[path]
+    if not 0 < line <= len(rows):
+        return 0
+    head = rows[line - 1][:col]
+    return starts[line - 1] + head.count("{") + head.count("(") - head.count("}") - head.count(")")
+
+
+def kotlin_junk(tag: dict, text: str) -> str | None:
+    """Why a Universal Ctags 5.9 Kotlin tag is not what it says (None when it may be):
+    it gives a class's properties (in its body or its constructor) and the locals of an
+    ``init`` block or a getter no scope or the package's, so they look like file-level
+    ones, and it reads a backticked function name (``fun `decode tag and length`()``) as
+    garbage bytes, or drops it, differently from run to run (those are left out of both
+    sides: see ``ours``)."""
+    if tag["kind"] in TOP_ONLY and tag.get("scopeKind") in (None, "package"):
+        m = re.search(r"\b(?:val|var)\s+`?" + re.escape(tag["name"]) + r"\b", text)
+        if kotlin_depth(tag["path"], tag["line"], m.start() if m else 0) > 0:
+            return "property or local given the file's scope (not at file level)"
+    if _KT_BACKTICK_FUN.match(text):
+        return BACKTICKED
+    return None
 
 
 def brace_nested(path: str, fun: str) -> set[int]:
@@ -720,6 +776,52 @@ LINE_ORACLE = {
 }
 
 
+_SCALA_TOKENS = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\''
+    r"|\b(?:class|object|trait|enum|given|extension|def|val|var|type|new)\b"
+    r"|(?<![=<>!:])=(?![>=])|[{}()\[\]\n]",
+    re.S,
+)
+
+
+def scala_nested(path: str) -> set[int]:
+    """Lines of a Scala file inside code braces: every ``{`` opens code (a function's or a
+    val's body, a block passed to a call such as a test suite's ``test("...") {``, an
+    anonymous class's ``new T {``, a refinement type) except the template body of a
+    class, object, trait, enum, given or extension header; comments and strings skipped."""
+    text = Path(path).read_bytes().decode("utf-8", "replace")
+    out: set[int] = set()
+    stack: list[bool] = []
+    header = False  # a template header is open: its "{" holds members
+    parens = 0
+    line = 1
+    for m in _SCALA_TOKENS.finditer(text):
+        tok = m.group(0)
+        if tok == "\n":
+            line += 1
+            if any(stack):
+                out.add(line)
+        elif tok in ("class", "object", "trait", "enum", "given", "extension"):
+            header, parens = True, 0
+        elif tok in ("def", "val", "var", "type", "new"):
+            header = header and parens > 0  # class A(val x: Int): still the header
+        elif tok in ("(", "["):
+            parens += 1
+        elif tok in (")", "]"):
+            parens -= 1
+        elif tok == "=":
+            header = header and parens > 0  # given x: T = ...: code
+        elif tok == "{":
+            stack.append(not header)
+            header = False
+        elif tok == "}":
+            if stack:
+                stack.pop()
+        else:
+            line += tok.count("\n")
+    return out
+
+
 def line_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     """The line-pattern oracle: a declaration keyword (after attributes and modifiers)
     and a name at the start of a line, not inside a function's braces."""
@@ -728,7 +830,7 @@ def line_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
     tags: dict[str, set] = collections.defaultdict(set)
     for f in files:
         p = str(f)
-        nested = brace_nested(p, fun)
+        nested = scala_nested(p) if lang == "scala" else brace_nested(p, fun)
         text = f.read_bytes().decode("utf-8", "replace")
         for n, line in enumerate(text.split("\n"), 1):
             m = pattern.match(line)
@@ -780,6 +882,9 @@ def ours(lang: str, files: list[Path]) -> tuple[dict, float, int]:
             if d.kind not in kinds or i in skip:
                 continue
             if lang == "python-vars" and not d.name.isupper():
+                continue
+            if lang == "kotlin" and d.name.startswith("`"):
+                BACKTICKED_OURS[lang] += 1  # see BACKTICKED
                 continue
             s.add((d.name, d.line, d.kind))
         defs[p] = s
@@ -938,7 +1043,9 @@ def main() -> None:
                 f" those: {(r['matched'] + r['extra_confirmed']) / r['ours']:.1%});"
                 f" {r['missed']} ctags tags we lack"
             )
-    for lang in CTAGS_JS:
+    for lang, n in BACKTICKED_OURS.items():
+        print(f"{lang}: {n} backticked functions of ours left out ({BACKTICKED})")
+    for lang in sorted(JUNK):
         if JUNK[lang]:
             removed = ", ".join(f"{n} {why}" for why, n in JUNK[lang].most_common())
             print(f"ctags junk removed ({lang}): {removed}")

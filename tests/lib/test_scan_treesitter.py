@@ -362,3 +362,31 @@ def test_pack_for_a_cpp_method_carries_it_whole(tmp_path):
     source = (DATA / "store.cpp").read_text().splitlines()
     for n in range(9, 13):  # bool Store<T>::Put(...) { ... }
         assert f"{n:4}│ {source[n - 1]}".rstrip() in body
+
+
+def test_kotlin_words_that_start_with_a_soft_keyword():
+    """``in1``, ``set_x``, ``as2``: one identifier each (the grammar alone reads the soft
+    keyword then a number, and the parse error swallowed the rest of the class)."""
+    text = (
+        "class Streams {\n"
+        "  fun copy() {\n"
+        "    val in1 = open()\n"
+        "    in1.skip(2)\n"
+        "    assertThat(in1.exhausted()).isTrue()\n"
+        "    val set_x = in1.size\n"
+        "    set_x.close()\n"
+        "  }\n"
+        "\n"
+        "  fun after(): Int = 1\n"
+        "}\n"
+        "\n"
+        "fun last() = Streams()\n"
+    )
+    r = scan_source("Streams.kt", text)
+    assert defs(r) == [
+        ("class", "Streams", 1, None),
+        ("method", "copy", 2, "Streams"),
+        ("method", "after", 10, "Streams"),
+        ("function", "last", 13, None),
+    ]
+    assert "in1" in r.references and "set_x" in r.references
