@@ -114,8 +114,48 @@ def _source_fingerprint(pattern: str) -> str:
 
 
 def scanner_fingerprint() -> str:
-    """xxh3 of the scanners' source files: a new scanner means a new cache."""
-    return _source_fingerprint("scan/*.py")
+    """xxh3 of the scanners' source files and of the installed tree-sitter grammars: a new
+    scanner, or another grammar, means a new cache."""
+    return _source_fingerprint("scan/*.py") + "-" + _grammar_stamp()
+
+
+def _grammar_stamp() -> str:
+    """xxh3 of the installed tree-sitter packages' top-level files (names, sizes, mtimes),
+    found without importing them: an upgraded or removed grammar changes it. The grammars
+    are looked for beside the bindings first (one directory listing each), then on the
+    import path."""
+    import xxhash
+
+    from ctxtools.repomap.scan.treesitter import GRAMMARS
+
+    h = xxhash.xxh3_64()
+    base = _package_dir("tree_sitter")
+    site = os.path.dirname(base) if base else None
+    for name in ("tree_sitter", *sorted(module for module, _f, _p in GRAMMARS.values())):
+        where = os.path.join(site, name) if site else None
+        if where is None or not os.path.isdir(where):
+            where = _package_dir(name)
+        h.update(name.encode() + b"\0")
+        try:
+            with os.scandir(where) as it:
+                files = sorted((e.name, e.stat()) for e in it if e.is_file())
+        except (OSError, TypeError):
+            h.update(b"absent\0")
+            continue
+        for fname, st in files:
+            h.update(f"{fname}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def _package_dir(name: str) -> str | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    where = spec.submodule_search_locations if spec is not None else None
+    return list(where)[0] if where else None
 
 
 def cache_path(store_root: str | os.PathLike, root: str) -> Path:

@@ -390,3 +390,27 @@ def test_kotlin_words_that_start_with_a_soft_keyword():
         ("function", "last", 13, None),
     ]
     assert "in1" in r.references and "set_x" in r.references
+
+
+def test_a_grammar_upgrade_or_removal_changes_the_scan_cache_fingerprint(tmp_path, monkeypatch):
+    from ctxtools.repomap import cache
+    from ctxtools.repomap.scan.treesitter import GRAMMARS
+
+    site = tmp_path / "site-packages"
+    for name in ("tree_sitter", *(m for m, _f, _p in GRAMMARS.values())):
+        (site / name).mkdir(parents=True)
+        (site / name / "__init__.py").write_text("")
+        (site / name / "_binding.abi3.so").write_bytes(b"\0" * 64)
+    monkeypatch.setattr(
+        cache, "_package_dir", lambda n: str(site / n) if (site / n).is_dir() else None
+    )
+    first = cache.scanner_fingerprint()
+    assert cache.scanner_fingerprint() == first  # stable
+    so = site / "tree_sitter_kotlin" / "_binding.abi3.so"
+    so.write_bytes(b"\1" * 80)  # a new Kotlin grammar
+    upgraded = cache.scanner_fingerprint()
+    assert upgraded != first
+    for f in (site / "tree_sitter_lua").iterdir():
+        f.unlink()
+    (site / "tree_sitter_lua").rmdir()  # Lua's grammar uninstalled
+    assert cache.scanner_fingerprint() not in (first, upgraded)
