@@ -66,6 +66,7 @@ def looks_like_pack(data: bytes) -> bool:
 
 VOCAB_MIN_FILES = 50  # candidates from which their vocabularies are kept between packs
 MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
+SHOWN_PATH = 160  # characters of a task's path a warning shows (its ends, when longer)
 
 
 class Chooser:
@@ -297,8 +298,11 @@ class Chooser:
             hint = f"; closest: {', '.join(close)}" if close else ""
             said += 1
             if said <= MISSING_WARNINGS:
+                shown = (
+                    p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
+                )
                 self.base_notes.append(
-                    f"warning: the task names {p}, which is not among the files{hint}"
+                    f"warning: the task names {shown}, which is not among the files{hint}"
                 )
         if said > MISSING_WARNINGS:
             self.base_notes.append(

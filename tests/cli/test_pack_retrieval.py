@@ -317,6 +317,14 @@ def test_a_task_naming_many_missing_files_warns_of_five_and_counts_the_rest(scri
     assert "warning: the task names 7 more paths that are not among the files" in r.stderr
 
 
+def test_a_missing_path_of_a_megabyte_is_warned_of_by_its_ends(script_runner, shop):
+    task = "/" + "deep/" * 200_000 + "gone.py:3: boom"
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "900000", "."])
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if "not among the files" in x]
+    assert len(line) < 400 and "deep/deep/…" in line and "/gone.py" in line
+
+
 def test_a_path_that_is_there_gives_no_warning_however_it_is_written(script_runner, shop):
     write(shop, "shop/__init__.py", "")
     write(shop, "tests/__init__.py", "")
