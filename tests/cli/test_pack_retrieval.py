@@ -318,8 +318,11 @@ def test_a_task_naming_many_missing_files_warns_of_five_and_counts_the_rest(scri
 
 
 def test_a_missing_path_of_a_megabyte_is_warned_of_by_its_ends(script_runner, shop):
-    task = "/" + "deep/" * 200_000 + "gone.py:3: boom"
-    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "900000", "."])
+    import io
+
+    task = "/" + "deep/" * 200_000 + "gone.py:3: boom"  # too long for argv: on stdin
+    stdin = io.TextIOWrapper(io.BytesIO(task.encode()))
+    r = script_runner.run(["ctx-pack", "-q", "-", "--tokens", "900000", "."], stdin=stdin)
     assert r.returncode == 0, r.stderr
     (line,) = [x for x in r.stderr.splitlines() if "not among the files" in x]
     assert len(line) < 400 and "deep/deep/…" in line and "/gone.py" in line
