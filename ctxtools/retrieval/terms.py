@@ -22,6 +22,7 @@ Deterministic, no I/O, linear in the task's length.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -335,8 +336,6 @@ def _code_regions(task: str) -> list[tuple[int, int]]:
 def _in_regions(pos: int, regions: list[tuple[int, int]]) -> bool:
     """Whether POS lies in one of REGIONS (sorted, not overlapping: as finditer gives
     them), in log time: a task may hold thousands of code spans or paths."""
-    import bisect
-
     k = bisect.bisect_right(regions, (pos, math.inf)) - 1
     return k >= 0 and regions[k][0] <= pos < regions[k][1]
 
