@@ -218,9 +218,89 @@ _CALLING_WORDS = (b"PASCAL", b"WINAPI", b"WSAAPI", b"APIENTRY", b"CALLBACK", b"N
                   b"__cdecl", b"__fastcall")  # fmt: skip
 
 
+# Function bodies are never walked, yet parsing them is most of tree-sitter's work: each
+# body of BODY_MIN bytes or more is blanked before the parse, its braces and newlines kept
+# (every offset and line stays where it was). A body is a ``{`` right after a ``)`` (and
+# ``const``, ``noexcept``...), up to its balanced ``}``, found by one C-level regex that
+# steps over strings, raw strings, characters and comments, so a brace in one of them is
+# not counted. Bodies nested deeper than BODY_DEPTH are not matched whole (the blocks
+# inside them are); a line splice (``\`` at a line's end, a macro written over several
+# lines) is kept, so the macro still ends where it did. Blanking also spares the parser
+# the code inside bodies that it cannot read (``#ifdef`` halves of a statement, macros),
+# which on libuv and leveldb hid later definitions.
+_LIT = (
+    rb'"(?:(?<=R")[^()\\ \t\n"]{0,16}\((?s:.*?)\)[^()\\ \t\n"]{0,16}"'  # R"x(...)x"
+    rb'|(?:[^"\\\n]++|\\(?s:.))*+")'
+    rb"|'(?:[^'\\\n]|\\.){1,8}'|//[^\n]*+|/\*[^*]*+\*++(?:[^/*][^*]*+\*++)*+/"
+)
+BODY_DEPTH = 6
+BODY_MIN = 64
+
+
+def _body_pattern(depth: int) -> bytes:
+    inner = rb"[^{}\"'/]++|" + _LIT + rb"|/"
+    pattern = rb"\{(?:" + inner + rb")*+\}"
+    for _ in range(depth):
+        pattern = rb"\{(?:" + inner + rb"|" + pattern + rb")*+\}"
+    return pattern
+
+
+# a literal or comment (stepped over), or a body after its ``)`` (group 1)
+_BODY = re.compile(
+    _LIT
+    + rb"|\)(?:[ \t\r\n]++(?:const|noexcept|override|final|mutable)\b)*+[ \t\r\n]*+("
+    + _body_pattern(BODY_DEPTH)
+    + rb")"
+)
+_SPLICE = re.compile(rb"(\\\r?\n)")
+
+
+def blank_bodies(src: bytes) -> bytes:
+    """SRC with each function body's inside blanked (same length, newlines kept)."""
+    parts = []
+    pos = 0
+    for m in _BODY.finditer(src):
+        if m.lastindex is None:
+            continue
+        a, b = m.span(1)
+        if b - a < BODY_MIN:
+            continue
+        inside = src[a + 1 : b - 1]
+        if b"\\\n" in inside or b"\\\r\n" in inside:
+            pieces = _SPLICE.split(inside)
+            pieces[::2] = [p.translate(_SPACES) for p in pieces[::2]]
+            inside = b"".join(pieces)
+        else:
+            inside = inside.translate(_SPACES)
+        parts.append(src[pos : a + 1])
+        parts.append(inside)
+        pos = b - 1
+    if not parts:
+        return src
+    parts.append(src[pos:])
+    return b"".join(parts)
+
+
+# A conditional directive inside a list (a member-initializer list, an argument or enum
+# list: the line before it ends in ``,``, ``:`` or ``(``) is blanked too; tree-sitter
+# cannot parse one there and loses the whole class around it (leveldb's Limiter).
+_LIST_DIRECTIVE = re.compile(
+    rb"[,:(][ \t]*(?://[^\n]*)?\r?\n[ \t]*(#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*)"
+)
+
+
+def _blank_directive(m: re.Match) -> bytes:
+    a = m.start(1) - m.start()
+    return m.group(0)[:a] + m.group(1).translate(_SPACES)
+
+
 def prepare(src: bytes) -> bytes:
-    """SRC with the macros above blanked: the bytes tree-sitter parses. Each pattern runs
-    only when the words it needs are there."""
+    """SRC with its function bodies and the macros above blanked: the bytes tree-sitter
+    parses. Each macro pattern runs only when the words it needs are there."""
+    if b"{" in src:
+        src = blank_bodies(src)
+    if b"#" in src:
+        src = _LIST_DIRECTIVE.sub(_blank_directive, src)
     if b"_" not in src:
         return src
     src = _MACRO_LINE.sub(_blank, src)

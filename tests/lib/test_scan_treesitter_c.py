@@ -1,0 +1,103 @@
+"""C and C++ before tree-sitter parses them: function bodies blanked (same length, braces,
+newlines and line splices kept) and conditional directives inside lists blanked, so that
+code tree-sitter cannot read inside a body or a member-initializer list no longer hides
+the definitions around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxtools.repomap.scan import scan_source
+from ctxtools.repomap.scan import tsrules_c as rules
+
+DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
+
+
+def defs(result) -> list[tuple]:
+    return [(d.kind, d.name, d.line, d.scope, d.end_line) for d in result.definitions]
+
+
+def test_a_body_is_blanked_and_its_literals_do_not_unbalance_it():
+    src = (
+        b"struct keep { int field_that_stays; };\n"
+        b"int f(int a) {\n"
+        b'  const char *s = "}}} not a close";\n'
+        b'  const char *r = R"pb({ "x": 1 } } })pb";\n'
+        b"  char c = '}';  /* } */  // }\n"
+        b"  if (a) { return a + 1000000; }\n"
+        b"  return 0;\n"
+        b"}\n"
+        b"int g(void) { return 0; }\n"
+    )
+    out = rules.blank_bodies(src)
+    assert len(out) == len(src)
+    a = src.index(b"int f(int a) {") + 14  # the body's inside: [a, b)
+    b = src.index(b"}\nint g")
+    assert out[:a] == src[:a] and out[b:] == src[b:]
+    assert out[a:b] == bytes(10 if c == 10 else 32 for c in src[a:b])
+    assert b"field_that_stays" in out  # a struct's body is not a function's
+    assert out.endswith(b"int g(void) { return 0; }\n")  # under BODY_MIN: left as it is
+
+
+def test_a_macro_written_over_several_lines_keeps_its_splices():
+    src = (
+        b"#define DEFINE_GETTER(name)                     \\\n"
+        b"  static int get_##name(void) {                 \\\n"
+        b"    return compute_the_value_of(name) + 12345;  \\\n"
+        b"  }\n"
+        b"int after_the_macro(int x) { return x; }\n"
+    )
+    out = rules.blank_bodies(src)
+    assert len(out) == len(src)
+    assert out.count(b"\\\n") == src.count(b"\\\n")
+    assert b"12345" not in out
+    r = scan_source("m.c", src.decode())
+    assert ("function", "after_the_macro", 5, None, 5) in defs(r)
+
+
+def test_ifdef_halves_inside_a_body_hide_nothing_after_it():
+    """libuv's uv_available_parallelism (uv_parallelism.c, verbatim): declarations and a
+    ``return`` in the halves of an #if chain. Unblanked, tree-sitter lost the function
+    and read its locals as eleven file variables."""
+    text = (DATA / "uv_parallelism.c").read_text() + "static int after(int x) {\n  return x;\n}\n"
+    assert defs(scan_source("core.c", text)) == [
+        ("function", "uv_available_parallelism", 1, None, 91),
+        ("function", "after", 92, None, 94),
+    ]
+
+
+def test_a_directive_in_a_member_initializer_list_keeps_the_class():
+    """leveldb's util/env_posix.cc (verbatim): ``#if`` between the initializers of
+    Limiter's constructor. Tree-sitter cannot parse a directive there: Limiter ran to the
+    end of the file, every later class was scoped in it and SingletonEnv was lost. The
+    expected types are Universal Ctags 5.9's (name, line, end) for the file."""
+    r = scan_source("env_posix.cc", (DATA / "env_posix.cc").read_text())
+    types = [
+        (d.name, d.line, d.end_line, d.scope)
+        for d in r.definitions
+        if d.kind in ("class", "struct")
+    ]
+    assert types == [
+        ("Limiter", 73, 130, None),
+        ("PosixSequentialFile", 136, 169, None),
+        ("PosixRandomAccessFile", 176, 231, None),
+        ("PosixMmapReadableFile", 238, 275, None),
+        ("PosixWritableFile", 277, 465, None),
+        ("PosixFileLock", 479, 490, None),
+        ("PosixLockTable", 499, 516, None),
+        ("PosixEnv", 518, 778, None),
+        ("BackgroundWorkItem", 760, 766, "PosixEnv"),
+        ("SingletonEnv", 869, 903, None),
+    ]
+    limiter = {d.name for d in r.definitions if d.scope == "Limiter"}
+    assert limiter == {"Limiter", "Acquire", "Release", "operator="}
+
+
+@pytest.mark.parametrize("name", ["ring.c", "ring.h", "store.cpp", "store.h", "store.hpp"])
+def test_blanking_changes_no_definition_of_a_file_that_parses(name, monkeypatch):
+    text = (DATA / name).read_text()
+    blanked = defs(scan_source(name, text))
+    monkeypatch.setattr(rules, "BODY_MIN", 10**9)
+    assert defs(scan_source(name, text)) == blanked
