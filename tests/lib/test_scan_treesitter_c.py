@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ctxtools.repomap.scan import scan_source
-from ctxtools.repomap.scan import tsrules_c as rules
+from ctxtools.repomap.scan import tsprep_c as rules
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
 

@@ -1,0 +1,185 @@
+"""The bytes tree-sitter parses for C and C++: the source with what the grammar cannot use
+or cannot read blanked, at the same length (every offset and line stays where it was;
+names, signatures and references still come from the source as written).
+
+- Function bodies. They are never walked, yet parsing them was most of tree-sitter's
+  work; and code the grammar cannot read inside a body (``#ifdef`` halves of a statement,
+  unknown macros) made it lose the function and read its locals as file variables.
+- Conditional directives inside a list (a member-initializer, argument or enum list):
+  tree-sitter cannot parse one there, and lost the class around it (leveldb's Limiter).
+- Macros a C parser cannot know: a line that is only a macro name or a macro call,
+  export and visibility markers, calling conventions, annotation calls after a
+  declarator.
+
+Each pass is one C-level regex scan that starts on a literal byte or a small set of them,
+so the search skips the rest at C speed; the few matches are checked and blanked here.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
+_SPLICE = re.compile(rb"(\\\r?\n)")
+
+
+def _blank_spans(src: bytes, spans) -> bytes:
+    """SRC with each (start, end) span, in order, blanked: newlines and line splices (a
+    ``\\`` ending a line inside a macro) kept, so a macro still ends where it did."""
+    parts = []
+    pos = 0
+    for a, b in spans:
+        if a < pos:
+            continue
+        piece = src[a:b]
+        if b"\\" in piece:
+            pieces = _SPLICE.split(piece)
+            pieces[::2] = [p.translate(_SPACES) for p in pieces[::2]]
+            piece = b"".join(pieces)
+        else:
+            piece = piece.translate(_SPACES)
+        parts.append(src[pos:a])
+        parts.append(piece)
+        pos = b
+    if not parts:
+        return src
+    parts.append(src[pos:])
+    return b"".join(parts)
+
+
+# --- function bodies ---------------------------------------------------------------------
+# A body is a ``{`` right after a ``)`` (and ``const``, ``noexcept``...) up to its balanced
+# ``}``. The scan steps over strings, raw strings, characters and comments, so a brace in
+# one of them is not counted. A body nested deeper than BODY_DEPTH is not matched whole
+# (the blocks inside it are); one under BODY_MIN bytes is not worth it.
+_LIT = (
+    rb'"(?:(?<=R")[^()\\ \t\n"]{0,16}\((?s:.*?)\)[^()\\ \t\n"]{0,16}"'  # R"x(...)x"
+    rb'|(?:[^"\\\n]++|\\(?s:.))*+")'
+    rb"|'(?:[^'\\\n]|\\.){1,8}'|//[^\n]*+|/\*[^*]*+\*++(?:[^/*][^*]*+\*++)*+/"
+)
+BODY_DEPTH = 6
+BODY_MIN = 64
+
+
+def _body_pattern(depth: int) -> bytes:
+    inner = rb"[^{}\"'/]++|" + _LIT + rb"|/"
+    pattern = rb"\{(?:" + inner + rb")*+\}"
+    for _ in range(depth):
+        pattern = rb"\{(?:" + inner + rb"|" + pattern + rb")*+\}"
+    return pattern
+
+
+# a literal or comment (stepped over), or a body after its ``)`` (group 1)
+_BODY = re.compile(
+    _LIT
+    + rb"|\)(?:[ \t\r\n]++(?:const|noexcept|override|final|mutable)\b)*+[ \t\r\n]*+("
+    + _body_pattern(BODY_DEPTH)
+    + rb")"
+)
+
+
+def blank_bodies(src: bytes) -> bytes:
+    """SRC with each function body's inside blanked, its braces kept."""
+    least = BODY_MIN
+    spans = (
+        (m.start(1) + 1, m.end(1) - 1)
+        for m in _BODY.finditer(src)
+        if m.lastindex is not None and m.end(1) - m.start(1) >= least
+    )
+    return _blank_spans(src, spans)
+
+
+# --- directives inside lists -------------------------------------------------------------
+_DIRECTIVE = re.compile(rb"#[ \t]*+(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*+")
+_LIST_LINE = re.compile(rb"[,:(][ \t]*+(?://[^\n]*+)?\r?\Z")
+
+
+def _list_directives(src: bytes):
+    """Conditional directives alone on their line, after a line ending in ``,``, ``:`` or
+    ``(`` (a comment after it allowed)."""
+    for m in _DIRECTIVE.finditer(src):
+        a = m.start()
+        nl = src.rfind(b"\n", 0, a)
+        if nl < 0 or src[nl + 1 : a].strip(b" \t"):
+            continue
+        if _LIST_LINE.search(src, src.rfind(b"\n", 0, nl) + 1, nl):
+            yield a, m.end()
+
+
+# --- macros --------------------------------------------------------------------------------
+# A line that is only a macro name (``UV_HANDLE_FIELDS`` in a struct body), or a macro call
+# on a line of its own (``RB_GENERATE_STATIC(...)``) -- not a function defined through a
+# macro (``TEST_IMPL(name)`` then ``{``).
+_MACRO = (
+    rb"[ \t]*+[A-Z_][A-Z0-9_]{2,}+[ \t]*+(?=\r?\n|\Z)"
+    rb"|[A-Z_][A-Z0-9_]{2,}+\((?:[^()\n]++|\([^()\n]*+\))*+\)[ \t]*+;?[ \t]*+(?=\r?\n|\Z)"
+    rb"(?![ \t\r\n]*\{)"
+)
+_MACRO_LINE = re.compile(rb"\n(" + _MACRO + rb")")
+_MACRO_FIRST = re.compile(_MACRO)
+
+
+def _macro_lines(src: bytes):
+    m = _MACRO_FIRST.match(src)
+    if m is not None:
+        yield m.span()
+    for m in _MACRO_LINE.finditer(src):
+        yield m.span(1)
+
+
+# Export and visibility markers: ``UV_EXTERN int f(void);``, ``class LEVELDB_EXPORT DB``.
+# Found by their suffix; the prefix (one word of capitals and digits) is read backwards.
+_MARKER = re.compile(
+    rb"_(?:EXTERN|EXPORT|API|INLINE|DECL|PUBLIC|LOCAL|HIDDEN|VISIBLE|NORETURN|UNUSED"
+    rb"|DEPRECATED|NODISCARD|FORCEINLINE|ALWAYS_INLINE)(?:\([^()\n]*+\))?(?=[ \t\n*&])"
+)
+_CAPS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyz_") | _CAPS
+
+
+def _markers(src: bytes):
+    for m in _MARKER.finditer(src):
+        a = start = m.start()
+        while start > 0 and src[start - 1] in _CAPS:
+            start -= 1
+        if start == a or not 0x41 <= src[start] <= 0x5A:
+            continue  # no prefix, or one starting with a digit
+        if start > 0 and src[start - 1] in _WORD:
+            continue  # a longer name: FOO_BAR_EXPORT is not FOO_EXPORT
+        yield start, m.end()
+
+
+_CALLING = re.compile(
+    rb"(?:PASCAL|WINAPI|WINAPIV|WSAAPI|APIENTRY|CALLBACK|NTAPI|__stdcall|__cdecl|__fastcall)\b"
+)
+
+
+def _calling(src: bytes):
+    for m in _CALLING.finditer(src):
+        a = m.start()
+        if a == 0 or src[a - 1] not in _WORD:
+            yield m.span()
+
+
+# Annotation calls after a declarator: ``void f() EXCLUSIVE_LOCKS_REQUIRED(mu_);``.
+_TRAILING = re.compile(rb"\)((?:[ \t\n]+[A-Z][A-Z0-9_]{3,}(?:\([^()\n]*\))?)+)(?=[ \t\n]*[;{])")
+
+
+def _trailing(src: bytes):
+    for m in _TRAILING.finditer(src):
+        yield m.span(1)
+
+
+def prepare(src: bytes) -> bytes:
+    """The bytes tree-sitter parses for C or C++ source SRC (same length)."""
+    if b"{" in src:
+        src = blank_bodies(src)
+    if b"#" in src:
+        src = _blank_spans(src, _list_directives(src))
+    if b"_" not in src:
+        return src
+    for spans in (_macro_lines, _markers, _calling):
+        src = _blank_spans(src, spans(src))
+    if b")" in src:
+        src = _blank_spans(src, _trailing(src))
+    return src
