@@ -1,7 +1,7 @@
-"""C and C++ before tree-sitter parses them: function bodies blanked (same length, braces,
-newlines and line splices kept) and conditional directives inside lists blanked, so that
-code tree-sitter cannot read inside a body or a member-initializer list no longer hides
-the definitions around it."""
+"""C and C++ before tree-sitter parses them: the insides of function bodies skipped (the
+parser is given the ranges between them) and conditional directives inside lists blanked,
+so that code tree-sitter cannot read inside a body or a member-initializer list no longer
+hides the definitions around it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def defs(result) -> list[tuple]:
     return [(d.kind, d.name, d.line, d.scope, d.end_line) for d in result.definitions]
 
 
-def test_a_body_is_blanked_and_its_literals_do_not_unbalance_it():
+def test_a_body_is_skipped_and_its_literals_do_not_unbalance_it():
     src = (
         b"struct keep { int field_that_stays; };\n"
         b"int f(int a) {\n"
@@ -31,30 +31,29 @@ def test_a_body_is_blanked_and_its_literals_do_not_unbalance_it():
         b"}\n"
         b"int g(void) { return 0; }\n"
     )
-    out = rules.blank_bodies(src)
-    assert len(out) == len(src)
-    a = src.index(b"int f(int a) {") + 14  # the body's inside: [a, b)
-    b = src.index(b"}\nint g")
-    assert out[:a] == src[:a] and out[b:] == src[b:]
-    assert out[a:b] == bytes(10 if c == 10 else 32 for c in src[a:b])
-    assert b"field_that_stays" in out  # a struct's body is not a function's
-    assert out.endswith(b"int g(void) { return 0; }\n")  # under BODY_MIN: left as it is
+    inside = (src.index(b"int f(int a) {") + 14, src.index(b"}\nint g"))
+    assert rules.body_spans(src) == [inside]  # not the struct's, not g's (under BODY_MIN)
+    r = scan_source("f.c", src.decode())
+    assert defs(r) == [
+        ("struct", "keep", 1, None, 1),
+        ("function", "f", 2, None, 8),
+        ("function", "g", 9, None, 9),
+    ]
+    assert r.references.get("a", 0) >= 1  # what the skipped body uses is still counted
 
 
-def test_a_macro_written_over_several_lines_keeps_its_splices():
+def test_a_macro_written_over_several_lines_hides_nothing_after_it():
     src = (
-        b"#define DEFINE_GETTER(name)                     \\\n"
-        b"  static int get_##name(void) {                 \\\n"
-        b"    return compute_the_value_of(name) + 12345;  \\\n"
-        b"  }\n"
-        b"int after_the_macro(int x) { return x; }\n"
+        "#define DEFINE_GETTER(name)                     \\\n"
+        "  static int get_##name(void) {                 \\\n"
+        "    return compute_the_value_of(name) + 12345;  \\\n"
+        "  }\n"
+        "int after_the_macro(int x) { return x; }\n"
     )
-    out = rules.blank_bodies(src)
-    assert len(out) == len(src)
-    assert out.count(b"\\\n") == src.count(b"\\\n")
-    assert b"12345" not in out
-    r = scan_source("m.c", src.decode())
+    assert len(rules.body_spans(src.encode())) == 1
+    r = scan_source("m.c", src)
     assert ("function", "after_the_macro", 5, None, 5) in defs(r)
+    assert "compute_the_value_of" in r.references
 
 
 def test_ifdef_halves_inside_a_body_hide_nothing_after_it():
@@ -96,8 +95,9 @@ def test_a_directive_in_a_member_initializer_list_keeps_the_class():
 
 
 @pytest.mark.parametrize("name", ["ring.c", "ring.h", "store.cpp", "store.h", "store.hpp"])
-def test_blanking_changes_no_definition_of_a_file_that_parses(name, monkeypatch):
+def test_skipping_changes_no_definition_of_a_file_that_parses(name, monkeypatch):
     text = (DATA / name).read_text()
-    blanked = defs(scan_source(name, text))
+    skipped = scan_source(name, text)
     monkeypatch.setattr(rules, "BODY_MIN", 10**9)
-    assert defs(scan_source(name, text)) == blanked
+    whole = scan_source(name, text)
+    assert defs(whole) == defs(skipped) and whole.references == skipped.references

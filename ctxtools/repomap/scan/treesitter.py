@@ -46,12 +46,14 @@ MISSING: set[str] = set()
 class _Grammar:
     """A loaded grammar: its parser, the literal-finding query, its keywords."""
 
-    __slots__ = ("keywords", "literals", "parser", "rules")
+    __slots__ = ("keywords", "literals", "parser", "rules", "ts", "whole")
 
     def __init__(self, language: str, ts, lang) -> None:
         module = "tsrules_c" if language in ("c", "cpp") else "tsrules_other"
         self.rules = importlib.import_module(f"ctxtools.repomap.scan.{module}").rules(language)
         self.parser = ts.Parser(lang)
+        self.ts = ts
+        self.whole = self.parser.included_ranges  # (the default: everything)
         kinds = [k for k in self.rules.literals if _has_kind(lang, k)]
         pattern = " ".join(f"({k}) @x" for k in kinds)
         wanted = pattern and self.rules.strip is None
@@ -232,6 +234,44 @@ def _signature_start(node, leading: frozenset) -> int:
     return node.start_byte
 
 
+def _parse(g: _Grammar, src: bytes):
+    """SRC's tree: its prepared bytes, without the spans the rules skip."""
+    rules = g.rules
+    skip = rules.skip(src) if rules.skip is not None else None
+    data = rules.prepare(src) if rules.prepare is not None else src
+    if not skip:
+        return g.parser.parse(data)
+    g.parser.included_ranges = _included(g.ts, src, skip)
+    try:
+        return g.parser.parse(data)
+    finally:
+        g.parser.included_ranges = g.whole
+
+
+def _included(ts, src: bytes, skip) -> list:
+    """The ranges of SRC between the SKIP spans, with their (row, byte column) points:
+    the parser never reads what lies outside them, and its nodes keep SRC's positions."""
+    out = []
+    row = line_start = pos = 0
+    count, rfind, Point, Range = src.count, src.rfind, ts.Point, ts.Range
+
+    def point(at: int):
+        nonlocal row, line_start, pos
+        n = count(b"\n", pos, at)
+        if n:
+            row += n
+            line_start = rfind(b"\n", pos, at) + 1
+        pos = at
+        return Point(row, at - line_start)
+
+    start, start_point = 0, Point(0, 0)
+    for a, b in skip:
+        out.append(Range(start_point, point(a), start, a))
+        start, start_point = b, point(b)
+    out.append(Range(start_point, point(len(src)), start, len(src)))
+    return out
+
+
 def scope_join(scope: str | None, name: str) -> str:
     return f"{scope}.{name}" if scope else name
 
@@ -244,9 +284,7 @@ def scan(language: str, text: str) -> ScanResult:
     if g is None:
         return ScanResult(language, [], count_references(text, frozenset(), []), [])
     src = text.encode("utf-8", "surrogatepass")
-    prepare = g.rules.prepare
-    tree = g.parser.parse(prepare(src) if prepare is not None else src)
-    root = tree.root_node
+    root = _parse(g, src).root_node
     w = Walk(src, g.rules, language)
     w.visit(root, None, False)
     masked = _masked(src, g, root)

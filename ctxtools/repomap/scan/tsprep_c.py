@@ -1,18 +1,21 @@
-"""The bytes tree-sitter parses for C and C++: the source with what the grammar cannot use
-or cannot read blanked, at the same length (every offset and line stays where it was;
-names, signatures and references still come from the source as written).
+"""What tree-sitter parses of C and C++ source, and what it skips. Names, signatures and
+references still come from the source as written.
 
-- Function bodies. They are never walked, yet parsing them was most of tree-sitter's
-  work; and code the grammar cannot read inside a body (``#ifdef`` halves of a statement,
-  unknown macros) made it lose the function and read its locals as file variables.
-- Conditional directives inside a list (a member-initializer, argument or enum list):
-  tree-sitter cannot parse one there, and lost the class around it (leveldb's Limiter).
-- Macros a C parser cannot know: a line that is only a macro name or a macro call,
+Skipped (``body_spans``, given to the parser as the gaps between its included ranges, so
+its nodes keep the source's offsets and lines): the insides of function bodies. They are
+never walked, yet reading them was most of the parse; and code the grammar cannot read
+inside a body (``#ifdef`` halves of a statement, unknown macros) made it lose the
+function and read its locals as file variables.
+
+Blanked (``prepare``, at the same length, newlines and line splices kept):
+- conditional directives inside a list (a member-initializer, argument or enum list):
+  tree-sitter cannot parse one there, and lost the class around it (leveldb's Limiter);
+- macros a C parser cannot know: a line that is only a macro name or a macro call,
   export and visibility markers, calling conventions, annotation calls after a
   declarator.
 
 Each pass is one C-level regex scan that starts on a literal byte or a small set of them,
-so the search skips the rest at C speed; the few matches are checked and blanked here.
+so the search skips the rest at C speed; the few matches are checked here.
 """
 
 from __future__ import annotations
@@ -78,15 +81,15 @@ _BODY = re.compile(
 )
 
 
-def blank_bodies(src: bytes) -> bytes:
-    """SRC with each function body's inside blanked, its braces kept."""
+def body_spans(src: bytes) -> list[tuple[int, int]]:
+    """The insides of SRC's function bodies (their braces left out): what tree-sitter is
+    not given to parse."""
     least = BODY_MIN
-    spans = (
+    return [
         (m.start(1) + 1, m.end(1) - 1)
         for m in _BODY.finditer(src)
         if m.lastindex is not None and m.end(1) - m.start(1) >= least
-    )
-    return _blank_spans(src, spans)
+    ]
 
 
 # --- directives inside lists -------------------------------------------------------------
@@ -172,8 +175,6 @@ def _trailing(src: bytes):
 
 def prepare(src: bytes) -> bytes:
     """The bytes tree-sitter parses for C or C++ source SRC (same length)."""
-    if b"{" in src:
-        src = blank_bodies(src)
     if b"#" in src:
         src = _blank_spans(src, _list_directives(src))
     if b"_" not in src:

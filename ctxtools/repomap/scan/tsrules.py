@@ -24,6 +24,9 @@ class Rules:
     leading: frozenset = frozenset()
     # the bytes to parse, from the source's (same length: offsets and lines kept)
     prepare: object = None
+    # the (start, end) byte spans of the source the parser skips, in order (function
+    # bodies: their text is never walked); None to parse it all
+    skip: object = None
     # a pattern of the comments and literals, dropped before references are counted
     # (instead of the grammar's literal nodes: faster where the syntax is simple)
     strip: object = None

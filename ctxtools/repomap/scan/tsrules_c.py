@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ctxtools.repomap.scan.treesitter import scope_join
-from ctxtools.repomap.scan.tsprep_c import prepare
+from ctxtools.repomap.scan.tsprep_c import body_spans, prepare
 from ctxtools.repomap.scan.tsrules import Rules, walk_body, walk_children
 
 _WRAPPERS = frozenset(
@@ -223,5 +223,6 @@ def rules(language: str) -> Rules:
         literals,
         leading=frozenset({"comment"}),
         prepare=prepare,
+        skip=body_spans,
         strip=_LITERALS,
     )
