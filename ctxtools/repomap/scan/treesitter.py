@@ -136,12 +136,12 @@ def available(language: str) -> bool:
 _KEEP_NEWLINES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
-def _masked(src: bytes, g: _Grammar, root) -> str:
-    """SRC with every comment and string blanked (newlines kept), decoded: what the
-    references are counted in."""
+def _masked(src: bytes, g: _Grammar, root) -> str | bytes:
+    """SRC with every comment and string blanked (newlines kept), decoded, or without
+    them (bytes, valid UTF-8): what the references are counted in."""
     strip = g.rules.strip
     if strip is not None:
-        return strip.sub(b" ", src).decode("utf-8", "replace")
+        return strip.sub(b" ", src)
     if g.literals is None:
         return src.decode("utf-8", "replace")
     spans = []
