@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import scan_source
+from ctxtools.repomap.scan import header_language, scan_source
 from ctxtools.repomap.scan import tsprep_c as rules
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
@@ -101,3 +101,21 @@ def test_skipping_changes_no_definition_of_a_file_that_parses(name, monkeypatch)
     monkeypatch.setattr(rules, "BODY_MIN", 10**9)
     whole = scan_source(name, text)
     assert defs(whole) == defs(skipped) and whole.references == skipped.references
+
+
+def test_an_objective_c_header_is_mapped_as_text():
+    """protobuf's objectivec/*.h parsed as C gave junk variables (``interface``, method
+    parameters); an ``@interface`` header is Objective-C, references only."""
+    text = (
+        "#import <Foundation/Foundation.h>\n"
+        "NS_ASSUME_NONNULL_BEGIN\n"
+        "@interface GPBArray : NSObject <NSCopying>\n"
+        "@property(nonatomic, readonly) NSUInteger count;\n"
+        "- (void)addValue:(int32_t)value;\n"
+        "@end\n"
+    )
+    assert header_language(text) == "objc"
+    r = scan_source("GPBArray.h", text)
+    assert r.language == "objc" and r.definitions == []
+    assert "NSUInteger" in r.references
+    assert header_language("/* @interface in a comment */\nint f(void);\n") == "c"

@@ -42,7 +42,13 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.common import KINDS, LANGUAGES, Definition, ScanResult
+from ctxtools.repomap.scan.common import (
+    KINDS,
+    LANGUAGES,
+    Definition,
+    ScanResult,
+    count_references,
+)
 
 __all__ = [
     "KINDS",
@@ -164,10 +170,17 @@ def shebang_language(head: bytes | str) -> str | None:
     return _INTERPRETERS.get(name) or _INTERPRETERS.get(name.rstrip("0123456789.-"))
 
 
+# What only Objective-C says in a header: a directive at a line's start.
+_OBJC_HEADER = re.compile(r"^[ \t]*@(?:interface|protocol|implementation|end)\b", re.M)
+
+
 def header_language(text: str) -> str:
-    """C or C++ for a ``.h`` header, by what it says: a class with access specifiers, a
+    """C, C++ or Objective-C for a ``.h`` header, by what it says: ``@interface`` makes it
+    Objective-C (mapped as text: no grammar reads it); a class with access specifiers, a
     namespace, a template, ``std::``, a C++ standard header... make it C++."""
     head = text[:65536]
+    if "@" in head and _OBJC_HEADER.search(head):
+        return "objc"
     if not any(w in head for w in _CPP_WORDS):
         return "c"  # none of the words the pattern needs: no search
     return "cpp" if _CPP_HEADER.search(head.encode("utf-8", "replace")) else "c"
@@ -193,6 +206,8 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     language = language_of(path, text)
     if language is None:
         return None
+    if language == "objc":  # references only, like a language whose grammar is missing
+        return ScanResult(language, [], count_references(text, frozenset(), []), [])
     if language in TREE_SITTER:
         from ctxtools.repomap.scan.treesitter import scan as scan_tree
 
