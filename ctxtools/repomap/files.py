@@ -198,10 +198,10 @@ class _Scripts:
     the scanner's rules, looked up once per listing."""
 
     def __init__(self) -> None:
-        from ctxtools.repomap.scan import script_language, script_name
+        from ctxtools.repomap.scan import script_name, shebang_language
         from ctxtools.secrets import secret_filename
 
-        self.language = script_language
+        self.language = shebang_language  # (the name was judged by ``maybe``)
         self.name = script_name
         self.secret = secret_filename
 
@@ -223,7 +223,7 @@ class _Scripts:
             check_resource(exc, path)
             listing.skip("unreadable")
             return False
-        if b"\0" in head or self.language(rel, head) is None:
+        if b"\0" in head or self.language(head) is None:
             listing.others += 1
             return False
         return True
