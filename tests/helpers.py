@@ -120,6 +120,31 @@ def many_sources(root: Path, count: int) -> list[str]:
     return names
 
 
+# Extensionless scripts, told by their #! line (issue 19), and files that only look like one.
+SCRIPTS = {
+    "bin/deploy": "#!/usr/bin/env ruby\n# Ship a tagged release.\n"
+    'def deploy_release(tag)\n  puts "deploying #{tag}"\nend\n',
+    "bin/lint": "#!/usr/bin/env -S ruby -w\ndef lint_sources(paths)\n  paths.each { |p| p }\nend\n",
+    "scripts/setup": b"#!/bin/bash\r\nset -e\r\nsetup_workspace() {\r\n  mkdir -p build\r\n}\r\n",
+    "tools/run": "#!/usr/bin/env python3\nimport sys\n\n\ndef run_pipeline(stages):\n"
+    "    return [s for s in stages if s]\n",
+}
+NOT_SCRIPTS = {
+    "bin/blob": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4,  # a binary
+    "bin/selfextract": b"#!/bin/sh\nexit 0\n\x00\x00\x1f\x8b" + bytes(200),  # #! then a NUL
+    "NOTES": "def not_code(x):\n    this is a plain text file with no #! line\n",
+    "bin/report": "#!/usr/bin/perl\nsub report { return 1; }\n",  # no scanner for Perl
+    "notes.txt": "#!/bin/bash\nnot_a_script() { :; }\n",  # an extension: by its name
+    ".envrc": "#!/bin/bash\nsecret_setup() { export TOKEN=x; }\n",  # a secret: never opened
+}
+
+
+def write_scripts(root: Path) -> None:
+    """SCRIPTS and NOT_SCRIPTS under ROOT."""
+    for rel, text in {**SCRIPTS, **NOT_SCRIPTS}.items():
+        write(root, rel, text)
+
+
 # --- resource limits ------------------------------------------------------------------------
 
 

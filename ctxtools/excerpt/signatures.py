@@ -36,12 +36,15 @@ def signatures_of(
     size: int | None = None,
     binary: bool = False,
 ) -> Signatures:
-    """The definitions of the source DATA named PATH (the name picks the language).
+    """The definitions of the source DATA named PATH (the name picks the language, or an
+    extensionless script's ``#!`` line).
 
     DATA None means the file was too large to scan (SIZE bytes)."""
-    from ctxtools.repomap.scan import language_for, scan_source
+    from ctxtools.repomap.scan import language_for, scan_source, script_language
 
     language = language_for(path) if path else None
+    if language is None and path and data and not binary:
+        language = script_language(path, data[:256])  # bin/deploy: its #! line says
     if binary:
         return Signatures(language, binary=True)
     if data is None:

@@ -230,9 +230,12 @@ class Chooser:
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
-        from ctxtools.repomap.scan import language_for
+        from ctxtools.repomap.scan import language_for, script_language
 
-        wanted = {lab for lab in docs_labels if language_for(lab)}
+        data = self._data  # a script's language is its #! line's (bin/deploy)
+        wanted = {
+            lab for lab in docs_labels if language_for(lab) or script_language(lab, data[lab])
+        }
         out: dict[str, tuple] = {}
         known = self.map_defs
         for lab in wanted:

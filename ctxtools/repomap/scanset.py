@@ -58,7 +58,7 @@ def list_repository(root: str) -> filesmod.Listing:
         if os.path.exists(root):
             raise InputError(f"{root}: not a directory", hint="give the repository's directory")
         raise InputError(f"{root}: no such directory")
-    return filesmod.list_files(root, language_for)
+    return filesmod.list_files(root, language_for, scripts=True)
 
 
 def scan_payload(rel: str, data: bytes):

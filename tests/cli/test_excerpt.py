@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import run_bytes
+from helpers import SCRIPTS, run_bytes, write
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
@@ -375,6 +375,23 @@ def test_worker_processes_give_the_same_output(script_runner, src):
         ]
         * 8
     )
+
+
+def test_signatures_of_an_extensionless_script_by_its_shebang(script_runner, src):
+    # issue 19: no extension, but a #! line naming Ruby (with env -S) or bash (CRLF)
+    for rel, text in SCRIPTS.items():
+        write(src, rel, text)
+    write(src, "bin/report", "#!/usr/bin/perl\nsub report { 1 }\n")
+    r = script_runner.run(
+        ["ctx-excerpt", "--signatures", "bin/deploy", "bin/lint", "scripts/setup", "bin/report"]
+    )
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "==> bin/deploy <== 5 lines; ruby, 1 definition\n  3│ def deploy_release(tag)\n" in out
+    assert "==> bin/lint <== 4 lines; ruby, 1 definition\n" in out
+    assert "==> scripts/setup <== 5 lines; bash, 1 definition\n" in out
+    assert "setup_workspace()" in out
+    assert "==> bin/report <== 2 lines; no definition scanner for this file type\n" in out
 
 
 def test_signatures_of_a_file_over_512_kb_are_not_scanned(script_runner, src):

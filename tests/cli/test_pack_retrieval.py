@@ -386,3 +386,32 @@ def test_five_languages_each_rank_their_own_definition(script_runner, shop, tmp_
         doc = pack_json(script_runner, "-q", task, "--tokens", "2500", ".")
         rows = {f["path"]: f for f in doc["files"]}
         assert rows[path]["rank"] == 1, (task, sorted(rows, key=lambda p: rows[p]["rank"])[:3])
+
+
+def test_a_task_naming_a_function_of_an_extensionless_script_packs_it(
+    script_runner, tmp_path, monkeypatch
+):
+    # issue 19: bin/release has no extension; its #! line says Ruby, so its definitions are
+    # the units, and the one the task names is shown whole.
+    root = tmp_path / "tools"
+    lines = ["#!/usr/bin/env ruby", "# Release steps, run from CI."]
+    for i in range(60):
+        lines += [f"def step_{i}(arg)", f"  value = arg * {i}", f'  puts "step {i}"', "end", ""]
+    at = len(lines)
+    lines += ["def rollback_release(tag)", '  system("git", "tag", "-d", tag)', "end", ""]
+    for i in range(60, 90):
+        lines += [f"def step_{i}(arg)", f"  arg + {i}", "end", ""]
+    write(root, "bin/release", "\n".join(lines) + "\n")
+    write(root, "bin/deploy", '#!/bin/sh\n# deploy the tag\ndeploy() {\n  echo "$1"\n}\n')
+    for i in range(8):
+        write(root, f"lib/step{i}.py", f"def helper_{i}(tag):\n    return tag\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    monkeypatch.chdir(root)
+    task = "rollback_release fails when the tag is missing"
+    doc = pack_json(script_runner, "-q", task, "--tokens", "1500", ".")
+    rows = {f["path"]: f for f in doc["files"]}
+    assert rows["bin/release"]["rank"] == 1
+    assert any(c.startswith("rollback_release ") for c in rows["bin/release"]["chunks"])
+    assert set(range(at + 1, at + 4)) <= shown_lines(doc["text"])["bin/release"]
+    assert "\nbin/release:\n" in doc["text"].split("# Files")[0]  # on the map too

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import write
+from helpers import write, write_scripts
 
 from ctxtools.tokens import get_ruler
 
@@ -267,6 +267,32 @@ def test_symlink_loop_and_escape(script_runner, tmp_path):
     r = script_runner.run(["ctx-repomap", str(root)])
     assert r.returncode == 0
     assert r.stdout == "ok.py:\n1:def ok()\n"
+
+
+def test_extensionless_scripts_are_mapped_by_their_shebang(script_runner, tmp_path, monkeypatch):
+    # issue 19: bin/deploy (ruby), bin/lint (env -S ruby -w), scripts/setup (bash, CRLF),
+    # tools/run (python3) are mapped; a binary, text without #!, Perl, a .txt and a secret
+    # name are not.
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    root = tmp_path / "scripts"
+    write_scripts(root)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    r = script_runner.run(["ctx-repomap", str(root), "--json"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    langs = {f["path"]: f["language"] for f in doc["files"]}
+    assert langs == {
+        "bin/deploy": "ruby",
+        "bin/lint": "ruby",
+        "scripts/setup": "bash",
+        "tools/run": "python",
+    }
+    text = script_runner.run(["ctx-repomap", str(root)]).stdout
+    assert "bin/deploy:\n3:def deploy_release(tag)\n" in text
+    assert "scripts/setup:\n3:setup_workspace()\n" in text
+    assert "tools/run:\n5:def run_pipeline(stages)\n" in text
+    assert "not_code" not in text and "secret_setup" not in text and "report" not in text
 
 
 def test_help_has_an_example(script_runner):

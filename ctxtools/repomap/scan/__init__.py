@@ -27,6 +27,8 @@ Figures against Universal Ctags and the TypeScript compiler: bench/bench_scan_or
 Public API::
 
     language_for(path) -> str | None
+    script_name(path) -> bool                        (no extension: a #! line may say)
+    language_of(path, text) -> str | None            (the name, else the #! line)
     scan_source(path, text) -> ScanResult | None
     scan_bytes(path, data) -> ScanResult | None      (UTF-8, errors="replace")
     Definition(kind, name, line, signature, scope, end_line)
@@ -59,6 +61,8 @@ __all__ = [
     "header_language",
     "language_for",
     "language_of",
+    "script_language",
+    "script_name",
     "shebang_language",
     "scan_bytes",
     "scan_source",
@@ -157,6 +161,22 @@ def language_for(path: str) -> str | None:
     return lang
 
 
+def script_name(path: str) -> bool:
+    """Whether PATH's language is for its ``#!`` line to say: a name with no scanner and
+    no extension (no dot after its first character: ``bin/deploy``, ``.profile``; not
+    ``notes.txt`` nor ``manage.py-tpl``)."""
+    name = path.rsplit("/", 1)[-1]
+    return "." not in name[1:] and language_for(path) is None
+
+
+def script_language(path: str, head: bytes | str) -> str | None:
+    """The language of a script named PATH whose content starts with HEAD: its ``#!``
+    line's interpreter when the name says nothing (``script_name``), else None."""
+    if not head.startswith("#!" if isinstance(head, str) else b"#!") or not script_name(path):
+        return None
+    return shebang_language(head)
+
+
 def shebang_language(head: bytes | str) -> str | None:
     """The language a script's ``#!`` line names (``#!/usr/bin/env ruby``), or None."""
     if isinstance(head, str):
@@ -187,11 +207,11 @@ def header_language(text: str) -> str:
 
 
 def language_of(path: str, text: str) -> str | None:
-    """The language of a file: by its name, by its shebang when the name says nothing,
-    and a ``.h`` header by its content."""
+    """The language of a file: by its name, by its shebang when the name says nothing and
+    has no extension (``script_name``), and a ``.h`` header by its content."""
     language = language_for(path)
     if language is None:
-        return shebang_language(text) if text.startswith("#!") else None
+        return script_language(path, text)
     if language == "c" and path[-2:].lower() == ".h":
         return header_language(text)
     return language
@@ -240,6 +260,6 @@ def grammar_note(languages) -> str | None:
 
 def scan_bytes(path: str, data: bytes) -> ScanResult | None:
     """``scan_source`` on raw bytes, decoded as UTF-8 with errors="replace"."""
-    if language_for(path) is None and not data.startswith(b"#!"):
+    if language_for(path) is None and script_language(path, data[:256]) is None:
         return None
     return scan_source(path, data.decode("utf-8", errors="replace"))
