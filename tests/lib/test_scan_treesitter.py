@@ -82,6 +82,19 @@ GOLDEN = {
         ("class", "Hit", 34, None),
         ("type", "Evicted", 36, None),
     ]),
+    # Real code (Newtonsoft.Json, MIT): operators named as Universal Ctags 5.9 names them,
+    # on the line of ``operator``; ctags loses ``operator bool?`` (a nullable type), we don't
+    "Operators.cs": ("csharp", [
+        ("class", "JToken", 35, None),
+        ("method", "operator bool", 49, "JToken"),
+        ("method", "operator bool?", 72, "JToken"),
+        ("method", "operator JToken", 88, "JToken"),
+        ("struct", "Optional", 98, None),
+        ("method", "operator Optional<T>", 104, "Optional"),
+        ("method", "operator T?", 113, "Optional"),
+        ("method", "operator ==", 126, "Optional"),
+        ("method", "operator !=", 137, "Optional"),
+    ]),
     "app.rb": ("ruby", [
         ("class", "Shop", 5, None),
         ("const", "VERSION", 6, "Shop"),
@@ -197,6 +210,11 @@ def test_signatures_and_end_lines():
     assert php["create"].signature == "public static function create(): static"
     cs = {d.name: d for d in scan("Cache.cs").definitions if d.kind != "method"}
     assert cs["Cache"].signature.startswith("public sealed class Cache<TKey, TValue>")
+    ops = {d.name: d for d in scan("Operators.cs").definitions}
+    eq = "public static bool operator ==(Optional<T?> a, Optional<T?> b)"
+    assert ops["operator =="].signature == eq
+    assert ops["operator JToken"].signature == "public static implicit operator JToken(bool value)"
+    assert ops["operator bool"].end_line == 65
 
 
 def test_imports_and_references():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ctxtools.repomap.scan.common import collapse
 from ctxtools.repomap.scan.treesitter import scope_join
 from ctxtools.repomap.scan.tsrules import (
     Rules,
@@ -32,6 +33,19 @@ def _cs_delegate(w, node, scope, in_class):
     w.emit("type", name, nn, node, scope)
 
 
+def _cs_operator(w, node, scope, in_class):
+    """``operator ==(A a, A b)``, ``implicit operator JToken(bool value)``: a method named
+    as Universal Ctags names it, ``operator`` and the operator or the target type, on the
+    line of the ``operator`` keyword."""
+    field = "operator" if node.type == "operator_declaration" else "type"
+    target = node.child_by_field_name(field)
+    keyword = next((c for c in node.children if c.type == "operator" and not c.is_named), None)
+    if target is None or keyword is None:
+        return
+    name = "operator " + collapse(w.text(target))
+    w.emit("method", name, keyword, node, scope, node.child_by_field_name("body"))
+
+
 def csharp() -> Rules:
     handlers = {
         "namespace_declaration": walk_body(),
@@ -46,6 +60,8 @@ def csharp() -> Rules:
         "method_declaration": method(),
         "constructor_declaration": method(),
         "destructor_declaration": method(),
+        "operator_declaration": _cs_operator,
+        "conversion_operator_declaration": _cs_operator,
         "using_directive": top_import(_text_after_keyword),
     }
     return Rules(
