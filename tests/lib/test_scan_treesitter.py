@@ -231,6 +231,15 @@ def test_imports_and_references():
     assert "MAX_IDLE" in kt and "notAFunction" not in kt
 
 
+def test_scala_type_parameters_are_no_references():
+    # Real code (cats, MIT): [A, B] and F[_] are type parameters; counted as references,
+    # they tied every file of cats to the few that define a member named A
+    refs = scan("Functor.scala").references
+    assert "Invariant" in refs and "map" in refs
+    assert not {"A", "B", "F"} & set(refs)
+    assert [d.name for d in scan("Functor.scala").definitions] == ["Functor", "map", "imap"]
+
+
 def test_header_language_by_content():
     assert header_language((DATA / "ring.h").read_text()) == "c"  # extern "C" under #ifdef
     assert header_language((DATA / "store.h").read_text()) == "cpp"

@@ -468,7 +468,15 @@ def scala() -> Rules:
             "character_literal",
         ),  # fmt: skip
         leading=frozenset({"annotation", "comment", "block_comment"}),
+        keywords=_TYPE_VARIABLES,
     )
+
+
+# A one-letter capital in Scala is a type parameter (``[A]``, ``F[_]``), used in nearly
+# every file: counted as a reference, it tied each file to the few that define a member
+# of that name (cats: ``implicit def A: Semigroup[A]``, ``type A = A0``), and those files
+# led the map. It is no reference (the definitions stay).
+_TYPE_VARIABLES = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 # --- Lua -------------------------------------------------------------------------------------
