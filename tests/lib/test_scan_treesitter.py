@@ -85,15 +85,15 @@ GOLDEN = {
     # Real code (Newtonsoft.Json, MIT): operators named as Universal Ctags 5.9 names them,
     # on the line of ``operator``; ctags loses ``operator bool?`` (a nullable type), we don't
     "Operators.cs": ("csharp", [
-        ("class", "JToken", 35, None),
-        ("method", "operator bool", 49, "JToken"),
-        ("method", "operator bool?", 72, "JToken"),
-        ("method", "operator JToken", 88, "JToken"),
-        ("struct", "Optional", 98, None),
-        ("method", "operator Optional<T>", 104, "Optional"),
-        ("method", "operator T?", 113, "Optional"),
-        ("method", "operator ==", 126, "Optional"),
-        ("method", "operator !=", 137, "Optional"),
+        ("class", "JToken", 43, None),
+        ("method", "operator bool", 57, "JToken"),
+        ("method", "operator bool?", 80, "JToken"),
+        ("method", "operator JToken", 96, "JToken"),
+        ("struct", "Optional", 106, None),
+        ("method", "operator Optional<T>", 112, "Optional"),
+        ("method", "operator T?", 121, "Optional"),
+        ("method", "operator ==", 134, "Optional"),
+        ("method", "operator !=", 145, "Optional"),
     ]),
     "app.rb": ("ruby", [
         ("class", "Shop", 5, None),
@@ -214,7 +214,7 @@ def test_signatures_and_end_lines():
     eq = "public static bool operator ==(Optional<T?> a, Optional<T?> b)"
     assert ops["operator =="].signature == eq
     assert ops["operator JToken"].signature == "public static implicit operator JToken(bool value)"
-    assert ops["operator bool"].end_line == 65
+    assert ops["operator bool"].end_line == 73
 
 
 def test_imports_and_references():
@@ -222,6 +222,14 @@ def test_imports_and_references():
     assert scan("app.rb").imports == ["json", "helpers/format"]
     assert scan("Router.php").imports == ["Psr/Http/Message/ResponseInterface", "App/Routing/Route"]
     assert scan("Pool.kt").imports == ["java.io.Closeable", "kotlin.time.Duration"]
+    assert scan("Operators.cs").imports == [
+        "System",
+        "Xunit",
+        "Xunit.FactAttribute",  # using Test = Xunit.FactAttribute: the target, not "Test"
+        "Newtonsoft.Json.Tests.XUnitAssert",
+        "Xunit.InlineDataAttribute",
+        "NUnit.Framework",
+    ]
     assert scan("queue.lua").imports == ["demo.util"]
     refs = scan("ring.c").references
     assert "ring_grow" in refs  # called in ring_push

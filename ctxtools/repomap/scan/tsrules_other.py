@@ -46,6 +46,15 @@ def _cs_operator(w, node, scope, in_class):
     w.emit("method", name, keyword, node, scope, node.child_by_field_name("body"))
 
 
+def _cs_using(w, node) -> str | None:
+    """``using System.IO;``, ``using static System.Math;``; an alias ``using Assert =
+    Newtonsoft.Json.Tests.XUnitAssert;`` imports what follows its ``=``, not its name."""
+    if node.child_by_field_name("name") is None:
+        return _text_after_keyword(w, node)
+    named = [c for c in node.named_children if c.type != "comment"]
+    return w.text(named[-1]).strip() if len(named) > 1 else None
+
+
 def csharp() -> Rules:
     handlers = {
         "namespace_declaration": walk_body(),
@@ -62,11 +71,15 @@ def csharp() -> Rules:
         "destructor_declaration": method(),
         "operator_declaration": _cs_operator,
         "conversion_operator_declaration": _cs_operator,
-        "using_directive": top_import(_text_after_keyword),
+        "using_directive": top_import(_cs_using),
     }
     return Rules(
         handlers,
-        frozenset({"declaration_list", "ERROR", "preproc_if", "preproc_region"}),
+        # every branch of #if/#elif/#else, as in C (ctags 5.9 reads only the first)
+        frozenset(
+            {"declaration_list", "ERROR", "preproc_if", "preproc_elif", "preproc_else"}
+            | {"preproc_region"}
+        ),
         (
             "comment",
             "string_literal",

@@ -29,6 +29,14 @@
 // (the same project, under the same MIT licence).
 
 using System;
+#if DNXCORE50
+using Xunit;
+using Test = Xunit.FactAttribute;
+using Assert = Newtonsoft.Json.Tests.XUnitAssert;
+using TestCase = Xunit.InlineDataAttribute;
+#else
+using NUnit.Framework;
+#endif
 
 namespace Newtonsoft.Json.Linq
 {
