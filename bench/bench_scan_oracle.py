@@ -30,8 +30,8 @@ type, a bare block -- every brace but the template body of a class, object, trai
 given or extension, see ``scala_nested``), weaker than a parser; variables are
 left out of those two rows. Its C#
 parser loses methods after nullable types and generic constraints: each extra of ours is
-checked against its source line (does it declare that name?), and the report says how
-many that confirms. Lua and Kotlin tags nested in a function are dropped by an
+checked against its source line (does it declare that name? an operator as ctags names
+it, ``operator ==``, ``operator JToken``), and the report says how many that confirms. Lua and Kotlin tags nested in a function are dropped by an
 independent block count (ctags 5.9 gives them no scope there); so are Kotlin properties
 and locals that ctags gives no scope or the package's although they lie inside a class, a
 constructor, an ``init`` block or a getter (braces and parentheses counted, comments and
@@ -735,6 +735,9 @@ DECLARATION_LINE = {
         r"\s*(?:\[[^\]]*\]\s*)*(?:(?:public|private|protected|internal|static|virtual"
         r"|override|abstract|sealed|async|extern|unsafe|new|partial|readonly|ref)\s+)*"
         r"(?:(?:class|struct|interface|enum|record)\s+(?P<type>\w+)"
+        # operators, named as ctags names them: "operator ==", "operator JToken"
+        r"|(?:implicit|explicit)\s+operator\s+(?P<conv>[^(]*?)\s*\("
+        r"|[\w<>\[\]?,.\s]*?\boperator\s*(?P<op>true|false|[^\w\s(][^\s(]*)\s*\("
         r"|[\w<>\[\]?,.\s]*?\b(?P<name>\w+)\s*(?:<[^()]*>)?\s*\()"
     )
 }
@@ -742,7 +745,12 @@ DECLARATION_LINE = {
 
 def declares(text: str, name: str, pattern: re.Pattern) -> bool:
     m = pattern.match(text)
-    return m is not None and name in (m.group("type"), m.group("name"))
+    if m is None:
+        return False
+    groups = m.groupdict()
+    if groups.get("conv") or groups.get("op"):
+        return name == "operator " + (groups.get("conv") or groups.get("op"))
+    return name in (groups.get("type"), groups.get("name"))
 
 
 _SWIFT_MODS = (

@@ -82,6 +82,19 @@ GOLDEN = {
         ("class", "Hit", 34, None),
         ("type", "Evicted", 36, None),
     ]),
+    # Real code (Newtonsoft.Json, MIT): operators named as Universal Ctags 5.9 names them,
+    # on the line of ``operator``; ctags loses ``operator bool?`` (a nullable type), we don't
+    "Operators.cs": ("csharp", [
+        ("class", "JToken", 43, None),
+        ("method", "operator bool", 57, "JToken"),
+        ("method", "operator bool?", 80, "JToken"),
+        ("method", "operator JToken", 96, "JToken"),
+        ("struct", "Optional", 106, None),
+        ("method", "operator Optional<T>", 112, "Optional"),
+        ("method", "operator T?", 121, "Optional"),
+        ("method", "operator ==", 134, "Optional"),
+        ("method", "operator !=", 145, "Optional"),
+    ]),
     "app.rb": ("ruby", [
         ("class", "Shop", 5, None),
         ("const", "VERSION", 6, "Shop"),
@@ -197,6 +210,11 @@ def test_signatures_and_end_lines():
     assert php["create"].signature == "public static function create(): static"
     cs = {d.name: d for d in scan("Cache.cs").definitions if d.kind != "method"}
     assert cs["Cache"].signature.startswith("public sealed class Cache<TKey, TValue>")
+    ops = {d.name: d for d in scan("Operators.cs").definitions}
+    eq = "public static bool operator ==(Optional<T?> a, Optional<T?> b)"
+    assert ops["operator =="].signature == eq
+    assert ops["operator JToken"].signature == "public static implicit operator JToken(bool value)"
+    assert ops["operator bool"].end_line == 73
 
 
 def test_imports_and_references():
@@ -204,6 +222,14 @@ def test_imports_and_references():
     assert scan("app.rb").imports == ["json", "helpers/format"]
     assert scan("Router.php").imports == ["Psr/Http/Message/ResponseInterface", "App/Routing/Route"]
     assert scan("Pool.kt").imports == ["java.io.Closeable", "kotlin.time.Duration"]
+    assert scan("Operators.cs").imports == [
+        "System",
+        "Xunit",
+        "Xunit.FactAttribute",  # using Test = Xunit.FactAttribute: the target, not "Test"
+        "Newtonsoft.Json.Tests.XUnitAssert",
+        "Xunit.InlineDataAttribute",
+        "NUnit.Framework",
+    ]
     assert scan("queue.lua").imports == ["demo.util"]
     refs = scan("ring.c").references
     assert "ring_grow" in refs  # called in ring_push
@@ -211,6 +237,15 @@ def test_imports_and_references():
     assert "return" not in refs and "static" not in refs  # the grammar's keywords
     kt = scan("Pool.kt").references
     assert "MAX_IDLE" in kt and "notAFunction" not in kt
+
+
+def test_scala_type_parameters_are_no_references():
+    # Real code (cats, MIT): [A, B] and F[_] are type parameters; counted as references,
+    # they tied every file of cats to the few that define a member named A
+    refs = scan("Functor.scala").references
+    assert "Invariant" in refs and "map" in refs
+    assert not {"A", "B", "F"} & set(refs)
+    assert [d.name for d in scan("Functor.scala").definitions] == ["Functor", "map", "imap"]
 
 
 def test_header_language_by_content():

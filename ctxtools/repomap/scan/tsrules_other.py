@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ctxtools.repomap.scan.common import collapse
 from ctxtools.repomap.scan.treesitter import scope_join
 from ctxtools.repomap.scan.tsrules import (
     Rules,
@@ -32,6 +33,28 @@ def _cs_delegate(w, node, scope, in_class):
     w.emit("type", name, nn, node, scope)
 
 
+def _cs_operator(w, node, scope, in_class):
+    """``operator ==(A a, A b)``, ``implicit operator JToken(bool value)``: a method named
+    as Universal Ctags names it, ``operator`` and the operator or the target type, on the
+    line of the ``operator`` keyword."""
+    field = "operator" if node.type == "operator_declaration" else "type"
+    target = node.child_by_field_name(field)
+    keyword = next((c for c in node.children if c.type == "operator" and not c.is_named), None)
+    if target is None or keyword is None:
+        return
+    name = "operator " + collapse(w.text(target))
+    w.emit("method", name, keyword, node, scope, node.child_by_field_name("body"))
+
+
+def _cs_using(w, node) -> str | None:
+    """``using System.IO;``, ``using static System.Math;``; an alias ``using Assert =
+    Newtonsoft.Json.Tests.XUnitAssert;`` imports what follows its ``=``, not its name."""
+    if node.child_by_field_name("name") is None:
+        return _text_after_keyword(w, node)
+    named = [c for c in node.named_children if c.type != "comment"]
+    return w.text(named[-1]).strip() if len(named) > 1 else None
+
+
 def csharp() -> Rules:
     handlers = {
         "namespace_declaration": walk_body(),
@@ -46,11 +69,17 @@ def csharp() -> Rules:
         "method_declaration": method(),
         "constructor_declaration": method(),
         "destructor_declaration": method(),
-        "using_directive": top_import(_text_after_keyword),
+        "operator_declaration": _cs_operator,
+        "conversion_operator_declaration": _cs_operator,
+        "using_directive": top_import(_cs_using),
     }
     return Rules(
         handlers,
-        frozenset({"declaration_list", "ERROR", "preproc_if", "preproc_region"}),
+        # every branch of #if/#elif/#else, as in C (ctags 5.9 reads only the first)
+        frozenset(
+            {"declaration_list", "ERROR", "preproc_if", "preproc_elif", "preproc_else"}
+            | {"preproc_region"}
+        ),
         (
             "comment",
             "string_literal",
@@ -452,7 +481,15 @@ def scala() -> Rules:
             "character_literal",
         ),  # fmt: skip
         leading=frozenset({"annotation", "comment", "block_comment"}),
+        keywords=_TYPE_VARIABLES,
     )
+
+
+# A one-letter capital in Scala is a type parameter (``[A]``, ``F[_]``), used in nearly
+# every file: counted as a reference, it tied each file to the few that define a member
+# of that name (cats: ``implicit def A: Semigroup[A]``, ``type A = A0``), and those files
+# led the map. It is no reference (the definitions stay).
+_TYPE_VARIABLES = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 # --- Lua -------------------------------------------------------------------------------------
