@@ -60,6 +60,10 @@ GENERATED_RE = re.compile(
 HEAD_LINES = 5
 SCRIPT_HEAD = 256  # bytes of an extensionless file read for its #! line
 SCRIPT_MIN = len("#!/bin/sh")  # a file any shorter is no script: not opened
+# Where a script that is not executable is still looked for: the top level and these
+# directories (``bin/setup``). Elsewhere only an executable file is opened, so a test
+# suite's thousands of extensionless data files (curl's tests/data) are not read.
+SCRIPT_DIRS = frozenset(("bin", "sbin", "libexec", "script", "scripts", "tools", "hooks"))
 
 
 @dataclass(slots=True)
@@ -193,6 +197,11 @@ def _script_head(path: str) -> bytes:
         os.close(fd)
 
 
+def _script_place(rel: str) -> bool:
+    head, _, _name = rel.rpartition("/")
+    return not head or head.rpartition("/")[2] in SCRIPT_DIRS
+
+
 class _Scripts:
     """Tells scripts among the files whose names say nothing (``list_files(scripts=True)``):
     the scanner's rules, looked up once per listing."""
@@ -209,12 +218,12 @@ class _Scripts:
         """Whether REL's name leaves its language to a #! line (and is no secret)."""
         return self.name(rel) and self.secret(rel) is None
 
-    def check(self, listing: Listing, rel: str, path: str, size: int) -> bool:
-        """Whether the regular file PATH (named REL, SIZE bytes) is a script in a language
-        with a scanner: a known interpreter's #! line, no NUL byte in its head. Counted in
-        LISTING as unreadable when it cannot be opened, else as one of the others when it
-        is no script."""
-        if size < SCRIPT_MIN:
+    def check(self, listing: Listing, rel: str, path: str, st: os.stat_result) -> bool:
+        """Whether the regular file PATH (named REL, stat ST) is a script in a language
+        with a scanner: executable or where scripts live (SCRIPT_DIRS), a known
+        interpreter's #! line, no NUL byte in its head. Counted in LISTING as unreadable
+        when it cannot be opened, else as one of the others when it is no script."""
+        if st.st_size < SCRIPT_MIN or not (st.st_mode & 0o111 or _script_place(rel)):
             listing.others += 1
             return False
         try:
@@ -268,7 +277,7 @@ def _add(listing: Listing, root: str, root_real: str, rel: str, language_for, sc
         else:
             listing.skip("not a regular file")
         return
-    if script and not scripts.check(listing, rel, path, st.st_size):
+    if script and not scripts.check(listing, rel, path, st):
         return
     listing.candidates.append(
         Candidate(rel, path, st.st_size, st.st_mtime_ns, manifest, st.st_ctime_ns)

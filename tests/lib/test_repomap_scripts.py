@@ -197,3 +197,21 @@ def test_a_script_over_the_size_limit_is_skipped_like_any_source(tmp_path):
     m = build_map(str(root), tokens=400, ruler=HeuristicRuler(), use_cache=False)
     assert "huge_step" not in m.text
     assert m.scanset.skipped.get("too large") == 1
+
+
+def test_a_script_elsewhere_is_looked_for_only_when_executable(tmp_path, monkeypatch):
+    """Out of the top level and bin/, scripts/... (SCRIPT_DIRS), an extensionless file is
+    opened only when executable: curl's 2,000 tests/data files are never read."""
+    body = "#!/bin/bash\ncheck_fixture() {\n  true\n}\n"
+    write(tmp_path, "tests/data/test1", body)
+    write(tmp_path, "tests/data/runner", body)
+    write(tmp_path, "configure", body)  # the top level: looked for either way
+    (tmp_path / "tests/data/runner").chmod(0o755)
+    for rel in ("tests/data/test1", "configure"):
+        (tmp_path / rel).chmod(0o644)
+    opened = []
+    real = files._script_head
+    monkeypatch.setattr(files, "_script_head", lambda p: opened.append(p) or real(p))
+    listing = files.list_files(str(tmp_path), language_for, scripts=True)
+    assert _rels(listing) == ["configure", "tests/data/runner"]
+    assert not any(p.endswith("test1") for p in opened)
