@@ -301,6 +301,22 @@ Imports = tuple
 Contribution = tuple
 
 
+def _drop_extensions(scans: list[FileScan], definers: dict, extended: set[str]) -> None:
+    """A name that a file defines and others only extend (Swift's ``extension Session``,
+    Rust's ``impl Display for Foo``) is defined by the defining files alone: a use of
+    ``Session`` means the type, not the test helpers that extend it. A name only ever
+    extended (a type from outside the repository) keeps its extending files."""
+    real: dict[str, set[int]] = {}
+    for i, s in enumerate(scans):
+        for kind, name, *_rest in s.defs:
+            if kind != "impl" and name in extended:
+                real.setdefault(name, set()).add(i)
+    for name, files in real.items():
+        ds = definers[name]
+        if len(ds) > len(files):
+            definers[name] = [i for i in ds if i in files]
+
+
 class GraphBuilder:
     """Builds the graph file by file, so that the graph memo can recompute only the files an
     edit concerns; ``build_graph`` is all files at once. Every file's part is computed the
@@ -313,10 +329,13 @@ class GraphBuilder:
         definers: dict[str, list[int]] = {}
         kind_w: dict[str, float] = {}
         kw_of: dict[tuple[str, bool], float] = {}
+        extended: set[str] = set()
         for i, s in enumerate(scans):
             for kind, name, _line, _sig, scope, _end in s.defs:
                 if wanted is not None and name not in wanted:
                     continue
+                if kind == "impl":
+                    extended.add(name)
                 key = (kind, scope is not None)
                 kw = kw_of.get(key)
                 if kw is None:
@@ -330,6 +349,8 @@ class GraphBuilder:
                         ds.append(i)
                     if kw > kind_w[name]:
                         kind_w[name] = kw
+        if extended:
+            _drop_extensions(scans, definers, extended)
         self.definers = definers
         self.kind_w = kind_w
         self._info: dict[str, tuple | None] = {}

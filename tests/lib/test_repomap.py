@@ -864,3 +864,25 @@ def test_cache_journal_for_small_changes(tmp_path, store_dir, monkeypatch):
     assert scan_repository(str(root)).scanned == 4
     assert not journal.exists()
     assert scan_repository(str(root)).scanned == 0
+
+
+def test_a_type_is_defined_where_it_is_declared_not_where_it_is_extended():
+    """Alamofire's Session: ``extension Session`` in test helpers split every use of the
+    name four ways, three into tests (Session was file 19 of its map). A name defined
+    nowhere here (``extension URLRequest``) keeps the files that extend it."""
+    sources = {
+        "Source/Core/Session.swift": "open class Session {\n    func request() {}\n}\n",
+        "Tests/TestHelpers.swift": "extension Session {\n    static func mock() -> Session {"
+        " Session() }\n}\n",
+        "Tests/More.swift": "extension Session {\n    func flush() {}\n}\n"
+        "extension URLRequest {\n    func dump() {}\n}\n",
+        "Source/Use.swift": "func go(s: Session, r: URLRequest) { s.request(); r.dump() }\n",
+    }  # fmt: skip
+    scans = sorted(
+        (FileScan.from_result(rel, scan_source(rel, text)) for rel, text in sources.items()),
+        key=lambda s: s.rel,
+    )
+    g = build_graph(scans)
+    files = [s.rel for s in scans]
+    assert [files[i] for i in g.definers["Session"]] == ["Source/Core/Session.swift"]
+    assert [files[i] for i in g.definers["URLRequest"]] == ["Tests/More.swift"]
