@@ -119,3 +119,43 @@ def test_an_objective_c_header_is_mapped_as_text():
     assert r.language == "objc" and r.definitions == []
     assert "NSUInteger" in r.references
     assert header_language("/* @interface in a comment */\nint f(void);\n") == "c"
+
+
+ANNOTATED = """\
+class PROTOBUF_EXPORT PROTOBUF_FUTURE_ADD_EARLY_WARN_UNUSED Any final : public Message {
+ public:
+  PROTOBUF_ALWAYS_INLINE_NODEBUG ABSL_ATTRIBUTE_REINITIALIZES void Clear();
+  PROTOBUF_FUTURE_ADD_EARLY_NODISCARD ::uint64_t SpaceUsed() const;
+  bool PackFrom(const Message& message, std::string* PROTOBUF_NONNULL dst_url,
+                std::string* PROTOBUF_NONNULL
+                    dst_value);
+  PROTOBUF_NOINLINE PROTOBUF_CC static const char* MpMap(int a);
+};
+
+#ifdef USE_SSL
+static int uses_ssl(void);
+#endif
+typedef void (*SIGHANDLER_T)(int);
+CRITICAL_SECTION global_lock;
+"""
+
+
+def test_annotation_macros_are_read_past():
+    """protobuf's generated headers: markers between ``class`` and the name, before a
+    declaration, after a ``*`` -- two thirds of the parse errors of a 2,300-file C/C++
+    tree. A directive's macro, a function pointer's name and a type in capitals stay."""
+    r = scan_source("any.pb.h", ANNOTATED)
+    assert r.language == "cpp"
+    assert defs(r) == [
+        ("class", "Any", 1, None, 9),
+        ("method", "Clear", 3, "Any", 3),
+        ("method", "SpaceUsed", 4, "Any", 4),
+        ("method", "PackFrom", 5, "Any", 7),
+        ("method", "MpMap", 8, "Any", 8),
+        ("function", "uses_ssl", 12, None, 12),
+        ("type", "SIGHANDLER_T", 14, None, 14),
+        ("variable", "global_lock", 15, None, 15),
+    ]
+    sigs = {d.name: d.signature for d in r.definitions}
+    assert sigs["uses_ssl"] == "static int uses_ssl(void)"
+    assert sigs["Clear"] == "void Clear()"
