@@ -92,13 +92,7 @@ CASES = {
             ("UV_UNUSED", 503): _UV_UNUSED + ": uv__stat",
         },
     ),
-    "skiplist.h": Case(
-        "cpp",
-        scopes={
-            ("Node", 144): "`struct SkipList<Key, Comparator>::Node {`: ctags gives it the scope"
-            " SkipList, we none, though we give the out-of-class methods theirs (reported)",
-        },
-    ),
+    "skiplist.h": Case("cpp"),
     "DateTimeUtils.cs": Case("csharp"),
     "reloader.rb": Case(
         "ruby",

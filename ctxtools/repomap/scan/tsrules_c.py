@@ -83,7 +83,8 @@ def _type_specifier(w, spec, scope, in_class) -> None:
     if body is None or name_node is None:
         return
     name, prefix, nn = _split_name(w, name_node)
-    w.emit(kind, name, nn, spec, scope, body)
+    # struct SkipList<K, C>::Node {...}: defined out of its class, scoped in it
+    w.emit(kind, name, nn, spec, scope_join(scope, prefix) if prefix else scope, body)
     if w.language == "cpp" and spec.type in (
         "class_specifier",
         "struct_specifier",
