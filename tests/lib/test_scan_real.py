@@ -75,11 +75,6 @@ _UV_UNUSED = (
     "ctags names `UV_UNUSED(static ... f(...)) {` after the macro; we report nothing there"
     " (a known limit of ours: the function wrapped in the macro call is lost)"
 )
-_LINE_OF_ATTRIBUTE = (
-    "we put this nameless declaration on the line of the attribute above it, the oracle on"
-    " its keyword's line, one below, in missed (a bug of ours, reported)"
-)
-_KEYWORD_LINE = "we have it one line above, on its attribute's line: see its entry in extra"
 _SCALA_COLON = "the line oracle's name pattern takes no ':' in a symbolic name, so it reads "
 CASES = {
     "internal.h": Case(
@@ -102,13 +97,7 @@ CASES = {
         },
     ),
     "MiddlewareDispatcher.php": Case("php"),
-    "Cookie.kt": Case(
-        "kotlin",
-        missed={("Companion", 402): _KEYWORD_LINE},
-        extra={
-            ("Companion", 401): "`@Suppress(...)` above `companion object {`: " + _LINE_OF_ATTRIBUTE
-        },
-    ),
+    "Cookie.kt": Case("kotlin"),
     "lua.lua": Case(
         "lua",
         missed={
@@ -117,20 +106,7 @@ CASES = {
         },
     ),
     "install.sh": Case("bash"),
-    "Combine.swift": Case(
-        "swift",
-        missed={
-            ("init", 127): _KEYWORD_LINE,
-            ("init", 431): _KEYWORD_LINE,
-            ("init", 634): _KEYWORD_LINE,
-        },
-        extra={
-            ("init", 126): "`@available(...)` above `public init(`: " + _LINE_OF_ATTRIBUTE,
-            ("init", 430): "`@available(...)` above `public init<Serializer: ...>(`: "
-            + _LINE_OF_ATTRIBUTE,
-            ("init", 633): "`@available(...)` above `public init(`: " + _LINE_OF_ATTRIBUTE,
-        },
-    ),
+    "Combine.swift": Case("swift"),
     "NonEmptyList.scala": Case(
         "scala",
         missed={("++", 154): _SCALA_COLON + "`def ++:[AA >: A]` as `++` (we: `++:`, an extra)"},

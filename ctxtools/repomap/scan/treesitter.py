@@ -217,7 +217,11 @@ class Walk:
             if nl > 0 and len(raw) > 200:
                 raw = raw[:nl]
         sig = collapse(raw.decode("utf-8", "replace") + suffix).rstrip("{;:= ").rstrip()
-        line = (name_node or node).start_point[0] + 1
+        if name_node is not None:
+            line = name_node.start_point[0] + 1
+        else:  # (a nameless init, a companion object): the line its signature starts on,
+            # not its annotations' (``@available(...)`` above ``init(...)``)
+            line = node.start_point[0] + 1 + self.src.count(b"\n", node.start_byte, start)
         end_row, end_col = node.end_point
         end_line = end_row + (1 if end_col > 0 or end_row == 0 else 0)
         self.defs.append(Definition(kind, name, line, sig, scope, max(end_line, line)))

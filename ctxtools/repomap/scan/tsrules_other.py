@@ -291,7 +291,9 @@ def _kt_companion(w, node, scope, in_class):
     nn = node.child_by_field_name("name") or _body(node, ("identifier", "type_identifier"))
     name = w.text(nn) if nn is not None else "Companion"
     body = _body(node, ("class_body",))
-    w.emit("class", name, nn or node, node, scope, body)
+    if nn is None:  # on the keyword's line, not on an annotation's above it
+        nn = next((c for c in node.children if c.type in ("companion", "object")), None)
+    w.emit("class", name, nn, node, scope, body)
     if body is not None:
         w.visit(body, scope_join(scope, name), True)
 
@@ -405,7 +407,7 @@ def _swift_property(w, node, scope, in_class):
 
 
 def _swift_init(w, node, scope, in_class):
-    w.emit("method", "init", node, node, scope, node.child_by_field_name("body"))
+    w.emit("method", "init", None, node, scope, node.child_by_field_name("body"))
 
 
 def swift() -> Rules:
