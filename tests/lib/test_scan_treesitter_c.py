@@ -159,3 +159,20 @@ def test_annotation_macros_are_read_past():
     sigs = {d.name: d.signature for d in r.definitions}
     assert sigs["uses_ssl"] == "static int uses_ssl(void)"
     assert sigs["Clear"] == "void Clear()"
+
+
+def test_a_function_wrapped_in_a_macro_call_keeps_its_own_name():
+    """libuv's ``UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {``: the
+    function was lost (ctags names it UV_UNUSED)."""
+    text = (
+        "UV_UNUSED(static void uv__update_time(uv_loop_t* loop));\n"
+        "UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {\n"
+        "  loop->time = uv__hrtime(UV_CLOCK_FAST) / 1000000;\n"
+        "}\n"
+    )
+    r = scan_source("internal.h", text)
+    assert defs(r) == [
+        ("function", "uv__update_time", 1, None, 1),
+        ("function", "uv__update_time", 2, None, 4),
+    ]
+    assert {d.signature for d in r.definitions} == {"static void uv__update_time(uv_loop_t* loop)"}

@@ -217,6 +217,8 @@ class Walk:
             if nl > 0 and len(raw) > 200:
                 raw = raw[:nl]
         sig = collapse(raw.decode("utf-8", "replace") + suffix).rstrip("{;:= ").rstrip()
+        while sig.endswith(")") and sig.count(")") > sig.count("("):
+            sig = sig[:-1].rstrip()  # a wrapping macro's: UV_UNUSED(static int f(void))
         if name_node is not None:
             line = name_node.start_point[0] + 1
         else:  # (a nameless init, a companion object): the line its signature starts on,

@@ -214,6 +214,23 @@ def _annotations(src: bytes):
             yield a, b
 
 
+# A declaration wrapped in a macro call, ``UV_UNUSED(static int f(int x)) {``: the call's
+# name, its ``(`` and its ``)`` are blanked, so the function is seen under its own name.
+_WRAP = (
+    rb"[ \t]*+([A-Z][A-Z0-9_]*+[ \t]*+\()(?=(?:static|inline|extern)\b)"
+    rb"(?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+(\))(?=[ \t\r\n]*+[{;])"
+)
+_WRAPPED = re.compile(rb"\n" + _WRAP)
+_WRAPPED_FIRST = re.compile(_WRAP)
+
+
+def _wrapped(src: bytes):
+    first = _WRAPPED_FIRST.match(src)
+    for m in (*((first,) if first else ()), *_WRAPPED.finditer(src)):
+        yield m.span(1)
+        yield m.span(2)
+
+
 # Annotation calls after a declarator: ``void f() EXCLUSIVE_LOCKS_REQUIRED(mu_);``.
 _TRAILING = re.compile(rb"\)((?:[ \t\n]+[A-Z][A-Z0-9_]{3,}(?:\([^()\n]*\))?)+)(?=[ \t\n]*[;{])")
 
@@ -229,7 +246,7 @@ def prepare(src: bytes) -> bytes:
         src = _blank_spans(src, _list_directives(src))
     if b"_" not in src:
         return src
-    for spans in (_macro_lines, _markers, _calling, _annotations):
+    for spans in (_wrapped, _macro_lines, _markers, _calling, _annotations):
         src = _blank_spans(src, spans(src))
     if b")" in src:
         src = _blank_spans(src, _trailing(src))
