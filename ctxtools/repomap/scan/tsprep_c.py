@@ -183,7 +183,7 @@ _AFTER_POINTER = [
     for sign in (rb"\*", rb"&")
 ]
 _LINE_START = re.compile(
-    rb"\n[ \t]*+(" + _CALLED + rb"(?:[ \t\r\n]++" + _CALLED + rb")*)"
+    rb"\n[ \t]*+(" + _CALLED + rb"(?:[ \t]++" + _CALLED + rb")*)"
     rb"(?=[ \t\r\n]++(?:(?:void|int|char|bool|short|long|float|double|signed|unsigned|const"
     rb"|constexpr|consteval|static|inline|virtual|explicit|extern|friend|template|typename"
     rb"|struct|class|union|enum|auto|volatile)\b|\[\[|::|[A-Za-z_]\w*+::"
