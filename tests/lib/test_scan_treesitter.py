@@ -449,3 +449,27 @@ def test_a_grammar_upgrade_or_removal_changes_the_scan_cache_fingerprint(tmp_pat
         f.unlink()
     (site / "tree_sitter_lua").rmdir()  # Lua's grammar uninstalled
     assert cache.scanner_fingerprint() not in (first, upgraded)
+
+
+@pytest.mark.parametrize("word", ["open", "final", "internal", "override", "suspend"])
+def test_kotlin_modifiers_used_as_names(word):
+    """okhttp's Http2Stream.kt: a local ``val open: Boolean`` made the grammar read a
+    modifier; the parse error swallowed the class (its inner classes, its companion)."""
+    text = (
+        "class Http2Stream {\n"
+        "  fun isOpen(): Boolean {\n"
+        f"    val {word}: Boolean = check()\n"
+        f"    return {word}\n"
+        "  }\n"
+        "  open fun after() {}\n"
+        "  private inner class FramingSource\n"
+        "}\n"
+    )
+    r = scan_source("Http2Stream.kt", text)
+    assert defs(r) == [
+        ("class", "Http2Stream", 1, None),
+        ("method", "isOpen", 2, "Http2Stream"),
+        ("method", "after", 6, "Http2Stream"),
+        ("class", "FramingSource", 7, "Http2Stream"),
+    ]
+    assert "Open" not in r.references  # (the word as written: a keyword, not counted)

@@ -8,10 +8,9 @@ and properties of a type are not definitions (as in the other scanners)."""
 
 from __future__ import annotations
 
-import re
-
 from ctxtools.repomap.scan.common import collapse
 from ctxtools.repomap.scan.treesitter import scope_join
+from ctxtools.repomap.scan.tsprep_kt import kotlin_prepare
 from ctxtools.repomap.scan.tsrules import (
     Rules,
     _keyword,
@@ -327,23 +326,6 @@ def _kt_alias(w, node, scope, in_class):
         w.emit("type", w.text(nn), nn, node, scope)
 
 
-# The Kotlin grammar reads a word that starts with one of these soft keywords and goes on
-# with a digit or "_" (``in1``, ``set_x``) as the keyword then a number or a name, and the
-# parse error that follows can swallow the rest of the class. Kotlin's lexer reads one
-# identifier there, so the parser is given the word with its first letter in upper case
-# (same length; names and signatures come from the source as written).
-_KT_SPLIT = re.compile(rb"\b(?:as|by|constructor|else|get|in|set|where)(?=[0-9_])")
-
-
-def _kt_upper(m: re.Match) -> bytes:
-    w = m.group(0)
-    return w[:1].upper() + w[1:]
-
-
-def _kt_prepare(src: bytes) -> bytes:
-    return _KT_SPLIT.sub(_kt_upper, src)
-
-
 def kotlin() -> Rules:
     handlers = {
         "class_declaration": _kt_class,
@@ -367,7 +349,7 @@ def kotlin() -> Rules:
             "multiline_string_literal",
         ),  # fmt: skip
         leading=frozenset({"line_comment", "block_comment"}),
-        prepare=_kt_prepare,
+        prepare=kotlin_prepare,
     )
 
 
