@@ -458,7 +458,8 @@ def test_kotlin_modifiers_used_as_names(word):
     text = (
         "class Http2Stream {\n"
         "  fun isOpen(): Boolean {\n"
-        f"    val {word}: Boolean = check()\n"
+        f"    val {word}: Boolean\n"
+        f"    {word} = check()\n"
         f"    return {word}\n"
         "  }\n"
         "  open fun after() {}\n"
@@ -469,7 +470,7 @@ def test_kotlin_modifiers_used_as_names(word):
     assert defs(r) == [
         ("class", "Http2Stream", 1, None),
         ("method", "isOpen", 2, "Http2Stream"),
-        ("method", "after", 6, "Http2Stream"),
-        ("class", "FramingSource", 7, "Http2Stream"),
+        ("method", "after", 7, "Http2Stream"),
+        ("class", "FramingSource", 8, "Http2Stream"),
     ]
     assert "Open" not in r.references  # (the word as written: a keyword, not counted)
