@@ -512,19 +512,22 @@ def centrality(graph: Graph, rank: list[float]) -> list[float]:
     what everybody uses (the framework's base classes, used by hundreds of leaf files whose
     own rank is small); the breadth of use puts those back. A "real" use carries at least
     USER_SHARE of the using file's out-weight, so a stray local variable that happens to
-    share a name does not count. The scores sum to 1.
+    share a name does not count; so does an edge (an import, or uses that add up), so a
+    module read through fields set at run time (luarocks' cfg.lua) counts its importers.
+    The scores sum to 1.
     """
     n = len(graph.files)
     users: list[set[int]] = [set() for _ in range(n)]
     totals = graph.totals
     for i, file_uses in enumerate(graph.uses):
-        if not file_uses:
-            continue
         floor = USER_SHARE * (totals[i] + BASE_OUT)
         for _name, w, targets in file_uses:
             if w >= floor:
                 for t in targets:
                     users[t].add(i)
+        for t, w in graph.out[i].items():  # an import, or uses that add up
+            if w >= floor and t != i:
+                users[t].add(i)
     scores = [rank[i] * (1 + len(users[i])) for i in range(n)]
     total = sum(scores)
     return [x / total for x in scores] if total > 0 else scores

@@ -886,3 +886,23 @@ def test_a_type_is_defined_where_it_is_declared_not_where_it_is_extended():
     files = [s.rel for s in scans]
     assert [files[i] for i in g.definers["Session"]] == ["Source/Core/Session.swift"]
     assert [files[i] for i in g.definers["URLRequest"]] == ["Tests/More.swift"]
+
+
+def test_a_module_everybody_imports_is_central_though_its_names_are_not_used():
+    """luarocks' core/cfg.lua: required by 63 files, read through fields set at run time,
+    so no use names a definition of it. Its importers are its users (it was file 41 of
+    the 1,000-token map, now 2)."""
+    sources = {"pkg/__init__.py": "", "pkg/cfg.py": "def load_config():\n    return {}\n"}
+    sources["pkg/other.py"] = "def rarely_called():\n    return 1\n"
+    for n in range(6):
+        sources[f"app{n}.py"] = f"import pkg.cfg\n\n\ndef job_{n}():\n    return pkg.cfg\n"
+    sources["tool.py"] = "from pkg.other import rarely_called\n\nrarely_called()\n"
+    scans = sorted(
+        (FileScan.from_result(rel, scan_source(rel, text)) for rel, text in sources.items()),
+        key=lambda s: s.rel,
+    )
+    g = build_graph(scans)
+    files = [s.rel for s in scans]
+    scores = rank.centrality(g, pagerank(g.out))
+    cfg, other = scores[files.index("pkg/cfg.py")], scores[files.index("pkg/other.py")]
+    assert cfg > 3 * other
