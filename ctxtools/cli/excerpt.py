@@ -151,7 +151,8 @@ def cli(**opts) -> int:
 
     --signatures prints, per file, only the lines that declare something (class, def, func,
     fn, methods, types...) as found by the repo map's scanners (Python, Go, JavaScript,
-    TypeScript, Rust, Java), indented by nesting; other files get a note. --query is then
+    TypeScript, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Scala, Lua, shell),
+    indented by nesting; other files get a note. --query is then
     optional; with it, the header names the identifiers the signatures match and --sort
     score ranks by them.
 

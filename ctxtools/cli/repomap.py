@@ -84,8 +84,10 @@ def cli(
 
     Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
-    honours .gitignore files -- scans the Python, Go, JavaScript, TypeScript, Rust and Java
-    sources for definitions and references, links each file to the files defining the names
+    honours .gitignore files -- scans the sources for definitions and references (Python,
+    Go, JavaScript, TypeScript, Rust and Java by hand-written scanners; C, C++, C#, Ruby,
+    PHP, Kotlin, Swift, Scala, Lua and shell scripts through tree-sitter; an extensionless
+    script by its #! line), links each file to the files defining the names
     it uses, ranks files with PageRank (personalised toward --focus and --query, weighted by
     how many files use each file; tests step back) and prints the best symbols of the best
     files, grouped by file, one line each as `grep -n` would show it -- line number, colon,
