@@ -230,6 +230,8 @@ def test_imports_and_references():
         "Xunit.InlineDataAttribute",
         "NUnit.Framework",
     ]
+    cs = scan("Operators.cs").references  # a use of an alias is one of its target
+    assert "Assert" not in cs and "Test" not in cs and cs["XUnitAssert"] == 2
     assert scan("queue.lua").imports == ["demo.util"]
     refs = scan("ring.c").references
     assert "ring_grow" in refs  # called in ring_push

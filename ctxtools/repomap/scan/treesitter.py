@@ -170,7 +170,7 @@ class Walk:
     """One file's walk: the source bytes and what has been found so far. The rules in
     ``tsrules`` call ``emit`` and ``visit``."""
 
-    __slots__ = ("defs", "imports", "language", "rules", "src")
+    __slots__ = ("aliases", "defs", "imports", "language", "rules", "src")
 
     def __init__(self, src: bytes, rules, language: str) -> None:
         self.src = src
@@ -178,6 +178,7 @@ class Walk:
         self.language = language
         self.defs: list[Definition] = []
         self.imports: list[str] = []
+        self.aliases: dict[str, str] = {}  # a name bound by an import -> what it names
 
     def text(self, node) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -295,4 +296,9 @@ def scan(language: str, text: str) -> ScanResult:
     w.visit(root, None, False)
     masked = _masked(src, g, root)
     defs = w.defs
-    return ScanResult(language, defs, count_references(masked, g.keywords, defs), w.imports)
+    refs = count_references(masked, g.keywords, defs)
+    for alias, target in w.aliases.items():
+        n = refs.pop(alias, 0)
+        if n and target:
+            refs[target] = refs.get(target, 0) + n
+    return ScanResult(language, defs, refs, w.imports)

@@ -48,10 +48,16 @@ def _cs_operator(w, node, scope, in_class):
 def _cs_using(w, node) -> str | None:
     """``using System.IO;``, ``using static System.Math;``; an alias ``using Assert =
     Newtonsoft.Json.Tests.XUnitAssert;`` imports what follows its ``=``, not its name."""
-    if node.child_by_field_name("name") is None:
+    alias = node.child_by_field_name("name")
+    if alias is None:
         return _text_after_keyword(w, node)
     named = [c for c in node.named_children if c.type != "comment"]
-    return w.text(named[-1]).strip() if len(named) > 1 else None
+    if len(named) < 2:
+        return None
+    target = w.text(named[-1]).strip()
+    # a use of the alias is a use of its target (309 Newtonsoft tests name ``Assert``)
+    w.aliases[w.text(alias)] = target.split("<", 1)[0].rsplit(".", 1)[-1]
+    return target
 
 
 def csharp() -> Rules:
