@@ -91,6 +91,36 @@ def blank_string(s: str, multi: str = '"') -> str:
     return multi + blank(s[1:-1]) + multi
 
 
+# Every byte but a newline as a space: a span blanked in bytes keeps its lines.
+BLANK_BYTES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
+_SPLICE = re.compile(rb"(\\\r?\n)")
+
+
+def blank_spans(src: bytes, spans) -> bytes:
+    """SRC with each (start, end) span blanked, spans in order (one starting inside the
+    one before is skipped): newlines kept, and line splices (a ``\\`` ending a line inside
+    a C macro), so a macro still ends where it did."""
+    parts = []
+    pos = 0
+    for a, b in spans:
+        if a < pos:
+            continue
+        piece = src[a:b]
+        if b"\\" in piece:
+            pieces = _SPLICE.split(piece)
+            pieces[::2] = [p.translate(BLANK_BYTES) for p in pieces[::2]]
+            piece = b"".join(pieces)
+        else:
+            piece = piece.translate(BLANK_BYTES)
+        parts.append(src[pos:a])
+        parts.append(piece)
+        pos = b
+    if not parts:
+        return src
+    parts.append(src[pos:])
+    return b"".join(parts)
+
+
 _WS = re.compile(r"\s+")
 _OPEN_WS = re.compile(r"([(\[<{])\s+")
 _WS_CLOSE = re.compile(r",?\s+([)\]>}])")

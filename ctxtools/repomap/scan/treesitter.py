@@ -23,7 +23,13 @@ from __future__ import annotations
 import importlib
 import re
 
-from ctxtools.repomap.scan.common import Definition, ScanResult, collapse, count_references
+from ctxtools.repomap.scan.common import (
+    Definition,
+    ScanResult,
+    blank_spans,
+    collapse,
+    count_references,
+)
 
 # language -> (module, function returning the grammar, the package to install)
 GRAMMARS = {
@@ -133,8 +139,6 @@ def available(language: str) -> bool:
 
 # --- masking ---------------------------------------------------------------------------------
 
-_KEEP_NEWLINES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
-
 
 def _masked(src: bytes, g: _Grammar, root) -> str | bytes:
     """SRC with every comment and string blanked (newlines kept), decoded, or without
@@ -150,17 +154,7 @@ def _masked(src: bytes, g: _Grammar, root) -> str | bytes:
     if not spans:
         return src.decode("utf-8", "replace")
     spans.sort()
-    parts = []
-    pos = 0
-    for a, b in spans:
-        if b <= pos:
-            continue
-        a = max(a, pos)
-        parts.append(src[pos:a])
-        parts.append(src[a:b].translate(_KEEP_NEWLINES))
-        pos = b
-    parts.append(src[pos:])
-    return b"".join(parts).decode("utf-8", "replace")
+    return blank_spans(src, spans).decode("utf-8", "replace")
 
 
 # --- the walk --------------------------------------------------------------------------------

@@ -22,33 +22,7 @@ from __future__ import annotations
 
 import re
 
-_SPACES = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
-_SPLICE = re.compile(rb"(\\\r?\n)")
-
-
-def _blank_spans(src: bytes, spans) -> bytes:
-    """SRC with each (start, end) span, in order, blanked: newlines and line splices (a
-    ``\\`` ending a line inside a macro) kept, so a macro still ends where it did."""
-    parts = []
-    pos = 0
-    for a, b in spans:
-        if a < pos:
-            continue
-        piece = src[a:b]
-        if b"\\" in piece:
-            pieces = _SPLICE.split(piece)
-            pieces[::2] = [p.translate(_SPACES) for p in pieces[::2]]
-            piece = b"".join(pieces)
-        else:
-            piece = piece.translate(_SPACES)
-        parts.append(src[pos:a])
-        parts.append(piece)
-        pos = b
-    if not parts:
-        return src
-    parts.append(src[pos:])
-    return b"".join(parts)
-
+from ctxtools.repomap.scan.common import blank_spans as _blank_spans
 
 # --- function bodies ---------------------------------------------------------------------
 # A body is a ``{`` right after a ``)`` (and ``const``, ``noexcept``...) up to its balanced
