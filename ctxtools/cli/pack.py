@@ -216,6 +216,12 @@ class _PackCommand(click.Command):
 )
 @click.option("--no-map", is_flag=True, help="Leave the repository map out.")
 @click.option(
+    "--fill",
+    is_flag=True,
+    help="Fill the budget: take chunks under the relevance floor too (by default a pack "
+    "stops where what is left is worth too little, and says so).",
+)
+@click.option(
     "--allow-drop",
     is_flag=True,
     help="A named file that cannot fit even as signatures is dropped, not an error.",

@@ -140,6 +140,7 @@ def pack(env: Env, a: dict) -> Reply:
         exclude=a["exclude"] or (),
         fmt=a["format"] or "markdown",
         use_map=not a["no_map"],
+        fill=a["fill"],
         store=env.store.root,
         session=env.session,
     )

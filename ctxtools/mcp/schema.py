@@ -161,6 +161,12 @@ TOOLS: dict[str, dict] = {
             "identifiers_only": _p(_BOOL, "Paths and signatures, no bodies.", default=False),
             "include_readme": _p(_BOOL, "README.md joins the instructions.", default=False),
             "no_map": _p(_BOOL, "Leave the repository map out.", default=False),
+            "fill": _p(
+                _BOOL,
+                "Fill the budget past the relevance floor (by default the pack stops where "
+                "what is left is worth too little).",
+                default=False,
+            ),
             "allow_drop": _p(_BOOL, "A named file that cannot fit is dropped.", default=False),
             "keep_going": _p(_BOOL, "Pack the rest when some paths are missing.", default=False),
         },
