@@ -41,7 +41,17 @@ def check_head(head: bytes, whole: bool, label: str = "stdin") -> None:
 def load_json(p: Payload) -> Any:
     """The payload as a JSON value; JSON Lines as an array of its lines' values (read a
     line at a time). A payload whose first bytes cannot be JSON fails at once, and one
-    JSON document is parsed only up to ``jsonbound.JSON_DOCUMENT_MAX`` bytes."""
+    JSON document is parsed only up to ``jsonbound.JSON_DOCUMENT_MAX`` bytes. A stored
+    payload that fails to parse is checked against its card's type first (an edited type
+    is a damaged card, IntegrityError, not bad data)."""
+    try:
+        return _load_json(p)
+    except InputError:
+        p.check_type()  # a stored payload that is not what its card says: a damaged card
+        raise
+
+
+def _load_json(p: Payload) -> Any:
     import orjson
 
     from ctxtools import jsonbound
