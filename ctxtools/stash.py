@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from ctxtools.errors import UsageError
+from ctxtools.errors import CtxError, UsageError
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
@@ -89,6 +89,7 @@ class Stashed(NamedTuple):
     card: dict | None
     data: bytes = b""
     kept: dict | None = None  # a named input that passed through: the card it was stored as
+    failed: CtxError | None = None  # ...or why it could not be (it still passes through)
 
 
 def stash_or_pass(
@@ -117,7 +118,10 @@ def stash_or_pass(
     if ended and len(head.decode("utf-8", "replace")) <= threshold:
         if name is None:
             return Stashed(None, head)
-        kept = store.put_stream(stream, name=name, session=session, type=type, head=head)
+        try:
+            kept = store.put_stream(stream, name=name, session=session, type=type, head=head)
+        except CtxError as exc:  # the filter's output still goes on; the caller says why
+            return Stashed(None, head, failed=exc)
         return Stashed(None, head, kept)
     card = store.put_stream(stream, name=name, session=session, type=type, head=head)
     return Stashed(card)

@@ -171,6 +171,8 @@ def _stash(store, path: str | None, opts: dict) -> None:
             stream.close()
     if done.card is None:
         write_bytes(done.data)
+        if done.failed is not None:  # passed through, but NAME is not the latest run
+            raise done.failed
     else:
         emit_json(done.card)
 

@@ -9,7 +9,7 @@ from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
 from ctxtools.pack.choose import Chooser
 from ctxtools.pack.fit import MapState
-from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
+from ctxtools.pack.inputs import LISTED, Gatherer, load_entries, redact_text
 from ctxtools.pack.memory_section import Fixed as _Fixed
 from ctxtools.pack.memory_section import memory_left_out as _memory_left_out
 from ctxtools.pack.memory_section import memory_section as _memory_section
@@ -209,7 +209,7 @@ def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str
     for arg in req.paths:
         gather.add_path(arg)
     for arg in req.listed:
-        gather.add_path(arg, named=False, why="--files-from")
+        gather.add_path(arg, named=False, why=LISTED)
     if req.changed is not None:
         gather.add_changed(req.changed)
     notes.extend(gather.notes)

@@ -11,6 +11,7 @@ from ctxtools.fsutil import check_resource, file_identity
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
 
 _GLOB_CHARS = frozenset("*?[")
+LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -82,9 +83,9 @@ class Gatherer:
         JUDGED: a directory listing judged its link target already."""
         rel = rel if rel is not None else _rel(real, self.root_real)
         if self.output.names(real, real=True):
-            if named:  # the user asked for it: writing the pack there would destroy it
+            if named or why == LISTED:  # the user named it: the pack would destroy it
                 raise self.output.error(f"{why} {rel}")
-            return  # a file a directory turned up (an earlier pack): never one of its files
+            return  # a file a directory or a glob turned up (an earlier pack): left out
         old = self.entries.get(rel)
         if old is not None:
             old.named = old.named or named

@@ -68,6 +68,9 @@ def test_o_naming_an_instruction_memory_or_list_file_is_refused(script_runner, t
     (tree / "list").write_text("o/work.py\n")
     refused(script_runner, "-q", "fix", "--files-from", "list", "-o", "list")
     assert (tree / "list").read_text() == "o/work.py\n"
+    r = refused(script_runner, "-q", "fix", "--files-from", "list", "-o", "o/work.py")
+    assert "(--files-from o/work.py)" in r.stderr
+    same_as_work(tree, "o/work.py")
 
 
 def test_o_naming_the_file_on_standard_input_is_refused(tree):

@@ -81,6 +81,17 @@ def test_a_named_small_input_passes_through_and_is_the_name_s_latest_run(
     assert (unnamed.stdout, unnamed.stderr) == ("hello\n", "")  # a filter chain: quiet
 
 
+def test_a_named_small_input_that_cannot_be_stored_still_passes_through(
+    script_runner, tmp_path, monkeypatch
+):
+    # the name cannot mean the latest run: exit 1 and why, but the chain's output goes on
+    (tmp_path / "not-a-dir").write_text("x")
+    monkeypatch.setenv("CTX_STORE", str(tmp_path / "not-a-dir"))
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], b"1 passed\n")
+    assert (r.returncode, r.stdout) == (1, "1 passed\n")
+    assert r.stderr.startswith("ctx-stash: error: store root ") and r.stderr.count("\n") == 1
+
+
 def test_small_input_passthrough_is_byte_exact(tmp_path, store_dir):
     data = b"ok \xff\xfe \xe6\x97\xa5\n"
     out = subprocess.run(
