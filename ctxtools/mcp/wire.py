@@ -103,7 +103,10 @@ def judge(line: str) -> Verdict:
         return Verdict()
     try:
         obj = json.loads(line)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:  # JSON, maybe, but no request nests a thousand levels deep
+        why = "invalid request: nested too deeply"
+        return Verdict(reply=json.dumps(_error(INVALID_REQUEST, why)))
+    except ValueError as exc:
         where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         return Verdict(reply=json.dumps(_error(PARSE_ERROR, f"parse error{where}")))
     bad_id = isinstance(obj, dict) and obj.get("id") is not None and _usable_id(obj) is None

@@ -110,6 +110,8 @@ def test_every_malformed_line_gets_its_json_rpc_error(raw):
         ('{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', -32600, None),
         ('{"jsonrpc": "2.0", "method": 1, "params": "bar"}', -32600, None),
         ('{"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": 3}', -32600, 6),
+        ("[" * 5000 + "]" * 5000, -32600, None),
+        ("\udcff{", -32700, None),  # a byte that is not UTF-8, then no JSON
     ]
     for line, code, ident in cases:
         raw.send(line)
