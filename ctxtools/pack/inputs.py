@@ -176,10 +176,12 @@ class Gatherer:
                 continue
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
-            self.add_file(real, True, "changed")
+            if diff is None and self.output.names(real, real=True):
+                continue  # an untracked -o target (an earlier pack): no input, left out
+            self.add_file(real, True, "changed")  # a tracked one is refused there
             entry = self.entries.get(_rel(real, self.root_real))
             if entry is None:
-                continue  # the pack's own -o target
+                continue
             entry.why = "changed"
             entry.diff = diff
 
