@@ -108,6 +108,8 @@ def _json_module_accepts(head: bytes, whole: bool) -> bool:
         # Cut short by the sniff: the error is at the end (a token or an escape cut in
         # two), or in a string the end left open.
         return exc.pos >= len(exc.doc) - 16 or exc.msg.startswith("Unterminated string")
+    except ValueError:
+        return True  # an integer past sys.get_int_max_str_digits(): JSON, the parser will say
 
 
 def read_json(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from dataclasses import dataclass, field
 
 from ctxtools.errors import InputError, UsageError
@@ -95,6 +96,15 @@ def _loads(data: bytes) -> tuple[object, bool]:
             "the JSON nests too deeply to be a transcript",
             hint="a transcript is a list of message objects",
         ) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # past sys.get_int_max_str_digits(): its conversion is quadratic
+        raise InputError(_HUGE_INT, hint="a transcript's numbers are counts and ids") from None
+
+
+# Python converts an integer of more digits than this only in quadratic time, so its json
+# module refuses one: a transcript never holds such a number, and one is refused.
+_HUGE_INT = f"a JSON integer of more than {sys.get_int_max_str_digits():,} digits"
 
 
 def head_error(problem, where: str = "") -> InputError:
@@ -193,6 +203,8 @@ def _load_jsonl(data: bytes, first_error: json.JSONDecodeError) -> tuple[list, s
             obj, std = _loads(line)
         except json.JSONDecodeError as exc:
             raise _json_error(exc, n - 1) from None
+        except InputError as exc:
+            raise InputError(f"line {n}: {exc.message}", hint=exc.hint) from None
         if not isinstance(obj, dict):
             raise InputError(f"line {n}: a JSON Lines transcript has one message object a line")
         stdjson = stdjson or std

@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts
@@ -163,7 +164,15 @@ _REPORT_WORDS = frozenset(
 )
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+# A dotted name (``django.db.models``), as group "name". A match could start at any letter
+# of a run of word characters, but one that starts inside a run ends where one from the
+# run's first letter would (the run's end): starting only at a run's start (the digits
+# before its first letter skipped) keeps the matches and makes the scan linear -- it was
+# quadratic in the length of one long word (50,000 characters: over a minute).
+_DOTTED_RE = re.compile(
+    r"(?<![A-Za-z0-9_])[0-9]*+"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)+)"
+)
 _CODE_SPAN_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
 _SOURCE_EXT = [
     "py",
@@ -256,17 +265,20 @@ _FRAMES = (
     # Java / Kotlin: at com.x.Y.method(Y.java:12)
     (re.compile(r"\bat ([\w$.]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)"), 2, 3, 1),
     # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5", Python's
-    # warnings "x.py:12: FutureWarning" and pytest's "x.py:12: in f" included)
-    (
-        re.compile(
-            r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|cxx|hpp|rb|php|swift|cs|ts|tsx|js|jsx"
-            r"|mjs|cjs|py|pyx|java|kt|scala|lua|ex|exs|dart)):(\d+)"
-        ),
-        1,
-        2,
-        None,
-    ),
+    # warnings "x.py:12: FutureWarning" and pytest's "x.py:12: in f" included); read by
+    # _any_frames, which starts it only where a match can start (linear time).
+    (None, 1, 2, None),
 )
+# The directories of a path are taken whole (possessive): one given back could never be
+# the file's name, which a ':' follows, never a '/'.
+_ANY_FRAME = (
+    r"((?:[\w.-]++/)*+[\w.-]+\.(?:go|rs|c|h|cc|cpp|cxx|hpp|rb|php|swift|cs|ts|tsx|js|jsx"
+    r"|mjs|cjs|py|pyx|java|kt|scala|lua|ex|exs|dart)):(\d+)"
+)
+_ANY_FRAME_AT = re.compile(_ANY_FRAME)
+# A match that starts after a path character, or after one and a '/', extends to a match
+# one or two characters earlier, which comes first: no need to try there.
+_ANY_FRAME_START = re.compile(r"(?<![\w.-])(?<![\w.-]/)" + _ANY_FRAME)
 # A Go frame's function line (pkg.(*T).Method(...)) and a Rust one ("  3: crate::m::f").
 _GO_FUNC_RE = re.compile(r"^\s*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)\s*$", re.M)
 _RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
@@ -481,7 +493,7 @@ def _paths(task: str) -> list[str]:
         if "/" in p and "//" not in p and not p.lower().startswith(("http", "www")):
             seen.setdefault(p, None)
     for m in _DOTTED_RE.finditer(task):
-        dotted = m.group()
+        dotted = m.group("name")
         if dotted.count(".") >= 1 and dotted.split(".")[-1].lower() not in _SOURCE_EXT:
             seen.setdefault(dotted.replace(".", "/"), None)
     return list(seen)
@@ -497,7 +509,7 @@ def _frames(task: str) -> list[Frame]:
     out: list[Frame] = []
     seen = set()
     for rx, pg, lg, fg in _FRAMES:
-        for m in rx.finditer(task):
+        for m in rx.finditer(task) if rx is not None else _any_frames(task):
             path = m.group(pg)
             line = int(m.group(lg)) if m.group(lg) else None
             func = m.group(fg) if fg else None
@@ -516,6 +528,31 @@ def _frames(task: str) -> list[Frame]:
             if func and not _stop(func):
                 out.append(Frame(None, None, func))
     return out
+
+
+def _any_frames(task: str) -> Iterator[re.Match]:
+    """The matches ``re.finditer`` gives of the path.ext:N frame pattern, found in linear
+    time: where a match ended, the next is tried at that position and the one after it
+    (a position the start rule would wrongly skip: its path characters belong to the match
+    before), then searched for from the positions where a match can start."""
+    pos, end = 0, len(task)
+    while pos <= end:
+        m = None
+        if pos:  # right after a match: the two positions the start rule cannot judge
+            m = _ANY_FRAME_AT.match(task, pos) or (
+                _ANY_FRAME_AT.match(task, pos + 1) if pos < end else None
+            )
+            search_from = pos + 2
+        else:
+            search_from = 0
+        if m is None:
+            if search_from > end:
+                return
+            m = _ANY_FRAME_START.search(task, search_from)
+            if m is None:
+                return
+        yield m
+        pos = m.end()  # never empty: a match holds at least "x.c:1"
 
 
 def _fragments(message: str) -> list[str]:

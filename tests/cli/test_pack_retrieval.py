@@ -235,6 +235,11 @@ def test_the_makefile_target_run_twice_gives_the_same_pack(script_runner, shop):
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == first  # the pack it wrote is not packed again
     assert b"==> pack.md <==" not in first
+    # a changed file git tracks is an input: -o over it is refused, its changes kept
+    orders = (shop / "shop/orders.py").read_bytes()
+    r = script_runner.run([*args[:-3], "-o", str(shop / "shop/orders.py"), "."])
+    assert r.returncode == 2 and "is an input of this pack (changed shop/orders.py)" in r.stderr
+    assert (shop / "shop/orders.py").read_bytes() == orders
 
 
 def test_an_earlier_pack_in_the_tree_is_not_a_candidate(script_runner, shop):

@@ -683,6 +683,78 @@ def test_an_edited_length_of_a_big_blob_is_caught_when_characters_count(script_r
     assert r.returncode == 1 and "its card is damaged (its 'length' is" in r.stderr
 
 
+# --- a card is its payload's, on every read path (issue 27, item 3) ---------------------------
+
+
+def _set_card(store_dir, name: str, **fields) -> None:
+    path = store_dir / "sessions" / "default" / f"{name}.json"
+    card = json.loads(path.read_bytes())
+    card.update(fields)
+    path.write_text(json.dumps(card))
+
+
+def _one_damaged_line(r) -> None:
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "its card is damaged" in r.stderr
+
+
+def test_a_card_pointing_at_another_valid_blob_is_refused_with_verify_too(
+    script_runner, store_dir
+):
+    store = HandleStore(store_dir)
+    text = b"".join(b"%d\n" % i for i in range(1, 501))
+    store.put_bytes(text, name="doc")
+    other = store.put_bytes(text.replace(b"1", b"7"), name="other")  # same size and lines
+    _set_card(store_dir, "doc", sha256=other["sha256"])
+    for flags in ([], ["--verify"]):
+        r = read(script_runner, "doc", "--range", "1-3", *flags)
+        assert r.returncode == 1 and r.stdout == "", flags  # was: the other blob, exit 0
+        assert r.stderr.count("\n") == 1
+    assert "names another payload" in read(script_runner, "doc", "--verify").stderr
+
+
+@pytest.mark.parametrize("flags", [[], ["--verify"]])
+@pytest.mark.parametrize("view", [["--jsonpath", "$.a[3]"], ["--head", "1"], ["--introspect"]])
+def test_an_edited_type_is_a_damaged_card(script_runner, store_dir, flags, view):
+    doc = json.dumps({"a": list(range(400))}, indent=1).encode()
+    HandleStore(store_dir).put_bytes(doc, name="doc")
+    assert ok(read(script_runner, "doc", "--jsonpath", "$.a[3]")) == "[\n3\n]\n"
+    _set_card(store_dir, "doc", type="jsonl")  # was: --jsonpath answered [] with exit 0
+    r = read(script_runner, "doc", *view, *flags)
+    _one_damaged_line(r)
+    assert "its 'type' is jsonl, the payload reads as json" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("data", "edited", "views"),
+    [
+        (b'{"a": 1}\n{"a": 2}\n{"a": 3}\n', "json", [["--jsonpath", "$[0]"], ["--verify"]]),
+        (b"hello world\n" * 50, "json", [["--head", "1"], ["--jsonpath", "$"]]),
+        (b"hello world\n" * 50, "jsonl", [["--head", "1"], ["--verify"]]),
+        (b"hello world\n" * 50, "binary", [["--head", "1"], ["--count"]]),
+        (b"\0\1\2" * 300, "json", [["--head", "1"], ["--introspect"]]),
+    ],
+)
+def test_a_type_the_payload_cannot_have_is_a_damaged_card(
+    script_runner, store_dir, data, edited, views
+):
+    HandleStore(store_dir).put_bytes(data, name="doc")
+    _set_card(store_dir, "doc", type=edited)
+    for view in views:
+        r = read(script_runner, "doc", *view)
+        _one_damaged_line(r)
+        assert f"its 'type' is {edited}, the payload reads as" in r.stderr
+
+
+def test_a_type_ctx_stash_gives_is_no_damage(script_runner, store_dir):
+    # text is any payload's; one line of JSON is JSON Lines too (ctx-stash --type jsonl)
+    store = HandleStore(store_dir)
+    store.put_bytes(b'{"a": [1, 2, 3, 4]}\n', name="one", type="jsonl")
+    store.put_bytes(b'{"a": [1, 2, 3, 4]}\n', name="txt", type="text")
+    assert ok(read(script_runner, "one", "--jsonpath", "$[0].a[3]", "--verify")) == "[\n4\n]\n"
+    assert ok(read(script_runner, "txt", "--jsonpath", "$.a[3]")) == "[\n4\n]\n"
+
+
 # --- --jsonpath on input that is not JSON (issue 21, item 14) ---------------------------------
 
 
