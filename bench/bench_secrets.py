@@ -20,6 +20,15 @@ files: everything without a NUL byte in its first 8 KB), and reports:
 * with ``--tree DIR``: the same over every text file under DIR instead of Django (e.g. a
   virtualenv's site-packages: other people's real code, tests and data), findings
   listed per kind with the first few, so each can be judged;
+* with ``--plants RULES.toml`` (a gitleaks-style rule file, e.g. config/gitleaks.toml of
+  the public gitleaks repository, fetched at run time and never committed): leaks. For
+  each rule, a random secret its regex matches (``secret_plants``) is written into each
+  place of ``secret_plants.PLACES`` under a key named after the rule (a source line, a
+  dotenv line, a diff hunk's ``+`` line, the map's ``N:`` prefix, a notebook cell...),
+  and, for rules with a format of their own, into a log line and prose; a plant leaks
+  when ``redact`` leaves its value in the text. Leaks are listed per place and per rule,
+  with the everyday shapes of ``EVERYDAY`` (Django keys, URL passwords, headers, CLI
+  flags...) and the hand patterns' own false-positive set (tests/data/secrets);
 * with ``--mentions``: what the @-mention index costs on the same tree (built, then loaded
   from its cache, then a miss that forces a rebuild).
 """
@@ -201,6 +210,109 @@ def detect_secrets_run(texts: list[tuple[str, str]]) -> None:
     print(f"import detect_secrets plugins: {import_ms(stmt, 7):.1f} ms")
 
 
+# Everyday shapes (issue 27, item 4): (name, text, the secret that must not survive).
+def everyday(seed: int = 7) -> list[tuple[str, str, str]]:
+    import random
+    import string
+
+    rng = random.Random(seed)
+    django_chars = string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)"
+    url_chars = string.ascii_letters + string.digits + "!$&'()*+,;=-._~"
+    b64url = string.ascii_letters + string.digits + "-_"
+
+    def draw(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    out = []
+    for i in range(200):
+        key = "django-insecure-" + draw(django_chars, 50)
+        out.append(("django SECRET_KEY", f"SECRET_KEY = '{key}'\n", key))
+    for i in range(200):
+        pw = draw(url_chars, 16).replace("'", "~")
+        out.append(("URL password", f"DATABASE_URL = 'postgres://admin:{pw}@db.internal:5432/app'\n", pw))
+    for i in range(200):
+        tok = draw(b64url, 32)
+        out.append(("unquoted value with _", f"API_TOKEN={tok}\n", tok))
+    word = lambda: draw(string.ascii_letters + string.digits, 24)  # noqa: E731
+    shapes = [
+        ("token key", "token: {v}\n"),
+        ("*_API_TOKEN", "export CLOUDFLARE_API_TOKEN={v}\n"),
+        ("*_ID", "ACME_CLIENT_ID={v}\n"),
+        ("signing_key", 'signing_key = "{v}"\n'),
+        ("insert_key", "insert_key: {v}\n"),
+        ("client_secret", "client_secret={v}\n"),
+        ("?api_key=", "curl 'https://api.example.com/v2/items?api_key={v}&page=2'\n"),
+        ("Authorization: Bearer", "Authorization: Bearer {v}\n"),
+        ("PGPASSWORD=x psql", "PGPASSWORD={v} psql -h db -U app\n"),
+        ("mysql -p", "mysql -u root -p{v} app < dump.sql\n"),
+        ("--password x", "ctl login --user admin --password {v} --yes\n"),
+        ("<password>", "<server><password>{v}</password></server>\n"),
+        ("compose - password=", "    environment:\n      - password={v}\n"),
+        ("mid-line KEY=value", "RUN DB_PASSWORD={v} ./migrate.sh\n"),
+        ("after escape", '"script": "set -e\\nDB_PASSWORD={v}\\nrun"\n'),
+        ("ipynb cell", '    "password = \\"{v}\\"\\n",\n'),
+        ("curl -u", "curl -u deploy:{v} https://ci.example.com/api\n"),
+        ("NuGet ClearTextPassword", '<add key="ClearTextPassword" value="{v}" />\n'),
+    ]
+    for name, template in shapes:
+        for _ in range(20):
+            v = word()
+            out.append((name, template.format(v=v), v))
+    return out
+
+
+def plants_run(rules_toml: Path) -> None:
+    from secret_plants import BARE_PLACES, PLACES, has_own_format, key_names, rule_secrets
+
+    from ctxtools.secrets import redact
+
+    try:
+        import tomllib
+
+        regexes = {r["id"]: r.get("regex", "") for r in tomllib.loads(rules_toml.read_text())["rules"]}
+    except Exception:
+        regexes = {}
+    plants = rule_secrets(str(rules_toml))
+    by_place: collections.Counter = collections.Counter()
+    by_rule: dict[str, list[str]] = collections.defaultdict(list)
+    total = 0
+    for rule_id, value in plants:
+        upper, lower, camel = key_names(rule_id)
+        places = dict(PLACES)
+        if has_own_format(regexes.get(rule_id, "")):
+            places.update(BARE_PLACES)
+        for place, template in places.items():
+            text = template.format(U=upper, L=lower, K=camel, V=value)
+            total += 1
+            if value in redact(text)[0]:
+                by_place[place] += 1
+                by_rule[rule_id].append(place)
+    leaks = sum(by_place.values())
+    print(f"plants: {len(plants)} rules x places = {total}; leaked {leaks} ({len(by_rule)} rules)")
+    for place in list(PLACES) + list(BARE_PLACES):
+        print(f"  {place:<16} {by_place[place]:4d}")
+    for rule_id, places in sorted(by_rule.items()):
+        value = dict(plants)[rule_id]
+        print(f"  {rule_id}: {len(places)} ({', '.join(places[:4])}) {value[:40]!r}")
+    shapes = everyday()
+    missed = collections.Counter()
+    seen = collections.Counter()
+    for name, text, secret in shapes:
+        seen[name] += 1
+        if secret in redact(text)[0]:
+            missed[name] += 1
+    print(f"everyday shapes: {sum(missed.values())} of {len(shapes)} leaked")
+    for name in seen:
+        print(f"  {name:<26} {missed[name]:4d} of {seen[name]}")
+    data = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets"
+    fp = []
+    for path in sorted(data.glob("*.txt")):
+        fp.extend(f"{path.name}:{f.line} {f.kind}" for f in redact(path.read_text())[1])
+    print(f"false positives on tests/data/secrets/*.txt (look-alikes): {len(fp)}")
+    for row in fp[:FIRST]:
+        print(f"  {row}")
+
+
 def git_copy(tree: Path) -> Path:
     """A copy of TREE committed to a git repository of its own (made once), so that the
     index is also timed the way most projects list: through git."""
@@ -254,7 +366,11 @@ def main() -> None:
     ap.add_argument("--detect-secrets", action="store_true", help="measure detect-secrets")
     ap.add_argument("--mentions", action="store_true", help="time the @-mention index too")
     ap.add_argument("--tree", type=Path, help="measure on this tree instead of Django")
+    ap.add_argument("--plants", type=Path, metavar="RULES_TOML", help="measure leaks")
     args = ap.parse_args()
+    if args.plants:
+        plants_run(args.plants)
+        return
     tree = args.tree.resolve() if args.tree else ensure_corpus()
     texts = load_texts(tree)
     size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
