@@ -266,20 +266,14 @@ def plants_run(rules_toml: Path) -> None:
 
     from ctxtools.secrets import redact
 
-    try:
-        import tomllib
-
-        regexes = {r["id"]: r.get("regex", "") for r in tomllib.loads(rules_toml.read_text())["rules"]}
-    except Exception:
-        regexes = {}
     plants = rule_secrets(str(rules_toml))
     by_place: collections.Counter = collections.Counter()
     by_rule: dict[str, list[str]] = collections.defaultdict(list)
     total = 0
-    for rule_id, value in plants:
+    for rule_id, value, keywords in plants:
         upper, lower, camel = key_names(rule_id)
         places = dict(PLACES)
-        if has_own_format(regexes.get(rule_id, "")):
+        if has_own_format(keywords, value):
             places.update(BARE_PLACES)
         for place, template in places.items():
             text = template.format(U=upper, L=lower, K=camel, V=value)
@@ -292,7 +286,7 @@ def plants_run(rules_toml: Path) -> None:
     for place in list(PLACES) + list(BARE_PLACES):
         print(f"  {place:<16} {by_place[place]:4d}")
     for rule_id, places in sorted(by_rule.items()):
-        value = dict(plants)[rule_id]
+        value = next(p[1] for p in plants if p[0] == rule_id)
         print(f"  {rule_id}: {len(places)} ({', '.join(places[:4])}) {value[:40]!r}")
     shapes = everyday()
     missed = collections.Counter()

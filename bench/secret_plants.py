@@ -122,8 +122,9 @@ def secret_for(regex: str, secret_group: int | None, seed: str) -> str | None:
     return value or None
 
 
-def rule_secrets(toml_path: str) -> list[tuple[str, str]]:
-    """(rule id, a secret its regex matches) for each rule of the gitleaks-style file."""
+def rule_secrets(toml_path: str) -> list[tuple[str, str, list[str]]]:
+    """(rule id, a secret its regex matches, the rule's keywords) for each rule of the
+    gitleaks-style file."""
     import tomllib
 
     with open(toml_path, "rb") as fh:
@@ -135,7 +136,7 @@ def rule_secrets(toml_path: str) -> list[tuple[str, str]]:
             continue
         value = secret_for(regex, rule.get("secretGroup"), rule["id"])
         if value:
-            out.append((rule["id"], value))
+            out.append((rule["id"], value, rule.get("keywords", [])))
     return out
 
 
@@ -182,7 +183,9 @@ BARE_PLACES: dict[str, str] = {
 }
 
 
-def has_own_format(regex: str) -> bool:
-    """Whether a rule's regex finds its secret without a keyword before it (gitleaks'
-    keyword rules open with a run of name characters, then the keyword group)."""
-    return not re.match(r"^(?:\(\?i\))?\[\\w\.-\]\{0,50\}\?\(\?:", regex)
+def has_own_format(keywords: list[str], value: str) -> bool:
+    """Whether a rule's secret carries its own format: one of the rule's keywords (which
+    gitleaks uses as a prefilter) is part of the secret itself (``ghp_`` of a GitHub
+    token), not of the key before it (``cohere`` of ``COHERE_API_KEY``)."""
+    low = value.lower()
+    return any(k.lower() in low for k in keywords)
