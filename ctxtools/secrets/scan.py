@@ -239,8 +239,8 @@ def credential_value(value: str, bare: bool = False) -> bool:
     (``sentinel.sentinel_auth_pass``, ``db_password``, ``OutputToken``: a variable or a
     type) nor an expression (``os.environ["X"]``, ``get_password()``, ``pw or ""``)."""
     n = len(value)
-    if value.isdigit():  # a long number assigned to a key: an account secret or id
-        return n >= 15 and len(set(value)) >= 6
+    if value.isdigit():  # a long quoted number assigned to a key: an account secret or id
+        return not bare and n >= 15 and len(set(value)) >= 6
     if n < 8 or any(c.isspace() for c in value) or _placeholder(value):
         return False
     kinds = _classes(value)
