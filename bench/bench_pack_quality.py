@@ -69,30 +69,57 @@ def count(text: str) -> int:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", choices=("dev", "heldout", "all"), default="dev")
-    ap.add_argument("--only", action="append", default=[], metavar="ID",
-                    help="run only this task (repeatable)")
+    ap.add_argument(
+        "--only", action="append", default=[], metavar="ID", help="run only this task (repeatable)"
+    )
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--budgets", default="8000,16000,32000")
-    ap.add_argument("--warm-budget", type=int, default=16000,
-                    help="the budget at which ctx-pack runs a second, warm time")
+    ap.add_argument(
+        "--warm-budget",
+        type=int,
+        default=16000,
+        help="the budget at which ctx-pack runs a second, warm time",
+    )
     ap.add_argument("--pack-bin", default=str(REPO_ROOT / ".venv" / "bin" / "ctx-pack"))
-    ap.add_argument("--pack-arg", action="append", default=[],
-                    help="an extra argument for ctx-pack (repeatable)")
+    ap.add_argument(
+        "--pack-arg",
+        action="append",
+        default=[],
+        help="an extra argument for ctx-pack (repeatable)",
+    )
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds a ctx-pack run")
     ap.add_argument("--jobs", type=int, default=1, help="tasks run at once")
     ap.add_argument("--mirror", action="append", default=[], metavar="OWNER/NAME=PATH")
-    ap.add_argument("--mirrors", action="append", type=Path, default=[], metavar="DIR",
-                    help=f"where to look for OWNER+NAME mirrors (default {MIRROR_ROOT})")
-    ap.add_argument("--corpora", type=Path, default=HERE / "corpora",
-                    help="where the task trees are kept (default bench/corpora)")
+    ap.add_argument(
+        "--mirrors",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help=f"where to look for OWNER+NAME mirrors (default {MIRROR_ROOT})",
+    )
+    ap.add_argument(
+        "--corpora",
+        type=Path,
+        default=HERE / "corpora",
+        help="where the task trees are kept (default bench/corpora)",
+    )
     ap.add_argument("--dev-file", type=Path, default=DEV)
-    ap.add_argument("--select-heldout", action="store_true",
-                    help="choose the held-out commits again by the rule, write heldout.txt")
+    ap.add_argument(
+        "--select-heldout",
+        action="store_true",
+        help="choose the held-out commits again by the rule, write heldout.txt",
+    )
     ap.add_argument("--json", type=Path, help="write every per-task row here")
     ap.add_argument("--per-task", action="store_true", help="also print a row a task")
-    ap.add_argument("--report", nargs="+", type=Path, metavar="JSON",
-                    help="run nothing: print the tables of earlier --json files (a later "
-                    "file's row replaces an earlier one for the same task, method, budget)")
+    ap.add_argument(
+        "--report",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        help="run nothing: print the tables of earlier --json files (a later "
+        "file's row replaces an earlier one for the same task, method, budget)",
+    )
     args = ap.parse_args(argv)
     args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     bad = [m for m in args.methods if m not in METHODS]
@@ -121,8 +148,7 @@ def heldout_tasks(args, dropped: list[str]) -> list[Task]:
                 continue
             pairs += [(repo, sha) for sha in select_commits(mirror)]
         write_pinned(pairs)
-        print(f"wrote {len(pairs)} held-out commits to pack_quality/heldout.txt",
-              file=sys.stderr)
+        print(f"wrote {len(pairs)} held-out commits to pack_quality/heldout.txt", file=sys.stderr)
     tasks = []
     for repo, sha in pairs:
         mirror = find_mirror(repo, args.given, args.mirrors)
@@ -175,13 +201,23 @@ def _row(task: Task, method: str, budget: int, res: dict) -> dict:
     shown = shown_lines(text)
     order = [p for p in res.get("ranked") or [] if p in shown] or file_order(text)
     tokens = count(text) if text else 0
-    row = {"task": task.id, "kind": task.kind, "method": method, "budget": budget,
-           "line_recall": got["line_recall"], "complete": got["complete"],
-           "file_recall": got["file_recall"], "tokens": tokens,
-           "over_budget": tokens > budget, "seconds": round(res["seconds"], 3),
-           "error": res.get("error"), "gold_files": gold.files,
-           "gold_lines": len(gold.all_lines()), "missed": got["missed"],
-           "top_files": [[p, len(shown.get(p, ()))] for p in order[:10]]}
+    row = {
+        "task": task.id,
+        "kind": task.kind,
+        "method": method,
+        "budget": budget,
+        "line_recall": got["line_recall"],
+        "complete": got["complete"],
+        "file_recall": got["file_recall"],
+        "tokens": tokens,
+        "over_budget": tokens > budget,
+        "seconds": round(res["seconds"], 3),
+        "error": res.get("error"),
+        "gold_files": gold.files,
+        "gold_lines": len(gold.all_lines()),
+        "missed": got["missed"],
+        "top_files": [[p, len(shown.get(p, ()))] for p in order[:10]],
+    }
     for key in ("warm_seconds", "warm_same", "warm_error", "reported_tokens"):
         if key in res:
             row[key] = round(res[key], 3) if key == "warm_seconds" else res[key]
@@ -204,8 +240,9 @@ def _progress(rows: list[dict]) -> str:
     t = rows[0]["task"]
     parts = []
     for m in dict.fromkeys(r["method"] for r in rows):
-        parts.append(m + " " + "/".join(f"{r['line_recall']:.2f}" for r in rows
-                                        if r["method"] == m))
+        parts.append(
+            m + " " + "/".join(f"{r['line_recall']:.2f}" for r in rows if r["method"] == m)
+        )
     return f"{t}: " + "; ".join(parts)
 
 
@@ -224,13 +261,20 @@ def from_reports(args) -> int:
     merged: dict[tuple, dict] = {}
     for path in args.report:
         data = json.loads(path.read_text())
-        print(f"{path}: ctx-pack {data['meta'].get('pack_bin')} "
-              f"(checkout {data['meta'].get('checkout') or '?'})")
+        print(
+            f"{path}: ctx-pack {data['meta'].get('pack_bin')} "
+            f"(checkout {data['meta'].get('checkout') or '?'})"
+        )
         for r in data["rows"]:
             merged[(r["task"], r["method"], r["budget"])] = r
-    rows = [r for r in merged.values() if r["method"] in args.methods
-            and r["budget"] in args.budgets and (not args.only or r["task"] in args.only)
-            and args.tasks in ("all", r["kind"])]
+    rows = [
+        r
+        for r in merged.values()
+        if r["method"] in args.methods
+        and r["budget"] in args.budgets
+        and (not args.only or r["task"] in args.only)
+        and args.tasks in ("all", r["kind"])
+    ]
     print_tables(sorted(rows, key=lambda r: (r["task"], r["method"], r["budget"])), args)
     return 0
 
@@ -240,8 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         return from_reports(args)
     if "pack" in args.methods and not os.access(args.pack_bin, os.X_OK):
-        print(f"bench_pack_quality: error: no ctx-pack at {args.pack_bin} (give --pack-bin)",
-              file=sys.stderr)
+        print(
+            f"bench_pack_quality: error: no ctx-pack at {args.pack_bin} (give --pack-bin)",
+            file=sys.stderr,
+        )
         return 2
     t0 = time.perf_counter()
     version = checkout_of(args.pack_bin) if "pack" in args.methods else ""
@@ -260,16 +306,24 @@ def main(argv: list[str] | None = None) -> int:
             print(_progress(got), file=sys.stderr)
             rows += got
     wall = time.perf_counter() - t0
-    print(f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip()
-          + (f" (checkout {version})" if version else ""))
+    print(
+        f"ctx-pack: {args.pack_bin} {' '.join(args.pack_arg)}".rstrip()
+        + (f" (checkout {version})" if version else "")
+    )
     print_tables(rows, args)
     if dropped:
         print("dropped:\n" + "\n".join(f"- {d}" for d in dropped))
     print(f"\nwall time {wall:.0f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"pack_bin": args.pack_bin, "pack_args": args.pack_arg, "checkout": version,
-                "budgets": args.budgets, "dropped": dropped, "wall_seconds": round(wall, 1)}
+        meta = {
+            "pack_bin": args.pack_bin,
+            "pack_args": args.pack_arg,
+            "checkout": version,
+            "budgets": args.budgets,
+            "dropped": dropped,
+            "wall_seconds": round(wall, 1),
+        }
         args.json.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
     return 0
 

@@ -561,9 +561,13 @@ def kotlin_nested(path: str) -> set[int]:
     return brace_nested(path, "fun")
 
 
-_KT_BLANK = re.compile(r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_KT_BLANK = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S
+)
 _KT_DEPTH: dict[str, tuple] = {}
-_KT_BACKTICK_FUN = re.compile(r"\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:[a-z]+\s+)*fun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(`[^`]+`)")
+_KT_BACKTICK_FUN = re.compile(
+    r"\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:[a-z]+\s+)*fun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(`[^`]+`)"
+)
 # ctags 5.9 names a backticked function garbage bytes, or drops it, differently from run
 # to run: those are left out of both sides (ours counted in BACKTICKED_OURS)
 BACKTICKED = "backticked function (left out of both sides: ctags reads garbage or nothing)"

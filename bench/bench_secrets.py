@@ -224,13 +224,15 @@ def everyday(seed: int = 7) -> list[tuple[str, str, str]]:
         return "".join(rng.choice(alphabet) for _ in range(n))
 
     out = []
-    for i in range(200):
+    for _ in range(200):
         key = "django-insecure-" + draw(django_chars, 50)
         out.append(("django SECRET_KEY", f"SECRET_KEY = '{key}'\n", key))
-    for i in range(200):
+    for _ in range(200):
         pw = draw(url_chars, 16).replace("'", "~")
-        out.append(("URL password", f"DATABASE_URL = 'postgres://admin:{pw}@db.internal:5432/app'\n", pw))
-    for i in range(200):
+        out.append(
+            ("URL password", f"DATABASE_URL = 'postgres://admin:{pw}@db.internal:5432/app'\n", pw)
+        )
+    for _ in range(200):
         tok = draw(b64url, 32)
         out.append(("unquoted value with _", f"API_TOKEN={tok}\n", tok))
     word = lambda: draw(string.ascii_letters + string.digits, 24)  # noqa: E731

@@ -17,8 +17,24 @@ _TEST_FILE = re.compile(
     r"(^test_.*\.py$|_test\.py$|^conftest\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|^test\.[jt]s$)"
 )
 SOURCE_EXT = (
-    ".py", ".pyi", ".go", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".rs", ".java",
-    ".c", ".h", ".cc", ".cpp", ".hpp", ".rb", ".sh",
+    ".py",
+    ".pyi",
+    ".go",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".rs",
+    ".java",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".rb",
+    ".sh",
 )
 
 

@@ -29,12 +29,14 @@ def _first_line(data: bytes) -> str:
 def checkout_of(pack_bin: str) -> str:
     """``<commit>[+dirty]`` of the git checkout a ``.venv/bin/ctx-pack`` belongs to."""
     root = Path(pack_bin).resolve().parent.parent.parent
-    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
     if head.returncode != 0:
         return "unknown"
-    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-uno"],
-                           capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "-uno"], capture_output=True, text=True
+    ).stdout.strip()
     return f"{root} {head.stdout.strip()}" + (" + uncommitted changes" if dirty else "")
 
 
@@ -43,8 +45,9 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
     env = {**os.environ, "CTX_STORE": str(store)}
     t0 = time.perf_counter()
     try:  # its own process group, so a timeout stops its workers too
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+        )
     except OSError as exc:
         return {"text": "", "seconds": 0.0, "error": f"cannot run {cmd[0]}: {exc}"}
     try:
@@ -53,12 +56,18 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return {"text": "", "seconds": time.perf_counter() - t0,
-                "error": f"timeout after {timeout:g} s"}
+        return {
+            "text": "",
+            "seconds": time.perf_counter() - t0,
+            "error": f"timeout after {timeout:g} s",
+        }
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
-        return {"text": "", "seconds": seconds,
-                "error": f"exit {proc.returncode}: {_first_line(stderr)}"}
+        return {
+            "text": "",
+            "seconds": seconds,
+            "error": f"exit {proc.returncode}: {_first_line(stderr)}",
+        }
     try:
         data = json.loads(stdout)
         text = data["text"]
@@ -66,8 +75,13 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
         return {"text": "", "seconds": seconds, "error": f"bad JSON output: {exc}"}
     files = [f for f in data.get("files") or [] if isinstance(f, dict) and "path" in f]
     files.sort(key=lambda f: -(f.get("score") or 0))  # stable: ties keep the pack's order
-    return {"text": text, "seconds": seconds, "error": None,
-            "reported_tokens": data.get("tokens"), "ranked": [f["path"] for f in files]}
+    return {
+        "text": text,
+        "seconds": seconds,
+        "error": None,
+        "reported_tokens": data.get("tokens"),
+        "ranked": [f["path"] for f in files],
+    }
 
 
 def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, dict]:
@@ -75,8 +89,18 @@ def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, 
     second run on the same store gives the warm time (and says whether the bytes match)."""
     out: dict[int, dict] = {}
     for budget in budgets:
-        cmd = [opts.pack_bin, f"--task={task_text}", "--tokens", str(budget),
-               "--root", str(tree), str(tree), "--format", "json", *opts.pack_arg]
+        cmd = [
+            opts.pack_bin,
+            f"--task={task_text}",
+            "--tokens",
+            str(budget),
+            "--root",
+            str(tree),
+            str(tree),
+            "--format",
+            "json",
+            *opts.pack_arg,
+        ]
         store = Path(tempfile.mkdtemp(prefix="bench-pq-store-"))
         try:
             res = run_pack_once(cmd, store, opts.timeout)
@@ -92,8 +116,9 @@ def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, 
     return out
 
 
-def run_baseline(method: str, task_text: str, tree: Path, budgets: list[int],
-                 count) -> dict[int, dict]:
+def run_baseline(
+    method: str, task_text: str, tree: Path, budgets: list[int], count
+) -> dict[int, dict]:
     """bm25-file or bm25-chunk at each budget. Seconds: reading and indexing the tree
     (shared by the budgets, so added to each), ranking, and the fill."""
     t0 = time.perf_counter()
@@ -105,6 +130,10 @@ def run_baseline(method: str, task_text: str, tree: Path, budgets: list[int],
     for budget in budgets:
         t1 = time.perf_counter()
         text, taken = fill(ranked, corpus.files, task_text, budget, count)
-        out[budget] = {"text": text, "seconds": base + time.perf_counter() - t1,
-                       "error": None, "ranked": list(dict.fromkeys(u.path for u in taken))}
+        out[budget] = {
+            "text": text,
+            "seconds": base + time.perf_counter() - t1,
+            "error": None,
+            "ranked": list(dict.fromkeys(u.path for u in taken)),
+        }
     return out

@@ -21,8 +21,12 @@ def _k(budget: int) -> str:
 def table(rows: list[dict], methods: list[str], budgets: list[int], title: str) -> str:
     """One Markdown table: a row a method, a column a budget, then medians."""
     tasks = sorted({r["task"] for r in rows})
-    out = [f"### {title}: {len(tasks)} tasks", "",
-           "cells: line recall / complete (share of tasks) / file recall", ""]
+    out = [
+        f"### {title}: {len(tasks)} tasks",
+        "",
+        "cells: line recall / complete (share of tasks) / file recall",
+        "",
+    ]
     head = ["method", *(_k(b) for b in budgets), "median s", "median tokens", "failed"]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---|" * len(head))
@@ -34,21 +38,27 @@ def table(rows: list[dict], methods: list[str], budgets: list[int], title: str) 
         secs = statistics.median(r["seconds"] for r in mine)
         toks = "/".join(
             str(int(statistics.median(r["tokens"] for r in mine if r["budget"] == b)))
-            for b in budgets if any(r["budget"] == b for r in mine))
+            for b in budgets
+            if any(r["budget"] == b for r in mine)
+        )
         failed = sum(1 for r in mine if r.get("error"))
         out.append(f"| {m} | " + " | ".join(cells) + f" | {secs:.2f} | {toks} | {failed} |")
     warm = [r["warm_seconds"] for r in rows if "warm_seconds" in r]
     if warm:
         same = sum(1 for r in rows if r.get("warm_same"))
         wb = sorted({r["budget"] for r in rows if "warm_seconds" in r})
-        out += ["", f"pack warm rerun at {', '.join(map(_k, wb))}: median "
-                f"{statistics.median(warm):.2f} s; same bytes as the cold run in "
-                f"{same}/{len(warm)}"]
+        out += [
+            "",
+            f"pack warm rerun at {', '.join(map(_k, wb))}: median "
+            f"{statistics.median(warm):.2f} s; same bytes as the cold run in "
+            f"{same}/{len(warm)}",
+        ]
     over = [f"{r['task']} {r['method']} {r['budget']}" for r in rows if r.get("over_budget")]
     if over:
         out += ["", "over budget: " + ", ".join(over)]
-    errs = [f"{r['task']} {r['method']} {_k(r['budget'])}: {r['error']}"
-            for r in rows if r.get("error")]
+    errs = [
+        f"{r['task']} {r['method']} {_k(r['budget'])}: {r['error']}" for r in rows if r.get("error")
+    ]
     if errs:
         out += ["", "failures (scored 0):", *(f"- {e}" for e in errs[:20])]
         if len(errs) > 20:
@@ -58,37 +68,47 @@ def table(rows: list[dict], methods: list[str], budgets: list[int], title: str) 
 
 def per_task(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
     """A compact line a task: line recall of each method at each budget."""
-    out = ["| task | " + " | ".join(f"{m} {_k(b)}" for m in methods for b in budgets) + " |",
-           "|" + "---|" * (1 + len(methods) * len(budgets))]
+    out = [
+        "| task | " + " | ".join(f"{m} {_k(b)}" for m in methods for b in budgets) + " |",
+        "|" + "---|" * (1 + len(methods) * len(budgets)),
+    ]
     index = {(r["task"], r["method"], r["budget"]): r for r in rows}
     for t in sorted({r["task"] for r in rows}):
         cells = []
         for m in methods:
             for b in budgets:
                 r = index.get((t, m, b))
-                cells.append("–" if r is None else
-                             f"{r['line_recall']:.2f}{'*' if r['complete'] else ''}")
+                cells.append(
+                    "–" if r is None else f"{r['line_recall']:.2f}{'*' if r['complete'] else ''}"
+                )
         out.append(f"| {t} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
 def by_repo(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
     """Line recall / complete of each method at each budget, a row a repository."""
+
     def repo(task: str) -> str:
         return task.rsplit("-", 1)[0] if "__" in task else task
 
-    out = ["| repository (tasks) | " + " | ".join(f"{m} {_k(b)}" for m in methods
-                                                for b in budgets) + " |",
-           "|" + "---|" * (1 + len(methods) * len(budgets))]
+    out = [
+        "| repository (tasks) | "
+        + " | ".join(f"{m} {_k(b)}" for m in methods for b in budgets)
+        + " |",
+        "|" + "---|" * (1 + len(methods) * len(budgets)),
+    ]
     for name in sorted({repo(r["task"]) for r in rows}):
         mine = [r for r in rows if repo(r["task"]) == name]
         cells = []
         for m in methods:
             for b in budgets:
                 sel = [r for r in mine if r["method"] == m and r["budget"] == b]
-                cells.append("–" if not sel else
-                             f"{statistics.fmean(r['line_recall'] for r in sel):.2f} / "
-                             f"{sum(r['complete'] for r in sel) / len(sel):.0%}")
+                cells.append(
+                    "–"
+                    if not sel
+                    else f"{statistics.fmean(r['line_recall'] for r in sel):.2f} / "
+                    f"{sum(r['complete'] for r in sel) / len(sel):.0%}"
+                )
         n = len({r["task"] for r in mine})
         out.append(f"| {name} ({n}) | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"

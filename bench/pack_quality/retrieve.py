@@ -70,8 +70,9 @@ def render_block(sf: SourceFile, ranges: list[tuple[int, int]]) -> str:
 HEAD = "# Files\n\n"
 
 
-def render(files: dict[str, SourceFile], chosen: dict[str, list[tuple[int, int]]],
-           task: str) -> str:
+def render(
+    files: dict[str, SourceFile], chosen: dict[str, list[tuple[int, int]]], task: str
+) -> str:
     blocks = [render_block(files[p], chosen[p]) for p in sorted(chosen)]
     return HEAD + "".join(b + "\n\n" for b in blocks) + f"# Task\n\n{task}\n"
 
@@ -83,8 +84,13 @@ def _chosen(units: list[Unit]) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def fill(ranked: list[Unit], files: dict[str, SourceFile], task: str, budget: int,
-         count: Callable[[str], int]) -> tuple[str, list[Unit]]:
+def fill(
+    ranked: list[Unit],
+    files: dict[str, SourceFile],
+    task: str,
+    budget: int,
+    count: Callable[[str], int],
+) -> tuple[str, list[Unit]]:
     """Add RANKED units while they fit BUDGET (skip one that does not; stop after
     MAX_MISSES in a row); the text recounted whole and never over the budget."""
     total = count(HEAD) + count(f"# Task\n\n{task}\n")

@@ -27,7 +27,12 @@ from pack_quality.trees import TreeError, git
 HERE = Path(__file__).resolve().parent
 PINNED = HERE / "heldout.txt"
 HELDOUT_REPOS = (
-    "pallets/click", "psf/requests", "spf13/cobra", "expressjs/express", "sindresorhus/got")
+    "pallets/click",
+    "psf/requests",
+    "spf13/cobra",
+    "expressjs/express",
+    "sindresorhus/got",
+)
 PER_REPO = 10
 MAX_CHANGED = 100  # added + removed lines in the gold files: a fix, not a rewrite
 MIN_TREE_BYTES = 256 * 1024  # a tree the 32k pack (about 120 KB) cannot simply hold whole
@@ -49,8 +54,16 @@ def load_dev(path: Path) -> list[Task]:
         if not line.strip():
             continue
         d = json.loads(line)
-        tasks.append(Task(d["instance_id"], d["repo"], d["base_commit"],
-                          d["problem_statement"], d["patch"], "dev"))
+        tasks.append(
+            Task(
+                d["instance_id"],
+                d["repo"],
+                d["base_commit"],
+                d["problem_statement"],
+                d["patch"],
+                "dev",
+            )
+        )
     return sorted(tasks, key=lambda t: t.id)
 
 
@@ -58,25 +71,31 @@ _MENTION = re.compile(r"\b(fix|bug|issue|error)", re.I)
 _TRAILER = re.compile(
     r"^\s*((fix(es|ed)?|close[sd]?|resolve[sd]?|refs?|see|related|part of|pr|pull request"
     r"|issue)\b[\s:]*(#\d+|(gh-\d+)|https?://\S+/(issues|pull)/\d+)[\s,.]*)+$"
-    r"|^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by):", re.I)
-_PR_REF = re.compile(r"\s*\((#\d+|gh-\d+)\)|\s*\b(close[sd]?|fix(es|ed)?|resolve[sd]?)\s+#\d+\.?",
-                     re.I)
+    r"|^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by):",
+    re.I,
+)
+_PR_REF = re.compile(
+    r"\s*\((#\d+|gh-\d+)\)|\s*\b(close[sd]?|fix(es|ed)?|resolve[sd]?)\s+#\d+\.?", re.I
+)
 # Not a bug fix to localise: reverts, typo and formatting commits.
-_NOT_A_FIX = re.compile(r"^revert\b|\b(typos?|spelling|gofmt|lint(er|ing)?|formatting|"
-                        r"whitespace|godocs?|doc ?strings?)\b", re.I)
+_NOT_A_FIX = re.compile(
+    r"^revert\b|\b(typos?|spelling|gofmt|lint(er|ing)?|formatting|"
+    r"whitespace|godocs?|doc ?strings?)\b",
+    re.I,
+)
 
 
 def clean_message(message: str) -> str:
     """The commit message without "Fixes #N" style trailer lines and "(#N)" PR numbers."""
-    lines = [_PR_REF.sub("", ln).rstrip() for ln in message.splitlines()
-             if not _TRAILER.match(ln)]
+    lines = [_PR_REF.sub("", ln).rstrip() for ln in message.splitlines() if not _TRAILER.match(ln)]
     return "\n".join(lines).strip()
 
 
 def _numstat(mirror: Path, sha: str) -> list[tuple[str, int, int, str]]:
     """(path, added, removed, status) of each file SHA changes against its parent."""
-    out = git("diff", "--no-renames", "--numstat", "--raw", f"{sha}^", sha,
-              git_dir=mirror).stdout.decode(errors="replace")
+    out = git(
+        "diff", "--no-renames", "--numstat", "--raw", f"{sha}^", sha, git_dir=mirror
+    ).stdout.decode(errors="replace")
     status: dict[str, str] = {}
     rows = []
     for line in out.splitlines():
@@ -94,12 +113,16 @@ def _numstat(mirror: Path, sha: str) -> list[tuple[str, int, int, str]]:
 def tree_bytes(mirror: Path, rev: str) -> int:
     """The size of REV's files (blobs) in bytes."""
     out = git("ls-tree", "-r", "-l", rev, git_dir=mirror).stdout.decode(errors="replace")
-    return sum(int(f[3]) for f in (ln.split(None, 4) for ln in out.splitlines())
-               if len(f) == 5 and f[1] == "blob" and f[3].isdigit())
+    return sum(
+        int(f[3])
+        for f in (ln.split(None, 4) for ln in out.splitlines())
+        if len(f) == 5 and f[1] == "blob" and f[3].isdigit()
+    )
 
 
-def qualifies(mirror: Path, sha: str, message: str,
-              min_tree: int = MIN_TREE_BYTES) -> list[str] | None:
+def qualifies(
+    mirror: Path, sha: str, message: str, min_tree: int = MIN_TREE_BYTES
+) -> list[str] | None:
     """The gold files of SHA when it is a usable bug fix (the rule), else None."""
     text = clean_message(message)
     if len(text) < 60 or not _MENTION.search(text) or _NOT_A_FIX.search(text):
@@ -114,11 +137,13 @@ def qualifies(mirror: Path, sha: str, message: str,
     return sorted(p for p, _, _ in gold)
 
 
-def select_commits(mirror: Path, limit: int = PER_REPO,
-                   min_tree: int = MIN_TREE_BYTES) -> list[str]:
+def select_commits(
+    mirror: Path, limit: int = PER_REPO, min_tree: int = MIN_TREE_BYTES
+) -> list[str]:
     """The first LIMIT qualifying non-merge commits of HEAD's history, by commit hash."""
-    log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
-              git_dir=mirror).stdout.decode(errors="replace")
+    log = git(
+        "log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD", git_dir=mirror
+    ).stdout.decode(errors="replace")
     picked: list[str] = []
     entries = []
     for entry in log.split("\x01"):
@@ -134,17 +159,18 @@ def select_commits(mirror: Path, limit: int = PER_REPO,
 
 
 def heldout_task(repo: str, mirror: Path, sha: str) -> Task:
-    message = git("log", "-1", "--format=%B", sha, git_dir=mirror).stdout.decode(
-        errors="replace")
+    message = git("log", "-1", "--format=%B", sha, git_dir=mirror).stdout.decode(errors="replace")
     files = qualifies(mirror, sha, message)
     if not files:
         raise TreeError(f"{sha[:12]} no longer satisfies the selection rule")
-    patch = git("diff", "--no-renames", f"{sha}^", sha, "--", *files,
-                git_dir=mirror).stdout.decode(errors="replace")
+    patch = git("diff", "--no-renames", f"{sha}^", sha, "--", *files, git_dir=mirror).stdout.decode(
+        errors="replace"
+    )
     parent = git("rev-parse", f"{sha}^", git_dir=mirror).stdout.decode().strip()
     owner, name = repo.split("/")
-    return Task(f"{owner}__{name}-{sha[:12]}", repo, parent, clean_message(message), patch,
-                "heldout")
+    return Task(
+        f"{owner}__{name}-{sha[:12]}", repo, parent, clean_message(message), patch, "heldout"
+    )
 
 
 def read_pinned(path: Path = PINNED) -> list[tuple[str, str]]:
@@ -158,6 +184,8 @@ def read_pinned(path: Path = PINNED) -> list[tuple[str, str]]:
 
 
 def write_pinned(pairs: list[tuple[str, str]], path: Path = PINNED) -> None:
-    head = ("# Held-out tasks of bench/bench_pack_quality.py: (repository, commit) pairs the\n"
-            "# selection rule chose (--select-heldout). Texts and diffs come from the mirror.\n")
+    head = (
+        "# Held-out tasks of bench/bench_pack_quality.py: (repository, commit) pairs the\n"
+        "# selection rule chose (--select-heldout). Texts and diffs come from the mirror.\n"
+    )
     path.write_text(head + "".join(f"{r} {s}\n" for r, s in pairs))

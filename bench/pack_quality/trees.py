@@ -29,8 +29,13 @@ class TreeError(Exception):
     """A task whose tree cannot be made (no mirror, no commit, a patch that does not apply)."""
 
 
-def git(*args: str, cwd: Path | None = None, git_dir: Path | None = None,
-        input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def git(
+    *args: str,
+    cwd: Path | None = None,
+    git_dir: Path | None = None,
+    input: bytes | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess:
     cmd = ["git"] + ([f"--git-dir={git_dir}"] if git_dir else []) + list(args)
     env = {**os.environ, **_GIT_ENV}
     proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env)
@@ -73,8 +78,7 @@ def materialise(mirror: Path, commit: str, dest: Path) -> Path:
     missing = missing_blobs(mirror, commit)
     excludes = [f":(exclude,literal){p}" for p in missing]
     archive = git("archive", "--format=tar", commit, "--", ".", *excludes, git_dir=mirror)
-    proc = subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout,
-                          capture_output=True)
+    proc = subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, capture_output=True)
     if proc.returncode != 0:
         raise TreeError(f"tar: {proc.stderr.decode(errors='replace').strip()[:200]}")
     git("init", "-q", cwd=dest)
@@ -99,8 +103,11 @@ def missing_blobs(mirror: Path, commit: str) -> list[str]:
         return []
     batch = "".join(obj + "\n" for obj, _ in entries).encode()
     out = git("cat-file", "--batch-check", git_dir=mirror, input=batch).stdout.decode()
-    return sorted(path for (_, path), line in zip(entries, out.splitlines(), strict=True)
-                  if line.endswith(" missing"))
+    return sorted(
+        path
+        for (_, path), line in zip(entries, out.splitlines(), strict=True)
+        if line.endswith(" missing")
+    )
 
 
 def check_patch(tree: Path, patch: str) -> None:

@@ -21,13 +21,14 @@ __getattr__, __dir__ = lazy_exports(
     {
         "names": ("secret_filename", "secret_path"),
         "scan": ("KINDS", "MARKER", "Finding", "find_secrets", "redact"),
-        "output": ("RedactingWriter", "redact_doc", "redact_output"),
+        "output": ("OutputRedactor", "RedactingWriter", "redact_doc", "redact_output"),
     },
 )
 __all__ = [
     "KINDS",
     "MARKER",
     "Finding",
+    "OutputRedactor",
     "RedactingWriter",
     "find_secrets",
     "redact",

@@ -42,12 +42,12 @@ def redact_doc(value, found: list[str] | None = None):
 
 
 class RedactingWriter:
-    """A ``write(bytes)`` that redacts each block before passing it to WRITE; ``count``
-    is the number of secrets replaced so far."""
+    """A ``write(bytes)`` that redacts each block before passing it to WRITE; ``kinds``
+    are those of the secrets replaced so far (KINDS, when given, is that list)."""
 
-    def __init__(self, write: Callable[[bytes], object]):
+    def __init__(self, write: Callable[[bytes], object], kinds: list[str] | None = None):
         self._write = write
-        self.count = 0
+        self.kinds = [] if kinds is None else kinds
 
     def write(self, data: bytes) -> int:
         from ctxtools.secrets.scan import redact
@@ -55,7 +55,40 @@ class RedactingWriter:
         text = data.decode("utf-8", "surrogateescape")
         out, findings = redact(text)
         if findings:
-            self.count += len(findings)
+            self.kinds.extend(f.kind for f in findings)
             data = out.encode("utf-8", "surrogateescape")
         self._write(data)
         return len(data)
+
+
+class OutputRedactor:
+    """One command's output pass: ``text``, ``doc`` and ``writer`` redact (unless ALLOW,
+    ``--allow-secrets``) and count; ``notes()`` says on stderr what was replaced."""
+
+    def __init__(self, allow: bool = False):
+        self.allow = allow
+        self.kinds: list[str] = []
+
+    def text(self, text: str) -> str:
+        if self.allow:
+            return text
+        from ctxtools.secrets.scan import redact
+
+        out, findings = redact(text)
+        self.kinds.extend(f.kind for f in findings)
+        return out
+
+    def doc(self, value):
+        return value if self.allow else redact_doc(value, self.kinds)
+
+    def writer(self, write: Callable[[bytes], object]) -> Callable[[bytes], object]:
+        if self.allow:
+            return write
+        return RedactingWriter(write, self.kinds).write
+
+    def notes(self) -> list[str]:
+        n = len(self.kinds)
+        if not n:
+            return []
+        what = ", ".join(sorted(set(self.kinds)))
+        return [f"note: redacted {n} secret{'s' if n > 1 else ''} ({what}; --allow-secrets)"]

@@ -67,7 +67,11 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Perplexity key", "pplx-", r"pplx-[A-Za-z0-9]{48}" + E),
     ("PlanetScale token", "pscale_", r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}" + E),
     ("RubyGems key", "rubygems_", r"rubygems_" + HEX + r"{48}" + E),
-    ("Brevo key", "xkeysib-|xsmtpsib-", r"x(?:keysib|smtpsib)-" + HEX + r"{64}-[A-Za-z0-9]{16}" + E),
+    (
+        "Brevo key",
+        "xkeysib-|xsmtpsib-",
+        r"x(?:keysib|smtpsib)-" + HEX + r"{64}-[A-Za-z0-9]{16}" + E,
+    ),
     # Sentry: org auth tokens (sntrys_ + base64 JSON + _ + secret), user tokens (sntryu_).
     ("Sentry token", "sntrys_eyJ", r"sntrys_eyJ[A-Za-z0-9+/=_\-]{60,}"),
     ("Sentry token", "sntryu_", r"sntryu_" + HEX + r"{64}" + E),
@@ -75,7 +79,11 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Square token", "EAAA", r"EAAA[A-Za-z0-9_\-+=]{60,}" + E),
     ("Facebook token", "EAA[BCDM]", r"EAA[BCDM][A-Za-z0-9]{80,}" + E),
     # HashiCorp Vault legacy service tokens: s. + 24 base62 (hold a digit and a letter).
-    ("Vault token", r"s\.[A-Za-z0-9]{24}", r"s\.(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{24}" + E),
+    (
+        "Vault token",
+        r"s\.[A-Za-z0-9]{24}",
+        r"s\.(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{24}" + E,
+    ),
     ("Vault token", r"hvr\.", r"hvr\.[A-Za-z0-9_\-]{20,}" + E),
     # Adobe client secrets, Clojars, Defined Networking, Duffel, EasyPost, Flutterwave.
     ("Adobe client secret", "p8e-", r"p8e-[A-Za-z0-9\-]{32}" + E),
@@ -83,23 +91,47 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Defined Networking token", "dnkey-", r"dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}" + E),
     ("Duffel token", "duffel_(?:test|live)_", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}" + E),
     ("EasyPost key", "EZ[AT]K", r"EZ[AT]K[A-Za-z0-9]{54}" + E),
-    ("Flutterwave key", "FLW(?:PUBK|SECK)", r"FLW(?:PUBK|SECK)_TEST-?[A-Za-z0-9]{12,32}(?:-X)?" + E),
+    (
+        "Flutterwave key",
+        "FLW(?:PUBK|SECK)",
+        r"FLW(?:PUBK|SECK)_TEST-?[A-Za-z0-9]{12,32}(?:-X)?" + E,
+    ),
     # Fly.io macaroons (fm1_/fm2_ base64), org tokens (fo1_).
-    ("Fly.io token", "fm[12][ar]?_|fo1_", r"(?:fm[12][ar]?_" + B64 + r"{40,}={0,2}|fo1_[\w\-]{43})"),
+    (
+        "Fly.io token",
+        "fm[12][ar]?_|fo1_",
+        r"(?:fm[12][ar]?_" + B64 + r"{40,}={0,2}|fo1_[\w\-]{43})",
+    ),
     ("Frame.io token", "fio-u-", r"fio-u-[A-Za-z0-9_=\-]{64}" + E),
     ("GitLab token", "GR1348941", r"GR1348941[A-Za-z0-9_\-]{20}" + E),
     ("GitLab session", "_gitlab_session=", r"_gitlab_session=(?P<s>[0-9a-z]{32})" + E),
     ("Hugging Face token", "api_org_", r"api_org_[A-Za-z]{34}" + E),
-    ("Harness token", r"(?:pat|sat)\.", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + E),
+    (
+        "Harness token",
+        r"(?:pat|sat)\.",
+        r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + E,
+    ),
     ("Infracost key", "ico-", r"ico-[A-Za-z0-9]{32}" + E),
     ("Intra42 secret", "s-s4t2", r"s-s4t2(?:ud|af)-" + HEX + r"{64}" + E),
     ("Mailchimp key", "-us[0-9]", HEX + r"{32}-us[0-9]{1,2}" + E),
     ("Mailgun key", "pubkey-", r"pubkey-" + HEX + r"{32}" + E),
-    ("Mapbox token", r"[ps]k\.eyJ|[ps]k\.[A-Za-z0-9]{60}", r"[ps]k\.[A-Za-z0-9]{60,}\.[A-Za-z0-9_\-]{20,}" + E),
+    (
+        "Mapbox token",
+        r"[ps]k\.eyJ|[ps]k\.[A-Za-z0-9]{60}",
+        r"[ps]k\.[A-Za-z0-9]{60,}\.[A-Za-z0-9_\-]{20,}" + E,
+    ),
     ("MaxMind key", "_mmk", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" + E),
-    ("New Relic key", "NRJS-|NRII-|NRAA-", r"(?:NRJS-" + HEX + r"{19}|NRII-[A-Za-z0-9\-]{32}|NRAA-[a-f0-9]{27})" + E),
+    (
+        "New Relic key",
+        "NRJS-|NRII-|NRAA-",
+        r"(?:NRJS-" + HEX + r"{19}|NRII-[A-Za-z0-9\-]{32}|NRAA-[a-f0-9]{27})" + E,
+    ),
     ("Octopus key", "API-[A-Z0-9]", r"API-[A-Z0-9]{26}" + E),
-    ("Plaid token", "access-(?:sandbox|development|production)-", r"access-(?:sandbox|development|production)-" + UUID + E),
+    (
+        "Plaid token",
+        "access-(?:sandbox|development|production)-",
+        r"access-(?:sandbox|development|production)-" + UUID + E,
+    ),
     ("Prefect key", "pnu_", r"pnu_[A-Za-z0-9]{36}" + E),
     ("ReadMe key", "rdme_", r"rdme_[a-z0-9]{70}" + E),
     ("Scalingo token", "tk-us-", r"tk-us-[A-Za-z0-9_\-]{48}" + E),
@@ -109,9 +141,17 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Sourcegraph token", "sgp_", r"sgp_(?:" + HEX + r"{16}_)?" + HEX + r"{40}" + E),
     ("Twitter bearer token", "AAAAAAAAAAAAAAAAAAAAA", r"A{21,22}[A-Za-z0-9%]{60,}" + E),
     ("Typeform token", "tfp_", r"tfp_[A-Za-z0-9_=.\-]{50,}" + E),
-    ("Yandex token", r"t1\.|AQVN|YC[A-Za-z0-9_\-]{38}", r"(?:t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{80,}=*|AQVN[A-Za-z0-9_\-]{35,38})" + E),
+    (
+        "Yandex token",
+        r"t1\.|AQVN|YC[A-Za-z0-9_\-]{38}",
+        r"(?:t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{80,}=*|AQVN[A-Za-z0-9_\-]{35,38})" + E,
+    ),
     ("ClickHouse key", "4b1d", r"4b1d[A-Za-z0-9]{38}" + E),
-    ("Lob key", "(?:live|test)_(?:pub_)?[a-f0-9]", r"(?:live|test)_(?:pub_)?" + HEX + r"{31,35}" + E),
+    (
+        "Lob key",
+        "(?:live|test)_(?:pub_)?[a-f0-9]",
+        r"(?:live|test)_(?:pub_)?" + HEX + r"{31,35}" + E,
+    ),
     # Slack: every xox* type (bot, user, app-level, configuration, refresh, legacy) and
     # the app tokens (xapp-).
     (
@@ -130,7 +170,9 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Bitbucket token", "ATCTT3", r"ATCTT3[A-Za-z0-9_=\-]{24,}" + E),
 )
 
-NO_EDGE = frozenset({"Django secret key", "1Password token", "AWS Bedrock key", "Sentry token", "Teams webhook"})
+NO_EDGE = frozenset(
+    {"Django secret key", "1Password token", "AWS Bedrock key", "Sentry token", "Teams webhook"}
+)
 
 PROVIDERS: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = tuple(
     (

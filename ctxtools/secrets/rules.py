@@ -85,18 +85,25 @@ KEY_GATE = (
     r"(?:=|:|\?=)"
 )
 # KEY = "value": code, JSON, TOML, HCL, a shell's export X="…", a notebook's \"…\".
+# (a typed declaration: DB_PASSWORD: str = "…", apiKey: string = '…')
+_TYPED = r"[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=[ \t]*"
 KEYWORD_QUOTED = (
-    _KEY_NAME + _SEP + r"(?P<q>\\?[\"'`])(?P<s>(?:(?!(?P=q))[^\r\n\\]){1,256})(?P=q)"
+    _KEY_NAME
+    + r"(?:"
+    + _SEP
+    + r"|"
+    + _TYPED
+    + r")(?P<q>\\?[\"'`])(?P<s>(?:(?!(?P=q))[^\r\n\\]){1,256})(?P=q)"
 )
 # KEY=value unquoted, wherever it stands (a line's start, after a diff's "+", a map's
 # "12:", a compose list's "- ", mid-line "PGPASSWORD=x psql", after an escaped "\n"):
 # the value runs to white space, a quote or a backslash, less a closing ";,)]}".
-KEYWORD_BARE = (
-    _KEY_NAME + _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
-)
+KEYWORD_BARE = _KEY_NAME + _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
 # <password>…</password>, <apiKey>…</apiKey>: an XML element named like a key.
 XML_ELEMENT = (
-    r"<(?P<t>[A-Za-z0-9_.:\-]*?(?:(?i:" + _CRED_WORDS + r")|[A-Za-z0-9][_\-.](?i:key)|[a-z0-9]Key))>"
+    r"<(?P<t>[A-Za-z0-9_.:\-]*?(?:(?i:"
+    + _CRED_WORDS
+    + r")|[A-Za-z0-9][_\-.](?i:key)|[a-z0-9]Key))>"
     r"(?P<s>[^<>\s]{1,256})</(?P=t)>"
 )
 # --password x, --password=x, -api-key x: a command-line flag named like a key.
@@ -123,7 +130,10 @@ CURL_USER = (
     r"(?=[\"']?(?:\s|\Z))"
 )
 # NuGet.config: <add key="ClearTextPassword" value="…" />.
-NUGET = r"(?i:key)[ \t]*=[ \t]*\"ClearTextPassword\"[ \t]+(?i:value)[ \t]*=[ \t]*\"(?P<s>[^\"]{1,256})\""
+NUGET = (
+    r"(?i:key)[ \t]*=[ \t]*\"ClearTextPassword\"[ \t]+(?i:value)[ \t]*=[ \t]*"
+    r"\"(?P<s>[^\"]{1,256})\""
+)
 
 _AWS_GATE = "AKIA|ASIA|ABIA|ACCA|A3T"
 _GITLAB = r"gl(?:pat|rt|dt|ptt|oas|cbt|imt|ft|soat|agent|ffct|ddt|wt)-"
@@ -325,9 +335,21 @@ GENERIC: tuple[Rule, ...] = (
     ("password", "ClearTextPassword", NUGET, "s", ("url",)),
     ("password in command", r"\bmysql", MYSQL_P, "s", ("lines", "url")),
     ("password in command", r"\bcurl\b", CURL_USER, "s", ("lines", "url")),
-    ("authorization header", r"(?i)authorization|bearer[ \t]", AUTH_HEADER, "s", ("lines", "token")),
+    (
+        "authorization header",
+        r"(?i)authorization|bearer[ \t]",
+        AUTH_HEADER,
+        "s",
+        ("lines", "token"),
+    ),
     ("credential in URL", QUERY_GATE, URL_QUERY, "s", ("lines", "url")),
-    ("password", r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|id)>", XML_ELEMENT, "s", ("lines", "url")),
+    (
+        "password",
+        r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|id)>",
+        XML_ELEMENT,
+        "s",
+        ("lines", "url"),
+    ),
     ("password", KEY_GATE, KEYWORD_QUOTED, "s", ("lines", "value")),
     ("password", KEY_GATE, KEYWORD_BARE, "s", ("lines", "bare")),
     ("password in command", FLAG_GATE, CLI_FLAG, "s", ("lines", "bare")),

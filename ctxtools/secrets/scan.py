@@ -152,8 +152,8 @@ _NAME_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])")
 # but name characters before it.
 _EXPR = re.compile(r"[\w.$]*[()\[\]{}]")
 _URL_PLACEHOLDERS = frozenset(
-    "password passwd pass pwd secret changeme xxx xxxx user username value token key apikey"
-    " none null".split()
+    ("password", "passwd", "pass", "pwd", "secret", "changeme", "xxx", "xxxx", "user")
+    + ("username", "value", "token", "key", "apikey", "none", "null")
 )
 
 
@@ -389,7 +389,15 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
     # a rule of context (a key, a URL...); among formats the longer (a whole PEM block
     # before a cut one), among rules of context the one that comes first (?api_key=…
     # ends at "&", a bare KEY=… would not).
-    spans.sort(key=lambda s: (s[0], s[2] >= FIRST_GENERIC, s[2] if s[2] >= FIRST_GENERIC else 0, -s[1], s[2]))
+    spans.sort(
+        key=lambda s: (
+            s[0],
+            s[2] >= FIRST_GENERIC,
+            s[2] if s[2] >= FIRST_GENERIC else 0,
+            -s[1],
+            s[2],
+        )
+    )
     kept = [spans[0]]
     for span in spans[1:]:
         if span[0] >= kept[-1][1]:

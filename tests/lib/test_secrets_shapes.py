@@ -8,12 +8,14 @@ Every token here is built from a seeded generator in its provider's published fo
 from __future__ import annotations
 
 import base64
+import os
 import random
 import string
 
 import pytest
 
-from ctxtools.secrets import redact
+from ctxtools.secrets import redact, secret_filename, secret_path
+from ctxtools.secrets.names import secret_content
 from ctxtools.secrets.providers import PROVIDERS
 
 ALNUM = string.ascii_letters + string.digits
@@ -39,7 +41,10 @@ def marker(kind: str) -> str:
 
 PROVIDER_TOKENS = [
     ("Django secret key", "django-insecure-" + rand(50, LOWER + "!@#$%^&*(-_=+)")),
-    ("1Password secret key", "A3-" + rand(6, UPPER) + "-" + "-".join(rand(5, UPPER, k) for k in range(5))),
+    (
+        "1Password secret key",
+        "A3-" + rand(6, UPPER) + "-" + "-".join(rand(5, UPPER, k) for k in range(5)),
+    ),
     ("1Password token", "ops_eyJ" + rand(120, ALNUM + "+/")),
     ("Alibaba access key", "LTAI" + rand(20)),
     ("Artifactory key", "AKCp" + rand(69)),
@@ -47,7 +52,11 @@ PROVIDER_TOKENS = [
     ("Atlassian token", "ATATT3xFfGF0" + rand(180, URLSAFE)),
     ("Bitbucket token", "ATCTT3xFfGN0" + rand(180, URLSAFE)),
     ("AWS Bedrock key", "ABSK" + rand(120, ALNUM + "+/")),
-    ("AWS Bedrock key", "bedrock-api-key-" + base64.b64encode(b"bedrock.amazonaws.com/?Action=x" + rand(40).encode()).decode()),
+    (
+        "AWS Bedrock key",
+        "bedrock-api-key-"
+        + base64.b64encode(b"bedrock.amazonaws.com/?Action=x" + rand(40).encode()).decode(),
+    ),
     ("Azure AD client secret", "aB7" + "8Q~" + rand(34, ALNUM + "_~.")),
     ("Cloudflare origin CA key", "v1.0-" + rand(24, HEX) + "-" + rand(146, HEX)),
     ("Dropbox token", "sl." + rand(135, URLSAFE)),
@@ -56,14 +65,28 @@ PROVIDER_TOKENS = [
     ("Grafana token", "eyJrIjoi" + rand(60, ALNUM) + "=="),
     ("Terraform token", rand(14) + ".atlasv1." + rand(67, URLSAFE)),
     ("Heroku key", "HRKU-AA" + rand(58, URLSAFE)),
-    ("Teams webhook", "https://acme.webhook.office.com/webhookb2/" + uuid() + "@" + uuid(1) + "/IncomingWebhook/" + rand(32, HEX) + "/" + uuid(2)),
+    (
+        "Teams webhook",
+        "https://acme.webhook.office.com/webhookb2/"
+        + uuid()
+        + "@"
+        + uuid(1)
+        + "/IncomingWebhook/"
+        + rand(32, HEX)
+        + "/"
+        + uuid(2),
+    ),
     ("Notion token", "ntn_" + rand(11, string.digits) + rand(35)),
     ("OpenShift token", "sha256~" + rand(43, URLSAFE)),
     ("Perplexity key", "pplx-" + rand(48)),
     ("PlanetScale token", "pscale_tkn_" + rand(43, URLSAFE)),
     ("RubyGems key", "rubygems_" + rand(48, HEX)),
     ("Brevo key", "xkeysib-" + rand(64, HEX) + "-" + rand(16)),
-    ("Sentry token", "sntrys_eyJpYXQiOjE3MDAwMDAwMDAsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIn0_" + rand(43, ALNUM + "+/")),
+    (
+        "Sentry token",
+        "sntrys_eyJpYXQiOjE3MDAwMDAwMDAsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIn0_"
+        + rand(43, ALNUM + "+/"),
+    ),
     ("Sentry token", "sntryu_" + rand(64, HEX)),
     ("Slack token", "xoxe.xoxp-1-" + rand(150, UPPER)),
     ("Slack token", "xoxe-1-" + rand(140, ALNUM)),
@@ -104,7 +127,10 @@ PROVIDER_TOKENS = [
     ("Yandex token", "AQVN" + rand(36, URLSAFE)),
     ("ClickHouse key", "4b1d" + rand(38)),
     ("Lob key", "live_" + rand(35, HEX)),
-    ("Slack webhook", "hooks.slack.com/services/T" + rand(10, UPPER) + "/B" + rand(10, UPPER) + "/" + rand(24)),
+    (
+        "Slack webhook",
+        "hooks.slack.com/services/T" + rand(10, UPPER) + "/B" + rand(10, UPPER) + "/" + rand(24),
+    ),
 ]
 
 
@@ -195,12 +221,18 @@ SHAPES = [
     (f"mysql -u root -p{SECRET} app < dump.sql\n", "mysql -u root -p{} app < dump.sql\n"),
     (f"ctl login --password {SECRET} --yes\n", "ctl login --password {} --yes\n"),
     (f"ctl login --password={SECRET}\n", "ctl login --password={}\n"),
-    (f"<server><password>{SECRET}</password></server>\n", "<server><password>{}</password></server>\n"),
+    (
+        f"<server><password>{SECRET}</password></server>\n",
+        "<server><password>{}</password></server>\n",
+    ),
     (f"    environment:\n      - password={SECRET}\n", "    environment:\n      - password={}\n"),
     (f"RUN DB_PASSWORD={SECRET} ./migrate.sh\n", "RUN DB_PASSWORD={} ./migrate.sh\n"),
     (f'"cmd": "set -e\\nDB_PASSWORD={SECRET}\\nrun"\n', '"cmd": "set -e\\nDB_PASSWORD={}\\nrun"\n'),
     (f'    "password = \\"{SECRET}\\"\\n",\n', '    "password = \\"{}\\"\\n",\n'),
-    (f"curl -u deploy:{SECRET} https://ci.example.com\n", "curl -u deploy:{} https://ci.example.com\n"),
+    (
+        f"curl -u deploy:{SECRET} https://ci.example.com\n",
+        "curl -u deploy:{} https://ci.example.com\n",
+    ),
     (
         f'<add key="ClearTextPassword" value="{SECRET}" />\n',
         '<add key="ClearTextPassword" value="{}" />\n',
@@ -246,3 +278,70 @@ def test_everyday_shapes_only_the_value_goes(text, left):
 )
 def test_code_and_templates_are_not_secrets(text):
     assert redact(text)[1] == []
+
+
+# --- item 7: secret files by another name ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (".env~", "dotenv"),
+        (".env_old", "dotenv"),
+        (".env-prod", "dotenv"),
+        ("env.txt", "dotenv"),
+        ("dotenv", "dotenv"),
+        (".envrc.local", "dotenv"),
+        ("certs/key.pem.bak", "PEM file"),
+        ("server.key.orig", "private key file"),
+        (".pypirc.bak", "pypirc"),
+        ("credentials.json.bak", "credentials"),
+        (".netrc.bak", "netrc"),
+        (".git-credentials~", "git credentials"),
+        ("home/.aws/credentials.bak", "aws credentials"),
+        (".kube/config.bak", "kubeconfig"),
+        ("infra/terraform.tfstate.1", "terraform state"),
+        ("config/secrets.yaml.bak", "credentials"),
+    ],
+)
+def test_copies_and_variants_of_secret_files(path, kind):
+    assert secret_filename(path) == kind
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "migrations/env.py",
+        "environment.yml",
+        "src/env.ts",
+        "env.d.ts",
+        ".env.example",
+        ".env-example",
+        "env.example",
+        ".envrc.example",
+        "envoy.yaml",
+        "README.md.bak",
+        "setup.py.orig",
+        "notes.1",
+        "x/.env.sample~",
+    ],
+)
+def test_code_and_templates_named_like_env_are_not_secrets(path):
+    assert secret_filename(path) is None
+
+
+def test_a_dotenv_by_its_content(tmp_path):
+    dotenv = tmp_path / "config.txt"
+    dotenv.write_text("# deploy\nDEBUG=1\n\nexport DB_PASSWORD=Xk29aLmQ0pZr7TbWc3YhN8vD\n")
+    assert secret_content(dotenv) == "dotenv (by its content)"
+    os.link(dotenv, tmp_path / "settings")  # a hard link: same content, another name
+    assert secret_path("settings", tmp_path / "settings") == "dotenv (by its content)"
+    plain = tmp_path / "notes.txt"
+    plain.write_text("DB_PASSWORD=x is set in the vault.\nSee the runbook.\n")
+    assert secret_content(plain) is None
+    flags = tmp_path / "flags.txt"
+    flags.write_text("DEBUG=1\nWORKERS=4\n")  # KEY=value, but no credential named
+    assert secret_content(flags) is None
+    code = tmp_path / "settings.sh"
+    code.write_text("DB_PASSWORD=Xk29aLmQ0pZr7TbWc3YhN8vD\n")  # code by its name: not read
+    assert secret_content(code) is None
