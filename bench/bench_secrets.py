@@ -29,6 +29,10 @@ files: everything without a NUL byte in its first 8 KB), and reports:
   when ``redact`` leaves its value in the text. Leaks are listed per place and per rule,
   with the everyday shapes of ``EVERYDAY`` (Django keys, URL passwords, headers, CLI
   flags...) and the hand patterns' own false-positive set (tests/data/secrets);
+* with ``--pack-cost``: what redaction costs a warm pack of Django's .py files (the
+  bench_pack.py pack): the median wall time of warm packs with and without
+  ``--allow-secrets`` (alternated, --runs each), and, in one profiled warm pack, the
+  time spent in ``ctxtools.secrets`` (the scan, the name and content checks);
 * with ``--mentions``: what the @-mention index costs on the same tree (built, then loaded
   from its cache, then a miss that forces a rebuild).
 """
@@ -309,6 +313,63 @@ def plants_run(rules_toml: Path) -> None:
         print(f"  {row}")
 
 
+PROFILED = """
+import cProfile, pstats, sys
+from ctxtools.cli.pack import main
+result = sys.argv[1]
+sys.argv = ["ctx-pack", *sys.argv[2:]]
+prof = cProfile.Profile()
+try:
+    prof.runcall(main)
+except SystemExit:
+    pass
+stats = pstats.Stats(prof)
+total = sum(v[2] for v in stats.stats.values())  # every function's own time
+ours = sum(v[2] for k, v in stats.stats.items() if "/ctxtools/secrets/" in k[0])
+# re2 and re calls made by ctxtools.secrets are counted as theirs through their callers
+inner = 0.0
+for (path, _line, _name), (_cc, _nc, _tt, _ct, callers) in stats.stats.items():
+    if "/ctxtools/secrets/" in path:
+        continue
+    for caller, (_c, _n, tt, _ct2) in callers.items():
+        if "/ctxtools/secrets/" in caller[0]:
+            inner += tt
+open(result, "w").write(f"{total} {ours + inner}")
+"""
+
+
+def pack_cost(runs: int) -> None:
+    from bench_pack import MODEL, TASK
+    from bench_repomap import BIN, django_py_tree
+
+    tree = django_py_tree().resolve()
+    with tempfile.TemporaryDirectory(prefix="ctx-bench-redact-") as scratch:
+        env = {**os.environ, "CTX_STORE": str(Path(scratch) / "store")}
+        out = str(Path(scratch) / "pack.md")
+        base = ["--root", str(tree), "--task", TASK, "--model", MODEL, "-o", out, str(tree)]
+        subprocess.run([str(BIN / "ctx-pack"), *base], env=env, check=True)  # cold: cache
+        times: dict[str, list[float]] = {"redacted": [], "--allow-secrets": []}
+        for _ in range(runs):
+            for label, extra in (("redacted", []), ("--allow-secrets", ["--allow-secrets"])):
+                start = time.perf_counter()
+                subprocess.run([str(BIN / "ctx-pack"), *base, *extra], env=env, check=True)
+                times[label].append(time.perf_counter() - start)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for label, m in med.items():
+            print(f"warm pack, {label:<16} median {m:.3f} s over {runs} runs")
+        diff = med["redacted"] - med["--allow-secrets"]
+        print(
+            f"  difference {diff * 1000:.0f} ms = {diff / med['redacted'] * 100:.1f}% of the pack"
+        )
+        result = Path(scratch) / "profile.txt"
+        subprocess.run([sys.executable, "-c", PROFILED, str(result), *base], env=env, check=True)
+        total, ours = map(float, result.read_text().split())
+        print(
+            f"profiled warm pack: {total:.3f} s of Python, of which ctxtools.secrets "
+            f"{ours:.3f} s ({ours / total * 100:.1f}%)"
+        )
+
+
 def git_copy(tree: Path) -> Path:
     """A copy of TREE committed to a git repository of its own (made once), so that the
     index is also timed the way most projects list: through git."""
@@ -363,7 +424,11 @@ def main() -> None:
     ap.add_argument("--mentions", action="store_true", help="time the @-mention index too")
     ap.add_argument("--tree", type=Path, help="measure on this tree instead of Django")
     ap.add_argument("--plants", type=Path, metavar="RULES_TOML", help="measure leaks")
+    ap.add_argument("--pack-cost", action="store_true", help="redaction's share of a pack")
     args = ap.parse_args()
+    if args.pack_cost:
+        pack_cost(args.runs)
+        return
     if args.plants:
         plants_run(args.plants)
         return
