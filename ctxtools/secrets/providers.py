@@ -149,7 +149,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("ClickHouse key", "4b1d", r"4b1d[A-Za-z0-9]{38}" + E),
     (
         "Lob key",
-        "(?:live|test)_(?:pub_)?[a-f0-9]",
+        "(?:live|test)_(?:pub_)?[a-f0-9]{31}",
         r"(?:live|test)_(?:pub_)?" + HEX + r"{31,35}" + E,
     ),
     # Slack: every xox* type (bot, user, app-level, configuration, refresh, legacy) and

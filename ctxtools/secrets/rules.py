@@ -18,7 +18,9 @@ Each rule is ``(kind, gate, pattern, group, checks)``:
   ``value`` the value looks like a credential, not a placeholder, a template or a name
   (``credential_value``); ``bare`` the same for a value without quotes, where a dotted or
   snake_case name is taken for a variable; ``lines`` the pattern is run only on the lines
-  where the gate matches (a keyword's gate matches in many texts, its pattern is slow).
+  where the gate matches (a keyword's gate matches in many texts, its pattern is slow);
+  ``at`` the pattern is matched only where the gate's empty group stands, to the line's end
+  (the gate finds the key, the pattern reads the value after it).
 
 The formats are the providers' published token formats (a format is a fact; the
 regexes and this table are ours). Guesses by entropy are not made; keyword rules
@@ -75,30 +77,25 @@ _CRED_WORDS = (
 )
 # ...or a name that ends in "_key"/"-key"/"Key" (encryption_key, MAILGUN_PUB_KEY,
 # signingKey), or an environment-style name that ends in "_ID".
-_KEY_NAME = (
-    r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9_.\-]*?(?i:" + _CRED_WORDS + r")"
-    r"|[A-Za-z0-9_.\-]*?[A-Za-z0-9](?:[_\-.](?i:key)|Key)|[A-Z0-9_]*_ID)"
+# The gate of the keyword rules: a key's last word, then the start of a separator; RE2
+# finds these, and the rules' patterns (the separator and the value) run only at its
+# empty group, right after the key (``at``): a Python pattern that looked for the key
+# itself would try every position of every line that holds "key=" or "id=".
+KEY_GATE = (
+    r"(?:(?i:" + _CRED_WORDS + r")|[A-Za-z0-9][_\-.](?i:key)|[a-z0-9]Key|_ID)()"
+    r"[\"'`]?\]?[ \t]*(?:=|:|\?=)"
 )
 _SEP = r"[\"'`]?\]?[ \t]*(?:=|:=|=>|:(?!:)|\?=)[ \t]*"
-KEY_GATE = (
-    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|id)[\"'`]?\]?[ \t]*"
-    r"(?:=|:|\?=)"
-)
 # KEY = "value": code, JSON, TOML, HCL, a shell's export X="…", a notebook's \"…\".
 # (a typed declaration: DB_PASSWORD: str = "…", apiKey: string = '…')
 _TYPED = r"[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=[ \t]*"
 KEYWORD_QUOTED = (
-    _KEY_NAME
-    + r"(?:"
-    + _SEP
-    + r"|"
-    + _TYPED
-    + r")(?P<q>\\?[\"'`])(?P<s>(?:(?!(?P=q))[^\r\n\\]){1,256})(?P=q)"
+    r"(?:" + _SEP + r"|" + _TYPED + r")(?P<q>\\?[\"'`])(?P<s>(?:(?!(?P=q))[^\r\n\\]){1,256})(?P=q)"
 )
 # KEY=value unquoted, wherever it stands (a line's start, after a diff's "+", a map's
 # "12:", a compose list's "- ", mid-line "PGPASSWORD=x psql", after an escaped "\n"):
 # the value runs to white space, a quote or a backslash, less a closing ";,)]}".
-KEYWORD_BARE = _KEY_NAME + _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
+KEYWORD_BARE = _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
 # <password>…</password>, <apiKey>…</apiKey>: an XML element named like a key.
 XML_ELEMENT = (
     r"<(?P<t>[A-Za-z0-9_.:\-]*?(?:(?i:"
@@ -345,13 +342,13 @@ GENERIC: tuple[Rule, ...] = (
     ("credential in URL", QUERY_GATE, URL_QUERY, "s", ("lines", "url")),
     (
         "password",
-        r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|id)>",
+        r"(?i)<[a-z0-9_.:\-]*(?:pass|pwd|secret|token|key|credential|id)[a-z]*>",
         XML_ELEMENT,
         "s",
         ("lines", "url"),
     ),
-    ("password", KEY_GATE, KEYWORD_QUOTED, "s", ("lines", "value")),
-    ("password", KEY_GATE, KEYWORD_BARE, "s", ("lines", "bare")),
+    ("password", KEY_GATE, KEYWORD_QUOTED, "s", ("at", "value")),
+    ("password", KEY_GATE, KEYWORD_BARE, "s", ("at", "bare")),
     ("password in command", FLAG_GATE, CLI_FLAG, "s", ("lines", "bare")),
 )
 RULES = FORMATS + PROVIDERS + GENERIC

@@ -278,7 +278,7 @@ def token_value(value: str) -> bool:
 
 def _passes(checks: tuple[str, ...], text: str, start: int, end: int, m) -> bool:
     for check in checks:
-        if check == "lines":
+        if check in ("lines", "at"):
             continue
         if check == "edge":
             ok = _edge(text, m.start())
@@ -321,12 +321,16 @@ def _compiled():
         gate_set.Compile()
         finders = [
             re2.compile(gate.encode(), options)
-            if any("lines" in rule[4] for rule in rules)
+            if any("lines" in rule[4] or "at" in rule[4] for rule in rules)
             else None
             for gate, rules in ordered
         ]
     except Exception:  # no RE2 here: every rule runs on every text (slower, same result)
-        gate_set, finders = None, [None] * len(ordered)
+        gate_set = None  # an ``at`` rule still needs its gate, run by Python's re
+        finders = [
+            re.compile(gate) if any("at" in rule[4] for rule in rules) else None
+            for gate, rules in ordered
+        ]
     return gate_set, [rules for _, rules in ordered], finders
 
 
@@ -336,18 +340,25 @@ def _regex(pattern: str) -> re.Pattern:
     return re.compile(pattern)
 
 
+GATE_BACK = 12  # bytes before a gate's match where a ``lines`` rule's match may begin
+
+
 def _gate_lines(text: str, data: bytes, finder) -> list[tuple[int, int]]:
-    """The (start, end) in TEXT of each line where FINDER (RE2, over DATA: TEXT in UTF-8)
-    matches: a ``lines`` rule is searched there only, not over the whole text."""
+    """The (start, end) in TEXT of the stretch of each line from a little before where
+    FINDER (RE2, over DATA: TEXT in UTF-8) matches to the line's end: a ``lines`` rule is
+    searched there only, not over the whole text (its match begins at most GATE_BACK
+    bytes before its gate's: ``client_`` before ``id=``)."""
     spans: list[tuple[int, int]] = []
-    last = -1
     for m in finder.finditer(data):
-        lo = data.rfind(b"\n", 0, m.start()) + 1
-        if lo <= last:
-            continue
+        lo = max(data.rfind(b"\n", 0, m.start()) + 1, m.start() - GATE_BACK)
+        if spans and lo <= spans[-1][1]:
+            if m.end() <= spans[-1][1]:
+                continue
+            lo = spans.pop()[0]
         hi = data.find(b"\n", m.end())
-        last = hi = len(data) if hi < 0 else hi
-        spans.append((lo, hi))
+        spans.append((lo, len(data) if hi < 0 else hi))
+    if spans and len(data) != len(text):  # a multi-byte character may sit at lo - 1
+        spans = [(_char_start(data, lo), hi) for lo, hi in spans]
     if len(data) == len(text) or not spans:  # one byte a character: the same offsets
         return spans
     out, at, pos = [], 0, 0  # byte offset at, character offset pos
@@ -359,21 +370,52 @@ def _gate_lines(text: str, data: bytes, finder) -> list[tuple[int, int]]:
     return out
 
 
+def _char_start(data: bytes, at: int) -> int:
+    """AT, or the start of the UTF-8 character AT falls inside."""
+    while at > 0 and 0x80 <= data[at] < 0xC0:
+        at -= 1
+    return at
+
+
+def _gate_points(text: str, data: bytes, finder) -> list[tuple[int, int]]:
+    """(where FINDER's group 1 stands, the end of its line) in TEXT, for each match of
+    FINDER (RE2, over DATA: TEXT in UTF-8): an ``at`` rule is matched there only."""
+    points = []
+    nl = b"\n" if isinstance(data, bytes) else "\n"
+    for m in finder.finditer(data):
+        at = m.start(1)
+        hi = data.find(nl, at)
+        points.append((at, len(data) if hi < 0 else hi))
+    if len(data) == len(text) or not points:
+        return points
+    out, done, pos = [], 0, 0  # byte offset done, character offset pos
+    for at, hi in points:  # in order; a line's end may come after the next point
+        pos += len(data[done:at].decode("utf-8", "surrogateescape"))
+        end = pos + len(data[at:hi].decode("utf-8", "surrogateescape"))
+        out.append((pos, end))
+        done = at
+    return out
+
+
 def find_secrets(text: str) -> list[tuple[int, int, str]]:
     """The secrets in TEXT as (start, end, kind) spans, in order and not overlapping."""
     spans: list[tuple[int, int, int, str]] = []
     gate_set, by_gate, finders = _compiled()
-    data = b""
+    data: bytes | str = text
     if gate_set is None:
         hits = range(len(by_gate))
     else:
         data = text.encode("utf-8", "surrogateescape")
         hits = sorted(gate_set.Match(data) or ())
     for index in hits:
-        lines = None
+        lines = points = None
         for order, kind, pattern, group, checks in by_gate[index]:
             regex = _regex(pattern)
-            if finders[index] is not None and "lines" in checks:
+            if finders[index] is not None and "at" in checks:
+                if points is None:
+                    points = _gate_points(text, data, finders[index])
+                found = (m for lo, hi in points if (m := regex.match(text, lo, hi)))
+            elif finders[index] is not None and "lines" in checks:
                 if lines is None:
                     lines = _gate_lines(text, data, finders[index])
                 found = (m for lo, hi in lines for m in regex.finditer(text, lo, hi))
