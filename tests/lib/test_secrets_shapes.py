@@ -225,6 +225,10 @@ SHAPES = [
         f"<server><password>{SECRET}</password></server>\n",
         "<server><password>{}</password></server>\n",
     ),
+    (
+        f"<config><bittrexSecretAccessKey>{SECRET}</bittrexSecretAccessKey></config>\n",
+        "<config><bittrexSecretAccessKey>{}</bittrexSecretAccessKey></config>\n",
+    ),
     (f"    environment:\n      - password={SECRET}\n", "    environment:\n      - password={}\n"),
     (f"RUN DB_PASSWORD={SECRET} ./migrate.sh\n", "RUN DB_PASSWORD={} ./migrate.sh\n"),
     (f'"cmd": "set -e\\nDB_PASSWORD={SECRET}\\nrun"\n', '"cmd": "set -e\\nDB_PASSWORD={}\\nrun"\n'),
