@@ -325,7 +325,8 @@ def library_finder(name: str):
         import betterleaks
 
         def find(text: str) -> list[str]:
-            return [f.match.value or f.match.full for f in betterleaks.scan_string(text)]
+            clean = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
+            return [f.match.value or f.match.full for f in betterleaks.scan_string(clean)]
 
     else:
         import kingfisher_sdk as kf
