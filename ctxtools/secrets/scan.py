@@ -139,7 +139,7 @@ _TEMPLATE = re.compile(
     r"\$\{|\{\{|\{%|%\([A-Za-z_]\w*\)|^\$[A-Za-z_]\w*$|^<[^<>]*>$|<[A-Za-z_][\w .\-]*>"
     r"|\{[A-Za-z_][\w.]*\}|`|%[A-Z_][A-Z0-9_]*%|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|^\$\(.*\)$"
 )
-_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*")
+_WORDS = re.compile(r"[A-Za-z]+(?:[-_./][A-Za-z]+)*")
 # An identifier chain: names joined by ".", "::", "->" (sentinel.sentinel_auth_pass,
 # settings.DB_PASSWORD, self->cfg.password).
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -202,6 +202,8 @@ def _word_like(parts: list[str]) -> bool:
     parts = [part for part in parts if part]
     humps = letters = 0
     for part in parts:
+        if part.isdigit():  # a number between separators: _pep_440_key
+            continue
         runs = _DIGITS.split(part.rstrip("0123456789"))
         if len(runs) > (2 if len(parts) > 1 else 1):
             return False
@@ -222,9 +224,9 @@ def identifier(value: str) -> bool:
 
 
 def _words(value: str) -> bool:
-    """Words joined by ``-``, ``_`` or ``.`` (``X-Xet-Access-Token``, ``some_setting.name``):
-    a header's or a setting's name, not a token."""
-    return bool(_WORDS.fullmatch(value)) and _word_like(re.split(r"[-_.]", value))
+    """Words joined by ``-``, ``_``, ``.`` or ``/`` (``X-Xet-Access-Token``,
+    ``some_setting.name``, ``io.modelcontextprotocol/ui``): a name, not a token."""
+    return bool(_WORDS.fullmatch(value)) and _word_like(re.split(r"[-_./]", value))
 
 
 def credential_value(value: str, bare: bool = False) -> bool:

@@ -278,6 +278,8 @@ def test_everyday_shapes_only_the_value_goes(text, left):
         "password: Optional[str] = None",
         'SECRET_KEY = "%(secret)s"',
         "PASSWORD=%DB_PASSWORD%",
+        "_normalized_key = _pep_440_key",  # pip's vendored distlib
+        'EXTENSION_ID = "io.modelcontextprotocol/ui"',  # the mcp package
     ],
 )
 def test_code_and_templates_are_not_secrets(text):
