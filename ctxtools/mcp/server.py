@@ -40,7 +40,7 @@ from ctxtools import __version__
 from ctxtools.errors import CtxError, UsageError
 from ctxtools.mcp import code, resources, schema, tools, wire
 from ctxtools.mcp.env import Children, Env
-from ctxtools.mcp.results import deliver
+from ctxtools.mcp.results import deliver, redacted
 from ctxtools.mcp.roots import Roots
 
 log = logging.getLogger("ctx-mcp")
@@ -117,7 +117,7 @@ class App:
         self.calls: set[Children] = set()
 
     def _run_tool(self, env: Env, name: str, args: dict):
-        reply = HANDLERS[name](env, args)
+        reply = redacted(HANDLERS[name](env, args))  # every byte a model sees
         return deliver(env.store, env.session, name, reply, env.inline_max)
 
     async def call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
@@ -180,7 +180,7 @@ class App:
         try:
             args = schema.check_args("read", resources.read_args(uri))
             call = functools.partial(tools.read, self.env, args)
-            reply = await anyio.to_thread.run_sync(call, limiter=self.limiter)
+            reply = redacted(await anyio.to_thread.run_sync(call, limiter=self.limiter))
         except CtxError as exc:
             raise MCPError(types.INVALID_PARAMS, f"ctx-read: error: {exc}") from None
         content = types.TextResourceContents(

@@ -276,11 +276,14 @@ def load_entries(
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
+    from ctxtools.secrets.names import secret_content
 
     out: list[FileEntry] = []
     for label in sorted(gather.entries):
         e = gather.entries[label]
         kind = secret_filename(label) if e.target_judged else secret_path(label, e.path)
+        if kind is None and e.target_judged and not e.deleted:
+            kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
             notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             dropped.append({"what": label, "why": f"secret by name ({kind})"})
