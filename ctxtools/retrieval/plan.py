@@ -48,6 +48,7 @@ COST_POWER = 0.0
 SIZE_UNIT = 20  # lines: a chunk this long counts as twice a one-line chunk's cost
 MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 FLOOR = 0.0
+FLOOR_RANK = 1_000_000
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -269,10 +270,10 @@ class _Planner:
         for at, (_pri, rel, lab, k, d) in enumerate(cands):
             if self.used >= limit or misses >= MAX_MISSES:
                 break
-            if rel < floor:
-                self.under = sum(1 for c in cands[at:] if c[1] < floor)
+            if not self.fill and (rel < floor or at >= FLOOR_RANK):
+                self.under = len(cands) - at
                 self.stopped = "floor"
-                continue
+                break
             sh = self.shown.get(lab)
             ch = d.chunks[k]
             if sh is not None and all(n in sh.lines for n in range(ch.start, ch.end + 1)):
