@@ -549,7 +549,7 @@ def test_sigint_ends_read_with_130(store_dir):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert err.decode().strip() == "ctx-read: aborted"
+    assert err.decode() == "ctx-read: interrupted\n"  # one line, no blank line before it
     assert b"Traceback" not in err
 
 
