@@ -32,7 +32,7 @@ from ctxtools.cli.common import (
     whole,
     write,
 )
-from ctxtools.cli.jsoninput import read_json_source
+from ctxtools.cli.jsoninput import json_source
 from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
@@ -259,8 +259,11 @@ def _count(ruler, profile, opts) -> int:
         rows = []
         for s in present:
             where = f"{s.path}: " if s.path is not None else ""
-            data = read_json_source(s, partial(head_error, where=where))
-            rows.append((s.label, report.transcript_counts(data, ruler, s.path)))
+            error = partial(head_error, where=where)
+            label = s.path or "stdin"
+            with json_source(s) as stream:
+                counts = report.transcript_counts_of(stream, ruler, s.path, label, error)
+            rows.append((s.label, counts))
     else:
         rows = _count_texts(present, ruler, opts)
     warn(*bad.values(), prefix="error: ")
