@@ -172,6 +172,19 @@ def looks_like_lines(head: bytes) -> bool:
     return True
 
 
+def too_big_lines(label: str, limit: int, what: str) -> InputError:
+    """The error for JSON Lines over LIMIT bytes where they are held whole (WHAT is done)."""
+    return InputError(
+        f"{label}: JSON Lines over {size_text(limit)} are not {what} (the limit)",
+        hint="split the input",
+    )
+
+
+def size_text(limit: int) -> str:
+    """LIMIT in MiB when it is whole MiB, else in bytes."""
+    return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
+
+
 def too_big(label: str, limit: int) -> InputError:
     """The error for one JSON document over LIMIT bytes."""
     size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"

@@ -147,7 +147,8 @@ def cli(ctx: click.Context, **opts) -> int:
     (content, tool-call names and arguments, tool results) plus 4 tokens of framing a
     message and 3 for the reply. Use --messages to see how full a conversation's window is;
     an input whose first 64 KiB cannot begin a transcript fails there, and one JSON
-    document over 256 MiB is refused (JSON Lines have no such limit).
+    document (or one line of JSON Lines) over 48 MiB is refused; JSON Lines are read and
+    counted a line at a time, whatever their size.
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a warning with the share used goes to stderr; for a transcript
