@@ -103,7 +103,7 @@ class _Loader:
             return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
         if ex.binary:
             return FileResult(label, BINARY)
-        matches = ex.matches if isinstance(ex, Signatures) else len(ex.hits)
+        matches = ex.matches
         if self.render:
             block = None
             if matches or self.show_unmatched:
