@@ -86,8 +86,8 @@ def cli(ref: str | None, **o) -> int:
     to show is shown as a window around its match, with the --slice that shows more on
     stderr), --count (JSON: chars, lines, bytes, tokens,
     counter, kind, exact), --jsonpath EXPR (a JSON array of the matches, one a line; --paths
-    their normalized paths; JSON Lines are queried as an array of the lines, read a line at
-    a time; one JSON document is read only up to 256 MiB, and an input whose first bytes
+    their normalized paths; JSON Lines are queried as an array of the lines; a JSON
+    document or JSON Lines over 48 MiB are refused, and an input whose first bytes
     cannot be JSON fails there; --skip N skips matches; --dialect ng uses jsonpath-ng's
     syntax), --introspect (JSON: ref, type, exit_status,
     chars, lines, bytes, max_chars, projections [{usage, what}], examples [commands for this
