@@ -194,3 +194,45 @@ def identifiers_from_query(text: str, extra: Iterable[str] = ()) -> list[str]:
         if name:
             add(name)
     return out
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def word_forms(word: str) -> list[str]:
+    """Other forms of a plain English word that code may use for the same thing: its
+    stem and the stem's usual endings (``caching``: cache, caches, cached; ``queries``:
+    query). A rule of thumb, not a stemmer: a form that occurs nowhere costs nothing."""
+    if len(word) < 4 or not word.isalpha() or not word.isascii():
+        return []
+    stems = _stems(word) or {word}
+    out = set(stems)
+    for stem in stems:
+        if stem.endswith("y") and stem[-2] not in _VOWELS:
+            out.update((stem[:-1] + "ies", stem[:-1] + "ied"))
+            continue
+        base = stem[:-1] if stem.endswith("e") else stem
+        plural = stem + "es" if stem.endswith(("s", "x", "z", "ch", "sh")) else stem + "s"
+        out.update((plural, base + "ed", base + "ing"))
+    out.discard(word)
+    return sorted(f for f in out if len(f) >= 4 or f in stems and len(f) == 3)
+
+
+def _stems(word: str) -> set[str]:
+    """The stems WORD may be an inflection of (none for a word with no usual ending)."""
+    out: set[str] = set()
+    if word.endswith(("ies", "ied")) and len(word) > 5:
+        return {word[:-3] + "y"}
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            if stem[-1] == stem[-2] and stem[-1] not in _VOWELS and stem[-1] not in "ls":
+                out.add(stem[:-1])  # running: run
+            else:
+                out.update((stem, stem + "e"))
+            return out
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        return {word[:-2]}
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return {word[:-1]}
+    return out

@@ -262,11 +262,13 @@ def cli(**opts) -> int:
     class (the repo map's scanners; windows for other files) is scored, and a definition
     whose name the task writes, or that a frame or message points at, ranks first, as do
     the definitions the best ones call. Source ranks above tests, docs and examples unless
-    the task is about them. The best definitions are shown whole, with their class's line
-    and the file's imports; the budget then goes where it buys most (a file's chance to be
-    the one, times the chunk's share of it, per token), widening the best files toward
-    whole files; the next files get their declaring lines (signatures), the next their
-    paths. A review pack (--changed) shows each diff, then the definitions enclosing the
+    the task is about them. The best definitions of the whole ranking are shown in one
+    order, each whole with its class's line and the file's imports; a file grows toward
+    whole only as far as its definitions outrank every other file's. The next files get
+    their declaring lines (signatures), the next their paths. The budget is a ceiling:
+    the files stop at the relevance floor (a definition under a quarter of the best one's
+    score, or past the 200 best), said on stderr and in --explain; --fill fills the
+    budget all the same. A review pack (--changed) shows each diff, then the definitions enclosing the
     changed lines whole, then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation

@@ -345,6 +345,11 @@ def _fit_rounds(
             files_section = render.section("files", files_text) if files_text else ""
             used = count(files_section) if files_section else 0
             fitted_for = files_budget
+            if map_state.ok and used > files_budget > 0 and _round < FIT_ROUNDS - 1:
+                # The plan's estimate ran over (headers, separators): the files give back
+                # what they took from the map's share, and are fitted again.
+                files_budget = max(0, files_budget - (used - files_budget) - 8)
+                continue
         map_section = ""
         map_budget = min(map_cap, room - used) if map_state.ok else 0
         if map_budget >= MAP_MIN_TOKENS:

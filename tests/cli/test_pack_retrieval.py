@@ -152,9 +152,9 @@ def test_catalogues_and_lock_files_stay_out_of_a_directory_pack(script_runner, s
     assert not paths & {"locale/de/LC_MESSAGES/shop.po", "package-lock.json", "poetry.lock"}
     assert "left out 1 file(s): translation catalogue" in r.stderr
     assert "left out 2 file(s): lock file" in r.stderr
-    # --include brings one back
+    # --include brings one back (as a candidate: --fill, so the floor does not cut it)
     doc = pack_json(
-        script_runner, "-q", "order total", "--tokens", "4000", ".", "--include", "*.po"
+        script_runner, "-q", "order total", "--tokens", "4000", ".", "--include", "*.po", "--fill"
     )
     assert "locale/de/LC_MESSAGES/shop.po" in {f["path"] for f in doc["files"]}
 
@@ -567,3 +567,21 @@ def test_a_repository_where_every_file_is_generated_or_binary(script_runner, tmp
 def test_fill_with_a_tiny_budget(script_runner, shop):
     doc, _ = _pack(script_runner, "-q", "with_tax raises", "--fill", "--tokens", "600", ".")
     assert doc["tokens"] <= 600
+
+
+def test_a_pack_with_one_strong_hit_stops_under_the_floor_and_fill_fills(script_runner, shop):
+    task = "with_tax raises ValueError when an order has no lines"
+    doc, err = _pack(script_runner, "-q", task, "--tokens", "30000", ".")
+    filled, _ = _pack(script_runner, "-q", task, "--tokens", "30000", "--fill", ".")
+    assert "shop/orders.py" in shown_lines(doc["text"])
+    floor = [d for d in doc["dropped"] if "relevance floor" in d["why"]]
+    assert floor and "relevance floor" in err and "--fill" in err
+    assert not any("relevance floor" in d["why"] for d in filled["dropped"])
+    assert doc["tokens"] < filled["tokens"] <= 30000
+    lines = sum(len(v) for v in shown_lines(doc["text"]).values())
+    assert lines < sum(len(v) for v in shown_lines(filled["text"]).values())
+    # files nothing in the task reaches are not listed as "also relevant" under the floor
+    assert "shop/notes_0.py" not in doc["text"].split("# Files", 1)[1]
+    # --explain names what stayed out under the floor
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "30000", "--explain", "."])
+    assert r.returncode == 0 and "relevance floor" in r.stderr
