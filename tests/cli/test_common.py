@@ -16,6 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
 BIN = Path(sys.executable).parent
 
+# CI runs the tests marked `process` a second time through the installed console scripts as
+# real processes (.ci/run). This module is the core of that set: every script's exit
+# statuses 0, 1 and 2 and its stdout and stderr.
+pytestmark = pytest.mark.process
+
 
 def test_all_seven_commands_and_the_mcp_server_are_declared():
     assert SCRIPTS == [
@@ -101,6 +106,28 @@ def test_library_usage_errors_point_at_help_too(script_runner):
         'ctx-pack: error: no task (give -q/--task "what to do"; -q - reads it from stdin; '
         "see ctx-pack --help)\n"
     )
+
+
+# A missing input for each filter: bad data, exit 1, one line naming the command. (ctx-mcp
+# reports its failures as tool results; tests/cli/test_mcp.py runs it as a process.)
+MISSING = {
+    "ctx-count": ["NOPE"],
+    "ctx-stash": ["NOPE"],
+    "ctx-read": ["NOPE"],
+    "ctx-excerpt": ["-q", "foo", "NOPE"],
+    "ctx-repomap": ["NOPE"],
+    "ctx-pack": ["-q", "fix foo", "NOPE"],
+    "ctx-compact": ["NOPE"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISSING))
+def test_a_missing_input_fails_with_one_line_and_exit_1(script_runner, tmp_path, name):
+    result = script_runner.run([name, *MISSING[name]], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"{name}: error: ") and result.stderr.count("\n") == 1
+    assert "NOPE" in result.stderr
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

@@ -31,6 +31,7 @@ def exact(text: str, encoding: str = "cl100k_base") -> int:
     return get_ruler(encoding=encoding).ruler.count(text)
 
 
+@pytest.mark.process
 def test_stdin_prints_the_number(script_runner):
     r = run_bytes(script_runner, ["ctx-count"], LOG)
     assert r.returncode == 0
@@ -93,6 +94,7 @@ def test_json_document(script_runner, tmp_path):
     assert doc["total"]["bytes"] == len(LOG)
 
 
+@pytest.mark.process
 def test_files_from_git_ls_files_z(script_runner, tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -114,6 +116,7 @@ def test_files_from_git_ls_files_z(script_runner, tmp_path, monkeypatch):
     )
 
 
+@pytest.mark.process
 def test_usage_warnings_and_fail_over(script_runner):
     text = b"word " * 900  # 900 tokens in cl100k
     n = exact(text.decode())
@@ -248,6 +251,7 @@ def test_missing_tokenizer_and_not_a_tokenizer(script_runner, tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.process
 def test_missing_file_and_directory(script_runner, tmp_path):
     r = script_runner.run(["ctx-count", str(tmp_path / "nope.txt")])
     assert r.returncode == 1
@@ -274,6 +278,7 @@ def test_files_from_with_missing_files_and_keep_going(script_runner, tmp_path):
     assert len(doc["missing"]) == 2
 
 
+@pytest.mark.process
 def test_binary_and_invalid_utf8_never_crash(script_runner):
     data = bytes(range(256)) * 40 + b"\xff\xfe\xc3(" + "日本".encode()
     r = run_bytes(script_runner, ["ctx-count", "--json", "-"], data)

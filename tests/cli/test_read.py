@@ -71,6 +71,7 @@ def test_reference_forms(script_runner, log):
         assert ok(read(script_runner, ref, "--head", "1")) == want, ref
 
 
+@pytest.mark.process
 def test_card_on_stdin(script_runner, log):
     card = json.dumps(log).encode()
     assert ok(read(script_runner, "--tail", "1", stdin=card)) == LINES[-1] + "\n"
@@ -93,6 +94,7 @@ def test_non_card_stdin_is_content(script_runner, store_dir):
     assert not store_dir.exists()
 
 
+@pytest.mark.process
 def test_stash_then_read_pipeline_both_ways(script_runner):
     small = b"1 passed in 0.01s\n"
     passed = run_bytes(script_runner, ["ctx-stash"], small).stdout.encode()
@@ -217,6 +219,7 @@ def test_grep_adjacent_matches_merge(script_runner):
     assert out == "1-a\n2:x1\n3:x2\n4-b\n--\n6-d\n7:x3\n"
 
 
+@pytest.mark.process
 def test_grep_cjk_and_invalid_utf8(script_runner):
     data = "第一行\n错误: 断言失败\n".encode() + b"bad \xff\xfe bytes ERROR\n"
     run_bytes(script_runner, ["ctx-stash", "--always", "--name", "mixed"], data)
@@ -455,6 +458,7 @@ def test_verify_needs_a_handle(script_runner):
     assert r.returncode == 2
 
 
+@pytest.mark.process
 def test_binary_payload(script_runner, store_dir):
     data = bytes(range(256)) * 8
     card = json.loads(run_bytes(script_runner, ["ctx-stash", "--name", "bin"], data).stdout)

@@ -67,6 +67,7 @@ def test_text_map(script_runner, repo):
     assert get_ruler().ruler.count(r.stdout) <= 1000
 
 
+@pytest.mark.process
 def test_exact_budget_through_the_command(script_runner, repo):
     ruler = get_ruler().ruler
     for budget in (50, 64, 90, 130):
@@ -213,6 +214,7 @@ def test_budget_below_50_is_a_usage_error(script_runner, repo, store_dir):
     assert not (store_dir / "repomap").exists()
 
 
+@pytest.mark.process
 def test_missing_focus_file(script_runner, repo):
     r = script_runner.run(["ctx-repomap", str(repo), "--focus", "nope.py"])
     assert r.returncode == 1
@@ -241,6 +243,7 @@ def test_empty_and_binary_only_repositories(script_runner, tmp_path, content):
     assert doc["files"] == [] and doc["map"] == "" and doc["tokens"] == 0
 
 
+@pytest.mark.process
 def test_crlf_invalid_utf8_and_giant_minified_line(script_runner, tmp_path):
     root = tmp_path / "odd"
     write(root, "win.py", b"class Win:\r\n    def open_it(self):\r\n        pass\r\n")

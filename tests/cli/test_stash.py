@@ -105,6 +105,7 @@ def test_file_argument(script_runner, tmp_path, store_dir):
     assert card["bytes"] == len(PYTEST_LOG)
 
 
+@pytest.mark.process
 def test_missing_file(script_runner, tmp_path, store_dir):
     r = script_runner.run(["ctx-stash", str(tmp_path / "nope.txt")])
     assert r.returncode == 1
@@ -162,6 +163,7 @@ def test_name_of_128_is_fine(script_runner):
 # --- -- CMD ----------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_command_exit_status_and_interleaving(script_runner, store_dir):
     prog = (
         "import sys\n"
@@ -205,6 +207,7 @@ def test_command_killed_by_signal(store_dir):
     assert json.loads(out.stdout)["exit_status"] == -signal.SIGTERM
 
 
+@pytest.mark.process
 def test_command_not_found(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--name", "x", "--", "no-such-command-xyz", "-v"])
     assert r.returncode == 127
@@ -213,6 +216,7 @@ def test_command_not_found(script_runner, store_dir):
     assert not list(store_dir.rglob("*.json"))
 
 
+@pytest.mark.process
 def test_command_not_executable(script_runner, tmp_path):
     f = tmp_path / "script.sh"
     f.write_text("echo hi\n")
@@ -820,6 +824,7 @@ def test_gc_dry_run_works_on_a_read_only_store(tmp_path):
 # --- binary payloads (issue 20) ----------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_random_bytes_are_stashed_as_binary(script_runner, store_dir):
     import random
 
