@@ -156,9 +156,10 @@ def cli(ctx: click.Context, **opts) -> int:
     N exits 3 when an input (each file of several) counts over N tokens, naming it, the
     absolute gate for instruction files such as AGENTS.md that every turn pays for. Counts
     for models whose tokenizer is not a tiktoken encoding are marked approximate unless
-    --tokenizer is given. An unknown --model is not an error: it
-    resolves to a size bucket (a name with 7b, 14b, ...) or the default profile, with a
-    note on stderr naming the profile used.
+    --tokenizer is given. A model name resolves to its exact profile, else the longest
+    profile name it holds (o3-pro is o3, qwen3-coder:30b is qwen3-coder), else a family
+    (qwen, llama), else a size bucket (7b, 14b, ...) or the default profile, with a note
+    on stderr naming the profile used; --budget says which rule matched.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
     reserve response - slack) x role share; below 512 tokens there is none: the figures

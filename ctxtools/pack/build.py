@@ -52,6 +52,7 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
     doc = b.as_dict()
     doc["tokens"] = b.available
     doc["model"] = profile.name if profile is not None else None
+    doc["profile"] = prof.describe_match(profile) if profile is not None else None
     return doc
 
 

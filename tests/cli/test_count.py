@@ -192,6 +192,23 @@ def test_budget_text_and_json(script_runner):
     assert doc["available"] == 128_000 - 500 - 0 - 2048 - 12_800
 
 
+def test_budget_says_which_profile_rule_matched(script_runner):
+    """Issue 28.3: o3-pro is o3's profile (200,000 tokens), not the 16,384 default, and
+    --budget says why; --json carries the rule and the profile it matched."""
+    r = script_runner.run(["ctx-count", "--budget", "--model", "o3-pro"])
+    assert r.returncode == 0 and r.stderr == ""  # no "no profile" note
+    first = r.stdout.splitlines()[0].split(None, 1)[1]
+    assert first == "o3-pro: the profile o3 (the longest profile name in the model name)"
+    assert "context limit        200,000" in r.stdout
+    r = script_runner.run(["ctx-count", "--budget", "--json", "--model", "qwen3-coder:30b"])
+    doc = json.loads(r.stdout)
+    assert (doc["matched_by"], doc["matched"], doc["context_limit"]) == (
+        "name",
+        "qwen3-coder",
+        262_144,
+    )
+
+
 @pytest.mark.parametrize("extra", [[], ["--json"]])
 def test_a_budget_below_the_floor_follows_ctx_packs_rule(script_runner, tmp_path, extra):
     """Issue 21.15: `ctx-count --budget --limit 4000` said "available 512 (floor)" while

@@ -428,6 +428,7 @@ def test_explain_shows_budget_sections_files_and_drops_on_stderr(script_runner, 
     r = pack(script_runner, "-q", "reserve stock", "src", "--model", "gpt-4o", "--explain")
     err = r.stderr
     assert "budget " in err and "window 128,000 - system 500 - tools 900" in err
+    assert "\n  model gpt-4o: the profile gpt-4o\n" in err  # issue 28.3: which rule matched
     assert "sections" in err and "files" in err
     assert "█" in err
     assert "# Files" in r.stdout  # the pack itself still on stdout
