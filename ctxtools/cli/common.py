@@ -402,10 +402,11 @@ def stdin_bytes() -> BinaryIO:
     return stream
 
 
-def check_file(path: str) -> None:
-    """Raise a one-line error for a path that cannot be read as a file."""
+def check_file(path: str, directory_hint: str = "give files, or use ctx-repomap for trees") -> None:
+    """Raise a one-line error for a path that cannot be read as a file (DIRECTORY_HINT:
+    what to do instead when it is a directory)."""
     if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory", hint="give files, or use ctx-repomap for trees")
+        raise InputError(f"{path}: is a directory", hint=directory_hint)
     if not os.path.exists(path):
         raise NotFoundError(f"{path}: no such file")
     if not os.access(path, os.R_OK):

@@ -249,7 +249,8 @@ def _count(ruler, profile, opts) -> int:
         from ctxtools.fsutil import unreadable_error
 
         if len(bad) == 1:
-            check_file(next(iter(bad)))  # its own message, with a hint for a directory
+            path = next(iter(bad))
+            check_file(path, _tree_hint(path))  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
     present = [src for src in sources if src.path not in bad and src.path not in absent]
     if opts["messages"]:
@@ -308,7 +309,7 @@ def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
             if src.path is None:
                 counts = count_stream(stdin_bytes(), ruler, jobs=opts["jobs"]).as_dict()
             else:
-                check_file(src.path)
+                check_file(src.path, _tree_hint(src.path))
                 try:
                     counts = report.count_file(
                         src.path,
@@ -418,3 +419,10 @@ def _budget(profile, opts, table) -> int:
 
 
 main = make_main(cli, "ctx-count")
+
+
+def _tree_hint(path: str) -> str:
+    """What to type to count the files under the directory PATH."""
+    import shlex
+
+    return f"give files, or count the files under it: ctx-count --tree {shlex.quote(path)}"
