@@ -158,8 +158,9 @@ def cli(ctx: click.Context, **opts) -> int:
     for models whose tokenizer is not a tiktoken encoding are marked approximate unless
     --tokenizer is given. A model name resolves to its exact profile, else the longest
     profile name it holds (o3-pro is o3, qwen3-coder:30b is qwen3-coder), else a family
-    (qwen, llama), else a size bucket (7b, 14b, ...) or the default profile, with a note
-    on stderr naming the profile used; --budget says which rule matched.
+    (qwen, llama). An unknown --model is not an error: it resolves to a size bucket (7b,
+    14b, ...) or the default profile, with a note on stderr naming the profile used;
+    --budget says which rule matched.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
     reserve response - slack) x role share; below 512 tokens there is none: the figures
