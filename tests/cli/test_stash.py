@@ -204,7 +204,8 @@ def test_command_killed_by_signal(store_dir):
         capture_output=True,
     )
     assert out.returncode == 128 + signal.SIGTERM
-    assert json.loads(out.stdout)["exit_status"] == -signal.SIGTERM
+    # issue 28.7: the card says what ctx-stash exits with, the shell's 128 + N
+    assert json.loads(out.stdout)["exit_status"] == 128 + signal.SIGTERM
 
 
 @pytest.mark.process
@@ -550,7 +551,7 @@ def test_signal_stops_the_command_and_keeps_what_it_printed(tmp_path, store_dir,
     name = signal.Signals(sig).name
     card = json.loads(out)
     assert card["incomplete"] == name and card["name"] == "run"
-    assert card["exit_status"] == (-signal.SIGKILL if mode == "ignore" else -sig)
+    assert card["exit_status"] == 128 + (signal.SIGKILL if mode == "ignore" else sig)
     assert err.decode() == (
         f"ctx-stash: error: interrupted by {name}: stopped the command (pid {child}); "
         f"kept what it printed as {card['ref']} (incomplete)\n"
