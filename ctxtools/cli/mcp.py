@@ -61,8 +61,9 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     Files are read only under the roots: the --root directories, else the roots the
     client announces, else the working directory. A path, symlink or @-mention leading
     out of them is an error naming it. Every error is a tool result marked as an error,
-    with the line the command would print (ctx-read: error: stale handle ...); the server
-    never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
+    with the line the command would print (ctx-read: error: stale handle ...), naming the
+    tool's arguments where the command names its flags (range 0-3, not --range 0-3); the
+    server never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
     started, with status 0.
 
     Needs the mcp package: pip install 'ctxtools[mcp]'.
