@@ -66,7 +66,8 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     server never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
     started, with status 0.
 
-    Needs the mcp package: pip install 'ctxtools[mcp]'.
+    Needs the mcp package: pip install '.[mcp]' in a clone of ctxtools (or the command
+    ctx-mcp prints when it is missing, which installs it beside ctx-mcp).
 
     Exit status: 0 after EOF or SIGTERM; 1 the mcp package is missing or the store
     cannot be used; 2 usage error (a --root that is not a directory).
@@ -85,7 +86,7 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
         raise InputError(
-            "the MCP server needs the mcp package", hint="pip install 'ctxtools[mcp]'"
+            "the MCP server needs the mcp package", hint=_install_hint()
         ) from None
     _log_to_stderr()
     serve(
@@ -131,3 +132,22 @@ def _streams() -> dict:
 
 
 main = make_main(cli, "ctx-mcp")
+
+
+def _install_hint() -> str:
+    """The command that installs the mcp extra's requirement into the interpreter ctx-mcp
+    runs on, with the version range the package declares."""
+    import shlex
+    import sys
+    from importlib import metadata
+
+    spec = "mcp"
+    try:
+        for req in metadata.requires("ctxtools") or ():
+            name, _, marker = req.partition(";")
+            if name.strip().startswith("mcp") and "extra" in marker and '"mcp"' in marker:
+                spec = name.strip().replace(" ", "")
+                break
+    except metadata.PackageNotFoundError:
+        pass
+    return f"install it: {shlex.quote(sys.executable)} -m pip install {shlex.quote(spec)}"

@@ -2,7 +2,7 @@
 
 The package, from the top down (each module imports only those below it):
 
-    server     the SDK glue (``mcp``, installed with ``pip install 'ctxtools[mcp]'``): the
+    server     the SDK glue (``mcp``, the extra: ``pip install '.[mcp]'`` in a clone): the
                low-level ``Server`` over stdio, tools/list and tools/call, handles as
                resources, the client's roots, children stopped on EOF and SIGTERM
     resources  handles as resources: ``ctx://SESSION/NAME[@SHA][?range=…]``
