@@ -56,6 +56,9 @@ ROLE_SHARES: dict[str, int] = {
     "placeholder": 100,
 }
 DEFAULT_ROLE_SHARE = 75
+# Roles kept for the orchestrators that send them but not offered to users (completion,
+# the documented list): "placeholder" is a slot an orchestrator fills later, at 100%.
+UNLISTED_ROLES = frozenset({"placeholder"})
 
 _ROLE_RE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _SIZE_RE = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])")

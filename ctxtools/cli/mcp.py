@@ -85,9 +85,7 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     except ModuleNotFoundError as exc:
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
-        raise InputError(
-            "the MCP server needs the mcp package", hint=_install_hint()
-        ) from None
+        raise InputError("the MCP server needs the mcp package", hint=_install_hint()) from None
     _log_to_stderr()
     serve(
         list(roots),

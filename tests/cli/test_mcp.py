@@ -270,12 +270,9 @@ def test_errors_name_the_tools_arguments_not_command_line_flags(repo, store_dir)
         async with client(store_dir, "--root", str(repo)) as s:
             await s.call_tool("stash", {"text": "a\nb\n", "name": "x"})
             calls = [
-                ({"ref": "x", "range": "0-3"}, "ctx-read: error: range 0-3: line numbers start at 1"),
-                ({"ref": "x", "context": 2}, "ctx-read: error: context and ignore_case go with grep"),
-                (
-                    {"ref": "nothing"},
-                    "ctx-read: error: no handle default/nothing (resources/list lists them)",
-                ),
+                ({"ref": "x", "range": "0-3"}, "range 0-3: line numbers start at 1"),
+                ({"ref": "x", "context": 2}, "context and ignore_case go with grep"),
+                ({"ref": "nothing"}, "no handle default/nothing (resources/list lists them)"),
             ]
             got = []
             for args, want in calls:
@@ -285,7 +282,7 @@ def test_errors_name_the_tools_arguments_not_command_line_flags(repo, store_dir)
             return got
 
     for said, want in run(go):
-        assert said == want
+        assert said == f"ctx-read: error: {want}"
         assert "--" not in said and "ctx-stash" not in said
 
 
@@ -580,8 +577,11 @@ def test_without_the_mcp_package_one_line_says_how_to_install_it(script_runner, 
     monkeypatch.setitem(sys.modules, "mcp", None)
     result = script_runner.run(["ctx-mcp"])
     assert result.returncode == 1
+    # issue 28.2: not 'ctxtools[mcp]' (no index has it): the extra's requirement, installed
+    # beside this ctx-mcp (tests/cli/test_install.py checks the requirement itself)
     assert result.stderr == (
-        "ctx-mcp: error: the MCP server needs the mcp package (pip install 'ctxtools[mcp]')\n"
+        "ctx-mcp: error: the MCP server needs the mcp package (install it: "
+        f"{sys.executable} -m pip install 'mcp<3,>=2.3')\n"
     )
 
 
