@@ -100,6 +100,27 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
     show_default=True,
     help="With --tree: entries shown per directory, heaviest first (the rest summed).",
 )
+@click.option(
+    "--head",
+    type=whole(0, defaults.MAX_TOKENS),
+    default=None,
+    metavar="N",
+    help="Print the first N tokens of the input, not its count (a character split between "
+    "tokens is left out whole).",
+)
+@click.option(
+    "--tail",
+    type=whole(0, defaults.MAX_TOKENS),
+    default=None,
+    metavar="N",
+    help="Print the last N tokens of the input, likewise.",
+)
+@click.option(
+    "--ids", is_flag=True, help="Print the input's token ids (with --head/--tail: theirs)."
+)
+@click.option(
+    "--decode", is_flag=True, help="Read token ids (spaces, commas) and print their text."
+)
 @jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
 @click.option(
     "--budget",
@@ -148,6 +169,10 @@ def cli(ctx: click.Context, **opts) -> int:
     message and 3 for the reply. Use --messages to see how full a conversation's window is;
     an input whose first 64 KiB cannot begin a transcript fails there, and one JSON
     document over 256 MiB is refused (JSON Lines have no such limit).
+
+    --head N and --tail N print the first or last N tokens of one input instead (a
+    character a token boundary splits is left out whole; bytes that are not UTF-8 come back
+    as they were); --ids prints its token ids, --decode reads ids and prints their text.
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a warning with the share used goes to stderr; for a transcript
@@ -202,10 +227,12 @@ def cli(ctx: click.Context, **opts) -> int:
       ctx-count --messages --model gpt-4o transcript.json
       git ls-files -z | ctx-count --files-from - -0 --sort tokens
       ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
+      ctx-count --model gpt-4o --head 2000 big.log > first.log
     """
     from ctxtools import count as report  # the library side of ctx-count (not for --help)
 
     model = opts["model"]
+    tokens_mode = _check_tokens_mode(opts)
     if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
         raise UsageError("--role and --role-share go with --budget")
     table = profile = None
@@ -233,9 +260,62 @@ def cli(ctx: click.Context, **opts) -> int:
     if profile is not None and (encoding is None or from_env):
         encoding = profile.encoding
     choice = ruler_from_options(opts, encoding=encoding, allow_special=opts["allow_special"])
+    if tokens_mode:
+        return _tokens(choice.ruler, opts)
     if opts["tree"]:
         return _tree(choice.ruler, profile, opts)
     return _count(choice.ruler, profile, opts)
+
+
+def _check_tokens_mode(opts) -> bool:
+    """Whether the call prints tokens (--head, --tail, --ids, --decode), not counts; a usage
+    error when it asks for both."""
+    head, tail = opts["head"], opts["tail"]
+    if head is None and tail is None and not opts["ids"] and not opts["decode"]:
+        return False
+    if head is not None and tail is not None:
+        raise UsageError("--head and --tail: give one")
+    if opts["decode"] and (opts["ids"] or head is not None or tail is not None):
+        raise UsageError("--decode reads ids: it goes without --ids, --head and --tail")
+    clash = [f"--{k}" for k in ("tree", "budget", "messages") if opts[k]]
+    clash += ["--fail-over"] if opts["fail_over"] is not None else []
+    clash += ["--fail-above"] if opts["fail_above"] is not None else []
+    clash += ["--profiles"] if opts["list_profiles"] else []
+    if clash:
+        raise UsageError(
+            f"{clash[0]} does not go with --head, --tail, --ids or --decode (they print tokens)"
+        )
+    return True
+
+
+def _tokens(ruler, opts) -> int:
+    """--head, --tail, --ids, --decode: one input's tokens, not its count."""
+    from ctxtools.cli.common import read_source_bytes, stdout_bytes
+    from ctxtools.tokens import ids as tok
+
+    head, tail = opts["head"], opts["tail"]
+    sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
+    if len(sources) != 1:
+        raise UsageError("--head, --tail, --ids and --decode take one input (a FILE or stdin)")
+    data = read_source_bytes(sources[0])
+    if opts["decode"]:
+        out = tok.decode(ruler, tok.parse_ids(data, sources[0].label))
+    else:
+        if head is not None:
+            data = tok.head(ruler, data, head)
+        elif tail is not None:
+            data = tok.tail(ruler, data, tail)
+        out = data
+        if opts["ids"]:
+            found = tok.encode(ruler, data.decode("utf-8", "replace"))
+            if opts["as_json"]:
+                emit_json(found)
+                return 0
+            out = (" ".join(map(str, found)) + "\n").encode()
+    stream = stdout_bytes()
+    stream.write(out)
+    stream.flush()
+    return 0
 
 
 def _count(ruler, profile, opts) -> int:
