@@ -122,6 +122,29 @@ def _share(name: str, default: float, help: str):
 def cli(file, accept, evict, **kw):
     """Compact an agent transcript without losing the work or breaking the API.
 
+    Reads an OpenAI or Anthropic transcript (FILE or stdin) and writes it in the same format
+    and shape, under the target share of the window: old tool results are stored and
+    replaced by a line naming their handle, then the oldest messages are dropped, never
+    leaving a tool call without its result. A must-preserve digest keeps the files, commands
+    and decisions; --summarizer adds a summary that must pass a gate.
+
+    Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
+    transcript or message list, orphaned results without --repair) or a rejected --accept
+    candidate; 2 usage error; 4 compaction could not get under the target (output still
+    written).
+
+    \b
+    Examples:
+      ctx-compact --model gpt-4o < transcript.json > compacted.json
+      ctx-compact --limit 32000 --json-report run.jsonl > run.compacted.jsonl
+      ctx-compact --limit 32000 --summarizer 'llm -m qwen2.5 -s "Summarise."' < t.json
+      ctx-compact --accept CONTEXT.md CONTEXT.new.md > /dev/null && mv CONTEXT.new.md CONTEXT.md
+      ctx-compact --evict --strategy importance --max-bytes 200k < working-set.jsonl
+
+    The manual, man ctx-compact, has the details.
+
+    \f
+
     Reads a transcript from FILE (or stdin) and writes it, compacted, to stdout in the same
     format and shape. Formats (detected; force with --format): OpenAI chat messages -- a JSON
     list, {"messages": [...]} (its other keys are kept), or JSON Lines -- with tool_calls and
@@ -211,19 +234,6 @@ def cli(file, accept, evict, **kw):
     "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
-
-    Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
-    transcript or message list, orphaned results without --repair) or a rejected --accept
-    candidate; 2 usage error; 4 compaction could not get under the target (output still
-    written).
-
-    \b
-    Examples:
-      ctx-compact --model gpt-4o < transcript.json > compacted.json
-      ctx-compact --limit 32000 --json-report run.jsonl > run.compacted.jsonl
-      ctx-compact --limit 32000 --summarizer 'llm -m qwen2.5 -s "Summarise."' < t.json
-      ctx-compact --accept CONTEXT.md CONTEXT.new.md > /dev/null && mv CONTEXT.new.md CONTEXT.md
-      ctx-compact --evict --strategy importance --max-bytes 200k < working-set.jsonl
     """
     if accept and evict:
         raise UsageError("--accept and --evict are separate modes")

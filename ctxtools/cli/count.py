@@ -143,6 +143,33 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
 def cli(ctx: click.Context, **opts) -> int:
     """Count the tokens of stdin or files: the ruler every ctx command uses.
 
+    One input prints its token count; several files print a line each and a total, like
+    wc. The count is exact: a tiktoken encoding (cl100k_base, or the one of --model), or a
+    tokenizer.json with --tokenizer; without one it falls back to a heuristic and says so.
+    --model adds the share of the model's window, --tree counts a directory, --messages a
+    chat transcript as the chat APIs count it, --head/--tail print the first or last N
+    tokens, --ids/--decode convert to and from token ids, --budget prints the pack budget.
+
+    Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
+    not a directory for --tree;
+    unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
+    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
+
+    \b
+    Examples:
+      pytest -q 2>&1 | ctx-count
+      ctx-count --model gpt-4o --fail-over 80 prompt.md
+      ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md
+      ctx-count --tree . --depth 1
+      ctx-count --messages --model gpt-4o transcript.json
+      git ls-files -z | ctx-count --files-from - -0 --sort tokens
+      ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
+      ctx-count --model gpt-4o --head 2000 big.log > first.log
+
+    The manual, man ctx-count, has the details.
+
+    \f
+
     One input prints its token count. Several files print one line per file and a total,
     like wc. The counter is exact: a tiktoken encoding (cl100k_base by default, o200k_base,
     or the one of --model), or a Hugging Face tokenizer.json with --tokenizer. Encoding
@@ -212,22 +239,6 @@ def cli(ctx: click.Context, **opts) -> int:
     "chars", "lines", "bytes", "files", "children": [...], "more": {"entries", "tokens",
     ...}}, "heaviest": [{"path", "tokens", ...}], "skipped": {reason: count}}. Undecodable
     bytes of a file name show as U+FFFD.
-
-    Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
-    not a directory for --tree;
-    unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
-    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
-
-    \b
-    Examples:
-      pytest -q 2>&1 | ctx-count
-      ctx-count --model gpt-4o --fail-over 80 prompt.md
-      ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md
-      ctx-count --tree . --depth 1
-      ctx-count --messages --model gpt-4o transcript.json
-      git ls-files -z | ctx-count --files-from - -0 --sort tokens
-      ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
-      ctx-count --model gpt-4o --head 2000 big.log > first.log
     """
     from ctxtools import count as report  # the library side of ctx-count (not for --help)
 

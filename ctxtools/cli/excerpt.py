@@ -92,6 +92,27 @@ from ctxtools.errors import UsageError
 def cli(**opts) -> int:
     """Cut files down to the windows around what a task is about, with real line numbers.
 
+    Each file shows its first lines, then windows of lines around the lines that mention the
+    identifiers of --query (or --ident), every line with its real number; a file where
+    nothing matches shows its last lines. --tokens fits the whole output into a budget,
+    --signatures shows only the declaring lines, --json the windows and their scores.
+
+    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
+    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
+    with --memory no usable word).
+
+    \b
+    Examples:
+      ctx-excerpt -q "fix the JWT expiry check in verifyToken" src/auth/*.py
+      git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
+      ctx-excerpt --ident parse_header --window 10 --json lib/http.py
+      ctx-excerpt --signatures src/server.go src/routes.ts
+      ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
+
+    The manual, man ctx-excerpt, has the details.
+
+    \f
+
     Head-truncating a file (say at 2,800 bytes) routinely cuts the very function a task is
     about. ctx-excerpt shows each file's first lines (package clause, imports), then
     windows of lines around the lines that mention the task's identifiers, every line with
@@ -193,18 +214,6 @@ def cli(**opts) -> int:
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
     Not with --memory, whose output is its choice already.
-
-    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
-    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
-    with --memory no usable word).
-
-    \b
-    Examples:
-      ctx-excerpt -q "fix the JWT expiry check in verifyToken" src/auth/*.py
-      git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
-      ctx-excerpt --ident parse_header --window 10 --json lib/http.py
-      ctx-excerpt --signatures src/server.go src/routes.ts
-      ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
     from ctxtools.excerpt import (
         OPTION_NAMES,

@@ -68,6 +68,29 @@ PROG = "ctx-read"
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.
 
+    REF names a stored handle ([ctx:][SESSION/]NAME[@SHA_PREFIX], or a card on stdin); without
+    it stdin itself is read. One projection at a time -- --range, --slice, --head, --tail,
+    --grep, --count, --jsonpath, --introspect -- capped at --max-chars; a cut read ends with
+    the exact command for the next part.
+
+    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
+    invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
+    or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
+    errors (--range 0-3, --range 9-2, bad REF,
+    conflicting projections).
+
+    \b
+    Examples:
+      ctx-read tests --grep 'FAILED|Error' -C 3
+      ctx-read tests --range 120-180 -n
+      ctx-read ctx:default/report@3fa1c2d4e5f6 --jsonpath "$.tests[?@.outcome == 'failed'].name"
+      pytest -q 2>&1 | ctx-stash | ctx-read --tail 30
+      ctx-read tests --introspect
+
+    The manual, man ctx-read, has the details.
+
+    \f
+
     REF is [ctx:][SESSION/]NAME[@SHA_PREFIX] (or a whole card). Without REF (or with -),
     stdin is read: a
     handle card there (what ctx-stash prints) names the handle; anything else is read as
@@ -98,20 +121,6 @@ def cli(ref: str | None, **o) -> int:
     Every read checks the payload against the checksums recorded at stash time (xxh3);
     --verify also re-hashes it with SHA-256. A reference whose @SHA_PREFIX is no longer
     the name's current version fails as a stale handle. Invalid UTF-8 is shown as U+FFFD.
-
-    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
-    invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
-    or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
-    errors (--range 0-3, --range 9-2, bad REF,
-    conflicting projections).
-
-    \b
-    Examples:
-      ctx-read tests --grep 'FAILED|Error' -C 3
-      ctx-read tests --range 120-180 -n
-      ctx-read ctx:default/report@3fa1c2d4e5f6 --jsonpath "$.tests[?@.outcome == 'failed'].name"
-      pytest -q 2>&1 | ctx-stash | ctx-read --tail 30
-      ctx-read tests --introspect
     """
     from ctxtools import projections as pj
     from ctxtools.read import ReadRequest, view

@@ -82,6 +82,25 @@ def cli(
 ):
     """Print a ranked map of a repository's symbols that fits a token budget.
 
+    Lists the files of DIRECTORY (git-aware), scans them for definitions and references
+    (about fifteen languages), ranks the files with PageRank (toward --focus and --query)
+    and prints the best symbols of the best files, one `grep -n`-style line each, never more
+    than --tokens as the ruler counts them.
+
+    Exit status: 0 success (also for a repository with nothing to map: empty map and a
+    note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
+    (e.g. --tokens below 50).
+
+    \b
+    Examples:
+        ctx-repomap . --tokens 1000 > repomap.txt
+        ctx-repomap src --focus src/auth/ --query "refresh token expiry"
+        ctx-repomap --json | jq '.files[:5][] | .path'
+
+    The manual, man ctx-repomap, has the details.
+
+    \f
+
     Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
     honours .gitignore files -- scans the sources for definitions and references (Python,
@@ -123,16 +142,6 @@ def cli(
     "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
-
-    Exit status: 0 success (also for a repository with nothing to map: empty map and a
-    note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
-    (e.g. --tokens below 50).
-
-    \b
-    Examples:
-        ctx-repomap . --tokens 1000 > repomap.txt
-        ctx-repomap src --focus src/auth/ --query "refresh token expiry"
-        ctx-repomap --json | jq '.files[:5][] | .path'
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
