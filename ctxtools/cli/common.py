@@ -14,6 +14,7 @@ to stderr through ``warn``. Nothing here is logic a library user would need.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -32,7 +33,7 @@ from ctxtools.cli.inputs import (  # noqa: F401  (the commands import them from 
     resolve_sources,
     stdin_bytes,
 )
-from ctxtools.errors import CtxError
+from ctxtools.errors import CtxError, InputError
 from ctxtools.resolve import STDIN, FileArg  # noqa: F401  (one FILE argument: a path, or stdin)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -180,10 +181,59 @@ def role_options(func: Callable) -> Callable:
     )(func)
 
 
-def json_option(func: Callable | None = None, *, help: str = "Print one JSON document."):
-    """``--json`` (``as_json``); ``@json_option`` or ``@json_option(help=…)``."""
-    option = click.option("--json", "as_json", is_flag=True, help=help)
+def json_option(
+    func: Callable | None = None, *, help: str = "Print one JSON document.", also: tuple = ()
+):
+    """``--json`` (``as_json``), ALSO its older names; ``@json_option`` or
+    ``@json_option(help=…)``."""
+    option = click.option("--json", *also, "as_json", is_flag=True, help=help)
     return option if func is None else option(func)
+
+
+def output_option(func: Callable) -> Callable:
+    """``-o/--output FILE``: what the command writes to stdout goes to FILE instead, by
+    ``fsutil.write_output``'s rules (the same for every command that writes a document),
+    and only when the command ends without an error."""
+    import functools
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        with output_to(kwargs.pop("output")):
+            return func(*args, **kwargs)
+
+    return click.option(
+        "-o",
+        "--output",
+        "output",
+        metavar="FILE",
+        help="Write to FILE instead of stdout (a regular file is replaced atomically; a FIFO "
+        "or /dev/stdout is written through; a directory or socket is refused).",
+    )(run)
+
+
+@contextlib.contextmanager
+def output_to(output: str | None):
+    """Stdout collected while the block runs, then written to OUTPUT (``-``/None: stdout
+    as usual); a file that cannot be written is a one-line error (exit 1)."""
+    if not output or output == "-":
+        yield
+        return
+    import io
+
+    buf = io.BytesIO()
+    saved = sys.stdout
+    sys.stdout = io.TextIOWrapper(buf, encoding="utf-8", errors="surrogateescape")
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout.detach()
+        sys.stdout = saved
+    from ctxtools.fsutil import write_output
+
+    problem = write_output(output, buf.getvalue())
+    if problem:
+        raise InputError(f"-o {output}: cannot write ({problem})")
 
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -294,6 +344,16 @@ def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
         help=help,
         shell_complete=complete("complete_model"),
     )
+
+
+def model_encoding(model: str | None, encoding: str | None) -> str | None:
+    """The encoding a ruler uses: --encoding when given, else --model's (its profile's
+    encoding), else None (the default)."""
+    if encoding or not model:
+        return encoding
+    from ctxtools import profiles
+
+    return profiles.resolve(model).encoding
 
 
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:

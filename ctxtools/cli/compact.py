@@ -14,12 +14,14 @@ from ctxtools.cli.common import (
     explain_option,
     int_option,
     json_dumps,
+    json_option,
     limit_option,
     make_main,
     max_bytes_option,
     max_entries_option,
     model_option,
     open_source,
+    output_option,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -108,14 +110,19 @@ def _share(name: str, default: float, help: str):
 @strategy_option("With --evict: the eviction strategy.")
 @max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
 @max_entries_option("With --evict: entries to keep.")
-@click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@json_option(
+    help="Print a JSON report on stderr (stdout is the transcript; --json-report is its old name).",
+    also=("--json-report",),
+)
+@output_option
 @explain_option(
     "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
-    '--json-report: also its "explain").'
+    '--json: also its "explain").'
 )
 @click.option("--quiet", is_flag=True, help="No summary line on stderr.")
 # -q was --quiet's short flag; -q is --query in the toolkit's table (docs/options.md). It
-# stays, unlisted, for the scripts that type it: ctx-compact has no query to mistake it for.
+# stays, unlisted, for the scripts that type it (ctx-compact has no query to mistake it
+# for), and says so on stderr: a short flag never changes meaning silently.
 @click.option("-q", "quiet_old", is_flag=True, hidden=True)
 @store_options
 @ruler_options
@@ -216,7 +223,7 @@ def cli(file, accept, evict, **kw):
     refused (exit 1) with what is wrong; --repair drops orphaned results (stashed first,
     and named in a note) and answers calls that have none with a placeholder result.
 
-    --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
+    --json (--json-report) prints on stderr: {"format", "shape", "limit", "at", "target_percent",
     "target_tokens", "messages_before", "tokens_before", "tokens_before_exact",
     "percent_before", "messages_after",
     "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom"|
@@ -240,7 +247,7 @@ def cli(file, accept, evict, **kw):
     if (accept or evict) and kw["explain"]:
         raise UsageError("--explain goes with a compaction, not --accept or --evict")
     if accept:
-        return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["json_report"])
+        return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["as_json"])
     if evict:
         return _evict(file, kw["strategy"], kw["max_bytes"], kw["max_entries"])
     return _compact(file, kw)
@@ -330,6 +337,8 @@ def _compact(file, kw) -> int:
     )
     write_bytes(run.output)
     warn(*run.compaction_notes)
+    if kw["quiet_old"]:
+        warn("note: -q is --quiet in ctx-compact only (elsewhere it is --query): type --quiet")
     if not (kw["quiet"] or kw["quiet_old"]):
         warn(run.summary())
     report = run.report()
@@ -339,7 +348,7 @@ def _compact(file, kw) -> int:
         explained = explain(run)
         click.echo(explained.text(), err=True, nl=False)
         report["explain"] = explained.as_dict()
-    if kw["json_report"]:
+    if kw["as_json"]:
         _report(report)
     if run.error is not None:
         raise run.error

@@ -17,6 +17,9 @@ from ctxtools.cli.common import (
     json_option,
     keep_going_option,
     make_main,
+    model_encoding,
+    model_option,
+    output_option,
     query_option,
     read_source_bytes,
     resolve_sources,
@@ -85,9 +88,11 @@ from ctxtools.errors import UsageError
     "Say on stderr what was shown of each file, each window's score and why, and what was "
     'left out and why (with --json: also its "explain").'
 )
+@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
 @store_options
 @json_option
+@output_option
 @standard_options
 def cli(**opts) -> int:
     """Cut files down to the windows around what a task is about, with real line numbers.
@@ -361,7 +366,8 @@ def _read_stdin() -> bytes:
 
 
 def _ruler(opts: dict):
-    return ruler_from_options(opts, store_root=opts["store"]).ruler
+    encoding = model_encoding(opts["model"], opts["encoding"])
+    return ruler_from_options(opts, encoding=encoding, store_root=opts["store"]).ruler
 
 
 main = make_main(cli, "ctx-excerpt")

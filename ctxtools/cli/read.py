@@ -11,6 +11,7 @@ from ctxtools.cli.common import (
     emit_json,
     ignore_case_option,
     make_main,
+    output_option,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -64,6 +65,7 @@ PROG = "ctx-read"
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
 @store_options
 @ruler_options
+@output_option
 @standard_options
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.

@@ -11,6 +11,9 @@ from ctxtools.cli.common import (
     explain_option,
     json_option,
     make_main,
+    model_encoding,
+    model_option,
+    output_option,
     query_option,
     ruler_from_options,
     ruler_options,
@@ -62,7 +65,9 @@ from ctxtools.cli.common import (
     'and what was left out and why (with --json: also its "explain").'
 )
 @store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
+@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
+@output_option
 @standard_options
 def cli(
     directory,
@@ -75,6 +80,7 @@ def cli(
     max_file_size,
     explain,
     store,
+    model,
     encoding,
     tokenizer,
     heuristic,
@@ -145,6 +151,8 @@ def cli(
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
+
+    encoding = model_encoding(model, encoding)
 
     def load_ruler():
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)

@@ -288,7 +288,7 @@ def test_a_compaction_says_what_it_did_in_one_line(script_runner, runs, fmt):
     from ctxtools.tokens import get_ruler
 
     assert get_ruler().ruler.count(res.stdout) > rep["tokens_after"]  # the file costs more
-    quiet = compact(script_runner, data, "--limit", "7000", "-q")
+    quiet = compact(script_runner, data, "--limit", "7000", "--quiet")
     assert quiet.returncode == 0 and quiet.stdout == res.stdout
     assert summary_lines(quiet.stderr) == [] and quiet.stderr == ""
 
