@@ -10,6 +10,7 @@ from ctxtools.cli.common import (
     complete,
     emit_json,
     ignore_case_option,
+    json_option,
     make_main,
     output_option,
     ruler_from_options,
@@ -65,6 +66,10 @@ PROG = "ctx-read"
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
 @store_options
 @ruler_options
+@json_option(
+    help='One JSON document: {"ref", "projection", "text", "next" (the line saying how to '
+    'go on, or null), "notes"} (--count and --introspect are JSON already).'
+)
 @output_option
 @standard_options
 def cli(ref: str | None, **o) -> int:
@@ -151,7 +156,14 @@ def cli(ref: str | None, **o) -> int:
             emit_json(pj.introspect(payload, label, max_chars=max_chars))
         else:
             out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
-            write(out.text())
+            if o["as_json"]:
+                from ctxtools.fsutil import json_text
+
+                body = json_text(out.body)
+                doc = {"ref": json_text(label) if label else None, "projection": what, "text": body}
+                emit_json({**doc, "next": out.trailer, "notes": out.notes})
+            else:
+                write(out.text())
             warn(*out.notes, prefix="note: ")
     log_read(store, payload)
     return 0

@@ -710,3 +710,27 @@ def test_jsonpath_on_a_big_stored_log_fails_at_its_first_bytes(script_runner, st
     r = read(script_runner, "biglog", "--jsonpath", "$[0]")
     assert r.returncode == 1
     assert "is not valid JSON at line 1, column 5: unexpected content after document" in r.stderr
+
+
+def test_json_is_the_read_as_one_document(script_runner):
+    """Issue 28.9: --json on ctx-read too: the text shown, how to go on, the notes."""
+    import io
+    import json
+
+    data = "".join(f"line {i}\n" for i in range(1, 401))
+    r = script_runner.run(["ctx-stash", "--name", "j", "--always"], stdin=io.StringIO(data))
+    assert r.returncode == 0, r.stderr
+    ref = json.loads(r.stdout)["ref"]
+    r = script_runner.run(["ctx-read", "j", "--range", "2-3", "--json"])
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {
+        "ref": ref,
+        "projection": "--range",
+        "text": "line 2\nline 3\n",
+        "next": None,
+        "notes": [],
+    }
+    plain = script_runner.run(["ctx-read", "j", "--max-chars", "50"])
+    cut = json.loads(script_runner.run(["ctx-read", "j", "--max-chars", "50", "--json"]).stdout)
+    assert plain.stdout == cut["text"] + cut["next"] + "\n"
+    assert "--range" in cut["next"]
