@@ -128,15 +128,10 @@ def standard_options(func: Callable) -> Callable:
     )(func)
 
 
-def input_files(func: Callable) -> Callable:
-    """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
+def files_from_options(func: Callable) -> Callable:
+    """``--files-from FILE`` and ``-0/--null``: the inputs listed in FILE."""
     return _apply(
         [
-            # Not checked here: an unreadable FILE gets the same exit 1 (and --keep-going) as
-            # one named by --files-from, from the command's own check, not a usage error.
-            click.argument(
-                "files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True, readable=False)
-            ),
             click.option(
                 "--files-from",
                 "files_from",
@@ -153,6 +148,16 @@ def input_files(func: Callable) -> Callable:
             ),
         ]
     )(func)
+
+
+def input_files(func: Callable) -> Callable:
+    """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
+    # Not checked here: an unreadable FILE gets the same exit 1 (and --keep-going) as one
+    # named by --files-from, from the command's own check, not a usage error.
+    argument = click.argument(
+        "files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True, readable=False)
+    )
+    return argument(files_from_options(func))
 
 
 def role_options(func: Callable) -> Callable:

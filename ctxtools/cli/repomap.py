@@ -9,6 +9,7 @@ from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
     explain_option,
+    files_from_options,
     json_option,
     make_main,
     model_encoding,
@@ -65,6 +66,7 @@ from ctxtools.cli.common import (
     'and what was left out and why (with --json: also its "explain").'
 )
 @store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
+@files_from_options
 @model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
 @output_option
@@ -80,6 +82,8 @@ def cli(
     max_file_size,
     explain,
     store,
+    files_from,
+    null,
     model,
     encoding,
     tokenizer,
@@ -102,6 +106,7 @@ def cli(
         ctx-repomap . --tokens 1000 > repomap.txt
         ctx-repomap src --focus src/auth/ --query "refresh token expiry"
         ctx-repomap --json | jq '.files[:5][] | .path'
+        git ls-files -z 'src/*.py' | ctx-repomap . --files-from - -0
 
     The manual, man ctx-repomap, has the details.
 
@@ -153,6 +158,7 @@ def cli(
     from ctxtools.repomap.core import build_map, ruler_spec
 
     encoding = model_encoding(model, encoding)
+    names = _listed(directory, files_from, null) if files_from else None
 
     def load_ruler():
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
@@ -175,6 +181,7 @@ def cli(
             progress=bar.update if bar else None,
             reuse=not (as_json or explain),
             ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
+            names=names,
         )
     finally:
         if bar:
@@ -193,6 +200,31 @@ def cli(
             write_bytes(piece)
     else:
         write(result.text)
+
+
+def _listed(directory: str, files_from: str, null: bool) -> list[str]:
+    """The --files-from names as paths relative to DIRECTORY (as git ls-files in it prints
+    them); a name outside it is a note, and left out."""
+    import os
+
+    from ctxtools.cli.common import read_names
+    from ctxtools.quoting import quote_name
+
+    base = os.path.abspath(directory)
+    names, outside = [], []
+    for name in read_names(files_from, null):
+        rel = os.path.relpath(os.path.abspath(name), base)
+        if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
+            outside.append(name)
+        else:
+            names.append(rel.replace(os.sep, "/"))
+    if outside:
+        warn(
+            f"note: {len(outside):,} listed names outside {directory} left out: "
+            + ", ".join(quote_name(n) for n in outside[:3])
+            + (" ..." if len(outside) > 3 else "")
+        )
+    return names
 
 
 main = make_main(cli, "ctx-repomap")
