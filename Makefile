@@ -7,7 +7,7 @@ venv:
 	python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,dev]'
 
 test:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 lint:
 	.venv/bin/ruff check ctxtools tests tools bench

@@ -2,8 +2,8 @@
 
 The command is started by ``ctxtools.runner``: without a shell, in a process group of its
 own, with stdout and stderr on one pipe (interleaved as they arrive). Its output is
-streamed into the store; the card records ``exit_status`` (negative: killed by that
-signal).
+streamed into the store; the card records ``exit_status`` as a shell gives it (128 + N:
+killed by signal N), the status ctx-stash exits with.
 
 When ctx-stash itself gets SIGTERM, SIGHUP or SIGINT while the command runs, the signal is
 forwarded to the command's process group at once; after ``runner.GRACE_SECONDS`` whatever
@@ -118,7 +118,7 @@ def run_and_stash(
                 code = proc.wait()
                 watch.disarm()  # the output is whole: store it; a signal now is late
                 watch.finish()
-                return code
+                return runner.shell_status(code)
 
             def incomplete() -> str | None:
                 return signal.Signals(watch.got[0]).name if watch.got else None
@@ -149,5 +149,4 @@ def run_and_stash(
         raise Interrupted(watch.got[0], proc.pid, card)
     if watch.held:
         return card, 128 + watch.held[0]
-    code = proc.returncode
-    return card, (128 - code if code < 0 else code)
+    return card, runner.shell_status(proc.returncode)

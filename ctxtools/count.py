@@ -419,6 +419,7 @@ def budget_document(budget, profile) -> dict:
     doc = {
         "model": json_text(profile.name) if profile else None,
         "matched_by": profile.matched_by if profile else "limit",
+        "matched": profile.matched if profile else None,
     }
     doc.update(budget.as_dict())
     if budget.floored:
@@ -428,10 +429,11 @@ def budget_document(budget, profile) -> dict:
 
 def render_budget(budget, profile) -> str:
     """``--budget``: one line a term of the pack budget, as a subtraction to read down."""
+    from ctxtools import profiles as prof
     from ctxtools.fsutil import json_text
 
     b = budget
-    model = f"{json_text(profile.name)} ({profile.matched_by})" if profile else "(none)"
+    model = f"{json_text(profile.name)}: {prof.describe_match(profile)}" if profile else "(none)"
     rows = [
         ("model", model),
         ("context limit", fmt(b.context_limit)),

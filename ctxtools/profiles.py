@@ -6,8 +6,11 @@ it. Profiles are data (``ctxtools/data/profiles.toml``), extended or overridden 
 TOML file of the same shape (``--profiles-file FILE`` or ``$CTX_PROFILES``), which may also
 hold a ``[roles]`` table of role shares (``reviewer = 90``).
 
-Resolution of a model name: exact name -> the longest family substring -> a size bucket
-(``1.5b``, ``3b``, ``7b``, ``14b``, ``32b``) -> the default.
+Resolution of a model name: exact name -> the longest profile name the model name holds as
+whole words (``o3-pro`` is ``o3``, ``qwen3-coder:30b`` is ``qwen3-coder``,
+``anthropic/claude-sonnet-4-5-20250929`` is ``claude-sonnet-4-5``) -> the longest family
+substring -> a size bucket (``1.5b``, ``3b``, ``7b``, ``14b``, ``32b``) -> the default.
+``describe_match`` says in words which rule matched.
 
 Role shares: ``ROLE_SHARES`` (DESIGN.md), overridden by the user file's ``[roles]`` and then
 by ``--role-share ROLE=PCT``; ``pack_budget(limit, role, role_shares=...)`` takes them.
@@ -53,6 +56,9 @@ ROLE_SHARES: dict[str, int] = {
     "placeholder": 100,
 }
 DEFAULT_ROLE_SHARE = 75
+# Roles kept for the orchestrators that send them but not offered to users (completion,
+# the documented list): "placeholder" is a slot an orchestrator fills later, at 100%.
+UNLISTED_ROLES = frozenset({"placeholder"})
 
 _ROLE_RE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _SIZE_RE = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])")
@@ -65,7 +71,7 @@ class Profile:
     max_output: int
     encoding: str
     approximate: bool  # counts with this encoding are estimates for this model
-    matched_by: str  # "exact", "family", "size", "default"
+    matched_by: str  # "exact", "name", "family", "size", "default"
     matched: str  # the key that matched (model, family substring, size bucket, "default")
     max_turns: int | None = None  # agent turns the profile allows, where the data says
 
@@ -179,8 +185,39 @@ def _profile(name: str, entry: dict, base: dict, matched_by: str, matched: str) 
     )
 
 
+def _holds_name(key: str, name: str) -> bool:
+    """Whether KEY holds the profile NAME as whole words: NAME starts KEY or follows a
+    character that is not a letter or digit (``openai/``, ``ft:``, ``anthropic.``), and
+    ends KEY or is followed by one that is neither a letter, a digit nor a dot (``-pro``,
+    ``:30b``, ``-20250929``): ``gpt-4`` is not in ``gpt-4.5`` nor ``o3`` in ``o3x``."""
+    start = key.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = key[start - 1] if start else ""
+        after = key[end] if end < len(key) else ""
+        if not before.isalnum() and not (after.isalnum() or after == "."):
+            return True
+        start = key.find(name, start + 1)
+    return False
+
+
+def describe_match(profile: Profile) -> str:
+    """Which rule gave PROFILE, in words: for ``--budget`` and ``--explain``."""
+    how = profile.matched_by
+    if how == "exact":
+        return f"the profile {profile.matched}"
+    if how == "name":
+        return f"the profile {profile.matched} (the longest profile name in the model name)"
+    if how == "family":
+        return f"the family {profile.matched} (no profile name in the model name)"
+    if how == "size":
+        return f"the size bucket {profile.matched} (no profile or family name matched)"
+    return "the default profile (no profile, family or size matched)"
+
+
 def resolve(model: str, table: ProfileTable | None = None) -> Profile:
-    """The profile of MODEL: exact -> family substring -> size bucket -> default."""
+    """The profile of MODEL: exact -> the longest profile name in it as whole words ->
+    the longest family substring -> size bucket -> default."""
     if not model or not model.strip():
         raise UsageError("empty model name")
     table = table or load_profiles()
@@ -188,6 +225,9 @@ def resolve(model: str, table: ProfileTable | None = None) -> Profile:
     base = {"approximate": False, "max_output": 4096, "encoding": "cl100k_base"}
     if key in table.models:
         return _profile(model, table.models[key], base, "exact", key)
+    names = sorted((m for m in table.models if _holds_name(key, m)), key=lambda m: (-len(m), m))
+    if names:
+        return _profile(model, table.models[names[0]], base, "name", names[0])
     # The longest family name that occurs in the model name wins; ties by name.
     families = sorted((f for f in table.families if f in key), key=lambda f: (-len(f), f))
     if families:

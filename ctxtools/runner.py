@@ -345,6 +345,25 @@ def _collect(proc: subprocess.Popen, data: bytes, timeout: float, cap: int, tail
     return Completed(proc.returncode, b"".join(out), bytes(err))
 
 
+def shell_status(returncode: int) -> int:
+    """RETURNCODE as a shell reports it: a process killed by signal N (Python's -N) is
+    128 + N, the one convention every exit status the toolkit records or prints follows."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _status_words(returncode: int) -> str:
+    """``exited with status 3``, or ``killed by SIGKILL (status 137)``."""
+    if returncode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name} (status {shell_status(returncode)})"
+    return f"exited with status {returncode}"
+
+
 class RunOutcome(NamedTuple):
     """A bounded run as a caller judges it: ``ok`` (it exited 0 within its bounds), its
     ``output`` as text, and when not ok the ``reason`` in words."""
@@ -376,7 +395,10 @@ def run_text(argv: Sequence[str], text: str, *, timeout: float, cap: int) -> Run
         last = done.stderr_tail.decode("utf-8", "replace").strip().splitlines()
         tail = f": {_clip(last[-1], 120)}" if last else ""
         return RunOutcome(
-            False, output, f"exited with status {done.returncode}{tail}", done.returncode
+            False,
+            output,
+            f"{_status_words(done.returncode)}{tail}",
+            shell_status(done.returncode),
         )
     return RunOutcome(True, output, None, 0)
 

@@ -69,9 +69,28 @@ def roff(text: str) -> str:
     return "\\&" + line if line.startswith((".", "'")) else line
 
 
-def _description(help_text: str) -> list[str]:
+def _sections(help_text: str) -> tuple[list[str], list[str], list[str]]:
+    """The paragraphs of a command's docstring as (DESCRIPTION, EXIT STATUS, EXAMPLES).
+
+    --help shows what comes before click's \\f mark: the summary, a short paragraph, the
+    exit statuses, the examples and a pointer to this page; the page holds all of it, the
+    long text after the mark in DESCRIPTION, without the pointer to itself."""
+    short, _, long = inspect.cleandoc(help_text).partition("\f")
+    description, exits, examples = [], [], []
+    for para in re.split(r"\n[ \t]*\n", short.strip()):
+        if para.startswith("Exit status:"):
+            exits.append(para)
+        elif para.startswith("\b\nExamples:"):
+            examples.append("\b\n" + para.split("\n", 2)[2])
+        elif not para.startswith("The manual, man "):
+            description.append(para)
+    description += [p for p in re.split(r"\n[ \t]*\n", long.strip()) if p]
+    return description, exits, examples
+
+
+def _description(paragraphs: list[str]) -> list[str]:
     lines: list[str] = []
-    for para in re.split(r"\n[ \t]*\n", inspect.cleandoc(help_text)):
+    for para in paragraphs:
         rows = para.split("\n")
         lines.append(".PP")
         if rows[0].strip() == "\b":
@@ -106,15 +125,18 @@ def man_page(name: str, cmd, version: str, date: str) -> str:
         ".SH SYNOPSIS",
         f".B {roff(name)}",
         roff(" ".join(cmd.collect_usage_pieces(ctx))),
-        ".SH DESCRIPTION",
-        *_description(cmd.help),
-        ".SH OPTIONS",
     ]
+    description, exits, examples = _sections(cmd.help)
+    lines += [".SH DESCRIPTION", *_description(description), ".SH OPTIONS"]
     for param in cmd.params:
         if not isinstance(param, click.Option) or param.hidden:
             continue
         names, help_text = param.get_help_record(ctx)
         lines += [".TP", _option_tag(names), roff(help_text or "")]
+    if exits:
+        lines += [".SH EXIT STATUS", *_description(exits)]
+    if examples:
+        lines += [".SH EXAMPLES", *_description(examples)]
     return "\n".join(lines) + "\n"
 
 

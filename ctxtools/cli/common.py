@@ -14,6 +14,7 @@ to stderr through ``warn``. Nothing here is logic a library user would need.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -24,8 +25,17 @@ import click
 
 from ctxtools import __version__, defaults
 from ctxtools.cli import Interrupted, invoke_interruptible, say_interrupted, take_over_interrupts
-from ctxtools.errors import CtxError, InputError, NotFoundError
-from ctxtools.resolve import STDIN, FileArg  # one FILE argument: a path, or stdin
+from ctxtools.cli.inputs import (  # noqa: F401  (the commands import them from here)
+    check_file,
+    open_source,
+    read_names,
+    read_path_bytes,
+    read_source_bytes,
+    resolve_sources,
+    stdin_bytes,
+)
+from ctxtools.errors import CtxError, InputError
+from ctxtools.resolve import STDIN, FileArg  # noqa: F401  (one FILE argument: a path, or stdin)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -85,11 +95,28 @@ def _apply(decorators: list[Callable]) -> Callable:
     return wrap
 
 
+def _print_completion(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None and not ctx.resilient_parsing:
+        from ctxtools.cli.completion import toolkit_source
+
+        click.echo(toolkit_source(value), nl=False)
+        ctx.exit(0)
+
+
 def standard_options(func: Callable) -> Callable:
-    """``--version`` and ``--debug``: on every command."""
+    """``--version``, ``--completion SHELL`` and ``--debug``: on every command."""
     return _apply(
         [
             click.version_option(__version__, "--version", message="%(prog)s %(version)s"),
+            click.option(
+                "--completion",
+                type=click.Choice(["bash", "zsh", "fish"]),
+                expose_value=False,
+                is_eager=True,
+                callback=_print_completion,
+                help="Print the completion script of every ctx command for the shell and "
+                'exit: eval "$(ctx-count --completion bash)" in ~/.bashrc.',
+            ),
             click.option(
                 "--debug",
                 is_flag=True,
@@ -102,15 +129,10 @@ def standard_options(func: Callable) -> Callable:
     )(func)
 
 
-def input_files(func: Callable) -> Callable:
-    """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
+def files_from_options(func: Callable) -> Callable:
+    """``--files-from FILE`` and ``-0/--null``: the inputs listed in FILE."""
     return _apply(
         [
-            # Not checked here: an unreadable FILE gets the same exit 1 (and --keep-going) as
-            # one named by --files-from, from the command's own check, not a usage error.
-            click.argument(
-                "files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True, readable=False)
-            ),
             click.option(
                 "--files-from",
                 "files_from",
@@ -127,6 +149,16 @@ def input_files(func: Callable) -> Callable:
             ),
         ]
     )(func)
+
+
+def input_files(func: Callable) -> Callable:
+    """FILE… arguments (``-`` or none: stdin) plus ``--files-from FILE`` and ``-0/--null``."""
+    # Not checked here: an unreadable FILE gets the same exit 1 (and --keep-going) as one
+    # named by --files-from, from the command's own check, not a usage error.
+    argument = click.argument(
+        "files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True, readable=False)
+    )
+    return argument(files_from_options(func))
 
 
 def role_options(func: Callable) -> Callable:
@@ -155,10 +187,59 @@ def role_options(func: Callable) -> Callable:
     )(func)
 
 
-def json_option(func: Callable | None = None, *, help: str = "Print one JSON document."):
-    """``--json`` (``as_json``); ``@json_option`` or ``@json_option(help=…)``."""
-    option = click.option("--json", "as_json", is_flag=True, help=help)
+def json_option(
+    func: Callable | None = None, *, help: str = "Print one JSON document.", also: tuple = ()
+):
+    """``--json`` (``as_json``), ALSO its older names; ``@json_option`` or
+    ``@json_option(help=…)``."""
+    option = click.option("--json", *also, "as_json", is_flag=True, help=help)
     return option if func is None else option(func)
+
+
+def output_option(func: Callable) -> Callable:
+    """``-o/--output FILE``: what the command writes to stdout goes to FILE instead, by
+    ``fsutil.write_output``'s rules (the same for every command that writes a document),
+    and only when the command ends without an error."""
+    import functools
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        with output_to(kwargs.pop("output")):
+            return func(*args, **kwargs)
+
+    return click.option(
+        "-o",
+        "--output",
+        "output",
+        metavar="FILE",
+        help="Write to FILE instead of stdout (a regular file is replaced atomically; a FIFO "
+        "or /dev/stdout is written through; a directory or socket is refused).",
+    )(run)
+
+
+@contextlib.contextmanager
+def output_to(output: str | None):
+    """Stdout collected while the block runs, then written to OUTPUT (``-``/None: stdout
+    as usual); a file that cannot be written is a one-line error (exit 1)."""
+    if not output or output == "-":
+        yield
+        return
+    import io
+
+    buf = io.BytesIO()
+    saved = sys.stdout
+    sys.stdout = io.TextIOWrapper(buf, encoding="utf-8", errors="surrogateescape")
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout.detach()
+        sys.stdout = saved
+    from ctxtools.fsutil import write_output
+
+    problem = write_output(output, buf.getvalue())
+    if problem:
+        raise InputError(f"-o {output}: cannot write ({problem})")
 
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -271,6 +352,16 @@ def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     )
 
 
+def model_encoding(model: str | None, encoding: str | None) -> str | None:
+    """The encoding a ruler uses: --encoding when given, else --model's (its profile's
+    encoding), else None (the default)."""
+    if encoding or not model:
+        return encoding
+    from ctxtools import profiles
+
+    return profiles.resolve(model).encoding
+
+
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
     """``--limit N``: the context window, instead of the model's."""
     return click.option(
@@ -345,98 +436,6 @@ def strategy_option(help: str) -> Callable:
         show_default=True,
         help=help,
     )
-
-
-# --- inputs ------------------------------------------------------------------------------
-
-
-def read_names(files_from: str, null: bool) -> list[str]:
-    """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated.
-
-    A newline-separated list holding NUL bytes (``git ls-files -z`` without ``-0``) is an
-    InputError: no file name contains NUL."""
-    data = stdin_bytes().read() if files_from == "-" else read_path_bytes(files_from)
-    if not null and b"\0" in data:
-        where = "standard input" if files_from == "-" else files_from
-        raise InputError(
-            f"the names from {where} are NUL-separated",
-            hint="add -0 for lists such as git ls-files -z",
-        )
-    sep = b"\0" if null else b"\n"
-    names = []
-    for raw in data.split(sep):
-        if not null:
-            raw = raw.rstrip(b"\r")
-        if raw:
-            names.append(os.fsdecode(raw))
-    return names
-
-
-def resolve_sources(
-    files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
-) -> list[FileArg]:
-    """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
-    if null and files_from is None:
-        raise click.UsageError("-0/--null goes with --files-from")
-    names = list(files)
-    if files_from is not None:
-        names.extend(read_names(files_from, null))
-    elif not names:
-        return [STDIN]
-    if files_from is not None and not names:
-        return []
-    return [STDIN if n == "-" else FileArg(n, n) for n in names]
-
-
-def stdin_bytes() -> BinaryIO:
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:  # a text-only stdin (an embedding test harness): re-encode it
-        import io
-
-        return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
-    if stream.isatty():
-        click.echo(
-            f"{click.get_current_context().info_name}: reading from standard input "
-            "(end with Ctrl-D; --help for usage)",
-            err=True,
-        )
-    return stream
-
-
-def check_file(path: str) -> None:
-    """Raise a one-line error for a path that cannot be read as a file."""
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory", hint="give files, or use ctx-repomap for trees")
-    if not os.path.exists(path):
-        raise NotFoundError(f"{path}: no such file")
-    if not os.access(path, os.R_OK):
-        raise InputError(f"{path}: permission denied")
-
-
-def open_source(src: FileArg) -> BinaryIO:
-    """A binary stream for SRC; one-line errors for missing files, directories, permissions."""
-    if src.path is None:
-        return stdin_bytes()
-    check_file(src.path)
-    try:
-        return open(src.path, "rb")
-    except OSError as exc:
-        raise InputError(f"{src.path}: {exc.strerror or exc}") from None
-
-
-def read_path_bytes(path: str) -> bytes:
-    check_file(path)
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-
-
-def read_source_bytes(src: FileArg) -> bytes:
-    if src.path is None:
-        return stdin_bytes().read()
-    return read_path_bytes(src.path)
 
 
 # --- output ------------------------------------------------------------------------------

@@ -14,12 +14,14 @@ from ctxtools.cli.common import (
     explain_option,
     int_option,
     json_dumps,
+    json_option,
     limit_option,
     make_main,
     max_bytes_option,
     max_entries_option,
     model_option,
     open_source,
+    output_option,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -108,19 +110,47 @@ def _share(name: str, default: float, help: str):
 @strategy_option("With --evict: the eviction strategy.")
 @max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
 @max_entries_option("With --evict: entries to keep.")
-@click.option("--json-report", is_flag=True, help="Print a JSON report on stderr.")
+@json_option(
+    help="Print a JSON report on stderr (stdout is the transcript; --json-report is its old name).",
+    also=("--json-report",),
+)
+@output_option
 @explain_option(
     "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
-    '--json-report: also its "explain").'
+    '--json: also its "explain").'
 )
 @click.option("--quiet", is_flag=True, help="No summary line on stderr.")
 # -q was --quiet's short flag; -q is --query in the toolkit's table (docs/options.md). It
-# stays, unlisted, for the scripts that type it: ctx-compact has no query to mistake it for.
+# stays, unlisted, for the scripts that type it (ctx-compact has no query to mistake it
+# for), and says so on stderr: a short flag never changes meaning silently.
 @click.option("-q", "quiet_old", is_flag=True, hidden=True)
 @store_options
 @ruler_options
 def cli(file, accept, evict, **kw):
     """Compact an agent transcript without losing the work or breaking the API.
+
+    Reads an OpenAI or Anthropic transcript (FILE or stdin) and writes it in the same format
+    and shape, under the target share of the window: old tool results are stored and
+    replaced by a line naming their handle, then the oldest messages are dropped, never
+    leaving a tool call without its result. A must-preserve digest keeps the files, commands
+    and decisions; --summarizer adds a summary that must pass a gate.
+
+    Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
+    transcript or message list, orphaned results without --repair) or a rejected --accept
+    candidate; 2 usage error; 4 compaction could not get under the target (output still
+    written).
+
+    \b
+    Examples:
+      ctx-compact --model gpt-4o < transcript.json > compacted.json
+      ctx-compact --limit 32000 --json-report run.jsonl > run.compacted.jsonl
+      ctx-compact --limit 32000 --summarizer 'llm -m qwen2.5 -s "Summarise."' < t.json
+      ctx-compact --accept CONTEXT.md CONTEXT.new.md > /dev/null && mv CONTEXT.new.md CONTEXT.md
+      ctx-compact --evict --strategy importance --max-bytes 200k < working-set.jsonl
+
+    The manual, man ctx-compact, has the details.
+
+    \f
 
     Reads a transcript from FILE (or stdin) and writes it, compacted, to stdout in the same
     format and shape. Formats (detected; force with --format): OpenAI chat messages -- a JSON
@@ -193,7 +223,7 @@ def cli(file, accept, evict, **kw):
     refused (exit 1) with what is wrong; --repair drops orphaned results (stashed first,
     and named in a note) and answers calls that have none with a placeholder result.
 
-    --json-report prints on stderr: {"format", "shape", "limit", "at", "target_percent",
+    --json (--json-report) prints on stderr: {"format", "shape", "limit", "at", "target_percent",
     "target_tokens", "messages_before", "tokens_before", "tokens_before_exact",
     "percent_before", "messages_after",
     "tokens_after", "percent_after", "action": "unchanged"|"compacted"|"no_headroom"|
@@ -211,26 +241,13 @@ def cli(file, accept, evict, **kw):
     "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
-
-    Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
-    transcript or message list, orphaned results without --repair) or a rejected --accept
-    candidate; 2 usage error; 4 compaction could not get under the target (output still
-    written).
-
-    \b
-    Examples:
-      ctx-compact --model gpt-4o < transcript.json > compacted.json
-      ctx-compact --limit 32000 --json-report run.jsonl > run.compacted.jsonl
-      ctx-compact --limit 32000 --summarizer 'llm -m qwen2.5 -s "Summarise."' < t.json
-      ctx-compact --accept CONTEXT.md CONTEXT.new.md > /dev/null && mv CONTEXT.new.md CONTEXT.md
-      ctx-compact --evict --strategy importance --max-bytes 200k < working-set.jsonl
     """
     if accept and evict:
         raise UsageError("--accept and --evict are separate modes")
     if (accept or evict) and kw["explain"]:
         raise UsageError("--explain goes with a compaction, not --accept or --evict")
     if accept:
-        return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["json_report"])
+        return _accept(accept, kw["min_ratio"], kw["min_path_share"], kw["as_json"])
     if evict:
         return _evict(file, kw["strategy"], kw["max_bytes"], kw["max_entries"])
     return _compact(file, kw)
@@ -320,6 +337,8 @@ def _compact(file, kw) -> int:
     )
     write_bytes(run.output)
     warn(*run.compaction_notes)
+    if kw["quiet_old"]:
+        warn("note: -q is --quiet in ctx-compact only (elsewhere it is --query): type --quiet")
     if not (kw["quiet"] or kw["quiet_old"]):
         warn(run.summary())
     report = run.report()
@@ -329,7 +348,7 @@ def _compact(file, kw) -> int:
         explained = explain(run)
         click.echo(explained.text(), err=True, nl=False)
         report["explain"] = explained.as_dict()
-    if kw["json_report"]:
+    if kw["as_json"]:
         _report(report)
     if run.error is not None:
         raise run.error

@@ -20,6 +20,38 @@ from click.shell_completion import CompletionItem, FishComplete, add_completion_
 
 _FISH_SPLIT = 'string split ","'
 
+# Every console script of the toolkit ([project.scripts]; tests/cli/test_completion.py
+# holds the two lists together).
+COMMANDS = (
+    "ctx-count",
+    "ctx-stash",
+    "ctx-read",
+    "ctx-excerpt",
+    "ctx-repomap",
+    "ctx-pack",
+    "ctx-compact",
+    "ctx-mcp",
+)
+SHELLS = ("bash", "zsh", "fish")
+
+
+def complete_var(name: str) -> str:
+    """The variable click's completion protocol sets for NAME (``_CTX_COUNT_COMPLETE``)."""
+    return "_" + name.replace("-", "_").upper() + "_COMPLETE"
+
+
+def toolkit_source(shell: str) -> str:
+    """The completion scripts of every ctx command for SHELL, one after the other: what
+    ``ctx-... --completion SHELL`` prints for ``eval`` (bash, zsh) or ``source`` (fish).
+    Each is the script the command itself prints under click's protocol, which is also the
+    file under completions/."""
+    from click.shell_completion import get_completion_class
+
+    register()
+    cls = get_completion_class(shell)
+    assert cls is not None, shell
+    return "".join(cls(None, {}, name, complete_var(name)).source() for name in COMMANDS)
+
 
 class FishCompleteOnce(FishComplete):
     """click's fish completion, splitting type from value (and description) once."""
@@ -62,6 +94,8 @@ def complete_role(ctx, param, incomplete: str) -> list[CompletionItem]:
     from ctxtools import profiles
 
     shares = profiles.effective_role_shares(_table(ctx))
+    for hidden in profiles.UNLISTED_ROLES:  # a share the toolkit keeps, not a user's role
+        shares.pop(hidden, None)
     helps = {name: f"{share}% of the budget" for name, share in shares.items()}
     return _matching(sorted(shares), incomplete, helps)
 

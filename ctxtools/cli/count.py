@@ -100,6 +100,27 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
     show_default=True,
     help="With --tree: entries shown per directory, heaviest first (the rest summed).",
 )
+@click.option(
+    "--head",
+    type=whole(0, defaults.MAX_TOKENS),
+    default=None,
+    metavar="N",
+    help="Print the first N tokens of the input, not its count (a character split between "
+    "tokens is left out whole).",
+)
+@click.option(
+    "--tail",
+    type=whole(0, defaults.MAX_TOKENS),
+    default=None,
+    metavar="N",
+    help="Print the last N tokens of the input, likewise.",
+)
+@click.option(
+    "--ids", is_flag=True, help="Print the input's token ids (with --head/--tail: theirs)."
+)
+@click.option(
+    "--decode", is_flag=True, help="Read token ids (spaces, commas) and print their text."
+)
 @jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
 @click.option(
     "--budget",
@@ -121,6 +142,33 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
 @click.pass_context
 def cli(ctx: click.Context, **opts) -> int:
     """Count the tokens of stdin or files: the ruler every ctx command uses.
+
+    One input prints its token count; several files print a line each and a total, like
+    wc. The count is exact: a tiktoken encoding (cl100k_base, or the one of --model), or a
+    tokenizer.json with --tokenizer; without one it falls back to a heuristic and says so.
+    --model adds the share of the model's window, --tree counts a directory, --messages a
+    chat transcript as the chat APIs count it, --head/--tail print the first or last N
+    tokens, --ids/--decode convert to and from token ids, --budget prints the pack budget.
+
+    Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
+    not a directory for --tree;
+    unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
+    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
+
+    \b
+    Examples:
+      pytest -q 2>&1 | ctx-count
+      ctx-count --model gpt-4o --fail-over 80 prompt.md
+      ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md
+      ctx-count --tree . --depth 1
+      ctx-count --messages --model gpt-4o transcript.json
+      git ls-files -z | ctx-count --files-from - -0 --sort tokens
+      ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
+      ctx-count --model gpt-4o --head 2000 big.log > first.log
+
+    The manual, man ctx-count, has the details.
+
+    \f
 
     One input prints its token count. Several files print one line per file and a total,
     like wc. The counter is exact: a tiktoken encoding (cl100k_base by default, o200k_base,
@@ -150,6 +198,10 @@ def cli(ctx: click.Context, **opts) -> int:
     document (or one line of JSON Lines) over 48 MiB is refused; JSON Lines are read and
     counted a line at a time, whatever their size.
 
+    --head N and --tail N print the first or last N tokens of one input instead (a
+    character a token boundary splits is left out whole; bytes that are not UTF-8 come back
+    as they were); --ids prints its token ids, --decode reads ids and prints their text.
+
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a warning with the share used goes to stderr; for a transcript
     (--messages) it says "compact soon", from 90% "compact now", naming the remedy,
@@ -157,9 +209,11 @@ def cli(ctx: click.Context, **opts) -> int:
     N exits 3 when an input (each file of several) counts over N tokens, naming it, the
     absolute gate for instruction files such as AGENTS.md that every turn pays for. Counts
     for models whose tokenizer is not a tiktoken encoding are marked approximate unless
-    --tokenizer is given. An unknown --model is not an error: it
-    resolves to a size bucket (a name with 7b, 14b, ...) or the default profile, with a
-    note on stderr naming the profile used.
+    --tokenizer is given. A model name resolves to its exact profile, else the longest
+    profile name it holds (o3-pro is o3, qwen3-coder:30b is qwen3-coder), else a family
+    (qwen, llama). An unknown --model is not an error: it resolves to a size bucket (7b,
+    14b, ...) or the default profile, with a note on stderr naming the profile used;
+    --budget says which rule matched.
 
     --budget prints the pack budget: (context limit - reserve system - reserve tools -
     reserve response - slack) x role share; below 512 tokens there is none: the figures
@@ -186,25 +240,11 @@ def cli(ctx: click.Context, **opts) -> int:
     "chars", "lines", "bytes", "files", "children": [...], "more": {"entries", "tokens",
     ...}}, "heaviest": [{"path", "tokens", ...}], "skipped": {reason: count}}. Undecodable
     bytes of a file name show as U+FFFD.
-
-    Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
-    not a directory for --tree;
-    unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
-    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
-
-    \b
-    Examples:
-      pytest -q 2>&1 | ctx-count
-      ctx-count --model gpt-4o --fail-over 80 prompt.md
-      ctx-count --fail-above 512 --missing-ok AGENTS.md CLAUDE.md
-      ctx-count --tree . --depth 1
-      ctx-count --messages --model gpt-4o transcript.json
-      git ls-files -z | ctx-count --files-from - -0 --sort tokens
-      ctx-count --budget --model qwen2.5-coder:32b --role reviewer --role-share reviewer=90
     """
     from ctxtools import count as report  # the library side of ctx-count (not for --help)
 
     model = opts["model"]
+    tokens_mode = _check_tokens_mode(opts)
     if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
         raise UsageError("--role and --role-share go with --budget")
     table = profile = None
@@ -232,9 +272,62 @@ def cli(ctx: click.Context, **opts) -> int:
     if profile is not None and (encoding is None or from_env):
         encoding = profile.encoding
     choice = ruler_from_options(opts, encoding=encoding, allow_special=opts["allow_special"])
+    if tokens_mode:
+        return _tokens(choice.ruler, opts)
     if opts["tree"]:
         return _tree(choice.ruler, profile, opts)
     return _count(choice.ruler, profile, opts)
+
+
+def _check_tokens_mode(opts) -> bool:
+    """Whether the call prints tokens (--head, --tail, --ids, --decode), not counts; a usage
+    error when it asks for both."""
+    head, tail = opts["head"], opts["tail"]
+    if head is None and tail is None and not opts["ids"] and not opts["decode"]:
+        return False
+    if head is not None and tail is not None:
+        raise UsageError("--head and --tail: give one")
+    if opts["decode"] and (opts["ids"] or head is not None or tail is not None):
+        raise UsageError("--decode reads ids: it goes without --ids, --head and --tail")
+    clash = [f"--{k}" for k in ("tree", "budget", "messages") if opts[k]]
+    clash += ["--fail-over"] if opts["fail_over"] is not None else []
+    clash += ["--fail-above"] if opts["fail_above"] is not None else []
+    clash += ["--profiles"] if opts["list_profiles"] else []
+    if clash:
+        raise UsageError(
+            f"{clash[0]} does not go with --head, --tail, --ids or --decode (they print tokens)"
+        )
+    return True
+
+
+def _tokens(ruler, opts) -> int:
+    """--head, --tail, --ids, --decode: one input's tokens, not its count."""
+    from ctxtools.cli.common import read_source_bytes, stdout_bytes
+    from ctxtools.tokens import ids as tok
+
+    head, tail = opts["head"], opts["tail"]
+    sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
+    if len(sources) != 1:
+        raise UsageError("--head, --tail, --ids and --decode take one input (a FILE or stdin)")
+    data = read_source_bytes(sources[0])
+    if opts["decode"]:
+        out = tok.decode(ruler, tok.parse_ids(data, sources[0].label))
+    else:
+        if head is not None:
+            data = tok.head(ruler, data, head)
+        elif tail is not None:
+            data = tok.tail(ruler, data, tail)
+        out = data
+        if opts["ids"]:
+            found = tok.encode(ruler, data.decode("utf-8", "replace"))
+            if opts["as_json"]:
+                emit_json(found)
+                return 0
+            out = (" ".join(map(str, found)) + "\n").encode()
+    stream = stdout_bytes()
+    stream.write(out)
+    stream.flush()
+    return 0
 
 
 def _count(ruler, profile, opts) -> int:
@@ -249,7 +342,8 @@ def _count(ruler, profile, opts) -> int:
         from ctxtools.fsutil import unreadable_error
 
         if len(bad) == 1:
-            check_file(next(iter(bad)))  # its own message, with a hint for a directory
+            path = next(iter(bad))
+            check_file(path, _tree_hint(path))  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
     present = [src for src in sources if src.path not in bad and src.path not in absent]
     if opts["messages"]:
@@ -311,7 +405,7 @@ def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
             if src.path is None:
                 counts = count_stream(stdin_bytes(), ruler, jobs=opts["jobs"]).as_dict()
             else:
-                check_file(src.path)
+                check_file(src.path, _tree_hint(src.path))
                 try:
                     counts = report.count_file(
                         src.path,
@@ -421,3 +515,10 @@ def _budget(profile, opts, table) -> int:
 
 
 main = make_main(cli, "ctx-count")
+
+
+def _tree_hint(path: str) -> str:
+    """What to type to count the files under the directory PATH."""
+    import shlex
+
+    return f"give files, or count the files under it: ctx-count --tree {shlex.quote(path)}"

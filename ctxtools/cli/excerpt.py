@@ -17,6 +17,9 @@ from ctxtools.cli.common import (
     json_option,
     keep_going_option,
     make_main,
+    model_encoding,
+    model_option,
+    output_option,
     query_option,
     read_source_bytes,
     resolve_sources,
@@ -90,12 +93,35 @@ from ctxtools.errors import UsageError
     "Say on stderr what was shown of each file, each window's score and why, and what was "
     'left out and why (with --json: also its "explain").'
 )
+@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
 @store_options
 @json_option
+@output_option
 @standard_options
 def cli(**opts) -> int:
     """Cut files down to the windows around what a task is about, with real line numbers.
+
+    Each file shows its first lines, then windows of lines around the lines that mention the
+    identifiers of --query (or --ident), every line with its real number; a file where
+    nothing matches shows its last lines. --tokens fits the whole output into a budget,
+    --signatures shows only the declaring lines, --json the windows and their scores.
+
+    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
+    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
+    with --memory no usable word).
+
+    \b
+    Examples:
+      ctx-excerpt -q "fix the JWT expiry check in verifyToken" src/auth/*.py
+      git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
+      ctx-excerpt --ident parse_header --window 10 --json lib/http.py
+      ctx-excerpt --signatures src/server.go src/routes.ts
+      ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
+
+    The manual, man ctx-excerpt, has the details.
+
+    \f
 
     Head-truncating a file (say at 2,800 bytes) routinely cuts the very function a task is
     about. ctx-excerpt shows each file's first lines (package clause, imports), then
@@ -199,22 +225,11 @@ def cli(**opts) -> int:
     [...]}.
     Not with --memory, whose output is its choice already.
 
+
     What is printed goes to a model, so secrets in it (a provider's token, a private key, a
     password in a URL or assigned to a password-like key, whatever the line's gutter) are
     replaced by '[secret redacted: KIND]', as ctx-pack does, and counted on stderr;
     --allow-secrets prints them as they are.
-
-    Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
-    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
-    with --memory no usable word).
-
-    \b
-    Examples:
-      ctx-excerpt -q "fix the JWT expiry check in verifyToken" src/auth/*.py
-      git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
-      ctx-excerpt --ident parse_header --window 10 --json lib/http.py
-      ctx-excerpt --signatures src/server.go src/routes.ts
-      ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
     from ctxtools.secrets import OutputRedactor
 
@@ -373,7 +388,8 @@ def _read_stdin() -> bytes:
 
 
 def _ruler(opts: dict):
-    return ruler_from_options(opts, store_root=opts["store"]).ruler
+    encoding = model_encoding(opts["model"], opts["encoding"])
+    return ruler_from_options(opts, encoding=encoding, store_root=opts["store"]).ruler
 
 
 main = make_main(cli, "ctx-excerpt")

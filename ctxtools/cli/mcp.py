@@ -41,6 +41,25 @@ from ctxtools.cli.common import (
 def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) -> int:
     """Serve the ctxtools library to agents over the Model Context Protocol (stdio).
 
+    Agents (Claude Code, Cursor, Codex CLI and other MCP clients) start ctx-mcp, which serves the
+    filters as tools (count, stash, read, excerpt, repomap, pack, compact; run only with
+    --allow-run) over stdin and stdout. A long result is stored and comes back as its card,
+    its first lines and the read call for the next part. Files are read only under the
+    roots (--root, else the client's roots, else the working directory).
+
+    Exit status: 0 after EOF or SIGTERM; 1 the mcp package is missing or the store
+    cannot be used; 2 usage error (a --root that is not a directory).
+
+    \b
+    Examples:
+      claude mcp add --transport stdio ctxtools -- ctx-mcp --root "$PWD"
+      ctx-mcp --root ~/src/app --model gpt-4o --session app
+      npx @modelcontextprotocol/inspector --cli ctx-mcp --method tools/list
+
+    The manual, man ctx-mcp, has the details.
+
+    \f
+
     An MCP client (Claude Code, Cursor, Codex CLI, ...) starts ctx-mcp and talks JSON-RPC
     on its stdin and stdout; nothing else is ever written to stdout, and logs go to
     stderr. The tools are the filters, with arguments named after their flags:
@@ -51,7 +70,7 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     compact {transcript, model | limit, ...}; with --allow-run also run {command, name}
     (ctx-stash -- CMD: a model gets no shell unless you say so).
 
-    The seed's rule holds for the tools' own results: one longer than --inline-max
+    A tool's result is kept as ctx-stash keeps a big output: one longer than --inline-max
     characters (1,000) is stored as a handle in the store (--store, --session) and comes
     back as its card, its first lines and the exact read call for the next part, so a
     40,000-token pack costs the agent's window a few hundred tokens until it asks for
@@ -61,20 +80,13 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     Files are read only under the roots: the --root directories, else the roots the
     client announces, else the working directory. A path, symlink or @-mention leading
     out of them is an error naming it. Every error is a tool result marked as an error,
-    with the line the command would print (ctx-read: error: stale handle ...); the server
-    never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
+    with the line the command would print (ctx-read: error: stale handle ...), naming the
+    tool's arguments where the command names its flags (range 0-3, not --range 0-3); the
+    server never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
     started, with status 0.
 
-    Needs the mcp package: pip install 'ctxtools[mcp]'.
-
-    Exit status: 0 after EOF or SIGTERM; 1 the mcp package is missing or the store
-    cannot be used; 2 usage error (a --root that is not a directory).
-
-    \b
-    Examples:
-      claude mcp add --transport stdio ctxtools -- ctx-mcp --root "$PWD"
-      ctx-mcp --root ~/src/app --model gpt-4o --session app
-      npx @modelcontextprotocol/inspector --cli ctx-mcp --method tools/list
+    Needs the mcp package: pip install '.[mcp]' in a clone of ctxtools (or the command
+    ctx-mcp prints when it is missing, which installs it beside ctx-mcp).
     """
     from ctxtools.errors import InputError
 
@@ -83,9 +95,7 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     except ModuleNotFoundError as exc:
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
-        raise InputError(
-            "the MCP server needs the mcp package", hint="pip install 'ctxtools[mcp]'"
-        ) from None
+        raise InputError("the MCP server needs the mcp package", hint=_install_hint()) from None
     _log_to_stderr()
     serve(
         list(roots),
@@ -130,3 +140,22 @@ def _streams() -> dict:
 
 
 main = make_main(cli, "ctx-mcp")
+
+
+def _install_hint() -> str:
+    """The command that installs the mcp extra's requirement into the interpreter ctx-mcp
+    runs on, with the version range the package declares."""
+    import shlex
+    import sys
+    from importlib import metadata
+
+    spec = "mcp"
+    try:
+        for req in metadata.requires("ctxtools") or ():
+            name, _, marker = req.partition(";")
+            if name.strip().startswith("mcp") and "extra" in marker and '"mcp"' in marker:
+                spec = name.strip().replace(" ", "")
+                break
+    except metadata.PackageNotFoundError:
+        pass
+    return f"install it: {shlex.quote(sys.executable)} -m pip install {shlex.quote(spec)}"

@@ -149,9 +149,10 @@ class _PackCommand(click.Command):
     default=None,
     help="Write the pack to FILE instead of stdout: a new or regular file is replaced "
     "atomically, keeping its mode (set-id bits too); a FILE the pack reads (a named file, "
-    "an @-mention, instructions, --memory, --files-from, stdin) is refused; a FIFO, a device such as /dev/null, a file with several "
-    "hard links or a symlink's non-regular target is written through (a regular target is "
-    "replaced, the link kept); a block device or a socket is refused.",
+    "an @-mention, instructions, --memory, --files-from, stdin) is refused; a FIFO, a "
+    "device such as /dev/null, a file with several hard links or a symlink's non-regular "
+    "target is written through (a regular target is replaced, the link kept); a block "
+    "device or a socket is refused.",
 )
 @click.option(
     "--explain",
@@ -240,6 +241,29 @@ class _PackCommand(click.Command):
 def cli(**opts) -> int:
     """Pack what a model needs for a task into its real budget, in a byte-stable order.
 
+    A pack is Instructions (AGENTS.md and its kin), Skills, Memory, the Repository map, the
+    Files the task is about (the relevant definitions with real line numbers, then
+    signatures, then paths), and the Task, in that order, so the same inputs give the same
+    bytes. The budget comes from --model's profile and --role (or --tokens); the printed
+    pack never exceeds it. Files and handles named as arguments or @-mentions are never
+    dropped silently; secrets are redacted; --explain shows where the tokens went.
+
+    Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a budget below the
+    floor, a named file that cannot fit, --changed outside a git work tree, an unknown
+    @skill:NAME, a missing --memory path), 2 usage error.
+
+    \b
+    Examples:
+      ctx-pack --task "fix expiry in @jwt.py" --model gpt-4o src/auth/ > pack.md
+      ctx-pack --task "review this change" --changed origin/main --role reviewer
+      git ls-files -z '*.go' | ctx-pack -q "retry backoff" --files-from - -0 -t 8000
+      ctx-pack -q "where is caching done?" --role explorer --explain . > /dev/null
+      ctx-pack -q "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
+
+    The manual, man ctx-pack, has the details.
+
+    \f
+
     A pack is, in this fixed order: Instructions (AGENTS.md, CLAUDE.md, AGENT.md,
     .cursorrules, .cursor/rules/*, .ctx/AGENTS.md, .ctx/PROJECT.md under --root; 12,000
     bytes in all, 4,000 a file; README.md only with --include-readme; a file or section
@@ -268,8 +292,8 @@ def cli(**opts) -> int:
     their declaring lines (signatures), the next their paths. The budget is a ceiling:
     the files stop at the relevance floor (a definition under a quarter of the best one's
     score, or past the 200 best), said on stderr and in --explain; --fill fills the
-    budget all the same. A review pack (--changed) shows each diff, then the definitions enclosing the
-    changed lines whole, then the rest by relevance.
+    budget all the same. A review pack (--changed) shows each diff, then the definitions
+    enclosing the changed lines whole, then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
@@ -341,18 +365,6 @@ def cli(**opts) -> int:
     "files", "chunks": [{"file", "heading",
     "start", "end", "score", "kept", "in_pack", "why"}]}, "text": the Markdown pack};
     the budget bounds "text".
-
-    Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a budget below the
-    floor, a named file that cannot fit, --changed outside a git work tree, an unknown
-    @skill:NAME, a missing --memory path), 2 usage error.
-
-    \b
-    Examples:
-      ctx-pack --task "fix expiry in @jwt.py" --model gpt-4o src/auth/ > pack.md
-      ctx-pack --task "review this change" --changed origin/main --role reviewer
-      git ls-files -z '*.go' | ctx-pack -q "retry backoff" --files-from - -0 -t 8000
-      ctx-pack -q "where is caching done?" --role explorer --explain . > /dev/null
-      ctx-pack -q "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
     """
     from ctxtools.pack import build_pack
     from ctxtools.pack.request import (

@@ -10,7 +10,9 @@ from ctxtools.cli.common import (
     complete,
     emit_json,
     ignore_case_option,
+    json_option,
     make_main,
+    output_option,
     ruler_from_options,
     ruler_options,
     standard_options,
@@ -67,9 +69,37 @@ PROG = "ctx-read"
 )
 @store_options
 @ruler_options
+@json_option(
+    help='One JSON document: {"ref", "projection", "text", "next" (the line saying how to '
+    'go on, or null), "notes"} (--count and --introspect are JSON already).'
+)
+@output_option
 @standard_options
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.
+
+    REF names a stored handle ([ctx:][SESSION/]NAME[@SHA_PREFIX], or a card on stdin); without
+    it stdin itself is read. One projection at a time -- --range, --slice, --head, --tail,
+    --grep, --count, --jsonpath, --introspect -- capped at --max-chars; a cut read ends with
+    the exact command for the next part.
+
+    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
+    invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
+    or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
+    errors (--range 0-3, --range 9-2, bad REF,
+    conflicting projections).
+
+    \b
+    Examples:
+      ctx-read tests --grep 'FAILED|Error' -C 3
+      ctx-read tests --range 120-180 -n
+      ctx-read ctx:default/report@3fa1c2d4e5f6 --jsonpath "$.tests[?@.outcome == 'failed'].name"
+      pytest -q 2>&1 | ctx-stash | ctx-read --tail 30
+      ctx-read tests --introspect
+
+    The manual, man ctx-read, has the details.
+
+    \f
 
     REF is [ctx:][SESSION/]NAME[@SHA_PREFIX] (or a whole card). Without REF (or with -),
     stdin is read: a
@@ -102,22 +132,9 @@ def cli(ref: str | None, **o) -> int:
     --verify also re-hashes it with SHA-256. A reference whose @SHA_PREFIX is no longer
     the name's current version fails as a stale handle. Invalid UTF-8 is shown as U+FFFD.
 
+
     --redact replaces the secrets in what is shown by '[secret redacted: KIND]' (as
     ctx-pack and ctx-mcp's read do: the reader is a model) and counts them on stderr.
-
-    Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
-    invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
-    or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
-    errors (--range 0-3, --range 9-2, bad REF,
-    conflicting projections).
-
-    \b
-    Examples:
-      ctx-read tests --grep 'FAILED|Error' -C 3
-      ctx-read tests --range 120-180 -n
-      ctx-read ctx:default/report@3fa1c2d4e5f6 --jsonpath "$.tests[?@.outcome == 'failed'].name"
-      pytest -q 2>&1 | ctx-stash | ctx-read --tail 30
-      ctx-read tests --introspect
     """
     from ctxtools import projections as pj
     from ctxtools.read import ReadRequest, view
@@ -148,7 +165,14 @@ def cli(ref: str | None, **o) -> int:
             emit_json(red.doc(pj.introspect(payload, label, max_chars=max_chars)))
         else:
             out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
-            write(red.text(out.text()))
+            if o["as_json"]:
+                from ctxtools.fsutil import json_text
+
+                body = json_text(red.text(out.body))
+                doc = {"ref": json_text(label) if label else None, "projection": what, "text": body}
+                emit_json({**doc, "next": out.trailer, "notes": out.notes})
+            else:
+                write(red.text(out.text()))
             warn(*out.notes, prefix="note: ")
     warn(*[n.replace("; --allow-secrets", "") for n in red.notes()])
     log_read(store, payload)

@@ -9,8 +9,12 @@ from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
     explain_option,
+    files_from_options,
     json_option,
     make_main,
+    model_encoding,
+    model_option,
+    output_option,
     query_option,
     ruler_from_options,
     ruler_options,
@@ -67,7 +71,10 @@ from ctxtools.cli.common import (
     help="Do not redact secrets (what is printed goes to a model!).",
 )
 @store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
+@files_from_options
+@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
+@output_option
 @standard_options
 def cli(
     directory,
@@ -81,12 +88,35 @@ def cli(
     explain,
     allow_secrets,
     store,
+    files_from,
+    null,
+    model,
     encoding,
     tokenizer,
     heuristic,
     exact,
 ):
     """Print a ranked map of a repository's symbols that fits a token budget.
+
+    Lists the files of DIRECTORY (git-aware), scans them for definitions and references
+    (about fifteen languages), ranks the files with PageRank (toward --focus and --query)
+    and prints the best symbols of the best files, one `grep -n`-style line each, never more
+    than --tokens as the ruler counts them.
+
+    Exit status: 0 success (also for a repository with nothing to map: empty map and a
+    note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
+    (e.g. --tokens below 50).
+
+    \b
+    Examples:
+        ctx-repomap . --tokens 1000 > repomap.txt
+        ctx-repomap src --focus src/auth/ --query "refresh token expiry"
+        ctx-repomap --json | jq '.files[:5][] | .path'
+        git ls-files -z 'src/*.py' | ctx-repomap . --files-from - -0
+
+    The manual, man ctx-repomap, has the details.
+
+    \f
 
     Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
@@ -130,22 +160,16 @@ def cli(
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
 
+
     What is printed goes to a model, so secrets in it (a signature's default value, a
     constant) are replaced by '[secret redacted: KIND]' and counted on stderr;
     --allow-secrets prints them as they are.
-
-    Exit status: 0 success (also for a repository with nothing to map: empty map and a
-    note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
-    (e.g. --tokens below 50).
-
-    \b
-    Examples:
-        ctx-repomap . --tokens 1000 > repomap.txt
-        ctx-repomap src --focus src/auth/ --query "refresh token expiry"
-        ctx-repomap --json | jq '.files[:5][] | .path'
     """
     from ctxtools.config import store_root
     from ctxtools.repomap.core import build_map, ruler_spec
+
+    encoding = model_encoding(model, encoding)
+    names = _listed(directory, files_from, null) if files_from else None
 
     def load_ruler():
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
@@ -168,6 +192,7 @@ def cli(
             progress=bar.update if bar else None,
             reuse=not (as_json or explain),
             ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
+            names=names,
         )
     finally:
         if bar:
@@ -191,6 +216,31 @@ def cli(
     else:
         write(red.text(result.text))
     warn(*red.notes())
+
+
+def _listed(directory: str, files_from: str, null: bool) -> list[str]:
+    """The --files-from names as paths relative to DIRECTORY (as git ls-files in it prints
+    them); a name outside it is a note, and left out."""
+    import os
+
+    from ctxtools.cli.common import read_names
+    from ctxtools.quoting import quote_name
+
+    base = os.path.abspath(directory)
+    names, outside = [], []
+    for name in read_names(files_from, null):
+        rel = os.path.relpath(os.path.abspath(name), base)
+        if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
+            outside.append(name)
+        else:
+            names.append(rel.replace(os.sep, "/"))
+    if outside:
+        warn(
+            f"note: {len(outside):,} listed names outside {directory} left out: "
+            + ", ".join(quote_name(n) for n in outside[:3])
+            + (" ..." if len(outside) > 3 else "")
+        )
+    return names
 
 
 main = make_main(cli, "ctx-repomap")

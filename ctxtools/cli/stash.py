@@ -70,6 +70,28 @@ class _StashCommand(click.Command):
 def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     """Store stdin, FILE, or a command's output; print a handle card.
 
+    Up to --threshold characters pass through unchanged (nothing stored); a bigger input is
+    stored and its card printed, one JSON line of a few dozen bytes whatever the size. With
+    -- CMD ARGS... ctx-stash runs the command, stores its output and exits with its
+    status. ctx-read pages a handle back in; --list, --rm and --gc look after the store.
+
+    Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
+    does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
+    errors (read-only, full, not a directory), unknown handles, input that is not what
+    --type says; 2 usage errors (bad names, conflicting options, an empty --store).
+
+    \b
+    Examples:
+      pytest -q 2>&1 | ctx-stash --name tests
+      ctx-stash --name tests --tee -- pytest -q
+      ctx-read tests --grep 'FAILED|Error' -C 3
+      ctx-stash --list
+      ctx-stash --gc --max-bytes 500M --strategy importance --dry-run
+
+    The manual, man ctx-stash, has the details.
+
+    \f
+
     Reads stdin (or FILE) in bounded memory into the store and prints the handle card as
     one JSON line. Inputs of at most --threshold characters are passed through unchanged
     and nothing is stored (unless --always), so a filter chain stays cheap for small
@@ -106,19 +128,6 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     not removed, by --gc; --rm removes it.
 
     Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
-
-    Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
-    does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
-    errors (read-only, full, not a directory), unknown handles, input that is not what
-    --type says; 2 usage errors (bad names, conflicting options, an empty --store).
-
-    \b
-    Examples:
-      pytest -q 2>&1 | ctx-stash --name tests
-      ctx-stash --name tests --tee -- pytest -q
-      ctx-read tests --grep 'FAILED|Error' -C 3
-      ctx-stash --list
-      ctx-stash --gc --max-bytes 500M --strategy importance --dry-run
     """
     from ctxtools import stash
     from ctxtools.store import HandleStore

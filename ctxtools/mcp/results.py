@@ -1,4 +1,4 @@
-"""The seed's rule, for our own results: a big result is stored, and the agent gets its card,
+"""ctx-stash's rule, for our own results: a big result is stored, and the agent gets its card,
 its first slice and the call that pages on.
 
 A tool returns a ``Reply``: its text (what the filter would print on stdout) and its notes

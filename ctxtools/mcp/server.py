@@ -42,6 +42,7 @@ from ctxtools.mcp import code, resources, schema, tools, wire
 from ctxtools.mcp.env import Children, Env
 from ctxtools.mcp.results import deliver, redacted
 from ctxtools.mcp.roots import Roots
+from ctxtools.mcp.wording import for_tool
 
 log = logging.getLogger("ctx-mcp")
 WORKERS = 4  # tool calls running at once (each in a thread)
@@ -137,7 +138,7 @@ class App:
                 call, limiter=self.limiter, abandon_on_cancel=True
             )
         except CtxError as exc:
-            return _error(prog, exc)
+            return _error(prog, for_tool(name, str(exc)))
         except anyio.get_cancelled_exc_class():
             children.stop_all()
             raise
@@ -150,7 +151,8 @@ class App:
             self.calls.discard(children)
         content = [_text(done.text)]
         if done.notes:
-            content.append(_text("\n".join(f"{prog}: {n}" for n in done.notes)))
+            notes = (for_tool(name, n) for n in done.notes)
+            content.append(_text("\n".join(f"{prog}: {n}" for n in notes)))
         return types.CallToolResult(content=content, is_error=False)
 
     async def list_tools(self, ctx, params) -> types.ListToolsResult:
@@ -182,7 +184,9 @@ class App:
             call = functools.partial(tools.read, self.env, args)
             reply = redacted(await anyio.to_thread.run_sync(call, limiter=self.limiter))
         except CtxError as exc:
-            raise MCPError(types.INVALID_PARAMS, f"ctx-read: error: {exc}") from None
+            raise MCPError(
+                types.INVALID_PARAMS, f"ctx-read: error: {for_tool('read', str(exc))}"
+            ) from None
         content = types.TextResourceContents(
             uri=uri, text=reply.text, mime_type=resources.mime_of(self.env, args)
         )

@@ -27,6 +27,30 @@ class Resolution:
     candidates: list[str] = field(default_factory=list)
     reason: str = ""
 
+    def ambiguity(self, shown: int = 3) -> str | None:
+        """For a mention that matched several files, one line saying which it took, a few
+        of the others, and how to name one precisely (None when it matched one or none)."""
+        if self.path is None or len(self.candidates) < 2:
+            return None
+        others = [p for p in self.candidates if p != self.path]
+        listed = ", ".join(others[:shown])
+        more = f" and {len(others) - shown:,} more" if len(others) > shown else ""
+        example = unique_suffix(others[0], self.candidates)
+        return (
+            f"@{self.mention.raw} is ambiguous ({self.reason}); took {self.path}, not "
+            f"{listed}{more}: write more of the path to choose, e.g. @{example}"
+        )
+
+
+def unique_suffix(path: str, paths: Sequence[str]) -> str:
+    """The fewest last parts of PATH that no other of PATHS ends with (PATH when none)."""
+    parts = path.split("/")
+    for n in range(1, len(parts) + 1):
+        tail = "/".join(parts[-n:])
+        if not any(p != path and (p == tail or p.endswith("/" + tail)) for p in paths):
+            return tail
+    return path
+
 
 def _root_key(root_real: str) -> str:
     import hashlib

@@ -52,6 +52,7 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
     doc = b.as_dict()
     doc["tokens"] = b.available
     doc["model"] = profile.name if profile is not None else None
+    doc["profile"] = prof.describe_match(profile) if profile is not None else None
     return doc
 
 
@@ -282,6 +283,8 @@ def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[st
             if res.path is None:
                 notes.append(f"warning: @{m.raw} not resolved: {res.reason}")
                 continue
+            if res.ambiguity():
+                notes.append(f"note: {res.ambiguity()}")
             real = os.path.realpath(os.path.join(root_real, res.path))
             gather.add_file(real, True, "@-mention", res.path)
     task_words = req.task

@@ -137,6 +137,8 @@ class Pack:
             f"budget {total:,} tokens ({self.ruler}{'' if self.exact else ', approximate'}); "
             f"used {self.tokens:,} ({_pct(self.tokens, total)})"
         ]
+        if b.get("profile"):
+            lines.append(f"  model {b['model']}: {b['profile']}")
         if b.get("context_limit") is not None:
             lines.append(
                 f"  window {b['context_limit']:,} - system {b['reserve_system']:,}"

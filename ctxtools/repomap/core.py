@@ -195,6 +195,7 @@ def build_map(
     ruler_spec: object = None,
     defs_out: dict | None = None,
     fits_out: dict | None = None,
+    names: list[str] | None = None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -208,6 +209,7 @@ def build_map(
     ``(kind, name, line, signature, scope, end_line)`` tuples), for a caller that ranks
     the same files (ctx-pack) and need not read the scan cache again. FITS_OUT, when
     given, receives what ``refit_map`` needs to fit the same ranking to another budget.
+    NAMES (paths relative to ROOT) are the files to map instead of ROOT's listing.
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -221,7 +223,7 @@ def build_map(
         ruler = choice.ruler
         notes.extend(choice.notes)
     lazy = _LazyRuler(ruler, ruler_spec)
-    listing = list_repository(root)
+    listing = list_repository(root, names)
     result_memo = key = None
     if reuse and use_cache and lazy.spec() is not None:
         # Checked before the scan cache is even read: the candidates' stamps and the

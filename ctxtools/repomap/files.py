@@ -362,8 +362,11 @@ def walk_files(root: str) -> tuple[list[str], int]:
     return out, unreadable_dirs
 
 
-def list_files(root: str, language_for, *, scripts: bool = False) -> Listing:
-    """The files of ROOT that may go on the map, sorted shallowest first, then by path.
+def list_files(
+    root: str, language_for, *, scripts: bool = False, names: list[str] | None = None
+) -> Listing:
+    """The files of ROOT that may go on the map, sorted shallowest first, then by path;
+    NAMES (paths relative to ROOT) replaces the listing of ROOT (``via`` is then "list").
 
     ``language_for(rel)`` says whether a file has a scanner; files without one are kept only
     when they are manifests or READMEs (shown as bare paths), or, with SCRIPTS, scripts
@@ -371,8 +374,9 @@ def list_files(root: str, language_for, *, scripts: bool = False) -> Listing:
     others are never read.
     """
     root_real = os.path.realpath(root)
-    names = git_ls_files(root)
-    listing = Listing("git" if names is not None else "walk")
+    listed = names is not None  # the caller's list (--files-from), relative to ROOT
+    names = sorted(set(names)) if listed else git_ls_files(root)
+    listing = Listing("list" if listed else "git" if names is not None else "walk")
     if names is None:
         names, bad_dirs = walk_files(root)
         for _ in range(bad_dirs):

@@ -50,15 +50,15 @@ class ScanSet:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def list_repository(root: str) -> filesmod.Listing:
-    """The files of ROOT that may go on the map (see ``files.list_files``)."""
+def list_repository(root: str, names: list[str] | None = None) -> filesmod.Listing:
+    """The files of ROOT that may go on the map, or of NAMES under it (``files.list_files``)."""
     from ctxtools.repomap.scan import language_for
 
     if not os.path.isdir(root):
         if os.path.exists(root):
             raise InputError(f"{root}: not a directory", hint="give the repository's directory")
         raise InputError(f"{root}: no such directory")
-    return filesmod.list_files(root, language_for, scripts=True)
+    return filesmod.list_files(root, language_for, scripts=True, names=names)
 
 
 def scan_payload(rel: str, data: bytes):

@@ -9,7 +9,9 @@ The package, from the top down:
 * ``stream`` -- ``count_stream``: tokens, characters, lines and bytes of a binary stream
   of any size, in bounded memory;
 * ``cutter`` (with ``cuts`` and ``runs``) -- where a big input may be cut so that the
-  pieces' exact counts add up to the whole count.
+  pieces' exact counts add up to the whole count;
+* ``ids`` -- token ids and back, and the first or last N tokens of a text (ctx-count
+  ``--ids``, ``--decode``, ``--head``, ``--tail``).
 
 Imports go downward only: ``stream`` -> ``rulers`` -> ``loading``; ``stream`` imports
 ``cutter`` -> ``runs`` -> ``cuts`` when an input is big enough to cut. The names below

@@ -16,6 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
 BIN = Path(sys.executable).parent
 
+# CI runs the tests marked `process` a second time through the installed console scripts as
+# real processes (.ci/run). This module is the core of that set: every script's exit
+# statuses 0, 1 and 2 and its stdout and stderr.
+pytestmark = pytest.mark.process
+
 
 def test_all_seven_commands_and_the_mcp_server_are_declared():
     assert SCRIPTS == [
@@ -47,11 +52,9 @@ def test_version(script_runner, name):
 
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_unknown_option_is_a_usage_error(script_runner, name):
-    result = script_runner.run([name, "--no-such-option"])
+    result = script_runner.run([name, "--xyzzy"])
     assert result.returncode == 2
-    assert result.stderr == (
-        f"{name}: error: no such option '--no-such-option' (see {name} --help)\n"
-    )
+    assert result.stderr == (f"{name}: error: no such option '--xyzzy' (see {name} --help)\n")
 
 
 # A whole-number option of each command, a value click's own checks refuse, and what they say.
@@ -101,6 +104,28 @@ def test_library_usage_errors_point_at_help_too(script_runner):
         'ctx-pack: error: no task (give -q/--task "what to do"; -q - reads it from stdin; '
         "see ctx-pack --help)\n"
     )
+
+
+# A missing input for each filter: bad data, exit 1, one line naming the command. (ctx-mcp
+# reports its failures as tool results; tests/cli/test_mcp.py runs it as a process.)
+MISSING = {
+    "ctx-count": ["NOPE"],
+    "ctx-stash": ["NOPE"],
+    "ctx-read": ["NOPE"],
+    "ctx-excerpt": ["-q", "foo", "NOPE"],
+    "ctx-repomap": ["NOPE"],
+    "ctx-pack": ["-q", "fix foo", "NOPE"],
+    "ctx-compact": ["NOPE"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISSING))
+def test_a_missing_input_fails_with_one_line_and_exit_1(script_runner, tmp_path, name):
+    result = script_runner.run([name, *MISSING[name]], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"{name}: error: ") and result.stderr.count("\n") == 1
+    assert "NOPE" in result.stderr
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -483,3 +508,117 @@ def test_short_flags_are_the_documented_table():
     for short, by_command in declared.items():
         assert len(set(by_command.values())) == (2 if short == "-q" else 1), (short, by_command)
     assert set(declared["-h"]) == set(SCRIPTS)
+
+
+# --- one table of long options (issue 28.9) -------------------------------------------------
+
+
+def _long_table() -> dict[str, set[str]]:
+    """docs/options.md's table of long options: {first option: {commands}}."""
+    import re
+
+    text = (ROOT / "docs" / "options.md").read_text()
+    section = text.split("## Long options every command of a kind takes", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    table = {}
+    for first, where in re.findall(r"^\| `(-[-\w]+)[^|]*\|[^|]*\| (.+) \|$", section, re.M):
+        if where.startswith("every command but "):
+            gone = {c.strip() for c in where.removeprefix("every command but ").split(" and ")}
+            table[first] = set(SCRIPTS) - gone
+        elif where == "every command":
+            table[first] = set(SCRIPTS)
+        else:
+            table[first] = {c.strip() for c in where.split(",")}
+    return table
+
+
+def _declared_long_options() -> dict[str, set[str]]:
+    from ctxtools.cli import compact, count, excerpt, mcp, pack, read, repomap, stash
+
+    found: dict[str, set[str]] = {}
+    for mod in (compact, count, excerpt, mcp, pack, read, repomap, stash):
+        name = "ctx-" + mod.__name__.rsplit(".", 1)[1]
+        for param in mod.cli.params:
+            for opt in param.opts:
+                found.setdefault(opt, set()).add(name)
+    return found
+
+
+def test_long_options_are_the_documented_table():
+    """--json, --model, -o, --files-from and --completion are on exactly the commands
+    docs/options.md lists; a command with a budget (--tokens) has --model."""
+    table, declared = _long_table(), _declared_long_options()
+    assert set(table) == {"--json", "--model", "-o", "--files-from", "--completion"}
+    for option, commands in table.items():
+        assert declared[option] == commands, option
+    assert declared["--tokens"] <= declared["--model"]
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("ctx-repomap", ["."]),
+        ("ctx-excerpt", ["-q", "main", "a.py"]),
+        ("ctx-read", ["--head", "2"]),
+        ("ctx-compact", ["--limit", "1000", "t.json"]),
+    ],
+)
+def test_output_writes_the_same_bytes_stdout_gets_and_refuses_a_directory(
+    script_runner, tmp_path, monkeypatch, name, args
+):
+    """Issue 28.9: -o on every command that writes a document, by ctx-pack's rules."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("def main():\n    return 1\n")
+    (tmp_path / "t.json").write_text('[{"role": "user", "content": "hi"}]')
+    import io
+
+    def run(*more):
+        return script_runner.run([name, *args, *more], stdin=io.StringIO("one\ntwo\nthree\n"))
+
+    plain = run()
+    assert plain.returncode == 0, plain.stderr
+    to_file = run("-o", "out.txt")
+    assert to_file.returncode == 0 and to_file.stdout == ""
+    assert (tmp_path / "out.txt").read_text() == plain.stdout
+    (tmp_path / "d").mkdir()
+    refused = run("-o", "d")
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.endswith(f"{name}: error: -o d: cannot write (is a directory)\n")
+
+
+def test_an_error_leaves_the_output_file_as_it_was(script_runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out.txt").write_text("before\n")
+    r = script_runner.run(["ctx-read", "no-such-handle", "-o", "out.txt"])
+    assert r.returncode == 1
+    assert (tmp_path / "out.txt").read_text() == "before\n"
+
+
+def test_compact_q_is_quiet_and_says_so(script_runner, tmp_path):
+    """-q is --query everywhere else: ctx-compact keeps it for old scripts, never silently."""
+    t = tmp_path / "t.json"
+    t.write_text('[{"role": "user", "content": "hi"}]')
+    r = script_runner.run(["ctx-compact", "--limit", "1000", "-q", str(t)])
+    assert r.returncode == 0
+    assert r.stderr == (
+        "ctx-compact: note: -q is --quiet in ctx-compact only (elsewhere it is --query): "
+        "type --quiet\n"
+    )
+    quiet = script_runner.run(["ctx-compact", "--limit", "1000", "--quiet", str(t)])
+    assert quiet.stderr == ""
+
+
+def test_model_picks_the_encoding_of_repomap_and_excerpt(script_runner, tmp_path):
+    (tmp_path / "a.py").write_text("def main():\n    return 1\n")
+    import json
+
+    for name, args in (
+        ("ctx-repomap", [str(tmp_path)]),
+        ("ctx-excerpt", ["-q", "main", "--tokens", "500"]),
+    ):
+        files = [] if name == "ctx-repomap" else [str(tmp_path / "a.py")]
+        r = script_runner.run([name, *args, "--model", "gpt-4o", "--json", *files])
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        counter = doc["counter"] if name == "ctx-repomap" else doc["budget"]["counter"]
+        assert counter == "o200k_base", name

@@ -288,7 +288,7 @@ def test_a_compaction_says_what_it_did_in_one_line(script_runner, runs, fmt):
     from ctxtools.tokens import get_ruler
 
     assert get_ruler().ruler.count(res.stdout) > rep["tokens_after"]  # the file costs more
-    quiet = compact(script_runner, data, "--limit", "7000", "-q")
+    quiet = compact(script_runner, data, "--limit", "7000", "--quiet")
     assert quiet.returncode == 0 and quiet.stdout == res.stdout
     assert summary_lines(quiet.stderr) == [] and quiet.stderr == ""
 
@@ -594,6 +594,7 @@ def test_without_limit_or_model_the_default_profile_counts(script_runner):
 # --- no headroom -------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_exit_4_when_the_target_cannot_be_reached(script_runner, runs):
     data = as_bytes(runs["ponylang__ponyc-4588"])
     res = compact(script_runner, data, "--limit", "2500", "--json-report")
@@ -655,6 +656,7 @@ def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
         (b"\xef\xbb\xbf\xef\xbb\xbf[]", "invalid JSON"),
     ],
 )
+@pytest.mark.process
 def test_bad_input_is_refused(script_runner, store_dir, data, message):
     res = compact(script_runner, data, "--limit", "100")
     assert res.returncode == 1
@@ -1006,6 +1008,7 @@ def test_accept_rejects_and_leaves_the_original(script_runner, tmp_path, candida
     assert orig.read_text() == ORIGINAL_DOC
 
 
+@pytest.mark.process
 def test_accept_reads_the_candidate_from_stdin(script_runner, tmp_path):
     orig = tmp_path / "CONTEXT.md"
     orig.write_text(ORIGINAL_DOC)
@@ -1123,6 +1126,7 @@ def test_long_transcript_built_from_real_runs(script_runner, runs, fmt):
         assert strict_problems(out2, fmt) == []
 
 
+@pytest.mark.process
 def test_file_argument_and_usage_errors(script_runner, runs, tmp_path):
     path = tmp_path / "t.json"
     path.write_bytes(as_bytes(runs["ponylang__ponyc-4595"]))

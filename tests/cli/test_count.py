@@ -31,6 +31,7 @@ def exact(text: str, encoding: str = "cl100k_base") -> int:
     return get_ruler(encoding=encoding).ruler.count(text)
 
 
+@pytest.mark.process
 def test_stdin_prints_the_number(script_runner):
     r = run_bytes(script_runner, ["ctx-count"], LOG)
     assert r.returncode == 0
@@ -93,6 +94,7 @@ def test_json_document(script_runner, tmp_path):
     assert doc["total"]["bytes"] == len(LOG)
 
 
+@pytest.mark.process
 def test_files_from_git_ls_files_z(script_runner, tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -114,6 +116,7 @@ def test_files_from_git_ls_files_z(script_runner, tmp_path, monkeypatch):
     )
 
 
+@pytest.mark.process
 def test_usage_warnings_and_fail_over(script_runner):
     text = b"word " * 900  # 900 tokens in cl100k
     n = exact(text.decode())
@@ -189,6 +192,23 @@ def test_budget_text_and_json(script_runner):
     assert doc["available"] == 128_000 - 500 - 0 - 2048 - 12_800
 
 
+def test_budget_says_which_profile_rule_matched(script_runner):
+    """Issue 28.3: o3-pro is o3's profile (200,000 tokens), not the 16,384 default, and
+    --budget says why; --json carries the rule and the profile it matched."""
+    r = script_runner.run(["ctx-count", "--budget", "--model", "o3-pro"])
+    assert r.returncode == 0 and r.stderr == ""  # no "no profile" note
+    first = r.stdout.splitlines()[0].split(None, 1)[1]
+    assert first == "o3-pro: the profile o3 (the longest profile name in the model name)"
+    assert "context limit        200,000" in r.stdout
+    r = script_runner.run(["ctx-count", "--budget", "--json", "--model", "qwen3-coder:30b"])
+    doc = json.loads(r.stdout)
+    assert (doc["matched_by"], doc["matched"], doc["context_limit"]) == (
+        "name",
+        "qwen3-coder",
+        262_144,
+    )
+
+
 @pytest.mark.parametrize("extra", [[], ["--json"]])
 def test_a_budget_below_the_floor_follows_ctx_packs_rule(script_runner, tmp_path, extra):
     """Issue 21.15: `ctx-count --budget --limit 4000` said "available 512 (floor)" while
@@ -248,12 +268,18 @@ def test_missing_tokenizer_and_not_a_tokenizer(script_runner, tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.process
 def test_missing_file_and_directory(script_runner, tmp_path):
     r = script_runner.run(["ctx-count", str(tmp_path / "nope.txt")])
     assert r.returncode == 1
     assert r.stderr == f"ctx-count: error: {tmp_path / 'nope.txt'}: no such file\n"
     r = script_runner.run(["ctx-count", str(tmp_path)])
-    assert r.returncode == 1 and "is a directory" in r.stderr
+    assert r.returncode == 1
+    # issue 28.5: ctx-count has --tree for that, so the hint names it, not ctx-repomap
+    assert r.stderr == (
+        f"ctx-count: error: {tmp_path}: is a directory (give files, or count the files "
+        f"under it: ctx-count --tree {tmp_path})\n"
+    )
 
 
 def test_files_from_with_missing_files_and_keep_going(script_runner, tmp_path):
@@ -274,6 +300,7 @@ def test_files_from_with_missing_files_and_keep_going(script_runner, tmp_path):
     assert len(doc["missing"]) == 2
 
 
+@pytest.mark.process
 def test_binary_and_invalid_utf8_never_crash(script_runner):
     data = bytes(range(256)) * 40 + b"\xff\xfe\xc3(" + "日本".encode()
     r = run_bytes(script_runner, ["ctx-count", "--json", "-"], data)
@@ -674,7 +701,9 @@ def test_unknown_model_help_and_behaviour_agree(script_runner):
     help_text = " ".join(script_runner.run(["ctx-count", "--help"]).stdout.split())
     exits = help_text[help_text.index("Exit status:") :]
     assert "model" not in exits.split(" 2 usage error")[0]
-    assert "An unknown --model is not an error" in help_text
+    from ctxtools.cli.count import cli  # the manual (man ctx-count) says it in words
+
+    assert "An unknown --model is not an error" in " ".join(cli.help.split())
     r = run_bytes(script_runner, ["ctx-count", "--model", "nosuchmodel"], b"abc")
     assert r.returncode == 0
     assert r.stderr == (

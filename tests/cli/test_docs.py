@@ -97,8 +97,53 @@ def _examples(cmd) -> list[str]:
     for para in re.split(r"\n[ \t]*\n", inspect.cleandoc(cmd.help)):
         rows = para.split("\n")
         if rows[0].strip() == "\b":
-            out.extend(row.rstrip() for row in rows[1:] if row.strip())
+            # the "Examples:" heading becomes the man page's EXAMPLES section
+            out.extend(row.rstrip() for row in rows[1:] if row.strip() and row != "Examples:")
     return out
+
+
+# A screen: what --help may print before its options, and in all (issue 28.10: ctx-pack's
+# help was 229 lines, its options starting after about 100 lines of prose).
+PROSE_LINES = 35
+HELP_LINES = 140
+
+
+def test_help_is_short_and_the_man_page_holds_the_rest():
+    """--help: the summary, a short paragraph, the exit statuses, the examples and a
+    pointer to the man page, then the options; everything after click's \\f mark (the
+    long text) is in the man page, not in --help."""
+    import inspect
+    import tomllib
+
+    from click.testing import CliRunner
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_docs
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    for name, target in scripts.items():
+        cmd = gen_docs.load_command(target)
+        shown = CliRunner().invoke(cmd, ["--help"], prog_name=name, terminal_width=80).output
+        lines = shown.splitlines()
+        prose = lines.index("Options:")
+        assert prose <= PROSE_LINES and len(lines) <= HELP_LINES, (name, prose, len(lines))
+        assert "Examples:" in [li.strip() for li in lines[:prose]], name
+        assert f"The manual, man {name}, has" in shown, name
+        long = inspect.cleandoc(cmd.help).partition("\f")[2]
+        assert len(long.split()) > 50, name  # the details live on, in the page
+        page = " ".join(_render(ROOT / "man" / f"{name}.1")[0].split())
+        for para in re.split(r"\n[ \t]*\n", long.strip()):
+            if not para.startswith("\b"):
+                words = " ".join(para.split())
+                assert words[:60] in page.replace("‐", "-"), (name, words[:60])
+                assert " ".join(words.split()[:8]) not in " ".join(shown.split()), name
+
+
+def test_no_user_text_speaks_of_the_seed():
+    """The design's reference texts are not the user's: ctx-mcp's help said "the seed's
+    rule"."""
+    for path in [ROOT / "README.md", *sorted((ROOT / "man").glob("*.1"))]:
+        assert "seed" not in path.read_text(encoding="utf-8").lower(), path.name
 
 
 def test_every_man_page_renders_without_a_warning_and_loses_nothing():

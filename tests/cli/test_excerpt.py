@@ -125,6 +125,7 @@ def test_the_named_function_in_every_language(script_runner, src):
         assert bodies[f["path"]] in text, f["path"]
 
 
+@pytest.mark.process
 def test_files_from_with_nul_separators(script_runner, src):
     listing = src / "list"
     listing.write_bytes(b"auth.py\0cart.ts\0")
@@ -136,6 +137,7 @@ def test_files_from_with_nul_separators(script_runner, src):
     assert r.stdout.endswith("\n\nno match in 1 file:\nauth.py\n")
 
 
+@pytest.mark.process
 def test_stdin(script_runner, src):
     r = run_bytes(
         script_runner,
@@ -166,6 +168,7 @@ def test_handle_reference(script_runner, src, store_dir):
     assert bad.stderr.startswith("ctx-excerpt: error: ") and "nosuch" in bad.stderr
 
 
+@pytest.mark.process
 def test_missing_files_are_named_and_exit_1(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "-q", "Cart", "cart.ts", "gone.py", "also-gone.rs"])
     assert r.returncode == 1
@@ -223,6 +226,7 @@ def test_no_usable_identifier_is_a_usage_error(script_runner, src, args, message
     assert message in r.stderr
 
 
+@pytest.mark.process
 def test_crlf_and_invalid_utf8_keep_line_numbers(script_runner, src):
     raw = (DATA / "auth.py").read_bytes()
     (src / "crlf.py").write_bytes(raw.replace(b"\n", b"\r\n"))
@@ -358,6 +362,7 @@ def test_deterministic_output(script_runner, src):
     assert a.stdout == b.stdout
 
 
+@pytest.mark.process
 def test_worker_processes_give_the_same_output(script_runner, src):
     (src / "blob.bin").write_bytes(b"\x00\x01verify_token")
     args = ["ctx-excerpt", "--keep-going", "-q", "verify_token Cart tokenize", "--window", "4"]
@@ -534,6 +539,7 @@ def test_unmatched_usage_errors(script_runner, src, args, message):
     assert message in r.stderr and r.stdout == ""
 
 
+@pytest.mark.process
 def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypatch):
     """Issue 11: a name with undecodable bytes was a TypeError in --json; it is shown with
     U+FFFD there (as ctx-repomap does), and as its own bytes in text."""

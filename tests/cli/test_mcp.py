@@ -256,9 +256,34 @@ def test_a_budget_below_the_floor_fails_as_ctx_pack_says(repo, store_dir):
     res = run(go)
     assert res.is_error
     line = _cli_error([str(BIN / "ctx-pack"), "-q", "x", "--tokens", "100"], store_dir, repo)
-    # the command line adds where to read more; the tool's result is the same line without
-    line = line.replace("; see ctx-pack --help)", ")")
+    # the command line adds where to read more; the tool's result is the same line without,
+    # naming the tool's argument (tokens) where the command names its flag (--tokens)
+    line = line.replace("; see ctx-pack --help)", ")").replace("--tokens", "tokens")
     assert text(res) == line and line.startswith("ctx-pack: error: ")
+
+
+def test_errors_name_the_tools_arguments_not_command_line_flags(repo, store_dir):
+    """Issue 28.8: an agent cannot type --range or ctx-stash --list; the error names the
+    read tool's argument and what a client can do (resources/list)."""
+
+    async def go():
+        async with client(store_dir, "--root", str(repo)) as s:
+            await s.call_tool("stash", {"text": "a\nb\n", "name": "x"})
+            calls = [
+                ({"ref": "x", "range": "0-3"}, "range 0-3: line numbers start at 1"),
+                ({"ref": "x", "context": 2}, "context and ignore_case go with grep"),
+                ({"ref": "nothing"}, "no handle default/nothing (resources/list lists them)"),
+            ]
+            got = []
+            for args, want in calls:
+                res = await s.call_tool("read", args)
+                assert res.is_error, args
+                got.append((text(res), want))
+            return got
+
+    for said, want in run(go):
+        assert said == f"ctx-read: error: {want}"
+        assert "--" not in said and "ctx-stash" not in said
 
 
 def test_paths_symlinks_and_mentions_outside_the_roots_are_refused(repo, store_dir, tmp_path):
@@ -291,7 +316,7 @@ def test_malformed_arguments_and_an_unknown_tool_are_error_results(repo, store_d
                 ("read", {"ref": 3}, "ctx-read: error: argument 'ref' must be a string"),
                 ("read", {}, "ctx-read: error: argument 'ref' is required"),
                 ("read", {"ref": "x", "bogus": 1}, "ctx-read: error: unknown argument 'bogus'"),
-                ("read", {"ref": "x", "head": 2, "tail": 2}, "ctx-read: error: --head and --tail"),
+                ("read", {"ref": "x", "head": 2, "tail": 2}, "ctx-read: error: head and tail"),
                 ("read", {"ref": "x", "head": True}, "argument 'head' must be a whole number"),
                 ("count", {}, "ctx-count: error: give text or paths"),
                 ("repomap", {"tokens": 10}, "below the minimum of 50"),
@@ -576,8 +601,11 @@ def test_without_the_mcp_package_one_line_says_how_to_install_it(script_runner, 
     monkeypatch.setitem(sys.modules, "mcp", None)
     result = script_runner.run(["ctx-mcp"])
     assert result.returncode == 1
+    # issue 28.2: not 'ctxtools[mcp]' (no index has it): the extra's requirement, installed
+    # beside this ctx-mcp (tests/cli/test_install.py checks the requirement itself)
     assert result.stderr == (
-        "ctx-mcp: error: the MCP server needs the mcp package (pip install 'ctxtools[mcp]')\n"
+        "ctx-mcp: error: the MCP server needs the mcp package (install it: "
+        f"{sys.executable} -m pip install 'mcp<3,>=2.3')\n"
     )
 
 

@@ -176,6 +176,7 @@ def test_json_text_is_the_markdown_pack(script_runner, repo):
     assert sum(p["tokens"] for p in doc["sections"][2]["parts"]) >= 1
 
 
+@pytest.mark.process
 def test_budget_below_the_floor_is_a_clean_error_with_the_figures(script_runner, repo):
     r = pack(script_runner, "-q", "x tokenize", "--limit", "4000", ".", ok=False)
     assert r.returncode == 1
@@ -318,6 +319,7 @@ def test_changed_with_an_unknown_revision(script_runner, repo):
 # --- bad input -----------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_missing_paths_are_all_named_and_keep_going_packs_the_rest(script_runner, repo):
     r = pack(script_runner, "-q", "tokenize", "nope.py", "core/lexer.rs", "gone/*.rs", ok=False)
     assert r.returncode == 1
@@ -380,6 +382,7 @@ def test_symlink_loop_is_an_unreadable_path(script_runner, repo):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.process
 def test_binary_file_named_is_skipped_and_said(script_runner, repo):
     (repo / "blob.bin").write_bytes(b"\0\1\2" * 100)
     r = pack(script_runner, "-q", "tokenize", "blob.bin", "core/lexer.rs")
@@ -396,6 +399,7 @@ def test_empty_task_and_unknown_root(script_runner, repo):
     assert r.returncode == 2 and r.stderr.startswith("ctx-pack: error: no task (give -q/--task")
 
 
+@pytest.mark.process
 def test_task_read_from_stdin(script_runner, repo):
     import io
 
@@ -424,6 +428,7 @@ def test_explain_shows_budget_sections_files_and_drops_on_stderr(script_runner, 
     r = pack(script_runner, "-q", "reserve stock", "src", "--model", "gpt-4o", "--explain")
     err = r.stderr
     assert "budget " in err and "window 128,000 - system 500 - tools 900" in err
+    assert "\n  model gpt-4o: the profile gpt-4o\n" in err  # issue 28.3: which rule matched
     assert "sections" in err and "files" in err
     assert "█" in err
     assert "# Files" in r.stdout  # the pack itself still on stdout

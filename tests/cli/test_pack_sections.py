@@ -199,6 +199,23 @@ def test_an_unresolved_mention_is_a_warning_with_the_closest_names(script_runner
     assert "inventory.py" in r.stderr
 
 
+def test_an_ambiguous_mention_says_what_it_took_and_how_to_be_precise(script_runner, tree):
+    """Issue 28.6: @base.py matching several files picks one; stderr says which, names the
+    others and a mention that would pick another. A precise mention says nothing."""
+    for d in ("web/template", "db/models", "forms"):
+        (tree / d).mkdir(parents=True)
+        (tree / d / "base.py").write_text(f"ORIGIN = {d!r}\n")
+    r = run(script_runner, "-q", "fix @base.py", "--tokens", "3000")
+    assert r.stderr == (
+        "ctx-pack: note: @base.py is ambiguous (3 files named base.py: none used before; "
+        "shallowest path); took forms/base.py, not db/models/base.py, web/template/base.py: "
+        "write more of the path to choose, e.g. @models/base.py\n"
+    )
+    r = run(script_runner, "-q", "fix @models/base.py", "--tokens", "3000")
+    assert r.stderr == ""
+    assert "ORIGIN = 'db/models'" in r.stdout
+
+
 def test_a_handle_mention_is_packed(script_runner, tree):
     import io
 

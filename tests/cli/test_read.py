@@ -71,6 +71,7 @@ def test_reference_forms(script_runner, log):
         assert ok(read(script_runner, ref, "--head", "1")) == want, ref
 
 
+@pytest.mark.process
 def test_card_on_stdin(script_runner, log):
     card = json.dumps(log).encode()
     assert ok(read(script_runner, "--tail", "1", stdin=card)) == LINES[-1] + "\n"
@@ -93,6 +94,7 @@ def test_non_card_stdin_is_content(script_runner, store_dir):
     assert not store_dir.exists()
 
 
+@pytest.mark.process
 def test_stash_then_read_pipeline_both_ways(script_runner):
     small = b"1 passed in 0.01s\n"
     passed = run_bytes(script_runner, ["ctx-stash"], small).stdout.encode()
@@ -217,6 +219,7 @@ def test_grep_adjacent_matches_merge(script_runner):
     assert out == "1-a\n2:x1\n3:x2\n4-b\n--\n6-d\n7:x3\n"
 
 
+@pytest.mark.process
 def test_grep_cjk_and_invalid_utf8(script_runner):
     data = "第一行\n错误: 断言失败\n".encode() + b"bad \xff\xfe bytes ERROR\n"
     run_bytes(script_runner, ["ctx-stash", "--always", "--name", "mixed"], data)
@@ -475,6 +478,7 @@ def test_verify_needs_a_handle(script_runner):
     assert r.returncode == 2
 
 
+@pytest.mark.process
 def test_binary_payload(script_runner, store_dir):
     data = bytes(range(256)) * 8
     card = json.loads(run_bytes(script_runner, ["ctx-stash", "--name", "bin"], data).stdout)
@@ -798,3 +802,27 @@ def test_jsonpath_on_a_big_stored_log_fails_at_its_first_bytes(script_runner, st
     r = read(script_runner, "biglog", "--jsonpath", "$[0]")
     assert r.returncode == 1
     assert "is not valid JSON at line 1, column 5: unexpected content after document" in r.stderr
+
+
+def test_json_is_the_read_as_one_document(script_runner):
+    """Issue 28.9: --json on ctx-read too: the text shown, how to go on, the notes."""
+    import io
+    import json
+
+    data = "".join(f"line {i}\n" for i in range(1, 401))
+    r = script_runner.run(["ctx-stash", "--name", "j", "--always"], stdin=io.StringIO(data))
+    assert r.returncode == 0, r.stderr
+    ref = json.loads(r.stdout)["ref"]
+    r = script_runner.run(["ctx-read", "j", "--range", "2-3", "--json"])
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {
+        "ref": ref,
+        "projection": "--range",
+        "text": "line 2\nline 3\n",
+        "next": None,
+        "notes": [],
+    }
+    plain = script_runner.run(["ctx-read", "j", "--max-chars", "50"])
+    cut = json.loads(script_runner.run(["ctx-read", "j", "--max-chars", "50", "--json"]).stdout)
+    assert plain.stdout == cut["text"] + cut["next"] + "\n"
+    assert "--range" in cut["next"]

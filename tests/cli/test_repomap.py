@@ -67,6 +67,7 @@ def test_text_map(script_runner, repo):
     assert get_ruler().ruler.count(r.stdout) <= 1000
 
 
+@pytest.mark.process
 def test_exact_budget_through_the_command(script_runner, repo):
     ruler = get_ruler().ruler
     for budget in (50, 64, 90, 130):
@@ -213,6 +214,7 @@ def test_budget_below_50_is_a_usage_error(script_runner, repo, store_dir):
     assert not (store_dir / "repomap").exists()
 
 
+@pytest.mark.process
 def test_missing_focus_file(script_runner, repo):
     r = script_runner.run(["ctx-repomap", str(repo), "--focus", "nope.py"])
     assert r.returncode == 1
@@ -241,6 +243,7 @@ def test_empty_and_binary_only_repositories(script_runner, tmp_path, content):
     assert doc["files"] == [] and doc["map"] == "" and doc["tokens"] == 0
 
 
+@pytest.mark.process
 def test_crlf_invalid_utf8_and_giant_minified_line(script_runner, tmp_path):
     root = tmp_path / "odd"
     write(root, "win.py", b"class Win:\r\n    def open_it(self):\r\n        pass\r\n")
@@ -378,3 +381,34 @@ def test_explain_says_what_the_map_shows_and_leaves_out(script_runner, repo):
     ranked = [f["path"] for f in doc["files"]]
     for path in ranked:
         assert path in shown or path in left  # every mapped file is accounted for
+
+
+def test_files_from_maps_the_listed_files_only(script_runner, repo, monkeypatch):
+    """Issue 28.9: --files-from/-0 on every command that takes many paths, ctx-repomap too:
+    the listed files (relative to the working directory) are mapped instead of the tree."""
+    import io
+    import subprocess
+
+    monkeypatch.chdir(repo)
+    every = json.loads(script_runner.run(["ctx-repomap", ".", "--json"]).stdout)
+    ls = ["git", "ls-files", "-z", "-co", "--exclude-standard"]
+    tracked = subprocess.run(ls, capture_output=True, check=True).stdout
+    listed = [n for n in tracked.decode().split("\0") if n.endswith(".py")]
+    assert listed and len(listed) < every["candidates"]
+    r = script_runner.run(
+        ["ctx-repomap", ".", "--json", "--files-from", "-", "-0"],
+        stdin=io.TextIOWrapper(io.BytesIO("\0".join(listed).encode())),
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    # the listed files pass the same filters as a walked tree's: vendor/ stays out
+    assert doc["files_listed_by"] == "list" and doc["skipped"] == {"vendored": 1}
+    assert doc["candidates"] == len(listed) - 1
+    assert {f["path"] for f in doc["files"]} <= set(listed)
+    r = script_runner.run(
+        ["ctx-repomap", "store", "--files-from", "-"],
+        stdin=io.StringIO("store/handles.py\n../outside.py\n"),
+    )
+    assert r.returncode == 0
+    assert r.stderr == "ctx-repomap: note: 1 listed names outside store left out: ../outside.py\n"
+    assert "handles.py" in r.stdout

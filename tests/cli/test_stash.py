@@ -124,6 +124,7 @@ def test_file_argument(script_runner, tmp_path, store_dir):
     assert card["bytes"] == len(PYTEST_LOG)
 
 
+@pytest.mark.process
 def test_missing_file(script_runner, tmp_path, store_dir):
     r = script_runner.run(["ctx-stash", str(tmp_path / "nope.txt")])
     assert r.returncode == 1
@@ -181,6 +182,7 @@ def test_name_of_128_is_fine(script_runner):
 # --- -- CMD ----------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_command_exit_status_and_interleaving(script_runner, store_dir):
     prog = (
         "import sys\n"
@@ -221,9 +223,11 @@ def test_command_killed_by_signal(store_dir):
         capture_output=True,
     )
     assert out.returncode == 128 + signal.SIGTERM
-    assert json.loads(out.stdout)["exit_status"] == -signal.SIGTERM
+    # issue 28.7: the card says what ctx-stash exits with, the shell's 128 + N
+    assert json.loads(out.stdout)["exit_status"] == 128 + signal.SIGTERM
 
 
+@pytest.mark.process
 def test_command_not_found(script_runner, store_dir):
     r = script_runner.run(["ctx-stash", "--name", "x", "--", "no-such-command-xyz", "-v"])
     assert r.returncode == 127
@@ -232,6 +236,7 @@ def test_command_not_found(script_runner, store_dir):
     assert not list(store_dir.rglob("*.json"))
 
 
+@pytest.mark.process
 def test_command_not_executable(script_runner, tmp_path):
     f = tmp_path / "script.sh"
     f.write_text("echo hi\n")
@@ -565,7 +570,7 @@ def test_signal_stops_the_command_and_keeps_what_it_printed(tmp_path, store_dir,
     name = signal.Signals(sig).name
     card = json.loads(out)
     assert card["incomplete"] == name and card["name"] == "run"
-    assert card["exit_status"] == (-signal.SIGKILL if mode == "ignore" else -sig)
+    assert card["exit_status"] == 128 + (signal.SIGKILL if mode == "ignore" else sig)
     assert err.decode() == (
         f"ctx-stash: error: interrupted by {name}: stopped the command (pid {child}); "
         f"kept what it printed as {card['ref']} (incomplete)\n"
@@ -839,6 +844,7 @@ def test_gc_dry_run_works_on_a_read_only_store(tmp_path):
 # --- binary payloads (issue 20) ----------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_random_bytes_are_stashed_as_binary(script_runner, store_dir):
     import random
 

@@ -13,8 +13,8 @@ from ctxtools.errors import InputError, NotFoundError, UsageError
     [
         ("gpt-4o", 128_000, "o200k_base", "exact"),
         ("GPT-4o", 128_000, "o200k_base", "exact"),
-        ("gpt-4o-2024-08-06", 128_000, "o200k_base", "family"),
-        ("gpt-4-0613", 8_192, "cl100k_base", "family"),
+        ("gpt-4o-2024-08-06", 128_000, "o200k_base", "name"),
+        ("gpt-4-0613", 8_192, "cl100k_base", "name"),
         ("claude-sonnet-4-5", 200_000, "cl100k_base", "exact"),
         ("claude-3-opus-20240229", 200_000, "cl100k_base", "family"),
         ("gemini-2.5-pro", 1_048_576, "cl100k_base", "exact"),
@@ -33,6 +33,96 @@ from ctxtools.errors import InputError, NotFoundError, UsageError
 def test_resolution_order(model, limit, encoding, matched_by):
     p = profiles.resolve(model)
     assert (p.context_limit, p.encoding, p.matched_by) == (limit, encoding, matched_by)
+
+
+# Model ids as the providers' APIs and Ollama's library spell them, with the profile each must
+# resolve to and the rule that finds it (issue 28.3: a dated or suffixed id is its model's
+# profile, never a family's or the default's).
+REAL_IDS = [
+    # OpenAI
+    ("o3-pro", "o3", "name", 200_000),
+    ("o3-pro-2025-06-10", "o3", "name", 200_000),
+    ("o3-mini-2025-01-31", "o3-mini", "name", 200_000),
+    ("o4-mini-deep-research", "o4-mini", "name", 200_000),
+    ("o1-2024-12-17", "o1", "name", 200_000),
+    ("gpt-4o-mini-2024-07-18", "gpt-4o-mini", "name", 128_000),
+    ("chatgpt-4o-latest", "gpt-4o", "family", 128_000),
+    ("gpt-4.1-2025-04-14", "gpt-4.1", "name", 1_047_576),
+    ("gpt-4-turbo-2024-04-09", "gpt-4-turbo", "name", 128_000),
+    ("gpt-5-codex", "gpt-5", "name", 400_000),
+    ("gpt-5-mini-2025-08-07", "gpt-5-mini", "name", 400_000),
+    ("openai/gpt-4o", "gpt-4o", "name", 128_000),
+    ("ft:gpt-4o-mini-2024-07-18:acme::abc123", "gpt-4o-mini", "name", 128_000),
+    # Anthropic (API ids, and Bedrock's)
+    ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "name", 200_000),
+    ("claude-sonnet-4-20250514", "claude-sonnet-4", "name", 200_000),
+    ("claude-opus-4-1-20250805", "claude-opus-4-1", "name", 200_000),
+    ("claude-3-5-haiku-20241022", "claude-3-5-haiku", "name", 200_000),
+    ("claude-3-7-sonnet-latest", "claude-3-7-sonnet", "name", 200_000),
+    ("anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet", "name", 200_000),
+    # Google
+    ("gemini-2.5-pro-preview-06-05", "gemini-2.5-pro", "name", 1_048_576),
+    ("gemini-2.5-flash-lite", "gemini-2.5-flash", "name", 1_048_576),
+    ("models/gemini-2.0-flash-001", "gemini-2.0-flash", "name", 1_048_576),
+    ("gemini-1.5-pro-002", "gemini-1.5-pro", "name", 2_097_152),
+    # Mistral
+    ("mistral-large-latest", "mistral-large", "name", 131_072),
+    ("mistral-large-2411", "mistral-large", "name", 131_072),
+    ("codestral-2501", "codestral", "name", 256_000),
+    ("open-mistral-nemo", "mistral-nemo", "name", 131_072),
+    ("mistral-small-latest", "mistral", "family", 32_768),
+    # Meta
+    ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3", "family", 131_072),
+    ("Llama-4-Maverick-17B-128E-Instruct", "llama-4", "family", 1_048_576),
+    # Ollama tags
+    ("qwen3-coder:30b", "qwen3-coder", "name", 262_144),
+    ("qwen3-coder:480b-a35b-q4_K_M", "qwen3-coder", "name", 262_144),
+    ("qwen2.5-coder:32b-instruct-q4_K_M", "qwen2.5-coder:32b", "name", 32_768),
+    ("qwen2.5-coder:7b", "qwen", "family", 32_768),
+    ("llama3.1:8b", "llama3.1", "name", 131_072),
+    ("llama3:latest", "llama3", "name", 8_192),
+    ("llama3.2:3b", "llama3.2", "family", 131_072),
+    ("deepseek-coder-v2:16b", "deepseek-coder-v2", "name", 163_840),
+    ("deepseek-r1:14b", "deepseek", "family", 128_000),
+    ("mistral-nemo:12b", "mistral-nemo", "name", 131_072),
+    ("gemma3:27b", "gemma3", "family", 131_072),
+    ("gemma2:9b", "gemma", "family", 8_192),
+    ("phi4:14b", "14b", "size", 16_384),
+    ("starcoder2:3b", "3b", "size", 4_096),
+    # a dot after a name is a later version, not the same model
+    ("gpt-4.5-preview", "gpt-4", "family", 8_192),
+    ("some-unknown-model", "default", "default", 16_384),
+]
+
+
+@pytest.mark.parametrize(("model", "matched", "matched_by", "limit"), REAL_IDS)
+def test_real_model_ids_resolve_to_their_profile(model, matched, matched_by, limit):
+    p = profiles.resolve(model)
+    assert (p.matched, p.matched_by, p.context_limit) == (matched, matched_by, limit)
+
+
+def test_the_longest_profile_name_wins_over_a_shorter_one_and_a_family():
+    table = profiles.load_profiles()
+    # o3 and o3-mini are both in "o3-mini-high"; claude-sonnet-4 and -4-5 in the dated id
+    assert profiles.resolve("o3-mini-high", table).matched == "o3-mini"
+    assert profiles.resolve("claude-sonnet-4-5-20250929", table).matched == "claude-sonnet-4-5"
+    # a profile name inside another word is not that profile
+    assert profiles.resolve("gpt-4ox", table).matched_by == "family"
+    assert profiles.resolve("pro3-x", table).matched_by == "default"
+
+
+def test_describe_match_names_the_rule():
+    said = {m: profiles.describe_match(profiles.resolve(m)) for m in REAL_IDS_SAID}
+    assert said == REAL_IDS_SAID
+
+
+REAL_IDS_SAID = {
+    "o3": "the profile o3",
+    "o3-pro": "the profile o3 (the longest profile name in the model name)",
+    "qwen2.5-coder:7b": "the family qwen (no profile name in the model name)",
+    "phi4:14b": "the size bucket 14b (no profile or family name matched)",
+    "x": "the default profile (no profile, family or size matched)",
+}
 
 
 def test_openai_models_are_exact_and_others_approximate():

@@ -344,6 +344,7 @@ def test_a_map_refitted_to_another_budget_is_the_map_built_for_it(tmp_path, kw):
         refit_map(kept, 10, ruler)
 
 
+@pytest.mark.process
 def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_path):
     root = tmp_path / "repo"
     make_repo(root)

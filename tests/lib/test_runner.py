@@ -162,6 +162,9 @@ def test_run_text_words_each_failure():
         cap=100,
     )
     assert bad == runner.RunOutcome(False, "", "exited with status 9: x", 9)
+    # issue 28.7: a command killed by a signal is 128 + N, as a shell says, never -N
+    killed = runner.run_text(["sh", "-c", "kill -KILL $$"], "", timeout=60, cap=100)
+    assert killed == runner.RunOutcome(False, "", "killed by SIGKILL (status 137)", 137)
     missing = runner.run_text(["/no/such/tool"], "x", timeout=60, cap=100)
     assert missing.reason == "cannot run '/no/such/tool': No such file or directory"
     big = runner.run_text(["yes"], "abc", timeout=60, cap=100)

@@ -1,0 +1,104 @@
+"""The inputs every ctx-* command reads: FILE arguments and --files-from lists resolved to
+``FileArg``s, stdin as bytes (with a hint when it is a terminal), and one-line errors for a
+path that cannot be read as a file. ``ctxtools.cli.common`` re-exports these names."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import BinaryIO
+
+import click
+
+from ctxtools.errors import InputError, NotFoundError
+from ctxtools.resolve import STDIN, FileArg
+
+
+def read_names(files_from: str, null: bool) -> list[str]:
+    """The file names listed in FILES_FROM ('-' is stdin): NUL- or newline-separated.
+
+    A newline-separated list holding NUL bytes (``git ls-files -z`` without ``-0``) is an
+    InputError: no file name contains NUL."""
+    data = stdin_bytes().read() if files_from == "-" else read_path_bytes(files_from)
+    if not null and b"\0" in data:
+        where = "standard input" if files_from == "-" else files_from
+        raise InputError(
+            f"the names from {where} are NUL-separated",
+            hint="add -0 for lists such as git ls-files -z",
+        )
+    sep = b"\0" if null else b"\n"
+    names = []
+    for raw in data.split(sep):
+        if not null:
+            raw = raw.rstrip(b"\r")
+        if raw:
+            names.append(os.fsdecode(raw))
+    return names
+
+
+def resolve_sources(
+    files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
+) -> list[FileArg]:
+    """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
+    if null and files_from is None:
+        raise click.UsageError("-0/--null goes with --files-from")
+    names = list(files)
+    if files_from is not None:
+        names.extend(read_names(files_from, null))
+    elif not names:
+        return [STDIN]
+    if files_from is not None and not names:
+        return []
+    return [STDIN if n == "-" else FileArg(n, n) for n in names]
+
+
+def stdin_bytes() -> BinaryIO:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text-only stdin (an embedding test harness): re-encode it
+        import io
+
+        return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+    if stream.isatty():
+        click.echo(
+            f"{click.get_current_context().info_name}: reading from standard input "
+            "(end with Ctrl-D; --help for usage)",
+            err=True,
+        )
+    return stream
+
+
+def check_file(path: str, directory_hint: str = "give files, or use ctx-repomap for trees") -> None:
+    """Raise a one-line error for a path that cannot be read as a file (DIRECTORY_HINT:
+    what to do instead when it is a directory)."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory", hint=directory_hint)
+    if not os.path.exists(path):
+        raise NotFoundError(f"{path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: permission denied")
+
+
+def open_source(src: FileArg) -> BinaryIO:
+    """A binary stream for SRC; one-line errors for missing files, directories, permissions."""
+    if src.path is None:
+        return stdin_bytes()
+    check_file(src.path)
+    try:
+        return open(src.path, "rb")
+    except OSError as exc:
+        raise InputError(f"{src.path}: {exc.strerror or exc}") from None
+
+
+def read_path_bytes(path: str) -> bytes:
+    check_file(path)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+
+
+def read_source_bytes(src: FileArg) -> bytes:
+    if src.path is None:
+        return stdin_bytes().read()
+    return read_path_bytes(src.path)
