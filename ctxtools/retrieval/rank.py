@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ctxtools.classify import role as file_role
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
-from ctxtools.retrieval.noise import file_role
 from ctxtools.retrieval.terms import Query
 
 NAME_BONUS = 2.0  # times the name term's weight

@@ -1,5 +1,5 @@
 """What a payload is: ``json`` (one whole document), ``jsonl`` (one JSON value a line),
-``binary`` (``fsutil.looks_binary``: a NUL byte or mostly bytes outside UTF-8 in its head)
+``binary`` (``classify.is_binary``: a NUL byte or mostly bytes outside UTF-8 in its head)
 or ``text`` -- detected from its bytes in bounded memory, or checked against ``--type``."""
 
 from __future__ import annotations
@@ -47,15 +47,15 @@ def _capped_lines(fh: BinaryIO) -> Iterator[bytes]:
 
 def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
     """``json`` (one whole document), ``jsonl`` (one JSON object/array a line), ``binary``
-    (HEAD looks binary, ``fsutil.looks_binary``) or ``text``.
+    (HEAD looks binary, ``classify.is_binary``) or ``text``.
 
     Payloads up to JSON_PARSE_LIMIT are parsed; bigger ones are checked line by line for
     JSON Lines (lines up to JSONL_LINE_LIMIT), else judged a JSON document by their first
     and last characters -- memory stays bounded either way.
     """
-    from ctxtools.fsutil import looks_binary
+    from ctxtools.classify import is_binary
 
-    if looks_binary(head):
+    if is_binary(head):
         return "binary"
     first = head.lstrip()[:1]
     if first not in (b"{", b"["):

@@ -515,7 +515,7 @@ def test_binary_file_is_skipped_with_a_note(tmp_path):
     write(tmp_path, "CLAUDE.md", "text\n")
     result = load_instructions(tmp_path, None)
     assert paths(result) == ["CLAUDE.md"]
-    assert result.notes == ["AGENTS.md: binary file (NUL bytes); skipped"]
+    assert result.notes == ["AGENTS.md: binary file; skipped"]
 
 
 def test_unreadable_file_is_skipped_with_a_note(tmp_path, monkeypatch):
