@@ -141,7 +141,8 @@ def test_git_work_tree_lists_exactly_what_git_shows(tmp_path, git_env):
     listing = files.list_files(str(root), language_for)
     assert listing.via == "git"
     assert rels(listing) == sorted(EXPECTED + ["untracked.py"], key=files.depth_key)
-    assert listing.skipped == {"vendored": 4}  # vendor/, node_modules/, third_party/, .min.js
+    # vendor/, node_modules/, third_party/; the .min.js is minified, not somebody else's
+    assert listing.skipped == {"vendored": 3, "minified": 1}
     assert listing.others >= 3  # notes.txt, logo.png, .gitignore files, keep.log: not read
     manifests = {c.rel for c in listing.candidates if c.manifest}
     assert manifests == {"README.md", "pyproject.toml"}
@@ -812,7 +813,7 @@ def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir)
     assert calls[-1] == (11, 11) and [c[0] for c in calls] == sorted(c[0] for c in calls)
     assert parallel.text == serial.text
     assert parallel.to_json() == serial.to_json()
-    assert parallel.scanset.skipped == {"binary": 1, "vendored": 4}
+    assert parallel.scanset.skipped == {"binary": 1, "vendored": 3, "minified": 1}
     # what the workers found went into the cache like any other scan
     assert build_map(str(root), tokens=300, ruler=HeuristicRuler()).scanset.scanned == 0
 
