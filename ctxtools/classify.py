@@ -222,13 +222,13 @@ def is_binary(head: bytes) -> bool:
 
 
 def _test_name(name: str, low: str) -> bool:
-    if low.startswith(TEST_PREFIXES) or low in TEST_NAMES:
-        return True
-    if any(m in low for m in TEST_INFIXES):
+    if low.startswith(TEST_PREFIXES) or low in TEST_NAMES or ".test." in low or ".spec." in low:
         return True
     dot = low.rfind(".")
-    ext = low[dot:] if dot > 0 else ""
-    stem = low[:dot] if dot > 0 else low
+    if dot <= 0:
+        return low.endswith(TEST_STEM_SUFFIXES)
+    ext = low[dot:]
+    stem = low[:dot]
     if stem.endswith(TEST_STEM_SUFFIXES) or ext in TEST_EXTS:
         return True
     if stem.endswith("_spec") and ext not in DATA_EXTS and ext not in DOC_EXTS:
@@ -239,22 +239,34 @@ def _test_name(name: str, low: str) -> bool:
     return False
 
 
+# A directory's say over the files under it (the outermost one that has a say decides).
+_DIR_ROLE = {
+    **dict.fromkeys(EXAMPLE_DIRS, "example"),
+    **dict.fromkeys(DOC_DIRS, "docs"),
+    **dict.fromkeys(TEST_DIRS, "test"),
+}
+
+
 def role(rel: str) -> str:
     """``test``, ``docs``, ``example``, ``config`` or ``source`` for REL (``/``-separated,
     relative to the root)."""
-    parts = rel.split("/")
-    name = parts[-1]
-    low = name.lower()
-    if _test_name(name, low):
+    low_rel = rel.lower()
+    slash = low_rel.rfind("/")
+    low = low_rel[slash + 1 :]
+    if _test_name(rel[slash + 1 :], low):
         return "test"
     example = False
-    for d in parts[:-1]:
-        d = d.lower()
-        if d in TEST_DIRS or d.endswith(TEST_DIR_SUFFIXES):
-            return "test"
-        if d in DOC_DIRS:
-            return "docs"
-        example = example or d in EXAMPLE_DIRS
+    if slash > 0:
+        get = _DIR_ROLE.get
+        for d in low_rel[:slash].split("/"):
+            said = get(d)
+            if said is None:
+                if "." in d and d.endswith(TEST_DIR_SUFFIXES):
+                    return "test"
+            elif said != "example":
+                return said
+            else:
+                example = True
     ext = _ext(low)
     if ext in DOC_EXTS:
         return "docs"
@@ -304,27 +316,33 @@ def noise_by_name(rel: str) -> str | None:
 def is_generated(data: bytes) -> bool:
     """Whether a generator's mark is in the first HEAD_LINES lines of DATA."""
     global _generated_re
-    if _generated_re is None:
-        import re
-
-        _generated_re = re.compile(_GENERATED_PATTERN)
     head = data[:HEAD_BYTES]
     cut = -1
     for _ in range(HEAD_LINES):
         cut = head.find(b"\n", cut + 1)
         if cut < 0:
             break
-    if cut >= 0:
-        head = head[:cut]
+    head = (head[:cut] if cut >= 0 else head).lower()
+    if b"generat" not in head and b"do not edit" not in head:
+        return False  # every mark holds one of the two: most files end here, in C
+    if _generated_re is None:
+        import re
+
+        _generated_re = re.compile(_GENERATED_PATTERN)
     return _generated_re.search(head) is not None
 
 
 def is_minified(data: bytes) -> bool:
     """Whether DATA (a whole file) has lines of over MAX_AVG_LINE bytes on average."""
-    if len(data) <= MAX_AVG_LINE:
+    size = len(data)
+    if size <= MAX_AVG_LINE:
+        return False
+    # Enough lines in the first 64 KiB settle it without counting the rest (a big file of
+    # ordinary lines); the answer is the whole count's either way.
+    if data.count(b"\n", 0, 1 << 16) >= size / MAX_AVG_LINE:
         return False
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    return len(data) / max(lines, 1) > MAX_AVG_LINE
+    return size / max(lines, 1) > MAX_AVG_LINE
 
 
 def content_noise(data: bytes) -> str | None:
