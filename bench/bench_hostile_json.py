@@ -4,6 +4,10 @@
 ``--accept`` modes on 1 GB that is not JSON and on 200 MB that is.
 
     .venv/bin/python bench/bench_hostile_json.py [--text-mb 1000] [--json-mb 200] [--only read,...]
+    .venv/bin/python bench/bench_hostile_json.py --sizes 10,100,1000   # issue 27, item 13
+
+``--only stash`` times ``ctx-stash`` itself on the json and jsonl inputs (issue 27, item
+14: judging JSON Lines read every line, a byte a call: 200 MB took 448 s, now 1.3 s).
 
 Inputs, written once to bench/corpora/ (gitignored):
 
@@ -16,6 +20,15 @@ Each command runs as a child process (os.wait4: wall time, peak RSS of that chil
 the store in a temporary directory; the line gives its exit status and the first line of
 its stderr. ``ctx-read`` reads a handle stashed beforehand (the stash is not timed) and
 the same bytes on stdin.
+
+With --sizes, instead: peak memory at each size (MB) of the four commands of issue 27,
+item 13, each to stay under 300 MB or refuse with its limit named, the inputs written to a
+temporary directory (--dir, default in /tmp) and deleted after each size:
+
+  ctx-excerpt -q "worker processed" LOG     a log where most lines match
+  ctx-count --messages JSONL                counted a line at a time
+  ctx-compact --limit 128000 JSONL          refused past the 48 MiB limit
+  ctx-read HANDLE --jsonpath '$[0].role'    a stashed JSON document; refused past 48 MiB
 """
 
 from __future__ import annotations
@@ -88,6 +101,77 @@ def _messages(rng: random.Random):
         yield {"role": role, "content": f"step {n}: {text}"}
 
 
+def _worker_log(rng: random.Random):
+    """Log lines where most mention a worker, a good part that one processed something."""
+    msgs = [
+        "worker {w} processed job {j} in {t} ms",
+        "queue depth {j} on worker {w}",
+        "request GET /api/items/{j} 200 {t}ms",
+        "cache miss for key user:{j}",
+        "worker {w} started",
+        "retrying job {j} (attempt {w})",
+    ]
+    n = 0
+    while True:
+        lines = []
+        for _ in range(10_000):
+            n += 1
+            msg = rng.choice(msgs).format(
+                w=rng.randrange(16), j=rng.randrange(10**6), t=rng.randrange(2000)
+            )
+            level = rng.choice(["INFO", "INFO", "WARN", "DEBUG", "ERROR"])
+            stamp = f"2026-12-01T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+            lines.append(f"{stamp} {level} [app.jobs] {msg}\n")
+        yield "".join(lines).encode()
+
+
+def by_size(sizes: list[int], where: str | None) -> None:
+    """The issue 27 item 13 table: peak memory of the four commands at each size."""
+    global OUT
+    print(f"# load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs")
+    for mb in sizes:
+        tmp = Path(tempfile.mkdtemp(prefix="ctx-bench-sizes-", dir=where))
+        OUT = tmp
+        try:
+            log = _write(tmp / f"worker-{mb}mb.log", mb * MB, _worker_log(random.Random(27)))
+            jpath, lpath = build_json(mb)
+            env = {"CTX_STORE": str(tmp / "store")}
+            c = lambda name: str(BIN / name)  # noqa: E731
+            measure(
+                f"{mb} MB ctx-excerpt -q 'worker processed'",
+                [c("ctx-excerpt"), "-q", "worker processed", str(log)],
+                env,
+            )
+            measure(
+                f"{mb} MB ctx-count --messages (jsonl)",
+                [c("ctx-count"), "--messages", str(lpath)],
+                env,
+            )
+            measure(
+                f"{mb} MB ctx-compact --limit 128000 (jsonl)",
+                [c("ctx-compact"), "--limit", "128000", "-q", str(lpath)],
+                env,
+            )
+            run(
+                [
+                    c("ctx-stash"),
+                    "--store",
+                    env["CTX_STORE"],
+                    "--always",
+                    "--name",
+                    "doc",
+                    str(jpath),
+                ]
+            )
+            measure(
+                f"{mb} MB ctx-read HANDLE --jsonpath (json)",
+                [c("ctx-read"), "doc", "--jsonpath", "$[0].role"],
+                env,
+            )
+        finally:
+            shutil.rmtree(tmp)
+
+
 def build_text(size_mb: int) -> Path:
     return _write(
         OUT / f"json-hostile-text-{size_mb}mb.log", size_mb * MB, _text_lines(random.Random(14))
@@ -153,8 +237,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--text-mb", type=int, default=1000)
     ap.add_argument("--json-mb", type=int, default=200)
-    ap.add_argument("--only", default="read,count,compact,evict,accept")
+    ap.add_argument("--only", default="stash,read,count,compact,evict,accept")
+    ap.add_argument("--sizes", help="MB, comma-separated: the issue 27 item 13 table only")
+    ap.add_argument("--dir", help="where --sizes writes its inputs (default: /tmp)")
     args = ap.parse_args()
+    if args.sizes:
+        by_size([int(x) for x in args.sizes.split(",")], args.dir)
+        return
     only = set(args.only.split(","))
     text = build_text(args.text_mb)
     jpath, lpath = build_json(args.json_mb)
@@ -167,6 +256,11 @@ def main() -> None:
         f"json {args.json_mb} MB"
     )
     c = lambda name: str(BIN / name)  # noqa: E731
+    if "stash" in only:
+        for name, path in (("json", jpath), ("jsonl", lpath)):
+            measure(
+                f"ctx-stash --name ({name})", [c("ctx-stash"), "--name", f"s-{name}"], env, path
+            )
     if "read" in only:
         for name, path in (("text", text), ("json", jpath), ("jsonl", lpath)):
             run(

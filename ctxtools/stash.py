@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from ctxtools.errors import UsageError
+from ctxtools.errors import CtxError, UsageError
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
@@ -83,12 +83,13 @@ def _check_args(mode: str, command: list[str] | None, args: Sequence[str]) -> No
 
 
 class Stashed(NamedTuple):
-    """What became of an input: its handle ``card``, or, when it passed through (``card``
-    is None), the input itself as ``data``."""
+    """What became of an input: its handle ``card`` to print, or, when it passed through
+    (``card`` is None), the input itself as ``data`` (also stored, as ``kept``, when named)."""
 
     card: dict | None
     data: bytes = b""
-    note: str | None = None  # why a named input was not stored (``ctx-read NAME`` would fail)
+    kept: dict | None = None  # a named input that passed through: the card it was stored as
+    failed: CtxError | None = None  # ...or why it could not be (it still passes through)
 
 
 def stash_or_pass(
@@ -102,25 +103,28 @@ def stash_or_pass(
     type: str | None = None,
 ) -> Stashed:
     """Read STREAM in bounded memory: at most THRESHOLD characters (invalid UTF-8 counted
-    as U+FFFD) pass through unless ALWAYS; more are stored (``HandleStore.put_stream``)."""
+    as U+FFFD) pass through unless ALWAYS; more are stored (``HandleStore.put_stream``).
+
+    With NAME, the input is stored whatever its size, so that NAME always means the latest
+    run (a small output that only passed through left NAME at an earlier, bigger one: the
+    failing test run a script then read after the tests passed); a small one still passes
+    through, as the output of the filter chain."""
     from ctxtools.resolve import read_head
 
     head, ended = b"", False
     if not always:
         # 4 bytes a character at the most: enough bytes to know "more than THRESHOLD".
         head, ended = read_head(stream, 4 * threshold + 4)
-    if ended and (chars := len(head.decode("utf-8", "replace"))) <= threshold:
-        return Stashed(None, head, None if name is None else passed_note(name, chars, threshold))
+    if ended and len(head.decode("utf-8", "replace")) <= threshold:
+        if name is None:
+            return Stashed(None, head)
+        try:
+            kept = store.put_stream(stream, name=name, session=session, type=type, head=head)
+        except CtxError as exc:  # the filter's output still goes on; the caller says why
+            return Stashed(None, head, failed=exc)
+        return Stashed(None, head, kept)
     card = store.put_stream(stream, name=name, session=session, type=type, head=head)
     return Stashed(card)
-
-
-def passed_note(name: str, chars: int, threshold: int) -> str:
-    """What a named input that passed through says: it is not a handle."""
-    return (
-        f"passed through, not stored as {name}: {chars:,} characters, at most --threshold "
-        f"{threshold:,} (--always stores it)"
-    )
 
 
 # --- --list and --gc -------------------------------------------------------------------------

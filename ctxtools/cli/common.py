@@ -23,6 +23,7 @@ from typing import BinaryIO
 import click
 
 from ctxtools import __version__, defaults
+from ctxtools.cli import Interrupted, invoke_interruptible, say_interrupted, take_over_interrupts
 from ctxtools.errors import CtxError, InputError, NotFoundError
 from ctxtools.resolve import STDIN, FileArg  # one FILE argument: a path, or stdin
 
@@ -551,7 +552,9 @@ def click_error_line(name: str, exc: click.ClickException) -> str:
 
 
 def make_main(command: click.Command, name: str) -> Callable[..., None]:
-    """The console-script entry point for COMMAND: errors become one line and an exit status."""
+    """The console-script entry point for COMMAND: errors become one line and an exit status;
+    Ctrl-C one line (``ctx-NAME: interrupted``) and 130."""
+    invoke_interruptible(command)
 
     def main(argv: list[str] | None = None) -> None:
         global _debug
@@ -561,7 +564,11 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
 
             register()
         try:
+            take_over_interrupts()
             rv = command.main(args=argv, prog_name=name, standalone_mode=False)
+        except Interrupted:
+            say_interrupted(name)
+            sys.exit(130)
         except click.exceptions.Abort:
             click.echo(f"{name}: aborted", err=True)
             sys.exit(130)
@@ -581,7 +588,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
             _quiet_broken_pipe()
             sys.exit(1)
         except KeyboardInterrupt:
-            click.echo(f"{name}: interrupted", err=True)
+            say_interrupted(name)
             sys.exit(130)
         try:
             sys.stdout.flush()

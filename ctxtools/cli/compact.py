@@ -128,9 +128,9 @@ def cli(file, accept, evict, **kw):
     role "tool" results; Anthropic messages with tool_use / tool_result blocks and a top-level
     "system". Fields ctx-compact does not know pass through untouched. A UTF-8 byte
     order mark before the JSON is skipped and not written back. An input whose first 64
-    KiB cannot begin a transcript is refused there, before the rest is read; one JSON
-    document over 256 MiB is refused (JSON Lines have no such limit); --accept reads at
-    most 64 MiB of each text.
+    KiB cannot begin a transcript is refused there, before the rest is read; a transcript
+    over 48 MiB, JSON or JSON Lines, is refused once that much is read (the limit keeps
+    the work under 300 MB of memory); --accept reads at most 64 MiB of each text.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
     text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply, as the
@@ -311,7 +311,7 @@ def _compact(file, kw) -> int:
         **{name: kw[name] for name in _FIELDS},
     )
     root = store_root(kw["store"])
-    data = read_json_source(_source(file), head_error)
+    data = read_json_source(_source(file), head_error, whole="compacted")
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
     choice = ruler_from_options(kw, encoding=encoding, store_root=root, note_prefix="")
     stash = StoreStash(root, opts.session)

@@ -32,7 +32,7 @@ from ctxtools.cli.common import (
     whole,
     write,
 )
-from ctxtools.cli.jsoninput import read_json_source
+from ctxtools.cli.jsoninput import json_source
 from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
@@ -147,7 +147,8 @@ def cli(ctx: click.Context, **opts) -> int:
     (content, tool-call names and arguments, tool results) plus 4 tokens of framing a
     message and 3 for the reply. Use --messages to see how full a conversation's window is;
     an input whose first 64 KiB cannot begin a transcript fails there, and one JSON
-    document over 256 MiB is refused (JSON Lines have no such limit).
+    document (or one line of JSON Lines) over 48 MiB is refused; JSON Lines are read and
+    counted a line at a time, whatever their size.
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a warning with the share used goes to stderr; for a transcript
@@ -259,8 +260,11 @@ def _count(ruler, profile, opts) -> int:
         rows = []
         for s in present:
             where = f"{s.path}: " if s.path is not None else ""
-            data = read_json_source(s, partial(head_error, where=where))
-            rows.append((s.label, report.transcript_counts(data, ruler, s.path)))
+            error = partial(head_error, where=where)
+            label = s.path or "stdin"
+            with json_source(s) as stream:
+                counts = report.transcript_counts_of(stream, ruler, s.path, label, error)
+            rows.append((s.label, counts))
     else:
         rows = _count_texts(present, ruler, opts)
     warn(*bad.values(), prefix="error: ")

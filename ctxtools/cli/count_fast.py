@@ -19,6 +19,7 @@ import os
 import sys
 
 from ctxtools import defaults
+from ctxtools.cli import say_interrupted, take_over_interrupts
 
 # Variables that change what a plain call does: a model, an encoding, profiles, tracebacks,
 # and click's shell-completion protocol (the shell runs the command with this one set).
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     from ctxtools.errors import CtxError
 
     try:
+        take_over_interrupts()
         text = _fast(args)
         if text is not None:
             out = getattr(sys.stdout, "buffer", None)
@@ -153,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_broken_pipe()
         sys.exit(1)
     except KeyboardInterrupt:
-        sys.stderr.write(f"{NAME}: interrupted\n")
+        say_interrupted(NAME)
         sys.exit(130)
     if text is not None:
         sys.exit(0)

@@ -73,6 +73,11 @@ from ctxtools.errors import UsageError
     help="Paths plus the definitions' signature lines only (no bodies).",
 )
 @keep_going_option("Excerpt the files that can be read when some cannot (still exit 1).")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Do not redact secrets (what is printed goes to a model!).",
+)
 @jobs_option(
     "Worker processes (default: 2 for 500 files or more on a machine with several CPUs, else 1)."
 )
@@ -194,6 +199,11 @@ def cli(**opts) -> int:
     [...]}.
     Not with --memory, whose output is its choice already.
 
+    What is printed goes to a model, so secrets in it (a provider's token, a private key, a
+    password in a URL or assigned to a password-like key, whatever the line's gutter) are
+    replaced by '[secret redacted: KIND]', as ctx-pack does, and counted on stderr;
+    --allow-secrets prints them as they are.
+
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
     a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
     with --memory no usable word).
@@ -206,6 +216,19 @@ def cli(**opts) -> int:
       ctx-excerpt --signatures src/server.go src/routes.ts
       ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
     """
+    from ctxtools.secrets import OutputRedactor
+
+    method = retrieval_method(opts)
+    red = OutputRedactor(opts["allow_secrets"])  # everything printed passes through it
+    try:
+        if opts["memory"]:
+            return _memory(opts, method, red)
+        return _excerpt(opts, red)
+    finally:
+        warn(*red.notes())
+
+
+def _excerpt(opts: dict, red) -> int:
     from ctxtools.excerpt import (
         OPTION_NAMES,
         ExcerptOptions,
@@ -217,9 +240,6 @@ def cli(**opts) -> int:
     )
     from ctxtools.excerpt.output import FileNotes, default_unmatched, query_matcher, write_blocks
 
-    method = retrieval_method(opts)
-    if opts["memory"]:
-        return _memory(opts, method)
     options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
     matcher = query_matcher(
         opts["query"],
@@ -247,8 +267,9 @@ def cli(**opts) -> int:
     if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score" or opts["explain"]):
         out = stdout_bytes()
         with notes:
+            sink = red.writer(out.write)
             write_blocks(
-                inputs, matcher, options, out.write, on_file=notes, unmatched=unmatched, **common
+                inputs, matcher, options, sink, on_file=notes, unmatched=unmatched, **common
             )
         return notes.status
     tokens = opts["tokens"]
@@ -276,9 +297,9 @@ def cli(**opts) -> int:
         doc = run.as_dict()
         if explained is not None:
             doc["explain"] = explained.as_dict()
-        emit_json(doc)
+        emit_json(red.doc(doc))
     else:
-        write(run.render())
+        write(red.text(run.render()))
     return notes.status
 
 
@@ -318,7 +339,7 @@ class _with_progress:
         return False
 
 
-def _memory(opts: dict, method: str | None) -> int:
+def _memory(opts: dict, method: str | None, red) -> int:
     """--memory: the memory sections that qualify for --query, best first."""
     from ctxtools.excerpt.output import (
         memory_dict,
@@ -341,9 +362,9 @@ def _memory(opts: dict, method: str | None) -> int:
     ranking = rank_memory_sections(opts["memory"], opts["query"], method=method, **how)
     warn(*memory_notes(ranking))
     if opts["as_json"]:
-        emit_json(memory_dict(ranking))
+        emit_json(red.doc(memory_dict(ranking)))
     else:
-        write(render_memory(ranking.kept))
+        write(red.text(render_memory(ranking.kept)))
     return 0
 
 

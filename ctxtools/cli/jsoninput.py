@@ -9,10 +9,31 @@ import contextlib
 from ctxtools.cli.common import FileArg, open_source, stdin_bytes
 
 
-def read_json_source(src: FileArg, error, *, containers: bool = True) -> bytes:
-    """The bytes of SRC within ``jsonbound.read_json``'s bounds; ERROR makes the error for
-    a head that cannot be JSON (CONTAINERS: it must open with an object or an array)."""
-    from ctxtools.jsonbound import read_json
+def json_source(src: FileArg):
+    """SRC opened as a binary stream (a context manager), for a reader that goes by
+    ``jsonbound``'s bounds itself."""
+    return open_source(src) if src.path else contextlib.nullcontext(stdin_bytes())
 
-    with open_source(src) if src.path else contextlib.nullcontext(stdin_bytes()) as stream:
-        return read_json(stream, src.path or "stdin", error, containers=containers)
+
+def read_json_source(
+    src: FileArg, error, *, containers: bool = True, whole: str | None = None
+) -> bytes:
+    """The bytes of SRC within ``jsonbound.read_json``'s bounds; ERROR makes the error for
+    a head that cannot be JSON (CONTAINERS: it must open with an object or an array).
+    WHOLE (what is done with it, e.g. "compacted") holds JSON Lines to the document limit
+    too, for a reader that keeps all of them."""
+    from ctxtools.jsonbound import read_json, read_json_head, read_up_to, too_big_lines
+
+    label = src.path or "stdin"
+    with json_source(src) as stream:
+        if whole is None:
+            return read_json(stream, label, error, containers=containers)
+        data, lines = read_json_head(stream, label, error, containers=containers)
+        if not lines:
+            return data
+        from ctxtools.jsonbound import JSON_DOCUMENT_MAX as limit
+
+        data += read_up_to(stream, limit + 1 - len(data))
+        if len(data) > limit:
+            raise too_big_lines(label, limit, whole)
+        return data

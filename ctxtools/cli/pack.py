@@ -148,7 +148,8 @@ class _PackCommand(click.Command):
     type=click.Path(dir_okay=False, allow_dash=True),
     default=None,
     help="Write the pack to FILE instead of stdout: a new or regular file is replaced "
-    "atomically, keeping its mode; a FIFO, a device such as /dev/null, a file with several "
+    "atomically, keeping its mode (set-id bits too); a FILE the pack reads (a named file, "
+    "an @-mention, instructions, --memory, --files-from, stdin) is refused; a FIFO, a device such as /dev/null, a file with several "
     "hard links or a symlink's non-regular target is written through (a regular target is "
     "replaced, the link kept); a block device or a socket is refused.",
 )
@@ -215,6 +216,12 @@ class _PackCommand(click.Command):
     "root, gitignore syntax); repeatable.",
 )
 @click.option("--no-map", is_flag=True, help="Leave the repository map out.")
+@click.option(
+    "--fill",
+    is_flag=True,
+    help="Fill the budget: take chunks under the relevance floor too (by default a pack "
+    "stops where what is left is worth too little, and says so).",
+)
 @click.option(
     "--allow-drop",
     is_flag=True,
@@ -356,13 +363,15 @@ def cli(**opts) -> int:
     task, opts["tokens"] = _short_t(opts["task"], opts["tokens"])
     if task is None:
         raise UsageError("no task", hint='give -q/--task "what to do"; -q - reads it from stdin')
-    if task == "-":
+    task_from_stdin = task == "-"
+    if task_from_stdin:
         from ctxtools.cli.common import STDIN, read_source_bytes
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    _check_output(opts, task_from_stdin=task_from_stdin)
     paths: list[str] = []
     listed: list[str] = []
     if opts["files"]:
@@ -410,6 +419,21 @@ def cli(**opts) -> int:
     else:
         write_bytes(data)
     return 0
+
+
+def _check_output(opts, task_from_stdin: bool) -> None:
+    """Refuse -o FILE when FILE is the --files-from list or standard input (the library
+    checks the files and options it reads itself)."""
+    if not opts["output"] or opts["output"] == "-":
+        return
+    from ctxtools.pack.inputs import OutputGuard
+
+    sources = []
+    if opts["files_from"] not in (None, "-"):
+        sources.append((f"--files-from {opts['files_from']}", opts["files_from"]))
+    if task_from_stdin or opts["files_from"] == "-":
+        sources.append(("standard input", "/dev/stdin"))
+    OutputGuard(opts["output"]).check(sources)
 
 
 main = make_main(cli, "ctx-pack")

@@ -62,6 +62,9 @@ PROG = "ctx-read"
     help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
 )
 @click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
+@click.option(
+    "--redact", is_flag=True, help="Replace secrets in what is shown (for a model to read)."
+)
 @store_options
 @ruler_options
 @standard_options
@@ -83,8 +86,8 @@ def cli(ref: str | None, **o) -> int:
     to show is shown as a window around its match, with the --slice that shows more on
     stderr), --count (JSON: chars, lines, bytes, tokens,
     counter, kind, exact), --jsonpath EXPR (a JSON array of the matches, one a line; --paths
-    their normalized paths; JSON Lines are queried as an array of the lines, read a line at
-    a time; one JSON document is read only up to 256 MiB, and an input whose first bytes
+    their normalized paths; JSON Lines are queried as an array of the lines; a JSON
+    document or JSON Lines over 48 MiB are refused, and an input whose first bytes
     cannot be JSON fails there; --skip N skips matches; --dialect ng uses jsonpath-ng's
     syntax), --introspect (JSON: ref, type, exit_status,
     chars, lines, bytes, max_chars, projections [{usage, what}], examples [commands for this
@@ -98,6 +101,9 @@ def cli(ref: str | None, **o) -> int:
     Every read checks the payload against the checksums recorded at stash time (xxh3);
     --verify also re-hashes it with SHA-256. A reference whose @SHA_PREFIX is no longer
     the name's current version fails as a stale handle. Invalid UTF-8 is shown as U+FFFD.
+
+    --redact replaces the secrets in what is shown by '[secret redacted: KIND]' (as
+    ctx-pack and ctx-mcp's read do: the reader is a model) and counts them on stderr.
 
     Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
     invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
@@ -116,6 +122,7 @@ def cli(ref: str | None, **o) -> int:
     from ctxtools import projections as pj
     from ctxtools.read import ReadRequest, view
     from ctxtools.resolve import log_read, open_input
+    from ctxtools.secrets import OutputRedactor
     from ctxtools.store import HandleStore, validate_session
 
     validate_session(o["session"])
@@ -133,15 +140,17 @@ def cli(ref: str | None, **o) -> int:
     payload, label = open_input(
         store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes, check_head=check
     )
+    red = OutputRedactor(allow=not o["redact"])
     with payload:
         if what == "--count":
             emit_json(pj.count(payload, ruler_from_options(o, store_root=store.root).ruler))
         elif what == "--introspect":
-            emit_json(pj.introspect(payload, label, max_chars=max_chars))
+            emit_json(red.doc(pj.introspect(payload, label, max_chars=max_chars)))
         else:
             out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
-            write(out.text())
+            write(red.text(out.text()))
             warn(*out.notes, prefix="note: ")
+    warn(*[n.replace("; --allow-secrets", "") for n in red.notes()])
     log_read(store, payload)
     return 0
 

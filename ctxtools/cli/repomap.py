@@ -61,6 +61,11 @@ from ctxtools.cli.common import (
     "Say on stderr which files and symbols were shown, with their rank or score and why, "
     'and what was left out and why (with --json: also its "explain").'
 )
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Do not redact secrets (what is printed goes to a model!).",
+)
 @store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
 @ruler_options
 @standard_options
@@ -74,6 +79,7 @@ def cli(
     max_files,
     max_file_size,
     explain,
+    allow_secrets,
     store,
     encoding,
     tokenizer,
@@ -124,6 +130,10 @@ def cli(
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
 
+    What is printed goes to a model, so secrets in it (a signature's default value, a
+    constant) are replaced by '[secret redacted: KIND]' and counted on stderr;
+    --allow-secrets prints them as they are.
+
     Exit status: 0 success (also for a repository with nothing to map: empty map and a
     note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
     (e.g. --tokens below 50).
@@ -171,11 +181,16 @@ def cli(
 
         explained = explain_map(result, focus=focus, query=query)
         click.echo(explained.text(), err=True, nl=False)
+    from ctxtools.secrets import OutputRedactor
+
+    red = OutputRedactor(allow_secrets)
     if as_json:
+        sink = red.writer(write_bytes)
         for piece in result.iter_json(explained.as_dict() if explained else None):
-            write_bytes(piece)
+            sink(piece)
     else:
-        write(result.text)
+        write(red.text(result.text))
+    warn(*red.notes())
 
 
 main = make_main(cli, "ctx-repomap")

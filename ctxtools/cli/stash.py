@@ -73,7 +73,8 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     Reads stdin (or FILE) in bounded memory into the store and prints the handle card as
     one JSON line. Inputs of at most --threshold characters are passed through unchanged
     and nothing is stored (unless --always), so a filter chain stays cheap for small
-    outputs; with --name, a note on stderr says the input was not stored under that name.
+    outputs; with --name, a small input still passes through but is stored too, so that
+    NAME always means the latest run, whatever its size.
     Without --name the name is the first 12 hex digits of the content's SHA-256; --type is
     detected (one JSON document: json; one JSON value a line: jsonl; else text).
     Re-stashing a name makes a new version: cards carrying the old @sha then read as stale.
@@ -170,8 +171,8 @@ def _stash(store, path: str | None, opts: dict) -> None:
             stream.close()
     if done.card is None:
         write_bytes(done.data)
-        if done.note:
-            warn(done.note, prefix="note: ")
+        if done.failed is not None:  # passed through, but NAME is not the latest run
+            raise done.failed
     else:
         emit_json(done.card)
 

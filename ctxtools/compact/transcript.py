@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from dataclasses import dataclass, field
 
 from ctxtools.errors import InputError, UsageError
@@ -95,6 +96,15 @@ def _loads(data: bytes) -> tuple[object, bool]:
             "the JSON nests too deeply to be a transcript",
             hint="a transcript is a list of message objects",
         ) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # past sys.get_int_max_str_digits(): its conversion is quadratic
+        raise InputError(_HUGE_INT, hint="a transcript's numbers are counts and ids") from None
+
+
+# Python converts an integer of more digits than this only in quadratic time, so its json
+# module refuses one: a transcript never holds such a number, and one is refused.
+_HUGE_INT = f"a JSON integer of more than {sys.get_int_max_str_digits():,} digits"
 
 
 def head_error(problem, where: str = "") -> InputError:
@@ -193,6 +203,8 @@ def _load_jsonl(data: bytes, first_error: json.JSONDecodeError) -> tuple[list, s
             obj, std = _loads(line)
         except json.JSONDecodeError as exc:
             raise _json_error(exc, n - 1) from None
+        except InputError as exc:
+            raise InputError(f"line {n}: {exc.message}", hint=exc.hint) from None
         if not isinstance(obj, dict):
             raise InputError(f"line {n}: a JSON Lines transcript has one message object a line")
         stdjson = stdjson or std
@@ -258,26 +270,31 @@ def check_fields(messages: list[dict]) -> None:
     tool name that is a list (``"tool_use_id": []``) is an InputError naming the message,
     not a traceback. Fields ctx-compact does not read are not looked at."""
     for i, msg in enumerate(messages, 1):
-        where = f"message {i}"
-        _want(where, msg, "tool_call_id", str, "a string")
-        _want(where, msg, "name", str, "a string")
-        _want(where, msg, "tool_calls", list, "a list")
-        for k, call in enumerate(msg.get("tool_calls") or (), 1):
-            at = f"{where}, tool call {k}"
-            if not isinstance(call, dict):
-                raise InputError(f"{at}: is {_kind(call)}, not an object")
-            _want(at, call, "id", str, "a string")
-            _want(at, call, "type", str, "a string")
-            _want(at, call, "function", dict, "an object")
-            _want(at, call.get("function") or {}, "name", str, "a string")
-        content = msg.get("content")
-        for k, block in enumerate(content if isinstance(content, list) else (), 1):
-            if not isinstance(block, dict):
-                continue  # a string part: text
-            at = f"{where}, block {k}"
-            _want(at, block, "type", str, "a string")
-            for key in ("id", "name", "tool_use_id"):
-                _want(at, block, key, str, "a string")
+        check_message_fields(i, msg)
+
+
+def check_message_fields(i: int, msg: dict) -> None:
+    """``check_fields`` for message I (1-based), MSG."""
+    where = f"message {i}"
+    _want(where, msg, "tool_call_id", str, "a string")
+    _want(where, msg, "name", str, "a string")
+    _want(where, msg, "tool_calls", list, "a list")
+    for k, call in enumerate(msg.get("tool_calls") or (), 1):
+        at = f"{where}, tool call {k}"
+        if not isinstance(call, dict):
+            raise InputError(f"{at}: is {_kind(call)}, not an object")
+        _want(at, call, "id", str, "a string")
+        _want(at, call, "type", str, "a string")
+        _want(at, call, "function", dict, "an object")
+        _want(at, call.get("function") or {}, "name", str, "a string")
+    content = msg.get("content")
+    for k, block in enumerate(content if isinstance(content, list) else (), 1):
+        if not isinstance(block, dict):
+            continue  # a string part: text
+        at = f"{where}, block {k}"
+        _want(at, block, "type", str, "a string")
+        for key in ("id", "name", "tool_use_id"):
+            _want(at, block, key, str, "a string")
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -368,13 +385,22 @@ class TokenCounter:
     def __init__(self, ruler) -> None:
         self.ruler = ruler
         self._memo: dict[str, int] = {}
+        self._chars = 0  # in the memo's texts
 
     def text(self, text: str) -> int:
         n = self._memo.get(text)
         if n is None:
             n = self.ruler.count(text) if text else 0
             self._memo[text] = n
+            self._chars += len(text)
         return n
+
+    def trim(self, max_chars: int, max_texts: int) -> None:
+        """Forget the texts counted so far when they hold over MAX_CHARS characters or
+        number over MAX_TEXTS (a stream of messages counted in bounded memory)."""
+        if self._chars > max_chars or len(self._memo) > max_texts:
+            self._memo.clear()
+            self._chars = 0
 
     def message(self, msg: dict) -> int:
         return MESSAGE_OVERHEAD + self.text(message_text(msg))
@@ -391,6 +417,7 @@ class TokenCounter:
         with ThreadPoolExecutor(max_workers=2) as pool:
             for t, n in zip(todo, pool.map(self.ruler.count, todo, chunksize=64), strict=True):
                 self._memo[t] = n
+                self._chars += len(t)
 
     def transcript(self, tr: Transcript, messages: list[dict] | None = None) -> int:
         msgs = tr.messages if messages is None else messages

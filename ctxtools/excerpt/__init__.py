@@ -31,7 +31,7 @@ The modules, each importing only those above it:
     signatures   signatures_of and its rendering (--signatures)
     inputs       Input, InputSpec, FileResult, find_unreadable: what a run reads
     loader       iter_excerpts: each input loaded into a FileResult
-    workers      the forked worker processes of a run over many files
+    workers      how many worker processes (ctxtools.forked) a run over many files gets
     run          excerpt_sources, ExcerptRun: a whole run (budget, order, unmatched files)
     output       what ctx-excerpt writes: streamed blocks, per-file notes, memory sections
 

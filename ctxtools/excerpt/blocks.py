@@ -66,9 +66,9 @@ def file_block(
         return FileBlock(hits_block(data, label, matcher, options, hits), len(hits))
     if ex.binary:
         return FileBlock(None, binary=True)
-    if not ex.hits and not show_unmatched:
+    if not ex.matches and not show_unmatched:
         return FileBlock(None)
-    return FileBlock(render_excerpt(ex, label).encode("utf-8", "surrogateescape"), len(ex.hits))
+    return FileBlock(render_excerpt(ex, label).encode("utf-8", "surrogateescape"), ex.matches)
 
 
 def excerpt_file_block(

@@ -22,6 +22,7 @@ from ctxtools.excerpt.source import (
     read_fd,
     to_bytes,
 )
+from ctxtools.excerpt.streamplan import StreamPlanner, shown_hits
 
 
 def _excerpt(
@@ -31,42 +32,46 @@ def _excerpt(
     size: int,
     whole: bytes | None = None,
 ) -> Excerpt:
-    hits: dict[int, dict[str, float]] = {}
     if whole is not None:  # held whole: one piece, counted once
+        hits: dict[int, dict[str, float]] = {}
         newlines = whole.count(b"\n")
         if whole:
             matcher.scan(whole, 1, hits)
         line_count = newlines + (0 if not whole or whole.endswith(b"\n") else 1)
-    else:
-        last: Piece | None = None
-        for piece in pieces():
-            matcher.scan(piece[1], piece[0], hits)
-            last = piece
-        line_count = count_lines(last)
-    plan = plan_spans(hits, line_count, options, matcher)
-    spans = plan.spans
-    if whole is not None:
-        lines = lines_of_whole(whole, newlines, spans, options.max_line_chars)
-    else:
-        lines = collect_lines(pieces(), spans, options.max_line_chars)
-    matched: set[str] = set()
-    hit_list: tuple[Hit, ...] = ()
-    if hits:
+        plan = plan_spans(hits, line_count, options, matcher)
+        shown = shown_hits(plan.spans, hits)
+        matched: set[str] = set()
         for found in hits.values():
             matched.update(found)
-        hit_list = tuple(
-            Hit(line, tuple((name, hits[line][name]) for name in matcher.order(hits[line])))
-            for line in sorted(hits)
-        )
+        matches = len(hits)
+        lines = lines_of_whole(whole, newlines, plan.spans, options.max_line_chars)
+    else:  # streamed: what is kept of the matches does not grow with them
+        planner = StreamPlanner(options)
+        last: Piece | None = None
+        for piece in pieces():
+            found: dict[int, dict[str, float]] = {}
+            matcher.scan(piece[1], piece[0], found)
+            for line in sorted(found):
+                planner.add(line, found[line])
+            last = piece
+        line_count = count_lines(last)
+        plan, shown = planner.finish(line_count, matcher)
+        matched, matches = planner.matched, len(planner.lines)
+        lines = collect_lines(pieces(), plan.spans, options.max_line_chars)
+    hit_list = tuple(
+        Hit(line, tuple((name, shown[line][name]) for name in matcher.order(shown[line])))
+        for line in sorted(shown)
+    )
     return Excerpt(
         line_count=line_count,
-        spans=spans,
+        spans=plan.spans,
         lines=lines,
         matched=matcher.order(matched) if matched else (),
         hits=hit_list,
         omitted=plan.omitted_windows,
         size=size,
         omitted_matches=plan.omitted_matches,
+        matches=matches,
     )
 
 

@@ -1,8 +1,8 @@
 """Loading: each input of a run read and excerpted (or its signatures) into a ``FileResult``.
 
 ``iter_excerpts`` yields them in the order given, from worker processes when there are
-many files (``ctxtools.excerpt.workers``). A loader has no side effects: it also runs in
-the workers, which send back only the rendered bytes.
+many files (``ctxtools.forked``, sized by ``ctxtools.excerpt.workers``). A loader has no
+side effects: it also runs in the workers, which send back only the rendered bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError, NotFoundError, ResourceError
+from ctxtools.excerpt import workers
 from ctxtools.excerpt.blocks import file_block
 from ctxtools.excerpt.core import excerpt_file, excerpt_text
 from ctxtools.excerpt.inputs import (
@@ -30,7 +31,7 @@ from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.render import render_excerpt
 from ctxtools.excerpt.signatures import Signatures, render_signatures, signatures_of
 from ctxtools.excerpt.source import LARGE_FILE, is_binary, read_file_bytes
-from ctxtools.excerpt.workers import forked_results
+from ctxtools.forked import forked_results
 from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
 
@@ -102,7 +103,7 @@ class _Loader:
             return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
         if ex.binary:
             return FileResult(label, BINARY)
-        matches = ex.matches if isinstance(ex, Signatures) else len(ex.hits)
+        matches = ex.matches
         if self.render:
             block = None
             if matches or self.show_unmatched:
@@ -179,4 +180,4 @@ def iter_excerpts(
         for inp in inputs:
             yield loader(inp)
         return
-    yield from forked_results(loader, inputs, jobs)
+    yield from forked_results(loader, inputs, jobs, chunk=workers.CHUNK)

@@ -57,10 +57,11 @@ class Span:
 @dataclass(frozen=True)
 class Excerpt:
     """One file cut down: disjoint ``spans`` in file order, the text of their ``lines``,
-    the query identifiers ``matched`` anywhere in the file (query order), its ``hits``
-    (the matching lines), how many windows were ``omitted`` (left out by ``max_windows``
-    -- the fewest that would show the rest -- or dropped for a budget), and how many
-    matching lines no span shows (``omitted_matches``)."""
+    the query identifiers ``matched`` anywhere in the file (query order), how many lines
+    match (``matches``), the ``hits`` its spans show (those matching lines, with their
+    weights), how many windows were ``omitted`` (left out by ``max_windows`` -- the fewest
+    that would show the rest -- or dropped for a budget), and how many matching lines no
+    span shows (``omitted_matches``)."""
 
     line_count: int
     spans: tuple[Span, ...]
@@ -71,6 +72,7 @@ class Excerpt:
     binary: bool = False
     size: int = 0
     omitted_matches: int = 0
+    matches: int = 0
 
     @property
     def score(self) -> float:

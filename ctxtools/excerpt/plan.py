@@ -10,7 +10,7 @@ identifier): distinct identifiers count for more than repeats.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ctxtools.excerpt.match import Matcher
@@ -57,6 +57,22 @@ def plan_spans(
     lines = sorted(hits)
     w = max(0, options.window)
     chosen = _choose_windows(lines, hits, w, max(0, options.max_windows))
+    spans = _spans_of(chosen, lines, hits, n, h, w, matcher)
+    left = list(_left_out(lines, spans))
+    return Plan(tuple(spans), _fewest_windows(left, w), len(left))
+
+
+def _spans_of(
+    chosen: list[int],
+    lines: list[int],
+    hits: dict[int, dict[str, float]],
+    n: int,
+    h: int,
+    w: int,
+    matcher: Matcher,
+) -> list[Span]:
+    """The spans shown for the CHOSEN matching lines: their ±W windows, merged where they
+    overlap or touch, after the head (lines 1..H, which takes in a window inside it)."""
     windows: list[Span] = []
     cur_start = cur_end = None
     for c in sorted(chosen):
@@ -87,8 +103,7 @@ def plan_spans(
         spans.append(win)
     if head is not None:
         spans.insert(0, head)
-    left = _left_out(lines, spans)
-    return Plan(tuple(spans), _fewest_windows(left, w), len(left))
+    return spans
 
 
 def _choose_windows(
@@ -208,29 +223,32 @@ def _sliding_scores(
     return scores
 
 
-def _left_out(lines: list[int], spans: Sequence[Span]) -> list[int]:
-    """The matching LINES that no span shows."""
-    left: list[int] = []
+def _left_out(lines: Iterable[int], spans: Sequence[Span]) -> Iterator[int]:
+    """The matching LINES (in order) that no span shows."""
     k = 0
     for line in lines:
         while k < len(spans) and spans[k].end < line:
             k += 1
         if k == len(spans) or line < spans[k].start:
-            left.append(line)
-    return left
+            yield line
 
 
-def _fewest_windows(left: list[int], w: int) -> int:
+def _fewest_windows(left: Iterable[int], w: int) -> int:
     """The fewest ±W windows, each around one of the sorted lines LEFT, that show them
-    all (each window around the last line within W of the first line not yet shown)."""
-    windows = i = 0
-    while i < len(left):
-        first = left[i]
-        while i + 1 < len(left) and left[i + 1] <= first + w:
-            i += 1
-        reach = left[i] + w
-        while i < len(left) and left[i] <= reach:
-            i += 1
+    all (each window around the last line within W of the first line not yet shown), in
+    one pass."""
+    windows = 0
+    first = centre = reach = None
+    for line in left:
+        if first is not None:  # choosing the centre of the window that shows FIRST
+            if line <= first + w:
+                centre = line
+                continue
+            reach = centre + w
+            first = None
+        if reach is not None and line <= reach:
+            continue
+        first = centre = line
         windows += 1
     return windows
 

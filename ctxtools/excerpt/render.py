@@ -141,7 +141,7 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
         "bytes": ex.size,
         "matched": list(ex.matched),
         "score": ex.score,
-        "matches": len(ex.hits),
+        "matches": ex.matches,
         "omitted_windows": ex.omitted,
         "omitted_matches": ex.omitted_matches,
         "spans": spans,

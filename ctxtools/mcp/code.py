@@ -41,7 +41,6 @@ def excerpt(env: Env, a: dict) -> Reply:
     from ctxtools.excerpt import ExcerptOptions, Input, excerpt_sources, find_unreadable
     from ctxtools.excerpt import unreadable_error as excerpt_unreadable
     from ctxtools.excerpt.output import default_unmatched, query_matcher
-    from ctxtools.secrets import redact
 
     if not a["paths"]:
         raise UsageError("argument 'paths' must not be empty")
@@ -72,9 +71,7 @@ def excerpt(env: Env, a: dict) -> Reply:
     )
     for k, line in enumerate(run.drop_notes()):
         notes.append(f"--tokens {tokens}: {line}" if k == 0 else line)
-    text, found = redact(run.render())
-    notes += [f"note: redacted {f.kind} at output line {f.line}" for f in found]
-    return Reply(text, notes)
+    return Reply(run.render(), notes)  # redacted with every reply (results.redacted)
 
 
 def _binary_note(res, notes: list[str]) -> bool:
@@ -140,6 +137,7 @@ def pack(env: Env, a: dict) -> Reply:
         exclude=a["exclude"] or (),
         fmt=a["format"] or "markdown",
         use_map=not a["no_map"],
+        fill=a["fill"],
         store=env.store.root,
         session=env.session,
     )

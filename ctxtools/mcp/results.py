@@ -45,6 +45,17 @@ class Delivered:
     card: dict | None = None
 
 
+def redacted(reply: Reply) -> Reply:
+    """REPLY with the secrets of its text and notes replaced: every tool's reply goes to a
+    model, whatever it came from (a map, a stored log, a pack already redacted: then this
+    pass finds nothing)."""
+    from ctxtools.secrets import redact_output
+
+    reply.text, found = redact_output(reply.text)
+    reply.notes = [redact_output(n)[0] for n in reply.notes] + [f"note: {n}" for n in found]
+    return reply
+
+
 def handle_name(tool: str, data: bytes) -> str:
     """``TOOL-`` and the first 12 hex digits of DATA's SHA-256."""
     return f"{tool}-{hashlib.sha256(data).hexdigest()[:12]}"

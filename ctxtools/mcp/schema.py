@@ -3,9 +3,11 @@ call's arguments against them.
 
 Argument names are the command-line flags' (``--max-chars`` is ``max_chars``, ``--ident``
 is ``ident``), so an agent's habits from the shell carry over. ``check_args`` refuses an
-unknown argument, a missing one and a value of the wrong kind with one line naming the
-argument (a UsageError, as click's would be on the command line); it returns the
-arguments with the schema's defaults filled in.
+unknown argument, a missing one, a value of the wrong kind or out of the schema's
+bounds (``minimum``, ``exclusiveMinimum``, ``maximum``: the command line's) and a NUL
+character in a name or a path with one line naming the argument (a UsageError, as
+click's would be on the command line); it returns the arguments with the schema's
+defaults filled in.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ _STR = {"type": "string"}
 _INT = {"type": "integer"}
 _BOOL = {"type": "boolean"}
 _STRS = {"type": "array", "items": {"type": "string"}}
+_TOKENS = {"minimum": 1, "maximum": defaults.MAX_TOKENS}  # a budget or a window, as on the CLI
+_COUNT = {"minimum": 0, "maximum": defaults.MAX_COUNT}  # lines, windows, matches
 
 
 def _p(kind: dict, description: str, **more: Any) -> dict:
@@ -47,7 +51,7 @@ TOOLS: dict[str, dict] = {
             "text": _p(_STR, "The text to count."),
             "paths": _p(_STRS, "Files to count (under the roots)."),
             "model": _MODEL,
-            "limit": _p(_INT, "Context window in tokens (instead of the model's).", minimum=1),
+            "limit": _p(_INT, "Context window in tokens (instead of the model's).", **_TOKENS),
             "messages": _p(
                 _BOOL,
                 "Count each input as a chat transcript (OpenAI or Anthropic messages), as "
@@ -79,14 +83,14 @@ TOOLS: dict[str, dict] = {
             "range": _p(_STR, "Lines X-Y, 1-based, closed; X- to the end; with grep, its scope."),
             "slice": _p(_STR, "A:B, zero-based, half-open, negatives from the end."),
             "unit": _p(_STR, "Unit of slice.", enum=["chars", "lines"], default="chars"),
-            "head": _p(_INT, "The first N lines.", minimum=0),
-            "tail": _p(_INT, "The last N lines.", minimum=0),
+            "head": _p(_INT, "The first N lines.", **_COUNT),
+            "tail": _p(_INT, "The last N lines.", **_COUNT),
             "grep": _p(_STR, "Lines matching this regex (RE2), with their line numbers."),
-            "context": _p(_INT, "Lines of context around each grep match.", minimum=0, default=0),
+            "context": _p(_INT, "Lines of context around each grep match.", default=0, **_COUNT),
             "ignore_case": _p(_BOOL, "grep ignoring case.", default=False),
             "jsonpath": _p(_STR, "RFC 9535 JSONPath: a JSON array of the matches."),
             "paths": _p(_BOOL, "jsonpath: the matches' normalized paths.", default=False),
-            "skip": _p(_INT, "jsonpath: skip N matches.", minimum=0, default=0),
+            "skip": _p(_INT, "jsonpath: skip N matches.", default=0, **_COUNT),
             "count": _p(_BOOL, "chars, lines, bytes and tokens (JSON).", default=False),
             "introspect": _p(_BOOL, "What this handle supports, with examples.", default=False),
             "number": _p(_BOOL, "Prefix line numbers to line projections.", default=False),
@@ -95,6 +99,7 @@ TOOLS: dict[str, dict] = {
                 f"Cap on the output [default {defaults.MAX_CHARS:,}; at most "
                 f"{defaults.MAX_CHARS_CEILING:,}].",
                 minimum=1,
+                maximum=defaults.MAX_COUNT,
             ),
             "verify": _p(_BOOL, "Re-hash the payload with SHA-256 first.", default=False),
         },
@@ -118,9 +123,9 @@ TOOLS: dict[str, dict] = {
             "query": _p(_STR, "The task, in words: identifiers come from it."),
             "paths": _PATHS,
             "ident": _p(_STRS, "Identifiers to look for, taken as they are."),
-            "tokens": _p(_INT, "Budget for the whole output, in tokens.", minimum=1),
-            "window": _p(_INT, "Lines before and after each matching line.", minimum=0),
-            "max_windows": _p(_INT, "Windows per file, the best first.", minimum=0),
+            "tokens": _p(_INT, "Budget for the whole output, in tokens.", **_TOKENS),
+            "window": _p(_INT, "Lines before and after each matching line.", **_COUNT),
+            "max_windows": _p(_INT, "Windows per file, the best first.", **_COUNT),
             "signatures": _p(_BOOL, "Definitions' signature lines only.", default=False),
             "sort": _p(_STR, "File order.", enum=["given", "score"], default="given"),
             "ignore_case": _p(_BOOL, "Exact hits regardless of case.", default=False),
@@ -133,7 +138,7 @@ TOOLS: dict[str, dict] = {
         "properties": {
             "path": _p(_STR, "The directory to map [default: the first root]."),
             "tokens": _p(
-                _INT, f"Budget [default {defaults.MAP_TOKENS:,}; at least 50].", minimum=1
+                _INT, f"Budget [default {defaults.MAP_TOKENS:,}; at least 50].", **_TOKENS
             ),
             "query": _p(_STR, "Rank toward what this text is about."),
             "focus": _p(_STRS, "Rank toward these files or directories."),
@@ -147,7 +152,9 @@ TOOLS: dict[str, dict] = {
         "properties": {
             "task": _p(_STR, "What the model is to do (last, verbatim)."),
             "paths": _PATHS,
-            "tokens": _p(_INT, "The whole budget, instead of the model's and role's.", minimum=1),
+            "tokens": _p(
+                _INT, "The whole budget, instead of the model's and role's.", **_TOKENS
+            ),
             "model": _MODEL,
             "role": _p(_STR, "Role whose share of the budget applies [default: worker]."),
             "changed": _p(
@@ -161,6 +168,12 @@ TOOLS: dict[str, dict] = {
             "identifiers_only": _p(_BOOL, "Paths and signatures, no bodies.", default=False),
             "include_readme": _p(_BOOL, "README.md joins the instructions.", default=False),
             "no_map": _p(_BOOL, "Leave the repository map out.", default=False),
+            "fill": _p(
+                _BOOL,
+                "Fill the budget past the relevance floor (by default the pack stops where "
+                "what is left is worth too little).",
+                default=False,
+            ),
             "allow_drop": _p(_BOOL, "A named file that cannot fit is dropped.", default=False),
             "keep_going": _p(_BOOL, "Pack the rest when some paths are missing.", default=False),
         },
@@ -178,13 +191,16 @@ TOOLS: dict[str, dict] = {
                 "type": ["array", "object", "string"],
             },
             "model": _p(_STR, "Model whose window counts."),
-            "limit": _p(_INT, "Window in tokens (beats model).", minimum=1),
+            "limit": _p(_INT, "Window in tokens (beats model).", **_TOKENS),
             "at": _p(
                 {"type": "number"},
-                f"Compact at this percent of the window [default {defaults.COMPACT_AT:g}].",
+                f"Compact at this percent of the window (above 5, at most 100) [default "
+                f"{defaults.COMPACT_AT:g}].",
+                exclusiveMinimum=5,
+                maximum=100,
             ),
             "force": _p(_BOOL, "Compact even below at.", default=False),
-            "keep_recent": _p(_INT, "Turns at the end never touched.", minimum=0),
+            "keep_recent": _p(_INT, "Turns at the end never touched.", **_COUNT),
             "repair": _p(_BOOL, "Fix orphaned tool results, unanswered calls.", default=False),
             "format": _p(_STR, "Transcript format.", enum=["auto", "openai", "anthropic"]),
         },
@@ -251,13 +267,33 @@ def _check_value(tool: str, key: str, spec: dict, value: Any) -> None:
         raise UsageError(f"argument {key!r} must be {want}")
     if "enum" in spec and value not in spec["enum"]:
         raise UsageError(f"argument {key!r} must be one of {', '.join(spec['enum'])}")
-    if "minimum" in spec and value < spec["minimum"]:
-        raise UsageError(f"argument {key!r} must be at least {spec['minimum']}")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        _check_range(key, spec, value)
     if kinds == ["array"]:
         if any(not isinstance(v, str) for v in value):
             raise UsageError(f"argument {key!r} must be a list of strings")
         if len(value) < spec.get("minItems", 0):
             raise UsageError(f"argument {key!r} must not be empty")
+    if key not in _FREE_TEXT:
+        strings = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\0" in v for v in strings):
+            raise UsageError(f"argument {key!r} must not hold a NUL character")
+
+
+# Arguments whose strings are content, not names: a NUL in them is data.
+_FREE_TEXT = frozenset({"text", "task", "query", "transcript", "grep", "jsonpath"})
+
+
+def _check_range(key: str, spec: dict, value: int | float) -> None:
+    """UsageError when VALUE is outside SPEC's bounds (or not a finite number)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise UsageError(f"argument {key!r} must be a finite number")
+    if "minimum" in spec and value < spec["minimum"]:
+        raise UsageError(f"argument {key!r} must be at least {spec['minimum']:,}")
+    if "exclusiveMinimum" in spec and value <= spec["exclusiveMinimum"]:
+        raise UsageError(f"argument {key!r} must be above {spec['exclusiveMinimum']:,}")
+    if "maximum" in spec and value > spec["maximum"]:
+        raise UsageError(f"argument {key!r} must be at most {spec['maximum']:,}")
 
 
 def check_args(tool: str, args: Mapping[str, Any] | None) -> dict:

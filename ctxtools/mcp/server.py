@@ -12,14 +12,16 @@ handles as resources.
   exception is logged on stderr with its traceback and answered the same way. The server
   never dies on a call.
 * resources: the session's handles, ``ctx://SESSION/NAME`` (``resources``).
-* stdout carries the protocol only (the SDK points fd 1 at stderr while serving, so a
-  child's stray output cannot corrupt it); logs go to stderr. EOF on stdin or SIGTERM
+* every line of stdin gets an answer (``wire``: a parse error, an invalid request), and
+  stdout carries the protocol only (fd 1 points at stderr while serving, so a child's
+  stray output cannot corrupt it); logs go to stderr. EOF on stdin or SIGTERM
   ends the server: the commands ``run`` started are stopped (their process groups), and
   it exits 0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -36,9 +38,9 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from ctxtools import __version__
 from ctxtools.errors import CtxError, UsageError
-from ctxtools.mcp import code, resources, schema, tools
+from ctxtools.mcp import code, resources, schema, tools, wire
 from ctxtools.mcp.env import Children, Env
-from ctxtools.mcp.results import deliver
+from ctxtools.mcp.results import deliver, redacted
 from ctxtools.mcp.roots import Roots
 
 log = logging.getLogger("ctx-mcp")
@@ -115,7 +117,7 @@ class App:
         self.calls: set[Children] = set()
 
     def _run_tool(self, env: Env, name: str, args: dict):
-        reply = HANDLERS[name](env, args)
+        reply = redacted(HANDLERS[name](env, args))  # every byte a model sees
         return deliver(env.store, env.session, name, reply, env.inline_max)
 
     async def call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
@@ -178,7 +180,7 @@ class App:
         try:
             args = schema.check_args("read", resources.read_args(uri))
             call = functools.partial(tools.read, self.env, args)
-            reply = await anyio.to_thread.run_sync(call, limiter=self.limiter)
+            reply = redacted(await anyio.to_thread.run_sync(call, limiter=self.limiter))
         except CtxError as exc:
             raise MCPError(types.INVALID_PARAMS, f"ctx-read: error: {exc}") from None
         content = types.TextResourceContents(
@@ -220,9 +222,14 @@ async def _serve(app: App, streams: dict) -> None:
                     _shutdown(app, signal.Signals(signum).name)
 
         tg.start_soon(on_signals)
+        own = contextlib.nullcontext((streams.get("stdin"), streams.get("stdout")))
         try:
-            async with stdio_server(**streams) as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            with own if streams else wire.private_stdio() as (stdin, stdout):
+                writer = wire.LockedWriter(stdout)
+                lines = wire.JudgedLines(stdin, writer)
+                async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):
+                    options = server.create_initialization_options()
+                    await server.run(read_stream, write_stream, options)
         finally:
             stopped = app.stop_children()
             if stopped:

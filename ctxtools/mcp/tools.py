@@ -73,13 +73,11 @@ def _counts(a: dict, label: str, path: str | None, ruler) -> dict:
     with stream:
         if a["messages"]:  # within ctx-count's bounds: a log fails at its first bytes
             from ctxtools.compact.transcript import head_error
-            from ctxtools.jsonbound import read_json
 
             def error(problem):
                 return head_error(problem, where=f"{label}: ")
 
-            data = read_json(stream, label, error, containers=True)
-            return report.transcript_counts(data, ruler, label)
+            return report.transcript_counts_of(stream, ruler, label, label, error)
         return count_stream(stream, ruler, jobs=1).as_dict()
 
 

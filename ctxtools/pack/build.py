@@ -9,7 +9,7 @@ from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
 from ctxtools.pack.choose import Chooser
 from ctxtools.pack.fit import MapState
-from ctxtools.pack.inputs import Gatherer, load_entries, redact_text
+from ctxtools.pack.inputs import LISTED, Gatherer, load_entries, redact_text
 from ctxtools.pack.memory_section import Fixed as _Fixed
 from ctxtools.pack.memory_section import memory_left_out as _memory_left_out
 from ctxtools.pack.memory_section import memory_section as _memory_section
@@ -65,6 +65,7 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))  # all redacted
 
     gather = Gatherer(req, root, root_real)
+    gather.output.check(_option_sources(req))
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
     _gather_paths(gather, req, root, notes)
 
@@ -77,6 +78,9 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     fixed, whole = _fixed_sections(
         req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
     )
+    for part in (f for f in fixed if f.name == "instructions"):
+        read = [(f"instructions {p}", os.path.join(root_real, p)) for p, _ in part.parts]
+        gather.output.check(read)
     entries = _without_instruction_files(entries, whole, dropped)
     memory_info = None
     if req.memory:
@@ -190,12 +194,22 @@ def _budget_and_ruler(req: PackRequest, ruler, notes: list[str]):
     return budget, ruler
 
 
+def _option_sources(req: PackRequest) -> list[tuple[str, str]]:
+    """The files and directories the options make the pack read, as (label, path)."""
+    sources = [(f"--memory {m}", m) for m in req.memory or ()]
+    if req.skills_dir:
+        sources.append((f"--skills {req.skills_dir}", req.skills_dir))
+    if req.profiles_file:
+        sources.append((f"--profiles-file {req.profiles_file}", req.profiles_file))
+    return sources
+
+
 def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:
     """The paths and changed files the request names join GATHER."""
     for arg in req.paths:
         gather.add_path(arg)
     for arg in req.listed:
-        gather.add_path(arg, named=False, why="--files-from")
+        gather.add_path(arg, named=False, why=LISTED)
     if req.changed is not None:
         gather.add_changed(req.changed)
     notes.extend(gather.notes)

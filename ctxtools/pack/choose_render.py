@@ -95,7 +95,9 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
         top_terms=top_terms,
         path_cost=ch.count,
         blind=_blind_by_rank(ch),
+        fill=ch.req.fill,
     )
+    ch.under_floor = p.under if p.stopped == "floor" else 0
     ranks = {d.label: i + 1 for i, d in enumerate(ch.docs)}
     ranks.update({lab: len(ranks) + 1 + i for i, lab in enumerate(_blind_by_rank(ch))})
     blocks: dict[str, tuple[str, str, Shown | None]] = {}
@@ -193,6 +195,17 @@ def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
 
 
 def _record_left_out(ch, p: Plan, blocks) -> None:
+    if ch.under_floor:
+        ch.dropped.append(
+            {
+                "what": f"{ch.under_floor:,} chunks",
+                "why": "under the relevance floor: worth too little for their tokens (--fill)",
+            }
+        )
+        ch.fit_notes.append(
+            f"note: the files stop at the relevance floor: {ch.under_floor:,} weaker chunks"
+            " left out, under budget (--fill takes them)"
+        )
     listed = set(p.paths)
     rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
     for d in rest[:EXPLAIN_NEXT]:

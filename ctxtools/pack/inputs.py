@@ -7,10 +7,11 @@ import os
 import subprocess
 
 from ctxtools.errors import CtxError, InputError, UsageError
-from ctxtools.fsutil import check_resource
+from ctxtools.fsutil import check_resource, file_identity
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
 
 _GLOB_CHARS = frozenset("*?[")
+LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -19,6 +20,45 @@ def _inside(real: str, root_real: str) -> bool:
 
 def _rel(real: str, root_real: str) -> str:
     return os.path.relpath(real, root_real).replace(os.sep, "/")
+
+
+class OutputGuard:
+    """The file ``-o`` names, if it exists, and whether another name is that file (the same
+    device and inode: a hard link, a symbolic link, another spelling of its path)."""
+
+    def __init__(self, output: str | None):
+        self.output = output if output and output != "-" else None
+        self.real = os.path.realpath(self.output) if self.output else None
+        self.identity = None  # only a regular file is an input's other name (not a tty)
+        if self.output and os.path.isfile(self.output):
+            self.identity = file_identity(self.output)
+
+    def names(self, path: str, real: bool = False) -> bool:
+        """Whether PATH (already resolved when REAL) is the output file."""
+        if self.real is None:
+            return False
+        if (path if real else os.path.realpath(path)) == self.real:
+            return True
+        return self.identity is not None and file_identity(path) == self.identity
+
+    def under(self, directory: str) -> bool:
+        """Whether the output file lies under DIRECTORY (through any symbolic link)."""
+        if self.real is None or self.identity is None:
+            return False
+        return _inside(self.real, os.path.realpath(directory))
+
+    def error(self, what: str) -> UsageError:
+        return UsageError(
+            f"-o {self.output} is an input of this pack ({what}); nothing was written",
+            hint="write the pack to another file",
+        )
+
+    def check(self, sources: list[tuple[str, str]]) -> None:
+        """Raise the usage error when the output is one of SOURCES, (label, path) pairs: a
+        file's path, or a directory the pack reads files from."""
+        for label, path in sources:
+            if self.names(path) or (os.path.isdir(path) and self.under(path)):
+                raise self.error(label)
 
 
 class Gatherer:
@@ -34,18 +74,18 @@ class Gatherer:
         self.outside: list[str] = []
         self.notes: list[str] = []
         self.skipped: list[dict] = []
-        self.output_real = (
-            os.path.realpath(req.output) if req.output and req.output != "-" else None
-        )
+        self.output = OutputGuard(req.output)
 
     def add_file(
         self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
     ) -> None:
         """Plan the file at REAL (inside the root) as REL (default: REAL's own path);
         JUDGED: a directory listing judged its link target already."""
-        if self.output_real is not None and real == self.output_real:
-            return  # the pack's own -o target is never one of its files
         rel = rel if rel is not None else _rel(real, self.root_real)
+        if self.output.names(real, real=True):
+            if named or why == LISTED:  # the user named it: the pack would destroy it
+                raise self.output.error(f"{why} {rel}")
+            return  # a file a directory or a glob turned up (an earlier pack): left out
         old = self.entries.get(rel)
         if old is not None:
             old.named = old.named or named
@@ -136,10 +176,12 @@ class Gatherer:
                 continue
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
-            self.add_file(real, True, "changed")
+            if diff is None and self.output.names(real, real=True):
+                continue  # an untracked -o target (an earlier pack): no input, left out
+            self.add_file(real, True, "changed")  # a tracked one is refused there
             entry = self.entries.get(_rel(real, self.root_real))
             if entry is None:
-                continue  # the pack's own -o target
+                continue
             entry.why = "changed"
             entry.diff = diff
 
@@ -234,11 +276,14 @@ def load_entries(
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
+    from ctxtools.secrets.names import secret_content
 
     out: list[FileEntry] = []
     for label in sorted(gather.entries):
         e = gather.entries[label]
         kind = secret_filename(label) if e.target_judged else secret_path(label, e.path)
+        if kind is None and e.target_judged and not e.deleted:
+            kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
             notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             dropped.append({"what": label, "why": f"secret by name ({kind})"})

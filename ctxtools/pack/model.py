@@ -57,6 +57,7 @@ class PackRequest:
     embed_cmd: str | None = None
     embed_timeout: float | None = None
     min_score: float | None = None
+    fill: bool = False  # fill the budget past the relevance floor
     listed: Sequence[str] = ()  # --files-from: candidates, not named
     include: Sequence[str] = ()  # --include GLOB: candidates whatever the noise rules say
     exclude: Sequence[str] = ()  # --exclude GLOB: never candidates

@@ -37,6 +37,7 @@ _SAME = (
     "embed_cmd",
     "embed_timeout",
     "min_score",
+    "fill",
 )
 
 

@@ -24,6 +24,11 @@ def _json_error(label: str, exc: Exception, line: int | None = None) -> InputErr
         where = f" at line {lineno}, column {colno}"
     else:
         where = ""
+    if msg == "number is infinity when parsed as double":  # orjson: past a double's range
+        return InputError(
+            f"{label}: a number{where} is beyond what --jsonpath reads (a 64-bit integer or "
+            "a double)"
+        )
     return InputError(f"{label} is not valid JSON{where}: {msg}")
 
 
@@ -41,7 +46,17 @@ def check_head(head: bytes, whole: bool, label: str = "stdin") -> None:
 def load_json(p: Payload) -> Any:
     """The payload as a JSON value; JSON Lines as an array of its lines' values (read a
     line at a time). A payload whose first bytes cannot be JSON fails at once, and one
-    JSON document is parsed only up to ``jsonbound.JSON_DOCUMENT_MAX`` bytes."""
+    JSON document is parsed only up to ``jsonbound.JSON_DOCUMENT_MAX`` bytes. A stored
+    payload that fails to parse is checked against its card's type first (an edited type
+    is a damaged card, IntegrityError, not bad data)."""
+    try:
+        return _load_json(p)
+    except InputError:
+        p.check_type()  # a stored payload that is not what its card says: a damaged card
+        raise
+
+
+def _load_json(p: Payload) -> Any:
     import orjson
 
     from ctxtools import jsonbound
@@ -54,7 +69,7 @@ def load_json(p: Payload) -> Any:
         check_head(head, False, p.label)
         if p.size > jsonbound.JSON_DOCUMENT_MAX:
             if kind != "json" and jsonbound.looks_like_lines(head):
-                return _load_jsonl(p)
+                return _load_jsonl(p)  # refused there: as JSON Lines
             raise jsonbound.too_big(p.label, jsonbound.JSON_DOCUMENT_MAX)
     data = b"".join(p.iter_bytes())
     try:
@@ -63,14 +78,26 @@ def load_json(p: Payload) -> Any:
         if kind != "json" and data.lstrip()[:1] in (b"{", b"["):
             try:
                 return _load_jsonl(p)
-            except InputError:
-                pass
+            except InputError as lines_error:
+                if exc.msg == "unexpected content after document":  # JSON Lines, then
+                    raise lines_error from None
         raise _json_error(p.label, exc) from None
 
 
 def _load_jsonl(p: Payload) -> list[Any]:
+    """The lines' values, a line at a time; refused past ``JSON_DOCUMENT_MAX`` bytes (the
+    array is held whole: 3-4 times their size)."""
     import orjson
 
+    from ctxtools import jsonbound
+
+    limit = jsonbound.JSON_DOCUMENT_MAX
+    if p.size > limit:
+        raise InputError(
+            f"{p.label}: JSON Lines over {jsonbound.size_text(limit)} are not queried with "
+            "--jsonpath (the limit: the array is held whole)",
+            hint="--grep or --range read any size",
+        )
     out = []
     for i, raw in enumerate(p.iter_lines(), start=1):
         if not raw.strip():
@@ -78,6 +105,8 @@ def _load_jsonl(p: Payload) -> list[Any]:
         try:
             out.append(orjson.loads(raw))
         except orjson.JSONDecodeError as exc:
+            if exc.msg == "number is infinity when parsed as double":
+                raise _json_error(p.label, exc, line=i) from None
             raise InputError(
                 f"{p.label} is not valid JSON Lines: line {i}: {str(exc.msg).splitlines()[0]}"
             ) from None

@@ -59,6 +59,7 @@ def introspect(
     """The projections this payload supports, its sizes, and examples for this very payload,
     worded by NXT (default: ctx-read command lines for REF)."""
     nxt = nxt or next_for(ref)
+    p.check_type()
     lines, kind = p.lines, p.record.get("type") or "text"
     info: dict[str, Any] = {"ref": ref, "type": kind}
     if p.record.get("exit_status") is not None:

@@ -149,23 +149,21 @@ def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str,
         jobs.append((cand.rel, cand.path, max_file_size, cache is not None))
     if len(jobs) < PARALLEL_MIN:
         return {}
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from ctxtools.forked import forked_results
 
     out: dict[str, tuple] = {}
+    results = forked_results(_scan_file, jobs, min(cpus, MAX_WORKERS), chunk=32)
     try:
-        ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(cpus, MAX_WORKERS), mp_context=ctx) as pool:
-            for n, (rel, status, size, digest, payload) in enumerate(
-                pool.map(_scan_file, jobs, chunksize=32)
-            ):
-                out[rel] = (status, size, digest, _reintern(payload))
-                if progress is not None and n % 64 == 0:
-                    progress(n, len(candidates))
+        for n, (rel, status, size, digest, payload) in enumerate(results):
+            out[rel] = (status, size, digest, _reintern(payload))
+            if progress is not None and n % 64 == 0:
+                progress(n, len(candidates))
     except ResourceError:
         raise  # a file the limit kept from being read: an error, not a skip
-    except Exception:  # no processes to be had (or a warning about forking): go serial
+    except Exception:  # no processes to be had: go serial
         return {}
+    finally:
+        results.close()  # no worker left running, whatever ended the loop
     return out
 
 

@@ -4,13 +4,16 @@ In four steps:
 
 1. **Named files first**: each file the user named gets its best chunk (else its
    signatures), and the room of its path line is held for it.
-2. **Value per token**: chunks are taken by expected recall per token -- the file's share
-   of the chance that the task is about it (its score against the best, to the power
-   ``FILE_POWER``), times the chunk's share of its file (smoothed by ``SMOOTH``), over
-   what the chunk costs to show with what makes it readable: the file's import lines (the
-   first ``IMPORT_DOCS`` files), the line of the class a method belongs to, the first line
-   of the definition a part belongs to. A chunk over ``MAX_CHUNK_SHARE`` of the budget is
-   windowed around its best lines. This fills up to ``FILL`` of the budget.
+2. **The best chunks of the whole ranking**: every chunk of the best ``VALUE_DOCS`` files
+   in one order, by its relevance (its own score, which holds its share of its file's),
+   each shown with what makes it readable: the file's import lines (the first
+   ``IMPORT_DOCS`` files), the line of the class a method belongs to, the first line of
+   the definition a part belongs to. A file grows toward whole only as far as its chunks
+   outrank every other file's. A chunk over ``MAX_CHUNK_SHARE`` of the budget is
+   windowed around its best lines. This fills up to ``FILL`` of the budget -- or stops
+   at the **floor**: a chunk whose relevance is under ``FLOOR`` of the best chunk's is
+   worth too little for its tokens, and the pack ends there with budget to spare (the
+   budget is a ceiling, not a target; ``fill`` takes them all the same).
 3. **Signatures**: the next files, as the lines that declare their definitions (real
    lines, real numbers), ``SIG_LINES`` a file and "N more".
 4. **Paths**: the next ones after that, as a list of paths.
@@ -40,10 +43,12 @@ WINDOW_HALF = 12
 BRIDGE_BLANKS = 3  # a gap of at most this many blank lines is shown, not elided
 MAX_LINE_CHARS = 500
 PATH_TOKENS = 4  # per listed path, besides its own tokens
-VALUE_DOCS = 60
-FILE_POWER = 3.0
-SMOOTH = 0.3
-CHUNK_POWER = 1.0
+VALUE_DOCS = 100
+COST_POWER = 0.0
+SIZE_UNIT = 20  # lines: a chunk this long counts as twice a one-line chunk's cost
+MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
+FLOOR = 0.0
+FLOOR_RANK = 1_000_000
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -116,11 +121,25 @@ class Plan:
     unlisted_named: list[str]  # named files with not even a path line
     left: int  # ranked files neither shown nor listed
     used: int = 0
+    under: int = 0  # chunks left out because their relevance was under the floor
+    stopped: str = ""  # "floor": the pack ended under the floor, with budget to spare
 
 
 class _Planner:
-    def __init__(self, docs: list[Doc], budget: int, costs: Costs, top_terms: list[str]):
+    def __init__(
+        self,
+        docs: list[Doc],
+        budget: int,
+        costs: Costs,
+        top_terms: list[str],
+        fill: bool = False,
+        floor: float | None = None,
+    ):
         self.docs = docs
+        self.fill = fill
+        self.floor = FLOOR if floor is None else floor
+        self.under = 0  # chunks left out under the floor
+        self.stopped = ""  # "floor" when the floor ended the pack before the budget
         self.budget = budget
         self.costs = costs
         self.used = 0
@@ -216,37 +235,52 @@ class _Planner:
             if not self.add(d, best, min(limit, self.used + share)):
                 self.signatures([d], limit, max_docs=1)
 
-    def by_value(self, limit_share: float = FILL) -> None:
-        """Chunks by expected recall per token: a file's share of the probability that the
-        task is about it (its score against the best, sharpened by ``FILE_POWER``), times
-        the chunk's share of its file (its score, smoothed toward the file's mean), over
-        what the chunk costs to show (context and a new file's header included)."""
-        import heapq
-
+    def candidates(self) -> list[tuple[float, float, str, int, Doc]]:
+        """Every chunk of the best ``VALUE_DOCS`` files as (priority, relevance, label,
+        index, doc), best priority first. Relevance is the chunk's own score (its words, what
+        points at it, its share of its file's score); priority discounts it by the chunk's
+        size to the power ``COST_POWER``, so that of two chunks of equal relevance the
+        shorter comes first without a long one being pushed out by every short one."""
         docs = [d for d in self.docs if d.score > 0 or d.named][:VALUE_DOCS]
-        if not docs:
-            return
-        top = max(d.score for d in docs) or 1.0
-        pf = {d.label: max(d.score / top, 1e-6) ** FILE_POWER for d in docs}
-        total = sum(pf.values())
-        heap = []
+        out = []
         for d in docs:
-            scores = [max(s - d.mix, 0.0) ** CHUNK_POWER for s in d.scores]
-            mean = sum(scores) / len(scores) if scores else 0.0
-            w = [s + SMOOTH * mean + 1e-9 for s in scores]
-            wsum = sum(w)
-            for k, wk in enumerate(w):
-                value = pf[d.label] / total * wk / wsum
-                heapq.heappush(heap, (-value, d.label, k, d, value))
+            for k, s in enumerate(d.scores):
+                if s <= 0:
+                    continue
+                ch = d.chunks[k]
+                size = max(len(ch), 1)
+                pri = s / (size / SIZE_UNIT + 1.0) ** COST_POWER
+                out.append((pri, s, d.label, k, d))
+        out.sort(key=lambda t: (-t[0], t[2], t[3]))
+        return out
+
+    def by_value(self, limit_share: float = FILL) -> None:
+        """Chunks of the whole ranking, best first (``candidates``), each with what makes it
+        readable, while they fit; a file grows toward whole only as far as its own chunks
+        outrank every other file's. Unless ``fill``, the pack stops at the first chunk
+        whose relevance is under ``floor`` of the best chunk's: the budget is a ceiling.
+        The chunks left under the floor are counted in ``self.under``."""
+        cands = self.candidates()
+        if not cands:
+            return
+        best = max(c[1] for c in cands)
+        floor = 0.0 if self.fill else self.floor * best
         limit = int(self.budget * limit_share)
         misses = 0
-        while heap and self.used < limit and misses < 200:
-            _neg, lab, k, d, value = heapq.heappop(heap)
+        for at, (_pri, rel, lab, k, d) in enumerate(cands):
+            if self.used >= limit or misses >= MAX_MISSES:
+                break
+            if not self.fill and (rel < floor or at >= FLOOR_RANK):
+                self.under = len(cands) - at
+                self.stopped = "floor"
+                break
             sh = self.shown.get(lab)
             ch = d.chunks[k]
             if sh is not None and all(n in sh.lines for n in range(ch.start, ch.end + 1)):
                 continue
-            if not self.add(d, k, limit):
+            if self.add(d, k, limit):
+                misses = 0
+            else:
                 misses += 1
         for sh in self.shown.values():
             if len(sh.lines) >= len(sh.doc.lines):
@@ -339,10 +373,12 @@ def plan(
     top_terms: list[str] = (),
     path_cost: Callable[[str], int] | None = None,
     blind: list[str] = (),
+    fill: bool = False,
+    floor: float | None = None,
 ) -> Plan:
     """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring);
     BLIND files (that nothing in the task reaches, best first) may follow as paths."""
-    p = _Planner(docs, budget, costs, list(top_terms))
+    p = _Planner(docs, budget, costs, list(top_terms), fill=fill, floor=floor)
     count_path = path_cost or (lambda s: len(s) // 3 + 1)
     if signatures_only:
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))
@@ -386,4 +422,4 @@ def plan(
     ]
     left = sum(1 for d in docs if d.label not in p.shown and d.label not in listed)
     left += sum(1 for lab in blind if lab not in listed)
-    return Plan(shown, listed, unlisted, left, p.used)
+    return Plan(shown, listed, unlisted, left, p.used, p.under, p.stopped)

@@ -22,12 +22,15 @@ Everything is deterministic: ties break on the path and the line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ctxtools.classify import role as file_role
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.terms import Query
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 NAME_BONUS = 2.0  # times the name term's weight
 SCOPE_BONUS = 0.6
@@ -44,6 +47,7 @@ CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
 COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
 COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at all
+CONTEXT_TF = 1  # what a word of a chunk's path or class name counts for in the chunk
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -174,16 +178,37 @@ def _new_doc(src: Source) -> Doc:
     return doc
 
 
+def _context_terms(terms: Terms, text: str) -> dict[int, int]:
+    """The query terms the words of TEXT (a path, a class's name) stand for, once each."""
+    out: dict[int, int] = {}
+    for word in _NAME_RE.findall(text):
+        for i in terms.ids_of(word.encode()):
+            out[i] = CONTEXT_TF
+    return out
+
+
 def _read(src: Source, terms: Terms, stats: Stats):
-    """The Doc of SRC, its chunks counted into STATS; and the chunks' lengths in words."""
+    """The Doc of SRC, its chunks counted into STATS; and the chunks' lengths in words.
+    Each chunk also counts the words of its file's path and of the class it is in (once
+    each, ``CONTEXT_TF``): a method of ``CacheHandler`` in ``core/cache/backends/base.py``
+    is about caching though its own lines may never say so."""
     present = src.present if src.present is not None else [1]
     doc = _new_doc(src)
     lines, chunks = doc.lines, doc.chunks
     seen: set[int] = set()
     lengths = []
+    path_tf = _context_terms(terms, src.label) if CONTEXT_TF else {}
+    scopes: dict[str, dict[int, int]] = {}
     for ch in chunks:
         text = "\n".join(lines[ch.start - 1 : ch.end]).encode("utf-8", "surrogateescape")
         tf, length = terms.count(text) if present else ({}, len(text) // 6)
+        extra = path_tf
+        if CONTEXT_TF and ch.scope:
+            if ch.scope not in scopes:
+                scopes[ch.scope] = {**path_tf, **_context_terms(terms, ch.scope)}
+            extra = scopes[ch.scope]
+        for i, c in extra.items():
+            tf[i] = tf.get(i, 0) + c
         doc.tfs.append(tf)
         lengths.append(length)
         stats.add(tf, length)

@@ -25,12 +25,14 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts
 
 CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
 PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
+FORM_WEIGHT = 0.5  # another form of a plain word (caching: cache, cached), against the word
 MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
 MAX_POINTERS = 200  # paths, and frames, at most: each is matched against every file
 
@@ -162,7 +164,15 @@ _REPORT_WORDS = frozenset(
 )
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+# A dotted name (``django.db.models``), as group "name". A match could start at any letter
+# of a run of word characters, but one that starts inside a run ends where one from the
+# run's first letter would (the run's end): starting only at a run's start (the digits
+# before its first letter skipped) keeps the matches and makes the scan linear -- it was
+# quadratic in the length of one long word (50,000 characters: over a minute).
+_DOTTED_RE = re.compile(
+    r"(?<![A-Za-z0-9_])[0-9]*+"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)+)"
+)
 _CODE_SPAN_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
 _SOURCE_EXT = [
     "py",
@@ -255,17 +265,20 @@ _FRAMES = (
     # Java / Kotlin: at com.x.Y.method(Y.java:12)
     (re.compile(r"\bat ([\w$.]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)"), 2, 3, 1),
     # Go / Rust / C and anything else: path.ext:12 (Rust's "at src/x.rs:12:5", Python's
-    # warnings "x.py:12: FutureWarning" and pytest's "x.py:12: in f" included)
-    (
-        re.compile(
-            r"((?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|h|cc|cpp|cxx|hpp|rb|php|swift|cs|ts|tsx|js|jsx"
-            r"|mjs|cjs|py|pyx|java|kt|scala|lua|ex|exs|dart)):(\d+)"
-        ),
-        1,
-        2,
-        None,
-    ),
+    # warnings "x.py:12: FutureWarning" and pytest's "x.py:12: in f" included); read by
+    # _any_frames, which starts it only where a match can start (linear time).
+    (None, 1, 2, None),
 )
+# The directories of a path are taken whole (possessive): one given back could never be
+# the file's name, which a ':' follows, never a '/'.
+_ANY_FRAME = (
+    r"((?:[\w.-]++/)*+[\w.-]+\.(?:go|rs|c|h|cc|cpp|cxx|hpp|rb|php|swift|cs|ts|tsx|js|jsx"
+    r"|mjs|cjs|py|pyx|java|kt|scala|lua|ex|exs|dart)):(\d+)"
+)
+_ANY_FRAME_AT = re.compile(_ANY_FRAME)
+# A match that starts after a path character, or after one and a '/', extends to a match
+# one or two characters earlier, which comes first: no need to try there.
+_ANY_FRAME_START = re.compile(r"(?<![\w.-])(?<![\w.-]/)" + _ANY_FRAME)
 # A Go frame's function line (pkg.(*T).Method(...)) and a Rust one ("  3: crate::m::f").
 _GO_FUNC_RE = re.compile(r"^\s*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)\s*$", re.M)
 _RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
@@ -368,6 +381,7 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
     raw: dict[str, float] = {}
     code: set[str] = set()
     names: dict[str, float] = {}
+    forms: dict[str, float] = {}  # other forms of plain words, added unless written
     for m in _WORD_RE.finditer(task):
         word = m.group()
         if _stop(word) or (elsewhere and _in_regions(m.start(), elsewhere)):
@@ -394,7 +408,56 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
             for part in dict.fromkeys(parts):
                 if not _stop(part) and len(part) >= 3:
                     _add(raw, part, w * PART_WEIGHT)
+        elif not shaped and FORM_WEIGHT:
+            for form in word_forms(low):
+                if not _stop(form):
+                    forms[form] = max(forms.get(form, 0.0), FORM_WEIGHT)
+    for form, w in forms.items():
+        if form not in raw:
+            raw[form] = w
     return raw, code, names
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def word_forms(word: str) -> list[str]:
+    """Other forms of a plain English word that code may use for the same thing: its
+    stem and the stem's usual endings (``caching``: cache, caches, cached; ``queries``:
+    query). A rule of thumb, not a stemmer: a form that occurs nowhere costs nothing."""
+    if len(word) < 4 or not word.isalpha() or not word.isascii():
+        return []
+    stems = _stems(word) or {word}
+    out = set(stems)
+    for stem in stems:
+        if stem.endswith("y") and stem[-2] not in _VOWELS:
+            out.update((stem[:-1] + "ies", stem[:-1] + "ied"))
+            continue
+        base = stem[:-1] if stem.endswith("e") else stem
+        plural = stem + "es" if stem.endswith(("s", "x", "z", "ch", "sh")) else stem + "s"
+        out.update((plural, base + "ed", base + "ing"))
+    out.discard(word)
+    return sorted(f for f in out if len(f) >= 4 or f in stems and len(f) == 3)
+
+
+def _stems(word: str) -> set[str]:
+    """The stems WORD may be an inflection of (none for a word with no usual ending)."""
+    out: set[str] = set()
+    if word.endswith(("ies", "ied")) and len(word) > 5:
+        return {word[:-3] + "y"}
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            if stem[-1] == stem[-2] and stem[-1] not in _VOWELS and stem[-1] not in "ls":
+                out.add(stem[:-1])  # running: run
+            else:
+                out.update((stem, stem + "e"))
+            return out
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        return {word[:-2]}
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return {word[:-1]}
+    return out
 
 
 def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
@@ -430,7 +493,7 @@ def _paths(task: str) -> list[str]:
         if "/" in p and "//" not in p and not p.lower().startswith(("http", "www")):
             seen.setdefault(p, None)
     for m in _DOTTED_RE.finditer(task):
-        dotted = m.group()
+        dotted = m.group("name")
         if dotted.count(".") >= 1 and dotted.split(".")[-1].lower() not in _SOURCE_EXT:
             seen.setdefault(dotted.replace(".", "/"), None)
     return list(seen)
@@ -446,7 +509,7 @@ def _frames(task: str) -> list[Frame]:
     out: list[Frame] = []
     seen = set()
     for rx, pg, lg, fg in _FRAMES:
-        for m in rx.finditer(task):
+        for m in rx.finditer(task) if rx is not None else _any_frames(task):
             path = m.group(pg)
             line = int(m.group(lg)) if m.group(lg) else None
             func = m.group(fg) if fg else None
@@ -465,6 +528,31 @@ def _frames(task: str) -> list[Frame]:
             if func and not _stop(func):
                 out.append(Frame(None, None, func))
     return out
+
+
+def _any_frames(task: str) -> Iterator[re.Match]:
+    """The matches ``re.finditer`` gives of the path.ext:N frame pattern, found in linear
+    time: where a match ended, the next is tried at that position and the one after it
+    (a position the start rule would wrongly skip: its path characters belong to the match
+    before), then searched for from the positions where a match can start."""
+    pos, end = 0, len(task)
+    while pos <= end:
+        m = None
+        if pos:  # right after a match: the two positions the start rule cannot judge
+            m = _ANY_FRAME_AT.match(task, pos) or (
+                _ANY_FRAME_AT.match(task, pos + 1) if pos < end else None
+            )
+            search_from = pos + 2
+        else:
+            search_from = 0
+        if m is None:
+            if search_from > end:
+                return
+            m = _ANY_FRAME_START.search(task, search_from)
+            if m is None:
+                return
+        yield m
+        pos = m.end()  # never empty: a match holds at least "x.c:1"
 
 
 def _fragments(message: str) -> list[str]:

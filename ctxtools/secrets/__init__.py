@@ -8,6 +8,9 @@
 rule table of ``rules`` (a provider's token format, a private-key block, a password in a
 URL, a credential-looking value assigned to a password-like key).
 
+``output``: the pass every output meant for a model goes through where it is printed
+(``redact_output``, ``redact_doc`` for JSON documents, ``RedactingWriter`` for streams).
+
 The names are loaded on first use, so ``import ctxtools.secrets`` costs nothing.
 """
 
@@ -18,6 +21,19 @@ __getattr__, __dir__ = lazy_exports(
     {
         "names": ("secret_filename", "secret_path"),
         "scan": ("KINDS", "MARKER", "Finding", "find_secrets", "redact"),
+        "output": ("OutputRedactor", "RedactingWriter", "redact_doc", "redact_output"),
     },
 )
-__all__ = ["KINDS", "MARKER", "Finding", "find_secrets", "redact", "secret_filename", "secret_path"]
+__all__ = [
+    "KINDS",
+    "MARKER",
+    "Finding",
+    "OutputRedactor",
+    "RedactingWriter",
+    "find_secrets",
+    "redact",
+    "redact_doc",
+    "redact_output",
+    "secret_filename",
+    "secret_path",
+]

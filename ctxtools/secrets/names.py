@@ -1,7 +1,9 @@
 """Secret files by name: ``secret_filename(relpath)`` says whether a file is a secret by
-its name alone (``.env``, ``*.pem``, ``id_rsa``, ``.aws/credentials``…): such a file is not
-read at all. ``secret_path(label, path)`` judges a file by the name it is shown under and by
-the name of what it really is (a symbolic link is judged by its target too)."""
+its name alone (``.env``, ``*.pem``, ``id_rsa``, ``.aws/credentials``, and their copies
+``.env~``, ``key.pem.bak``, ``terraform.tfstate.1``…): such a file is not read at all.
+``secret_path(label, path)`` judges a file by the name it is shown under, by the name of
+what it really is (a symbolic link is judged by its target too) and, for a name that is
+not code's, by its first bytes (``secret_content``: a renamed or hard-linked dotenv)."""
 
 from __future__ import annotations
 
@@ -43,6 +45,65 @@ PATH_KINDS = (
     (".kube/config", "kubeconfig"),
 )
 SECRETS_DATA_RE = re.compile(r"secrets?\.(ya?ml|json|toml|ini|env)")
+# What editors, tools and people append to a copy of a file: server.key.orig, .env~,
+# .netrc.bak, terraform.tfstate.1, .env_old, secrets.yaml.save...
+BACKUP_RE = re.compile(
+    r"(?:~|\.(?:bak|backup|orig|old|save|sav|prev|tmp|swp|copy|[0-9]{1,3})|[_-](?:old|bak|backup|copy))$"
+)
+# A dotenv by another name: env.txt, env-prod, env_local, dotenv; not env.py, env.js
+# (code that reads the environment) nor environment.yml.
+DOTENV_NAME_RE = re.compile(r"(?:dot)?env(?:[._-][a-z0-9._-]*)?")
+CODE_SUFFIXES = frozenset(
+    (
+        ".py",
+        ".pyi",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".jsx",
+        ".go",
+        ".rs",
+        ".rb",
+        ".java",
+        ".kt",
+        ".kts",
+        ".scala",
+        ".php",
+        ".lua",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".fish",
+        ".ps1",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".swift",
+        ".md",
+        ".rst",
+        ".html",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".nix",
+        ".d",
+        ".j2",
+        ".jinja",
+        ".tpl",
+        ".example",
+        ".sample",
+        ".template",
+        ".dist",
+        ".schema",
+        ".lock",
+    )
+)
 CLIENT_SECRET_RE = re.compile(r"client_secrets?[\w.-]*\.json")
 
 
@@ -63,6 +124,19 @@ def secret_filename(relpath: str) -> str | None:
     name = path.rsplit("/", 1)[-1].lower()
     if not name:
         return None
+    stem = BACKUP_RE.sub("", name)
+    while stem != name and stem:  # a copy is what it is a copy of: key.pem.bak, .env~
+        name, path = stem, path[: len(path) - (len(path.rsplit("/", 1)[-1]) - len(stem))]
+        stem = BACKUP_RE.sub("", name)
+    kind = _by_name(path, name)
+    if kind is None and DOTENV_NAME_RE.fullmatch(name.lstrip(".")):
+        suffix = name[name.rfind(".") :] if "." in name.lstrip(".") else ""
+        if not (ENV_TEMPLATES.intersection(re.split(r"[._-]", name)) or suffix in CODE_SUFFIXES):
+            kind = "dotenv"
+    return kind
+
+
+def _by_name(path: str, name: str) -> str | None:
     low = path.lower()
     for ending, kind in PATH_KINDS:
         if low == ending or low.endswith("/" + ending):
@@ -71,8 +145,9 @@ def secret_filename(relpath: str) -> str | None:
         return NAME_KINDS[name]
     if name == ".env" or name == ".envrc":
         return "dotenv"
-    if name.startswith(".env."):
-        return None if ENV_TEMPLATES.intersection(name[5:].split(".")) else "dotenv"
+    if name.startswith((".env.", ".env-", ".env_", ".envrc.")):
+        words = re.split(r"[._-]", name[5:])
+        return None if ENV_TEMPLATES.intersection(words) else "dotenv"
     if name.endswith(".env") and len(name) > 4:
         stem = name[:-4].rstrip(".")
         return None if stem.rsplit(".", 1)[-1] in ENV_TEMPLATES else "dotenv"
@@ -93,11 +168,13 @@ def secret_filename(relpath: str) -> str | None:
 def secret_path(label: str, path: str | os.PathLike | None) -> str | None:
     """The kind of secret a file shown as LABEL is, judged by LABEL and, when PATH is
     given, by the real path it resolves to (a link ``settings.txt -> .env`` is a dotenv;
-    a link into ``~/.aws/credentials`` is AWS credentials); None when neither is."""
+    a link into ``~/.aws/credentials`` is AWS credentials) and by its content
+    (``secret_content``: a renamed or hard-linked ``.env``); None when none is."""
     kind = secret_filename(label)
     if kind is not None or path is None:
         return kind
-    return secret_filename(_real(os.fspath(path)).replace(os.sep, "/"))
+    kind = secret_filename(_real(os.fspath(path)).replace(os.sep, "/"))
+    return kind if kind is not None else secret_content(path, label)
 
 
 def _real(path: str) -> str:
@@ -113,3 +190,43 @@ def _real(path: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _real_dir(path: str) -> str:
     return os.path.realpath(path)
+
+
+SNIFF_BYTES = 4096
+_DOTENV_LINE = re.compile(rb"(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*=[^\n]*")
+_CREDENTIAL_KEY = re.compile(
+    rb"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api_?key|_key|credentials?|dsn)="
+)
+
+
+def secret_content(path: str | os.PathLike, label: str = "") -> str | None:
+    """``"dotenv"`` when the file at PATH (shown as LABEL) is a dotenv by its content,
+    whatever its name (``git mv .env config.txt``, a hard link to ``.env``): its first
+    SNIFF_BYTES hold only ``KEY=value`` lines (``export`` allowed), comments and blank
+    lines, and a key names a credential (``DB_PASSWORD=``, ``API_TOKEN=``…). Files whose
+    name says they are code or a known format (``.py``, ``.sh``, ``.yaml``…) are not
+    read. None otherwise, or when the file cannot be read."""
+    name = (label or os.fspath(path)).replace("\\", "/").rsplit("/", 1)[-1].lower()
+    dot = name.rfind(".")
+    if dot > 0 and name[dot:] in CODE_SUFFIXES:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if b"\0" in head:
+        return None
+    lines = head.split(b"\n")
+    if len(head) == SNIFF_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    assigned = credential = False
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith(b"#"):
+            continue
+        if not _DOTENV_LINE.fullmatch(line):
+            return None
+        assigned = True
+        credential = credential or _CREDENTIAL_KEY.search(line.split(b"=", 1)[0] + b"=") is not None
+    return "dotenv (by its content)" if assigned and credential else None

@@ -18,7 +18,9 @@ Each rule is ``(kind, gate, pattern, group, checks)``:
   ``value`` the value looks like a credential, not a placeholder, a template or a name
   (``credential_value``); ``bare`` the same for a value without quotes, where a dotted or
   snake_case name is taken for a variable; ``lines`` the pattern is run only on the lines
-  where the gate matches (a keyword's gate matches in many texts, its pattern is slow).
+  where the gate matches (a keyword's gate matches in many texts, its pattern is slow);
+  ``at`` the pattern is matched only where the gate's empty group stands, to the line's end
+  (the gate finds the key, the pattern reads the value after it).
 
 The formats are the providers' published token formats (a format is a fact; the
 regexes and this table are ours). Guesses by entropy are not made; keyword rules
@@ -27,6 +29,8 @@ are measured for false positives on real code by ``bench/bench_secrets.py``.
 """
 
 from __future__ import annotations
+
+from ctxtools.secrets.providers import PROVIDERS
 
 # Not followed by a character that would make the match the head of a longer word.
 E = r"(?![A-Za-z0-9_\-])"
@@ -64,29 +68,76 @@ SSH2 = (
 # PuTTY's .ppk: the private part is the base64 lines that follow "Private-Lines: N".
 PUTTY = r"Private-Lines: *\d+\r?\n(?:[A-Za-z0-9+/=]{1,128}(?:\r?\n|\Z)){1,400}"
 
-# Keys whose value is a credential in config files and code (the last word of the key:
-# DB_PASSWORD, db-password, client_secret, apiKey, SECRET_KEY...).
-_KEYS = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?key"
-    r"|auth[_-]?token|access[_-]?token|private[_-]?key|client[_-]?secret)"
+# Keys whose value is a credential in config files and code: the key's last word (or
+# words) names one: DB_PASSWORD, db-password, client_secret, apiKey, SECRET_KEY, token,
+# CLOUDFLARE_API_TOKEN, signing_key, insert_key, ACME_CLIENT_ID, license-key...
+_CRED_WORDS = (
+    r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_\-]?key|credentials?"
+    r"|(?:client|access|account|app|secret|api)[_\-]?id"
 )
-_KEY_GATE = "(?i)" + _KEYS + r"[\"']?\]?[ \t]*(?:=|:)"
-# KEY = "value" (code, JSON, TOML, .tfvars, HCL, a shell's export X="…"): quoted.
+# ...or a name that ends in "_key"/"-key"/"Key" (encryption_key, MAILGUN_PUB_KEY,
+# signingKey), or an environment-style name that ends in "_ID".
+# The gate of the keyword rules: a key's last word, then the start of a separator; RE2
+# finds these, and the rules' patterns (the separator and the value) run only at its
+# empty group, right after the key (``at``): a Python pattern that looked for the key
+# itself would try every position of every line that holds "key=" or "id=".
+KEY_GATE = (
+    r"(?:(?i:" + _CRED_WORDS + r")|[A-Za-z0-9][_\-.](?i:key)|[a-z0-9]Key|_ID)()"
+    r"[\"'`]?\]?[ \t]*(?:=|:|\?=)"
+)
+_SEP = r"[\"'`]?\]?[ \t]*(?:=|:=|=>|:(?!:)|\?=)[ \t]*"
+# KEY = "value": code, JSON, TOML, HCL, a shell's export X="…", a notebook's \"…\".
+# (a typed declaration: DB_PASSWORD: str = "…", apiKey: string = '…')
+_TYPED = r"[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=[ \t]*"
 KEYWORD_QUOTED = (
-    r"(?i:" + _KEYS + r")(?![A-Za-z0-9])[\"']?\]?[ \t]*(?:=|:=|=>|:)[ \t]*"
-    r"(?P<q>[\"'])(?P<s>[^\"'\r\n\\]{1,256})(?P=q)"
+    r"(?:" + _SEP + r"|" + _TYPED + r")(?P<q>\\?[\"'`])(?P<s>(?:(?!(?P=q))[^\r\n\\]){1,256})(?P=q)"
 )
-# KEY: value / KEY=value at a line's start (YAML, .env, ini, properties, export X=…):
-# the value unquoted, up to the end of the line or a comment.
-KEYWORD_BARE = (
-    r"(?im)^[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.-]*?" + _KEYS + r"[ \t]*[=:][ \t]*"
-    r"(?P<s>[^\s\"'#]{1,256})[ \t]*(?:#.*)?$"
+# KEY=value unquoted, wherever it stands (a line's start, after a diff's "+", a map's
+# "12:", a compose list's "- ", mid-line "PGPASSWORD=x psql", after an escaped "\n"):
+# the value runs to white space, a quote or a backslash, less a closing ";,)]}".
+KEYWORD_BARE = _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
+# <password>…</password>, <apiKey>…</apiKey>: an XML element named like a key.
+XML_ELEMENT = (
+    r"<(?P<t>[A-Za-z0-9_.:\-]*?(?:(?i:"
+    + _CRED_WORDS
+    + r")|[A-Za-z0-9][_\-.](?i:key)|[a-z0-9]Key))>"
+    r"(?P<s>[^<>\s]{1,256})</(?P=t)>"
+)
+# --password x, --password=x, -api-key x: a command-line flag named like a key.
+CLI_FLAG = (
+    r"(?<![A-Za-z0-9_\-])--?[A-Za-z0-9_\-]*?(?i:" + _CRED_WORDS + r"|[_\-]key)"
+    r"(?:=|[ \t]+)(?P<q>[\"']?)(?P<s>[^\s\"'\-][^\s\"']{0,255})(?P=q)(?![^\s;|&)])"
+)
+FLAG_GATE = r"(?i)(?:^|[ \t])--?[a-z0-9_\-]*(?:pass|pwd|secret|token|key|credential|id)[a-z]*[ \t=]"
+QUERY_GATE = r"(?i)[?&;][a-z0-9_.\-]*(?:pass|pwd|secret|token|key|credential|id|sig|signature)="
+# A credential in a URL query: ?api_key=…, &token=…, &client_secret=….
+URL_QUERY = (
+    r"[?&;](?:[A-Za-z0-9_.\-]*?(?i:" + _CRED_WORDS + r"|key|sig|signature))"
+    r"=(?P<s>[^&\s#\"'<>`;]{6,256})"
+)
+# An Authorization header's credentials: Bearer, Basic, Token, Bot...; a bare "Bearer x".
+AUTH_HEADER = (
+    r"(?i:(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token|bot|"
+    r"digest|apikey|sso-key)?[ \t]*|bearer[ \t]+)(?P<s>[A-Za-z0-9._~+/\-]{8,}=*)"
+)
+# mysql -pSECRET (the password glued to -p), curl -u user:SECRET.
+MYSQL_P = r"\bmysql(?:dump|admin|import|sh|slap)?\b[^\n]*?[ \t]-p(?P<s>[^\s\"'\-][^\s\"']*)"
+CURL_USER = (
+    r"\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)?[\"']?[^\s:\"']*:(?P<s>[^\s\"']+?)"
+    r"(?=[\"']?(?:\s|\Z))"
+)
+# NuGet.config: <add key="ClearTextPassword" value="…" />.
+NUGET = (
+    r"(?i:key)[ \t]*=[ \t]*\"ClearTextPassword\"[ \t]+(?i:value)[ \t]*=[ \t]*"
+    r"\"(?P<s>[^\"]{1,256})\""
 )
 
 _AWS_GATE = "AKIA|ASIA|ABIA|ACCA|A3T"
 _GITLAB = r"gl(?:pat|rt|dt|ptt|oas|cbt|imt|ft|soat|agent|ffct|ddt|wt)-"
 
-RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
+Rule = tuple[str, str, str, str | int, tuple[str, ...]]
+
+FORMATS: tuple[Rule, ...] = (
     ("private key", "PRIVATE KEY", PEM, 0, ()),
     ("private key", "PRIVATE KEY", PEM_CUT, 0, ()),
     ("private key", "BEGIN SSH2 ENCRYPTED PRIVATE KEY", SSH2, 0, ()),
@@ -112,7 +163,7 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
     (
         "GitHub token",
         "gh[pousr]_|github_pat_",
-        r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})" + E,
+        r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{80,})" + E,
         0,
         ("edge",),
     ),
@@ -124,22 +175,6 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
         _GITLAB + r"[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]{2,}){0,3}" + E,
         0,
         ("edge",),
-    ),
-    (
-        "Slack token",
-        "xox|xapp-",
-        r"(?:xox(?:[abposr]|e\.xox[pb])-(?:[0-9]+-)+[A-Za-z0-9]{8,}"
-        r"|xapp-\d-[A-Z0-9]{8,}-\d{6,}-[A-Za-z0-9]{16,})" + E,
-        0,
-        ("edge",),
-    ),
-    (
-        "Slack webhook",
-        "hooks.slack.com",
-        r"https://hooks\.slack\.com/(?:services|workflows)/T[A-Z0-9]{6,}/[A-Z0-9]{6,}/"
-        r"[A-Za-z0-9]{16,}",
-        0,
-        (),
     ),
     (
         "Anthropic key",
@@ -185,8 +220,8 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
     ),
     (
         "JWT",
-        r"\.eyJ",
-        r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}" + E,
+        r"\.ey[A-Za-z0-9_\-]{10}",
+        r"ey[A-Za-z0-9_\-]{10,}\.ey[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}=*" + E,
         0,
         ("edge",),
     ),
@@ -242,13 +277,13 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
     (
         "Square token",
         "sq0(?:atp|csp)-",
-        r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}" + E,
+        r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,60}" + E,
         0,
         ("edge",),
     ),
     ("Linear key", "lin_api_", r"lin_api_[A-Za-z0-9]{40}" + E, 0, ("edge",)),
-    ("Grafana token", "glsa_", r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}" + E, 0, ("edge",)),
-    ("New Relic key", "NRAK-", r"NRAK-[A-Z0-9]{27}" + E, 0, ("edge",)),
+    ("Grafana token", "glsa_", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + E, 0, ("edge",)),
+    ("New Relic key", "NRAK-", r"NRAK-[A-Za-z0-9]{27}" + E, 0, ("edge",)),
     ("Pulumi token", "pul-", r"pul-[a-f0-9]{40}" + E, 0, ("edge",)),
     ("Supabase token", "sbp_", r"sbp_[a-f0-9]{40}" + E, 0, ("edge",)),
     (
@@ -258,6 +293,10 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
         0,
         ("edge",),
     ),
+)
+# The rules that need a context (a key, a URL, a header, a flag): after the formats, so
+# where two overlap at the same start and length the provider's format names the kind.
+GENERIC: tuple[Rule, ...] = (
     # A password in a URL's user part: scheme://user:password@host (postgres, mysql,
     # mongodb+srv, redis://:password@, amqp, https...).
     (
@@ -290,6 +329,27 @@ RULES: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = (
         "s",
         ("bare",),
     ),
-    ("password", _KEY_GATE, KEYWORD_QUOTED, "s", ("lines", "value")),
-    ("password", _KEY_GATE, KEYWORD_BARE, "s", ("lines", "bare")),
+    ("password", "ClearTextPassword", NUGET, "s", ("url",)),
+    ("password in command", r"\bmysql", MYSQL_P, "s", ("lines", "url")),
+    ("password in command", r"\bcurl\b", CURL_USER, "s", ("lines", "url")),
+    (
+        "authorization header",
+        r"(?i)authorization|bearer[ \t]",
+        AUTH_HEADER,
+        "s",
+        ("lines", "token"),
+    ),
+    ("credential in URL", QUERY_GATE, URL_QUERY, "s", ("lines", "url")),
+    (
+        "password",
+        r"(?i)<[a-z0-9_.:\-]*(?:pass|pwd|secret|token|key|credential|id)[a-z]*>",
+        XML_ELEMENT,
+        "s",
+        ("lines", "url"),
+    ),
+    ("password", KEY_GATE, KEYWORD_QUOTED, "s", ("at", "value")),
+    ("password", KEY_GATE, KEYWORD_BARE, "s", ("at", "bare")),
+    ("password in command", FLAG_GATE, CLI_FLAG, "s", ("lines", "bare")),
 )
+RULES = FORMATS + PROVIDERS + GENERIC
+FIRST_GENERIC = len(FORMATS) + len(PROVIDERS)

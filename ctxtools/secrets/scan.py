@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ctxtools.secrets.rules import RULES
+from ctxtools.secrets.rules import FIRST_GENERIC, RULES
 
 MARKER = "[secret redacted: {kind}]"
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule[0] for rule in RULES))
@@ -108,7 +108,7 @@ _PLACEHOLDER_WORDS = """password passwd pass pwd secret secrets changeme changei
     test
     testing tests dummy fake placeholder redacted none null nil true false undefined
     default admin root user username token apikey key value string foo bar baz qux abc
-    abc123 123456 12345678 password123 letmein hunter2 mypassword yourpassword secretkey
+    abc123 123456 12345678 password123 letmein mypassword yourpassword secretkey
     mysecret yoursecret supersecret topsecret s3cret sekrit required optional empty env
     notasecret insecure hidden masked omitted unset todo tbd fixme"""
 PLACEHOLDERS = frozenset(_PLACEHOLDER_WORDS.split())
@@ -132,9 +132,29 @@ _PLACEHOLDER_PARTS = (
     "...",
     "…",
 )
-_TEMPLATE = re.compile(r"[${}<>()\[\]`]|%\(|%s")
-_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*")
+# A template or an expression standing where a value would be: ${X}, {{ x }}, {% x %},
+# %(x)s, $X, <password>, {name}, `cmd`, %VAR%, a lone %s, $(cmd). Characters such as
+# "$ ( ) %" alone are not one: a Django SECRET_KEY's alphabet holds them.
+_TEMPLATE = re.compile(
+    r"\$\{|\{\{|\{%|%\([A-Za-z_]\w*\)|^\$[A-Za-z_]\w*$|^<[^<>]*>$|<[A-Za-z_][\w .\-]*>"
+    r"|\{[A-Za-z_][\w.]*\}|`|%[A-Z_][A-Z0-9_]*%|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|^\$\(.*\)$"
+)
+_WORDS = re.compile(r"[A-Za-z]+(?:[-_./][A-Za-z]+)*")
+# An identifier chain: names joined by ".", "::", "->" (sentinel.sentinel_auth_pass,
+# settings.DB_PASSWORD, self->cfg.password).
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*")
+# The words of a name: snake_case parts, camelCase humps, UPPER runs; digits only at a
+# word's end (db_password2, OAuth2Token).
+_DIGITS = re.compile(r"[0-9]{1,2}")
+_NAME_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])")
+# An expression: a call, an index, a cast, the end of one (os.environ["X"], get_pw(),
+# Optional[str], session_key).exists(), 159}],81:[function(...): a bracket with nothing
+# but name characters before it.
+_EXPR = re.compile(r"[\w.$]*[()\[\]{}]")
+_URL_PLACEHOLDERS = frozenset(
+    ("password", "passwd", "pass", "pwd", "secret", "changeme", "xxx", "xxxx", "user")
+    + ("username", "value", "token", "key", "apikey", "none", "null")
+)
 
 
 def _classes(value: str) -> int:
@@ -160,44 +180,107 @@ def _placeholder(value: str) -> bool:
 
 
 def url_password(value: str) -> bool:
-    """Whether VALUE, the password of a URL's ``user:password@``, is one: not a placeholder
-    (``_placeholder``). A URL's own syntax makes the place certain, so a short or simple
-    password counts (``postgres://app:s3cret@db``)."""
-    return not _placeholder(value)
+    """Whether VALUE, in a place whose syntax makes it a credential (a URL's
+    ``user:password@``, ``<password>…</password>``, ``mysql -p…``, ``curl -u user:…``,
+    ``?api_key=…``), is one: not a template (``${DB_PASSWORD}``, ``%(pw)s``), not a
+    placeholder word (``password``, ``changeme``, ``xxx``, ``****``), at least 4
+    characters. A short or simple password counts (``hunter2`` after ``app:`` in a URL)."""
+    if len(value) < 4 or _TEMPLATE.search(value):
+        return False
+    low = value.lower()
+    if "".join(c for c in low if c.isalnum()) in _URL_PLACEHOLDERS or len(set(low)) <= 1:
+        return False
+    return not any(part in low for part in ("example", "placeholder", "your", "…", "..."))
+
+
+def _word_like(parts: list[str]) -> bool:
+    """Whether PARTS (the pieces of a name between its separators) are words: letters in
+    snake_case parts, camelCase humps or UPPER runs, digits at a part's end
+    (``password2``) or, in a name of several parts, one run inside (``AWSS3Storage``);
+    the humps 3 letters long on average, 3.5 in a name of one part (a random
+    ``kRbTqWx`` is all short humps)."""
+    parts = [part for part in parts if part]
+    humps = letters = 0
+    for part in parts:
+        if part.isdigit():  # a number between separators: _pep_440_key
+            continue
+        runs = _DIGITS.split(part.rstrip("0123456789"))
+        if len(runs) > (2 if len(parts) > 1 else 1):
+            return False
+        for stem in runs:
+            if not stem.isalpha() or not stem.isascii():
+                return False
+            humps += len(_NAME_WORD.findall(stem))
+            letters += len(stem)
+    return humps > 0 and letters >= (3 if len(parts) > 1 else 3.5) * humps
+
+
+def identifier(value: str) -> bool:
+    """Whether VALUE reads as a name in code rather than a random token: an identifier
+    chain (names joined by ``.``, ``::``, ``->``) of word-like parts
+    (``sentinel.sentinel_auth_pass``, ``settings.DB_PASSWORD``,
+    ``TextGenerationStreamOutputToken``; not ``aB3x_Kz9qLm`` nor ``hugyr9m4wsz3ky5``)."""
+    return bool(_NAME.fullmatch(value)) and _word_like(re.split(r"\.|::|->|_+|\$", value))
+
+
+def _words(value: str) -> bool:
+    """Words joined by ``-``, ``_``, ``.`` or ``/`` (``X-Xet-Access-Token``,
+    ``some_setting.name``, ``io.modelcontextprotocol/ui``): a name, not a token."""
+    return bool(_WORDS.fullmatch(value)) and _word_like(re.split(r"[-_./]", value))
 
 
 def credential_value(value: str, bare: bool = False) -> bool:
     """Whether VALUE, assigned to a password-like key, looks like a credential rather than
     a test value, a placeholder, a template or a name: at least 8 characters without white
     space, of at least three kinds (lower case, upper case, digits, others; two kinds
-    suffice from 16 characters), not repetitive (as many distinct characters as a third of
-    its length); not a placeholder (``changeme``, ``<password>``, ``xxxxxxxx``, ``test…``,
-    ``…password…``, ``...``), not a template or an expression (``${DB_PASSWORD}``,
-    ``{{ pw }}``, ``%(pw)s``, ``os.environ[...]``), not words joined by ``-``, ``_`` or ``.``
-    (``X-Access-Token``: a header's name); and, without quotes (BARE), not a name
-    (``settings.DB_PASSWORD``, ``db_password``, ``PASSWORD``, ``OutputToken``: a variable
-    or a type)."""
+    suffice from 12 characters when letters and digits mix), not repetitive (as many
+    distinct characters as a third of its length); not a placeholder (``changeme``,
+    ``<password>``, ``xxxxxxxx``, ``test…``, ``…password…``, ``...``), not a template
+    (``${DB_PASSWORD}``, ``{{ pw }}``, ``%(pw)s``), not words joined by ``-``, ``_`` or
+    ``.`` (``X-Access-Token``: a header's name); and, without quotes (BARE), not a name
+    (``sentinel.sentinel_auth_pass``, ``db_password``, ``OutputToken``: a variable or a
+    type) nor an expression (``os.environ["X"]``, ``get_password()``, ``pw or ""``)."""
     n = len(value)
+    if value.isdigit():  # a long quoted number assigned to a key: an account secret or id
+        return not bare and n >= 15 and len(set(value)) >= 6
     if n < 8 or any(c.isspace() for c in value) or _placeholder(value):
         return False
     kinds = _classes(value)
-    if kinds < 2 or (kinds == 2 and n < 16) or len(set(value)) * 3 < min(n, 36):
+    if kinds < 2 or len(set(value)) * 3 < min(n, 36):
         return False
-    if _WORDS.fullmatch(value):  # "X-Xet-Access-Token", "some_setting.name": words
+    if kinds == 2 and (n < 12 or (n < 16 and not _mixed(value))):
+        return False
+    if _words(value.strip("_")):  # "X-Xet-Access-Token", "_auth_user_backend": words
         return False
     if bare:
-        if value[0] in "!&*|>%@" or value.endswith((":", ",")):
+        if value[0] in "!&*|>%@+~" or value.endswith((":", ",")):
             return False
-        if _NAME.fullmatch(value) and not any(c.isdigit() for c in value):
-            return False  # TextGenerationStreamOutputToken: a type, a variable
-        if _NAME.fullmatch(value) and ("_" in value or "." in value or value.isupper()):
+        if identifier(value) or _EXPR.match(value):
             return False
     return True
 
 
+def _mixed(value: str) -> bool:
+    """Letters and digits interleave (a digit before the last letter): ``lniymbt0w2do1hk``,
+    not ``release2024`` or ``v1``."""
+    first_digit = next((i for i, c in enumerate(value) if c.isdigit()), None)
+    last_alpha = max((i for i, c in enumerate(value) if c.isalpha()), default=-1)
+    return first_digit is not None and first_digit < last_alpha
+
+
+def token_value(value: str) -> bool:
+    """An Authorization header's credentials: a credential-like value (quoted rules), or
+    a longer token of letters and digits; not a name or a template."""
+    if _TEMPLATE.search(value) or identifier(value):
+        return False
+    if credential_value(value):
+        return True
+    return len(value) >= 20 and _classes(value) >= 2 and not _placeholder(value)
+
+
 def _passes(checks: tuple[str, ...], text: str, start: int, end: int, m) -> bool:
     for check in checks:
-        if check == "lines":
+        if check in ("lines", "at"):
             continue
         if check == "edge":
             ok = _edge(text, m.start())
@@ -211,6 +294,8 @@ def _passes(checks: tuple[str, ...], text: str, start: int, end: int, m) -> bool
             ok = _docker(text[start:end])
         elif check == "url":
             ok = url_password(text[start:end])
+        elif check == "token":
+            ok = token_value(text[start:end])
         else:  # "value" or "bare"
             ok = credential_value(text[start:end], bare=check == "bare")
         if not ok:
@@ -238,12 +323,16 @@ def _compiled():
         gate_set.Compile()
         finders = [
             re2.compile(gate.encode(), options)
-            if any("lines" in rule[4] for rule in rules)
+            if any("lines" in rule[4] or "at" in rule[4] for rule in rules)
             else None
             for gate, rules in ordered
         ]
     except Exception:  # no RE2 here: every rule runs on every text (slower, same result)
-        gate_set, finders = None, [None] * len(ordered)
+        gate_set = None  # an ``at`` rule still needs its gate, run by Python's re
+        finders = [
+            re.compile(gate) if any("at" in rule[4] for rule in rules) else None
+            for gate, rules in ordered
+        ]
     return gate_set, [rules for _, rules in ordered], finders
 
 
@@ -253,18 +342,25 @@ def _regex(pattern: str) -> re.Pattern:
     return re.compile(pattern)
 
 
+GATE_BACK = 12  # bytes before a gate's match where a ``lines`` rule's match may begin
+
+
 def _gate_lines(text: str, data: bytes, finder) -> list[tuple[int, int]]:
-    """The (start, end) in TEXT of each line where FINDER (RE2, over DATA: TEXT in UTF-8)
-    matches: a ``lines`` rule is searched there only, not over the whole text."""
+    """The (start, end) in TEXT of the stretch of each line from a little before where
+    FINDER (RE2, over DATA: TEXT in UTF-8) matches to the line's end: a ``lines`` rule is
+    searched there only, not over the whole text (its match begins at most GATE_BACK
+    bytes before its gate's: ``client_`` before ``id=``)."""
     spans: list[tuple[int, int]] = []
-    last = -1
     for m in finder.finditer(data):
-        lo = data.rfind(b"\n", 0, m.start()) + 1
-        if lo <= last:
-            continue
+        lo = max(data.rfind(b"\n", 0, m.start()) + 1, m.start() - GATE_BACK)
+        if spans and lo <= spans[-1][1]:
+            if m.end() <= spans[-1][1]:
+                continue
+            lo = spans.pop()[0]
         hi = data.find(b"\n", m.end())
-        last = hi = len(data) if hi < 0 else hi
-        spans.append((lo, hi))
+        spans.append((lo, len(data) if hi < 0 else hi))
+    if spans and len(data) != len(text):  # a multi-byte character may sit at lo - 1
+        spans = [(_char_start(data, lo), hi) for lo, hi in spans]
     if len(data) == len(text) or not spans:  # one byte a character: the same offsets
         return spans
     out, at, pos = [], 0, 0  # byte offset at, character offset pos
@@ -276,21 +372,52 @@ def _gate_lines(text: str, data: bytes, finder) -> list[tuple[int, int]]:
     return out
 
 
+def _char_start(data: bytes, at: int) -> int:
+    """AT, or the start of the UTF-8 character AT falls inside."""
+    while at > 0 and 0x80 <= data[at] < 0xC0:
+        at -= 1
+    return at
+
+
+def _gate_points(text: str, data: bytes, finder) -> list[tuple[int, int]]:
+    """(where FINDER's group 1 stands, the end of its line) in TEXT, for each match of
+    FINDER (RE2, over DATA: TEXT in UTF-8): an ``at`` rule is matched there only."""
+    points = []
+    nl = b"\n" if isinstance(data, bytes) else "\n"
+    for m in finder.finditer(data):
+        at = m.start(1)
+        hi = data.find(nl, at)
+        points.append((at, len(data) if hi < 0 else hi))
+    if len(data) == len(text) or not points:
+        return points
+    out, done, pos = [], 0, 0  # byte offset done, character offset pos
+    for at, hi in points:  # in order; a line's end may come after the next point
+        pos += len(data[done:at].decode("utf-8", "surrogateescape"))
+        end = pos + len(data[at:hi].decode("utf-8", "surrogateescape"))
+        out.append((pos, end))
+        done = at
+    return out
+
+
 def find_secrets(text: str) -> list[tuple[int, int, str]]:
     """The secrets in TEXT as (start, end, kind) spans, in order and not overlapping."""
     spans: list[tuple[int, int, int, str]] = []
     gate_set, by_gate, finders = _compiled()
-    data = b""
+    data: bytes | str = text
     if gate_set is None:
         hits = range(len(by_gate))
     else:
         data = text.encode("utf-8", "surrogateescape")
         hits = sorted(gate_set.Match(data) or ())
     for index in hits:
-        lines = None
+        lines = points = None
         for order, kind, pattern, group, checks in by_gate[index]:
             regex = _regex(pattern)
-            if finders[index] is not None and "lines" in checks:
+            if finders[index] is not None and "at" in checks:
+                if points is None:
+                    points = _gate_points(text, data, finders[index])
+                found = (m for lo, hi in points if (m := regex.match(text, lo, hi)))
+            elif finders[index] is not None and "lines" in checks:
                 if lines is None:
                     lines = _gate_lines(text, data, finders[index])
                 found = (m for lo, hi in lines for m in regex.finditer(text, lo, hi))
@@ -302,9 +429,19 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
                     spans.append((start, end, order, kind))
     if not spans:
         return []
-    # Where two overlap, the one that starts first wins, then the longer, then the rule
-    # that comes first (a provider's format before a keyword rule).
-    spans.sort(key=lambda s: (s[0], -s[1], s[2]))
+    # Where two overlap, the one that starts first wins, then a provider's format before
+    # a rule of context (a key, a URL...); among formats the longer (a whole PEM block
+    # before a cut one), among rules of context the one that comes first (?api_key=…
+    # ends at "&", a bare KEY=… would not).
+    spans.sort(
+        key=lambda s: (
+            s[0],
+            s[2] >= FIRST_GENERIC,
+            s[2] if s[2] >= FIRST_GENERIC else 0,
+            -s[1],
+            s[2],
+        )
+    )
     kept = [spans[0]]
     for span in spans[1:]:
         if span[0] >= kept[-1][1]:

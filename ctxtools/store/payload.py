@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import xxhash
 
 from ctxtools import fsutil
-from ctxtools.errors import IntegrityError, StoreError
+from ctxtools.errors import InputError, IntegrityError, StoreError
 from ctxtools.store.index import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
 from ctxtools.store.sniff import detect_type_head
 
@@ -72,6 +72,7 @@ class Payload:
         self._verified: set[int] = set()
         self._cache: tuple[int, bytes] | None = None
         self._chars: int | None = None
+        self._type_checked = 0  # 1: glanced at, 2: detected in full
 
     # sizes
     @property
@@ -128,6 +129,66 @@ class Payload:
             self._verified.add(i)
         self._cache = (i, data)
         return data
+
+    def check_type(self, full: bool = True) -> None:
+        """IntegrityError when the card's ``type`` is not one ctx-stash could have given
+        these bytes (``sniff.settle_type``: what they are, or text): an edited type would
+        change what --jsonpath answers. FULL detects the type as ctx-stash did (a parse of
+        up to 8 MiB); else only what the first and last bytes show (binary or not, JSON's
+        first and last characters, a first line that is JSON), cheap enough for every open.
+        A spooled payload's type is its own."""
+        stated = self.record.get("type")
+        if self._type_checked >= (2 if full else 1) or stated is None:
+            return
+        if "sha256" not in self.record:
+            return
+        detected = self._type_detected() if full else self._type_glance(stated)
+        if detected is not None:
+            from ctxtools.store.sniff import settle_type
+
+            try:
+                settle_type(stated, detected, self.lines)
+            except InputError:
+                raise _damaged_card(
+                    self.label, f"its 'type' is {stated}, the payload reads as {detected}"
+                ) from None
+        self._type_checked = 2 if full else 1
+
+    def _type_detected(self) -> str:
+        import io
+
+        from ctxtools.store.sniff import JSON_PARSE_LIMIT
+
+        head = self.pread(0, 8192)
+        if self.size <= JSON_PARSE_LIMIT:
+            fh: BinaryIO = io.BytesIO(b"".join(self.iter_bytes()))  # verified bytes
+        else:
+            fh = self.fh
+        return detect_type_head(head, self.size, fh)
+
+    def _type_glance(self, stated: str) -> str | None:
+        """What the ends of the payload say it is when that contradicts STATED, else None."""
+        from ctxtools.classify import is_binary
+        from ctxtools.store.sniff import json_loads
+
+        head = self.pread(0, 1 << 16)
+        binary = is_binary(head)
+        if binary:
+            return None if stated in ("binary", "text") else "binary"
+        if stated in ("binary", "text"):
+            return None if stated == "text" else "text"
+        if head.lstrip()[:1] not in (b"{", b"["):
+            return "text"
+        if stated == "json":
+            tail = self.pread(max(0, self.size - 4096), 4096).rstrip()[-1:]
+            return None if tail in (b"}", b"]") else "text"
+        first, nl, _ = head.lstrip().partition(b"\n")
+        if nl:  # a JSON Lines payload's first line is a JSON value
+            try:
+                json_loads(first)
+            except ValueError:
+                return self._type_detected()
+        return None
 
     def verify_all(self) -> None:
         for i in range((self.size + self._bs - 1) // self._bs):
@@ -348,6 +409,9 @@ def stored_payload(fh: BinaryIO, record: dict, ipath: Path, label: str, verify: 
         ix = index_stream(fh, sha256=True)
         if ix.sha256 != record["sha256"]:
             raise IntegrityError(f"handle {label} is corrupt: SHA-256 mismatch", hint="re-stash it")
+        if record.get("xxh3") is not None and ix.xxh3 != record["xxh3"]:
+            # the card's sha256 names another valid blob: the blob is whole, the card is not
+            raise _damaged_card(label, "its 'sha256' names another payload than its 'xxh3'")
         index = ix.index()
     else:
         index = _stored_index(record, fh, ipath, label)
@@ -358,7 +422,16 @@ def stored_payload(fh: BinaryIO, record: dict, ipath: Path, label: str, verify: 
     _check_card_field(payload, "lines", payload.lines)
     if verify or size <= FULL_CHECK_BYTES:
         payload.chars  # noqa: B018 - checked now, its bytes being verified already
+    payload.check_type(full=verify)
     return payload
+
+
+def _damaged_card(label: str, what: str) -> IntegrityError:
+    name = label.split("@", 1)[0].removeprefix("ctx:")
+    return IntegrityError(
+        f"handle {label}: its card is damaged ({what})",
+        hint=f"remove it with ctx-stash --rm {name} and stash it again",
+    )
 
 
 def _check_card_field(payload: Payload, field: str, has: int) -> None:
@@ -367,12 +440,7 @@ def _check_card_field(payload: Payload, field: str, has: int) -> None:
     stated = payload.record.get(field)
     if stated is None or stated == has:
         return
-    name = payload.label.split("@", 1)[0].removeprefix("ctx:")
-    raise IntegrityError(
-        f"handle {payload.label}: its card is damaged (its {field!r} is {stated}, "
-        f"the payload has {has})",
-        hint=f"remove it with ctx-stash --rm {name} and stash it again",
-    )
+    raise _damaged_card(payload.label, f"its {field!r} is {stated}, the payload has {has}")
 
 
 def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIndex:

@@ -1208,9 +1208,11 @@ def test_an_endless_log_on_stdin_is_refused_from_its_first_bytes(script_runner, 
 
 
 @pytest.mark.script_launch_mode("inprocess")  # lowers the limit
-def test_one_json_document_past_the_limit_is_refused_and_json_lines_are_not(
+def test_a_transcript_past_the_limit_is_refused_json_or_json_lines(
     script_runner, tmp_path, monkeypatch
 ):
+    """Compacting holds the whole transcript (3-4 times its size in memory): past the
+    limit it is refused before that memory is spent, JSON Lines too (issue 27, item 13)."""
     from ctxtools import jsonbound
 
     msgs = [
@@ -1228,6 +1230,13 @@ def test_one_json_document_past_the_limit_is_refused_and_json_lines_are_not(
         f"ctx-compact: error: {doc}: one JSON document over 100,000 bytes is not parsed "
         "(the limit) (give JSON Lines (one value a line), or split it)\n"
     )
+    r = script_runner.run(["ctx-compact", "--limit", "900000", str(lines)])
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == (
+        f"ctx-compact: error: {lines}: JSON Lines over 100,000 bytes are not compacted "
+        "(the limit) (split the input)\n"
+    )
+    monkeypatch.setattr(jsonbound, "JSON_DOCUMENT_MAX", lines.stat().st_size)
     r = script_runner.run(["ctx-compact", "--limit", "900000", str(lines)])
     assert r.returncode == 0, r.stderr
     assert r.stdout == lines.read_text()  # below the trigger: unchanged, byte for byte

@@ -342,6 +342,30 @@ def test_secrets_stay_out_of_pack_and_excerpt(repo, store_dir):
         assert any("a secret by its name" in c.text for c in res.content[1:])
 
 
+def test_every_tool_reply_is_redacted_whatever_the_prefix(repo, store_dir):
+    """Issue 27: repomap redacted nothing, read served a stored log raw, and an excerpt's
+    gutter or a map's prefix defeated the line-start rules."""
+    pw = "Xk29aLmQ0pZr7TbWc3YhN8vD"
+    write(repo, "src/settings.py", f'def connect(host, password="{pw}"):\n    return host\n')
+    log = f"step 1\nPGPASSWORD={pw} psql -h db\nAuthorization: Bearer {pw}\n"
+
+    async def go():
+        async with client(store_dir, "--root", str(repo), "--inline-max", "100000") as s:
+            await s.call_tool("stash", {"text": log, "name": "deploy"})
+            return [
+                await s.call_tool(
+                    "repomap", {"tokens": 2000, "focus": ["src/settings.py"], "query": "connect"}
+                ),
+                await s.call_tool("read", {"ref": "deploy"}),
+                await s.call_tool("excerpt", {"query": "connect", "paths": ["src/settings.py"]}),
+            ]
+
+    for res in run(go):
+        assert not res.is_error, text(res)
+        assert pw not in text(res) and "[secret redacted: " in text(res)
+        assert any("note: redacted " in c.text for c in res.content[1:])
+
+
 def test_a_link_to_a_secret_file_stays_out_of_excerpt(repo, store_dir):
     os.symlink(".env", repo / "settings.txt")  # issue 21: judged by what it points to
 

@@ -268,6 +268,26 @@ def test_jsonpath_on_jsonl(script_runner):
     assert json.loads(out) == ["test_login", "test_token", "test_me"]
 
 
+@pytest.mark.script_launch_mode("inprocess")  # lowers the limit
+def test_jsonpath_on_jsonl_past_the_limit_is_refused_with_the_limit(script_runner, monkeypatch):
+    """--jsonpath holds JSON Lines whole, as an array (3-4 times their size in memory):
+    past the document limit they are refused before that memory is spent (issue 27,
+    item 13), and --grep still reads them."""
+    from ctxtools import jsonbound
+
+    data = b"".join(json.dumps(t).encode() + b"\n" for t in REPORT["tests"] * 40)
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "jl"], data)
+    monkeypatch.setattr(jsonbound, "JSON_DOCUMENT_MAX", 1 << 12)
+    r = read(script_runner, "jl", "--jsonpath", "$[0].name")
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr.startswith("ctx-read: error: ctx:default/jl@")
+    assert r.stderr.endswith(
+        ": JSON Lines over 4,096 bytes are not queried with --jsonpath (the limit: the "
+        "array is held whole) (--grep or --range read any size)\n"
+    )
+    assert ok(read(script_runner, "jl", "--grep", "test_me", "--max-chars", "40"))
+
+
 def test_jsonpath_dialect_ng(script_runner, report):
     out = ok(read(script_runner, "rep", "--jsonpath", "$.tests.`len`", "--dialect", "ng"))
     assert json.loads(out) == [5]
@@ -549,7 +569,7 @@ def test_sigint_ends_read_with_130(store_dir):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert err.decode().strip() == "ctx-read: aborted"
+    assert err.decode() == "ctx-read: interrupted\n"  # one line, no blank line before it
     assert b"Traceback" not in err
 
 
@@ -681,6 +701,78 @@ def test_an_edited_length_of_a_big_blob_is_caught_when_characters_count(script_r
     _edit_card(store_dir, "big", length=-1)
     r = read(script_runner, "big", "--slice", "-5:")
     assert r.returncode == 1 and "its card is damaged (its 'length' is" in r.stderr
+
+
+# --- a card is its payload's, on every read path (issue 27, item 3) ---------------------------
+
+
+def _set_card(store_dir, name: str, **fields) -> None:
+    path = store_dir / "sessions" / "default" / f"{name}.json"
+    card = json.loads(path.read_bytes())
+    card.update(fields)
+    path.write_text(json.dumps(card))
+
+
+def _one_damaged_line(r) -> None:
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "its card is damaged" in r.stderr
+
+
+def test_a_card_pointing_at_another_valid_blob_is_refused_with_verify_too(
+    script_runner, store_dir
+):
+    store = HandleStore(store_dir)
+    text = b"".join(b"%d\n" % i for i in range(1, 501))
+    store.put_bytes(text, name="doc")
+    other = store.put_bytes(text.replace(b"1", b"7"), name="other")  # same size and lines
+    _set_card(store_dir, "doc", sha256=other["sha256"])
+    for flags in ([], ["--verify"]):
+        r = read(script_runner, "doc", "--range", "1-3", *flags)
+        assert r.returncode == 1 and r.stdout == "", flags  # was: the other blob, exit 0
+        assert r.stderr.count("\n") == 1
+    assert "names another payload" in read(script_runner, "doc", "--verify").stderr
+
+
+@pytest.mark.parametrize("flags", [[], ["--verify"]])
+@pytest.mark.parametrize("view", [["--jsonpath", "$.a[3]"], ["--head", "1"], ["--introspect"]])
+def test_an_edited_type_is_a_damaged_card(script_runner, store_dir, flags, view):
+    doc = json.dumps({"a": list(range(400))}, indent=1).encode()
+    HandleStore(store_dir).put_bytes(doc, name="doc")
+    assert ok(read(script_runner, "doc", "--jsonpath", "$.a[3]")) == "[\n3\n]\n"
+    _set_card(store_dir, "doc", type="jsonl")  # was: --jsonpath answered [] with exit 0
+    r = read(script_runner, "doc", *view, *flags)
+    _one_damaged_line(r)
+    assert "its 'type' is jsonl, the payload reads as json" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("data", "edited", "views"),
+    [
+        (b'{"a": 1}\n{"a": 2}\n{"a": 3}\n', "json", [["--jsonpath", "$[0]"], ["--verify"]]),
+        (b"hello world\n" * 50, "json", [["--head", "1"], ["--jsonpath", "$"]]),
+        (b"hello world\n" * 50, "jsonl", [["--head", "1"], ["--verify"]]),
+        (b"hello world\n" * 50, "binary", [["--head", "1"], ["--count"]]),
+        (b"\0\1\2" * 300, "json", [["--head", "1"], ["--introspect"]]),
+    ],
+)
+def test_a_type_the_payload_cannot_have_is_a_damaged_card(
+    script_runner, store_dir, data, edited, views
+):
+    HandleStore(store_dir).put_bytes(data, name="doc")
+    _set_card(store_dir, "doc", type=edited)
+    for view in views:
+        r = read(script_runner, "doc", *view)
+        _one_damaged_line(r)
+        assert f"its 'type' is {edited}, the payload reads as" in r.stderr
+
+
+def test_a_type_ctx_stash_gives_is_no_damage(script_runner, store_dir):
+    # text is any payload's; one line of JSON is JSON Lines too (ctx-stash --type jsonl)
+    store = HandleStore(store_dir)
+    store.put_bytes(b'{"a": [1, 2, 3, 4]}\n', name="one", type="jsonl")
+    store.put_bytes(b'{"a": [1, 2, 3, 4]}\n', name="txt", type="text")
+    assert ok(read(script_runner, "one", "--jsonpath", "$[0].a[3]", "--verify")) == "[\n4\n]\n"
+    assert ok(read(script_runner, "txt", "--jsonpath", "$.a[3]")) == "[\n4\n]\n"
 
 
 # --- --jsonpath on input that is not JSON (issue 21, item 14) ---------------------------------

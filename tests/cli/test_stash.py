@@ -50,27 +50,46 @@ def test_big_input_becomes_a_card(script_runner, store_dir):
 
 def test_small_input_passes_through(script_runner, store_dir):
     data = b"3 passed in 0.01s\n\xff raw byte kept\n"
-    r = run_bytes(script_runner, ["ctx-stash", "--name", "small"], data)
+    r = run_bytes(script_runner, ["ctx-stash"], data)
     assert r.returncode == 0
     assert r.stdout.encode("utf-8", "surrogateescape") == data or "raw byte" in r.stdout
     assert not store_dir.exists()
 
 
-def test_a_named_input_that_passes_through_says_so(script_runner, store_dir):
-    """Issue 20.10: `echo hello | ctx-stash --name small` passed through silently, and
-    `ctx-read small` then said no such handle. The pass-through now says it on stderr,
-    with the way to store it; stdout stays the input, byte for byte."""
-    r = run_bytes(script_runner, ["ctx-stash", "--name", "small"], b"hello\n")
-    assert (r.returncode, r.stdout) == (0, "hello\n")
-    assert r.stderr == (
-        "ctx-stash: note: passed through, not stored as small: 6 characters, at most "
-        "--threshold 1,000 (--always stores it)\n"
-    )
-    assert not store_dir.exists()
+def test_a_named_small_input_passes_through_and_is_the_name_s_latest_run(
+    script_runner, store_dir
+):
+    """Issue 27.2: a named stash of a failing run (big, stored) and then of a passing one
+    (small, passed through) left the name at the failing run: `ctx-read tests` showed the
+    old failure after the tests passed. The name now always means the latest run: a small
+    input still passes through, byte for byte, and is stored under the name too."""
+    failing = b"".join(b"FAILED tests/test_x.py::test_%d - assert 0\n" % i for i in range(60))
+    failing += b"15 failed, 206 passed in 3.2s\n"
+    first = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], failing)
+    assert card_of(first)["name"] == "tests"
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], b"1 passed\n")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "1 passed\n", "")
+    read = script_runner.run(["ctx-read", "tests", "--tail", "1"])
+    assert (read.returncode, read.stdout) == (0, "1 passed\n")
+    assert HandleStore(store_dir).read_bytes("tests") == b"1 passed\n"
+    empty = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], b"")
+    assert (empty.returncode, empty.stdout) == (0, "")
+    assert HandleStore(store_dir).read_bytes("tests") == b""
+    stale = script_runner.run(["ctx-read", card_of(first)["ref"]])
+    assert stale.returncode == 1 and "1 passed" not in stale.stdout
     unnamed = run_bytes(script_runner, ["ctx-stash"], b"hello\n")
     assert (unnamed.stdout, unnamed.stderr) == ("hello\n", "")  # a filter chain: quiet
-    stored = run_bytes(script_runner, ["ctx-stash", "--name", "small", "--always"], b"hello\n")
-    assert card_of(stored)["name"] == "small" and stored.stderr == ""
+
+
+def test_a_named_small_input_that_cannot_be_stored_still_passes_through(
+    script_runner, tmp_path, monkeypatch
+):
+    # the name cannot mean the latest run: exit 1 and why, but the chain's output goes on
+    (tmp_path / "not-a-dir").write_text("x")
+    monkeypatch.setenv("CTX_STORE", str(tmp_path / "not-a-dir"))
+    r = run_bytes(script_runner, ["ctx-stash", "--name", "tests"], b"1 passed\n")
+    assert (r.returncode, r.stdout) == (1, "1 passed\n")
+    assert r.stderr.startswith("ctx-stash: error: store root ") and r.stderr.count("\n") == 1
 
 
 def test_small_input_passthrough_is_byte_exact(tmp_path, store_dir):

@@ -217,3 +217,137 @@ def test_report_sorts_totals_and_shows_the_usage_line():
     assert doc["exact"] is False and doc["total"]["tokens"] == 1000
     plain = report.Report([_row("-", 3)], profile=None, limit=None, ruler=CL100K)
     assert (plain.text(1), plain.warnings("cl100k_base"), plain.usage) == ("3\n", [], None)
+
+
+# --- --messages on JSON Lines: counted a line at a time (issue 27, item 13) ---------------
+
+_OPENAI_TOOLS = [
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": "list the files"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "a.py\nb.py"},
+    {"role": "assistant", "content": "two files: a.py and b.py é ✓"},
+    {"role": "user", "content": "list the files"},  # a repeat: counted once, twice over
+]
+_ANTHROPIC = [
+    {"role": "user", "content": "read it"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t1", "name": "read", "input": {"p": 1}}],
+    },
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
+]
+
+
+def _jsonl(messages, sep=b"\n") -> bytes:
+    return b"".join(json.dumps(m, ensure_ascii=False).encode() + sep for m in messages)
+
+
+def _both(data: bytes, monkeypatch, ruler=CL100K):
+    """(whole, streamed): the counts or the error line of DATA read whole, as before, and
+    a line at a time (the head that decides is made small, so that DATA is JSON Lines)."""
+    import io
+
+    from ctxtools import jsonbound
+
+    def error(problem):
+        return InputError(f"head: {problem.msg}")
+
+    out = []
+    for streamed in (False, True):
+        with monkeypatch.context() as m:
+            if streamed:
+                m.setattr(jsonbound, "JSON_SNIFF_BYTES", 120)
+            try:
+                if streamed:
+                    got = report.transcript_counts_of(
+                        io.BytesIO(data), ruler, "t.jsonl", "t.jsonl", error
+                    )
+                else:
+                    got = report.transcript_counts(data, ruler, "t.jsonl")
+            except InputError as exc:
+                got = exc.line("ctx-count")
+        out.append(got)
+    return out
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _jsonl(_OPENAI_TOOLS),
+        _jsonl(_ANTHROPIC * 40),
+        _jsonl(_OPENAI_TOOLS, b"\r\n"),
+        b"\xef\xbb\xbf" + _jsonl(_OPENAI_TOOLS),  # a BOM
+        _jsonl(_OPENAI_TOOLS).replace(b"\n", b"\n\n  \n", 3),  # blank lines
+        _jsonl(_OPENAI_TOOLS)[:-1],  # no newline at the end
+        _jsonl(_OPENAI_TOOLS * 700),  # more than one batch of messages
+        json.dumps({"role": "user", "content": "x" * 200}).encode() + b"\n\n \n",  # one message
+    ],
+    ids=["openai", "anthropic", "crlf", "bom", "blank", "no-newline", "batches", "one"],
+)
+def test_jsonl_counted_a_line_at_a_time_as_when_read_whole(data, monkeypatch):
+    whole, streamed = _both(data, monkeypatch)
+    assert isinstance(whole, dict)
+    assert streamed == whole
+
+
+FIRST = (
+    b'{"role": "user", "content": "hi"}\n' + b'{"role": "user", "content": "' + b"b" * 150 + b'"}'
+)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # invalid UTF-8 anywhere comes first, even after a line that is no JSON
+        [
+            FIRST,
+            b"{oops",
+            b'{"role": "user", "content": "\xff"}',
+        ],
+        # a line that is no JSON comes before a message without a role above it
+        [FIRST, b'{"content": "x"}', b"[1, 2"],
+        [FIRST, b"[1]"],  # not an object
+        [
+            FIRST,
+            b'{"content": "x"}',
+            b'{"role": "bot"}',
+        ],
+        # an unknown role (the first one) before a field of the wrong type above it
+        [
+            FIRST,
+            b'{"role": "user", "content": "x", "name": []}',
+            b'{"role": "robot", "content": "y"}',
+            b'{"role": "alien", "content": "y"}',
+        ],
+        # tool_use blocks make it Anthropic: a system role is then unknown
+        [
+            b'{"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}}]}',
+            b'{"role": "user", "content": "' + b"a" * 150 + b'", "tool_call_id": 3}',
+            b'{"role": "system", "content": "s"}',
+        ],
+    ],
+    ids=["utf8-last", "syntax-before-role", "not-object", "no-role", "role-before-field", "field"],
+)
+def test_jsonl_errors_read_a_line_at_a_time_are_those_read_whole(lines, monkeypatch):
+    whole, streamed = _both(b"\n".join(lines) + b"\n", monkeypatch)
+    assert isinstance(whole, str) and whole.startswith("ctx-count: error: t.jsonl: ")
+    assert streamed == whole
+
+
+def test_a_jsonl_line_past_the_document_limit_is_refused_with_the_limit(monkeypatch):
+    import io
+
+    from ctxtools import jsonbound
+
+    monkeypatch.setattr(jsonbound, "JSON_SNIFF_BYTES", 120)
+    monkeypatch.setattr(jsonbound, "JSON_DOCUMENT_MAX", 3000)
+    data = _jsonl(_OPENAI_TOOLS) + json.dumps({"role": "user", "content": "z" * 5000}).encode()
+    with pytest.raises(InputError, match="over 3,000 bytes is not parsed"):
+        report.transcript_counts_of(io.BytesIO(data), HEURISTIC, "t", "t", ValueError)

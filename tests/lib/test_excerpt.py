@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,6 +36,13 @@ def spans(ex):
 def body_lines(path: Path, first: int, last: int) -> list[str]:
     lines = path.read_text().split("\n")
     return lines[first - 1 : last]
+
+
+def matching_lines(data: bytes, identifiers) -> list[int]:
+    """Every matching line of DATA, from the matcher itself."""
+    found: dict = {}
+    Matcher(identifiers).scan(data, 1, found)
+    return sorted(found)
 
 
 def excerpt_of(name: str, query: str, **opts):
@@ -136,8 +144,11 @@ def test_at_most_six_windows_the_best_in_file_order():
     assert [w.start for w in windows] == sorted(w.start for w in windows)
     assert all(len(w) <= 5 for w in windows)
     shown = {n for n, _ in ex.shown()}
-    left = [h.line for h in ex.hits if h.line not in shown]
+    every = matching_lines((DATA / "inventory.py").read_bytes(), ex.matched)
+    left = [line for line in every if line not in shown]
     assert ex.omitted_matches == len(left) == 18 and ex.omitted == 16
+    assert ex.matches == len(every)
+    assert [h.line for h in ex.hits] == [line for line in every if line in shown]
     assert render_excerpt(ex, "inventory.py").startswith(
         "==> inventory.py <== 274 lines; matched: ledger, record; "
         "18 more matching lines not shown (16 more windows)\n"
@@ -220,8 +231,8 @@ def test_the_window_cap_bounds_what_is_shown(seed, tmp_path):
     shown = [n for n, _ in ex.shown()]
     assert len(shown) <= 15 + 6 * 51
     assert len(shown) > 15 + 6 * 30  # six windows, merged or not
-    left = [h.line for h in ex.hits if h.line not in set(shown)]
-    assert len(ex.hits) == count
+    left = [line for line in matching_lines(data, ["QuerySet"]) if line not in set(shown)]
+    assert ex.matches == count
     assert ex.omitted_matches == len(left) > 0
     head = render_header(ex, "query.py")
     assert f"; {len(left)} more matching lines not shown ({ex.omitted} more windows)" in head
@@ -723,3 +734,38 @@ def test_a_file_the_open_file_limit_keeps_out_is_an_error_not_a_skip(tmp_path, m
     fail_opening(monkeypatch, "m0002.py", errno.ENOENT)
     results = list(iter_excerpts(paths, ["connect_1"], render=render))
     assert [r.status for r in results] == ["ok", "ok", "unreadable"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_streamed_file_keeps_few_candidates_and_plans_as_a_whole_one(seed):
+    """Issue 27, item 13: a streamed file keeps only the best max_windows × (4 × window
+    + 1) + 1 candidate windows, not a record a matching line; with many more matching
+    lines than that, of every weight and density, the plan is the one made with all of
+    them at hand (spans, scores, omitted counts, the hits shown)."""
+    rnd = random.Random(seed)
+    kinds = [
+        "def verify_token(x):",
+        "    verify_token(tok)",
+        "    ledger.verify_token = 1",
+        "class TokenLedger:",
+        "    return ledger",
+        "    x = VerifyToken()",
+        "    pass",
+    ]
+    lines = []
+    for _ in range(rnd.randint(600, 1500)):
+        dense = rnd.random() < 0.5
+        lines.append(rnd.choice(kinds) if dense or rnd.random() < 0.1 else "    y = 1")
+        if rnd.random() < 0.05:
+            lines.append("    " + "ledger " * rnd.randint(50, 400))  # cut into pieces
+    data = ("\n".join(lines) + "\n").encode()
+    opts = ExcerptOptions(
+        window=rnd.randint(0, 4),
+        head=rnd.randint(0, 20),
+        max_windows=rnd.randint(0, 5),
+        max_line_chars=100,
+    )
+    m = Matcher(rnd.choice([["verify_token"], ["ledger", "verify_token"], ["token"]]))
+    whole = excerpt_text(data, m, opts)
+    assert whole.matches > 2 * (opts.max_windows * (4 * opts.window + 1) + 1)
+    assert excerpt_stream(io.BytesIO(data), m, opts, block=rnd.choice([256, 4096])) == whole

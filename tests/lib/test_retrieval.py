@@ -327,3 +327,43 @@ def test_ranking_is_deterministic_whatever_the_input_order():
     rev = list(reversed(_sources(files)))
     b = rank_sources(rev, parse_query("order with_tax total"))
     assert [(d.label, d.score) for d in a.docs] == [(d.label, d.score) for d in b.docs]
+
+
+def test_the_plan_stops_at_the_relevance_floor_and_fill_takes_the_rest():
+    files = _corpus()
+    r = rank_sources(_sources(files), parse_query("with_tax raises on an order without lines"))
+    budget = 20_000  # far more than the whole corpus
+    floored = plan(r.docs, budget, Costs(_count), top_terms=["with_tax"], floor=0.3)
+    filled = plan(r.docs, budget, Costs(_count), top_terms=["with_tax"], fill=True, floor=0.3)
+    assert floored.stopped == "floor" and floored.under > 0
+    assert filled.stopped == "" and filled.under == 0
+    shown_floor = {s.doc.label for s in floored.shown if s.how != "signatures"}
+    shown_fill = {s.doc.label for s in filled.shown if s.how != "signatures"}
+    assert "shop/orders.py" in shown_floor
+    assert shown_floor < shown_fill  # the weak matches only when asked to fill
+    assert floored.used < filled.used <= budget
+    best = max(c.scores[k] for c in r.docs for k in range(len(c.chunks)))
+    for sh in floored.shown:  # every chunk shown whole or windowed is above the floor
+        assert all(sh.doc.scores[k] >= 0.3 * best for k in sh.chunks)
+
+
+def test_the_plan_spends_on_the_best_chunks_anywhere_not_on_widening_one_file():
+    # One file matches the task's words in many small functions, weakly; another holds
+    # the one function the task names. The named function is shown before the first
+    # file's weak matches, whatever their number.
+    weak = "".join(
+        f"def order_step_{i}(order):\n    return order.lines[{i}]\n\n\n" for i in range(60)
+    )
+    files = {
+        "shop/steps.py": weak,
+        "shop/tax.py": "def apply_rounding(total):\n    return round(total, 2)\n\n\n"
+        "def tax_for(order):\n    return apply_rounding(order.total() * 0.2)\n",
+    }
+    for i in range(20):
+        files[f"shop/other_{i}.py"] = f"def other_{i}():\n    return {i}\n"
+    r = rank_sources(_sources(files), parse_query("tax_for rounds the order lines wrong"))
+    p = plan(r.docs, 120, Costs(_count), top_terms=["tax_for", "order", "lines"])
+    tax = next((s for s in p.shown if s.doc.label == "shop/tax.py"), None)
+    assert tax is not None and tax.how != "signatures"
+    (fn,) = [c for c in tax.doc.chunks if c.name == "tax_for"]
+    assert set(range(fn.start, fn.end + 1)) <= tax.lines

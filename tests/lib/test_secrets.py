@@ -336,8 +336,11 @@ def test_tokens_inside_longer_words_are_not_tokens():
 
 
 def test_every_kind_is_exercised():
+    from tests.lib.test_secrets_shapes import PROVIDER_TOKENS, SHAPES
+
     tested = {kind for kind, _ in TOKENS} | {"private key", "AWS secret key", "Azure storage key"}
-    tested |= {kind for kind, _, _ in VALUES}
+    tested |= {kind for kind, _, _ in VALUES} | {kind for kind, _ in PROVIDER_TOKENS}
+    tested |= {f.kind for text, _ in SHAPES for f in redact(text)[1]}
     assert tested | {"npm token"} == set(KINDS)
 
 

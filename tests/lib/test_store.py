@@ -502,6 +502,43 @@ def test_type_detection_of_big_payloads(st, monkeypatch):
     assert st.put_bytes(log, name="d")["type"] == "text"
 
 
+class _CountingFile(io.BytesIO):
+    """A file that counts the bytes read from it."""
+
+    given = 0
+
+    def read(self, n=-1):
+        data = super().read(n)
+        self.given += len(data)
+        return data
+
+    def readline(self, n=-1):
+        data = super().readline(n)
+        self.given += len(data)
+        return data
+
+
+def test_json_lines_are_judged_from_a_bounded_head_and_the_last_line(monkeypatch):
+    """Issue 27.14: sniffing read every line of a big payload (200 MB: minutes)."""
+    monkeypatch.setattr(sniff, "JSON_PARSE_LIMIT", 1000)
+    monkeypatch.setattr(sniff, "JSONL_LINE_LIMIT", 500)
+    monkeypatch.setattr(sniff, "JSONL_SNIFF_BYTES", 2000)
+    line = b'{"i": 1, "pad": "%s"}\n' % (b"x" * 40)
+    body = line * 2000  # 118 KB, of which the sniff reads 2000 + 502 bytes
+    for data, kind in [
+        (body, "jsonl"),
+        (body[:1000] + b"not json\n" + body[1000:], "json"),  # a bad line in the head:
+        # not JSON Lines, and its first and last characters make it a document
+        (body[:50_000] + b"not json\n" + body[50_000:], "jsonl"),  # past the head: not read
+        (body + b"not json\n", "text"),  # the last line is read
+        (body + b"x" * 600 + b"\n", "text"),  # a last line too long to be a record
+        (b'{"i": "' + b"y" * 3000 + b'"}\n' + body, "json"),  # no whole line in the head
+    ]:
+        fh = _CountingFile(data)
+        assert sniff.detect_type_head(data[:8192], len(data), fh) == kind
+        assert fh.given <= 2000 + 502 + 4096, kind  # head, last line, a document's end
+
+
 def test_two_writers_on_a_fresh_store_never_see_a_false_not_a_directory(tmp_path):
     """Creating the root is mkdir(exist_ok), not check-then-create: no race between writers."""
     import threading

@@ -1,0 +1,297 @@
+"""The tuning set, and a fast in-process loop over it for the selection engine's constants.
+
+The tuning set (kind "tune", pinned in ``tune.txt``) is where the engine's constants are
+chosen, with the SWE-bench Lite dev split. Rule, written before any of its tasks was run:
+repositories of 1,500+ files that are in none of the evaluation sets (SWE-bench's twelve,
+the dev six, the first held-out five, the large held-out set) -- scipy, numpy, mypy (Python),
+hugo, prometheus (Go), rust-analyzer, nushell (Rust) -- and in each the first
+``TUNE_PER_REPO`` commits by hash that satisfy the held-out rule (``tasks.qualifies``) and
+whose parent's tree holds at least ``TUNE_MIN_FILES`` files.
+
+    .venv/bin/python bench/pack_quality/tune.py --select          # pin tune.txt again
+    .venv/bin/python bench/pack_quality/tune.py --budgets 8000,16000 [--set dev,tune]
+
+The loop builds each task's ``Chooser`` once (in process, the store kept warm under
+``--store``), then plans and renders the files section for each budget (the budget less
+``OVERHEAD`` for the pack's other sections) and scores it against the gold. It prints mean
+line recall, hunks complete and files-section tokens per set and budget. It measures the
+files section alone: the real bench (``bench_pack_quality.py``) gives the figures to report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # bench/: pack_quality, bench_pack_quality
+
+from pack_quality.gold import parse_patch, score  # noqa: E402
+from pack_quality.tasks import heldout_task, load_dev, qualifies  # noqa: E402
+from pack_quality.trees import TreeError, check_patch, find_mirror, git, materialise  # noqa: E402
+
+TUNE_REPOS = (
+    "scipy/scipy", "numpy/numpy", "python/mypy", "gohugoio/hugo", "prometheus/prometheus",
+    "rust-lang/rust-analyzer", "nushell/nushell")
+TUNE_PER_REPO = 6
+TUNE_MIN_FILES = 1500
+PINNED = HERE / "tune.txt"
+OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
+MIRRORS = [Path("/work/.mirror")]
+CORPORA = HERE.parent / "corpora"
+DEV = HERE.parents[2] / "shared" / "corpus" / "swe-bench-lite-dev" / "instances.jsonl"
+
+
+def n_files(mirror: Path, rev: str) -> int:
+    out = git("ls-tree", "-r", "--name-only", "-z", rev, git_dir=mirror).stdout
+    return out.count(b"\0")
+
+
+def select(repo: str, mirror: Path) -> list[str]:
+    log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
+              git_dir=mirror).stdout.decode(errors="replace")
+    entries = []
+    for entry in log.split("\x01"):
+        parts = entry.strip("\n").split("\x00")
+        if len(parts) == 3 and len(parts[1].split()) == 1:
+            entries.append((parts[0], parts[2]))
+    picked = []
+    for sha, message in sorted(entries):
+        if qualifies(mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES:
+            picked.append(sha)
+            if len(picked) == TUNE_PER_REPO:
+                break
+    return picked
+
+
+def pinned() -> list[tuple[str, str]]:
+    if not PINNED.is_file():
+        return []
+    return [tuple(ln.split()) for ln in PINNED.read_text().splitlines()
+            if ln.strip() and not ln.startswith("#")]
+
+
+def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
+    out = []
+    if "dev" in sets:
+        for t in load_dev(DEV):
+            mirror = find_mirror(t.repo, {}, MIRRORS)
+            if mirror is None:
+                continue
+            try:
+                out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
+            except TreeError:
+                pass
+    if "tune" in sets:
+        for repo, sha in pinned():
+            mirror = find_mirror(repo, {}, MIRRORS)
+            if mirror is None:
+                continue
+            try:
+                t = heldout_task(repo, mirror, sha)
+                t.kind = "tune"
+                tree = materialise(mirror, t.base, CORPORA / "tune" / t.id)
+                check_patch(tree, t.patch)
+            except TreeError as exc:
+                print(f"dropped {repo}@{sha[:12]}: {exc}", file=sys.stderr)
+                continue
+            out.append((t, tree))
+    return out
+
+
+def build_chooser(task: str, tree: Path, store: Path, budget: int):
+    """The Chooser ctx-pack builds for TASK over TREE (in process)."""
+    import ctxtools.pack.build as build
+    from ctxtools.cli.pack import main
+
+    got = {}
+    orig = build._chooser
+
+    def spy(*a, **k):
+        got["ch"] = orig(*a, **k)
+        return got["ch"]
+
+    build._chooser = spy
+    args = [f"--task={task}", "--tokens", str(budget), "--root", str(tree), str(tree),
+            "--format", "json", "--store", str(store)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
+                io.StringIO()), contextlib.suppress(SystemExit):
+            main(args)
+    finally:
+        build._chooser = orig
+    return got["ch"]
+
+
+def evaluate(items, budgets: list[int], store: Path, choosers: dict) -> list[dict]:
+    from ctxtools.pack.choose_render import render_plan
+
+    rows = []
+    for t, tree in items:
+        ch = choosers.get(t.id)
+        if ch is None:
+            ch = choosers[t.id] = build_chooser(t.text, tree, store, max(budgets))
+        gold = parse_patch(t.patch)
+        if not gold.hunks:
+            continue
+        for b in budgets:
+            text, _rows = render_plan(ch, b - OVERHEAD)
+            got = score(gold, text)
+            rows.append({"task": t.id, "kind": t.kind, "budget": b,
+                         "line_recall": got["line_recall"], "complete": got["complete"],
+                         "file_recall": got["file_recall"], "tokens": ch.count(text)})
+    return rows
+
+
+def table(rows: list[dict], budgets: list[int]) -> str:
+    out = []
+    for kind in sorted({r["kind"] for r in rows}):
+        cells = []
+        for b in budgets:
+            rs = [r for r in rows if r["kind"] == kind and r["budget"] == b]
+            if not rs:
+                continue
+            lr = statistics.mean(r["line_recall"] for r in rs)
+            cp = 100 * sum(r["complete"] for r in rs) / len(rs)
+            tk = statistics.median(r["tokens"] for r in rs)
+            cells.append(f"{b // 1000}k {lr:.3f}/{cp:.0f}%/{tk:,.0f}t")
+        out.append(f"{kind:5} n={len(rs):3}  " + "  ".join(cells))
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--select", action="store_true")
+    ap.add_argument("--set", default="dev,tune")
+    ap.add_argument("--budgets", default="8000,16000,32000")
+    ap.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
+    ap.add_argument("--per-task", action="store_true")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="NAME:module.CONST=value,... (repeatable; each run on the same "
+                    "rankings; a ctxtools.retrieval.rank constant re-ranks)")
+    ap.add_argument("--analyze", action="store_true",
+                    help="print where each gold chunk sits in the global chunk order")
+    ap.add_argument("--baseline", action="store_true",
+                    help="score the bm25-chunk baseline (the whole budget) instead")
+    args = ap.parse_args(argv)
+    if args.select:
+        pairs = []
+        for repo in TUNE_REPOS:
+            mirror = find_mirror(repo, {}, MIRRORS)
+            if mirror is None:
+                print(f"no mirror of {repo}", file=sys.stderr)
+                continue
+            got = select(repo, mirror)
+            print(f"{repo}: {len(got)}", file=sys.stderr)
+            pairs += [(repo, s) for s in got]
+        PINNED.write_text("# The tuning set (tune.py's rule): repository, commit.\n"
+                          + "".join(f"{r} {s}\n" for r, s in pairs))
+        return 0
+    budgets = [int(b) for b in args.budgets.split(",")]
+    items = tasks_of(args.set.split(","))
+    if args.baseline:
+        rows = baseline_rows(items, budgets)
+        print("== bm25-chunk")
+        print(table(rows, budgets))
+        return 0
+    choosers: dict = {}
+    for spec in args.variant or ["current:"]:
+        name, _, assigns = spec.partition(":")
+        undo = apply_variant(assigns)
+        reparse(undo, items, choosers)
+        rows = evaluate(items, budgets, args.store, choosers)
+        if args.per_task:
+            for r in rows:
+                print(f"{r['task']:50} {r['budget']:6} {r['line_recall']:.2f} {r['tokens']}")
+        print(f"== {name} {assigns}")
+        print(table(rows, budgets), flush=True)
+        if args.analyze:
+            for t, _tree in items:
+                print(analyze(t, choosers[t.id]))
+        for mod, const, old in undo:
+            setattr(sys.modules[mod], const, old)
+        reparse(undo, items, choosers)
+    return 0
+
+
+def reparse(undo, items, choosers) -> None:
+    """Rank again after a ranking constant changed; read the tasks again after a term
+    constant did (approximately: files newly reached are chunked without definitions)."""
+    from ctxtools.retrieval.terms import parse_query
+
+    mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
+    if not mods & {"rank", "terms", "index"}:
+        return
+    for t, _tree in items:
+        ch = choosers.get(t.id)
+        if ch is None:
+            continue
+        if "terms" in mods:
+            ch.query = parse_query(t.text)
+            for src in ch.sources:
+                src.present = None
+        ch._rerank()
+
+
+def baseline_rows(items, budgets: list[int]) -> list[dict]:
+    from bench_pack_quality import count
+    from pack_quality.methods import run_baseline
+
+    rows = []
+    for t, tree in items:
+        gold = parse_patch(t.patch)
+        if not gold.hunks:
+            continue
+        res = run_baseline("bm25-chunk", t.text, tree, budgets, count)
+        for b in budgets:
+            got = score(gold, res[b]["text"])
+            rows.append({"task": t.id, "kind": t.kind, "budget": b,
+                         "line_recall": got["line_recall"], "complete": got["complete"],
+                         "file_recall": got["file_recall"], "tokens": count(res[b]["text"])})
+    return rows
+
+
+def apply_variant(assigns: str) -> list[tuple[str, str, object]]:
+    """Set each ``module.CONST=value`` of ASSIGNS; the list to undo it."""
+    import importlib
+
+    undo = []
+    for part in filter(None, (x.strip() for x in assigns.split(","))):
+        lhs, _, value = part.partition("=")
+        mod, _, const = lhs.rpartition(".")
+        m = importlib.import_module(mod)
+        undo.append((mod, const, getattr(m, const)))
+        setattr(m, const, type(getattr(m, const))(float(value)) if value else value)
+    return undo
+
+
+def analyze(t, ch) -> str:
+    """The gold chunks' places in the global chunk order and relevance against the best."""
+    rows = sorted(((s, d.label, k) for d in ch.docs for k, s in enumerate(d.scores)),
+                  key=lambda r: (-r[0], r[1], r[2]))
+    if not rows:
+        return f"{t.id}: nothing ranked"
+    best = rows[0][0] or 1.0
+    pos = {(lab, k): i for i, (_s, lab, k) in enumerate(rows)}
+    docs = {d.label: d for d in ch.docs}
+    gold = parse_patch(t.patch)
+    parts = []
+    for path in gold.files:
+        d = docs.get(path)
+        if d is None:
+            parts.append(f"{path} unranked")
+            continue
+        lines = gold.lines_of(path)
+        for k, c in enumerate(d.chunks):
+            if any(c.start <= n <= c.end for n in lines):
+                parts.append(f"{path.rsplit('/', 1)[-1]}:{c.start}-{c.end} "
+                             f"#{pos[(path, k)] + 1} r={d.scores[k] / best:.3f}")
+    return f"GOLD {t.id}: " + "; ".join(parts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

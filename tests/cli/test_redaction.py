@@ -1,0 +1,114 @@
+"""Issue 27, item 6: the paths that skipped redaction -- a --changed diff hunk's "+" line,
+a renamed or hard-linked .env, a memory section's heading, ctx-excerpt (every output
+form), ctx-repomap, ctx-read --redact. The secret is a made-up value in a password's
+shape and protects nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import git, write
+
+PW = "Xk29aLmQ0pZr7TbWc3YhN8vD"
+
+
+def run(script_runner, prog, *args, ok=True):
+    r = script_runner.run([prog, *args])
+    assert "Traceback" not in r.stderr
+    if ok:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    write(root, "db.py", f'def connect(host, password="{PW}"):\n    return host\n')
+    write(root, "deploy.cfg", "[deploy]\nhost = db\n")
+    write(root, ".env", f"DEBUG=1\nDB_PASSWORD={PW}\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def test_a_changed_diff_hunk_is_redacted_whatever_its_prefix(script_runner, tree):
+    write(tree, "deploy.cfg", f"[deploy]\nhost = db\nDB_PASSWORD={PW}\n")
+    r = run(script_runner, "ctx-pack", "-t", "review", "--tokens", "6000", "--changed")
+    assert PW not in r.stdout
+    assert "+DB_PASSWORD=[secret redacted: password]" in r.stdout
+
+
+def test_a_renamed_dotenv_is_left_out_by_its_content(script_runner, tree):
+    git(tree, "mv", ".env", "config.txt")
+    r = run(script_runner, "ctx-pack", "-t", "review config", "--tokens", "6000", ".")
+    assert PW not in r.stdout
+    assert "skipped config.txt" in r.stderr and "dotenv (by its content)" in r.stderr
+
+
+def test_a_hard_link_to_dotenv_is_left_out(script_runner, tree):
+    os.link(tree / ".env", tree / "settings")
+    r = run(script_runner, "ctx-pack", "-t", "settings", "--tokens", "6000", "settings", "db.py")
+    assert PW not in r.stdout
+    assert "skipped settings" in r.stderr
+
+
+def test_a_memory_heading_is_redacted(script_runner, tree):
+    write(tree, "NOTES.md", f"# Notes\n\n## Deploy with DB_PASSWORD={PW}\n\nRun psql to deploy.\n")
+    r = run(
+        script_runner, "ctx-pack", "-t", "deploy psql", "--tokens", "6000", "--memory", "NOTES.md"
+    )
+    assert PW not in r.stdout and PW not in r.stderr
+    assert "Deploy with DB_PASSWORD=[secret redacted: password]" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--json"], ["--tokens", "800"], ["--sort", "score"], ["--signatures"]],
+    ids=["stream", "json", "tokens", "sorted", "signatures"],
+)
+def test_excerpt_redacts_every_output_form(script_runner, tree, args):
+    r = run(script_runner, "ctx-excerpt", "-q", "connect DB_PASSWORD", *args, "db.py", "deploy.cfg")
+    assert PW not in r.stdout
+    assert "[secret redacted: password]" in r.stdout
+    assert "redacted 1 secret (password; --allow-secrets)" in r.stderr
+
+
+def test_excerpt_memory_and_allow_secrets(script_runner, tree):
+    write(tree, "NOTES.md", f"# Notes\n\n## Deploy with DB_PASSWORD={PW}\n\nRun psql to deploy.\n")
+    r = run(script_runner, "ctx-excerpt", "--memory", "NOTES.md", "-q", "deploy psql")
+    assert PW not in r.stdout and "[secret redacted: password]" in r.stdout
+    r = run(script_runner, "ctx-excerpt", "-q", "connect", "--allow-secrets", "db.py")
+    assert PW in r.stdout and "redacted" not in r.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["--json"]], ids=["text", "json"])
+def test_repomap_redacts_signatures(script_runner, tree, args):
+    r = run(script_runner, "ctx-repomap", "--tokens", "500", *args)
+    assert PW not in r.stdout
+    if args:
+        json.loads(r.stdout)  # still one valid document
+    assert "[secret redacted: password]" in r.stdout
+    r = run(script_runner, "ctx-repomap", "--tokens", "500", "--allow-secrets", *args)
+    assert PW in r.stdout
+
+
+def test_read_redacts_on_request(script_runner, tree):
+    log = f"step 1\nPGPASSWORD={PW} psql -h db\n"
+    stash = script_runner.run(["ctx-stash", "--always", "--name", "deploy"], stdin=_stdin(log))
+    assert stash.returncode == 0, stash.stderr
+    assert PW in run(script_runner, "ctx-read", "deploy").stdout
+    r = run(script_runner, "ctx-read", "deploy", "--redact")
+    assert r.stdout == "step 1\nPGPASSWORD=[secret redacted: password] psql -h db\n"
+    assert "redacted 1 secret (password)" in r.stderr
+
+
+def _stdin(text: str):
+    import io
+
+    return io.TextIOWrapper(io.BytesIO(text.encode()))

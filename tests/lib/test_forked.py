@@ -1,0 +1,140 @@
+"""ctxtools.forked: results in order from forked workers, and no worker left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ctxtools.forked import forked_results
+
+
+def square(n: int) -> int:
+    if n == 13:
+        raise ValueError("thirteen")
+    return n * n
+
+
+def slow_square(n: int) -> int:
+    time.sleep(0.01)
+    return n * n
+
+
+def children_of(pid: int) -> list[int]:
+    """The live children of PID, read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def test_the_results_come_in_order_whatever_the_jobs():
+    items = [n for n in range(200) if n != 13]
+    for jobs in (1, 2, 3, 7):
+        assert list(forked_results(square, items, jobs, chunk=5)) == [n * n for n in items]
+
+
+def test_an_exception_in_a_worker_is_raised_here_and_no_child_is_left():
+    with pytest.raises(ValueError, match="thirteen"):
+        list(forked_results(square, list(range(40)), 3, chunk=4))  # 13 is a child's
+    assert children_of(os.getpid()) == []
+
+
+def test_a_consumer_that_stops_early_leaves_no_child():
+    results = forked_results(slow_square, list(range(12, 0, -1)) * 50, 3, chunk=2)
+    assert next(results) == 144
+    assert children_of(os.getpid())  # the workers are running
+    results.close()
+    assert children_of(os.getpid()) == []
+
+
+SCRIPT = """
+import os, sys, time
+from ctxtools.forked import forked_results
+
+def slow(n):
+    time.sleep(0.05)
+    return n
+
+print(os.getpid(), flush=True)
+for n in forked_results(slow, list(range(400)), 3, chunk=2):
+    if n == 10:
+        print("running", flush=True)
+"""
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
+    """A process iterating forked_results, once its workers run; and their pids."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    assert proc.stdout.readline() == b"running\n"
+    workers = children_of(proc.pid)
+    assert len(workers) == 2
+    return proc, workers
+
+
+def _gone(pids: list[int]) -> bool:
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        alive = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize(
+    "signum,status",
+    [
+        (signal.SIGINT, -signal.SIGINT),
+        (signal.SIGTERM, -signal.SIGTERM),
+        (signal.SIGKILL, -signal.SIGKILL),
+    ],
+)
+def test_a_signal_to_the_parent_alone_ends_its_workers(tmp_path, signum, status):
+    """kill -INT, -TERM or -9 to the parent: its workers do not outlive it (with SIGKILL:
+    the kernel's parent-death signal; without it they ran on under PID 1)."""
+    proc, workers = _start(tmp_path)
+    os.kill(proc.pid, signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status
+    if signum == signal.SIGINT:  # Python's own KeyboardInterrupt: the script does not catch it
+        assert err.rstrip().endswith(b"KeyboardInterrupt")
+    else:
+        assert err == b""
+    assert _gone(workers)
+
+
+def test_ctrl_c_to_the_group_ends_the_workers_quietly(tmp_path):
+    """A terminal's Ctrl-C reaches the workers too: they end at once, without a traceback
+    of their own (the parent's KeyboardInterrupt is the script's one)."""
+    proc, workers = _start(tmp_path)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert err.count(b"Traceback") == 1
+    assert _gone(workers)
