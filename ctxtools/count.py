@@ -43,18 +43,18 @@ def binary_row(size: int) -> dict:
 
 
 def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progress=None):
-    """The counts of the file at PATH (a row's dict). A binary file (``fsutil.looks_binary``
+    """The counts of the file at PATH (a row's dict). A binary file (``classify.is_binary``
     on its head) gets ``binary_row`` unless COUNT_BINARY; PROGRESS(n) is told the bytes
     read (a binary file's size at once). OSError when it cannot be read."""
     import os
 
-    from ctxtools.fsutil import BINARY_PROBE, looks_binary
+    from ctxtools.classify import BINARY_PROBE, is_binary
     from ctxtools.tokens import count_stream
 
     with open(path, "rb") as fh:
         if not count_binary:
             head = fh.read(BINARY_PROBE)
-            if looks_binary(head):
+            if is_binary(head):
                 size = os.fstat(fh.fileno()).st_size
                 if progress is not None:
                     progress(size)

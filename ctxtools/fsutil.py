@@ -22,26 +22,6 @@ if TYPE_CHECKING:  # pathlib costs milliseconds at start-up; callers pass their 
     from pathlib import Path
 
 
-BINARY_PROBE = 8192  # bytes of a file's head that decide whether it is binary
-BINARY_BAD_SHARE = 0.3  # share of a head's bytes outside valid UTF-8 that makes it binary
-
-
-def looks_binary(head: bytes) -> bool:
-    """Whether HEAD (the first bytes of a payload or file) is binary: a NUL byte in its
-    first BINARY_PROBE bytes (the rule of git and of the toolkit's candidate filters), or
-    more than BINARY_BAD_SHARE of them outside valid UTF-8 (random or compressed bytes that
-    happen to hold no NUL). Text in another 8-bit encoding stays text: its bad bytes are
-    the few accented letters."""
-    probe = head[:BINARY_PROBE]
-    if b"\0" in probe:
-        return True
-    if not probe or probe.isascii():
-        return False
-    text = probe.decode("utf-8", "surrogateescape")
-    bad = sum(1 for ch in text[:-3] if "\udc80" <= ch <= "\udcff")  # a cut last char is fine
-    return bad > BINARY_BAD_SHARE * len(probe)
-
-
 def parse_size(text: str) -> int:
     """``500M``, ``1G``, ``2.5GB``, ``1024``, ``64k`` -> bytes (binary multiples), at most
     ``defaults.MAX_SIZE`` (1T): a UsageError past it."""

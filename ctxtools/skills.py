@@ -63,6 +63,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ctxtools.classify import is_binary
 from ctxtools.errors import InputError, NotFoundError, UsageError
 from ctxtools.fsutil import check_resource, require_directory
 
@@ -75,7 +76,6 @@ DISCLOSURES = ("auto", "cards", "full")
 NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")
 _MENTION_RE = re.compile(r"(?<![\w@/.-])@skill:([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _WORD_RE = re.compile(r"[^\W_]+")
-BINARY_PROBE = 8192
 
 # Words that skill descriptions (and tasks about skills) use whatever the skill is about.
 _STOP_TEXT = """
@@ -174,8 +174,8 @@ def _load_one(base: str, rel: str, folder: str, notes: list[str]) -> Skill | Non
         check_resource(exc, real)
         notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
         return None
-    if b"\0" in data[:BINARY_PROBE]:
-        notes.append(f"{rel}: binary file (NUL bytes); skipped")
+    if is_binary(data):
+        notes.append(f"{rel}: binary file; skipped")
         return None
     cut = ""
     if len(data) > SKILL_LIMIT:

@@ -58,11 +58,11 @@ def _stdin():
 
 def _binary(name: str) -> bool:
     """Whether the file NAME looks binary (the click command reports it as such)."""
-    from ctxtools.fsutil import BINARY_PROBE, looks_binary
+    from ctxtools.classify import BINARY_PROBE, is_binary
 
     try:
         with open(name, "rb") as fh:
-            return looks_binary(fh.read(BINARY_PROBE))
+            return is_binary(fh.read(BINARY_PROBE))
     except OSError:
         return True  # the click command says what is wrong with it
 

@@ -159,10 +159,10 @@ def cli(**opts) -> int:
 
     FILE arguments may be '-' for stdin, a handle reference ctx:[SESSION/]NAME[@SHA] (from
     ctx-stash; --store, --session), or names read from --files-from FILE (one a line, or
-    NUL-separated with -0). Binary files (a NUL byte in the first 8 KB) are skipped with a
-    note on stderr. A file that cannot be read is an error naming it; with --keep-going the
-    others are still excerpted, the unreadable ones are named on stderr, and the exit
-    status is 1.
+    NUL-separated with -0). Binary files (a NUL byte in the first 8 KiB, or mostly bytes that
+    are not UTF-8) are skipped with a note on stderr. A file that cannot be read is an error
+    naming it; with --keep-going the others are still excerpted, the unreadable ones are
+    named on stderr, and the exit status is 1.
 
     With more than one input, a file where nothing matched is not shown: it is named in
     one list after the others ('no match in N files:', then a name a line), as over a

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ctxtools.classify import is_binary
 from ctxtools.excerpt.core import excerpt_file, excerpt_stream
 from ctxtools.excerpt.match import Matcher
 from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.render import hits_block, no_match_block, render_excerpt
-from ctxtools.excerpt.source import BINARY_SNIFF, LARGE_FILE, read_fd
+from ctxtools.excerpt.source import LARGE_FILE, read_fd
 
 
 class FileBlock(NamedTuple):
@@ -55,7 +56,7 @@ def file_block(
 
         ex = excerpt_stream(io.BytesIO(data), matcher, options)
     else:
-        if b"\0" in data[:BINARY_SNIFF]:
+        if is_binary(data):
             return FileBlock(None, binary=True)
         hits: dict[int, dict[str, float]] = {}
         if data:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from ctxtools.classify import BINARY_PROBE, is_binary
 from ctxtools.fsutil import check_resource
 from ctxtools.instructions.context import GATE_NOTE_LIMIT, Context
 from ctxtools.instructions.discovery import Found
@@ -20,7 +21,6 @@ from ctxtools.instructions.frontmatter import (
 from ctxtools.instructions.gates import Gate, file_gate
 
 SCAN_LIMIT = 4 << 20  # raw bytes read from one file at most (skipping gated-out sections)
-BINARY_PROBE = 8192
 FRONT_MATTER_KEYS = ("paths", "globs", "alwaysApply")  # the keys read; others pass unread
 
 _BOM = b"\xef\xbb\xbf"
@@ -152,8 +152,8 @@ def _read_open(
     ctx: Context, fh: BinaryIO, rel: str, size: int, budget: int, cap_reason: str
 ) -> ReadText | str:
     head = fh.read(BINARY_PROBE)
-    if b"\0" in head:
-        ctx.notes.append(f"{rel}: binary file (NUL bytes); skipped")
+    if is_binary(head):
+        ctx.notes.append(f"{rel}: binary file; skipped")
         return _SKIPPED
     fh.seek(0)
     limit = max(budget, 4096) + 1

@@ -7,6 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from ctxtools.classify import is_binary
 from ctxtools.fsutil import check_resource
 
 MEMORY_EXTENSIONS = (".md", ".markdown", ".txt", ".rst")
@@ -264,7 +265,7 @@ def read_memory_file(label: str, path: str, notes: list[str]) -> MemoryFile | No
         check_resource(exc, path)
         notes.append(f"memory: skipped {label}: {exc.strerror or exc}")
         return None
-    if b"\0" in data[:8192]:
+    if is_binary(data):
         notes.append(f"memory: skipped {label}: binary file")
         return None
     text = data.decode("utf-8", "replace")

@@ -52,6 +52,7 @@ class BasenameIndex:
 
     def _list(self) -> tuple[list[str], str, int]:
         """(the files to index, "git" or "walk", how many the listing held before the cap)."""
+        from ctxtools.classify import listing_skip
         from ctxtools.repomap import files as filesmod
 
         names = filesmod.git_ls_files(self.root)
@@ -62,7 +63,7 @@ class BasenameIndex:
             except RecursionError:  # a tree nested deeper than the walk can recurse
                 names = []
                 self.notes.append("mention index empty: the directory tree is too deep to list")
-        names = [n for n in names if not filesmod.vendored(n)]
+        names = [n for n in names if listing_skip(n) is None]
         names.sort(key=filesmod.depth_key)
         listed = len(names)
         names = names[: self.max_entries]

@@ -228,13 +228,13 @@ class MentionResolver:
         return [], ""
 
     def _choose(self, mention: Mention, found: list[str], how: str) -> Resolution:
-        from ctxtools.repomap.rank import is_test_path
+        from ctxtools.classify import is_test
 
         uses = self.uses()
         now = self._now()
         scored = {p: frecency(*uses[p], now) if p in uses else 0.0 for p in found}
         ranked = sorted(
-            found, key=lambda p: (-scored[p], is_test_path(p), p.count("/"), p.split("/"))
+            found, key=lambda p: (-scored[p], is_test(p), p.count("/"), p.split("/"))
         )
         best = ranked[0]
         if len(ranked) == 1:
@@ -244,7 +244,7 @@ class MentionResolver:
         else:
             tied = [p for p in ranked if scored[p] == scored[best]]
             lead = "frecency tie" if scored[best] > 0 else "none used before"
-            if is_test_path(best) != is_test_path(tied[1]):
+            if is_test(best) != is_test(tied[1]):
                 why = f"{lead}; not a test"
             elif best.count("/") != tied[1].count("/"):
                 why = f"{lead}; shallowest path"

@@ -139,10 +139,10 @@ class Chooser:
 
     def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
         """Whether a candidate that was not named stays (noise and the user's filters)."""
-        from ctxtools.retrieval.noise import noise_reason
+        from ctxtools.classify import is_binary, noise_reason
 
         if e.named:
-            if b"\0" in data[:8192]:
+            if is_binary(data):
                 self.base_notes.append(f"skipped {e.label}: binary file")
                 self.skipped.append({"what": e.label, "why": "binary"})
                 return False
@@ -151,8 +151,8 @@ class Chooser:
         if said == "excluded":
             return False
         if said == "included":
-            return b"\0" not in data[:8192] or self._skip(e.label, "binary", counts)
-        reason = noise_reason(e.label, data[:8192], len(data))
+            return not is_binary(data) or self._skip(e.label, "binary", counts)
+        reason = noise_reason(e.label, data)
         if reason is None and looks_like_pack(data):
             reason = "written by ctx-pack"
         if reason is not None:
@@ -162,7 +162,7 @@ class Chooser:
     def _left_out_by_name(self, e, counts: dict[str, int]) -> bool:
         """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
         file...): such a file is never read."""
-        from ctxtools.retrieval.noise import noise_by_name
+        from ctxtools.classify import noise_by_name
 
         if e.named or e.data is not None:
             return False

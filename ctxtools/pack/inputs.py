@@ -308,6 +308,7 @@ def load_entries(
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
+        from ctxtools.classify import is_binary
         from ctxtools.resolve import HandleReader
 
         handles = HandleReader(req.store, req.session)
@@ -321,7 +322,7 @@ def load_entries(
                 notes.append(f"warning: skipped {ref}: {exc}")
                 dropped.append({"what": ref, "why": "cannot be read"})
                 continue
-            if b"\0" in data[:8192]:
+            if is_binary(data):
                 notes.append(f"skipped {ref}: binary content")
                 dropped.append({"what": ref, "why": "binary"})
                 continue

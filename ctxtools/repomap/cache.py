@@ -99,13 +99,14 @@ class CacheEntry(NamedTuple):
 
 
 def _source_fingerprint(pattern: str) -> str:
-    """xxh3 of this package's source files matching PATTERN (names and bytes)."""
+    """xxh3 of this package's source files matching PATTERN (names and bytes), and of
+    ``ctxtools/classify.py``: what a file is (binary, generated, a test) is cached too."""
     import xxhash
 
     here = Path(__file__).resolve().parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
-    for path in sorted(here.glob(pattern)):
-        h.update(path.relative_to(here).as_posix().encode())
+    for path in [*sorted(here.glob(pattern)), here.parent / "classify.py"]:
+        h.update(path.relative_to(here.parent).as_posix().encode())
         try:
             h.update(path.read_bytes())
         except OSError:

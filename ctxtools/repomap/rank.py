@@ -24,6 +24,7 @@ import sys
 from operator import mul
 from typing import TYPE_CHECKING
 
+from ctxtools.classify import is_test
 from ctxtools.fsutil import json_text
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def _rank(graph, personal: list[float] | None, plain: tuple | None = None):
         score = centrality(graph, rank)
         # Tests and test data use everything and are used by little but each other: a
         # map is for the code under test, so they step back (still ranked, still shown).
-        tests = [is_test_path(f) for f in graph.files]
+        tests = [is_test(f) for f in graph.files]
         score = [x * TEST_WEIGHT if t else x for x, t in zip(score, tests, strict=True)]
     if personal is not None:
         # Relevance times centrality: how much --focus/--query lift a file's PageRank.
@@ -284,28 +285,6 @@ def _ranked_files(scans, score: list[float], dscores: list) -> list:
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TEST_WEIGHT = 0.25
-_TEST_PATH = re.compile(
-    r"(?:^|/)(?:tests?|testdata|__tests__|__mocks__|specs?|e2e|fixtures)/"
-    r"|(?:^|/)src/test/"
-    r"|(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$"
-    r"|_test\.go$"
-    r"|\.(?:test|spec)\.[cm]?[jt]sx?$"
-    r"|[^/]Tests?\.java$"
-    # the tree-sitter languages' layouts: Tests/ and Foo.Tests/ (C#, Swift), Spec/Test
-    # suffixes (Kotlin, Scala, C#, PHP), RSpec and minitest files, C/C++ test files
-    r"|(?:^|/)(?:Tests?|[^/]+\.Tests?|UnitTests|spec)/"
-    r"|[^/](?:Tests?|Spec|Suite)\.(?:cs|kt|kts|swift|scala|php)$"
-    r"|(?:^|/)(?:test_[^/]*|[^/]*_(?:test|spec))\.rb$"
-    r"|(?:^|/)(?:test[-_][^/]*|[^/]*_(?:test|unittest))\.(?:c|cc|cpp|cxx)$"
-    r"|_spec\.lua$|\.bats$"
-)
-
-
-def is_test_path(rel: str) -> bool:
-    """Whether REL looks like a test or test data (by the usual layouts and names)."""
-    return _TEST_PATH.search(rel) is not None
-
-
 BASE_CREDIT = 0.5
 
 

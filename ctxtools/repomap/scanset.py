@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxtools import defaults
+from ctxtools.classify import content_noise
 from ctxtools.errors import InputError, ResourceError
 from ctxtools.fsutil import check_resource, read_at_most
 from ctxtools.repomap import files as filesmod
@@ -67,7 +68,7 @@ def scan_payload(rel: str, data: bytes):
     from ctxtools.repomap.cache import ScanPayload
     from ctxtools.repomap.scan import scan_source
 
-    reason = filesmod.classify(data)
+    reason = content_noise(data)
     if reason is not None:
         return reason
     result = scan_source(rel, data.decode("utf-8", "replace"))

@@ -168,11 +168,11 @@ class Payload:
 
     def _type_glance(self, stated: str) -> str | None:
         """What the ends of the payload say it is when that contradicts STATED, else None."""
-        from ctxtools.fsutil import looks_binary
+        from ctxtools.classify import is_binary
         from ctxtools.store.sniff import json_loads
 
         head = self.pread(0, 1 << 16)
-        binary = looks_binary(head)
+        binary = is_binary(head)
         if binary:
             return None if stated in ("binary", "text") else "binary"
         if stated in ("binary", "text"):

@@ -251,27 +251,3 @@ def test_size_suffixes():
     assert parse_size("64k") == 64 << 10
     assert parse_size("2.5GB") == int(2.5 * (1 << 30))
     assert parse_size("1024") == 1024
-
-
-# --- looks_binary: what ctx-count and the store call binary (issue 20) -----------------------
-
-
-def test_looks_binary_nul_random_and_text():
-    import gzip
-    import random
-
-    rnd = random.Random(20).randbytes(4096)
-    assert fsutil.looks_binary(rnd)
-    # random bytes with every NUL taken out are still binary: mostly not UTF-8
-    assert fsutil.looks_binary(rnd.replace(b"\0", b"\x01"))
-    assert fsutil.looks_binary(gzip.compress(b"hello world\n" * 100, mtime=0))
-    assert fsutil.looks_binary(b"text\0more text")
-    assert not fsutil.looks_binary(b"")
-    assert not fsutil.looks_binary(b"plain ascii\n" * 100)
-    text = "日本語のログ, ünïcödé and text\n".encode() * 50
-    assert not fsutil.looks_binary(text)
-    assert not fsutil.looks_binary(text[:-1])  # a character cut at the end of the head
-    # text in Latin-1: its few accented letters are not UTF-8, but it is text
-    assert not fsutil.looks_binary("Grüße aus München, café crème.\n".encode("latin-1") * 50)
-    # only the first BINARY_PROBE bytes decide
-    assert not fsutil.looks_binary(b"a" * fsutil.BINARY_PROBE + b"\0")

@@ -515,7 +515,7 @@ def test_binary_file_is_skipped_with_a_note(tmp_path):
     write(tmp_path, "CLAUDE.md", "text\n")
     result = load_instructions(tmp_path, None)
     assert paths(result) == ["CLAUDE.md"]
-    assert result.notes == ["AGENTS.md: binary file (NUL bytes); skipped"]
+    assert result.notes == ["AGENTS.md: binary file; skipped"]
 
 
 def test_unreadable_file_is_skipped_with_a_note(tmp_path, monkeypatch):
@@ -730,12 +730,16 @@ def test_long_line_after_short_ones_is_not_cut_mid_line(tmp_path):
 
 
 def test_single_line_with_invalid_utf8_is_cut_within_the_cap(tmp_path):
-    write(tmp_path, "AGENTS.md", b"\xff" * 5_000)  # each byte shows as a 3-byte U+FFFD
+    # Each bad byte shows as a 3-byte U+FFFD; a quarter of them is still text (all of them
+    # would make the file binary: classify.is_binary).
+    write(tmp_path, "AGENTS.md", b"\xffabc" * 1_250)
     f = load_instructions(tmp_path, None).files[0]
     assert len(f.text.encode()) <= 4_000
     kept, left, _, _ = split_marker(f.text)
-    assert set(kept[:-1]) == {"\ufffd"}
+    assert set(kept[:-1]) == {"\ufffd", "a", "b", "c"}
     assert left == 5_000 - len(kept[:-1])
+    write(tmp_path, "AGENTS.md", b"\xff" * 5_000)
+    assert load_instructions(tmp_path, None).notes == ["AGENTS.md: binary file; skipped"]
 
 
 def test_last_line_without_newline_over_the_cap(tmp_path):

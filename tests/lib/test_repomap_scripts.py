@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from helpers import NOT_SCRIPTS, SCRIPTS, fail_opening, git, write, write_scripts
 
+from ctxtools.classify import role as file_role
 from ctxtools.errors import ResourceError
 from ctxtools.repomap import files
 from ctxtools.repomap.core import build_map
 from ctxtools.repomap.scan import language_for, script_language, script_name
 from ctxtools.repomap.scanset import list_repository
-from ctxtools.retrieval.noise import file_role
 from ctxtools.tokens import HeuristicRuler
 
 EXPECTED = sorted([*SCRIPTS, "lib/util.py"])

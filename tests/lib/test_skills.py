@@ -225,7 +225,7 @@ def test_binary_links_out_and_odd_entries(tmp_path):
     skills, notes = load_skills(root)
     assert names(skills) == ["ok"]
     assert notes == [
-        "bin/SKILL.md: binary file (NUL bytes); skipped",
+        "bin/SKILL.md: binary file; skipped",
         "broken/SKILL.md: a broken symlink; skipped",
         "dir/SKILL.md: not a regular file; skipped",
         "fifo/SKILL.md: not a regular file; skipped",
