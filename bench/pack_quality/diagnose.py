@@ -42,9 +42,10 @@ def capture_chooser(task: str, tree: Path, tokens: int, store: Path, extra: list
     args = [f"--task={task}", "--tokens", str(tokens), "--root", str(tree), str(tree),
             "--format", "json", "--store", str(store), *extra]
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            with contextlib.suppress(SystemExit):
-                main(args)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(
+            io.StringIO()
+        ), contextlib.suppress(SystemExit):
+            main(args)
     finally:
         build._chooser = orig
     return json.loads(out.getvalue()), got.get("ch")

@@ -82,10 +82,8 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
             mirror = find_mirror(t.repo, {}, MIRRORS)
             if mirror is None:
                 continue
-            try:
+            with contextlib.suppress(TreeError):
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
-            except TreeError:
-                pass
     if "tune" in sets:
         for repo, sha in pinned():
             mirror = find_mirror(repo, {}, MIRRORS)
@@ -239,6 +237,7 @@ def reparse(undo, items, choosers) -> None:
 
 def baseline_rows(items, budgets: list[int]) -> list[dict]:
     from bench_pack_quality import count
+
     from pack_quality.methods import run_baseline
 
     rows = []

@@ -530,7 +530,8 @@ def test_a_task_that_is_only_a_two_thousand_line_log(script_runner, shop, tmp_pa
 
 
 def test_a_task_in_another_human_language(script_runner, shop):
-    for task in ("修复 with_tax 在订单没有行时的错误", "исправить ошибку в with_tax для пустого заказа"):
+    tasks = ("修复 with_tax 在订单没有行时的错误", "исправить ошибку в with_tax для пустого заказа")
+    for task in tasks:
         doc, _ = _pack(script_runner, "-q", task, "--tokens", "3000", ".")
         assert "shop/orders.py" in shown_lines(doc["text"])
     doc, _ = _pack(script_runner, "-q", "订单总额计算错误", "--tokens", "3000", ".")
@@ -540,7 +541,9 @@ def test_a_task_in_another_human_language(script_runner, shop):
 def test_a_repository_of_one_fifty_megabyte_file(script_runner, tmp_path, monkeypatch):
     root = tmp_path / "one"
     root.mkdir()
-    block = "".join(f"def handler_{i}(event):\n    return event.get('k{i}')\n\n\n" for i in range(500))
+    block = "".join(
+        f"def handler_{i}(event):\n    return event.get('k{i}')\n\n\n" for i in range(500)
+    )
     with open(root / "huge.py", "w") as fh:
         while fh.tell() < 50 * 1024 * 1024:
             fh.write(block)
@@ -549,7 +552,9 @@ def test_a_repository_of_one_fifty_megabyte_file(script_runner, tmp_path, monkey
     assert doc["tokens"] <= 3000
 
 
-def test_a_repository_where_every_file_is_generated_or_binary(script_runner, tmp_path, monkeypatch):
+def test_a_repository_where_every_file_is_generated_or_binary(
+    script_runner, tmp_path, monkeypatch
+):
     root = tmp_path / "gen"
     root.mkdir()
     for i in range(5):
