@@ -4,19 +4,25 @@
     .venv/bin/python bench/bench_pack_quality.py --pack-bin /work/main/.venv/bin/ctx-pack \\
         --tasks all --json bench/out/pack_quality.json
 
-Tasks: the SWE-bench Lite dev instances (``../shared/corpus/swe-bench-lite-dev``; the set to
-tune on) and held-out bug-fix commits of other projects (``pack_quality/heldout.txt``,
-chosen by the rule in ``pack_quality/tasks.py``; never tune on them). Each task's tree is
-``git archive`` of its base commit from a bare mirror (``--mirror OWNER/NAME=PATH``, else
-found under ``--mirrors DIR``, default /work/.mirror), kept in ``--corpora``.
+Tasks (``--tasks dev|heldout|large|all``): the SWE-bench Lite dev instances
+(``../shared/corpus/swe-bench-lite-dev``; the set to tune on), held-out bug-fix commits of
+other projects (``pack_quality/heldout.txt``) and of large ones, 3,000+ files a tree
+(``pack_quality/heldout_large.txt``), both chosen by the rules in ``pack_quality/tasks.py``;
+never tune on them. Each task's tree is ``git archive`` of its base commit from a bare
+mirror (``--mirror OWNER/NAME=PATH``, else found under ``--mirrors DIR``, default
+/work/.mirror), kept in ``--corpora``. Each set gets its own tables.
 
-Methods, at each of ``--budgets``: ``pack`` (ctx-pack --format json, a fresh CTX_STORE a
-run, plus a warm rerun at ``--warm-budget``), ``bm25-file`` and ``bm25-chunk`` (BM25 over
-whole files or function/class chunks, added in rank order while they fit, rendered as
-ctx-pack renders files). Every pack's text is scored the same way (pack_quality/gold.py):
-line recall (the fix's changed pre-image lines shown), complete (every hunk shown), file
-recall (a shown line within 25 lines of a change, per gold file), tokens (recounted with
-ctxtools' cl100k ruler), seconds. ``--json`` adds, per (task, method, budget), the gold
+Methods, at each of ``--budgets`` (token counts, or a model name such as ``gpt-4o``: that
+model's worker pack budget as ``ctx-count --budget --model`` next to ``--pack-bin`` prints
+it; ctx-pack then runs with ``--model``, the baselines fill the same number of tokens of
+the model's encoding): ``pack`` (ctx-pack --format json, a fresh CTX_STORE a run, plus a
+warm rerun at ``--warm-budget``), ``bm25-file`` and ``bm25-chunk`` (BM25 over whole files
+or function/class chunks, added in rank order while they fit, rendered as ctx-pack renders
+files). Every pack's text is scored the same way (pack_quality/gold.py): line recall (the
+fix's changed pre-image lines shown), complete (every hunk shown), file recall (a shown line
+within 25 lines of a change, per gold file), tokens (recounted with ctxtools' cl100k ruler,
+or the model's encoding at a model budget), seconds; the tables give the means and, per
+budget, the median tokens and seconds. ``--json`` adds, per (task, method, budget), the gold
 lines missed and the top files shown (ctx-pack: by its score; baselines: in the order added).
 A ctx-pack run that fails or times out is scored 0 with its error; the bench goes on.
 """
@@ -38,7 +44,7 @@ from pack_quality import report  # noqa: E402
 from pack_quality.gold import file_order, parse_patch, score, shown_lines  # noqa: E402
 from pack_quality.methods import checkout_of, run_baseline, run_pack  # noqa: E402
 from pack_quality.tasks import (  # noqa: E402
-    HELDOUT_REPOS,
+    SETS,
     Task,
     heldout_task,
     load_dev,
@@ -53,26 +59,45 @@ DEV = REPO_ROOT.parent / "shared" / "corpus" / "swe-bench-lite-dev" / "instances
 if not DEV.is_file():
     DEV = Path("/work/shared/corpus/swe-bench-lite-dev/instances.jsonl")
 METHODS = ("pack", "bm25-file", "bm25-chunk")
-_RULER = None
+TASK_SETS = ("dev", "heldout", "large")
+TITLES = {"dev": "dev (SWE-bench Lite dev)", "heldout": "held-out commits",
+          "large": "large held-out (3,000+ files a tree)"}
+_RULERS: dict[str, object] = {}
 
 
-def count(text: str) -> int:
-    """Tokens of TEXT by ctxtools' own exact cl100k_base ruler (offline)."""
-    global _RULER
-    if _RULER is None:
+def count(text: str, encoding: str = "cl100k_base") -> int:
+    """Tokens of TEXT by ctxtools' own exact ruler of ENCODING (offline; cl100k_base)."""
+    ruler = _RULERS.get(encoding)
+    if ruler is None:
         from ctxtools.tokens import get_ruler
 
-        _RULER = get_ruler(encoding="cl100k_base", exact=True).ruler
-    return _RULER.count(text)
+        ruler = _RULERS[encoding] = get_ruler(encoding=encoding, exact=True).ruler
+    return ruler.count(text)
+
+
+def model_budget(pack_bin: str, model: str) -> tuple[int, str]:
+    """MODEL's worker pack budget and its encoding, asked of the ctx-count beside PACK_BIN."""
+    import subprocess
+
+    exe = str(Path(pack_bin).with_name("ctx-count"))
+    got = subprocess.run([exe, "--budget", "--model", model, "--role", "worker", "--json"],
+                         capture_output=True, text=True)
+    enc = subprocess.run([exe, "--model", model, "--json"], input="x", capture_output=True,
+                         text=True)
+    if got.returncode != 0 or enc.returncode != 0:
+        raise SystemExit(f"bench_pack_quality: error: no budget for --budgets {model}: "
+                         f"{(got.stderr or enc.stderr).strip()}")
+    return int(json.loads(got.stdout)["available"]), json.loads(enc.stdout)["counter"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", choices=("dev", "heldout", "all"), default="dev")
+    ap.add_argument("--tasks", choices=(*TASK_SETS, "all"), default="dev")
     ap.add_argument("--only", action="append", default=[], metavar="ID",
                     help="run only this task (repeatable)")
     ap.add_argument("--methods", default=",".join(METHODS))
-    ap.add_argument("--budgets", default="8000,16000,32000")
+    ap.add_argument("--budgets", default="8000,16000,32000",
+                    help="token counts, or a model name (gpt-4o): its worker pack budget")
     ap.add_argument("--warm-budget", type=int, default=16000,
                     help="the budget at which ctx-pack runs a second, warm time")
     ap.add_argument("--pack-bin", default=str(REPO_ROOT / ".venv" / "bin" / "ctx-pack"))
@@ -87,7 +112,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="where the task trees are kept (default bench/corpora)")
     ap.add_argument("--dev-file", type=Path, default=DEV)
     ap.add_argument("--select-heldout", action="store_true",
-                    help="choose the held-out commits again by the rule, write heldout.txt")
+                    help="choose the commits of the held-out sets run (--tasks) again by "
+                    "the rule, rewriting heldout.txt / heldout_large.txt")
     ap.add_argument("--json", type=Path, help="write every per-task row here")
     ap.add_argument("--per-task", action="store_true", help="also print a row a task")
     ap.add_argument("--report", nargs="+", type=Path, metavar="JSON",
@@ -98,7 +124,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     bad = [m for m in args.methods if m not in METHODS]
     if bad:
         ap.error(f"unknown method(s) {', '.join(bad)} (choose from {', '.join(METHODS)})")
-    args.budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    args.budgets = [int(b) if b.strip().isdigit() else b.strip()
+                    for b in args.budgets.split(",") if b.strip()]
     given = {}
     for spec in args.mirror:
         repo, sep, path = spec.partition("=")
@@ -110,18 +137,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def heldout_tasks(args, dropped: list[str]) -> list[Task]:
-    pairs = read_pinned()
+def resolve_budgets(args) -> None:
+    """ARGS.sizes: each budget's (tokens, encoding); a model name asks ctx-count."""
+    args.sizes = {}
+    for b in args.budgets:
+        args.sizes[b] = (b, "cl100k_base") if isinstance(b, int) else model_budget(
+            args.pack_bin, b)
+
+
+def heldout_tasks(args, dropped: list[str], kind: str = "heldout") -> list[Task]:
+    """The tasks of the held-out set KIND from its pinned pairs (chosen and written first
+    when there are none yet or --select-heldout asks)."""
+    spec = SETS[kind]
+    pairs = read_pinned(spec.pinned)
     if args.select_heldout or not pairs:
         pairs = []
-        for repo in HELDOUT_REPOS:
+        for repo in spec.repos:
             mirror = find_mirror(repo, args.given, args.mirrors)
             if mirror is None:
                 dropped.append(f"{repo}: no mirror (fetch github:{repo})")
                 continue
-            pairs += [(repo, sha) for sha in select_commits(mirror)]
-        write_pinned(pairs)
-        print(f"wrote {len(pairs)} held-out commits to pack_quality/heldout.txt",
+            pairs += [(repo, sha) for sha in select_commits(mirror, min_files=spec.min_files)]
+        write_pinned(pairs, spec.pinned, spec.title)
+        print(f"wrote {len(pairs)} {kind} commits to pack_quality/{spec.pinned.name}",
               file=sys.stderr)
     tasks = []
     for repo, sha in pairs:
@@ -130,7 +168,7 @@ def heldout_tasks(args, dropped: list[str]) -> list[Task]:
             dropped.append(f"{repo}@{sha[:12]}: no mirror (fetch github:{repo})")
             continue
         try:
-            tasks.append(heldout_task(repo, mirror, sha))
+            tasks.append(heldout_task(repo, mirror, sha, kind))
         except TreeError as exc:
             dropped.append(f"{repo}@{sha[:12]}: {exc}")
     return tasks
@@ -142,8 +180,9 @@ def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
     tasks: list[Task] = []
     if args.tasks in ("dev", "all"):
         tasks += load_dev(args.dev_file)
-    if args.tasks in ("heldout", "all"):
-        tasks += heldout_tasks(args, dropped)
+    for kind in ("heldout", "large"):
+        if args.tasks in (kind, "all"):
+            tasks += heldout_tasks(args, dropped, kind)
     if args.only:
         tasks = [t for t in tasks if t.id in args.only]
     ready = []
@@ -152,7 +191,7 @@ def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
         if mirror is None:
             dropped.append(f"{t.id}: no mirror of {t.repo}")
             continue
-        dest = args.corpora / ("swe" if t.kind == "dev" else "heldout") / t.id
+        dest = args.corpora / {"dev": "swe"}.get(t.kind, t.kind) / t.id
         try:
             tree = materialise(mirror, t.base, dest)
             check_patch(tree, t.patch)
@@ -166,7 +205,8 @@ def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
     return ready, dropped
 
 
-def _row(task: Task, method: str, budget: int, res: dict) -> dict:
+def _row(task: Task, method: str, budget: int | str, res: dict,
+         size: tuple[int, str]) -> dict:
     gold = parse_patch(task.patch)
     text = res.get("text", "")
     got = score(gold, text)
@@ -174,17 +214,20 @@ def _row(task: Task, method: str, budget: int, res: dict) -> dict:
         got.update(line_recall=0.0, complete=False, file_recall=0.0)
     shown = shown_lines(text)
     order = [p for p in res.get("ranked") or [] if p in shown] or file_order(text)
-    tokens = count(text) if text else 0
+    limit, encoding = size
+    tokens = count(text, encoding) if text else 0
     row = {"task": task.id, "kind": task.kind, "method": method, "budget": budget,
            "line_recall": got["line_recall"], "complete": got["complete"],
            "file_recall": got["file_recall"], "tokens": tokens,
-           "over_budget": tokens > budget, "seconds": round(res["seconds"], 3),
+           "over_budget": tokens > limit, "seconds": round(res["seconds"], 3),
            "error": res.get("error"), "gold_files": gold.files,
            "gold_lines": len(gold.all_lines()), "missed": got["missed"],
            "top_files": [[p, len(shown.get(p, ()))] for p in order[:10]]}
     for key in ("warm_seconds", "warm_same", "warm_error", "reported_tokens"):
         if key in res:
             row[key] = round(res[key], 3) if key == "warm_seconds" else res[key]
+    if isinstance(budget, str):
+        row.update(budget_tokens=limit, encoding=encoding)
     return row
 
 
@@ -195,8 +238,8 @@ def evaluate(item: tuple[Task, Path], args) -> list[dict]:
         if method == "pack":
             results = run_pack(task.text, tree, args.budgets, args)
         else:
-            results = run_baseline(method, task.text, tree, args.budgets, count)
-        rows += [_row(task, method, b, results[b]) for b in args.budgets]
+            results = run_baseline(method, task.text, tree, args.sizes, count)
+        rows += [_row(task, method, b, results[b], args.sizes[b]) for b in args.budgets]
     return rows
 
 
@@ -210,7 +253,8 @@ def _progress(rows: list[dict]) -> str:
 
 
 def print_tables(rows: list[dict], args) -> None:
-    for kind, title in (("dev", "dev (SWE-bench Lite dev)"), ("heldout", "held-out commits")):
+    for kind in TASK_SETS:
+        title = TITLES[kind]
         mine = [r for r in rows if r["kind"] == kind]
         if mine:
             print()
@@ -244,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     t0 = time.perf_counter()
+    resolve_budgets(args)
     version = checkout_of(args.pack_bin) if "pack" in args.methods else ""
     ready, dropped = prepare(args)
     for line in dropped:
@@ -269,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         meta = {"pack_bin": args.pack_bin, "pack_args": args.pack_arg, "checkout": version,
-                "budgets": args.budgets, "dropped": dropped, "wall_seconds": round(wall, 1)}
+                "budgets": args.budgets, "budget_sizes": {str(b): list(v) for b, v in
+                                                          args.sizes.items()},
+                "dropped": dropped, "wall_seconds": round(wall, 1)}
         args.json.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
     return 0
 

@@ -70,12 +70,16 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
             "reported_tokens": data.get("tokens"), "ranked": [f["path"] for f in files]}
 
 
-def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, dict]:
-    """ctx-pack at each budget, each cold (a fresh CTX_STORE); at OPTS.warm_budget a
-    second run on the same store gives the warm time (and says whether the bytes match)."""
-    out: dict[int, dict] = {}
+def run_pack(task_text: str, tree: Path, budgets: list[int | str],
+             opts) -> dict[int | str, dict]:
+    """ctx-pack at each budget (tokens, or a model name: ``--model NAME --role worker``),
+    each cold (a fresh CTX_STORE); at OPTS.warm_budget a second run on the same store gives
+    the warm time (and says whether the bytes match)."""
+    out: dict[int | str, dict] = {}
     for budget in budgets:
-        cmd = [opts.pack_bin, f"--task={task_text}", "--tokens", str(budget),
+        size = ["--tokens", str(budget)] if isinstance(budget, int) else [
+            "--model", budget, "--role", "worker"]
+        cmd = [opts.pack_bin, f"--task={task_text}", *size,
                "--root", str(tree), str(tree), "--format", "json", *opts.pack_arg]
         store = Path(tempfile.mkdtemp(prefix="bench-pq-store-"))
         try:
@@ -92,19 +96,21 @@ def run_pack(task_text: str, tree: Path, budgets: list[int], opts) -> dict[int, 
     return out
 
 
-def run_baseline(method: str, task_text: str, tree: Path, budgets: list[int],
-                 count) -> dict[int, dict]:
-    """bm25-file or bm25-chunk at each budget. Seconds: reading and indexing the tree
-    (shared by the budgets, so added to each), ranking, and the fill."""
+def run_baseline(method: str, task_text: str, tree: Path,
+                 sizes: dict[int | str, tuple[int, str]], count) -> dict[int | str, dict]:
+    """bm25-file or bm25-chunk at each budget of SIZES (budget -> its tokens and the
+    encoding they are counted in; COUNT(text, encoding) counts). Seconds: reading and
+    indexing the tree (shared by the budgets, so added to each), ranking, and the fill."""
     t0 = time.perf_counter()
     corpus = Corpus(tree)
     units = corpus.whole_files() if method == "bm25-file" else corpus.chunks()
     ranked = [u for _, u in bm25_rank(units, terms(task_text))]
     base = time.perf_counter() - t0
-    out: dict[int, dict] = {}
-    for budget in budgets:
+    out: dict[int | str, dict] = {}
+    for budget, (limit, encoding) in sizes.items():
         t1 = time.perf_counter()
-        text, taken = fill(ranked, corpus.files, task_text, budget, count)
+        text, taken = fill(ranked, corpus.files, task_text, limit,
+                           lambda t, e=encoding: count(t, e))
         out[budget] = {"text": text, "seconds": base + time.perf_counter() - t1,
                        "error": None, "ranked": list(dict.fromkeys(u.path for u in taken))}
     return out

@@ -14,29 +14,44 @@ def _cell(rows: list[dict]) -> str:
     return f"{lr:.2f} / {co:.0%} / {fr:.2f}"
 
 
-def _k(budget: int) -> str:
+def _k(budget: int | str) -> str:
+    if isinstance(budget, str):  # a model's budget
+        return budget
     return f"{budget // 1000}k" if budget % 1000 == 0 else str(budget)
 
 
-def table(rows: list[dict], methods: list[str], budgets: list[int], title: str) -> str:
-    """One Markdown table: a row a method, a column a budget, then medians."""
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def table(rows: list[dict], methods: list[str], budgets: list[int | str], title: str) -> str:
+    """Two Markdown tables, a row a method, a column a budget: the quality means, then
+    the median tokens and seconds of each (method, budget)."""
     tasks = sorted({r["task"] for r in rows})
     out = [f"### {title}: {len(tasks)} tasks", "",
            "cells: line recall / complete (share of tasks) / file recall", ""]
-    head = ["method", *(_k(b) for b in budgets), "median s", "median tokens", "failed"]
+    head = ["method", *(_k(b) for b in budgets), "failed"]
+    cost = ["| method | " + " | ".join(_k(b) for b in budgets) + " |",
+            "|" + "---|" * (1 + len(budgets))]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---|" * len(head))
     for m in methods:
         mine = [r for r in rows if r["method"] == m]
         if not mine:
             continue
-        cells = [_cell([r for r in mine if r["budget"] == b]) for b in budgets]
-        secs = statistics.median(r["seconds"] for r in mine)
-        toks = "/".join(
-            str(int(statistics.median(r["tokens"] for r in mine if r["budget"] == b)))
-            for b in budgets if any(r["budget"] == b for r in mine))
+        at = {b: [r for r in mine if r["budget"] == b] for b in budgets}
+        cells = [_cell(at[b]) for b in budgets]
         failed = sum(1 for r in mine if r.get("error"))
-        out.append(f"| {m} | " + " | ".join(cells) + f" | {secs:.2f} | {toks} | {failed} |")
+        out.append(f"| {m} | " + " | ".join(cells) + f" | {failed} |")
+        cost.append(f"| {m} | " + " | ".join(
+            "–" if not at[b] else f"{_median([r['tokens'] for r in at[b]]):,.0f} / "
+            f"{_median([r['seconds'] for r in at[b]]):.2f} s" for b in budgets) + " |")
+    out += ["", "cells: median tokens used / median seconds", "", *cost]
+    sizes = sorted({(r["budget"], r["budget_tokens"], r.get("encoding", "?")) for r in rows
+                    if "budget_tokens" in r}, key=str)
+    if sizes:
+        out += ["", "model budgets: " + "; ".join(f"{b} = {t:,} tokens ({e})"
+                                                for b, t, e in sizes)]
     warm = [r["warm_seconds"] for r in rows if "warm_seconds" in r]
     if warm:
         same = sum(1 for r in rows if r.get("warm_same"))
@@ -56,7 +71,7 @@ def table(rows: list[dict], methods: list[str], budgets: list[int], title: str) 
     return "\n".join(out) + "\n"
 
 
-def per_task(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
+def per_task(rows: list[dict], methods: list[str], budgets: list[int | str]) -> str:
     """A compact line a task: line recall of each method at each budget."""
     out = ["| task | " + " | ".join(f"{m} {_k(b)}" for m in methods for b in budgets) + " |",
            "|" + "---|" * (1 + len(methods) * len(budgets))]
@@ -72,7 +87,7 @@ def per_task(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
     return "\n".join(out) + "\n"
 
 
-def by_repo(rows: list[dict], methods: list[str], budgets: list[int]) -> str:
+def by_repo(rows: list[dict], methods: list[str], budgets: list[int | str]) -> str:
     """Line recall / complete of each method at each budget, a row a repository."""
     def repo(task: str) -> str:
         return task.rsplit("-", 1)[0] if "__" in task else task

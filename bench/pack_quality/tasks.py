@@ -12,6 +12,31 @@ formatting or doc-string commit; it modifies 1-3 existing non-test, non-doc sour
 the parent's tree holds at least 256 KB (so that a 32k pack cannot just take it whole).
 Candidates are sorted by commit hash and the first 10 of each repository taken. The task
 text is the cleaned message, the base the parent, the gold the diff of those files.
+
+The large held-out set (``LARGE_REPOS``, pinned in ``heldout_large.txt``, kind "large"):
+written, with its repositories, before any of its tasks was run or looked at, and never
+tuned on. Repositories: well-known projects, at least two in Python and one in each other
+language ``gold.is_source`` reads (Go, Rust, Java, JavaScript, TypeScript, C, Ruby), none of
+SWE-bench's twelve, the dev set's six or the first held-out set's five; candidates were tried
+in this order a language and the first ones taken whose snapshot the fetch tool brings
+(at most 500 MiB) and whose HEAD tree has at least 3,000 files:
+
+- Python: pandas (refused, a 1.49 GB snapshot), mypy (1,921 files), wagtail (5,302 files,
+  taken), ansible (5,053, taken), airflow (refused, 1.27 GB);
+- Go: hugo (2,548 files), gitea (refused, 675 MB), terraform (5,457, taken);
+- Rust: cargo (3,072, taken; rust-analyzer, 2,337 files, would not have qualified);
+- Java: kafka (6,519, taken);
+- JavaScript: webpack (16,995, taken);
+- TypeScript: angular (refused, 902 MB), TypeScript (refused, 5.0 GB), nest (refused,
+  579 MB), playwright (3,093, taken);
+- C: curl (4,449, taken);
+- Ruby: rails (4,983, taken).
+
+Tasks: the rule above (``qualifies``) with one more condition, that the parent's tree
+holds at least ``LARGE_MIN_FILES`` (3,000) files, so every task is asked of a large tree;
+the first 10 qualifying commits of each repository by commit hash, as for the first set.
+No date window: the file floor already keeps out the years a project was small, and a
+window would move with the snapshot's date.
 """
 
 from __future__ import annotations
@@ -26,8 +51,13 @@ from pack_quality.trees import TreeError, git
 
 HERE = Path(__file__).resolve().parent
 PINNED = HERE / "heldout.txt"
+PINNED_LARGE = HERE / "heldout_large.txt"
 HELDOUT_REPOS = (
     "pallets/click", "psf/requests", "spf13/cobra", "expressjs/express", "sindresorhus/got")
+LARGE_REPOS = (
+    "wagtail/wagtail", "ansible/ansible", "hashicorp/terraform", "rust-lang/cargo",
+    "apache/kafka", "webpack/webpack", "microsoft/playwright", "curl/curl", "rails/rails")
+LARGE_MIN_FILES = 3000
 PER_REPO = 10
 MAX_CHANGED = 100  # added + removed lines in the gold files: a fix, not a rewrite
 MIN_TREE_BYTES = 256 * 1024  # a tree the 32k pack (about 120 KB) cannot simply hold whole
@@ -40,7 +70,7 @@ class Task:
     base: str
     text: str
     patch: str
-    kind: str  # "dev" or "heldout"
+    kind: str  # "dev", "heldout" or "large"
 
 
 def load_dev(path: Path) -> list[Task]:
@@ -91,15 +121,21 @@ def _numstat(mirror: Path, sha: str) -> list[tuple[str, int, int, str]]:
     return rows
 
 
+def tree_stats(mirror: Path, rev: str) -> tuple[int, int]:
+    """The number of REV's files (blobs) and their size in bytes."""
+    out = git("ls-tree", "-r", "-l", rev, git_dir=mirror).stdout.decode(errors="replace")
+    sizes = [int(f[3]) for f in (ln.split(None, 4) for ln in out.splitlines())
+             if len(f) == 5 and f[1] == "blob" and f[3].isdigit()]
+    return len(sizes), sum(sizes)
+
+
 def tree_bytes(mirror: Path, rev: str) -> int:
     """The size of REV's files (blobs) in bytes."""
-    out = git("ls-tree", "-r", "-l", rev, git_dir=mirror).stdout.decode(errors="replace")
-    return sum(int(f[3]) for f in (ln.split(None, 4) for ln in out.splitlines())
-               if len(f) == 5 and f[1] == "blob" and f[3].isdigit())
+    return tree_stats(mirror, rev)[1]
 
 
-def qualifies(mirror: Path, sha: str, message: str,
-              min_tree: int = MIN_TREE_BYTES) -> list[str] | None:
+def qualifies(mirror: Path, sha: str, message: str, min_tree: int = MIN_TREE_BYTES,
+              min_files: int = 0) -> list[str] | None:
     """The gold files of SHA when it is a usable bug fix (the rule), else None."""
     text = clean_message(message)
     if len(text) < 60 or not _MENTION.search(text) or _NOT_A_FIX.search(text):
@@ -109,13 +145,14 @@ def qualifies(mirror: Path, sha: str, message: str,
         return None
     if sum(a + r for _, a, r in gold) > MAX_CHANGED:
         return None
-    if tree_bytes(mirror, f"{sha}^") < min_tree:
+    files, size = tree_stats(mirror, f"{sha}^")
+    if size < min_tree or files < min_files:
         return None
     return sorted(p for p, _, _ in gold)
 
 
-def select_commits(mirror: Path, limit: int = PER_REPO,
-                   min_tree: int = MIN_TREE_BYTES) -> list[str]:
+def select_commits(mirror: Path, limit: int = PER_REPO, min_tree: int = MIN_TREE_BYTES,
+                   min_files: int = 0) -> list[str]:
     """The first LIMIT qualifying non-merge commits of HEAD's history, by commit hash."""
     log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
               git_dir=mirror).stdout.decode(errors="replace")
@@ -126,17 +163,18 @@ def select_commits(mirror: Path, limit: int = PER_REPO,
         if len(parts) == 3 and len(parts[1].split()) == 1:
             entries.append((parts[0], parts[2]))
     for sha, message in sorted(entries):
-        if qualifies(mirror, sha, message, min_tree):
+        if qualifies(mirror, sha, message, min_tree, min_files):
             picked.append(sha)
             if len(picked) == limit:
                 break
     return picked
 
 
-def heldout_task(repo: str, mirror: Path, sha: str) -> Task:
+def heldout_task(repo: str, mirror: Path, sha: str, kind: str = "heldout") -> Task:
+    """The task of a pinned commit of a held-out set (KIND "heldout" or "large")."""
     message = git("log", "-1", "--format=%B", sha, git_dir=mirror).stdout.decode(
         errors="replace")
-    files = qualifies(mirror, sha, message)
+    files = qualifies(mirror, sha, message, min_files=SETS[kind].min_files)
     if not files:
         raise TreeError(f"{sha[:12]} no longer satisfies the selection rule")
     patch = git("diff", "--no-renames", f"{sha}^", sha, "--", *files,
@@ -144,7 +182,7 @@ def heldout_task(repo: str, mirror: Path, sha: str) -> Task:
     parent = git("rev-parse", f"{sha}^", git_dir=mirror).stdout.decode().strip()
     owner, name = repo.split("/")
     return Task(f"{owner}__{name}-{sha[:12]}", repo, parent, clean_message(message), patch,
-                "heldout")
+                kind)
 
 
 def read_pinned(path: Path = PINNED) -> list[tuple[str, str]]:
@@ -157,7 +195,25 @@ def read_pinned(path: Path = PINNED) -> list[tuple[str, str]]:
     return pairs
 
 
-def write_pinned(pairs: list[tuple[str, str]], path: Path = PINNED) -> None:
-    head = ("# Held-out tasks of bench/bench_pack_quality.py: (repository, commit) pairs the\n"
+def write_pinned(pairs: list[tuple[str, str]], path: Path = PINNED,
+                 what: str = "Held-out") -> None:
+    head = (f"# {what} tasks of bench/bench_pack_quality.py: (repository, commit) pairs the\n"
             "# selection rule chose (--select-heldout). Texts and diffs come from the mirror.\n")
     path.write_text(head + "".join(f"{r} {s}\n" for r, s in pairs))
+
+
+@dataclass(frozen=True)
+class HeldoutSet:
+    """A held-out set: its repositories, where its pairs are pinned, its file floor."""
+
+    kind: str
+    title: str
+    repos: tuple[str, ...]
+    pinned: Path
+    min_files: int
+
+
+SETS = {
+    "heldout": HeldoutSet("heldout", "Held-out", HELDOUT_REPOS, PINNED, 0),
+    "large": HeldoutSet("large", "Large held-out", LARGE_REPOS, PINNED_LARGE, LARGE_MIN_FILES),
+}

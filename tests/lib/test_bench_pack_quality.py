@@ -203,3 +203,103 @@ def test_selection_rule_and_tree(tmp_path):
     check_patch(tree, patch)
     again = materialise(mirror, fix + "~1", tmp_path / "t2")
     assert _git(tree, "rev-parse", "HEAD") == _git(again, "rev-parse", "HEAD")
+
+
+def _fix_repo(tmp_path, n_files: int):
+    """A mirror of a repository of N_FILES files whose second commit is a qualifying fix."""
+    work = tmp_path / f"w{n_files}"
+    (work / "src").mkdir(parents=True)
+    _git(work, "init", "-q")
+    for i in range(n_files - 1):
+        (work / "src" / f"m{i}.py").write_text(f"def g{i}():\n    return {i}\n")
+    (work / "src" / "core.py").write_text("def f(x):\n    return x + 1\n")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "start")
+    (work / "src" / "core.py").write_text("def f(x):\n    return x - 1\n")
+    _git(work, "commit", "-q", "-am",
+         "Fix f returning the wrong value for negative input, an off-by-two bug")
+    mirror = tmp_path / f"m{n_files}.git"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(work), str(mirror)], check=True)
+    return mirror, _git(work, "rev-parse", "HEAD").strip()
+
+
+def test_large_set_rule_wants_a_tree_of_enough_files(tmp_path):
+    from pack_quality.tasks import SETS, heldout_task, tree_stats
+    from pack_quality.trees import TreeError
+
+    small, fix_small = _fix_repo(tmp_path, 4)
+    big, fix_big = _fix_repo(tmp_path, 12)
+    assert tree_stats(big, fix_big + "^")[0] == 12
+    assert select_commits(small, min_tree=0, min_files=12) == []  # 4 files: too few
+    assert select_commits(big, min_tree=0, min_files=12) == [fix_big]
+    assert select_commits(small, min_tree=0) == [fix_small]  # the first set has no floor
+    # A pinned commit is checked against its own set's rule when its task is made.
+    assert SETS["large"].min_files == 3000 and SETS["heldout"].min_files == 0
+    try:
+        heldout_task("o/small", small, fix_small, "large")
+    except TreeError as exc:
+        assert "no longer satisfies" in str(exc)
+    else:
+        raise AssertionError("a 4-file tree made a large task")
+
+
+def test_large_set_is_pinned_and_apart_from_the_other_sets():
+    from pack_quality.tasks import HELDOUT_REPOS, LARGE_REPOS, SETS, read_pinned
+
+    pairs = read_pinned(SETS["large"].pinned)
+    repos = [r for r, _ in pairs]
+    assert sorted(set(repos)) == sorted(LARGE_REPOS)
+    assert all(repos.count(r) == 10 for r in LARGE_REPOS)
+    assert all(len(s) == 40 for _, s in pairs) and len(set(pairs)) == len(pairs)
+    swe = {"django", "sympy", "scikit-learn", "matplotlib", "pytest", "sphinx", "astropy",
+           "xarray", "pylint", "requests", "seaborn", "flask"}
+    dev = {"sqlfluff", "marshmallow", "pvlib-python", "pydicom", "astroid", "pyvista"}
+    names = {r.split("/")[1] for r in LARGE_REPOS}
+    assert not names & (swe | dev | {r.split("/")[1] for r in HELDOUT_REPOS})
+
+
+def test_budgets_take_a_model_name_and_tasks_take_large():
+    import bench_pack_quality as bpq
+
+    args = bpq.parse_args(["--tasks", "large", "--budgets", "8000,gpt-4o",
+                           "--pack-bin", str(REPO / ".venv" / "bin" / "ctx-pack")])
+    assert args.tasks == "large" and args.budgets == [8000, "gpt-4o"]
+    bpq.resolve_budgets(args)
+    tokens, encoding = args.sizes["gpt-4o"]
+    assert encoding == "o200k_base" and tokens > 32000
+    assert args.sizes[8000] == (8000, "cl100k_base")
+
+
+def test_baseline_fills_a_model_budget_in_its_encoding(tmp_path):
+    from pack_quality.methods import run_baseline
+
+    def count(text, encoding):
+        from ctxtools.tokens import get_ruler
+
+        return get_ruler(encoding=encoding, exact=True).ruler.count(text)
+
+    for i in range(20):
+        body = "".join(f"def fn_{i}_{j}(retry_backoff):\n    return {j}\n\n" for j in range(20))
+        (tmp_path / f"m{i:02}.py").write_text(body)
+    got = run_baseline("bm25-chunk", "fn_7_3 retry backoff", tmp_path,
+                       {700: (700, "cl100k_base"), "m": (700, "o200k_base")}, count)
+    assert count(got["m"]["text"], "o200k_base") <= 700
+    assert count(got[700]["text"], "cl100k_base") <= 700
+    assert got["m"]["text"] != got[700]["text"]  # o200k fits more of the same code
+
+
+def test_table_gives_median_tokens_and_seconds_per_budget():
+    from pack_quality.report import table
+
+    def row(task, budget, tokens, seconds, **extra):
+        return {"task": task, "method": "pack", "budget": budget, "line_recall": 0.5,
+                "complete": False, "file_recall": 1.0, "tokens": tokens,
+                "seconds": seconds, **extra}
+
+    rows = [row("a", 8000, 7000, 1.0), row("b", 8000, 5000, 3.0), row("c", 8000, 6000, 2.0),
+            *(row(t, "gpt-4o", n, 4.0, budget_tokens=111752, encoding="o200k_base")
+              for t, n in (("a", 30000), ("b", 40000), ("c", 50000)))]
+    text = table(rows, ["pack"], [8000, "gpt-4o"], "large held-out")
+    assert "| pack | 6,000 / 2.00 s | 40,000 / 4.00 s |" in text
+    assert "| pack | 0.50 / 0% / 1.00 | 0.50 / 0% / 1.00 | 0 |" in text
+    assert "gpt-4o = 111,752 tokens (o200k_base)" in text
