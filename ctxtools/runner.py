@@ -339,7 +339,8 @@ def _collect(proc: subprocess.Popen, data: bytes, timeout: float, cap: int, tail
             kill(proc)
         proc.stdout.close()
         proc.stderr.close()
-        writer.join(1.0)
+        if writer.ident is not None:  # a signal can come before it was started
+            writer.join(1.0)
     if stopped:
         return Completed(None, b"", bytes(err), stopped == "timeout", stopped == "cap")
     return Completed(proc.returncode, b"".join(out), bytes(err))

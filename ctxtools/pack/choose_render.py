@@ -202,10 +202,6 @@ def _record_left_out(ch, p: Plan, blocks) -> None:
                 "why": "under the relevance floor: worth too little for their tokens (--fill)",
             }
         )
-        ch.fit_notes.append(
-            f"note: the files stop at the relevance floor: {ch.under_floor:,} weaker chunks"
-            " left out, under budget (--fill takes them)"
-        )
     listed = set(p.paths)
     rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
     for d in rest[:EXPLAIN_NEXT]:

@@ -86,7 +86,10 @@ def test_output_is_byte_identical_across_runs_and_argument_order(script_runner, 
 
 def test_directory_expands_to_its_files_sorted(script_runner, repo):
     (repo / "src" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
-    r = pack(script_runner, "--task", "reserve stock", "src", "--tokens", "8000", "--json")
+    # --fill: every file of the directory is a candidate, and the budget holds them all
+    r = pack(
+        script_runner, "--task", "reserve stock", "src", "--tokens", "8000", "--json", "--fill"
+    )
     doc = json.loads(r.stdout)
     paths = [f["path"] for f in doc["files"]]
     assert paths == sorted(paths)
@@ -113,7 +116,10 @@ def test_an_instruction_file_is_not_packed_twice(script_runner, repo):
 
 
 def test_glob_arguments(script_runner, repo):
-    r = pack(script_runner, "--task", "tokenize", "*/*.rs", "*/*.go", "--json", "--tokens", "4000")
+    r = pack(
+        script_runner, "--task", "tokenize", "*/*.rs", "*/*.go", "--json", "--tokens", "4000",
+        "--fill",
+    )
     paths = [f["path"] for f in json.loads(r.stdout)["files"]]
     assert paths == ["core/lexer.rs", "srv/server.go"]
 

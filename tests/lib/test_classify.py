@@ -156,7 +156,7 @@ def test_table_pack(tree, script_runner):
     """A directory pack: the listing's reasons said as counts, every other noise reason as
     a dropped file with the table's reason; the candidates' roles are the table's."""
     r = script_runner.run(
-        ["ctx-pack", "--json", "--tokens", "60000", "-q", "helper value", "."], cwd=tree
+        ["ctx-pack", "--json", "--tokens", "60000", "--fill", "-q", "helper value", "."], cwd=tree
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
