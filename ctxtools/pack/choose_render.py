@@ -144,6 +144,8 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
         if sh is not None:
             row["lines"] = len(sh.lines)
             row["chunks"] = [_chunk_label(doc, k) for k in sorted(sh.chunks)]
+            if doc.parts:
+                row["chunk_scores"] = [_chunk_score(doc, k) for k in sorted(sh.chunks)]
             if doc.why:
                 row["reasons"] = sorted(set(doc.why))
             row["matched"] = doc.matched[:20]
@@ -151,6 +153,19 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
             row["diff"] = True
         rows.append(row)
     return texts, rows
+
+
+def _chunk_score(doc, k: int) -> dict:
+    """Chunk K's score and its parts (which signal gave what), for --explain and JSON."""
+    words, pointers, whole, callees = doc.parts[k]
+    return {
+        "chunk": _chunk_label(doc, k),
+        "score": round(doc.scores[k], 3),
+        "words": round(words, 3),
+        "pointers": round(pointers, 3),
+        "file": round(whole, 3),
+        "callees": round(callees, 3),
+    }
 
 
 def _chunk_label(doc, k: int) -> str:

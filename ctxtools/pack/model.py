@@ -162,6 +162,7 @@ class Pack:
                 lines.append(
                     f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}{extra}"
                 )
+                lines.extend(_explain_chunks(f))
         if self.memory is not None:
             lines.extend(_explain_memory(self.memory))
         if self.mentions:
@@ -225,3 +226,19 @@ def _bar(n: int, total: int, width: int) -> str:
     if n and not filled:
         filled = 1
     return "█" * filled + "░" * (width - filled)
+
+
+EXPLAIN_CHUNKS = 3  # chunks of a file --explain breaks down; JSON's chunk_scores has them all
+
+
+def _explain_chunks(row: dict) -> list[str]:
+    """A file's best shown chunks with their score in parts (which signal gave what)."""
+    scored = sorted(row.get("chunk_scores") or (), key=lambda c: (-c["score"], c["chunk"]))
+    out = []
+    for c in scored[:EXPLAIN_CHUNKS]:
+        parts = [f"{name} {c[name]:.3g}" for name in ("words", "pointers", "file", "callees")
+                 if c[name]]
+        out.append(f"     {c['chunk']}: {c['score']:.3g} = " + " + ".join(parts or ["0"]))
+    if len(scored) > EXPLAIN_CHUNKS:
+        out.append(f"     and {len(scored) - EXPLAIN_CHUNKS} more chunks")
+    return out

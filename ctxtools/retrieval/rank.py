@@ -94,6 +94,9 @@ class Doc:
     why: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
     tfs: list[dict] = field(default_factory=list, repr=False)
+    # each chunk's score in parts, for --explain: (words: its BM25, pointers: names, frames,
+    # messages, changes, file: its share of the file's score, callees: what the best call)
+    parts: list[list[float]] = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -508,6 +511,9 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         doc.score = fs * doc.prior
         doc.mix = doc.prior * FILE_MIX * fs
         doc.scores = [doc.prior * s + doc.mix for s in doc.scores]
+        doc.parts = [
+            [doc.prior * a, doc.prior * b, doc.mix, 0.0] for a, b in zip(base, bonus, strict=True)
+        ]
     _callees(docs)
 
 
@@ -538,7 +544,10 @@ def _callees(docs: list[Doc]) -> None:
             for td, tk in targets:
                 if td is d and tk == k:
                     continue
-                td.scores[tk] += CALLEE_SHARE * s * td.prior / len(targets)
+                gain = CALLEE_SHARE * s * td.prior / len(targets)
+                td.scores[tk] += gain
+                if td.parts:
+                    td.parts[tk][3] += gain
 
 
 def _distinctive(name: str) -> bool:

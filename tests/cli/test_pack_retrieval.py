@@ -590,3 +590,23 @@ def test_a_pack_with_one_strong_hit_stops_under_the_floor_and_fill_fills(script_
     # --explain names what stayed out under the floor
     r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "30000", "--explain", "."])
     assert r.returncode == 0 and "relevance floor" in r.stderr
+
+
+def test_explain_and_json_give_each_chunk_score_in_parts(script_runner, shop):
+    task = '  File "shop/orders.py", line 17, in with_tax\nValueError: no lines'
+    doc, _ = _pack(script_runner, "-q", task, "--tokens", "3000", ".")
+    row = next(f for f in doc["files"] if f["path"] == "shop/orders.py")
+    scores = {c["chunk"]: c for c in row["chunk_scores"]}
+    assert set(scores) == set(row["chunks"])
+    best = max(scores.values(), key=lambda c: c["score"])
+    assert best["chunk"].startswith("Order.with_tax ")
+    assert best["pointers"] > 0  # the frame points at it
+    for c in scores.values():  # the parts add up to the score
+        total = c["words"] + c["pointers"] + c["file"] + c["callees"]
+        assert abs(total - c["score"]) < 0.01, c
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "3000", "--explain", "."])
+    assert r.returncode == 0
+    assert any(
+        ln.strip().startswith("Order.with_tax ") and "pointers" in ln and "words" in ln
+        for ln in r.stderr.splitlines()
+    ), r.stderr
