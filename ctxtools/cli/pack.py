@@ -7,6 +7,7 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    exclude_option,
     input_files,
     int_option,
     json_dumps,
@@ -208,13 +209,9 @@ class _PackCommand(click.Command):
     help="Files of a directory that match GLOB are candidates even when the noise rules "
     "leave them out (catalogues, lock files, data, generated); repeatable.",
 )
-@click.option(
-    "--exclude",
-    "exclude",
-    multiple=True,
-    metavar="GLOB",
-    help="Files that match GLOB are never candidates (also: a .ctxignore file at the "
-    "root, gitignore syntax); repeatable.",
+@exclude_option(
+    "Files that match GLOB are never candidates, nor on the map (also: a .ctxignore file "
+    "at the root, gitignore syntax); repeatable."
 )
 @click.option("--no-map", is_flag=True, help="Leave the repository map out.")
 @click.option(
@@ -299,7 +296,8 @@ def cli(**opts) -> int:
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
     fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
     each file in --format json's "dropped"); the -o target is never a candidate.
-    --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out.
+    --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
+    the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
     Over 200 candidates, a progress line shows on stderr when it is a terminal.
 
     FILE arguments are files, directories (their files as the repo map lists them:

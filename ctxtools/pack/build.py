@@ -97,7 +97,12 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
     # The repo map's ranks (personalised toward the pack's files and the task).
-    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes)
+    from ctxtools.pathfilter import load_filter
+
+    # One filter for the map and the files: a file kept out of one is kept out of both.
+    filt = load_filter(root_real, req.include, req.exclude)
+    notes.extend(filt.notes)
+    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes, filt)
     files = _chooser(entries, task_words, req, ruler, render, named, redactions, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
@@ -135,17 +140,14 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
 
 def _chooser(entries, task_words, req, ruler, render, named, redactions, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
-    --include/--exclude and the root's .ctxignore (a glob that matches no file is a
-    warning)."""
-    from ctxtools.retrieval.noise import load_filter
-
+    --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
+    no file is a warning)."""
     notes = map_state.notes
     ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
     root = map_state.root
-    filt = load_filter(os.path.realpath(root), req.include, req.exclude)
-    notes.extend(filt.notes)
+    filt = map_state.path_filter
     files = Chooser(
         entries,
         task_words,
