@@ -298,7 +298,9 @@ def cli(**opts) -> int:
     each file in --format json's "dropped"); the -o target is never a candidate.
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
     the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
-    Over 200 candidates, a progress line shows on stderr when it is a terminal.
+    On a terminal, a progress line on stderr names each step from the start (listing,
+    scanning, ranking, reading, fitting) once the work has taken a second or counts 200
+    files.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
@@ -404,10 +406,13 @@ def cli(**opts) -> int:
     choice = ruler_from_options(opts, encoding=encoding, store_root=opts["store"], note_prefix=None)
     retrieval = retrieval_method(opts, (("--memory-tokens", "memory_tokens"),))
     req = request_from_options(opts, task=task, paths=paths, retrieval=retrieval, listed=listed)
-    from ctxtools.cli.progress import Progress
+    from ctxtools.cli.progress import PATIENCE, Progress
 
-    bar = Progress.start("packing", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
-    req.progress = bar.update if bar is not None else None
+    bar = Progress.start(
+        "listing", unit="files", min_total=defaults.PROGRESS_MIN_FILES, patience=PATIENCE, tick=True
+    )
+    if bar is not None:  # from the listing on: each step by its name
+        req.progress, req.stage = bar.update, bar.phase
     try:
         pack = build_pack(req, choice.ruler, [f"note: {n}" for n in choice.notes])
     finally:

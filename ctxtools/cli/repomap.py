@@ -151,8 +151,8 @@ def cli(
     files; the file graph is kept too, so an edit re-links only the files it concerns
     (the map is the same as a run with --no-cache), and a map already printed for the
     same files and options is printed again without ranking; a damaged cache is rebuilt
-    with a note. A progress bar shows on
-    stderr when it is a terminal.
+    with a note. On a terminal, a progress line on stderr names each step (listing,
+    scanning, ranking, fitting) once the work has taken a second or counts 200 files.
 
     With --json, one document: root, budget, tokens, counter, exact, files_listed_by
     ("git" or "walk"), mapped_files, candidates, truncated, skipped {reason: count}, shown
@@ -184,10 +184,10 @@ def cli(
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
         return ruler_from_options(ruler_opts, store_root=store_root(store), note_prefix="").ruler
 
-    from ctxtools.cli.progress import Progress
+    from ctxtools.cli.progress import PATIENCE, Progress
 
     filt = load_filter(directory, exclude=exclude)
-    bar = Progress.start("scanning", unit="files", min_total=200)
+    bar = Progress.start("listing", unit="files", min_total=200, patience=PATIENCE, tick=True)
     try:
         result = build_map(
             directory,
@@ -200,6 +200,7 @@ def cli(
             max_files=max_files,
             max_file_size=max_file_size,
             progress=bar.update if bar else None,
+            stage=bar.phase if bar else None,
             reuse=not (as_json or explain),
             ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
             names=names,

@@ -108,8 +108,12 @@ class Chooser:
         self._counts: dict[str, int] = {}
         self.query = parse_query(task_words)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
+        if req.stage is not None:
+            req.stage("reading")
         self.sources = self._sources()
         self.checked: set[str] = set()
+        if req.stage is not None:
+            req.stage("ranking")
         self._rank()
 
     @property

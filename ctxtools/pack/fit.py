@@ -42,6 +42,8 @@ class MapState:
             defs_out=self.defs if not self.defs else None,
             fits_out=self.fits,
             path_filter=self.path_filter,
+            progress=self.req.progress,
+            stage=self.req.stage,
         )
 
     def ranks(self) -> dict[str, float]:
