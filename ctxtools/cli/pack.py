@@ -299,8 +299,8 @@ def cli(**opts) -> int:
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
     the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
     On a terminal, a progress line on stderr names each step from the start (listing,
-    scanning, ranking, reading, fitting) once the work has taken a second or counts 200
-    files.
+    scanning, ranking, reading, fitting) once the work has taken half a second or counts
+    200 files.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and

@@ -26,7 +26,7 @@ import threading
 import time
 
 INTERVAL = 0.1  # seconds between redraws
-PATIENCE = 1.0  # seconds after which work in steps shows its step, whatever its size
+PATIENCE = 0.5  # seconds after which work in steps shows its step, whatever its size
 _WIDTH = 20  # characters of the bar
 _COLOUR, _PLAIN = "\x1b[36m", "\x1b[0m"  # the bar's filled part in cyan
 

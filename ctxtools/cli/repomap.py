@@ -152,7 +152,7 @@ def cli(
     (the map is the same as a run with --no-cache), and a map already printed for the
     same files and options is printed again without ranking; a damaged cache is rebuilt
     with a note. On a terminal, a progress line on stderr names each step (listing,
-    scanning, ranking, fitting) once the work has taken a second or counts 200 files.
+    scanning, ranking, fitting) once the work has taken half a second or counts 200 files.
 
     With --json, one document: root, budget, tokens, counter, exact, files_listed_by
     ("git" or "walk"), mapped_files, candidates, truncated, skipped {reason: count}, shown
