@@ -216,9 +216,10 @@ class Chooser:
         if vocabs is not None:
             vocabs.save()
         for reason, n in sorted(counts.items()):
-            self.base_notes.append(
-                f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
-            )
+            how = "--include GLOB to pack them"
+            if reason == "excluded":  # the user's own rule: --include does not undo it
+                how = "--exclude or .ctxignore"
+            self.base_notes.append(f"left out {n:,} file(s): {reason} ({how})")
         return out
 
     def _vocab_cache(self):

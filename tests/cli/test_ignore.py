@@ -114,6 +114,8 @@ def test_pack_leaves_them_out_of_the_map_section_and_the_files(script_runner, re
     assert r.returncode == 0, r.stderr
     assert "# Repository map" in r.stdout and "app/client.py" in r.stdout
     _absent(r.stdout)
+    # --include cannot bring them back, so the note does not offer it
+    assert "left out 2 file(s): excluded (--exclude or .ctxignore)" in r.stderr
     r = script_runner.run([*args, "--exclude", "legacy/*", "--format", "json"])
     doc = json.loads(r.stdout)
     assert not {f["path"] for f in doc["files"]} & {"app/secrets_cfg.py", "legacy/old_api.py"}
