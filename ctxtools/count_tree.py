@@ -2,7 +2,8 @@
 
 The files are the ones ctx-repomap lists (``repomap.files.list_files``): in a git work tree
 what ``git ls-files -co --exclude-standard`` shows, elsewhere a walk honouring
-``.gitignore``; vendored trees and minified files are left out and counted in ``skipped``.
+``.gitignore``; vendored trees and minified files are left out and counted in ``skipped``,
+and so are the files the user's filter excludes (``--exclude``, the root's ``.ctxignore``).
 Each file is counted with the run's ruler (a binary file by its bytes only, unless asked);
 each directory holds the sums of everything under it.
 
@@ -77,13 +78,20 @@ def count_tree(
     count_binary: bool = False,
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    path_filter=None,
 ) -> TreeCount:
-    """Count every file under ROOT (``repomap.files.list_files``); PROGRESS(done, total) is
-    told the files counted so far. A file that cannot be read is skipped as unreadable."""
+    """Count every file under ROOT (``repomap.files.list_files``) but those PATH_FILTER
+    excludes (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore); PROGRESS(done,
+    total) is told the files counted so far. A file that cannot be read is skipped as
+    unreadable."""
     from ctxtools.count import count_file
+    from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.files import list_files
 
-    listing = list_files(root, lambda rel: "")  # every file: none needs a scanner here
+    if path_filter is None:
+        path_filter = load_filter(root)
+    # every file: none needs a scanner here
+    listing = list_files(root, lambda rel: "", path_filter=path_filter)
     top = Node(".", "", children={})
     skipped = dict(listing.skipped)
     notes: list[str] = []

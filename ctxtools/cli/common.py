@@ -6,10 +6,9 @@ with the error's exit status, where a closed stdout pipe (``| head -1``) ends th
 quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
 where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
 
-Every option that several commands take is declared here once (``store_options``,
-``model_option``, ``keep_going_option``, ...; defaults from ``ctxtools.defaults``), the
-ruler is made from its options by ``ruler_from_options``, and every note or warning goes
-to stderr through ``warn``. Nothing here is logic a library user would need.
+Every option several commands take is declared here once (``store_options``, ``model_option``,
+``exclude_option``, ...; defaults from ``ctxtools.defaults``), the ruler is made by
+``ruler_from_options``, every note goes to stderr through ``warn``: no library logic here.
 """
 
 from __future__ import annotations
@@ -405,6 +404,11 @@ def explain_option(help: str) -> Callable:
     return click.option("--explain", is_flag=True, help=help)
 
 
+def exclude_option(help: str) -> Callable:
+    """``--exclude GLOB``, repeatable: files no listing shows (``ctxtools.pathfilter``)."""
+    return click.option("--exclude", multiple=True, metavar="GLOB", help=help)
+
+
 def keep_going_option(help: str) -> Callable:
     """``--keep-going``: go on with the inputs that can be read."""
     return click.option("--keep-going", is_flag=True, help=help)
@@ -463,8 +467,7 @@ def stdout_bytes() -> BinaryIO:
 
 def write(text: str) -> None:
     """Write text to stdout as UTF-8 (lone surrogates from surrogateescape become bytes)."""
-    out = stdout_bytes()
-    out.write(text.encode("utf-8", "surrogateescape"))
+    stdout_bytes().write(text.encode("utf-8", "surrogateescape"))
 
 
 def write_bytes(data: bytes) -> None:
@@ -474,9 +477,7 @@ def write_bytes(data: bytes) -> None:
 def json_dumps(obj: object, *, pretty: bool = False) -> bytes:
     import orjson
 
-    option = orjson.OPT_APPEND_NEWLINE
-    if pretty:
-        option |= orjson.OPT_INDENT_2
+    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
     return orjson.dumps(obj, option=option)
 
 

@@ -13,6 +13,7 @@ from ctxtools.cli.common import (
     FiniteFloat,
     check_file,
     emit_json,
+    exclude_option,
     input_files,
     int_option,
     jobs_option,
@@ -99,6 +100,10 @@ from ctxtools.errors import InputError, OverLimitError, UsageError
     default=defaults.TREE_TOP,
     show_default=True,
     help="With --tree: entries shown per directory, heaviest first (the rest summed).",
+)
+@exclude_option(
+    "With --tree: files that match GLOB are not counted (also: a .ctxignore file at the "
+    "directory, gitignore syntax); repeatable."
 )
 @click.option(
     "--head",
@@ -228,7 +233,9 @@ def cli(ctx: click.Context, **opts) -> int:
     in a work tree, else a walk honouring .gitignore; vendored and minified files left
     out): one line a directory or file with its tokens and share of the total, directories
     down to --depth levels, at most --top entries a directory, heaviest first (the rest
-    summed on one line), then the --top heaviest files anywhere.
+    summed on one line), then the --top heaviest files anywhere. Files that --exclude GLOB
+    or a .ctxignore file at DIR (gitignore syntax) names are left out, as from ctx-repomap
+    and ctx-pack, and counted in "skipped" as "excluded".
 
     --json prints {"counter", "kind", "exact", "counted" ("text" or "messages"), "files":
     [{"path", "tokens", "chars", "lines", "bytes"}], "total": {"tokens", "chars", "lines",
@@ -244,6 +251,8 @@ def cli(ctx: click.Context, **opts) -> int:
     from ctxtools import count as report  # the library side of ctx-count (not for --help)
 
     model = opts["model"]
+    if opts["exclude"] and not opts["tree"]:
+        raise UsageError("--exclude goes with --tree", hint="ctx-count --tree DIR --exclude GLOB")
     tokens_mode = _check_tokens_mode(opts)
     if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
         raise UsageError("--role and --role-share go with --budget")
@@ -449,7 +458,9 @@ def _tree(ruler, profile, opts) -> int:
     if not os.path.isdir(root):
         raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
     from ctxtools.cli.progress import Progress
+    from ctxtools.pathfilter import load_filter
 
+    filt = load_filter(root, exclude=opts["exclude"])
     bar = Progress.start("counting", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
     try:
         tree = count_tree.count_tree(
@@ -458,6 +469,7 @@ def _tree(ruler, profile, opts) -> int:
             count_binary=opts["count_binary"],
             jobs=opts["jobs"],
             progress=bar.update if bar is not None else None,
+            path_filter=filt,
         )
     finally:
         if bar is not None:
@@ -472,7 +484,7 @@ def _tree(ruler, profile, opts) -> int:
         emit_json(doc)
     else:
         write(count_tree.render(tree, **shape) + (report.usage_line(use) if use else ""))
-    warn(*count_tree.notes(tree))
+    warn(*count_tree.notes(tree), *filt.warnings())
     if use:
         warn(*report.usage_warnings(use, ruler.name))
         over = report.over_limits(

@@ -7,6 +7,7 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
+    exclude_option,
     input_files,
     int_option,
     json_dumps,
@@ -208,13 +209,9 @@ class _PackCommand(click.Command):
     help="Files of a directory that match GLOB are candidates even when the noise rules "
     "leave them out (catalogues, lock files, data, generated); repeatable.",
 )
-@click.option(
-    "--exclude",
-    "exclude",
-    multiple=True,
-    metavar="GLOB",
-    help="Files that match GLOB are never candidates (also: a .ctxignore file at the "
-    "root, gitignore syntax); repeatable.",
+@exclude_option(
+    "Files that match GLOB are never candidates, nor on the map (also: a .ctxignore file "
+    "at the root, gitignore syntax); repeatable."
 )
 @click.option("--no-map", is_flag=True, help="Leave the repository map out.")
 @click.option(
@@ -299,8 +296,11 @@ def cli(**opts) -> int:
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
     fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
     each file in --format json's "dropped"); the -o target is never a candidate.
-    --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out.
-    Over 200 candidates, a progress line shows on stderr when it is a terminal.
+    --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
+    the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
+    On a terminal, a progress line on stderr names each step from the start (listing,
+    scanning, ranking, reading, fitting) once the work has taken half a second or counts
+    200 files.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
@@ -406,10 +406,13 @@ def cli(**opts) -> int:
     choice = ruler_from_options(opts, encoding=encoding, store_root=opts["store"], note_prefix=None)
     retrieval = retrieval_method(opts, (("--memory-tokens", "memory_tokens"),))
     req = request_from_options(opts, task=task, paths=paths, retrieval=retrieval, listed=listed)
-    from ctxtools.cli.progress import Progress
+    from ctxtools.cli.progress import PATIENCE, Progress
 
-    bar = Progress.start("packing", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
-    req.progress = bar.update if bar is not None else None
+    bar = Progress.start(
+        "listing", unit="files", min_total=defaults.PROGRESS_MIN_FILES, patience=PATIENCE, tick=True
+    )
+    if bar is not None:  # from the listing on: each step by its name
+        req.progress, req.stage = bar.update, bar.phase
     try:
         pack = build_pack(req, choice.ruler, [f"note: {n}" for n in choice.notes])
     finally:

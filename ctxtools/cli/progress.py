@@ -8,8 +8,14 @@ no escape sequence at all, only carriage returns and spaces. It is redrawn at mo
 ``INTERVAL`` seconds, and ``close()`` erases it, so what the command prints after it starts
 on a clean line.
 
-The library never prints: a library call takes a callback (``progress(done, total)`` or
-``progress(n_bytes)``) and the command passes one of these methods.
+Work made of steps (ctx-pack, ctx-repomap: listing, scanning, ranking, ...) names each as
+it begins (``phase(name)``), and the line says which one is under way from the start of the
+work, not only once a step with a known size has begun: with PATIENCE, a run that has gone
+on that long shows its step whatever its size (a ticker redraws it, so a step that reports
+nothing, such as ``git ls-files`` over a big tree, shows its elapsed seconds).
+
+The library never prints: a library call takes a callback (``progress(done, total)``,
+``progress(n_bytes)`` or ``stage(name)``) and the command passes one of these methods.
 """
 
 from __future__ import annotations
@@ -20,8 +26,19 @@ import threading
 import time
 
 INTERVAL = 0.1  # seconds between redraws
+PATIENCE = 0.5  # seconds after which work in steps shows its step, whatever its size
 _WIDTH = 20  # characters of the bar
 _COLOUR, _PLAIN = "\x1b[36m", "\x1b[0m"  # the bar's filled part in cyan
+
+# Held while a line is written, and across a fork (a worker forked while the ticker wrote
+# would inherit stderr's buffer locked).
+_write_lock = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_write_lock.acquire,
+        after_in_parent=_write_lock.release,
+        after_in_child=_write_lock.release,
+    )
 
 
 def colour_allowed(environ=os.environ) -> bool:
@@ -43,9 +60,9 @@ class Progress:
     """One progress line on STREAM. ``update(done, total)`` sets the position (``advance(n)``
     adds to it); UNIT is ``"bytes"`` (shown as sizes) or a plural noun (``"files"``).
     DELAY: nothing is shown before that many seconds have passed, MIN_TOTAL: nor while the
-    total is smaller (quick work stays quiet). TICK: a thread redraws the line every
-    INTERVAL (work that can stall, such as a command's output, still shows its elapsed
-    time)."""
+    total is smaller (quick work stays quiet), unless PATIENCE seconds have passed. TICK:
+    a thread redraws the line every INTERVAL (work that can stall, such as a command's
+    output, still shows its elapsed time)."""
 
     def __init__(
         self,
@@ -56,6 +73,7 @@ class Progress:
         total: int | None,
         delay: float,
         min_total: int = 0,
+        patience: float | None = None,
     ):
         self.stream = stream
         self.label = label
@@ -67,6 +85,7 @@ class Progress:
         self.started = time.monotonic()
         self.delay = delay
         self.min_total = min_total
+        self.patience = patience
         self.drawn_at = 0.0
         self.width = 0  # characters of the last line drawn (0: nothing on screen)
         self.last = ""  # the last line drawn (the same line is not drawn again)
@@ -83,6 +102,7 @@ class Progress:
         total: int | None = None,
         delay: float = 0.0,
         min_total: int = 0,
+        patience: float | None = None,
         tick: bool = False,
         stream=None,
     ) -> Progress | None:
@@ -93,7 +113,8 @@ class Progress:
                 return None
         except (AttributeError, ValueError):
             return None
-        bar = cls(stream, label, unit=unit, total=total, delay=delay, min_total=min_total)
+        quiet = {"delay": delay, "min_total": min_total, "patience": patience}
+        bar = cls(stream, label, unit=unit, total=total, **quiet)
         if tick:
             bar.ticker = threading.Thread(target=bar._tick, daemon=True)
             bar.ticker.start()
@@ -113,6 +134,16 @@ class Progress:
         with self.lock:
             self.done += n
         self._maybe_draw()
+
+    def phase(self, name: str, total: int | None = None) -> None:
+        """A new step of the work begins, named NAME (``listing``, ``scanning``): the
+        position starts again from 0 (of TOTAL, when known)."""
+        with self.lock:
+            self.label = name
+            self.done = 0
+            self.total = total
+            self.extra = ""
+        self._maybe_draw(force=True)
 
     def note(self, extra: str) -> None:
         """Text shown after the position (``3/250 files``)."""
@@ -146,7 +177,8 @@ class Progress:
         now = time.monotonic()
         if self.stopped.is_set() or now - self.started < self.delay:
             return
-        if self.min_total and (self.total or 0) < self.min_total:
+        small = self.min_total and (self.total or 0) < self.min_total
+        if small and (self.patience is None or now - self.started < self.patience):
             return
         if not force and self.width and now - self.drawn_at < INTERVAL:
             return
@@ -178,7 +210,7 @@ class Progress:
                 parts.append(f"{pos} of {human_bytes(self.total)}")
             else:
                 parts.append(f"{self.done:,}/{self.total:,} {self.unit}")
-        else:
+        elif self.done or self.unit == "bytes":  # (a step of unknown size: its name)
             parts.append(pos)
         if self.extra:
             parts.append(self.extra)
@@ -187,7 +219,8 @@ class Progress:
 
     def _write(self, text: str) -> None:
         try:
-            self.stream.write(text)
-            self.stream.flush()
+            with _write_lock:
+                self.stream.write(text)
+                self.stream.flush()
         except (OSError, ValueError):
             self.stopped.set()

@@ -8,6 +8,7 @@ from ctxtools import defaults
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
+    exclude_option,
     explain_option,
     files_from_options,
     json_option,
@@ -61,6 +62,10 @@ from ctxtools.cli.common import (
     show_default=True,
     help="Skip files larger than this (bytes, or with K/M).",
 )
+@exclude_option(
+    "Leave files that match GLOB off the map (also: a .ctxignore file at DIRECTORY, "
+    "gitignore syntax); repeatable."
+)
 @explain_option(
     "Say on stderr which files and symbols were shown, with their rank or score and why, "
     'and what was left out and why (with --json: also its "explain").'
@@ -95,6 +100,7 @@ def cli(
     tokenizer,
     heuristic,
     exact,
+    exclude,
 ):
     """Print a ranked map of a repository's symbols that fits a token budget.
 
@@ -138,13 +144,15 @@ def cli(
     The text never exceeds --tokens as the ruler counts it (--encoding, --tokenizer,
     --heuristic) and fills it when there are enough symbols. Skipped: binary files, files
     over --max-file-size, vendored trees (vendor/, node_modules/, third_party/), minified
-    and generated files, unreadable files (counted in a note on stderr). Scan results are
+    and generated files, unreadable files (counted in a note on stderr), and what --exclude
+    GLOB or a .ctxignore file at DIRECTORY (gitignore syntax) names: never read, as for
+    ctx-pack and ctx-count --tree (skipped as "excluded"). Scan results are
     cached per file in the store (STORE/repomap/), so a second run only re-scans edited
     files; the file graph is kept too, so an edit re-links only the files it concerns
     (the map is the same as a run with --no-cache), and a map already printed for the
     same files and options is printed again without ranking; a damaged cache is rebuilt
-    with a note. A progress bar shows on
-    stderr when it is a terminal.
+    with a note. On a terminal, a progress line on stderr names each step (listing,
+    scanning, ranking, fitting) once the work has taken half a second or counts 200 files.
 
     With --json, one document: root, budget, tokens, counter, exact, files_listed_by
     ("git" or "walk"), mapped_files, candidates, truncated, skipped {reason: count}, shown
@@ -166,6 +174,7 @@ def cli(
     --allow-secrets prints them as they are.
     """
     from ctxtools.config import store_root
+    from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.core import build_map, ruler_spec
 
     encoding = model_encoding(model, encoding)
@@ -175,9 +184,10 @@ def cli(
         ruler_opts = dict(encoding=encoding, tokenizer=tokenizer, heuristic=heuristic, exact=exact)
         return ruler_from_options(ruler_opts, store_root=store_root(store), note_prefix="").ruler
 
-    from ctxtools.cli.progress import Progress
+    from ctxtools.cli.progress import PATIENCE, Progress
 
-    bar = Progress.start("scanning", unit="files", min_total=200)
+    filt = load_filter(directory, exclude=exclude)
+    bar = Progress.start("listing", unit="files", min_total=200, patience=PATIENCE, tick=True)
     try:
         result = build_map(
             directory,
@@ -190,16 +200,18 @@ def cli(
             max_files=max_files,
             max_file_size=max_file_size,
             progress=bar.update if bar else None,
+            stage=bar.phase if bar else None,
             reuse=not (as_json or explain),
             ruler_spec=ruler_spec(encoding, tokenizer, heuristic, exact),
             names=names,
+            path_filter=filt,
         )
     finally:
         if bar:
             bar.close()
     if result.from_memo and not result.exact and not heuristic:
         warn(f"counts are approximate ({result.ruler})")
-    warn(*result.notes)
+    warn(*result.notes, *filt.warnings())
     explained = None
     if explain:
         from ctxtools.repomap.explain import explain as explain_map

@@ -27,6 +27,7 @@ from ctxtools.pack.model import (
 )
 from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
+from ctxtools.pathfilter import load_filter
 
 
 def compute_budget(req: PackRequest, profile, table=None) -> dict:
@@ -59,6 +60,8 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
     root, root_real = _check_request(req)
+    step = req.stage if req.stage is not None else _no_stage
+    step("listing")
     notes: list[str] = list(ruler_notes)
     budget, ruler = _budget_and_ruler(req, ruler, notes)
     count = ruler.count
@@ -97,10 +100,14 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
     # The repo map's ranks (personalised toward the pack's files and the task).
-    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes)
+    # One filter for the map and the files: a file kept out of one is kept out of both.
+    filt = load_filter(root_real, req.include, req.exclude)
+    notes.extend(filt.notes)
+    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes, filt)
     files = _chooser(entries, task_words, req, ruler, render, named, redactions, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
+    step("fitting")
     text, tokens, map_section, files_section, file_rows = _fit_rounds(
         fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
     )
@@ -133,19 +140,20 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     return render.redactor.seal(pack)  # the record redacted (pack.redact)
 
 
+def _no_stage(name: str) -> None:
+    """No one is told the steps."""
+
+
 def _chooser(entries, task_words, req, ruler, render, named, redactions, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
-    --include/--exclude and the root's .ctxignore (a glob that matches no file is a
-    warning)."""
-    from ctxtools.retrieval.noise import load_filter
-
+    --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
+    no file is a warning)."""
     notes = map_state.notes
     ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
     root = map_state.root
-    filt = load_filter(os.path.realpath(root), req.include, req.exclude)
-    notes.extend(filt.notes)
+    filt = map_state.path_filter
     files = Chooser(
         entries,
         task_words,

@@ -108,8 +108,12 @@ class Chooser:
         self._counts: dict[str, int] = {}
         self.query = parse_query(task_words)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
+        if req.stage is not None:
+            req.stage("reading")
         self.sources = self._sources()
         self.checked: set[str] = set()
+        if req.stage is not None:
+            req.stage("ranking")
         self._rank()
 
     @property
@@ -212,9 +216,10 @@ class Chooser:
         if vocabs is not None:
             vocabs.save()
         for reason, n in sorted(counts.items()):
-            self.base_notes.append(
-                f"left out {n:,} file(s): {reason} (--include GLOB to pack them)"
-            )
+            how = "--include GLOB to pack them"
+            if reason == "excluded":  # the user's own rule: --include does not undo it
+                how = "--exclude or .ctxignore"
+            self.base_notes.append(f"left out {n:,} file(s): {reason} ({how})")
         return out
 
     def _vocab_cache(self):

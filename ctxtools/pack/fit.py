@@ -14,8 +14,9 @@ FOCUS_MAX = 200  # more files than this: the map is not personalised toward all 
 class MapState:
     """The repo map of the root, built at most once per budget; a failure is a note."""
 
-    def __init__(self, req, root, ruler, query, pack_rels, named, notes):
+    def __init__(self, req, root, ruler, query, pack_rels, named, notes, path_filter=None):
         self.req = req
+        self.path_filter = path_filter  # --exclude and .ctxignore, as for the files
         self.root = root
         self.ruler = ruler
         self.query = query
@@ -40,6 +41,9 @@ class MapState:
             store=self.req.store,
             defs_out=self.defs if not self.defs else None,
             fits_out=self.fits,
+            path_filter=self.path_filter,
+            progress=self.req.progress,
+            stage=self.req.stage,
         )
 
     def ranks(self) -> dict[str, float]:

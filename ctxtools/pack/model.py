@@ -62,7 +62,8 @@ class PackRequest:
     include: Sequence[str] = ()  # --include GLOB: candidates whatever the noise rules say
     exclude: Sequence[str] = ()  # --exclude GLOB: never candidates
     output: str | None = None  # -o FILE: never a candidate
-    progress: object | None = None  # progress(done, total): the candidate files read
+    progress: object | None = None  # progress(done, total): the files scanned, then read
+    stage: object | None = None  # stage(name): a step begins (listing, scanning, ranking ...)
 
 
 @dataclass

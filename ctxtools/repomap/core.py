@@ -196,6 +196,8 @@ def build_map(
     defs_out: dict | None = None,
     fits_out: dict | None = None,
     names: list[str] | None = None,
+    path_filter=None,
+    stage=None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -210,6 +212,10 @@ def build_map(
     the same files (ctx-pack) and need not read the scan cache again. FITS_OUT, when
     given, receives what ``refit_map`` needs to fit the same ranking to another budget.
     NAMES (paths relative to ROOT) are the files to map instead of ROOT's listing.
+    PATH_FILTER (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore) leaves files off
+    the map: they are never listed, scanned or ranked, and the memos are keyed on it.
+    STAGE, when given, is told the name of each step as it begins ("listing", "scanning",
+    "ranking", "fitting"); PROGRESS(done, total) then follows the scan.
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -223,18 +229,22 @@ def build_map(
         ruler = choice.ruler
         notes.extend(choice.notes)
     lazy = _LazyRuler(ruler, ruler_spec)
-    listing = list_repository(root, names)
+    step = stage if stage is not None else _no_stage
+    step("listing")
+    listing = list_repository(root, names, path_filter)
     result_memo = key = None
+    filter_key = listing.filter_key
     if reuse and use_cache and lazy.spec() is not None:
         # Checked before the scan cache is even read: the candidates' stamps and the
         # options decide the map entirely (content is trusted unchanged while size,
         # mtime and ctime are, as the scan cache does: a chmod changes the ctime).
-        options = (tokens, tuple(focus), query, max_files, max_file_size)
+        options = (tokens, tuple(focus), query, max_files, max_file_size, filter_key)
         result_memo, key = _result_memo(store, root, lazy.spec(), options, listing)
         hit = result_memo.get(key)
         if hit is not None:
             return _remembered(root, tokens, listing, hit, notes)
 
+    step("scanning")
     ss = scan_repository(
         root,
         use_cache=use_cache,
@@ -247,6 +257,7 @@ def build_map(
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
+    step("ranking")
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
@@ -256,18 +267,14 @@ def build_map(
     header = ""
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
-    fit_slot = (store, root, (tokens, query, tuple(focus))) if use_cache else None
+    step("fitting")
+    fit_slot = (store, root, (tokens, query, tuple(focus), filter_key)) if use_cache else None
     fitted, ruler_name, ruler_exact = fit_map(ranked, idents, header, tokens, lazy, fit_slot)
     if fits_out is not None:
         fits_out.update(ranked=ranked, idents=idents, header=header, use_cache=use_cache)
         fits_out.update(store=store, root=root, query=query, focus=tuple(focus))
-    from ctxtools.repomap.cache import MapRecord
-
-    shown_files = len({fpos for fpos, _ in fitted.selection})
-    shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
-    made = MapRecord(
-        fitted.text, fitted.tokens, shown_files, shown_symbols, ruler_name, ruler_exact, ()
-    )
+        fits_out.update(filter_key=filter_key)
+    made = _record(fitted, ruler_name, ruler_exact)
     if result_memo is not None:
         _remember(result_memo, key, made, notes)
     return RepoMap.of(root, tokens, made, ranked, edges, ss, notes)
@@ -280,12 +287,28 @@ def refit_map(kept: dict, tokens: int, ruler) -> str:
     _check_limits(tokens, MAX_FILES, MAX_FILE_SIZE)
     slot = None
     if kept["use_cache"]:
-        slot = (kept["store"], kept["root"], (tokens, kept["query"], kept["focus"]))
+        options = (tokens, kept["query"], kept["focus"], kept["filter_key"])
+        slot = (kept["store"], kept["root"], options)
     lazy = _LazyRuler(ruler, None)
     fitted, _name, _exact = fit_map(
         kept["ranked"], kept["idents"], kept["header"], tokens, lazy, slot
     )
     return fitted.text
+
+
+def _record(fitted, ruler_name: str, ruler_exact: bool):
+    """The ``cache.MapRecord`` of a map FITTED, counted by the named ruler."""
+    from ctxtools.repomap.cache import MapRecord
+
+    shown_files = len({fpos for fpos, _ in fitted.selection})
+    shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
+    return MapRecord(
+        fitted.text, fitted.tokens, shown_files, shown_symbols, ruler_name, ruler_exact, ()
+    )
+
+
+def _no_stage(name: str) -> None:
+    """No one is told the steps."""
 
 
 def _remember(memo, key: str, made, notes: list[str]) -> None:
@@ -327,11 +350,12 @@ class _LazyRuler:
 
 def _result_memo(store, root: str, spec: object, options: tuple, listing):
     """The result memo of ROOT and the key of a map of LISTING with OPTIONS
-    (tokens, focus, query, max files, max file size) and the ruler SPEC."""
+    (tokens, focus, query, max files, max file size, the path filter's key) and the
+    ruler SPEC."""
     from ctxtools.config import store_root
     from ctxtools.repomap.cache import MapRecord, Memo, code_fingerprint, memo_key
 
-    tokens, focus, query, max_files, max_file_size = options
+    tokens, focus, query, max_files, max_file_size, filter_key = options
     key = memo_key(
         (
             code_fingerprint(),
@@ -342,6 +366,7 @@ def _result_memo(store, root: str, spec: object, options: tuple, listing):
             query,
             max_files,
             max_file_size,
+            filter_key,
             listing.via,
             tuple(sorted(listing.skipped.items())),
             tuple((c.rel, c.size, c.stamp) for c in listing.candidates),

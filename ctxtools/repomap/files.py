@@ -8,7 +8,8 @@ files the same way, with pathspec's gitwildmatch rules, the deepest matching rul
 Either way: symlinks are never followed out of the root (a symlinked directory is not
 entered at all, as git does not enter one; a symlinked file is kept only when it resolves to
 a regular file inside the root), vendored trees (``vendor/``, ``node_modules/``,
-``third_party/``) and ``*.min.js`` are left out by path (``classify.listing_skip``), and a
+``third_party/``) and ``*.min.js`` are left out by path (``classify.listing_skip``), so is
+what the user's filter excludes (``--exclude``, ``.ctxignore``: ``ctxtools.pathfilter``), and a
 file's content is judged (``classify.content_noise``: binary, minified, generated) only when
 it is about to be scanned.
 
@@ -84,6 +85,7 @@ class Listing:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
     others: int = 0  # files with no scanner and no manifest role (not mapped, not read)
+    filter_key: str = ""  # the user's filter it was made with (``PathFilter.key``)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -334,10 +336,17 @@ def walk_files(root: str) -> tuple[list[str], int]:
 
 
 def list_files(
-    root: str, language_for, *, scripts: bool = False, names: list[str] | None = None
+    root: str,
+    language_for,
+    *,
+    scripts: bool = False,
+    names: list[str] | None = None,
+    path_filter=None,
 ) -> Listing:
     """The files of ROOT that may go on the map, sorted shallowest first, then by path;
     NAMES (paths relative to ROOT) replaces the listing of ROOT (``via`` is then "list").
+    PATH_FILTER (a ``pathfilter.PathFilter``: --exclude, .ctxignore) leaves out the files it
+    excludes, counted in ``skipped`` as "excluded" and never opened.
 
     ``language_for(rel)`` says whether a file has a scanner; files without one are kept only
     when they are manifests or READMEs (shown as bare paths), or, with SCRIPTS, scripts
@@ -353,7 +362,14 @@ def list_files(
         for _ in range(bad_dirs):
             listing.skip("unreadable")
     probe = _Scripts() if scripts else None
+    excluded = None
+    if path_filter is not None:
+        listing.filter_key = path_filter.key
+        excluded = path_filter.excluded if path_filter.active else None
     for rel in names:
+        if excluded is not None and excluded(rel):
+            listing.skip("excluded")
+            continue
         _add(listing, root, root_real, rel, language_for, probe)
     listing.candidates.sort(key=lambda c: depth_key(c.rel))
     return listing

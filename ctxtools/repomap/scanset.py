@@ -51,15 +51,23 @@ class ScanSet:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def list_repository(root: str, names: list[str] | None = None) -> filesmod.Listing:
-    """The files of ROOT that may go on the map, or of NAMES under it (``files.list_files``)."""
+def list_repository(
+    root: str, names: list[str] | None = None, path_filter=None
+) -> filesmod.Listing:
+    """The files of ROOT that may go on the map, or of NAMES under it (``files.list_files``),
+    less what PATH_FILTER excludes (default: ROOT's .ctxignore, ``pathfilter.load_filter``)."""
+    from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.scan import language_for
 
     if not os.path.isdir(root):
         if os.path.exists(root):
             raise InputError(f"{root}: not a directory", hint="give the repository's directory")
         raise InputError(f"{root}: no such directory")
-    return filesmod.list_files(root, language_for, scripts=True, names=names)
+    if path_filter is None:
+        path_filter = load_filter(root)
+    return filesmod.list_files(
+        root, language_for, scripts=True, names=names, path_filter=path_filter
+    )
 
 
 def scan_payload(rel: str, data: bytes):

@@ -5,7 +5,7 @@ The modules, each importing only those above it:
     terms   parse_query: a task's weighted terms, names, paths, stack frames, messages
     chunks  chunk_file: a file cut into its definitions (the units that are ranked)
     index   Terms, Stats, bm25: counting the query's terms, BM25's corpus statistics
-    noise   PathFilter: the user's --include/--exclude/.ctxignore (what a file is --
+    noise   PathFilter (from ctxtools.pathfilter): --include/--exclude/.ctxignore (what a file is --
             noise, source vs tests vs docs -- is ``ctxtools.classify``'s answer)
     rank    rank_sources: files and their chunks scored against the query
     plan    plan: what to show of each ranked file under a token budget

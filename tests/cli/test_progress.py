@@ -146,7 +146,90 @@ def test_pack_over_many_files_shows_progress_on_a_terminal_only(tmp_path, many_f
     env = _env(tmp_path / "s")
     status, out, tty = run_with_tty_stderr(argv, env=env, cwd=many_files)
     assert status == 0 and b"# Files" in out
-    assert b"packing" in tty and b"/260" in tty
+    assert b"reading" in tty and b"/260" in tty
     r = subprocess.run(argv, capture_output=True, env=env, cwd=many_files)
     assert r.returncode == 0 and r.stdout == out
-    assert b"packing" not in r.stderr
+    assert b"reading" not in r.stderr and b"listing" not in r.stderr
+
+
+def test_a_step_shows_by_its_name_once_the_work_has_taken_patience(monkeypatch):
+    """Issue 28.11: work in steps says which one is under way, whatever its size, once it
+    has gone on for PATIENCE seconds; before that, and without patience, small work is
+    quiet."""
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    monkeypatch.setenv("NO_COLOR", "1")
+    tty = _Tty()
+    bar = progress.Progress.start("listing", unit="files", min_total=200, patience=1.0, stream=tty)
+    bar.phase("listing")
+    assert tty.getvalue() == ""  # not yet a second
+    bar.started -= 2
+    bar.phase("scanning")
+    assert tty.getvalue() == "\rscanning  2 s"  # its name and time: no "0 files"
+    bar.update(5, 10)
+    assert "scanning  [##########          ]  50%  5/10 files  2 s" in tty.getvalue()
+    bar.phase("ranking")
+    assert tty.getvalue().rsplit("\r", 1)[1].startswith("ranking  2 s")
+    bar.close()
+    quiet = _Tty()
+    bar = progress.Progress.start("listing", unit="files", min_total=200, stream=quiet)
+    bar.started -= 2
+    bar.phase("scanning")
+    bar.update(5, 10)
+    bar.close()
+    assert quiet.getvalue() == ""
+
+
+def _slow_git(tmp_path: Path, seconds: float) -> dict:
+    """An environment whose git takes SECONDS to list files (a big tree, a cold disk)."""
+    import shutil
+
+    real = shutil.which("git")
+    bin_dir = tmp_path / "slowbin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "git"
+    wrapper.write_text(
+        f'#!/bin/sh\ncase "$1" in ls-files) sleep {seconds};; esac\nexec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = _env(tmp_path / "s", NO_COLOR="1")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _steps(tty: bytes) -> list[str]:
+    """The step names the progress line showed, in order (each once in a row)."""
+    out: list[str] = []
+    for line in tty.decode().split("\r"):
+        name = line.strip().split("  ", 1)[0]
+        if name and (not out or out[-1] != name):
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ctx-pack", "-q", "fetch the parser", "--tokens", "2000", "."],
+        ["ctx-repomap", "."],
+    ],
+)
+def test_progress_starts_with_the_listing(tmp_path, argv):
+    """Issue 28.11: a cold run over a big tree showed nothing until the scan was half done.
+    The line names the listing while it is under way (git is slow to list here), then the
+    scan and the ranking; a pipe gets none of it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(6):
+        (repo / f"mod{i}.py").write_text(f"def parse_{i}(text):\n    return text.split()\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    env = _slow_git(tmp_path, 2.5)
+    cmd = [BIN / argv[0], *argv[1:]]
+    status, out, tty = run_with_tty_stderr(cmd, env=env, cwd=repo)
+    assert status == 0 and b"mod0.py" in out
+    steps = _steps(tty)
+    assert steps and steps[0] == "listing", steps  # the first thing shown, before any scan
+    assert steps.index("scanning") < steps.index("ranking"), steps
+    assert "\x1b" not in tty.decode()  # NO_COLOR
+    r = subprocess.run(cmd, capture_output=True, env=env, cwd=repo)
+    assert (r.returncode, r.stdout, r.stderr) == (0, out, b"")
