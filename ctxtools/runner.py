@@ -305,7 +305,7 @@ def _collect(proc: subprocess.Popen, data: bytes, timeout: float, cap: int, tail
     deadline = time.monotonic() + timeout
     finished = False  # False while an exception (Ctrl-C, a signal) leaves the loop
     try:
-        writer.start()
+        start_thread(writer)
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
             sel.register(proc.stderr, selectors.EVENT_READ)
@@ -344,6 +344,17 @@ def _collect(proc: subprocess.Popen, data: bytes, timeout: float, cap: int, tail
     if stopped:
         return Completed(None, b"", bytes(err), stopped == "timeout", stopped == "cap")
     return Completed(proc.returncode, b"".join(out), bytes(err))
+
+
+def start_thread(thread) -> None:
+    """Start THREAD with the ending signals blocked in it: the kernel then delivers them to
+    the main thread, whose blocking call (a select, a wait) they interrupt so that its
+    handler runs. One delivered to a helper thread would wait for that call to return."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+    try:
+        thread.start()  # the new thread inherits the blocked mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def shell_status(returncode: int) -> int:

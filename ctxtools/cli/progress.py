@@ -117,7 +117,9 @@ class Progress:
         bar = cls(stream, label, unit=unit, total=total, **quiet)
         if tick:
             bar.ticker = threading.Thread(target=bar._tick, daemon=True)
-            bar.ticker.start()
+            from ctxtools.runner import start_thread
+
+            start_thread(bar.ticker)  # signals go to the main thread
         return bar
 
     # the callbacks a library call takes

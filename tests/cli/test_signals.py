@@ -115,6 +115,22 @@ def outcome(proc: subprocess.Popen, errfile: Path, signum: int | None) -> str:
     return ", ".join(wrong)
 
 
+def catching_sigint(proc, timeout: float = 30.0) -> None:
+    """Wait until PROC's interpreter catches SIGINT (its SigCgt mask in /proc): before that
+    the system's default action applies, which no code of ours can change."""
+    end = time.monotonic() + timeout
+    bit = 1 << (signal.SIGINT - 1)
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            with open(f"/proc/{proc.pid}/status") as fh:
+                caught = next((ln for ln in fh if ln.startswith("SigCgt:")), "")
+        except OSError:
+            return
+        if caught and int(caught.split()[1], 16) & bit:
+            return
+        time.sleep(0.005)
+
+
 def signal_run(argv, tree, tmp_path, signum: int | None, *, to_group, delay=None, n=0) -> str:
     """Run ARGV cold in TREE; signal it once its workers are up (DELAY None) or DELAY
     seconds after its start; what went wrong."""
@@ -124,6 +140,7 @@ def signal_run(argv, tree, tmp_path, signum: int | None, *, to_group, delay=None
         if not wait_for_workers(proc):
             return "no workers seen: " + outcome(proc, errfile, None)
     else:
+        catching_sigint(proc)
         time.sleep(delay)
     if signum is not None and proc.poll() is None:
         (os.killpg if to_group else os.kill)(proc.pid, signum)
@@ -151,14 +168,11 @@ def test_ctrl_c_at_any_moment_of_a_cold_run(tree, tmp_path, command):
     began = time.monotonic()
     assert signal_run(argv, tree, tmp_path, None, to_group=True, delay=0, n=99) == "finished"
     length = time.monotonic() - began
-    # Before the interpreter runs any of our code the system's default action applies (and
-    # test_ctrl_c_while_a_command_is_still_importing covers the imports): on a loaded machine
-    # that start-up can take a second, so the sweep starts after twice its measured length.
-    began = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import ctxtools.cli"], check=True, timeout=60)
-    startup = 2 * (time.monotonic() - began)
+    # Each delay counts from when the interpreter catches SIGINT (signal_run): before, the
+    # system's default action applies (test_ctrl_c_while_a_command_is_still_importing
+    # covers the imports that follow).
     problems = {}
-    delays = [max(d, startup) for d in [0.3] + [length * f for f in (0.25, 0.5, 0.7, 0.95)]]
+    delays = [0.3] + [length * f for f in (0.25, 0.5, 0.7, 0.95)]
     for n, delay in enumerate(delays):
         signum = signal.SIGTERM if n % 2 else signal.SIGINT
         got = signal_run(argv, tree, tmp_path, signum, to_group=True, delay=delay, n=n)
