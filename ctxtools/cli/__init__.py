@@ -36,16 +36,6 @@ def take_over_interrupts() -> None:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
 
 
-def work_done() -> None:
-    """The command's work is done: a Ctrl-C from now on changes nothing (it would otherwise
-    meet the interpreter's shutdown, which gives SIGINT back to the system's default action,
-    and end a finished run by the signal, silently); then stdout is flushed (BrokenPipeError
-    is the caller's)."""
-    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    _sys.stdout.flush()
-
-
 class Interrupted(BaseException):
     """Ctrl-C inside a command, carried past click (which would print a blank line of its
     own and call it "aborted") to ``make_main``: one line, status 130."""

@@ -1,12 +1,14 @@
 """What every ctx-* command shares: options, input reading, JSON output, errors -> exit codes.
 
-A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``,
-the one place where library errors become ``ctx-NAME: error: …`` with their exit status, a
-closed stdout pipe (``| head -1``) ends the command quietly with status 1 (as click does on
-EPIPE), and ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through. Every option several
-commands take is declared here once (``store_options``, ``model_option``, ``exclude_option``,
-...; defaults from ``ctxtools.defaults``), the ruler is made by ``ruler_from_options``, every
-note goes to stderr through ``warn``: no library logic here.
+A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``.
+``make_main`` is the one place where library errors become ``ctx-NAME: error: …`` on stderr
+with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
+quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
+where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
+
+Every option several commands take is declared here once (``store_options``, ``model_option``,
+``exclude_option``, ...; defaults from ``ctxtools.defaults``), the ruler is made by
+``ruler_from_options``, every note goes to stderr through ``warn``: no library logic here.
 """
 
 from __future__ import annotations
@@ -21,13 +23,7 @@ from typing import BinaryIO
 import click
 
 from ctxtools import __version__, defaults
-from ctxtools.cli import (
-    Interrupted,
-    invoke_interruptible,
-    say_interrupted,
-    take_over_interrupts,
-    work_done,
-)
+from ctxtools.cli import Interrupted, invoke_interruptible, say_interrupted, take_over_interrupts
 from ctxtools.cli.inputs import (  # noqa: F401  (the commands import them from here)
     check_file,
     open_source,
@@ -570,7 +566,6 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         try:
             take_over_interrupts()
             rv = command.main(args=argv, prog_name=name, standalone_mode=False)
-            work_done()  # flushed; a late Ctrl-C changes nothing
         except Interrupted:
             say_interrupted(name)
             sys.exit(130)
@@ -595,6 +590,11 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         except KeyboardInterrupt:
             say_interrupted(name)
             sys.exit(130)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+            sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main

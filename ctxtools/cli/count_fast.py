@@ -19,7 +19,7 @@ import os
 import sys
 
 from ctxtools import defaults
-from ctxtools.cli import say_interrupted, take_over_interrupts, work_done
+from ctxtools.cli import say_interrupted, take_over_interrupts
 
 # Variables that change what a plain call does: a model, an encoding, profiles, tracebacks,
 # and click's shell-completion protocol (the shell runs the command with this one set).
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
                 sys.stdout.write(text)
             else:
                 out.write(text.encode("utf-8", "surrogateescape"))
-            work_done()  # flushed; a late Ctrl-C changes nothing
+            sys.stdout.flush()
     except CtxError as exc:
         sys.stderr.write(exc.line(NAME) + "\n")
         sys.exit(int(exc.exit_status))
