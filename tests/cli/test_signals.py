@@ -64,9 +64,9 @@ def argv_of(command: str) -> list[str]:
 
 def start(argv: list[str], cwd: Path, store: Path, errfile: Path) -> subprocess.Popen:
     env = dict(os.environ, CTX_STORE=str(store))  # an empty store each time: a cold run
-    with open(errfile, "wb") as err:
+    with open(errfile, "wb") as err, open(errfile.with_suffix(".out"), "wb") as out:
         return subprocess.Popen(
-            argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, env=env, start_new_session=True
+            argv, cwd=cwd, stdout=out, stderr=err, env=env, start_new_session=True
         )
 
 
@@ -96,6 +96,11 @@ def outcome(proc: subprocess.Popen, errfile: Path, signum: int | None) -> str:
     for pid, _ in left:  # ours (this session): never leave them running
         os.kill(pid, signal.SIGKILL)
     err = errfile.read_text(errors="replace")
+    printed = errfile.with_suffix(".out").stat().st_size
+    if proc.returncode == -signal.SIGINT and not err and printed and not left:
+        # It had printed its whole output when the signal came: the interpreter's shutdown
+        # gives SIGINT back to the system's default action, which ends it silently.
+        return "finished"
     if signum is None or proc.returncode == 0:
         return "finished" if proc.returncode == 0 and not left else f"{proc.returncode} {err}"
     wrong = []
