@@ -120,6 +120,15 @@ class _Sizes:
         self.ends_in_newline = True
 
 
+def _not_a_transcript(exc, path):
+    """EXC (a transcript that does not read) naming PATH (None: stdin)."""
+    from ctxtools.errors import InputError
+
+    where = f"{path}: " if path is not None else ""
+    hint = exc.hint or "--messages counts a chat transcript; without it, the text"
+    return InputError(f"{where}{exc.message}", hint=hint)
+
+
 def _jsonl_counts(head: bytes, stream, ruler, path, label, sizes: _Sizes) -> dict:
     from ctxtools.errors import InputError
     from ctxtools.messages import count_jsonl
@@ -128,11 +137,7 @@ def _jsonl_counts(head: bytes, stream, ruler, path, label, sizes: _Sizes) -> dic
     try:
         tc = count_jsonl(lines, ruler)
     except InputError as exc:
-        where = f"{path}: " if path is not None else ""
-        raise InputError(
-            f"{where}{exc.message}",
-            hint=exc.hint or "--messages counts a chat transcript; without it, the text",
-        ) from None
+        raise _not_a_transcript(exc, path) from None
     return {
         "tokens": tc.tokens,
         "chars": sizes.chars,
@@ -200,11 +205,7 @@ def transcript_counts(data: bytes, ruler, path: str | None) -> dict:
     try:
         tc = count_transcript(data, ruler)
     except InputError as exc:
-        where = f"{path}: " if path is not None else ""
-        raise InputError(
-            f"{where}{exc.message}",
-            hint=exc.hint or "--messages counts a chat transcript; without it, the text",
-        ) from None
+        raise _not_a_transcript(exc, path) from None
     newlines = data.count(b"\n")
     return {
         "tokens": tc.tokens,

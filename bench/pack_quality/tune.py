@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import statistics
 import sys
 from pathlib import Path
@@ -103,26 +102,9 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
 
 def build_chooser(task: str, tree: Path, store: Path, budget: int):
     """The Chooser ctx-pack builds for TASK over TREE (in process)."""
-    import ctxtools.pack.build as build
-    from ctxtools.cli.pack import main
+    from pack_quality.diagnose import capture_chooser
 
-    got = {}
-    orig = build._chooser
-
-    def spy(*a, **k):
-        got["ch"] = orig(*a, **k)
-        return got["ch"]
-
-    build._chooser = spy
-    args = [f"--task={task}", "--tokens", str(budget), "--root", str(tree), str(tree),
-            "--format", "json", "--store", str(store)]
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
-                io.StringIO()), contextlib.suppress(SystemExit):
-            main(args)
-    finally:
-        build._chooser = orig
-    return got["ch"]
+    return capture_chooser(task, tree, budget, store, [])[1]
 
 
 def evaluate(items, budgets: list[int], store: Path, choosers: dict) -> list[dict]:

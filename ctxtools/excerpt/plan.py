@@ -202,24 +202,12 @@ def _sliding_scores(
     a = b = 0
     for k in range(len(lines)):
         while b < hi[k]:
-            for name, weight in hits[lines[b]].items():
-                slot = per_weight.setdefault(name, {})
-                slot[weight] = slot.get(weight, 0) + 1
-                count[name] = count.get(name, 0) + 1
+            window_add(per_weight, count, hits[lines[b]])
             b += 1
         while a < lo[k]:
-            for name, weight in hits[lines[a]].items():
-                slot = per_weight[name]
-                slot[weight] -= 1
-                if not slot[weight]:
-                    del slot[weight]
-                count[name] -= 1
-                if not count[name]:
-                    del count[name]
-                    del per_weight[name]
+            window_drop(per_weight, count, hits[lines[a]])
             a += 1
-        best = sum(max(slot) for slot in per_weight.values())
-        scores.append(best + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values()))
+        scores.append(window_score(per_weight, count))
     return scores
 
 
@@ -264,3 +252,31 @@ def _score_window(
     for f in found:
         names.update(f)
     return Span("window", start, end, _score_of(found), matcher.order(names))
+
+
+def window_add(per_weight: dict, count: dict, found: dict) -> None:
+    """A matching line's identifiers (name -> weight) enter a sliding range's tallies."""
+    for name, weight in found.items():
+        slot = per_weight.setdefault(name, {})
+        slot[weight] = slot.get(weight, 0) + 1
+        count[name] = count.get(name, 0) + 1
+
+
+def window_drop(per_weight: dict, count: dict, found: dict) -> None:
+    """A matching line's identifiers leave a sliding range's tallies."""
+    for name, weight in found.items():
+        slot = per_weight[name]
+        slot[weight] -= 1
+        if not slot[weight]:
+            del slot[weight]
+        count[name] -= 1
+        if not count[name]:
+            del count[name]
+            del per_weight[name]
+
+
+def window_score(per_weight: dict, count: dict) -> float:
+    """A range's score from its tallies: each identifier's best weight, plus a bonus for
+    its repeats (as ``_score_of``)."""
+    best = sum(max(slot) for slot in per_weight.values())
+    return best + sum(REPEAT_BONUS * min(c - 1, REPEAT_CAP) for c in count.values())

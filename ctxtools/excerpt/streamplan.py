@@ -23,14 +23,15 @@ from collections import deque
 from ctxtools.excerpt.match import Matcher
 from ctxtools.excerpt.model import ExcerptOptions, Span
 from ctxtools.excerpt.plan import (
-    REPEAT_BONUS,
-    REPEAT_CAP,
     Plan,
     _choose_windows,
     _fewest_windows,
     _left_out,
     _spans_of,
     plan_spans,
+    window_add,
+    window_drop,
+    window_score,
 )
 
 Found = dict[str, float]  # a matching line: identifier -> weight
@@ -85,24 +86,12 @@ class StreamPlanner:
         recent, w = self._recent, self.w
         per_weight, count = self._per_weight, self._count
         while self._added < len(recent) and recent[self._added][0] <= c + w:
-            for name, weight in recent[self._added][1].items():
-                slot = per_weight.setdefault(name, {})
-                slot[weight] = slot.get(weight, 0) + 1
-                count[name] = count.get(name, 0) + 1
+            window_add(per_weight, count, recent[self._added][1])
             self._added += 1
         while recent[0][0] < c - w:
-            for name, weight in recent.popleft()[1].items():
-                slot = per_weight[name]
-                slot[weight] -= 1
-                if not slot[weight]:
-                    del slot[weight]
-                count[name] -= 1
-                if not count[name]:
-                    del count[name]
-                    del per_weight[name]
+            window_drop(per_weight, count, recent.popleft()[1])
             self._added -= 1
-        score = sum(max(slot) for slot in per_weight.values())
-        score += sum(REPEAT_BONUS * min(n - 1, REPEAT_CAP) for n in count.values())
+        score = window_score(per_weight, count)
         key = (score, sum(own.values()), -c)
         best = self._best
         if len(best) >= self.cap and key <= best[0][:3]:

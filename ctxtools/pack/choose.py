@@ -97,7 +97,6 @@ class Chooser:
         self.dropped: list[dict] = []
         self.failed_named: list[str] = []
         self.lost: set[str] = set()
-        self.under_floor = 0  # chunks the last fitting left under the relevance floor
         self.named = set(named)
         self.entries = {e.label: e for e in entries}
         self.root = root

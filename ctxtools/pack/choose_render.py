@@ -97,7 +97,6 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
         blind=_blind_by_rank(ch),
         fill=ch.req.fill,
     )
-    ch.under_floor = p.under if p.stopped == "floor" else 0
     ranks = {d.label: i + 1 for i, d in enumerate(ch.docs)}
     ranks.update({lab: len(ranks) + 1 + i for i, lab in enumerate(_blind_by_rank(ch))})
     blocks: dict[str, tuple[str, str, Shown | None]] = {}
@@ -210,10 +209,10 @@ def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
 
 
 def _record_left_out(ch, p: Plan, blocks) -> None:
-    if ch.under_floor:
+    if p.stopped == "floor" and p.under:
         ch.dropped.append(
             {
-                "what": f"{ch.under_floor:,} chunks",
+                "what": f"{p.under:,} chunks",
                 "why": "under the relevance floor: worth too little for their tokens (--fill)",
             }
         )

@@ -44,8 +44,6 @@ BRIDGE_BLANKS = 3  # a gap of at most this many blank lines is shown, not elided
 MAX_LINE_CHARS = 500
 PATH_TOKENS = 4  # per listed path, besides its own tokens
 VALUE_DOCS = 100
-COST_POWER = 0.0
-SIZE_UNIT = 20  # lines: a chunk this long counts as twice a one-line chunk's cost
 MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 # The floor, calibrated on the tuning set (bench/pack_quality/tune.py: 42 bug fixes in seven
 # repositories of 1,500+ files, and the 22 SWE-bench Lite dev tasks): a chunk under a
@@ -240,23 +238,13 @@ class _Planner:
             if not self.add(d, best, min(limit, self.used + share)):
                 self.signatures([d], limit, max_docs=1)
 
-    def candidates(self) -> list[tuple[float, float, str, int, Doc]]:
-        """Every chunk of the best ``VALUE_DOCS`` files as (priority, relevance, label,
-        index, doc), best priority first. Relevance is the chunk's own score (its words, what
-        points at it, its share of its file's score); priority discounts it by the chunk's
-        size to the power ``COST_POWER``, so that of two chunks of equal relevance the
-        shorter comes first without a long one being pushed out by every short one."""
+    def candidates(self) -> list[tuple[float, str, int, Doc]]:
+        """Every chunk of the best ``VALUE_DOCS`` files with a positive score as (relevance,
+        label, index, doc), most relevant first. Relevance is the chunk's own score: its
+        words, what points at it, its share of its file's score."""
         docs = [d for d in self.docs if d.score > 0 or d.named][:VALUE_DOCS]
-        out = []
-        for d in docs:
-            for k, s in enumerate(d.scores):
-                if s <= 0:
-                    continue
-                ch = d.chunks[k]
-                size = max(len(ch), 1)
-                pri = s / (size / SIZE_UNIT + 1.0) ** COST_POWER
-                out.append((pri, s, d.label, k, d))
-        out.sort(key=lambda t: (-t[0], t[2], t[3]))
+        out = [(s, d.label, k, d) for d in docs for k, s in enumerate(d.scores) if s > 0]
+        out.sort(key=lambda t: (-t[0], t[1], t[2]))
         return out
 
     def by_value(self, limit_share: float = FILL) -> None:
@@ -268,11 +256,11 @@ class _Planner:
         cands = self.candidates()
         if not cands:
             return
-        best = max(c[1] for c in cands)
+        best = cands[0][0]
         floor = 0.0 if self.fill else self.floor * best
         limit = int(self.budget * limit_share)
         misses = 0
-        for at, (_pri, rel, lab, k, d) in enumerate(cands):
+        for at, (rel, lab, k, d) in enumerate(cands):
             if self.used >= limit or misses >= MAX_MISSES:
                 break
             if not self.fill and (rel < floor or at >= FLOOR_RANK):
