@@ -146,6 +146,48 @@ class Terms:
         text = vocab.text
         return [i for i, n in enumerate(self.needles) if n in text]
 
+    def scan_corpus(self, corpus) -> tuple[dict[int, list[int]], dict[int, dict[int, int]]]:
+        """``present_vocab`` and ``count_vocab`` of every file of CORPUS (``vocab.Corpus``)
+        at once: (slot -> the terms it can hold, slot -> term -> occurrences). Each term is
+        searched once in the corpus's words; only the words that hold one are looked at,
+        with the files that hold them."""
+        key = tuple(self.terms)
+        got = corpus.scans.get(key)
+        if got is not None:
+            return got
+        import bisect
+        import re
+
+        present: dict[int, list[int]] = {}
+        candidates: set[int] = set()
+        for i, needle in enumerate(self.needles):
+            found = {bisect.bisect_right(corpus.low_at, m.start()) - 1
+                     for m in re.finditer(re.escape(needle), corpus.low)}  # fmt: skip
+            candidates |= found
+            holders: set[int] = set()
+            for k in found:
+                holders.update(corpus.postings(k)[::2])
+            for slot in holders:
+                present.setdefault(slot, []).append(i)
+            candidates.update(bisect.bisect_right(corpus.joined_at, m.start()) - 1
+                              for m in re.finditer(re.escape(needle), corpus.joined))  # fmt: skip
+        tf: dict[int, dict[int, int]] = {}
+        words = corpus.words
+        for k in sorted(candidates):
+            ids = self.ids_of(words[k])
+            if not ids:
+                continue
+            p = corpus.postings(k)
+            for j in range(0, len(p), 2):
+                slot, c = p[j], p[j + 1]
+                got_tf = tf.get(slot)
+                if got_tf is None:
+                    got_tf = tf[slot] = {}
+                for i in ids:
+                    got_tf[i] = got_tf.get(i, 0) + c
+        corpus.scans[key] = (present, tf)
+        return present, tf
+
     def _hits(self, distinct) -> set[bytes]:
         """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""
         unknown = distinct - self._yes - self._no
@@ -191,7 +233,8 @@ def bm25(tf: dict[int, int], length: int, weights: list[float], stats: Stats) ->
         return 0.0
     norm = K1 * (1.0 - B + B * length / (stats.avg_len or 1.0))
     score = 0.0
-    for i, f in tf.items():
+    for i in sorted(tf):  # one order, however TF was counted: the same float sum
+        f = tf[i]
         w = weights[i]
         if w:
             score += w * f * (K1 + 1.0) / (f + norm)

@@ -274,8 +274,11 @@ def _frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
 
 
 def _present(src: Source, terms: Terms) -> bool:
+    corpus = getattr(src.vocab, "corpus", None)
     if not len(terms):
         src.present = []
+    elif corpus is not None:
+        src.present = terms.scan_corpus(corpus)[0].get(src.vocab.slot, [])
     elif src.vocab is not None:
         src.present = terms.present_vocab(src.vocab)
     else:
@@ -437,7 +440,12 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
             tf, n = {}, len(src.data) // 6
         else:
             vocab = src.vocab
-            tf, n = terms.count_vocab(vocab) if vocab is not None else terms.count(src.data)
+            if vocab is None:
+                tf, n = terms.count(src.data)
+            elif vocab.corpus is not None:
+                tf, n = dict(terms.scan_corpus(vocab.corpus)[1].get(vocab.slot, {})), vocab.n
+            else:
+                tf, n = terms.count_vocab(vocab)
         fstats.add(tf, n)
         first.append((src, tf, n))
     fw = _weights(

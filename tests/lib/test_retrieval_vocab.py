@@ -57,7 +57,7 @@ def test_the_cache_keeps_a_vocabulary_until_the_file_changes(tmp_path, monkeypat
     monkeypatch.setattr(vocabmod.Vocab, "of", classmethod(lambda cls, d: made.append(d) or real(d)))
     c2 = VocabCache(store, str(path.parent))
     kept = c2.get("m.py", str(path), data)
-    assert made == [] and kept.text == first.text and kept.counts() == first.counts()
+    assert made == [] and kept.counts() == first.counts() and kept.n == first.n
     path.write_text("def bulk_create():\n    return create(bulk=1)\n")
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
@@ -83,3 +83,88 @@ def test_a_damaged_cache_is_a_miss_and_an_unwritable_store_no_error(tmp_path):
     assert c3.get("m.py", str(path), data).n == 2
     c3.save()  # says nothing, raises nothing
     assert blocked.read_text().startswith("a file where")
+
+
+def _corpus_of(texts: list[bytes]) -> vocabmod.Corpus:
+    files = []
+    for k, data in enumerate(texts):
+        v = Vocab.of(data)
+        files.append((f"f{k}", (k,), k, v.n, v.counts()))
+    return vocabmod.Corpus.build(files)
+
+
+def test_the_corpus_answers_for_every_file_what_each_file_would():
+    texts = _texts()
+    corpus = _corpus_of(texts)
+    again = vocabmod.Corpus.from_plain(corpus.plain())  # as read back from the store
+    for terms in (TERMS, ["bulkcreate", "getitem", "é"], ["1234"], []):
+        for c in (corpus, again):
+            present, tf = Terms(terms).scan_corpus(c)
+            for k, data in enumerate(texts):
+                want_tf, _n = Terms(terms).count(data)
+                assert tf.get(k, {}) == want_tf, (terms, data[:40])
+                assert present.get(k, []) == Terms(terms).present(data.lower()), data[:40]
+                assert c.counts_of(k) == Vocab.of(data).counts()
+
+
+def test_a_fresh_checkout_of_the_same_content_is_not_counted_again(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    root.mkdir()
+    texts = {f"m{k}.py": f"def bulk_create_{k}():\n    return create({k})\n" for k in range(80)}
+    for name, text in texts.items():
+        (root / name).write_text(text)
+    store = tmp_path / "store"
+    c = VocabCache(store, str(root))
+    for name in texts:
+        c.get(name, str(root / name), (root / name).read_bytes())
+    c.save()
+    # A new checkout: the same bytes, every stat new.
+    for name in texts:
+        path = root / name
+        path.unlink()
+        path.write_text(texts[name])
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    made = []
+    real = Vocab.of
+    monkeypatch.setattr(vocabmod.Vocab, "of", classmethod(lambda cls, d: made.append(d) or real(d)))
+    c2 = VocabCache(store, str(root))
+    got = {name: c2.get(name, str(root / name), (root / name).read_bytes()) for name in texts}
+    c2.save()
+    assert made == []
+    assert all(v.corpus is not None for v in got.values())
+    assert got["m7.py"].counts() == real(texts["m7.py"].encode()).counts()
+    # One file edited: counted anew, beside the corpus, and kept so.
+    (root / "m3.py").write_text("def other():\n    return bulk\n")
+    c3 = VocabCache(store, str(root))
+    v3 = c3.get("m3.py", str(root / "m3.py"), (root / "m3.py").read_bytes())
+    c3.save()
+    assert len(made) == 1 and v3.corpus is None
+    assert Terms(["bulk"]).count_vocab(v3) == ({0: 1}, 4)
+    c4 = VocabCache(store, str(root))
+    v4 = c4.get("m3.py", str(root / "m3.py"), (root / "m3.py").read_bytes())
+    assert len(made) == 1 and v4.counts() == v3.counts()
+
+
+def test_the_corpus_is_built_again_when_many_files_changed(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    names = [f"m{k}.py" for k in range(200)]
+    for name in names:
+        (root / name).write_text(f"alpha_{name[:-3]} = 1\n")
+    store = tmp_path / "store"
+    c = VocabCache(store, str(root))
+    for name in names:
+        c.get(name, str(root / name), (root / name).read_bytes())
+    c.save()
+    for name in names[:100]:  # more than REBUILD_MIN and REBUILD_SHARE of them
+        (root / name).write_text(f"beta_{name[:-3]} = 2\n")
+    c2 = VocabCache(store, str(root))
+    for name in names:
+        c2.get(name, str(root / name), (root / name).read_bytes())
+    c2.save()
+    c3 = VocabCache(store, str(root))
+    got = {name: c3.get(name, str(root / name), (root / name).read_bytes()) for name in names}
+    assert all(v.corpus is not None for v in got.values())  # no file beside the corpus
+    present, tf = Terms(["beta", "alpha"]).scan_corpus(got["m0.py"].corpus)
+    assert tf[got["m0.py"].slot] == {0: 1} and tf[got["m150.py"].slot] == {1: 1}
