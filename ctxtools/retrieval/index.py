@@ -148,45 +148,57 @@ class Terms:
 
     def scan_corpus(self, corpus) -> tuple[dict[int, list[int]], dict[int, dict[int, int]]]:
         """``present_vocab`` and ``count_vocab`` of every file of CORPUS (``vocab.Corpus``)
-        at once: (slot -> the terms it can hold, slot -> term -> occurrences). Each term is
-        searched once in the corpus's words; only the words that hold one are looked at,
-        with the files that hold them."""
+        at once: (slot -> the terms it can hold, slot -> term -> occurrences). The words
+        that can stand for a term are the ones holding its text, with or without their
+        underscores (``bulk_create`` for ``bulkcreate``): the corpus's distinct words are
+        searched once for each term no other term's text is part of, and only the words
+        found, with the files that hold them, are looked at."""
         key = tuple(self.terms)
         got = corpus.scans.get(key)
         if got is not None:
             return got
-        import bisect
         import re
 
-        present: dict[int, list[int]] = {}
-        candidates: set[int] = set()
-        for i, needle in enumerate(self.needles):
-            found = {bisect.bisect_right(corpus.low_at, m.start()) - 1
-                     for m in re.finditer(re.escape(needle), corpus.low)}  # fmt: skip
-            candidates |= found
-            holders: set[int] = set()
-            for k in found:
-                holders.update(corpus.postings(k)[::2])
-            for slot in holders:
-                present.setdefault(slot, []).append(i)
-            candidates.update(bisect.bisect_right(corpus.joined_at, m.start()) - 1
-                              for m in re.finditer(re.escape(needle), corpus.joined))  # fmt: skip
+        found: set[int] = set()  # the words a term's text occurs in
+        low, word_at = corpus.low, corpus.word_at
+        for n in _least(self.needles):
+            rx = re.compile(b"_*".join(re.escape(n[k : k + 1]) for k in range(len(n))))
+            search = rx.search
+            m = search(low)
+            while m is not None:
+                k = word_at(m.start())
+                found.add(k)
+                m = search(low, corpus.low_at[k + 1])
+        needles = self.needles
+        present: dict[int, set[int]] = {}
         tf: dict[int, dict[int, int]] = {}
-        words = corpus.words
-        for k in sorted(candidates):
-            ids = self.ids_of(words[k])
+        words, ids_of = corpus.words, self.ids_of
+        for k in sorted(found):
+            word = words[k]
+            wlow = word.lower()
+            have = [i for i, n in enumerate(needles) if n in wlow]
+            ids = ids_of(word)
+            if not have and not ids:
+                continue
+            post = corpus.postings(k)
+            slots = post[::2]
+            for slot in slots:
+                got_have = present.get(slot)
+                if got_have is None:
+                    present[slot] = set(have)
+                else:
+                    got_have.update(have)
             if not ids:
                 continue
-            p = corpus.postings(k)
-            for j in range(0, len(p), 2):
-                slot, c = p[j], p[j + 1]
+            for slot, c in zip(slots, post[1::2], strict=True):
                 got_tf = tf.get(slot)
                 if got_tf is None:
                     got_tf = tf[slot] = {}
                 for i in ids:
                     got_tf[i] = got_tf.get(i, 0) + c
-        corpus.scans[key] = (present, tf)
-        return present, tf
+        answer = ({slot: sorted(h) for slot, h in present.items() if h}, tf)
+        corpus.scans[key] = answer
+        return answer
 
     def _hits(self, distinct) -> set[bytes]:
         """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""
@@ -239,3 +251,15 @@ def bm25(tf: dict[int, int], length: int, weights: list[float], stats: Stats) ->
         if w:
             score += w * f * (K1 + 1.0) / (f + norm)
     return score
+
+
+
+def _least(needles: list[bytes]) -> list[bytes]:
+    """The NEEDLES no other needle is part of (a word holding any needle holds one of
+    these, with or without underscores), each once."""
+    uniq = sorted(set(n for n in needles if n), key=lambda n: (len(n), n))
+    out: list[bytes] = []
+    for n in uniq:
+        if not any(m in n for m in out):
+            out.append(n)
+    return out

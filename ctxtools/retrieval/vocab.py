@@ -6,18 +6,19 @@ text can hold at all (``Terms.present``) and how often each occurs as a word
 its distinct words and how often each occurs. A ``Vocab`` is that vocabulary, as
 ``Terms`` reads it:
 
-* ``text``: the distinct words, lower-cased, one a line: a term (a run of word bytes)
+* ``lines``: its distinct words as written (the case splits ``CamelCase`` parts), one a
+  line, each followed by a space and how often it occurs: a term (a run of word bytes)
   occurs in the file's lower-cased bytes exactly when it occurs in one of its words, so
-  searching this text (a few KB) answers ``present`` as searching the file would;
-* ``counts()``: word (as written: the case splits ``CamelCase`` parts) -> occurrences,
-  kept marshalled until a query needs it;
+  searching them lower-cased (a few KB) answers ``present`` as searching the file would;
 * ``n``: the number of words.
 
 Asking that of seven thousand files one by one costs more than the rest of a pack, so
-``VocabCache`` keeps a root's vocabularies as one ``Corpus``: an inverted index (each
-distinct word of the root, once, with the files that hold it and how often), which
-answers ``present`` and ``count`` for every file at once by searching the root's words
-once (``Terms.scan_corpus``). A file is the corpus's while its stat (size, mtime, ctime:
+``VocabCache`` keeps a root's vocabularies as one ``Corpus``: every file's words, file
+after file, in one text, with their counts in one array, which answers ``present`` and
+``count`` for every file at once by searching that text once a term
+(``Terms.scan_corpus``): a C-level search of a few MB instead of a Python pass over every
+file's words. It is made by joining the files' own texts, so keeping it costs a cold
+pack nothing to speak of. A file is the corpus's while its stat (size, mtime, ctime:
 what the repo map's scan cache trusts a file by) or, in a fresh checkout where every
 stat is new, its content's xxh3 is the one it was counted at; a file that changed is
 counted anew and kept beside the corpus (``delta``) until so many have that the corpus
@@ -27,147 +28,160 @@ be written is not an error: the next pack counts again.
 
 from __future__ import annotations
 
-import marshal
 import os
 from array import array
+from bisect import bisect_right
 from collections import Counter
+from itertools import accumulate, chain
 
 # Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
 WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more
-_FORMAT = 2  # the record's shape; another is a miss
+_FORMAT = 5  # the record's shape; another is a miss
+_ARRAY = "Q"
+
+
+def _array(blob: bytes = b"") -> array:
+    out = array(_ARRAY)
+    out.frombytes(blob)
+    return out
 
 
 class Vocab:
     """The vocabulary of one file (see the module's docstring). A file of a ``Corpus``
-    has no text or counts of its own: ``corpus`` and ``slot`` say where it is."""
+    has no lines of its own: ``corpus`` and ``slot`` say where they are."""
 
-    __slots__ = ("_counts", "blob", "corpus", "n", "slot", "text")
+    __slots__ = ("_counts", "corpus", "lines", "n", "slot")
 
-    def __init__(
-        self, text: bytes | None, blob: bytes | None, n: int, counts: dict | None = None,
-        corpus: Corpus | None = None, slot: int = -1,
-    ):  # fmt: skip
-        self.text = text
-        self.blob = blob
+    def __init__(self, lines: bytes, n: int, corpus: Corpus | None = None, slot: int = -1):
+        self.lines = lines
         self.n = n
-        self._counts = counts
         self.corpus = corpus
         self.slot = slot
+        self._counts: dict | None = None
 
     @classmethod
     def of(cls, data: bytes) -> Vocab:
         words = data.translate(WORD_BYTES).split()
-        counts = dict(Counter(words))
-        text = b"\n".join(sorted({w.lower() for w in counts}))
-        return cls(text, marshal.dumps(counts, 4), len(words), counts)
+        counts = Counter(words)
+        vocab = cls(b"\n".join(map(b"%s %d".__mod__, counts.items())), len(words))
+        vocab._counts = counts
+        return vocab
+
+    def own_lines(self) -> bytes:
+        return self.corpus.region(self.slot) if self.corpus is not None else self.lines
+
+    @property
+    def text(self) -> bytes:
+        """The distinct words lower-cased, one a line (what ``present`` searches)."""
+        return b"\n".join(self.counts()).lower()
 
     def counts(self) -> dict[bytes, int]:
         if self._counts is None:
-            if self.corpus is not None:
-                self._counts = self.corpus.counts_of(self.slot)
-                return self._counts
-            counts = marshal.loads(self.blob)
-            if not isinstance(counts, dict):
-                raise ValueError("a vocabulary that is not a dict")
-            self._counts = counts
+            self._counts = _counts(self.own_lines())
         return self._counts
 
 
-def _starts(lines: list[bytes]) -> array:
-    """Where each of LINES begins in ``b"\\n".join(LINES) + b"\\n"``."""
-    out = array("I", [0]) * len(lines)
-    pos = 0
-    for k, ln in enumerate(lines):
-        out[k] = pos
-        pos += len(ln) + 1
+def _counts(lines: bytes) -> dict[bytes, int]:
+    out: dict[bytes, int] = {}
+    if lines:
+        for line in lines.split(b"\n"):
+            word, _sp, count = line.rpartition(b" ")
+            out[word] = int(count)
     return out
 
 
 class Corpus:
     """The vocabularies of many files as one inverted index (see the module's docstring).
 
-    ``words`` are the distinct words as written, sorted; ``post[k]`` the files holding
-    word k, an ``array('I')`` of (slot, occurrences) pairs; ``low`` and ``joined`` the
-    words lower-cased (and without their underscores), one a line, with ``low_at`` and
-    ``joined_at`` where each line starts: the texts a term is searched in."""
+    ``words``: every distinct word of the files as written, sorted; ``low`` the same words
+    lower-cased, one a line, word K's line starting at ``low_at[K]``: the text a term is
+    searched in. ``post[post_at[K]:post_at[K + 1]]`` are the files holding word K, as
+    (slot, occurrences) pairs. ``text`` keeps each file's ``Vocab.lines`` (file S's from
+    ``file_at[S]``), to build the corpus again when many files changed."""
 
-    def __init__(self, labels, stamps, digests, ns, words, post):
+    def __init__(self, labels, stamps, digests, ns, text, file_at, words, post, post_at):
         self.labels: list[str] = labels
         self.stamps: list[tuple] = stamps
         self.digests: list[int] = digests
         self.ns: list[int] = ns
+        self.text: bytes = text
+        self.file_at = _array(file_at)
         self.words: list[bytes] = words
-        self.post: list[bytes] = post
+        self.post = _array(post)
+        self.post_at = _array(post_at)
         lows = [w.lower() for w in words]
         self.low = b"\n".join(lows) + b"\n"
-        joins = [w.replace(b"_", b"") for w in lows]
-        self.joined = b"\n".join(joins) + b"\n"
-        self.low_at = _starts(lows)
-        self.joined_at = _starts(joins)
+        self.low_at = array(_ARRAY, accumulate(map(len, lows), lambda a, n: a + n + 1, initial=0))
         self.slots = {lab: k for k, lab in enumerate(labels)}
         self.scans: dict[tuple, object] = {}  # Terms.scan_corpus's answers, by the terms
 
     @classmethod
-    def build(cls, files: list[tuple[str, tuple, int, int, dict]]) -> Corpus:
-        """The corpus of FILES: (label, stamp, digest, words, counts) each."""
+    def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> Corpus:
+        """The corpus of FILES: (label, stamp, digest, words, ``Vocab``) each."""
         index: dict[bytes, list[int]] = {}
-        for slot, (_lab, _st, _dg, _n, counts) in enumerate(files):
-            for w, c in counts.items():
+        parts = []
+        file_at = array(_ARRAY, [0]) * (len(files) + 1)
+        pos = 0
+        for slot, f in enumerate(files):
+            vocab = f[4]
+            for w, c in vocab.counts().items():
                 got = index.get(w)
                 if got is None:
                     index[w] = [slot, c]
                 else:
-                    got.append(slot)
-                    got.append(c)
+                    got += (slot, c)
+            lines = vocab.own_lines()
+            file_at[slot] = pos
+            parts.append(lines)
+            pos += len(lines)
+        file_at[len(files)] = pos
         words = sorted(index)
-        post = [array("I", index[w]).tobytes() for w in words]
+        post = array(_ARRAY, chain.from_iterable(index[w] for w in words))
+        post_at = array(_ARRAY, accumulate((len(index[w]) for w in words), initial=0))
         return cls(
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
-            [f[3] for f in files], words, post,
+            [f[3] for f in files], b"".join(parts), file_at.tobytes(), words, post.tobytes(),
+            post_at.tobytes(),
         )  # fmt: skip
 
     def plain(self) -> tuple:
-        return (self.labels, self.stamps, self.digests, self.ns, self.words, self.post)
+        return (self.labels, self.stamps, self.digests, self.ns, self.text,
+                self.file_at.tobytes(), self.words, self.post.tobytes(),
+                self.post_at.tobytes())  # fmt: skip
 
     @classmethod
     def from_plain(cls, value) -> Corpus | None:
-        if type(value) is not tuple or len(value) != 6:
+        if type(value) is not tuple or len(value) != 9:
             return None
-        labels, stamps, digests, ns, words, post = value
-        lists = (labels, stamps, digests, ns, words, post)
-        if any(type(x) is not list for x in lists) or len({len(labels), len(stamps)}) != 1:
+        lists, blobs = (*value[:4], value[6]), (value[4], value[5], value[7], value[8])
+        if any(type(x) is not list for x in lists) or any(type(x) is not bytes for x in blobs):
             return None
-        if len(digests) != len(labels) or len(ns) != len(labels) or len(post) != len(words):
+        corpus = cls(*value)
+        n = len(corpus.labels)
+        if not (len(corpus.stamps) == len(corpus.digests) == len(corpus.ns) == n):
             return None
-        return cls(labels, stamps, digests, ns, words, post)
+        if len(corpus.file_at) != n + 1 or corpus.file_at[n] != len(corpus.text):
+            return None
+        if len(corpus.post_at) != len(corpus.words) + 1 or corpus.post_at[-1] != len(corpus.post):
+            return None
+        return corpus
+
+    def word_at(self, pos: int) -> int:
+        """The word whose line of ``low`` holds offset POS."""
+        return bisect_right(self.low_at, pos) - 1
 
     def postings(self, k: int) -> array:
-        out = array("I")
-        out.frombytes(self.post[k])
-        return out
+        """(slot, occurrences) pairs, flat, of the files holding word K."""
+        return self.post[self.post_at[k] : self.post_at[k + 1]]
+
+    def region(self, slot: int) -> bytes:
+        return self.text[self.file_at[slot] : self.file_at[slot + 1]]
 
     def counts_of(self, slot: int) -> dict[bytes, int]:
-        """The counts of the file in SLOT (a pass over the whole index: for tests and
-        rebuilding, never for a query)."""
-        out: dict[bytes, int] = {}
-        for k, w in enumerate(self.words):
-            p = self.postings(k)
-            for j in range(0, len(p), 2):
-                if p[j] == slot:
-                    out[w] = p[j + 1]
-        return out
-
-    def all_counts(self) -> list[dict[bytes, int]]:
-        """Every file's counts, slot by slot (to build the corpus again)."""
-        out: list[dict[bytes, int]] = [{} for _ in self.labels]
-        for k, w in enumerate(self.words):
-            p = self.postings(k)
-            for j in range(0, len(p), 2):
-                out[p[j]][w] = p[j + 1]
-        return out
+        return _counts(self.region(slot))
 
 
 def _digest(data: bytes) -> int:
@@ -185,7 +199,7 @@ class VocabCache:
 
         self._memo = Memo(store_root(store), root, "vocab", tuple, keep=1)
         self._corpus: Corpus | None | bool = False  # False: not loaded yet
-        self._delta: dict | None = None  # label -> (stamp, digest, text, blob, n)
+        self._delta: dict | None = None  # label -> (stamp, digest, lines, words)
         self._seen: dict[str, Vocab] = {}
         self._dirty = False
 
@@ -217,27 +231,27 @@ class VocabCache:
         assert delta is not None
         digest = None
         kept = delta.get(label)
-        if type(kept) is tuple and len(kept) == 5:
-            kstamp, kdigest, text, blob, n = kept
+        if type(kept) is tuple and len(kept) == 4:
+            kstamp, kdigest, lines, n = kept
             if kstamp != stamp:
                 digest = _digest(data)
-            if (kstamp == stamp or kdigest == digest) and type(blob) is bytes:
+            if (kstamp == stamp or kdigest == digest) and type(lines) is bytes:
                 if kstamp != stamp:
-                    delta[label] = (stamp, kdigest, text, blob, n)
+                    delta[label] = (stamp, kdigest, lines, n)
                     self._dirty = True
-                return Vocab(text, blob, n)
+                return Vocab(lines, n)
         slot = corpus.slots.get(label) if corpus is not None else None
         if corpus is not None and slot is not None and kept is None:
             if corpus.stamps[slot] == stamp:
-                return Vocab(None, None, corpus.ns[slot], corpus=corpus, slot=slot)
+                return Vocab(b"", corpus.ns[slot], corpus, slot)
             digest = _digest(data) if digest is None else digest
             if corpus.digests[slot] == digest:
                 corpus.stamps[slot] = stamp  # a fresh checkout: the same content
                 self._dirty = True
-                return Vocab(None, None, corpus.ns[slot], corpus=corpus, slot=slot)
+                return Vocab(b"", corpus.ns[slot], corpus, slot)
         vocab = Vocab.of(data)
-        delta[label] = (stamp, _digest(data) if digest is None else digest, vocab.text,
-                        vocab.blob, vocab.n)  # fmt: skip
+        digest = _digest(data) if digest is None else digest
+        delta[label] = (stamp, digest, vocab.lines, vocab.n)
         self._dirty = True
         return vocab
 
@@ -252,7 +266,7 @@ class VocabCache:
         assert delta is not None
         fresh = sum(1 for lab in self._seen if lab in delta)
         if corpus is None or fresh > max(REBUILD_MIN, REBUILD_SHARE * len(self._seen)):
-            corpus = self._rebuild(corpus, delta)
+            corpus = self._rebuild(delta)
             self._corpus = corpus
             self._delta = delta = {}
         while len(delta) > MAX_FILES:
@@ -260,19 +274,20 @@ class VocabCache:
         self._memo.put_plain("index", (_FORMAT, corpus.plain(), delta))
         self._dirty = False
 
-    def _rebuild(self, old: Corpus | None, delta: dict) -> Corpus:
-        """The corpus of the files of this pack: the old corpus's counts where it holds
-        the file, the delta's or this pack's where it does not."""
-        old_counts = None
+    def _rebuild(self, delta: dict) -> Corpus:
+        """The corpus of the files of this pack, from the old corpus where it holds the
+        file and from the delta where it does not."""
         files = []
         for label in sorted(self._seen)[:MAX_FILES]:
             v = self._seen[label]
-            if v.corpus is not None and v.corpus is old:
-                if old_counts is None:
-                    old_counts = old.all_counts()
-                s = v.slot
-                files.append((label, old.stamps[s], old.digests[s], old.ns[s], old_counts[s]))
+            if v.corpus is not None:
+                c, s = v.corpus, v.slot
+                files.append((label, c.stamps[s], c.digests[s], c.ns[s], v))
             else:
-                stamp, digest = delta[label][:2]
-                files.append((label, stamp, digest, v.n, v.counts()))
-        return Corpus.build(files)
+                stamp, digest, _lines, n = delta[label]
+                files.append((label, stamp, digest, n, v))
+        corpus = Corpus.build(files)
+        for slot, f in enumerate(files):  # this pack's vocabularies are the corpus's now
+            v = f[4]
+            v.corpus, v.slot, v.lines, v._counts = corpus, slot, b"", None
+        return corpus

@@ -35,7 +35,7 @@ def test_a_vocabulary_counts_and_finds_what_the_bytes_do():
         v = Vocab.of(data)
         assert fresh.count(data) == kept.count_vocab(v), data[:40]
         assert fresh.present(data.lower()) == kept.present_vocab(v), data[:40]
-        again = Vocab(v.text, v.blob, v.n)  # as read back from the store
+        again = Vocab(v.lines, v.n)  # as read back from the store
         assert Terms(TERMS).count_vocab(again) == fresh.count(data)
 
 
@@ -89,7 +89,7 @@ def _corpus_of(texts: list[bytes]) -> vocabmod.Corpus:
     files = []
     for k, data in enumerate(texts):
         v = Vocab.of(data)
-        files.append((f"f{k}", (k,), k, v.n, v.counts()))
+        files.append((f"f{k}", (k,), k, v.n, v))
     return vocabmod.Corpus.build(files)
 
 
