@@ -39,6 +39,7 @@ class Terms:
         self._yes: set[bytes] = set()  # words that stand for some term
         self._no: set[bytes] = set()  # words that stand for none
         self._rx = None  # the needles as one regex (compiled on first use)
+        self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -153,10 +154,24 @@ class Terms:
         underscores (``bulk_create`` for ``bulkcreate``): the corpus's distinct words are
         searched once for each term no other term's text is part of, and only the words
         found, with the files that hold them, are looked at."""
+        if self._scanned is not None and self._scanned[0] is corpus:
+            return self._scanned[1]
         key = tuple(self.terms)
         got = corpus.scans.get(key)
-        if got is not None:
-            return got
+        if got is None:
+            got = corpus.scans[key] = self._scan(corpus)
+        # What the corpus says of its words holds for every file's: a chunk of one of its
+        # files is counted without sorting its words again (``count``).
+        yes = got[2]
+        for w in yes:
+            self.ids_of(w)  # (memoised: count() reads the memo of every word in _yes)
+        self._yes |= yes
+        if len(self._no) < len(corpus.words):
+            self._no |= set(corpus.words) - yes
+        self._scanned = (corpus, got[:2])
+        return got[:2]
+
+    def _scan(self, corpus) -> tuple[dict[int, list[int]], dict[int, dict[int, int]], set]:
         import re
 
         found: set[int] = set()  # the words a term's text occurs in
@@ -196,9 +211,8 @@ class Terms:
                     got_tf = tf[slot] = {}
                 for i in ids:
                     got_tf[i] = got_tf.get(i, 0) + c
-        answer = ({slot: sorted(h) for slot, h in present.items() if h}, tf)
-        corpus.scans[key] = answer
-        return answer
+        yes = {words[k] for k in found if ids_of(words[k])}
+        return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes
 
     def _hits(self, distinct) -> set[bytes]:
         """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""

@@ -32,19 +32,20 @@ import os
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate, chain
+from itertools import accumulate
 
 # Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
 WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more
-_FORMAT = 5  # the record's shape; another is a miss
-_ARRAY = "Q"
+_FORMAT = 6  # the record's shape; another is a miss
+_ARRAY = "Q"  # offsets
+_POST = "I"  # postings: file slots (at most MAX_FILES) and counts (a file's words)
 
 
-def _array(blob: bytes = b"") -> array:
-    out = array(_ARRAY)
+def _array(blob: bytes = b"", code: str = _ARRAY) -> array:
+    out = array(code)
     out.frombytes(blob)
     return out
 
@@ -110,7 +111,7 @@ class Corpus:
         self.text: bytes = text
         self.file_at = _array(file_at)
         self.words: list[bytes] = words
-        self.post = _array(post)
+        self.post = _array(post, _POST)
         self.post_at = _array(post_at)
         lows = [w.lower() for w in words]
         self.low = b"\n".join(lows) + b"\n"
@@ -121,7 +122,7 @@ class Corpus:
     @classmethod
     def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> Corpus:
         """The corpus of FILES: (label, stamp, digest, words, ``Vocab``) each."""
-        index: dict[bytes, list[int]] = {}
+        index: dict[bytes, array] = {}  # (arrays: a list of ints weighs 4x as much)
         parts = []
         file_at = array(_ARRAY, [0]) * (len(files) + 1)
         pos = 0
@@ -130,17 +131,24 @@ class Corpus:
             for w, c in vocab.counts().items():
                 got = index.get(w)
                 if got is None:
-                    index[w] = [slot, c]
+                    index[w] = array(_POST, (slot, c))
                 else:
-                    got += (slot, c)
+                    got.append(slot)
+                    got.append(c)
+            vocab._counts = None  # (its counts are the index's now: memory, not kept twice)
             lines = vocab.own_lines()
             file_at[slot] = pos
             parts.append(lines)
             pos += len(lines)
         file_at[len(files)] = pos
         words = sorted(index)
-        post = array(_ARRAY, chain.from_iterable(index[w] for w in words))
-        post_at = array(_ARRAY, accumulate((len(index[w]) for w in words), initial=0))
+        post = array(_POST)
+        lens = []
+        for w in words:
+            got = index.pop(w)
+            lens.append(len(got))
+            post.extend(got)
+        post_at = array(_ARRAY, accumulate(lens, initial=0))
         return cls(
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
             [f[3] for f in files], b"".join(parts), file_at.tobytes(), words, post.tobytes(),
