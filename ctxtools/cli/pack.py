@@ -156,6 +156,18 @@ class _PackCommand(click.Command):
     "device or a socket is refused.",
 )
 @click.option(
+    "--split",
+    "split",
+    type=whole(defaults.SPLIT_MIN, defaults.MAX_TOKENS),
+    default=None,
+    metavar="TOKENS",
+    help="Write the pack as numbered parts of at most TOKENS tokens each (by the pack's "
+    "ruler), cut at file and definition boundaries, each starting '[ctx-pack: part I of "
+    "N]': with -o FILE, to FILE.1.md, FILE.2.md ... (FILE less a .md suffix); on stdout, "
+    "separated by a '----- 8< ----- ctx-pack: cut here ----- 8< -----' line; in --format "
+    "json, a \"parts\" array. Not with --format xml.",
+)
+@click.option(
     "--explain",
     is_flag=True,
     help="Show the budget, tokens per section and file, and what was dropped, on stderr.",
@@ -383,6 +395,11 @@ def cli(**opts) -> int:
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
+    if opts["split"] is not None and fmt == "xml":
+        raise UsageError(
+            "--split does not go with --format xml (an XML pack is one document)",
+            hint="split the Markdown or --format json pack",
+        )
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
     _check_output(opts, task_from_stdin=task_from_stdin)
@@ -421,8 +438,24 @@ def cli(**opts) -> int:
     warn(*pack_messages(pack))
     if opts["explain"]:
         click.echo(pack.explain(), err=True, nl=False)
+    _emit(pack, fmt, opts, choice.ruler)
+    return 0
+
+
+def _emit(pack, fmt: str, opts, ruler) -> None:
+    """Print or write the pack (whole, or as --split's parts)."""
+    parts = None
+    if opts["split"] is not None:
+        from ctxtools.pack import split
+
+        parts = split.split_pack(pack.text, ruler, opts["split"])
     if fmt == "json":
-        data = json_dumps(pack.as_dict())
+        doc = pack.as_dict()
+        if parts is not None:
+            doc["parts"] = [p.as_dict() for p in parts]
+        data = json_dumps(doc)
+    elif parts is not None:
+        data = split.joined(parts).encode("utf-8", "surrogateescape")
     else:
         data = pack.text.encode("utf-8", "surrogateescape")
     output = opts["output"]
@@ -430,12 +463,17 @@ def cli(**opts) -> int:
         from ctxtools.errors import InputError
         from ctxtools.fsutil import write_output
 
+        if parts is not None and fmt != "json":
+            split.write_parts(output, parts)
+            stale = split.stale_part(output, len(parts))
+            if stale:
+                warn(f"note: {stale} is a part of an earlier, longer split (left as it was)")
+            return
         problem = write_output(output, data)
         if problem:
             raise InputError(f"-o {output}: cannot write ({problem})")
     else:
         write_bytes(data)
-    return 0
 
 
 def _check_output(opts, task_from_stdin: bool) -> None:
