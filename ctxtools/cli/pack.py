@@ -148,12 +148,8 @@ class _PackCommand(click.Command):
     "--output",
     type=click.Path(dir_okay=False, allow_dash=True),
     default=None,
-    help="Write the pack to FILE instead of stdout: a new or regular file is replaced "
-    "atomically, keeping its mode (set-id bits too); a FILE the pack reads (a named file, "
-    "an @-mention, instructions, --memory, --files-from, stdin) is refused; a FIFO, a "
-    "device such as /dev/null, a file with several hard links or a symlink's non-regular "
-    "target is written through (a regular target is replaced, the link kept); a block "
-    "device or a socket is refused.",
+    help="Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
+    "reads is refused (the manual has the rules for FIFOs, devices and links).",
 )
 @click.option(
     "--split",
@@ -161,11 +157,8 @@ class _PackCommand(click.Command):
     type=whole(defaults.SPLIT_MIN, defaults.MAX_TOKENS),
     default=None,
     metavar="TOKENS",
-    help="Write the pack as numbered parts of at most TOKENS tokens each (by the pack's "
-    "ruler), cut at file and definition boundaries, each starting '[ctx-pack: part I of "
-    "N]': with -o FILE, to FILE.1.md, FILE.2.md ... (FILE less a .md suffix); on stdout, "
-    "separated by a '----- 8< ----- ctx-pack: cut here ----- 8< -----' line; in --format "
-    "json, a \"parts\" array. Not with --format xml.",
+    help="Write the pack as parts of at most TOKENS tokens, cut at file and definition "
+    "boundaries; with -o FILE: FILE.1.md, FILE.2.md ... (FILE less .md).",
 )
 @click.option(
     "--explain",
@@ -363,6 +356,25 @@ def cli(**opts) -> int:
     --allow-secrets turns both off. Binary files are skipped, said on stderr. A file name
     holding a control character (a newline, a tab...), a double quote or a backslash is
     shown in double quotes with C escapes, as ctx-excerpt shows it.
+
+    -o FILE: a new or regular file is replaced atomically, keeping its mode (set-id bits
+    too); a FILE the pack reads (a named file, an @-mention, instructions, --memory,
+    --files-from, stdin) is refused; a FIFO, a device such as /dev/null, a file with
+    several hard links or a symlink's non-regular target is written through (a regular
+    target is replaced, the link kept); a block device or a socket is refused.
+
+    --split TOKENS cuts the finished pack into parts for a chat window with a paste limit:
+    each part starts with the line '[ctx-pack: part I of N]' and, counted again whole with
+    the pack's ruler, holds at most TOKENS tokens. Parts end between sections and between
+    files where they can; a file too large for a part is cut at its definitions (a gap
+    between the chunks shown, a definition after a blank line), never inside a line, its
+    block closed and opened again in the next part under its header marked (continued).
+    With -o FILE the parts go to FILE.1.md, FILE.2.md ... (a .md suffix of FILE dropped
+    first: -o pack.md writes pack.1.md ...), each written as -o writes; on stdout they are
+    separated by the line '----- 8< ----- ctx-pack: cut here ----- 8< -----'; with
+    --format json the document gets "parts": [{"part", "of", "tokens", "text"}]. A TOKENS
+    below 64, or below what the pack's longest line needs in a part (the error names the
+    size that works), and --split with --format xml are usage errors (exit 2).
 
     --explain prints on stderr each budget term, tokens per section and per file as bars
     scaled to the budget, the memory threshold and each memory section's score, in or out
