@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_flag
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     exclude_option,
@@ -150,6 +151,10 @@ class _PackCommand(click.Command):
     default=None,
     help="Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
     "reads is refused (the manual has the rules for FIFOs, devices and links).",
+)
+@copy_flag(
+    "Also copy the pack to the clipboard (wl-copy, xclip, xsel, pbcopy or clip.exe, found "
+    "on PATH); it still goes to stdout, or to -o FILE. Not with --split."
 )
 @click.option(
     "--split",
@@ -412,6 +417,11 @@ def cli(**opts) -> int:
             "--split does not go with --format xml (an XML pack is one document)",
             hint="split the Markdown or --format json pack",
         )
+    if opts["split"] is not None and opts["copy"]:
+        raise UsageError(
+            "--copy takes one document, --split makes several",
+            hint="copy each part from its -o file",
+        )
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
     _check_output(opts, task_from_stdin=task_from_stdin)
@@ -486,6 +496,10 @@ def _emit(pack, fmt: str, opts, ruler) -> None:
             raise InputError(f"-o {output}: cannot write ({problem})")
     else:
         write_bytes(data)
+    if opts["copy"]:
+        from ctxtools.cli.clip import copy
+
+        copy(data)
 
 
 def _check_output(opts, task_from_stdin: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_option
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
@@ -80,6 +81,7 @@ from ctxtools.cli.common import (
 @model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
 @output_option
+@copy_option
 @standard_options
 def cli(
     directory,
