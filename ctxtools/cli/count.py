@@ -455,6 +455,9 @@ def _tree(ruler, profile, opts) -> int:
     if len(opts["files"]) > 1:
         raise UsageError("--tree takes one directory", hint="ctx-count --tree DIR")
     root = opts["files"][0] if opts["files"] else "."
+    from ctxtools.cli.remote import local_tree
+
+    root, shown = local_tree(root)
     if not os.path.isdir(root):
         raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
     from ctxtools.cli.progress import Progress
@@ -474,6 +477,10 @@ def _tree(ruler, profile, opts) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if shown != root:  # a repository's URL: named as given, not by its cache directory
+        import dataclasses
+
+        tree = dataclasses.replace(tree, root=shown)
     use = report.usage(tree.top.counts["tokens"], profile, opts["limit"], ruler)
     shape = {"depth": opts["depth"], "top": opts["top"]}
     warn(*tree.not_exact, prefix="note: not exact: ")

@@ -424,6 +424,7 @@ def cli(**opts) -> int:
         )
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    _remote(opts)
     _check_output(opts, task_from_stdin=task_from_stdin)
     paths: list[str] = []
     listed: list[str] = []
@@ -500,6 +501,24 @@ def _emit(pack, fmt: str, opts, ruler) -> None:
         from ctxtools.cli.clip import copy
 
         copy(data)
+
+
+def _remote(opts) -> None:
+    """A repository's URL as the one FILE: fetched (ctxtools.remote), then packed as the
+    root it is."""
+    from ctxtools.cli.remote import is_remote, local_tree
+
+    if not any(is_remote(f) for f in opts["files"]):
+        return
+    if len(opts["files"]) > 1 or opts["files_from"] is not None:
+        raise UsageError("a repository URL is packed alone", hint="give it as the one FILE")
+    for key, flag in (("changed", "--changed"),):
+        if opts[key]:
+            raise UsageError(f"{flag} does not go with a repository URL")
+    if opts["root"] != ".":
+        raise UsageError("--root does not go with a repository URL (the clone is the root)")
+    path = local_tree(opts["files"][0], opts["store"])[0]
+    opts["files"], opts["root"] = (path,), path
 
 
 def _check_output(opts, task_from_stdin: bool) -> None:

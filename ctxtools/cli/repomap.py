@@ -175,10 +175,12 @@ def cli(
     constant) are replaced by '[secret redacted: KIND]' and counted on stderr;
     --allow-secrets prints them as they are.
     """
+    from ctxtools.cli.remote import local_tree
     from ctxtools.config import store_root
     from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.core import build_map, ruler_spec
 
+    directory = local_tree(directory, store)[0]
     encoding = model_encoding(model, encoding)
     names = _listed(directory, files_from, null) if files_from else None
 
