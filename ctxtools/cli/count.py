@@ -237,6 +237,13 @@ def cli(ctx: click.Context, **opts) -> int:
     or a .ctxignore file at DIR (gitignore syntax) names are left out, as from ctx-repomap
     and ctx-pack, and counted in "skipped" as "excluded".
 
+    With --tree, a repository's URL instead of a directory -- https://host/owner/repo, git@host:owner/repo,
+    ssh://, git:// or file://, with @REF for a branch, a tag or a commit -- is fetched one
+    commit deep with your git (its credential helpers and ssh agent; it never prompts) into
+    the store's remote/ cache, keyed by URL and ref, and counted; the tree's root is named by the URL. The next run fetches
+    into the same copy (a commit id once only), and uses the copy, with a note, when the
+    fetch fails. git missing or a failed fetch is exit 1.
+
     --json prints {"counter", "kind", "exact", "counted" ("text" or "messages"), "files":
     [{"path", "tokens", "chars", "lines", "bytes"}], "total": {"tokens", "chars", "lines",
     "bytes"}} and, with a model or limit, "usage": {"model", "context_limit", "percent",

@@ -266,6 +266,7 @@ def cli(**opts) -> int:
       git ls-files -z '*.go' | ctx-pack -q "retry backoff" --files-from - -0 -t 8000
       ctx-pack -q "where is caching done?" --role explorer --explain . > /dev/null
       ctx-pack -q "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
+      ctx-pack -q "how are retries done?" https://github.com/psf/requests@v2.32.3
 
     The manual, man ctx-pack, has the details.
 
@@ -311,6 +312,14 @@ def cli(**opts) -> int:
     On a terminal, a progress line on stderr names each step from the start (listing,
     scanning, ranking, reading, fitting) once the work has taken half a second or counts
     200 files.
+
+    A repository's URL instead of a directory -- https://host/owner/repo, git@host:owner/repo,
+    ssh://, git:// or file://, with @REF for a branch, a tag or a commit -- is fetched one
+    commit deep with your git (its credential helpers and ssh agent; it never prompts) into
+    the store's remote/ cache, keyed by URL and ref, and packed as the root (alone: no other FILE, --root or
+    --changed). The next run fetches
+    into the same copy (a commit id once only), and uses the copy, with a note, when the
+    fetch fails. git missing or a failed fetch is exit 1.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
