@@ -313,11 +313,11 @@ def cli(**opts) -> int:
     scanning, ranking, reading, fitting) once the work has taken half a second or counts
     200 files.
 
-    A repository's URL instead of a directory -- https://host/owner/repo, git@host:owner/repo,
-    ssh://, git:// or file://, with @REF for a branch, a tag or a commit -- is fetched one
-    commit deep with your git (its credential helpers and ssh agent; it never prompts) into
-    the store's remote/ cache, keyed by URL and ref, and packed as the root (alone: no other FILE, --root or
-    --changed). The next run fetches
+    A repository's URL instead of a directory -- https://host/owner/repo,
+    git@host:owner/repo, ssh://, git:// or file://, with @REF for a branch, a tag or a
+    commit -- is fetched one commit deep with your git (its credential helpers and ssh
+    agent; it never prompts) into the store's remote/ cache, keyed by URL and ref, and
+    packed as the root (alone: no other FILE, --root or --changed). The next run fetches
     into the same copy (a commit id once only), and uses the copy, with a note, when the
     fetch fails. git missing or a failed fetch is exit 1.
 

@@ -126,12 +126,12 @@ def cli(
 
     \f
 
-    A repository's URL instead of a directory -- https://host/owner/repo, git@host:owner/repo,
-    ssh://, git:// or file://, with @REF for a branch, a tag or a commit -- is fetched one
-    commit deep with your git (its credential helpers and ssh agent; it never prompts) into
-    the store's remote/ cache, keyed by URL and ref, and mapped. The next run fetches
-    into the same copy (a commit id once only), and uses the copy, with a note, when the
-    fetch fails. git missing or a failed fetch is exit 1.
+    A repository's URL instead of a directory -- https://host/owner/repo,
+    git@host:owner/repo, ssh://, git:// or file://, with @REF for a branch, a tag or a
+    commit -- is fetched one commit deep with your git (its credential helpers and ssh
+    agent; it never prompts) into the store's remote/ cache, keyed by URL and ref, and
+    mapped. The next run fetches into the same copy (a commit id once only), and uses the
+    copy, with a note, when the fetch fails. git missing or a failed fetch is exit 1.
 
     Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
