@@ -88,7 +88,7 @@ def local_ruler(name: str):
         from ctxtools.tokens.loading import load_hf_tokenizer
 
         ruler: Ruler = HFRuler(load_hf_tokenizer(str(path)), str(path))
-        ruler.name, ruler.kind = name, "local"
+        ruler.name = name
     else:
         ruler = _tiktoken_ruler(name, path, LOCAL[name].pattern)  # type: ignore[arg-type]
     _RULERS[name] = ruler
@@ -117,7 +117,7 @@ def _nfc(text: str) -> str:
 class NFCRuler(Ruler):
     """A tiktoken ruler that counts a text after NFC, as Qwen's tokenizer does."""
 
-    kind = "local"
+    kind = "tiktoken"
     exact = True
     splittable = False  # its pattern is not cl100k's: the stream cutter's rules do not hold
     parallel = True

@@ -98,6 +98,22 @@ def test_ctx_count_says_the_model_is_counted_exactly(script_runner, tmp_path):
     r = script_runner.run(["ctx-count", "--model", "qwen3-coder:30b", "--json", str(f)])
     assert r.returncode == 0 and r.stderr == ""  # no "approximate" note
     doc = json.loads(r.stdout)
-    assert (doc["counter"], doc["kind"], doc["exact"]) == ("qwen2", "local", True)
+    assert (doc["counter"], doc["kind"], doc["exact"]) == ("qwen2", "tiktoken", True)
     assert doc["usage"]["approximate"] is False
     assert doc["total"]["tokens"] == local.local_ruler("qwen2").count(code)
+
+
+@pytest.mark.parametrize(
+    ("model", "name"), [("qwen3-coder", "qwen2"), ("deepseek-v4", "deepseek-v4")]
+)
+def test_head_and_ids_work_with_the_models_own_tokenizer(script_runner, tmp_path, model, name):
+    text = "Café naïve — 毕老师！\n" + (ROOT / "tests/data/excerpt/lexer.rs").read_text()
+    f = tmp_path / "in.txt"
+    f.write_bytes(text.encode())
+    ruler = local.local_ruler(name)
+    r = script_runner.run(["ctx-count", "--model", model, "--head", "25", str(f)])
+    assert r.returncode == 0, r.stderr
+    assert text.startswith(r.stdout) and 20 <= ruler.count(r.stdout) <= 25
+    r = script_runner.run(["ctx-count", "--model", model, "--ids", str(f)])
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.split()) == ruler.count(text)
