@@ -106,7 +106,10 @@ def checkout(remote: Remote, store_root: str | os.PathLike, *, timeout: float = 
     dest = base / remote.key()
     with _locked(base / f"{remote.key()}.lock"):
         if (dest / ".git").is_dir():
-            return _refresh(remote, dest, timeout)
+            try:
+                return _refresh(remote, dest, timeout)
+            except RemoteError:  # the copy itself is broken (no HEAD): fetch it anew
+                shutil.rmtree(dest, ignore_errors=True)
         tmp = base / f"{remote.key()}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)  # a clone an earlier run left half made
         try:

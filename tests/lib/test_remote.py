@@ -117,6 +117,16 @@ def test_fetch_reuse_and_refresh_over_file_urls(tmp_path, upstream):
     assert "could not refresh" in note and second.commit[:12] in note
 
 
+def test_a_broken_copy_is_fetched_anew(tmp_path, upstream):
+    work, bare = upstream
+    remote = parse_remote(f"file://{bare}")
+    first = checkout(remote, tmp_path / "store")
+    (Path(first.path) / ".git" / "HEAD").unlink()
+    again = checkout(remote, tmp_path / "store")
+    assert again.path == first.path and not again.notes
+    assert again.commit == git(work, "rev-parse", "HEAD").strip()
+
+
 def test_a_tag_and_a_commit_id_are_checked_out(tmp_path, upstream):
     work, bare = upstream
     store = tmp_path / "store"
