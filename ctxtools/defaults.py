@@ -74,3 +74,4 @@ TREE_TOP = 10  # ctx-count --tree: entries shown per directory
 JSON_SNIFF_BYTES = 64 << 10
 JSON_DOCUMENT_MAX = 48 << 20
 ACCEPT_MAX_BYTES = 64 << 20
+SPLIT_MIN = 64  # ctx-pack --split: a smaller part holds little but its header and fence

@@ -103,6 +103,8 @@ def _check_entry(where: str, entry: object) -> dict:
             raise InputError(f"{where}: {key} must be a whole number from 1 to {MAX_TOKENS:,}")
     if "encoding" in out and not isinstance(out["encoding"], str):
         raise InputError(f"{where}: encoding must be a string")
+    if "local_tokenizer" in out and not isinstance(out["local_tokenizer"], str):
+        raise InputError(f"{where}: local_tokenizer must be a string")
     return out
 
 
@@ -173,12 +175,20 @@ def _profile(name: str, entry: dict, base: dict, matched_by: str, matched: str) 
     full = dict(base)
     full.update(entry)
     turns = full.get("max_turns")
+    encoding = str(full.get("encoding", "cl100k_base"))
+    approximate = bool(full.get("approximate", False))
+    local = full.get("local_tokenizer")
+    if local:  # the model's own tokenizer, when the package that ships it is installed
+        from ctxtools.tokens.local import available
+
+        if available(local):
+            encoding, approximate = local, False
     return Profile(
         name=name,
         context_limit=int(full["context_limit"]),
         max_output=int(full.get("max_output", 4096)),
-        encoding=str(full.get("encoding", "cl100k_base")),
-        approximate=bool(full.get("approximate", False)),
+        encoding=encoding,
+        approximate=approximate,
         matched_by=matched_by,
         matched=matched,
         max_turns=int(turns) if turns is not None else None,

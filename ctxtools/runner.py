@@ -417,3 +417,39 @@ def run_text(argv: Sequence[str], text: str, *, timeout: float, cap: int) -> Run
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def hand_off(
+    argv: Sequence[str], data: bytes, *, timeout: float, tail: int = STDERR_TAIL
+) -> Completed:
+    """Give DATA to ARGV on stdin and wait for it to exit, leaving what it forks to run on
+    (a clipboard tool -- xclip, xsel, wl-copy -- forks a process that holds the selection
+    until another program takes it). Its stdout is discarded and its stderr kept in a
+    file, not a pipe, so a forked process holding them open does not keep this waiting;
+    the last TAIL bytes of stderr come back. After TIMEOUT seconds, or on a signal, the
+    whole group is killed. Raises CommandNotFoundError or CommandNotExecutableError."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as err:
+        proc = start(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            new_session=True,
+        )
+        try:
+            proc.communicate(data, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill(proc)
+            return Completed(None, b"", _tail_of(err, tail), timed_out=True)
+        except BaseException:
+            kill(proc)
+            raise
+        return Completed(proc.returncode, b"", _tail_of(err, tail))
+
+
+def _tail_of(f, n: int) -> bytes:
+    f.seek(0, os.SEEK_END)
+    f.seek(max(f.tell() - n, 0))
+    return f.read()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_option
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
@@ -115,6 +116,7 @@ def _share(name: str, default: float, help: str):
     also=("--json-report",),
 )
 @output_option
+@copy_option
 @explain_option(
     "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
     '--json: also its "explain").'

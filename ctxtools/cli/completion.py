@@ -101,10 +101,12 @@ def complete_role(ctx, param, incomplete: str) -> list[CompletionItem]:
 
 
 def complete_encoding(ctx, param, incomplete: str) -> list[CompletionItem]:
-    """The tiktoken encodings that work offline."""
+    """The tiktoken encodings that work offline, and the open models' counters installed."""
     from ctxtools.tokens.loading import OFFLINE_ENCODINGS
+    from ctxtools.tokens.local import LOCAL, available
 
-    return _matching(sorted(OFFLINE_ENCODINGS), incomplete)
+    names = [*OFFLINE_ENCODINGS, *(n for n in LOCAL if available(n))]
+    return _matching(sorted(names), incomplete)
 
 
 def complete_handle(ctx, param, incomplete: str) -> list[CompletionItem]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_option
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     STDIN,
@@ -98,6 +99,7 @@ from ctxtools.errors import UsageError
 @store_options
 @json_option
 @output_option
+@copy_option
 @standard_options
 def cli(**opts) -> int:
     """Cut files down to the windows around what a task is about, with real line numbers.

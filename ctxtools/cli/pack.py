@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_flag
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     exclude_option,
@@ -148,12 +149,21 @@ class _PackCommand(click.Command):
     "--output",
     type=click.Path(dir_okay=False, allow_dash=True),
     default=None,
-    help="Write the pack to FILE instead of stdout: a new or regular file is replaced "
-    "atomically, keeping its mode (set-id bits too); a FILE the pack reads (a named file, "
-    "an @-mention, instructions, --memory, --files-from, stdin) is refused; a FIFO, a "
-    "device such as /dev/null, a file with several hard links or a symlink's non-regular "
-    "target is written through (a regular target is replaced, the link kept); a block "
-    "device or a socket is refused.",
+    help="Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
+    "reads is refused (the manual has the rules for FIFOs, devices and links).",
+)
+@copy_flag(
+    "Also copy the pack to the clipboard (wl-copy, xclip, xsel, pbcopy or clip.exe, found "
+    "on PATH); it still goes to stdout, or to -o FILE. Not with --split."
+)
+@click.option(
+    "--split",
+    "split",
+    type=whole(defaults.SPLIT_MIN, defaults.MAX_TOKENS),
+    default=None,
+    metavar="TOKENS",
+    help="Write the pack as parts of at most TOKENS tokens, cut at file and definition "
+    "boundaries; with -o FILE: FILE.1.md, FILE.2.md ... (FILE less .md).",
 )
 @click.option(
     "--explain",
@@ -256,6 +266,7 @@ def cli(**opts) -> int:
       git ls-files -z '*.go' | ctx-pack -q "retry backoff" --files-from - -0 -t 8000
       ctx-pack -q "where is caching done?" --role explorer --explain . > /dev/null
       ctx-pack -q "rotate the signing keys" --memory MEMORY.md --memory notes/ src/
+      ctx-pack -q "how are retries done?" https://github.com/psf/requests@v2.32.3
 
     The manual, man ctx-pack, has the details.
 
@@ -301,6 +312,14 @@ def cli(**opts) -> int:
     On a terminal, a progress line on stderr names each step from the start (listing,
     scanning, ranking, reading, fitting) once the work has taken half a second or counts
     200 files.
+
+    A repository's URL instead of a directory -- https://host/owner/repo,
+    git@host:owner/repo, ssh://, git:// or file://, with @REF for a branch, a tag or a
+    commit -- is fetched one commit deep with your git (its credential helpers and ssh
+    agent; it never prompts) into the store's remote/ cache, keyed by URL and ref, and
+    packed as the root (alone: no other FILE, --root or --changed). The next run fetches
+    into the same copy (a commit id once only), and uses the copy, with a note, when the
+    fetch fails. git missing or a failed fetch is exit 1.
 
     FILE arguments are files, directories (their files as the repo map lists them:
     git-aware, .gitignore honoured, no vendored, minified or binary files), globs, and
@@ -352,6 +371,25 @@ def cli(**opts) -> int:
     holding a control character (a newline, a tab...), a double quote or a backslash is
     shown in double quotes with C escapes, as ctx-excerpt shows it.
 
+    -o FILE: a new or regular file is replaced atomically, keeping its mode (set-id bits
+    too); a FILE the pack reads (a named file, an @-mention, instructions, --memory,
+    --files-from, stdin) is refused; a FIFO, a device such as /dev/null, a file with
+    several hard links or a symlink's non-regular target is written through (a regular
+    target is replaced, the link kept); a block device or a socket is refused.
+
+    --split TOKENS cuts the finished pack into parts for a chat window with a paste limit:
+    each part starts with the line '[ctx-pack: part I of N]' and, counted again whole with
+    the pack's ruler, holds at most TOKENS tokens. Parts end between sections and between
+    files where they can; a file too large for a part is cut at its definitions (a gap
+    between the chunks shown, a definition after a blank line), never inside a line, its
+    block closed and opened again in the next part under its header marked (continued).
+    With -o FILE the parts go to FILE.1.md, FILE.2.md ... (a .md suffix of FILE dropped
+    first: -o pack.md writes pack.1.md ...), each written as -o writes; on stdout they are
+    separated by the line '----- 8< ----- ctx-pack: cut here ----- 8< -----'; with
+    --format json the document gets "parts": [{"part", "of", "tokens", "text"}]. A TOKENS
+    below 64, or below what the pack's longest line needs in a part (the error names the
+    size that works), and --split with --format xml are usage errors (exit 2).
+
     --explain prints on stderr each budget term, tokens per section and per file as bars
     scaled to the budget, the memory threshold and each memory section's score, in or out
     and why, the @-mentions' resolutions, and what was dropped and why.
@@ -383,8 +421,19 @@ def cli(**opts) -> int:
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
+    if opts["split"] is not None and fmt == "xml":
+        raise UsageError(
+            "--split does not go with --format xml (an XML pack is one document)",
+            hint="split the Markdown or --format json pack",
+        )
+    if opts["split"] is not None and opts["copy"]:
+        raise UsageError(
+            "--copy takes one document, --split makes several",
+            hint="copy each part from its -o file",
+        )
     if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
         warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    _remote(opts)
     _check_output(opts, task_from_stdin=task_from_stdin)
     paths: list[str] = []
     listed: list[str] = []
@@ -421,8 +470,24 @@ def cli(**opts) -> int:
     warn(*pack_messages(pack))
     if opts["explain"]:
         click.echo(pack.explain(), err=True, nl=False)
+    _emit(pack, fmt, opts, choice.ruler)
+    return 0
+
+
+def _emit(pack, fmt: str, opts, ruler) -> None:
+    """Print or write the pack (whole, or as --split's parts)."""
+    parts = None
+    if opts["split"] is not None:
+        from ctxtools.pack import split
+
+        parts = split.split_pack(pack.text, ruler, opts["split"])
     if fmt == "json":
-        data = json_dumps(pack.as_dict())
+        doc = pack.as_dict()
+        if parts is not None:
+            doc["parts"] = [p.as_dict() for p in parts]
+        data = json_dumps(doc)
+    elif parts is not None:
+        data = split.joined(parts).encode("utf-8", "surrogateescape")
     else:
         data = pack.text.encode("utf-8", "surrogateescape")
     output = opts["output"]
@@ -430,12 +495,39 @@ def cli(**opts) -> int:
         from ctxtools.errors import InputError
         from ctxtools.fsutil import write_output
 
+        if parts is not None and fmt != "json":
+            split.write_parts(output, parts)
+            stale = split.stale_part(output, len(parts))
+            if stale:
+                warn(f"note: {stale} is a part of an earlier, longer split (left as it was)")
+            return
         problem = write_output(output, data)
         if problem:
             raise InputError(f"-o {output}: cannot write ({problem})")
     else:
         write_bytes(data)
-    return 0
+    if opts["copy"]:
+        from ctxtools.cli.clip import copy
+
+        copy(data)
+
+
+def _remote(opts) -> None:
+    """A repository's URL as the one FILE: fetched (ctxtools.remote), then packed as the
+    root it is."""
+    from ctxtools.cli.remote import is_remote, local_tree
+
+    if not any(is_remote(f) for f in opts["files"]):
+        return
+    if len(opts["files"]) > 1 or opts["files_from"] is not None:
+        raise UsageError("a repository URL is packed alone", hint="give it as the one FILE")
+    for key, flag in (("changed", "--changed"),):
+        if opts[key]:
+            raise UsageError(f"{flag} does not go with a repository URL")
+    if opts["root"] != ".":
+        raise UsageError("--root does not go with a repository URL (the clone is the root)")
+    path = local_tree(opts["files"][0], opts["store"])[0]
+    opts["files"], opts["root"] = (path,), path
 
 
 def _check_output(opts, task_from_stdin: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_option
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     complete,
@@ -74,6 +75,7 @@ PROG = "ctx-read"
     'go on, or null), "notes"} (--count and --introspect are JSON already).'
 )
 @output_option
+@copy_option
 @standard_options
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
+from ctxtools.cli.clip import copy_option
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
     Size,
@@ -80,6 +81,7 @@ from ctxtools.cli.common import (
 @model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
 @ruler_options
 @output_option
+@copy_option
 @standard_options
 def cli(
     directory,
@@ -123,6 +125,13 @@ def cli(
     The manual, man ctx-repomap, has the details.
 
     \f
+
+    A repository's URL instead of a directory -- https://host/owner/repo,
+    git@host:owner/repo, ssh://, git:// or file://, with @REF for a branch, a tag or a
+    commit -- is fetched one commit deep with your git (its credential helpers and ssh
+    agent; it never prompts) into the store's remote/ cache, keyed by URL and ref, and
+    mapped. The next run fetches into the same copy (a commit id once only), and uses the
+    copy, with a note, when the fetch fails. git missing or a failed fetch is exit 1.
 
     Lists the files of DIRECTORY (default: the current directory) -- in a git work tree
     exactly those `git ls-files -co --exclude-standard` shows, elsewhere a walk that
@@ -173,10 +182,12 @@ def cli(
     constant) are replaced by '[secret redacted: KIND]' and counted on stderr;
     --allow-secrets prints them as they are.
     """
+    from ctxtools.cli.remote import local_tree
     from ctxtools.config import store_root
     from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.core import build_map, ruler_spec
 
+    directory = local_tree(directory, store)[0]
     encoding = model_encoding(model, encoding)
     names = _listed(directory, files_from, null) if files_from else None
 

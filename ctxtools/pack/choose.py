@@ -61,6 +61,8 @@ def looks_like_pack(data: bytes) -> bool:
     if head.startswith(b'{"budget":'):
         return b'"sections":' in data[:4096]
     text = data[:32].decode("utf-8", "replace")
+    if text.startswith("[ctx-pack: part "):  # a part of a split pack (pack.split)
+        return True
     return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
 
 

@@ -227,9 +227,16 @@ def get_ruler(
     name = encoding or DEFAULT_ENCODING
     if name == HEURISTIC:
         return RulerChoice(HeuristicRuler())
+    from ctxtools.tokens.local import LOCAL
+
+    if name in LOCAL:  # an open model's tokenizer, shipped by a package (tokens.local)
+        from ctxtools.tokens.local import local_ruler
+
+        return RulerChoice(local_ruler(name))
     if name not in OFFLINE_ENCODINGS and name not in _KNOWN_ONLINE_ONLY:
         raise TokenizerError(
-            f"unknown encoding {name!r}", hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS))
+            f"unknown encoding {name!r}",
+            hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS)) + "; " + _local_names(),
         )
     try:
         return RulerChoice(TiktokenRuler(load_encoding(name, store_root), allow_special))
@@ -240,3 +247,9 @@ def get_ruler(
             HeuristicRuler(),
             [f"no exact {name} counter ({exc}); counts are approximate (heuristic)"],
         )
+
+
+def _local_names() -> str:
+    from ctxtools.tokens.local import EXTRA, LOCAL
+
+    return ", ".join(LOCAL) + f" with ctxtools[{EXTRA}]"

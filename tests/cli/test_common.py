@@ -545,10 +545,18 @@ def _declared_long_options() -> dict[str, set[str]]:
 
 
 def test_long_options_are_the_documented_table():
-    """--json, --model, -o, --files-from, --exclude and --completion are on exactly the
+    """--json, --model, -o, --copy, --files-from, --exclude and --completion are on exactly the
     commands docs/options.md lists; a command with a budget (--tokens) has --model."""
     table, declared = _long_table(), _declared_long_options()
-    assert set(table) == {"--json", "--model", "-o", "--files-from", "--exclude", "--completion"}
+    assert set(table) == {
+        "--json",
+        "--model",
+        "-o",
+        "--copy",
+        "--files-from",
+        "--exclude",
+        "--completion",
+    }
     for option, commands in table.items():
         assert declared[option] == commands, option
     assert declared["--tokens"] <= declared["--model"]

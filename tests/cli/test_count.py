@@ -247,8 +247,9 @@ def test_profiles_listing(script_runner, tmp_path):
 def test_unknown_encoding(script_runner):
     r = run_bytes(script_runner, ["ctx-count", "--encoding", "cl99k"], b"x")
     assert r.returncode == 1
-    assert (
-        r.stderr == "ctx-count: error: unknown encoding 'cl99k' (known: cl100k_base, o200k_base)\n"
+    assert r.stderr == (
+        "ctx-count: error: unknown encoding 'cl99k' (known: cl100k_base, o200k_base; "
+        "deepseek-v4, qwen2, qwen3.6 with ctxtools[open-tokenizers])\n"
     )
 
 

@@ -292,7 +292,10 @@ def test_model_role_and_encoding_complete(tmp_path):
     assert roles == ["plain,reviewer"]
     assert _complete("ctx-excerpt", "ctx-excerpt --encoding ") == [
         "plain,cl100k_base",
+        "plain,deepseek-v4",  # the open models' counters the test extra installs
         "plain,o200k_base",
+        "plain,qwen2",
+        "plain,qwen3.6",
     ]
     # a profiles file's models and roles come in too
     extra = tmp_path / "p.toml"
