@@ -59,6 +59,13 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
+    from ctxtools.repomap.files import one_listing
+
+    with one_listing():  # the root is listed once, for the files and for the map
+        return _build_pack(req, ruler, ruler_notes)
+
+
+def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
     root, root_real = _check_request(req)
     step = req.stage if req.stage is not None else _no_stage
     step("listing")

@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ctxtools.classify import is_binary, listing_skip
@@ -226,7 +228,7 @@ def _add(listing: Listing, root: str, root_real: str, rel: str, language_for, sc
             return
     path = os.path.join(root, rel)
     try:
-        st = os.lstat(path)
+        st = _lstat(path)
         if stat.S_ISLNK(st.st_mode):
             real = os.path.realpath(path)
             if not _inside(real, root_real):
@@ -335,6 +337,56 @@ def walk_files(root: str) -> tuple[list[str], int]:
     return out, unreadable_dirs
 
 
+# Within ``one_listing()``: what has been read of the trees (the names under a root, each
+# path's lstat), so that a second listing of the same tree reads nothing again.
+_LISTED: ContextVar[dict | None] = ContextVar("ctx_listed", default=None)
+
+
+@contextmanager
+def one_listing():
+    """A block in which each tree is listed once: its names (git's or the walk's) and
+    each file's lstat are remembered for the block. ctx-pack lists its root for its files
+    and again for its map; a block is one command's view of the tree, so nothing outlives
+    it (a long-lived process, the MCP server, lists afresh on every call)."""
+    if _LISTED.get() is not None:
+        yield
+        return
+    token = _LISTED.set({})
+    try:
+        yield
+    finally:
+        _LISTED.reset(token)
+
+
+def _names(root: str) -> tuple[str, list[str], int]:
+    """(how: "git" or "walk", the names under ROOT, directories that could not be read)."""
+    memo = _LISTED.get()
+    key = ("names", os.path.realpath(root))
+    if memo is not None and key in memo:
+        return memo[key]
+    names = git_ls_files(root)
+    got = ("git", names, 0) if names is not None else ("walk", *walk_files(root))
+    if memo is not None:
+        memo[key] = got
+    return got
+
+
+def _lstat(path: str) -> os.stat_result:
+    memo = _LISTED.get()
+    if memo is None:
+        return os.lstat(path)
+    got = memo.get(path)
+    if got is None:
+        try:
+            got = os.lstat(path)
+        except OSError as exc:
+            got = exc
+        memo[path] = got
+    if isinstance(got, OSError):
+        raise got
+    return got
+
+
 def list_files(
     root: str,
     language_for,
@@ -355,10 +407,11 @@ def list_files(
     """
     root_real = os.path.realpath(root)
     listed = names is not None  # the caller's list (--files-from), relative to ROOT
-    names = sorted(set(names)) if listed else git_ls_files(root)
-    listing = Listing("list" if listed else "git" if names is not None else "walk")
-    if names is None:
-        names, bad_dirs = walk_files(root)
+    if listed:
+        names, listing = sorted(set(names)), Listing("list")
+    else:
+        via, names, bad_dirs = _names(root)
+        listing = Listing(via)
         for _ in range(bad_dirs):
             listing.skip("unreadable")
     probe = _Scripts() if scripts else None

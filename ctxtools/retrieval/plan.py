@@ -52,6 +52,9 @@ MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 # and show 0.73 of a fix's lines (32k: 0.71; filling 100k: 0.82).
 FLOOR = 0.25
 FLOOR_RANK = 200
+DIVERSITY = 1.0  # a file's j-th best chunk is taken as if its relevance were this ** j times it
+FLOOR_TOKENS = 0  # without fill, the files stop at this many tokens (0: no such stop)
+FILE_BEST = 0  # the best chunk of each of this many best files is above the floor
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -250,23 +253,31 @@ class _Planner:
     def by_value(self, limit_share: float = FILL) -> None:
         """Chunks of the whole ranking, best first (``candidates``), each with what makes it
         readable, while they fit; a file grows toward whole only as far as its own chunks
-        outrank every other file's. Unless ``fill``, the pack stops at the first chunk
-        whose relevance is under ``floor`` of the best chunk's: the budget is a ceiling.
-        The chunks left under the floor are counted in ``self.under``."""
+        outrank every other file's. Unless ``fill``, only the chunks above the floor are
+        taken: a relevance of at least ``floor`` of the best chunk's, among the
+        ``FLOOR_RANK`` most relevant: the budget is a ceiling. The chunks left under the
+        floor are counted in ``self.under``."""
         cands = self.candidates()
         if not cands:
             return
         best = cands[0][0]
         floor = 0.0 if self.fill else self.floor * best
         limit = int(self.budget * limit_share)
+        above = self._above(cands, floor)
+        order = self._order(cands)
         misses = 0
-        for at, (rel, lab, k, d) in enumerate(cands):
+        full = False  # the budget, not the floor, ended the pack
+        capped = 0  # chunks above the floor left out at FLOOR_TOKENS
+        for pos, at in enumerate(order):
             if self.used >= limit or misses >= MAX_MISSES:
+                full = True
                 break
-            if not self.fill and (rel < floor or at >= FLOOR_RANK):
-                self.under = len(cands) - at
-                self.stopped = "floor"
+            if not self.fill and FLOOR_TOKENS and self.used >= FLOOR_TOKENS:
+                capped = sum(1 for a in order[pos:] if a in above)
                 break
+            if at not in above:
+                continue
+            _rel, lab, k, d = cands[at]
             sh = self.shown.get(lab)
             ch = d.chunks[k]
             if sh is not None and all(n in sh.lines for n in range(ch.start, ch.end + 1)):
@@ -275,9 +286,41 @@ class _Planner:
                 misses = 0
             else:
                 misses += 1
+        if not self.fill and not full and (capped or len(above) < len(cands)):
+            self.under = len(cands) - len(above) + capped
+            self.stopped = "floor"
         for sh in self.shown.values():
             if len(sh.lines) >= len(sh.doc.lines):
                 sh.how = "whole"
+
+    def _above(self, cands: list, floor: float) -> set[int]:
+        """The places in CANDS of the chunks above the floor (all of them with ``fill``)."""
+        if self.fill:
+            return set(range(len(cands)))
+        above = {at for at, c in enumerate(cands[:FLOOR_RANK]) if c[0] >= floor}
+        if FILE_BEST:
+            tops = [d.label for d in self.docs if d.score > 0][:FILE_BEST]
+            firsts: dict[str, int] = {}
+            for at, c in enumerate(cands):
+                firsts.setdefault(c[1], at)
+            above.update(firsts[lab] for lab in tops if lab in firsts)
+        return above
+
+    @staticmethod
+    def _order(cands: list) -> list[int]:
+        """The places in CANDS in the order they are taken: by relevance, a file's J-th
+        best chunk discounted by ``DIVERSITY ** J``, so that the next file's best chunk
+        comes before the top file's fifth."""
+        if DIVERSITY >= 1.0:
+            return list(range(len(cands)))
+        seen: dict[str, int] = {}
+        keyed = []
+        for at, (rel, lab, k, _d) in enumerate(cands):
+            j = seen.get(lab, 0)
+            seen[lab] = j + 1
+            keyed.append((-rel * DIVERSITY**j, lab, k, at))
+        keyed.sort()
+        return [t[3] for t in keyed]
 
     def signatures(self, docs: list[Doc], limit: int, max_docs: int = SIG_DOCS) -> None:
         n_docs = 0
