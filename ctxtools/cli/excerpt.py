@@ -253,13 +253,12 @@ def _excerpt(opts: dict, red) -> int:
         find_unreadable,
         unreadable_error,
     )
-    from ctxtools.excerpt.output import FileNotes, default_unmatched, query_matcher, write_blocks
+    from ctxtools.excerpt.output import FileNotes, default_unmatched, excerpt_query, write_blocks
 
     options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
-    matcher = query_matcher(
+    query = excerpt_query(
         opts["query"],
         opts["idents"],
-        options,
         signatures=opts["signatures"],
         unmatched=opts["unmatched"],
     )
@@ -284,14 +283,14 @@ def _excerpt(opts: dict, red) -> int:
         with notes:
             sink = red.writer(out.write)
             write_blocks(
-                inputs, matcher, options, sink, on_file=notes, unmatched=unmatched, **common
+                inputs, query, options, sink, on_file=notes, unmatched=unmatched, **common
             )
         return notes.status
     tokens = opts["tokens"]
     with notes:
         run = excerpt_sources(
             inputs,
-            matcher,
+            query,
             options,
             ruler=(lambda: _ruler(opts)) if tokens else None,
             budget=tokens,
