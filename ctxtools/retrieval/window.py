@@ -126,7 +126,8 @@ def chunk_windows(
 ) -> tuple[list[Window], int]:
     """DOC's best chunks as windows, most relevant first (ctx-pack's order: score, then
     line), those with evidence of their own, down to FLOOR of the best, at most KEEP; and
-    how many more above the floor KEEP left out. The floor compares each chunk's own
+    how many more above the floor KEEP left out. A chunk whose words count only through
+    its path or class name (a blank line between two methods) is no window. The floor compares each chunk's own
     evidence (its score less its file's share, the same in every chunk of a file: words,
     pointers, callees) with the best chunk's. TERMS are the ranking's (``Terms``
     order), to name what each chunk holds."""
@@ -134,7 +135,7 @@ def chunk_windows(
     for k, s in enumerate(doc.scores):
         parts = doc.parts[k] if doc.parts else (s, 0.0, 0.0, 0.0)
         own = parts[0] + parts[1] + parts[3]
-        if s > 0 and own > 0:
+        if s > 0 and own > 0 and (parts[1] > 0 or parts[3] > 0 or _says(doc, k, terms)):
             cands.append((s, k, own))
     cands.sort(key=lambda t: (-t[0], t[1]))
     if not cands:
@@ -161,6 +162,16 @@ def chunk_windows(
             )
         )
     return out, max(0, len(above) - max(0, keep))
+
+
+def _says(doc: Doc, k: int, terms: Sequence[str]) -> bool:
+    """Whether chunk K's own lines hold one of the query terms it counts."""
+    ch = doc.chunks[k]
+    tf = doc.tfs[k] if k < len(doc.tfs) else {}
+    if not tf:
+        return False
+    text = "\n".join(doc.lines[ch.start - 1 : ch.end]).lower()
+    return any(terms[i] in text for i in tf if i < len(terms))
 
 
 def file_score(windows: Iterable[Window]) -> float:
