@@ -28,6 +28,7 @@ from ctxtools.excerpt.source import (
 from ctxtools.retrieval.rank import Doc, Source, rank_sources
 from ctxtools.retrieval.terms import Query
 from ctxtools.retrieval.window import (
+    AVG_SAMPLE,
     LineWindows,
     Window,
     chunk_windows,
@@ -138,8 +139,14 @@ def excerpt_pieces(
     """The excerpt of a text without definitions, or too large to hold, read as PIECES
     (called twice: one pass scores, the next keeps the lines the spans show). DOC: the
     ranking's record of it, whose file score it keeps."""
-    first = next(iter(pieces()), None)
-    avg = mean_window(first[1] if first else b"", options.window)
+    head: list[bytes] = []  # the text's first AVG_SAMPLE bytes, however it is cut
+    got = 0
+    for _line, data, _mid in pieces():
+        head.append(data)
+        got += len(data)
+        if got >= AVG_SAMPLE:
+            break
+    avg = mean_window(b"".join(head), options.window)
     scorer = LineWindows(engine.terms, engine.weights, options.window, options.max_windows, avg)
     for line, data, mid in pieces():
         scorer.add(line, data, mid)

@@ -222,6 +222,7 @@ class LineWindows:
         self._tally: dict[int, int] = {}
         self._best: list[tuple] = []  # (score, -line, line, terms): the worst on top
         self._open = False  # the last piece ended inside a line
+        self._last_word = False  # ... inside a word
 
     def add(self, first: int, data: bytes, mid: bool = False) -> None:
         if not data:
@@ -232,8 +233,11 @@ class LineWindows:
             rows.pop()
         counts = list(map(len, map(bytes.split, rows)))
         if mid and self._open and counts:
-            self._cum[-1] += counts[0]
+            # a word the cut went through is one word
+            joined = self._last_word and _WORD_LINES[data[0]] not in (0x20, 0x0A)
+            self._cum[-1] += counts[0] - (1 if joined else 0)
             counts = counts[1:]
+        self._last_word = _WORD_LINES[data[-1]] not in (0x20, 0x0A)
         self._cum.extend(islice(accumulate(counts, initial=self._cum[-1]), 1, None))
         self._open = not ends and bool(data)
         if self.needles:
