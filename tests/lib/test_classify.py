@@ -196,17 +196,14 @@ def test_table_token_tree(tree):
 
 def test_table_excerpt_and_memory(tree):
     """ctx-excerpt and the memory section skip exactly the table's binary files."""
-    from ctxtools.excerpt.blocks import file_block
-    from ctxtools.excerpt.match import as_matcher
-    from ctxtools.excerpt.model import ExcerptOptions
+    from ctxtools.excerpt import iter_excerpts
     from ctxtools.memory.chunk import read_memory_file
 
-    options = ExcerptOptions()
-    matcher = as_matcher(["helper"], options)
-    for rel, _kind, _role, _noise, binary in TABLE:
+    rels = [r[0] for r in TABLE]
+    results = list(iter_excerpts([str(tree / rel) for rel in rels], "helper", render=True))
+    for res, (rel, _kind, _role, _noise, binary) in zip(results, TABLE, strict=True):
         path = str(tree / rel)
-        block = file_block(path, rel, matcher, options, show_unmatched=True)
-        assert block.binary == binary, rel
+        assert (res.status == "binary") == binary, rel
         notes: list[str] = []
         assert (read_memory_file(rel, path, notes) is None) == binary, rel
 

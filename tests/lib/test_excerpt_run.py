@@ -13,7 +13,6 @@ from ctxtools.excerpt import (
     ExcerptRun,
     FileResult,
     Input,
-    Matcher,
     Signatures,
     auto_jobs,
     excerpt_dict,
@@ -26,12 +25,11 @@ from ctxtools.excerpt import (
     render_unmatched,
     unreadable_error,
 )
-from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
-QUERY = identifiers_from_query("verify_token sweep Cart")
+QUERY = "SessionStore sweep Cart"
 
 
 @pytest.fixture
@@ -51,21 +49,20 @@ def test_results_and_render_without_a_budget(src):
         ("lexer.rs", "ok"),
         ("blob.bin", "binary"),
     ]
-    assert run.identifiers == ("verify_token", "sweep", "Cart")
+    assert run.terms[:5] == ("sessionstore", "session", "store", "sweep", "cart")
     assert run.budget is None and run.tokens is None and run.dropped == []
     assert not run.failed
     assert run.notes == ["blob.bin: binary file, skipped"]
-    expected = [
-        render_excerpt(excerpt_text((DATA / n).read_bytes(), QUERY), n)
-        for n in ("auth.py", "lexer.rs")
-    ]
+    assert [label for label, _ in run.shown] == ["auth.py", "lexer.rs"]
+    expected = [render_excerpt(ex, label) for label, ex in run.shown]
     assert run.render() == "\n".join(expected)
+    # one file alone is ranked alone: its words' rarity is its own chunks'
+    alone = excerpt_sources(["auth.py"], QUERY).shown[0][1]
+    assert alone == excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="auth.py")
     doc = run.as_dict()
     assert "budget" not in doc
     assert doc["files"][-1] == {"path": "blob.bin", "status": "binary"}
-    assert doc["files"][0] == excerpt_dict(
-        excerpt_text((DATA / "auth.py").read_bytes(), QUERY), "auth.py"
-    )
+    assert doc["files"][0] == excerpt_dict(run.shown[0][1], "auth.py")
 
 
 def test_budget_fitting_without_the_cli(src):
@@ -214,7 +211,7 @@ def test_handles_from_a_store_root_or_a_store(src, tmp_path):
     root = tmp_path / "elsewhere"
     store = HandleStore(root)
     store.put_bytes((DATA / "auth.py").read_bytes(), name="authsrc", session="work")
-    direct = excerpt_text((DATA / "auth.py").read_bytes(), QUERY)
+    direct = excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="ctx:authsrc")
     for where in (root, str(root), store):
         run = excerpt_sources(["ctx:authsrc"], QUERY, store=where, session="work")
         ((label, ex),) = run.shown
@@ -226,17 +223,18 @@ def test_handles_from_a_store_root_or_a_store(src, tmp_path):
 
 
 def test_rendered_results_carry_text_only(src):
-    matcher = Matcher(QUERY)
-    results = list(iter_excerpts(["auth.py", "blob.bin"], matcher, render=True))
+    results = list(iter_excerpts(["auth.py", "blob.bin"], QUERY, render=True))
     assert results[0].excerpt is None
     assert results[0].text == render_excerpt(
-        excerpt_text((DATA / "auth.py").read_bytes(), matcher), "auth.py"
+        excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="auth.py"), "auth.py"
     )
     assert results[1].status == "binary" and results[1].text is None
-    (sig,) = iter_excerpts(["server.go"], matcher, signatures=True, render=True)
+    (sig,) = iter_excerpts(["server.go"], QUERY, signatures=True, render=True)
     from ctxtools.excerpt import signatures_of
+    from ctxtools.retrieval.window import window_query
 
-    expected = signatures_of("server.go", (DATA / "server.go").read_bytes(), matcher)
+    data = (DATA / "server.go").read_bytes()
+    expected = signatures_of("server.go", data, window_query(QUERY))
     assert sig.text == render_signatures(expected, "server.go")
 
 
@@ -269,13 +267,13 @@ def test_files_with_no_match_are_named_or_omitted_on_request(src):
     assert [label for label, _ in default.shown] == ["lexer.rs", "auth.py", "server.go", "cart.ts"]
     assert [(r.label, r.matches, r.matched) for r in default.results] == [
         ("lexer.rs", 0, False),
-        ("auth.py", 3, True),
+        ("auth.py", 8, True),
         ("server.go", 0, False),
-        ("cart.ts", 3, True),
+        ("cart.ts", 20, True),
         ("blob.bin", None, False),
     ]
     assert default.unmatched == ["lexer.rs", "server.go"]
-    assert [f.get("matches") for f in default.as_dict()["files"]] == [0, 3, 0, 3, None]
+    assert [f.get("matches") for f in default.as_dict()["files"]] == [0, 8, 0, 20, None]
     named = excerpt_sources(names, QUERY, unmatched="name")
     assert [label for label, _ in named.shown] == ["auth.py", "cart.ts"]
     blocks = [render_excerpt(ex, label) for label, ex in named.shown]
@@ -287,7 +285,8 @@ def test_files_with_no_match_are_named_or_omitted_on_request(src):
     assert omitted.render() == "\n".join(blocks) and "unmatched" not in omitted.as_dict()
     # signatures count the definitions that match
     (sig,) = excerpt_sources(["auth.py"], QUERY, signatures=True).results
-    assert sig.matches == 2 and sig.excerpt.matches == 2  # def verify_token, def sweep
+    # class SessionStore; open, close and get (session_id); sweep
+    assert sig.matches == 5 and sig.excerpt.matches == 5
     with pytest.raises(ValueError, match="unmatched must be one of"):
         excerpt_sources(names, QUERY, unmatched="list")
     with pytest.raises(ValueError, match="not to signatures"):
@@ -300,18 +299,18 @@ def test_a_budget_fits_the_named_list_too(src):
     for name in copies:
         shutil.copy(DATA / "lexer.rs", src / name)
     names = ["auth.py", *copies]
-    full = excerpt_sources(names, ["sweep"], unmatched="name")
+    full = excerpt_sources(names, "sweep", unmatched="name")
     assert full.unmatched == copies
     total = ruler.count(full.render())
     # room to spare: everything, as without a budget (fit_budget's estimates are careful)
-    run = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total * 2)
+    run = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=total * 2)
     assert run.render() == full.render() and run.named is None and run.dropped == []
     # room for the matched file and part of the list: the list is cut, the file is not
-    alone = ruler.count(excerpt_sources(["auth.py"], ["sweep"]).render())
+    alone = ruler.count(excerpt_sources(["auth.py"], "sweep").render())
     heading = ruler.count(render_unmatched(copies, 0))
     budget = alone * 13 // 10 + heading + 1
     assert budget < total
-    cut = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=budget)
+    cut = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=budget)
     assert cut.tokens == ruler.count(cut.render()) <= budget
     assert cut.dropped == [] and cut.shown == full.shown
     assert cut.named is not None and 0 < cut.named < 100
@@ -321,7 +320,7 @@ def test_a_budget_fits_the_named_list_too(src):
     assert cut.drop_notes() == [f"{100 - cut.named} of the 100 files with no match left unnamed"]
     assert cut.as_dict()["unmatched"] == copies  # the budget is the text's
     # too small for the files and the list's heading: nothing at all
-    tiny = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=3)
+    tiny = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=3)
     assert tiny.render() == "" and tiny.tokens == 0 and not tiny.listed
     assert tiny.drop_notes()[-1] == "  100 of the 100 files with no match left unnamed"
 
@@ -333,12 +332,12 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import ctxtools.excerpt.workers as workers
 
     monkeypatch.setattr(workers, "CHUNK", 2)
-    real_block = loader.file_block
+    real_source = loader.source_of
 
-    def failing(path, *args, **kw):
-        if path == "lexer.rs":
+    def failing(label, *args, **kw):
+        if label == "lexer.rs":
             raise ValueError("scanner bug")
-        return real_block(path, *args, **kw)
+        return real_source(label, *args, **kw)
 
     forked: list[int] = []
     real_fork = os.fork
@@ -349,12 +348,13 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(loader, "file_block", failing)
+    monkeypatch.setattr(loader, "source_of", failing)
     monkeypatch.setattr(os, "fork", fork)
     names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
     with pytest.raises(ValueError, match="scanner bug"):
         list(iter_excerpts(names, QUERY, jobs=2, render=True))
-    early = iter_excerpts(ALL * 4, QUERY, jobs=3, render=True)
+    rest = [n for n in ALL if n != "lexer.rs"]
+    early = iter_excerpts(rest * 4, QUERY, jobs=3, render=True)
     assert next(early).label == "auth.py"
     early.close()  # the consumer stops: the children are ended and reaped
     assert len(forked) == 3
