@@ -671,3 +671,126 @@ def test_explain_does_not_go_with_memory(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "--memory", "notes.md", "-q", "lexer", "--explain"])
     assert r.returncode == 2
     assert r.stderr.startswith("ctx-excerpt: error: --explain and --memory do not go together")
+
+
+SESSIONS_PY = '''"""Sessions kept in memory, with an expiry."""
+
+import time
+
+
+class SessionCache:
+    """Sessions by id, each with the time it expires."""
+
+    def __init__(self, ttl: float = 300.0):
+        self.ttl = ttl
+        self.items: dict[str, tuple[float, dict]] = {}
+
+    def put(self, session_id: str, data: dict) -> None:
+        self.items[session_id] = (time.time() + self.ttl, data)
+
+    def get(self, session_id: str) -> dict | None:
+        entry = self.items.get(session_id)
+        if entry is None:
+            return None
+        expires, data = entry
+        if expires < time.time():
+            return None
+        return data
+
+    def purge_expired(self, now: float | None = None) -> int:
+        """Drop every session whose expiry has passed; how many went."""
+        now = time.time() if now is None else now
+        stale = [key for key, (expires, _data) in self.items.items() if expires < now]
+        for key in stale:
+            del self.items[key]
+        return len(stale)
+
+
+def render_profile(user: dict) -> str:
+    name = user.get("name", "anonymous")
+    return f"<h1>{name}</h1>"
+'''
+
+STORE_GO = """// Package svc keeps sessions for the HTTP service.
+package svc
+
+import (
+\t"sync"
+\t"time"
+)
+
+// Store holds sessions and their expiry.
+type Store struct {
+\tmu      sync.Mutex
+\texpires map[string]time.Time
+}
+
+// Touch extends a session's expiry.
+func (s *Store) Touch(id string, ttl time.Duration) {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\ts.expires[id] = time.Now().Add(ttl)
+}
+
+// Expired lists the sessions whose expiry has passed, and drops them.
+func (s *Store) Expired(now time.Time) []string {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\tvar gone []string
+\tfor id, at := range s.expires {
+\t\tif at.Before(now) {
+\t\t\tdelete(s.expires, id)
+\t\t\tgone = append(gone, id)
+\t\t}
+\t}
+\treturn gone
+}
+
+// Health reports that the service is up.
+func Health() string {
+\treturn "ok"
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "task, both",
+    [
+        ("stale sessions are never purged after their expiry", True),
+        ("the Go store never drops expired sessions", True),
+        ("render_profile shows anonymous for every user", False),  # the pack: one file
+    ],
+)
+def test_excerpt_and_pack_show_the_same_best_window(
+    script_runner, tmp_path, monkeypatch, task, both
+):
+    """Issue 26: one engine. For the same task over the same files, the window ctx-excerpt
+    shows first (its most relevant) is the chunk ctx-pack shows first of that file, with
+    the same score and parts, in Python and in Go."""
+    from helpers import git
+
+    repo = tmp_path / "repo"
+    write(repo, "app/sessions.py", SESSIONS_PY)
+    write(repo, "svc/store.go", STORE_GO)
+    write(repo, "README.md", "# demo\n\nA service that keeps sessions.\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    monkeypatch.chdir(repo)
+    pack = script_runner.run(["ctx-pack", "-q", task, "--json", "--tokens", "8000", "."])
+    assert pack.returncode == 0, pack.stderr
+    best_in_pack = {}
+    for row in json.loads(pack.stdout)["files"]:
+        scores = row.get("chunk_scores")
+        if scores:
+            best_in_pack[row["path"]] = max(scores, key=lambda c: c["score"])
+    assert "app/sessions.py" in best_in_pack and ("svc/store.go" in best_in_pack) == both
+    files = ["README.md", "app/sessions.py", "svc/store.go"]  # what the pack ranked
+    ex = script_runner.run(["ctx-excerpt", "-q", task, "--json", *files])
+    assert ex.returncode == 0, ex.stderr
+    for f in json.loads(ex.stdout)["files"]:
+        if f["path"] not in best_in_pack:
+            continue
+        chunks = [c for s in f["spans"] for c in s["chunks"]]
+        assert max(chunks, key=lambda c: c["score"]) == best_in_pack[f["path"]], f["path"]
+    again = script_runner.run(["ctx-excerpt", "-q", task, "--json", *files])
+    assert again.stdout == ex.stdout  # the same bytes on a rerun
