@@ -79,9 +79,7 @@ def wants_definitions(query: Query, data: bytes) -> bool:
     return any(m.encode("utf-8", "replace") in data for m in query.messages)
 
 
-def _spans(
-    windows: Sequence[Window], n: int, options: ExcerptOptions
-) -> tuple[Span, ...]:
+def _spans(windows: Sequence[Window], n: int, options: ExcerptOptions) -> tuple[Span, ...]:
     """The head, then the WINDOWS in line order (a window inside the head is carried by
     it; one reaching into it starts after it)."""
     h = max(0, min(options.head, n))

@@ -74,7 +74,9 @@ def _span(span, item: Excerpt) -> Item:
             )
         )
     if span.kind == "head" and parts:
-        return Item(where, "the first lines, always shown (--head)", round(span.score, 3), None, parts)
+        return Item(
+            where, "the first lines, always shown (--head)", round(span.score, 3), None, parts
+        )
     if span.kind == "head":
         return Item(where, "the first lines, always shown (--head)")
     return Item(where, parts[0].what + ": " + parts[0].why, round(span.score, 3))

@@ -39,9 +39,7 @@ def _units(items: Sequence[tuple[str, object]]) -> list[tuple[int, Span | None]]
             if span.kind == "window":
                 wins.append((span.score, label, (i, span.start), i, span))
     order: list[tuple[int, Span | None]] = [(t[3], t[4]) for t in by_relevance(wins)]
-    matched = [
-        (ex.score, label, (i, 0), i) for i, (label, ex) in enumerate(items) if _matched(ex)
-    ]
+    matched = [(ex.score, label, (i, 0), i) for i, (label, ex) in enumerate(items) if _matched(ex)]
     order += [(t[3], None) for t in by_relevance(matched)]
     order += [(i, None) for i, (_label, ex) in enumerate(items) if not _matched(ex)]
     return order

@@ -58,9 +58,7 @@ def header(
 
 def shown_names(ex: Excerpt) -> list[str]:
     """The definitions EX's windows show, the most relevant first, each once."""
-    wins = sorted(
-        (w for s in ex.spans for w in s.windows), key=lambda w: (-w.score, w.start)
-    )
+    wins = sorted((w for s in ex.spans for w in s.windows), key=lambda w: (-w.score, w.start))
     return list(dict.fromkeys(w.name for w in wins if w.name))
 
 

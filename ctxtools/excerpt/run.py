@@ -247,8 +247,9 @@ def excerpt_sources(
     unmatched: str = "show",
 ) -> ExcerptRun:
     """Excerpt every input for QUERY, a task's text or a ``Query`` (see ``iter_excerpts``
-    for SIGNATURES, JOBS, STORE, SESSION, UNREADABLE), fit the whole text into BUDGET tokens of RULER when a budget is given,
-    and order the files: SORT "given", or "score" (best first, ties in the order given).
+    for SIGNATURES, JOBS, STORE, SESSION, UNREADABLE), fit the whole text into BUDGET
+    tokens of RULER when a budget is given, and order the files: SORT "given", or "score"
+    (best first, ties in the order given).
 
     UNMATCHED is what becomes of a file where nothing matched: "show" (its head and tail,
     the default), "name" (not shown; named in a closing list, and in ``as_dict()``'s
@@ -256,9 +257,10 @@ def excerpt_sources(
 
     The budget keeps what is worth most, in the engine's order of relevance: windows, the
     most relevant first (a file's header and head with its first), then matched files by
-    their head, then files where nothing matched (see ``ctxtools.excerpt.fit``); in "name" mode the list's heading is kept
-    out of the files' budget, and the list names as many files as then fit. RULER is a
-    Ruler, or a function returning one, called only when a budget needs it, after every
+    their head, then files where nothing matched (see ``ctxtools.excerpt.fit``); in "name"
+    mode the list's heading is kept out of the files' budget, and the list names as many
+    files as then fit. RULER is a Ruler, or a function returning one, called only when a
+    budget needs it, after every
     input is loaded (None: the default ``get_ruler()``). ON_FILE is called with each
     result as it is loaded, in the order given; an exception from it stops the run.
     """

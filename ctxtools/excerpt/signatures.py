@@ -12,9 +12,10 @@ from ctxtools.fsutil import json_text
 @dataclass(frozen=True)
 class Signatures:
     """What a file declares, from the repo map's scanners: ``language`` (None: no scanner
-    for this file type), ``definitions`` in line order, and the query identifiers their
+    for this file type), ``definitions`` in line order, and the query terms their
     signatures hold (``matched``, in the query's order; ``score``: the sum over the
-    matching definitions of their terms' query weights). ``too_large``: over 512 KB, not scanned (as the repo map skips it)."""
+    matching definitions of their terms' query weights). ``too_large``: over 512 KB, not
+    scanned (as the repo map skips it)."""
 
     language: str | None
     definitions: tuple = ()

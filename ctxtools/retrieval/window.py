@@ -127,10 +127,10 @@ def chunk_windows(
     """DOC's best chunks as windows, most relevant first (ctx-pack's order: score, then
     line), those with evidence of their own, down to FLOOR of the best, at most KEEP; and
     how many more above the floor KEEP left out. A chunk whose words count only through
-    its path or class name (a blank line between two methods) is no window. The floor compares each chunk's own
-    evidence (its score less its file's share, the same in every chunk of a file: words,
-    pointers, callees) with the best chunk's. TERMS are the ranking's (``Terms``
-    order), to name what each chunk holds."""
+    its path or class name (a blank line between two methods) is no window. The floor
+    compares each chunk's own evidence (its score less its file's share, the same in every
+    chunk of a file: words, pointers, callees) with the best chunk's. TERMS are the
+    ranking's (``Terms`` order), to name what each chunk holds."""
     cands = []
     for k, s in enumerate(doc.scores):
         parts = doc.parts[k] if doc.parts else (s, 0.0, 0.0, 0.0)

@@ -29,7 +29,10 @@ def test_text_output(script_runner, src):
     assert r.stderr == ""
     lines = r.stdout.split("\n")
     # the header names the definitions shown, the most relevant first (ctx-pack's order)
-    assert lines[0] == "==> lexer.rs <== 99 lines; matched: tokenize; shown: tokenize, Lexer.next_token"
+    assert (
+        lines[0]
+        == "==> lexer.rs <== 99 lines; matched: tokenize; shown: tokenize, Lexer.next_token"
+    )
     assert (
         lines[1] == "   1│ //! A small lexer for arithmetic expressions: "
         "numbers, identifiers, operators, parens."
@@ -37,8 +40,12 @@ def test_text_output(script_runner, src):
     assert lines[15] == "  15│ "
     assert lines[16] == "   ⋮"
     # whole definitions, not ±1 lines: the method tokenize calls, then tokenize itself
-    assert lines[17] == "  57│     pub fn next_token(&mut self) -> Result<Option<Token>, LexError> {"
-    assert "   ⋮\n  92│ pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n" in r.stdout
+    assert (
+        lines[17] == "  57│     pub fn next_token(&mut self) -> Result<Option<Token>, LexError> {"
+    )
+    assert (
+        "   ⋮\n  92│ pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n" in r.stdout
+    )
     assert r.stdout.endswith("  98│     Ok(out)\n  99│ }\n")
 
 
@@ -257,7 +264,11 @@ def test_large_file_and_giant_line(script_runner, src):
         "114 more windows above the floor\n"
     )
     # all copies score alike: the first six are kept (ties: the earlier line)
-    defs = [x for x in r.stdout.split("\n") if x.endswith("def reconcile_stock(ledger: Ledger, counted: dict[str, int]) -> list[Move]:")]
+    defs = [
+        x
+        for x in r.stdout.split("\n")
+        if x.endswith("def reconcile_stock(ledger: Ledger, counted: dict[str, int]) -> list[Move]:")
+    ]
     assert [int(x.split("│")[0]) for x in defs] == [252 + 274 * k for k in range(6)]
     line = b"x = '" + b"0123456789" * 524288 + b"'  # crc_table\n"  # one 5 MB line
     (src / "giant.py").write_bytes(b"import zlib\n" + line + b"def crc_table():\n    return x\n")

@@ -136,7 +136,7 @@ def test_windows_are_the_best_chunks_down_to_the_floor_at_most_max_windows():
 
 
 def test_a_text_without_definitions_windows_its_best_lines():
-    lines = ["filler line number %d" % k for k in range(300)]
+    lines = [f"filler line number {k}" for k in range(300)]
     lines[49] = "ERROR payment gateway timeout after retry"
     lines[199] = "ERROR payment gateway timeout"
     lines[200] = "payment gateway retry scheduled"
@@ -197,12 +197,18 @@ def test_crlf_and_invalid_utf8_keep_line_numbers():
 def test_a_log_with_cjk_and_invalid_utf8_windows_around_its_hit_lines():
     """A log (no definitions) in several scripts, with bytes that are not UTF-8 on the
     lines around the hits: the windows are the lines around the hits, by real number."""
-    lines = [f"2026-12-04 10:{k // 60:02d}:{k % 60:02d} INFO 心跳正常 worker ok" for k in range(400)]
+    lines = [
+        f"2026-12-04 10:{k // 60:02d}:{k % 60:02d} INFO 心跳正常 worker ok" for k in range(400)
+    ]
     lines[120] = "2026-12-04 10:02:00 ERROR 数据库连接失败 database connection refused"
     lines[121] = b"\xff\xfe \xe6\x95 broken bytes \xc3(".decode("latin-1")
     lines[300] = "2026-12-04 10:05:00 ERROR データベース接続 connection refused again"
-    raw = "\n".join(lines).encode("utf-8").replace(
-        "\xff\xfe \xe6\x95 broken bytes \xc3(".encode(), b"\xff\xfe \xe6\x95 broken bytes \xc3("
+    raw = (
+        "\n".join(lines)
+        .encode("utf-8")
+        .replace(
+            "\xff\xfe \xe6\x95 broken bytes \xc3(".encode(), b"\xff\xfe \xe6\x95 broken bytes \xc3("
+        )
     )
     assert b"\xff\xfe" in raw
     opts = ExcerptOptions(head=1, window=2)
@@ -310,7 +316,9 @@ def test_json_form():
     [chunk] = win["chunks"]
     assert chunk["chunk"] == "tokenize 92-99" and chunk["score"] == win["score"]
     assert set(chunk) == {"chunk", "score", "words", "pointers", "file", "callees"}
-    assert win["text"].startswith("pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n")
+    assert win["text"].startswith(
+        "pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n"
+    )
     assert d["score"] == round(ex.score, 3) and d["omitted_windows"] == ex.omitted
 
 

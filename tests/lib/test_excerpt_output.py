@@ -114,9 +114,7 @@ def test_write_blocks_writes_what_is_done_before_an_error(tmp_path):
         return True
 
     with pytest.raises(CtxError, match="stopped"):
-        write_blocks(
-            inputs, "verify_token", OPTIONS, chunks.append, on_file=stop_at_second
-        )
+        write_blocks(inputs, "verify_token", OPTIONS, chunks.append, on_file=stop_at_second)
     assert b"".join(chunks).startswith(f"==> {inputs[0]} <== ".encode())
 
 
