@@ -118,7 +118,8 @@ def excerpt_ranked(engine: Engine, label: str, options: ExcerptOptions) -> Excer
     windows: list[Window] = []
     omitted = matches = 0
     if doc is not None:
-        windows, omitted = chunk_windows(doc, engine.terms.terms, options.max_windows)
+        h = max(0, min(options.head, n))
+        windows, omitted = chunk_windows(doc, engine.terms.terms, options.max_windows, shown=h)
         matches = sum(1 for p in doc.parts if p[0] + p[1] + p[3] > 0)
     spans = _spans(windows, n, options) if windows else _unmatched_spans(n, options)
     lines = lines_of_whole(data, newlines, spans, options.max_line_chars)

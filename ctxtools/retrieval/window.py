@@ -122,7 +122,7 @@ def chunk_label(doc: Doc, k: int) -> str:
 
 
 def chunk_windows(
-    doc: Doc, terms: Sequence[str], keep: int, floor: float = FLOOR
+    doc: Doc, terms: Sequence[str], keep: int, floor: float = FLOOR, shown: int = 0
 ) -> tuple[list[Window], int]:
     """DOC's best chunks as windows, most relevant first (ctx-pack's order: score, then
     line), those with evidence of their own, down to FLOOR of the best, at most KEEP; and
@@ -130,7 +130,8 @@ def chunk_windows(
     its path or class name (a blank line between two methods) is no window. The floor
     compares each chunk's own evidence (its score less its file's share, the same in every
     chunk of a file: words, pointers, callees) with the best chunk's. TERMS are the
-    ranking's (``Terms`` order), to name what each chunk holds."""
+    ranking's (``Terms`` order), to name what each chunk holds. A chunk within the first
+    SHOWN lines (a head shown anyway) does not count towards KEEP."""
     cands = []
     for k, s in enumerate(doc.scores):
         parts = doc.parts[k] if doc.parts else (s, 0.0, 0.0, 0.0)
@@ -143,8 +144,15 @@ def chunk_windows(
     low = floor * max(c[2] for c in cands)
     above = [k for _s, k, own in cands if own >= low]
     out = []
-    for k in above[: max(0, keep)]:
+    counted = 0
+    left = 0
+    for k in above:
         ch = doc.chunks[k]
+        if ch.end > shown:
+            if counted >= max(0, keep):
+                left += 1
+                continue
+            counted += 1
         parts = tuple(doc.parts[k]) if doc.parts else (doc.scores[k], 0.0, 0.0, 0.0)
         tf = doc.tfs[k] if k < len(doc.tfs) else {}
         name = ""
@@ -161,7 +169,7 @@ def chunk_windows(
                 name,
             )
         )
-    return out, max(0, len(above) - max(0, keep))
+    return out, left
 
 
 def _says(doc: Doc, k: int, terms: Sequence[str]) -> bool:
