@@ -32,6 +32,7 @@ from ctxtools.retrieval.rank import FILE_DECAY, Doc
 from ctxtools.retrieval.terms import Query, parse_query
 from ctxtools.retrieval.vocab import WORD_BYTES
 
+WORDS_KEPT = 50_000  # words remembered as standing for no term, at most
 AVG_SAMPLE = 64 * 1024  # the head of a text whose lines say how long a window is on average
 # WORD_BYTES with newlines kept: a piece's lines split after the translation
 _WORD_LINES = WORD_BYTES[:10] + b"\n" + WORD_BYTES[11:]
@@ -231,6 +232,8 @@ class LineWindows:
         self._best: list[tuple] = []  # (score, -line, line, terms): the worst on top
         self._open = False  # the last piece ended inside a line
         self._last_word = False  # ... inside a word
+        self._yes: set[bytes] = set()  # words that stand for a weighted term
+        self._no: set[bytes] = set()  # words that stand for none
 
     def add(self, first: int, data: bytes, mid: bool = False) -> None:
         if not data:
@@ -239,7 +242,8 @@ class LineWindows:
         ends = data.endswith(b"\n")
         if ends:
             rows.pop()
-        counts = list(map(len, map(bytes.split, rows)))
+        splits = list(map(bytes.split, rows))
+        counts = list(map(len, splits))
         if mid and self._open and counts:
             # a word the cut went through is one word
             joined = self._last_word and _WORD_LINES[data[0]] not in (0x20, 0x0A)
@@ -249,12 +253,37 @@ class LineWindows:
         self._cum.extend(islice(accumulate(counts, initial=self._cum[-1]), 1, None))
         self._open = not ends and bool(data)
         if self.needles:
-            self._hits(first, data)
+            self._hits(first, data, splits)
         self.lines = self._base + len(self._cum) - 2 - (1 if self._open else 0)
         self._score_ready(self.lines)
         self._trim()
 
-    def _hits(self, first: int, data: bytes) -> None:
+    def _tf(self, words: list[bytes]) -> dict[int, int]:
+        """The weighted query terms WORDS (one line's) stand for, counted."""
+        distinct = set(words)
+        yes, no = self._yes, self._no
+        new = distinct - yes - no
+        if new:
+            if len(no) > WORDS_KEPT:  # a log of unique ids: what is remembered stays bounded
+                no.clear()
+            needles = self.needles
+            for w in new:
+                low = w.lower()
+                bare = low.replace(b"_", b"")
+                maybe = any(n in low or n in bare for n in needles)
+                if maybe and any(self.weights[i] for i in self.terms.ids_of(w)):
+                    yes.add(w)
+                else:
+                    no.add(w)
+        tf: dict[int, int] = {}
+        for w in distinct & yes:
+            c = words.count(w)
+            for i in self.terms.ids_of(w):
+                if self.weights[i]:
+                    tf[i] = tf.get(i, 0) + c
+        return tf
+
+    def _hits(self, first: int, data: bytes, splits: list[list[bytes]]) -> None:
         low = data.lower()
         positions: list[int] = []
         for needle in self.needles:
@@ -272,12 +301,10 @@ class LineWindows:
                 continue
             line += data.count(b"\n", prev, p)
             prev = p
-            start = data.rfind(b"\n", 0, p) + 1
             line_end = data.find(b"\n", p)
             if line_end < 0:
                 line_end = len(data)
-            tf, _n = self.terms.count(data[start:line_end])
-            tf = {i: c for i, c in tf.items() if self.weights[i]}
+            tf = self._tf(splits[line - first]) if line - first < len(splits) else {}
             if not tf:
                 continue
             if self._recent and self._recent[-1][0] == line:  # a long line, continued
