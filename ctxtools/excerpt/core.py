@@ -68,17 +68,6 @@ class Engine:
         return tuple(sorted(set(names), key=lambda t: ids.get(t, len(ids))))
 
 
-def wants_definitions(query: Query, data: bytes) -> bool:
-    """Whether the definitions of DATA can matter: a query term occurs in it, or the query
-    points at files (paths, frames) or holds a message it prints."""
-    if query.paths or query.frames:
-        return True
-    low = data.lower()
-    if any(t.encode("utf-8") in low for t in query.terms):
-        return True
-    return any(m.encode("utf-8", "replace") in data for m in query.messages)
-
-
 def _spans(windows: Sequence[Window], n: int, options: ExcerptOptions) -> tuple[Span, ...]:
     """The head, then the WINDOWS in line order (a window inside the head is carried by
     it; one reaching into it starts after it)."""
@@ -169,11 +158,9 @@ def excerpt_bytes(engine: Engine, data: bytes, options: ExcerptOptions) -> Excer
     return excerpt_pieces(engine, pieces, options, len(data))
 
 
-def source_of(label: str, data: bytes, query: Query) -> Source:
-    """The ranking's record of a text held whole: its bytes and, where they can matter,
-    its definitions."""
-    defs = definitions_of(label, data) if wants_definitions(query, data) else ()
-    return Source(label, data, defs)
+def source_of(label: str, data: bytes) -> Source:
+    """The ranking's record of a text held whole: its bytes and its definitions."""
+    return Source(label, data, definitions_of(label, data))
 
 
 def excerpt_text(
@@ -193,7 +180,7 @@ def excerpt_text(
     q = query if isinstance(query, Query) else window_query(query)
     if len(data) > LARGE_FILE:
         return excerpt_bytes(Engine(q), data, options)
-    engine = Engine(q, [source_of(label, data, q)])
+    engine = Engine(q, [source_of(label, data)])
     return excerpt_ranked(engine, label, options)
 
 

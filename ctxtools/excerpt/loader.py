@@ -1,9 +1,11 @@
-"""Loading: each input read (in worker processes when there are many), ranked together,
-and cut down (or its signatures) into a ``FileResult``.
+"""Loading: each input read, the definitions of those the task reaches scanned (in worker
+processes when there are many), all ranked together, and each cut down (or its
+signatures) into a ``FileResult``.
 
 ``iter_excerpts`` reads every input first -- the engine's word statistics are over all of
 them -- then yields the results in the order given. A text over 512 KB is not held: it is
-scored as it is read again. Reading has no side effects: it also runs in the workers.
+scored as it is read again. Scanning has no side effects: it runs in forked workers,
+which see the bytes this process read and send back only the definitions.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from ctxtools.excerpt.core import (
     excerpt_bytes,
     excerpt_ranked,
     excerpt_stream,
-    source_of,
 )
 from ctxtools.excerpt.inputs import (
     BINARY,
@@ -41,7 +42,9 @@ from ctxtools.excerpt.source import BINARY_SNIFF, LARGE_FILE, is_binary, read_fd
 from ctxtools.forked import forked_results
 from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
+from ctxtools.retrieval.rank import Source
 from ctxtools.retrieval.terms import Query
+from ctxtools.retrieval.window import definitions_of
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
@@ -94,7 +97,7 @@ class _Reader:
             return FileResult(label, BINARY)
         if len(data) > LARGE_FILE:
             return FileResult(label, OK, stream=data)
-        return FileResult(label, OK, source=source_of(label, data, self.query))
+        return FileResult(label, OK, source=Source(label, data))
 
     def _file(self, path: str) -> bytes | None:
         """The bytes of the file at PATH, None when it is over 512 KB (b"\\0" when such a
@@ -162,6 +165,32 @@ def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult
     return FileResult(res.label, OK, ex, matches=ex.matches)
 
 
+def _scan_definitions(sources: list[Source], query: Query, jobs: int) -> None:
+    """The definitions of the SOURCES a term, path, frame or message reaches (the others
+    are never cut at them), from JOBS processes when there are many."""
+    from ctxtools.repomap.scan import language_for, script_language
+    from ctxtools.retrieval.rank import reachable
+
+    reached = reachable(sources, query)
+    wanted = [
+        s
+        for s in sources
+        if s.label in reached and (language_for(s.label) or script_language(s.label, s.data))
+    ]
+    for s in sources:
+        s.defs = ()
+
+    def scan(src: Source) -> tuple:
+        return definitions_of(src.label, src.data)
+
+    if jobs > 1 and len(wanted) >= workers.SCAN_MIN:
+        found = forked_results(scan, wanted, jobs, chunk=workers.CHUNK)
+    else:
+        found = map(scan, wanted)
+    for src, defs in zip(wanted, found, strict=True):
+        src.defs = defs
+
+
 def iter_excerpts(
     sources: Iterable[InputSpec],
     query: QueryLike,
@@ -176,8 +205,8 @@ def iter_excerpts(
     show_unmatched: bool = True,
 ) -> Iterator[FileResult]:
     """Each input read, ranked with the others and cut down (or its signatures, with
-    SIGNATURES), in the order given, as a FileResult; read by JOBS worker processes
-    (forked) when there are several files and no data input. QUERY is a task's text or a
+    SIGNATURES), in the order given, as a FileResult; the definitions scanned (or the
+    signatures) by JOBS worker processes (forked) when there are many files. QUERY is a task's text or a
     ``Query`` (``retrieval.window.window_query``). ``store`` is a HandleStore or its root
     (None: the default root), opened at the first ``ctx:`` reference; ``session`` that of
     the handles (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s
@@ -193,13 +222,15 @@ def iter_excerpts(
         unreadable = find_unreadable(inputs)
     reader = _Reader(query, signatures, unreadable, HandleReader(store, session))
     jobs = jobs or 1
-    if jobs <= 1 or len(inputs) < 2 or any(inp.path is None for inp in inputs):
-        loaded = [reader(inp) for inp in inputs]
-    else:
+    if signatures and jobs > 1 and len(inputs) > 1 and all(i.path for i in inputs):
         loaded = list(forked_results(reader, inputs, jobs, chunk=workers.CHUNK))
+    else:
+        loaded = [reader(inp) for inp in inputs]
     engine = None
     if not signatures:
-        engine = Engine(query, [r.source for r in loaded if r.source is not None])
+        sources = [r.source for r in loaded if r.source is not None]
+        _scan_definitions(sources, query, jobs)
+        engine = Engine(query, sources)
     for res in loaded:
         if res.status == OK and engine is not None:
             res = _cut(engine, res, options)

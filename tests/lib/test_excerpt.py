@@ -220,7 +220,7 @@ def test_a_log_with_cjk_and_invalid_utf8_windows_around_its_hit_lines():
     assert shown[301].startswith("2026-12-04 10:05:00 ERROR データベース接続")
     assert ex.matched == ("database", "connection", "refused")
     # streamed in small pieces, scored with the same weights: the same windows
-    engine = Engine("database connection refused", [source_of("app.log", raw, engine_q())])
+    engine = Engine("database connection refused", [source_of("app.log", raw)])
     streamed = excerpt_stream(io.BytesIO(raw), engine, opts, block=300)
     assert streamed.spans == ex.spans and streamed.lines == ex.lines
     # and the same bytes on reruns

@@ -332,12 +332,14 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import ctxtools.excerpt.workers as workers
 
     monkeypatch.setattr(workers, "CHUNK", 2)
-    real_source = loader.source_of
+    monkeypatch.setattr(workers, "SCAN_MIN", 2)
+    real_scan = loader.definitions_of
+    parent = os.getpid()
 
     def failing(label, *args, **kw):
-        if label == "lexer.rs":
+        if label == "cart.ts" and os.getpid() != parent:  # in a child only
             raise ValueError("scanner bug")
-        return real_source(label, *args, **kw)
+        return real_scan(label, *args, **kw)
 
     forked: list[int] = []
     real_fork = os.fork
@@ -348,13 +350,15 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(loader, "source_of", failing)
+    monkeypatch.setattr(loader, "definitions_of", failing)
     monkeypatch.setattr(os, "fork", fork)
-    names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
+    # the definitions of the files the task reaches (auth.py, cart.ts) are scanned in two
+    # chunks of two: the second, a child's, fails
     with pytest.raises(ValueError, match="scanner bug"):
-        list(iter_excerpts(names, QUERY, jobs=2, render=True))
-    rest = [n for n in ALL if n != "lexer.rs"]
-    early = iter_excerpts(rest * 4, QUERY, jobs=3, render=True)
+        list(iter_excerpts([*ALL, *ALL], QUERY, jobs=2, render=True))
+    assert len(forked) == 1
+    rest = [n for n in ALL if n != "cart.ts"]
+    early = iter_excerpts(rest * 6, QUERY, jobs=3, render=True)
     assert next(early).label == "auth.py"
     early.close()  # the consumer stops: the children are ended and reaped
     assert len(forked) == 3
