@@ -209,9 +209,10 @@ def iter_excerpts(
     signatures) by JOBS worker processes (forked) when there are many files. QUERY is a
     task's text or a ``Query`` (``retrieval.window.window_query``). ``store`` is a
     HandleStore or its root (None: the default root), opened at the first ``ctx:``
-    reference; ``session`` that of the handles (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s
-    answer when the caller has it already. With RENDER, ok results carry their text, not
-    the excerpt (no text for a file with no match unless SHOW_UNMATCHED).
+    reference; ``session`` that of the handles (None: $CTX_SESSION or "default").
+    UNREADABLE is ``find_unreadable``'s answer when the caller has it already. With
+    RENDER, ok results carry their text, not the excerpt (no text for a file with no
+    match unless SHOW_UNMATCHED).
     """
     from ctxtools.retrieval.window import window_query
 
