@@ -108,12 +108,13 @@ def excerpt_ranked(engine: Engine, label: str, options: ExcerptOptions) -> Excer
     omitted = matches = 0
     if doc is not None:
         h = max(0, min(options.head, n))
-        windows, omitted = chunk_windows(doc, engine.terms.terms, options.max_windows, shown=h)
-        matches = sum(1 for p in doc.parts if p[0] + p[1] + p[3] > 0)
-    spans = _spans(windows, n, options) if windows else _unmatched_spans(n, options)
+        windows, omitted, matches = chunk_windows(
+            doc, engine.terms.terms, options.max_windows, shown=h
+        )
+    spans = _spans(windows, n, options) if matches else _unmatched_spans(n, options)
     lines = lines_of_whole(data, newlines, spans, options.max_line_chars)
-    matched = engine.order(doc.matched) if doc is not None and windows else ()
-    score = doc.score if doc is not None and windows else 0.0
+    matched = engine.order(doc.matched) if doc is not None and matches else ()
+    score = doc.score if doc is not None and matches else 0.0
     return Excerpt(n, spans, lines, matched, score, omitted, size=len(data), matches=matches)
 
 
@@ -139,10 +140,11 @@ def excerpt_pieces(
     for line, data, mid in pieces():
         scorer.add(line, data, mid)
     windows, omitted, n = scorer.finish()
-    spans = _spans(windows, n, options) if windows else _unmatched_spans(n, options)
+    found = bool(windows) or omitted > 0
+    spans = _spans(windows, n, options) if found else _unmatched_spans(n, options)
     lines = collect_lines(pieces(), spans, options.max_line_chars)
-    if not windows:
-        return Excerpt(n, spans, lines, size=size, matches=scorer.hit_lines)
+    if not found:
+        return Excerpt(n, spans, lines, size=size)
     matched = engine.order(engine.terms.terms[i] for i in scorer.matched)
     score = doc.score if doc is not None else file_score(windows)
     return Excerpt(n, spans, lines, matched, score, omitted, size=size, matches=scorer.hit_lines)

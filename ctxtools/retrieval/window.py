@@ -124,7 +124,7 @@ def chunk_label(doc: Doc, k: int) -> str:
 
 def chunk_windows(
     doc: Doc, terms: Sequence[str], keep: int, floor: float = FLOOR, shown: int = 0
-) -> tuple[list[Window], int]:
+) -> tuple[list[Window], int, int]:
     """DOC's best chunks as windows, most relevant first (ctx-pack's order: score, then
     line), those with evidence of their own, down to FLOOR of the best, at most KEEP; and
     how many more above the floor KEEP left out. A chunk whose words count only through
@@ -132,7 +132,8 @@ def chunk_windows(
     compares each chunk's own evidence (its score less its file's share, the same in every
     chunk of a file: words, pointers, callees) with the best chunk's. TERMS are the
     ranking's (``Terms`` order), to name what each chunk holds. A chunk within the first
-    SHOWN lines (a head shown anyway) does not count towards KEEP."""
+    SHOWN lines (a head shown anyway) does not count towards KEEP. Last, how many chunks
+    could be windows (the file's matches)."""
     cands = []
     for k, s in enumerate(doc.scores):
         parts = doc.parts[k] if doc.parts else (s, 0.0, 0.0, 0.0)
@@ -141,7 +142,7 @@ def chunk_windows(
             cands.append((s, k, own))
     cands.sort(key=lambda t: (-t[0], t[1]))
     if not cands:
-        return [], 0
+        return [], 0, 0
     low = floor * max(c[2] for c in cands)
     above = [k for _s, k, own in cands if own >= low]
     out = []
@@ -170,7 +171,7 @@ def chunk_windows(
                 name,
             )
         )
-    return out, left
+    return out, left, len(cands)
 
 
 def _says(doc: Doc, k: int, terms: Sequence[str]) -> bool:

@@ -499,14 +499,14 @@ def test_unmatched_in_json_and_through_every_path(script_runner, src):
     doc = json.loads(j.stdout)
     assert doc["unmatched"] == ["lexer.rs", "server.go"]
     # "matches": the chunks with evidence of their own
-    assert [(f["path"], f["matches"]) for f in doc["files"]] == [("auth.py", 8), ("cart.ts", 20)]
+    assert [(f["path"], f["matches"]) for f in doc["files"]] == [("auth.py", 8), ("cart.ts", 3)]
     shown = json.loads(script_runner.run([*args, "--json", "--unmatched", "show"]).stdout)
     assert "unmatched" not in shown
     assert [(f["path"], f["matches"]) for f in shown["files"]] == [
         ("lexer.rs", 0),
         ("auth.py", 8),
         ("server.go", 0),
-        ("cart.ts", 20),
+        ("cart.ts", 3),
     ]
     omitted = json.loads(script_runner.run([*args, "--json", "--unmatched", "omit"]).stdout)
     assert "unmatched" not in omitted and omitted["files"] == doc["files"]

@@ -133,6 +133,17 @@ def test_windows_are_the_best_chunks_down_to_the_floor_at_most_max_windows():
     assert sorted((w.score for w in wins), reverse=True) == best3
     none = excerpt_of("auth.py", "SessionStore", max_windows=0)
     assert none.windows == () and none.omitted > 0
+    # still a file that matches: its head, and a header that says what was left out
+    assert spans(none) == [("head", 1, 15)] and none.matched and none.matches > 0
+    assert (
+        render_excerpt(none, "auth.py")
+        .split("\n")[0]
+        .endswith(f"; {none.omitted} more windows above the floor")
+    )
+    log = excerpt_text(
+        b"x\n" * 50 + b"SessionStore\n", "SessionStore", ExcerptOptions(max_windows=0)
+    )
+    assert spans(log) == [("head", 1, 15)] and log.matched and log.omitted == 1
 
 
 def test_a_text_without_definitions_windows_its_best_lines():
