@@ -44,9 +44,20 @@ QueryLike = Query | str
 
 class Engine:
     """The ranking of a run's texts held whole (label -> bytes and definitions), and what
-    any of its texts is scored with (the ranking's term weights)."""
+    any of its texts is scored with (the ranking's term weights).
 
-    def __init__(self, query: QueryLike, sources: Sequence[Source] = ()):
+    As in ctx-pack, the files ranked chunk by chunk are the best ``rank.FILE_TOP`` by
+    their words (and every one a path, frame or message points at); the others a term
+    reaches (``rest``) are cut by lines. SCAN, given sources, fills in their definitions:
+    it is given those the ranking reads (found by a first ranking when more than
+    ``FILE_TOP`` are reached); without it the sources' own definitions are used."""
+
+    def __init__(
+        self,
+        query: QueryLike,
+        sources: Sequence[Source] = (),
+        scan: Callable[[list[Source]], object] | None = None,
+    ):
         from ctxtools.retrieval.index import Terms
 
         self.query = query if isinstance(query, Query) else window_query(query)
@@ -56,10 +67,21 @@ class Engine:
             if src.label not in seen:
                 seen.add(src.label)
                 unique.append(src)
-        self.ranking = rank_sources(unique, self.query, file_top=len(unique) + 1)
+        if scan is not None:
+            from ctxtools.retrieval.rank import FILE_TOP, reachable
+
+            reached = reachable(unique, self.query)
+            if len(reached) <= FILE_TOP:  # the ranking reads them all: one ranking
+                scan([s for s in unique if s.label in reached])
+            else:  # which it reads comes from their words: a ranking, then the scan
+                read = {d.label for d in rank_sources(unique, self.query).docs}
+                scan([s for s in unique if s.label in read])
+        self.ranking = rank_sources(unique, self.query)
         self.terms = Terms(list(self.query.terms))
         self.weights = [self.ranking.weights.get(t, 0.0) for t in self.terms.terms]
         self.docs: dict[str, Doc] = {d.label: d for d in self.ranking.docs}
+        self.rest = set(self.ranking.rest)
+        self.known: tuple[set, set] = (set(), set())  # LineWindows' words, for every text
         self.data = {src.label: src.data for src in unique}
 
     def order(self, names: Iterable[str]) -> tuple[str, ...]:
@@ -100,7 +122,7 @@ def excerpt_ranked(engine: Engine, label: str, options: ExcerptOptions) -> Excer
     """The excerpt of LABEL, a text the ENGINE ranked (or found nothing in)."""
     data = engine.data[label]
     doc = engine.docs.get(label)
-    if doc is not None and not has_definitions(doc):
+    if (doc is not None and not has_definitions(doc)) or label in engine.rest:
         return excerpt_pieces(engine, lambda: iter([(1, data, False)]), options, len(data), doc)
     newlines = data.count(b"\n")
     n = newlines + (0 if not data or data.endswith(b"\n") else 1)
@@ -136,7 +158,9 @@ def excerpt_pieces(
         if got >= AVG_SAMPLE:
             break
     avg = mean_window(b"".join(head), options.window)
-    scorer = LineWindows(engine.terms, engine.weights, options.window, options.max_windows, avg)
+    scorer = LineWindows(
+        engine.terms, engine.weights, options.window, options.max_windows, avg, engine.known
+    )
     for line, data, mid in pieces():
         scorer.add(line, data, mid)
     windows, omitted, n = scorer.finish()

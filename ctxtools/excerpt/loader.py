@@ -165,20 +165,12 @@ def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult
     return FileResult(res.label, OK, ex, matches=ex.matches)
 
 
-def _scan_definitions(sources: list[Source], query: Query, jobs: int) -> None:
-    """The definitions of the SOURCES a term, path, frame or message reaches (the others
-    are never cut at them), from JOBS processes when there are many."""
+def _scan_definitions(sources: list[Source], jobs: int) -> None:
+    """The definitions of SOURCES (those the ranking reads chunk by chunk), from JOBS
+    processes when there are many."""
     from ctxtools.repomap.scan import language_for, script_language
-    from ctxtools.retrieval.rank import reachable
 
-    reached = reachable(sources, query)
-    wanted = [
-        s
-        for s in sources
-        if s.label in reached and (language_for(s.label) or script_language(s.label, s.data))
-    ]
-    for s in sources:
-        s.defs = ()
+    wanted = [s for s in sources if language_for(s.label) or script_language(s.label, s.data)]
 
     def scan(src: Source) -> tuple:
         return definitions_of(src.label, src.data)
@@ -230,8 +222,7 @@ def iter_excerpts(
     engine = None
     if not signatures:
         sources = [r.source for r in loaded if r.source is not None]
-        _scan_definitions(sources, query, jobs)
-        engine = Engine(query, sources)
+        engine = Engine(query, sources, lambda read: _scan_definitions(read, jobs))
     for res in loaded:
         if res.status == OK and engine is not None:
             res = _cut(engine, res, options)

@@ -209,10 +209,17 @@ class LineWindows:
     ``mid``), then ``finish``. What is kept is bounded: the best ``cap`` candidates (a
     chosen window rules out at most ``4 × window + 1`` others, so the greedy choice over
     them is the choice over all), the lines of one window, and a count a line of the
-    piece at hand."""
+    piece at hand. KNOWN: the words already sorted into those that stand for a weighted
+    term and those that do not, shared by the texts of a run."""
 
     def __init__(
-        self, terms: Terms, weights: Sequence[float], window: int, keep: int, avg_len: float
+        self,
+        terms: Terms,
+        weights: Sequence[float],
+        window: int,
+        keep: int,
+        avg_len: float,
+        known: tuple[set, set] | None = None,
     ):
         self.terms = terms
         self.weights = list(weights)
@@ -233,8 +240,9 @@ class LineWindows:
         self._best: list[tuple] = []  # (score, -line, line, terms): the worst on top
         self._open = False  # the last piece ended inside a line
         self._last_word = False  # ... inside a word
-        self._yes: set[bytes] = set()  # words that stand for a weighted term
-        self._no: set[bytes] = set()  # words that stand for none
+        # words that stand for a weighted term, and words that stand for none: KNOWN shares
+        # them between the texts of a run (the same TERMS and WEIGHTS)
+        self._yes, self._no = known if known is not None else (set(), set())
 
     def add(self, first: int, data: bytes, mid: bool = False) -> None:
         if not data:

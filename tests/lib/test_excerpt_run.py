@@ -337,7 +337,7 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     parent = os.getpid()
 
     def failing(label, *args, **kw):
-        if label == "cart.ts" and os.getpid() != parent:  # in a child only
+        if label.endswith(".ts") and os.getpid() != parent:  # in a child only
             raise ValueError("scanner bug")
         return real_scan(label, *args, **kw)
 
@@ -352,16 +352,20 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
 
     monkeypatch.setattr(loader, "definitions_of", failing)
     monkeypatch.setattr(os, "fork", fork)
-    # the definitions of the files the task reaches (auth.py, cart.ts) are scanned in two
-    # chunks of two: the second, a child's, fails
-    with pytest.raises(ValueError, match="scanner bug"):
-        list(iter_excerpts([*ALL, *ALL], QUERY, jobs=2, render=True))
+    names = []
+    for k in range(3):  # six files the task reaches, scanned in three chunks of two
+        for name in ("auth.py", "cart.ts"):
+            copy = f"{k}{name}"
+            shutil.copy(DATA / name, src / copy)
+            names.append(copy)
+    with pytest.raises(ValueError, match="scanner bug"):  # the second chunk, a child's
+        list(iter_excerpts([*names, "lexer.rs"], QUERY, jobs=2, render=True))
     assert len(forked) == 1
-    rest = [n for n in ALL if n != "cart.ts"]
-    early = iter_excerpts(rest * 6, QUERY, jobs=3, render=True)
-    assert next(early).label == "auth.py"
+    rest = [n for n in names if n.endswith(".py")]
+    early = iter_excerpts([*rest, "lexer.rs", *rest], QUERY, jobs=3, render=True)
+    assert next(early).label == "0auth.py"
     early.close()  # the consumer stops: the children are ended and reaped
-    assert len(forked) == 3
+    assert len(forked) == 2
     for pid in forked:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
@@ -374,3 +378,35 @@ def test_auto_jobs(monkeypatch):
     assert [auto_jobs(n) for n in (0, 1, 499, 500, 3000)] == [1, 1, 1, 2, 2]
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     assert auto_jobs(3000) == 1
+
+
+def test_past_the_engines_top_files_a_file_is_cut_by_lines(tmp_path, monkeypatch):
+    """As in ctx-pack, the ranking reads chunk by chunk the best FILE_TOP files by their
+    words; the others the task reaches are cut by lines (the same BM25), and only the
+    files it reads have their definitions scanned."""
+    import ctxtools.excerpt.loader as loader
+    from ctxtools.retrieval.rank import FILE_TOP
+
+    names = []
+    for k in range(2 * FILE_TOP + 100):  # the task's word in half of them: a rare one
+        path = tmp_path / f"m{k:04}.py"
+        hits = "payload " * (k % 2 == 0) * (1 + (k % 14 == 0))  # some say it twice
+        path.write_text(f"import os\n\n\ndef handle_{k}(x):\n    return '{hits}'\n")
+        names.append(str(path))
+    scanned: list[str] = []
+    real = loader.definitions_of
+
+    def counting(label, data):
+        scanned.append(label)
+        return real(label, data)
+
+    monkeypatch.setattr(loader, "definitions_of", counting)
+    results = list(iter_excerpts(names, "payload"))
+    assert len(scanned) == FILE_TOP
+    matched = [r for r in results if r.matched]
+    assert len(matched) == FILE_TOP + 50
+    for r in matched:
+        [win] = [w for s in r.excerpt.spans for w in s.windows]
+        assert win.chunk.startswith("lines ") == (r.label not in scanned), r.label
+    twice = {names[k] for k in range(0, len(names), 14)}
+    assert twice <= set(scanned)  # the best by their words are read chunk by chunk
