@@ -313,16 +313,12 @@ def reachable(sources: list[Source], query: Query) -> set[str]:
 
 
 def rank_sources(
-    sources: list[Source],
-    query: Query,
-    fallback: dict[str, float] | None = None,
-    file_top: int = FILE_TOP,
+    sources: list[Source], query: Query, fallback: dict[str, float] | None = None
 ) -> Ranking:
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
-    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built. FILE_TOP:
-    the files read chunk by chunk besides those a pointer reaches (ctx-excerpt: all)."""
-    ranking = _rank(sources, query, file_top)
+    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
+    ranking = _rank(sources, query)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)
@@ -364,14 +360,14 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
     return Ranking(docs, [], {}, query, [])
 
 
-def _rank(sources: list[Source], query: Query, file_top: int = FILE_TOP) -> Ranking:
+def _rank(sources: list[Source], query: Query) -> Ranking:
     terms = Terms(list(query.terms))
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)
     path_hits, frames, reached = _pointed(sources, query)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
-    kept, rest, blind, stats = _first_pass(sources, terms, query, reached, file_top)
+    kept, rest, blind, stats = _first_pass(sources, terms, query, reached)
     docs: list[Doc] = []
     datas: dict[str, bytes] = {}
     lens: dict[str, list[int]] = {}
@@ -416,7 +412,7 @@ def _common_terms(sources: list[Source]) -> set[int]:
     return {i for i, n in seen.items() if n > limit}
 
 
-def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], top=FILE_TOP):
+def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     """File-level BM25 over every source a term reaches: the best ``FILE_TOP`` (and all
     that a path, frame, message, name or change reaches) are read chunk by chunk; the
     others count towards the corpus statistics only. Returns (the sources to read, the
@@ -459,7 +455,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], t
     stats.file_df = fstats.df
     kept, rest = [], []
     for rank_no, (_fs, label, src, tf, n) in enumerate(scored):
-        if rank_no < top or reached[label]:
+        if rank_no < FILE_TOP or reached[label]:
             kept.append(src)
         else:
             rest.append(label)
