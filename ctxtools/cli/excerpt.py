@@ -145,7 +145,9 @@ def cli(**opts) -> int:
     chunk is scored: BM25 over the chunks of all the files given (a word most chunks hold
     weighs little; a word in most of the files, nothing), plus what points at it (its name
     is the task's, a stack frame's line or function, an error message it prints), its
-    file's share of the file's score, and what the best chunks call.
+    file's share of the file's score, and what the best chunks call. Over many files, as
+    in ctx-pack, the 250 files the task's words rank best (and every one a path, frame or
+    message points at) are cut into definitions; the others are cut by lines, as a log is.
 
     Per file: the first --head lines (15), then at most --max-windows (6) windows: its
     chunks whose own lines hold a term (or that a pointer or a call reaches), the most
