@@ -16,7 +16,7 @@ for wall time and peak memory):
 
 Each line gives the output's size in bytes and in cl100k tokens (one count of the last
 run's output). Last, the lines ctx-excerpt prints for django/db/models/query.py with
---query QuerySet (issue 10: at most 15 + 6 x 51 lines and a header).
+--query QuerySet (the head, then at most 6 of its best definitions, whole: issue 26).
 
 Targets (issues 4 and 10): within 3x of grep, peak memory under 200 MB.
 """

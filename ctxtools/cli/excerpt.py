@@ -39,21 +39,25 @@ from ctxtools.errors import UsageError
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @input_files
-@query_option("The task, in words: identifiers come from it.")
+@query_option("The task, in words, read as ctx-pack reads it.")
 @click.option(
     "--ident",
     "idents",
     multiple=True,
     metavar="NAME",
-    help="An identifier to look for, taken as is (repeatable).",
+    help="A name to look for, taken as is: a definition so named ranks up (repeatable).",
 )
-@ignore_case_option("Exact hits regardless of case.")
-@int_option("--window", defaults.EXCERPT_WINDOW, "Lines shown before and after each matching line.")
+@ignore_case_option("Accepted; words always match regardless of case.")
+@int_option(
+    "--window",
+    defaults.EXCERPT_WINDOW,
+    "In a text without definitions (a log): lines shown around each best line.",
+)
 @int_option("--head", defaults.EXCERPT_HEAD, "First lines of every file, always shown.")
 @int_option(
     "--max-windows",
     defaults.EXCERPT_MAX_WINDOWS,
-    "Windows per file (each around one matching line), the best-scoring first.",
+    "Windows per file (a definition, or lines of a log), the most relevant first.",
 )
 @int_option("--tail", defaults.EXCERPT_TAIL, "Last lines shown when nothing in the file matches.")
 @tokens_option("Total budget for the whole output, in tokens of the ruler.")
@@ -62,7 +66,7 @@ from ctxtools.errors import UsageError
     type=click.Choice(["given", "score"]),
     default="given",
     show_default=True,
-    help="File order: as given, or the best-matching first.",
+    help="File order: as given, or the best-ranked first (ctx-pack's file score).",
 )
 @click.option(
     "--unmatched",
@@ -102,22 +106,24 @@ from ctxtools.errors import UsageError
 @copy_option
 @standard_options
 def cli(**opts) -> int:
-    """Cut files down to the windows around what a task is about, with real line numbers.
+    """Cut files down to what a task is about, with real line numbers.
 
-    Each file shows its first lines, then windows of lines around the lines that mention the
-    identifiers of --query (or --ident), every line with its real number; a file where
-    nothing matches shows its last lines. --tokens fits the whole output into a budget,
-    --signatures shows only the declaring lines, --json the windows and their scores.
+    Each file shows its first lines, then its definitions that the task is about, chosen
+    by the engine ctx-pack ranks with (a log or other text without definitions: the lines
+    around its best lines), every line with its real number; a file where nothing matches
+    shows its last lines. --tokens fits the whole output into a budget, --signatures
+    shows only the declaring lines, --json the windows and their scores.
 
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
-    a missing --memory path, 2 usage error (e.g. a query with no usable identifier, or
-    with --memory no usable word).
+    a missing --memory path, 2 usage error (e.g. a query with no usable word, or with
+    --memory no usable word).
 
     \b
     Examples:
       ctx-excerpt -q "fix the JWT expiry check in verifyToken" src/auth/*.py
       git ls-files -z '*.go' | ctx-excerpt -q "retry backoff" --files-from - -0 --tokens 4000
-      ctx-excerpt --ident parse_header --window 10 --json lib/http.py
+      ctx-excerpt --ident parse_header --json lib/http.py
+      ctx-excerpt -q "connection refused" --window 10 build.log
       ctx-excerpt --signatures src/server.go src/routes.ts
       ctx-excerpt --memory MEMORY.md --memory notes/ -q "how do we rotate signing keys?"
 
@@ -126,45 +132,56 @@ def cli(**opts) -> int:
     \f
 
     Head-truncating a file (say at 2,800 bytes) routinely cuts the very function a task is
-    about. ctx-excerpt shows each file's first lines (package clause, imports), then
-    windows of lines around the lines that mention the task's identifiers, every line with
-    its real number so that a model can ask for more (ctx-read --range, an editor's
-    go-to-line). When nothing in a file matches, its last lines stand in for the windows.
+    about. ctx-excerpt shows each file's first lines (package clause, imports), then the
+    parts of it the task is about, every line with its real number so that a model can
+    ask for more (ctx-read --range, an editor's go-to-line). When nothing in a file
+    matches, its last lines stand in for them.
 
-    Identifiers come from --query TEXT: words, snake_case and camelCase names, dotted
-    paths (auth.jwt.verify gives auth, jwt, verify and the whole path; Rust a::b too).
-    Stop-words ("the", "fix", ...), very common keywords (def, class, self, return, ...)
-    and one-letter words are ignored; --ident NAME adds a name as it is (repeatable).
-    A line matches an identifier that occurs in it as a whole word, case-sensitively
-    unless -i (an exact hit), or as a run of the words of a compound name, regardless of
-    case (verifyJwtToken holds jwt; verify_token and verifyToken hold each other: a part
-    hit). Windows are scored: exact hits 3 (a dotted path 4), part hits 1, doubled on a
-    line that defines the name (def, class, func, fn, function, a method); per window the
-    distinct identifiers' best weights add up, repeats add 0.25 a line (at most 1 each).
+    The files are ranked as ctx-pack ranks a repository's (one engine, the same scores):
+    --query TEXT is read by ctx-pack's analyzer (words, the parts of snake_case and
+    camelCase names, code-shaped names, paths, stack-trace frames, quoted messages; its
+    stop-words are left out, case does not matter), --ident NAME adds a name as it is (a
+    definition with that name ranks up, as one the task writes in code does). Each file
+    is cut into its definitions by the repo map's scanners (functions and methods whole;
+    a class's header; the code between them; a long definition in parts), and every
+    chunk is scored: BM25 over the chunks of all the files given (a word most chunks hold
+    weighs little; a word in most of the files, nothing), plus what points at it (its name
+    is the task's, a stack frame's line or function, an error message it prints), its
+    file's share of the file's score, and what the best chunks call. Over many files, as
+    in ctx-pack, the 250 files the task's words rank best (and every one a path, frame or
+    message points at) are cut into definitions; the others are cut by lines, as a log is.
 
-    Per file: the first --head lines (15), then at most --max-windows (6) windows, each
-    the --window lines (25) before and after one matching line. They are chosen best
-    first: the window scoring highest over the matching lines it would add is taken
-    (ties: the one around a definition, then the earlier), a matching line inside a
-    chosen window starts none, and so on; chosen windows that overlap or touch are shown
-    merged. So a file shows at most 15 + 6 × 51 lines. When nothing matches, the last
-    --tail lines (40) are shown instead. Each file starts with a header naming it, the
-    identifiers it matched and how many matching lines were left out (and how many more
-    windows would show them); each line is printed as '  120│ code'; a '⋮' line stands
-    between windows that are not adjacent. A line longer than 500 characters is cut and
-    ends with '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid
-    UTF-8 (shown as U+FFFD) keep their real line numbers. Files over 512 KB are streamed:
-    only the lines the windows need are kept. A file name is shown as it is unless it holds
-    a control character (a newline, a tab...), a double quote or a backslash: then it is
-    shown in double quotes with C escapes (\\n, \\t, \\", \\\\, others as octal bytes such
-    as \\033), as git shows names, so a name cannot break its header line.
+    Per file: the first --head lines (15), then at most --max-windows (6) windows: its
+    chunks whose own lines hold a term (or that a pointer or a call reaches), the most
+    relevant first, down to the engine's floor (a chunk whose own evidence is under 0.25
+    of the file's best is worth too little to show); they are printed in line order, and
+    adjacent ones as one run. A file with no definitions (a log, prose, JSON, a name no
+    scanner reads, stdin) or over 512 KB is cut by lines instead: each line that holds a
+    term is the centre of a window of --window lines (25) before and after it, scored by
+    the same BM25 (the words of the window, against a window's mean length in that text);
+    the best are taken first, none overlapping one taken, down to the same floor. Such a
+    file is streamed: only the best candidates and the lines the windows show are kept.
+    When nothing matches, the last --tail lines (40) are shown instead.
+
+    Each file starts with a header naming it, the query terms it holds, the definitions
+    it shows (the most relevant first) and how many more windows above the floor
+    --max-windows left out (in a text without definitions, counted among the candidates
+    kept); each line is printed as '  120│ code'; a '⋮' line stands between windows that
+    are not adjacent. A line longer than 500 characters is cut and ends with
+    '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid UTF-8
+    (shown as U+FFFD) keep their real line numbers. A file name is shown as it is unless
+    it holds a control character (a newline, a tab...), a double quote or a backslash:
+    then it is shown in double quotes with C escapes (\\n, \\t, \\", \\\\, others as
+    octal bytes such as \\033), as git shows names, so a name cannot break its header line.
 
     FILE arguments may be '-' for stdin, a handle reference ctx:[SESSION/]NAME[@SHA] (from
     ctx-stash; --store, --session), or names read from --files-from FILE (one a line, or
-    NUL-separated with -0). Binary files (a NUL byte in the first 8 KiB, or mostly bytes that
-    are not UTF-8) are skipped with a note on stderr. A file that cannot be read is an error
-    naming it; with --keep-going the others are still excerpted, the unreadable ones are
-    named on stderr, and the exit status is 1.
+    NUL-separated with -0). Every input is read before the first is printed (the words'
+    rarity is over all of them), by --jobs worker processes. Binary files (a NUL byte in
+    the first 8 KiB, or mostly bytes that are not UTF-8) are skipped with a note on
+    stderr. A file that cannot be read is an error naming it; with --keep-going the
+    others are still excerpted, the unreadable ones are named on stderr, and the exit
+    status is 1.
 
     With more than one input, a file where nothing matched is not shown: it is named in
     one list after the others ('no match in N files:', then a name a line), as over a
@@ -174,36 +191,40 @@ def cli(**opts) -> int:
     out. Not with --signatures.
 
     --tokens N fits the whole printed output into N tokens of the ruler (--encoding,
-    --tokenizer, --heuristic, --exact; cl100k_base by default). What goes first is what is
-    worth least: files where nothing matched (the last first), then windows, the
-    lowest-scoring first (a file that keeps a window keeps its head), then matched files
-    reduced to their head, the lowest-scoring first; the list of files with no match
-    names as many as then fit. Each drop is reported on stderr. Files are printed in the
-    order given, or --sort score (best first, ties in the order
-    given).
+    --tokenizer, --heuristic, --exact; cl100k_base by default) in ctx-pack's order of
+    relevance: windows are kept the most relevant first, across all files (a file's
+    header and head come with its first window), each while it fits; then the matched
+    files that kept no window, by their head; then the files where nothing matched. So
+    what goes is what is worth least; the list of files with no match names as many as
+    then fit. Each drop is reported on stderr. Files are printed in the order given, or
+    --sort score (ctx-pack's file score, best first, ties in the order given).
 
     --signatures prints, per file, only the lines that declare something (class, def, func,
     fn, methods, types...) as found by the repo map's scanners (Python, Go, JavaScript,
     TypeScript, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Scala, Lua, shell),
-    indented by nesting; other files get a note. --query is then
-    optional; with it, the header names the identifiers the signatures match and --sort
-    score ranks by them.
+    indented by nesting; other files get a note. --query is then optional; with it, the
+    header names the terms the signatures hold and --sort score ranks by them.
 
-    --json prints {"identifiers": [...], "options": {"window", "head", "max_windows",
-    "tail", "ignore_case"}, "files": [{"path", "status": "ok", "lines", "bytes",
-    "matched": [...], "score", "matches", "omitted_windows", "omitted_matches", "spans":
-    [{"kind": "head"|"window"|"tail", "start", "end", "score", "identifiers": [...],
-    "text"}]}]}; "matches" counts the matching lines, "omitted_matches" those not shown,
-    "omitted_windows" the windows that would show them; span lines are 1-based and
-    inclusive, "text" is their lines (CR removed, long lines cut). A skipped file is
-    {"path", "status": "binary"|"unreadable", "error"?}. With --unmatched name (several
-    inputs), "unmatched": [paths] lists the files with no match instead of "files".
-    Undecodable bytes of a file name show as U+FFFD. With --tokens: "budget":
-    {"tokens", "used", "counter", "exact", "dropped": [{"path", "kind": "window"|"file",
-    "start", "end", "score"}]}, the budget applying to the text output. With --signatures
-    a file has "language", "matches" (the definitions that match) and "definitions":
-    [{"kind", "name", "line", "end_line", "scope", "signature"}] instead of spans
-    ("status": "too_large" over 512 KB: not scanned).
+    --json prints {"terms": [...], "options": {"window", "head", "max_windows", "tail",
+    "ignore_case"}, "files": [{"path", "status": "ok", "lines", "bytes", "matched": [...],
+    "score", "matches", "omitted_windows", "spans": [{"kind": "head"|"window"|"tail",
+    "start", "end", "score", "terms": [...], "chunks": [{"chunk", "score", "words",
+    "pointers", "file", "callees"}], "text"}]}]}: "terms" are the query's as the analyzer
+    read them; a file's "score" is its ctx-pack file score, "matches" counts its chunks
+    with evidence of their own (in a text without definitions: its lines that hold a
+    term), "omitted_windows" the windows above the floor left out; each span's "chunks"
+    are the engine's windows it shows with their score in parts, as ctx-pack's JSON
+    "chunk_scores" gives them ("chunk": "Scope.name START-END", or "lines START-END"; a
+    head carries the chunks inside it); span lines are 1-based and inclusive, "text" is
+    their lines (CR removed, long lines cut). A skipped file is {"path", "status":
+    "binary"|"unreadable", "error"?}. With --unmatched name (several inputs),
+    "unmatched": [paths] lists the files with no match instead of "files". Undecodable
+    bytes of a file name show as U+FFFD. With --tokens: "budget": {"tokens", "used",
+    "counter", "exact", "dropped": [{"path", "kind": "window"|"file", "start", "end",
+    "score"}]}, the budget applying to the text output. With --signatures a file has
+    "language", "matches" (the definitions that match) and "definitions": [{"kind",
+    "name", "line", "end_line", "scope", "signature"}] instead of spans ("status":
+    "too_large" over 512 KB: not scanned).
 
     --memory PATH (repeatable; Markdown, reStructuredText and text files, or directories of
     them) does what ctx-pack --memory does and shows its choice: each file is cut into
@@ -218,10 +239,11 @@ def cli(**opts) -> int:
     --signatures, --tokens and the window options do not apply.
 
     --explain prints on stderr, as ctx-pack --explain does, each shown file with its score
-    (and its tokens, with --tokens), each span and why it is there (its matching lines
-    and identifiers, the head, the tail), then what was left out and why: windows and files
-    over --tokens, windows past --max-windows, files where nothing matched, skipped files.
-    With --json the document also has
+    (and its tokens, with --tokens), each span and why it is there (its chunk, its score
+    and the score's parts: words, pointers, file, callees; the head, the tail), then what
+    was left out and why: windows and files over --tokens, windows above the floor past
+    --max-windows, files where nothing matched, skipped files. With --json the document
+    also has
     "explain": {"command", "summary", "budget": null|{"tokens", "used", "counter",
     "exact"}, "chosen": [{"what", "why", "score", "tokens", "parts"?: [...]}], "left_out":
     [...]}.
@@ -255,13 +277,12 @@ def _excerpt(opts: dict, red) -> int:
         find_unreadable,
         unreadable_error,
     )
-    from ctxtools.excerpt.output import FileNotes, default_unmatched, query_matcher, write_blocks
+    from ctxtools.excerpt.output import FileNotes, default_unmatched, excerpt_query, write_blocks
 
     options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
-    matcher = query_matcher(
+    query = excerpt_query(
         opts["query"],
         opts["idents"],
-        options,
         signatures=opts["signatures"],
         unmatched=opts["unmatched"],
     )
@@ -285,15 +306,13 @@ def _excerpt(opts: dict, red) -> int:
         out = stdout_bytes()
         with notes:
             sink = red.writer(out.write)
-            write_blocks(
-                inputs, matcher, options, sink, on_file=notes, unmatched=unmatched, **common
-            )
+            write_blocks(inputs, query, options, sink, on_file=notes, unmatched=unmatched, **common)
         return notes.status
     tokens = opts["tokens"]
     with notes:
         run = excerpt_sources(
             inputs,
-            matcher,
+            query,
             options,
             ruler=(lambda: _ruler(opts)) if tokens else None,
             budget=tokens,

@@ -1,132 +1,249 @@
-"""One text cut down to its excerpt: ``excerpt_text`` (held whole), ``excerpt_stream`` (any
-size, in bounded memory) and ``excerpt_file`` (whole up to 512 KB, streamed above)."""
+"""One text cut down to its excerpt by the engine's windows.
+
+``Engine`` is a run's ranking: every input held whole ranked as ctx-pack ranks files
+(``retrieval.rank.rank_sources``), and the term weights every text is scored with.
+``excerpt_ranked`` cuts a file the ranking read; ``excerpt_pieces`` a text read in pieces
+(one without definitions, or too large to hold), in memory that does not grow with it.
+``excerpt_text`` / ``excerpt_stream`` / ``excerpt_file`` do one text alone.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
 
-from ctxtools.excerpt.match import Matcher, as_matcher
-from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Hit
-from ctxtools.excerpt.plan import plan_spans
+from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span
 from ctxtools.excerpt.source import (
     BINARY_SNIFF,
     BLOCK_SIZE,
     LARGE_FILE,
     Piece,
     collect_lines,
-    count_lines,
     is_binary,
     lines_of_whole,
     pieces_of_stream,
     read_fd,
     to_bytes,
 )
-from ctxtools.excerpt.streamplan import StreamPlanner, shown_hits
+from ctxtools.retrieval.rank import Doc, Source, rank_sources
+from ctxtools.retrieval.terms import Query
+from ctxtools.retrieval.window import (
+    AVG_SAMPLE,
+    LineWindows,
+    Window,
+    chunk_windows,
+    definitions_of,
+    file_score,
+    has_definitions,
+    mean_window,
+    window_query,
+)
+
+QueryLike = Query | str
 
 
-def _excerpt(
-    pieces: Callable[[], Iterable[Piece]] | None,
-    matcher: Matcher,
+class Engine:
+    """The ranking of a run's texts held whole (label -> bytes and definitions), and what
+    any of its texts is scored with (the ranking's term weights).
+
+    As in ctx-pack, the files ranked chunk by chunk are the best ``rank.FILE_TOP`` by
+    their words (and every one a path, frame or message points at); the others a term
+    reaches (``rest``) are cut by lines. SCAN, given sources, fills in their definitions:
+    it is given those the ranking reads (found by a first ranking when more than
+    ``FILE_TOP`` are reached); without it the sources' own definitions are used."""
+
+    def __init__(
+        self,
+        query: QueryLike,
+        sources: Sequence[Source] = (),
+        scan: Callable[[list[Source]], object] | None = None,
+    ):
+        from ctxtools.retrieval.index import Terms
+
+        self.query = query if isinstance(query, Query) else window_query(query)
+        seen: set[str] = set()
+        unique = []
+        for src in sources:
+            if src.label not in seen:
+                seen.add(src.label)
+                unique.append(src)
+        if scan is not None:
+            from ctxtools.retrieval.rank import FILE_TOP, reachable
+
+            reached = reachable(unique, self.query)
+            if len(reached) <= FILE_TOP:  # the ranking reads them all: one ranking
+                scan([s for s in unique if s.label in reached])
+            else:  # which it reads comes from their words: a ranking, then the scan
+                read = {d.label for d in rank_sources(unique, self.query).docs}
+                scan([s for s in unique if s.label in read])
+        self.ranking = rank_sources(unique, self.query)
+        self.terms = Terms(list(self.query.terms))
+        self.weights = [self.ranking.weights.get(t, 0.0) for t in self.terms.terms]
+        self.docs: dict[str, Doc] = {d.label: d for d in self.ranking.docs}
+        self.rest = set(self.ranking.rest)
+        self.known: tuple[set, set] = (set(), set())  # LineWindows' words, for every text
+        self.data = {src.label: src.data for src in unique}
+
+    def order(self, names: Iterable[str]) -> tuple[str, ...]:
+        """NAMES (query terms) in the query's order."""
+        ids = self.terms.ids
+        return tuple(sorted(set(names), key=lambda t: ids.get(t, len(ids))))
+
+
+def _spans(windows: Sequence[Window], n: int, options: ExcerptOptions) -> tuple[Span, ...]:
+    """The head, then the WINDOWS in line order (a window inside the head is carried by
+    it; one reaching into it starts after it)."""
+    h = max(0, min(options.head, n))
+    inside = [w for w in windows if w.end <= h]
+    spans = [Span("head", 1, h, tuple(inside))] if h else []
+    for w in sorted(windows, key=lambda w: (w.start, w.end)):
+        if w.end <= h:
+            continue
+        start = max(w.start, h + 1)
+        if spans and spans[-1].kind == "window" and start <= spans[-1].end:
+            start = spans[-1].end + 1  # overlapping chunks of a long definition's parts
+            if start > w.end:
+                continue
+        spans.append(Span("window", start, w.end, (w,)))
+    return tuple(spans)
+
+
+def _unmatched_spans(n: int, options: ExcerptOptions) -> tuple[Span, ...]:
+    h = max(0, min(options.head, n))
+    spans = [Span("head", 1, h)] if h else []
+    t = max(0, options.tail)
+    start = max(h + 1, n - t + 1)
+    if t and start <= n:
+        spans.append(Span("tail", start, n))
+    return tuple(spans)
+
+
+def excerpt_ranked(engine: Engine, label: str, options: ExcerptOptions) -> Excerpt:
+    """The excerpt of LABEL, a text the ENGINE ranked (or found nothing in)."""
+    data = engine.data[label]
+    doc = engine.docs.get(label)
+    if (doc is not None and not has_definitions(doc)) or label in engine.rest:
+        return excerpt_pieces(engine, lambda: iter([(1, data, False)]), options, len(data), doc)
+    newlines = data.count(b"\n")
+    n = newlines + (0 if not data or data.endswith(b"\n") else 1)
+    windows: list[Window] = []
+    omitted = matches = 0
+    if doc is not None:
+        h = max(0, min(options.head, n))
+        windows, omitted, matches = chunk_windows(
+            doc, engine.terms.terms, options.max_windows, shown=h
+        )
+    spans = _spans(windows, n, options) if matches else _unmatched_spans(n, options)
+    lines = lines_of_whole(data, newlines, spans, options.max_line_chars)
+    matched = engine.order(doc.matched) if doc is not None and matches else ()
+    score = doc.score if doc is not None and matches else 0.0
+    return Excerpt(n, spans, lines, matched, score, omitted, size=len(data), matches=matches)
+
+
+def excerpt_pieces(
+    engine: Engine,
+    pieces: Callable[[], Iterable[Piece]],
     options: ExcerptOptions,
     size: int,
-    whole: bytes | None = None,
+    doc: Doc | None = None,
 ) -> Excerpt:
-    if whole is not None:  # held whole: one piece, counted once
-        hits: dict[int, dict[str, float]] = {}
-        newlines = whole.count(b"\n")
-        if whole:
-            matcher.scan(whole, 1, hits)
-        line_count = newlines + (0 if not whole or whole.endswith(b"\n") else 1)
-        plan = plan_spans(hits, line_count, options, matcher)
-        shown = shown_hits(plan.spans, hits)
-        matched: set[str] = set()
-        for found in hits.values():
-            matched.update(found)
-        matches = len(hits)
-        lines = lines_of_whole(whole, newlines, plan.spans, options.max_line_chars)
-    else:  # streamed: what is kept of the matches does not grow with them
-        planner = StreamPlanner(options)
-        last: Piece | None = None
-        for piece in pieces():
-            found: dict[int, dict[str, float]] = {}
-            matcher.scan(piece[1], piece[0], found)
-            for line in sorted(found):
-                planner.add(line, found[line])
-            last = piece
-        line_count = count_lines(last)
-        plan, shown = planner.finish(line_count, matcher)
-        matched, matches = planner.matched, len(planner.lines)
-        lines = collect_lines(pieces(), plan.spans, options.max_line_chars)
-    hit_list = tuple(
-        Hit(line, tuple((name, shown[line][name]) for name in matcher.order(shown[line])))
-        for line in sorted(shown)
+    """The excerpt of a text without definitions, or too large to hold, read as PIECES
+    (called twice: one pass scores, the next keeps the lines the spans show). DOC: the
+    ranking's record of it, whose file score it keeps."""
+    head: list[bytes] = []  # the text's first AVG_SAMPLE bytes, however it is cut
+    got = 0
+    for _line, data, _mid in pieces():
+        head.append(data)
+        got += len(data)
+        if got >= AVG_SAMPLE:
+            break
+    avg = mean_window(b"".join(head), options.window)
+    scorer = LineWindows(
+        engine.terms, engine.weights, options.window, options.max_windows, avg, engine.known
     )
-    return Excerpt(
-        line_count=line_count,
-        spans=plan.spans,
-        lines=lines,
-        matched=matcher.order(matched) if matched else (),
-        hits=hit_list,
-        omitted=plan.omitted_windows,
-        size=size,
-        omitted_matches=plan.omitted_matches,
-        matches=matches,
-    )
+    for line, data, mid in pieces():
+        scorer.add(line, data, mid)
+    windows, omitted, n = scorer.finish()
+    found = bool(windows) or omitted > 0
+    spans = _spans(windows, n, options) if found else _unmatched_spans(n, options)
+    lines = collect_lines(pieces(), spans, options.max_line_chars)
+    if not found:
+        return Excerpt(n, spans, lines, size=size)
+    matched = engine.order(engine.terms.terms[i] for i in scorer.matched)
+    score = doc.score if doc is not None else file_score(windows)
+    return Excerpt(n, spans, lines, matched, score, omitted, size=size, matches=scorer.hit_lines)
+
+
+def excerpt_bytes(engine: Engine, data: bytes, options: ExcerptOptions) -> Excerpt:
+    """A text of the run that the ENGINE did not rank (too large): scored as pieces."""
+    import io
+
+    def pieces() -> Iterable[Piece]:
+        return pieces_of_stream(io.BytesIO(data), BLOCK_SIZE)
+
+    return excerpt_pieces(engine, pieces, options, len(data))
+
+
+def source_of(label: str, data: bytes) -> Source:
+    """The ranking's record of a text held whole: its bytes and its definitions."""
+    return Source(label, data, definitions_of(label, data))
 
 
 def excerpt_text(
     text: str | bytes,
-    identifiers: Matcher | Iterable[str],
+    query: QueryLike,
     options: ExcerptOptions | None = None,
+    label: str = "<text>",
 ) -> Excerpt:
-    """Cut TEXT (a str, or bytes read as UTF-8) down to the windows around IDENTIFIERS.
-
-    IDENTIFIERS is a ``Matcher`` (build it once for many files) or a list of names (e.g.
-    from ``identifiers_from_query``). Text with a NUL byte in its first 8 KB is binary:
-    the result has ``binary=True`` and no spans.
-    """
+    """Cut TEXT (a str, or bytes read as UTF-8; named LABEL, whose extension picks the
+    definitions' scanner) down to the engine's windows for QUERY (a task's text, or a
+    ``Query``), ranked alone. Text with a NUL byte in its first 8 KB is binary: the result
+    has ``binary=True`` and no spans; a text over 512 KB is scored as pieces."""
     options = options or ExcerptOptions()
-    matcher = as_matcher(identifiers, options)
     data = to_bytes(text)
     if is_binary(data):
         return Excerpt(0, (), {}, binary=True, size=len(data))
-    return _excerpt(None, matcher, options, len(data), whole=data)
+    q = query if isinstance(query, Query) else window_query(query)
+    if len(data) > LARGE_FILE:
+        return excerpt_bytes(Engine(q), data, options)
+    engine = Engine(q, [source_of(label, data)])
+    return excerpt_ranked(engine, label, options)
 
 
 def excerpt_stream(
     fh: BinaryIO,
-    identifiers: Matcher | Iterable[str],
+    query: QueryLike | Engine,
     options: ExcerptOptions | None = None,
     *,
     block: int = BLOCK_SIZE,
 ) -> Excerpt:
-    """Like ``excerpt_text`` for a seekable binary stream of any size, in bounded memory:
-    one pass finds the matches, a second keeps only the lines the spans need (a line
-    longer than ``max_line_chars`` is kept as its cut prefix and a count)."""
+    """Like ``excerpt_text`` for a seekable binary stream of any size, in bounded memory,
+    as a text without definitions: one pass scores its lines, a second keeps only the
+    lines the spans need (a line longer than ``max_line_chars`` is kept as its cut prefix
+    and a count). QUERY may be a run's ``Engine`` (its term weights)."""
     options = options or ExcerptOptions()
-    matcher = as_matcher(identifiers, options)
+    engine = query if isinstance(query, Engine) else Engine(query)
     fh.seek(0)
     head = fh.read(BINARY_SNIFF)
     size = fh.seek(0, 2)
     if is_binary(head):
         return Excerpt(0, (), {}, binary=True, size=size)
 
-    def pieces() -> Iterator[Piece]:
+    def pieces() -> Iterable[Piece]:
         fh.seek(0)
         return pieces_of_stream(fh, block)
 
-    return _excerpt(pieces, matcher, options, size)
+    return excerpt_pieces(engine, pieces, options, size)
 
 
 def excerpt_file(
     path: str,
-    identifiers: Matcher | Iterable[str],
+    query: QueryLike,
     options: ExcerptOptions | None = None,
     *,
     large: int = LARGE_FILE,
 ) -> Excerpt:
-    """Excerpt the file at PATH: read whole up to LARGE bytes, streamed above that.
+    """Excerpt the file at PATH alone: read whole up to LARGE bytes, streamed above that.
 
     OSError (missing file, permissions...) is left to the caller."""
     import os
@@ -148,6 +265,6 @@ def excerpt_file(
         raise
     if data is not None:  # read whole: the descriptor goes before the work on the bytes
         os.close(fd)
-        return excerpt_text(data, identifiers, options)
+        return excerpt_text(data, query, options, label=path)
     with fh:
-        return excerpt_stream(fh, identifiers, options)
+        return excerpt_stream(fh, query, options)

@@ -19,15 +19,19 @@ def explain(run: ExcerptRun) -> Explanation:
     ruler) with its spans and why each is there; then the windows and files the budget
     dropped, the windows past --max-windows, the files where nothing matched that are not
     shown, and the inputs skipped (binary, unreadable)."""
+    from ctxtools.retrieval.plan import FLOOR
+
     opts = run.options
-    idents = ", ".join(run.identifiers) or "none"
+    terms = ", ".join(run.terms) or "none"
     summary = (
-        f"identifiers: {idents}; per file the first {opts.head} lines, then at most "
-        f"{opts.max_windows} windows of ±{opts.window} lines around matching lines, best "
-        f"first (exact hit 3, dotted path 4, part hit 1, doubled on a definition)"
+        f"terms: {terms}; per file the first {opts.head} lines, then at most "
+        f"{opts.max_windows} windows, the most relevant first down to {FLOOR:g} of the "
+        f"file's best: its chunks as ctx-pack ranks them (BM25 over the chunks of every "
+        f"file given, names, frames, messages, the file's share, callees), or in a text "
+        f"without definitions ±{opts.window} lines around its best-scoring lines"
     )
     if run.signatures:
-        summary = f"identifiers: {idents}; the definitions' signature lines of each file"
+        summary = f"terms: {terms}; the definitions' signature lines of each file"
     budget = None
     if run.budget is not None:
         ruler = run.ruler
@@ -56,13 +60,26 @@ def _file(label: str, item, count) -> Item:
 
 def _span(span, item: Excerpt) -> Item:
     where = f"{span.kind} {span.start}-{span.end}"
-    if span.kind == "head":
-        return Item(where, "the first lines, always shown (--head)")
     if span.kind == "tail":
         return Item(where, "the last lines, shown when nothing matches (--tail)")
-    hits = sum(1 for h in item.hits if span.start <= h.line <= span.end)
-    names = ", ".join(span.identifiers)
-    return Item(where, f"{hits:,} matching lines: {names}", round(span.score, 3))
+    parts = []
+    for w in sorted(span.windows, key=lambda w: (-w.score, w.start)):
+        words, pointers, whole, callees = w.parts
+        parts.append(
+            Item(
+                w.chunk,
+                f"words {words:.3g}, pointers {pointers:.3g}, file {whole:.3g}, "
+                f"callees {callees:.3g}; terms: {', '.join(w.terms) or 'none'}",
+                round(w.score, 3),
+            )
+        )
+    if span.kind == "head" and parts:
+        return Item(
+            where, "the first lines, always shown (--head)", round(span.score, 3), None, parts
+        )
+    if span.kind == "head":
+        return Item(where, "the first lines, always shown (--head)")
+    return Item(where, parts[0].what + ": " + parts[0].why, round(span.score, 3))
 
 
 def _left_out(run: ExcerptRun) -> list[Item]:
@@ -70,7 +87,7 @@ def _left_out(run: ExcerptRun) -> list[Item]:
     for d in run.dropped:
         if d.kind == "window":
             what = f"{d.label} window {d.start}-{d.end}"
-            why = f"over --tokens {run.budget:,}: the lowest-scoring windows go first"
+            why = f"over --tokens {run.budget:,}: the least relevant windows go first"
             out.append(Item(what, why, d.score))
         else:
             why = "over --tokens: " + ("a weak file" if d.matched else "nothing matched")
@@ -82,7 +99,7 @@ def _left_out(run: ExcerptRun) -> list[Item]:
         # Excerpt.omitted counts the windows --max-windows left out and the budget's too
         past = item.omitted - budget_cut.get(label, 0) if isinstance(item, Excerpt) else 0
         if past > 0:
-            why = f"past --max-windows {run.options.max_windows}, the lowest-scoring"
+            why = f"above the floor, past --max-windows {run.options.max_windows}"
             out.append(Item(f"{label}: {past:,} more windows", why))
     shown = {label for label, _ in run.shown} | {d.label for d in run.dropped}
     for r in run.results:

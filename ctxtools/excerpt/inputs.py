@@ -60,8 +60,10 @@ class FileResult:
     ``exit_status`` is that error's). ``block`` is the rendered block as UTF-8 bytes when
     rendering was asked for (then ``excerpt`` is None: worker processes send back the
     bytes only; None too for a file with no match that is not to be shown); ``text`` is
-    the same as a str. ``matches``: how many lines match (with signatures: how many
-    definitions), None unless ok."""
+    the same as a str. ``matches``: how many lines or chunks match (with signatures: how
+    many definitions), None unless ok. While a run loads: ``source``, the text held whole
+    for the ranking (``retrieval.rank.Source``), or ``stream``, a text too large to hold
+    (a path) or to rank (bytes), scored as it is read."""
 
     label: str
     status: str
@@ -70,6 +72,8 @@ class FileResult:
     exit_status: int = 0
     block: bytes | None = None
     matches: int | None = None
+    source: object = None
+    stream: str | bytes | None = None
 
     @property
     def matched(self) -> bool:

@@ -1,20 +1,29 @@
-"""Loading: each input of a run read and excerpted (or its signatures) into a ``FileResult``.
+"""Loading: each input read, the definitions of those the task reaches scanned (in worker
+processes when there are many), all ranked together, and each cut down (or its
+signatures) into a ``FileResult``.
 
-``iter_excerpts`` yields them in the order given, from worker processes when there are
-many files (``ctxtools.forked``, sized by ``ctxtools.excerpt.workers``). A loader has no
-side effects: it also runs in the workers, which send back only the rendered bytes.
+``iter_excerpts`` reads every input first -- the engine's word statistics are over all of
+them -- then yields the results in the order given. A text over 512 KB is not held: it is
+scored as it is read again. Scanning has no side effects: it runs in forked workers,
+which see the bytes this process read and send back only the definitions.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError, NotFoundError, ResourceError
 from ctxtools.excerpt import workers
-from ctxtools.excerpt.blocks import file_block
-from ctxtools.excerpt.core import excerpt_file, excerpt_text
+from ctxtools.excerpt.core import (
+    Engine,
+    QueryLike,
+    excerpt_bytes,
+    excerpt_ranked,
+    excerpt_stream,
+)
 from ctxtools.excerpt.inputs import (
     BINARY,
     OK,
@@ -26,39 +35,36 @@ from ctxtools.excerpt.inputs import (
     as_input,
     find_unreadable,
 )
-from ctxtools.excerpt.match import Matcher, as_matcher
 from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.render import render_excerpt
 from ctxtools.excerpt.signatures import Signatures, render_signatures, signatures_of
-from ctxtools.excerpt.source import LARGE_FILE, is_binary, read_file_bytes
+from ctxtools.excerpt.source import BINARY_SNIFF, LARGE_FILE, is_binary, read_fd
 from ctxtools.forked import forked_results
 from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
+from ctxtools.retrieval.rank import Source
+from ctxtools.retrieval.terms import Query
+from ctxtools.retrieval.window import definitions_of
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
 
 
-class _Loader:
-    """Loads one input into a FileResult; no side effects (it also runs in workers)."""
+class _Reader:
+    """Reads one input into a FileResult (its source, stream, or signatures); no side
+    effects (it also runs in workers)."""
 
     def __init__(
         self,
-        matcher: Matcher,
-        options: ExcerptOptions,
+        query: Query,
         signatures: bool,
         unreadable: Mapping[str, str],
         handles: HandleReader,
-        render: bool,
-        show_unmatched: bool = True,
     ):
-        self.matcher = matcher
-        self.options = options
+        self.query = query
         self.signatures = signatures
         self.unreadable = unreadable
         self.handles = handles
-        self.render = render
-        self.show_unmatched = show_unmatched
 
     def __call__(self, inp: Input) -> FileResult:
         label = inp.label
@@ -71,48 +77,47 @@ class _Loader:
             )
         try:
             if self.signatures:
-                ex = self._signatures(inp)
-            elif inp.is_handle:
-                ex = excerpt_text(self.handles.read_bytes(inp.path), self.matcher, self.options)
-            elif inp.path is None:
-                ex = excerpt_text(inp.read(), self.matcher, self.options)
-            elif self.render:
-                try:
-                    fb = file_block(
-                        inp.path,
-                        label,
-                        self.matcher,
-                        self.options,
-                        show_unmatched=self.show_unmatched,
-                    )
-                except OSError as exc:
-                    check_resource(exc, inp.path)
-                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
-                if fb.binary:
+                sig = self._signatures(inp)
+                if sig.binary:
                     return FileResult(label, BINARY)
-                return FileResult(label, OK, block=fb.block, matches=fb.matches)
+                return FileResult(label, OK, sig, matches=sig.matches)
+            if inp.is_handle:
+                data = self.handles.read_bytes(inp.path)
+            elif inp.path is None:
+                data = inp.read()
             else:
-                try:
-                    ex = excerpt_file(inp.path, self.matcher, self.options)
-                except OSError as exc:
-                    check_resource(exc, inp.path)
-                    raise CtxError(f"{inp.path}: {exc.strerror or exc}") from None
+                data = self._file(inp.path)
+                if data is None:
+                    return FileResult(label, OK, stream=inp.path)
         except ResourceError:
             raise  # the system's limit, not the file's fault: never a skip
         except CtxError as exc:
             return FileResult(label, UNREADABLE, error=str(exc), exit_status=int(exc.exit_status))
-        if ex.binary:
+        if is_binary(data):
             return FileResult(label, BINARY)
-        matches = ex.matches
-        if self.render:
-            block = None
-            if matches or self.show_unmatched:
-                block = render_item(ex, label).encode("utf-8", "surrogateescape")
-            return FileResult(label, OK, block=block, matches=matches)
-        return FileResult(label, OK, ex, matches=matches)
+        if len(data) > LARGE_FILE:
+            return FileResult(label, OK, stream=data)
+        return FileResult(label, OK, source=Source(label, data))
+
+    def _file(self, path: str) -> bytes | None:
+        """The bytes of the file at PATH, None when it is over 512 KB (b"\\0" when such a
+        file is binary: its first bytes say so)."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                size = os.fstat(fd).st_size
+                if size > LARGE_FILE:
+                    head = os.read(fd, BINARY_SNIFF)
+                    return b"\0" if is_binary(head) else None
+                return read_fd(fd, size)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            check_resource(exc, path)
+            raise CtxError(f"{path}: {exc.strerror or exc}") from None
 
     def _signatures(self, inp: Input) -> Signatures:
-        matcher = self.matcher
+        query = self.query
         if inp.is_handle:
             data = self.handles.read_bytes(inp.path)
             path = inp.path.rsplit("/", 1)[-1].split("@", 1)[0]
@@ -124,14 +129,14 @@ class _Loader:
             try:
                 size = os.path.getsize(path)
                 if size > LARGE_FILE:
-                    return signatures_of(path, None, matcher, size=size)
-                data = read_file_bytes(path)
+                    return signatures_of(path, None, query, size=size)
+                data = self._file(path) or b""
             except OSError as exc:
                 check_resource(exc, path)
                 raise CtxError(f"{path}: {exc.strerror or exc}") from None
         if is_binary(data):
-            return signatures_of(path, b"", matcher, binary=True)
-        return signatures_of(path, data, matcher)
+            return signatures_of(path, b"", query, binary=True)
+        return signatures_of(path, data, query)
 
 
 def render_item(item: Item, label: str) -> str:
@@ -141,9 +146,46 @@ def render_item(item: Item, label: str) -> str:
     return render_excerpt(item, label)
 
 
+def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult:
+    """RES, read, with its excerpt."""
+    if res.source is not None:
+        ex = excerpt_ranked(engine, res.label, options)
+    elif isinstance(res.stream, bytes):
+        ex = excerpt_bytes(engine, res.stream, options)
+    else:
+        try:
+            with open(res.stream, "rb") as fh:
+                ex = excerpt_stream(fh, engine, options)
+        except OSError as exc:
+            check_resource(exc, res.stream)
+            err = f"{res.stream}: {exc.strerror or exc}"
+            return FileResult(res.label, UNREADABLE, error=err, exit_status=1)
+    if ex.binary:
+        return FileResult(res.label, BINARY)
+    return FileResult(res.label, OK, ex, matches=ex.matches)
+
+
+def _scan_definitions(sources: list[Source], jobs: int) -> None:
+    """The definitions of SOURCES (those the ranking reads chunk by chunk), from JOBS
+    processes when there are many."""
+    from ctxtools.repomap.scan import language_for, script_language
+
+    wanted = [s for s in sources if language_for(s.label) or script_language(s.label, s.data)]
+
+    def scan(src: Source) -> tuple:
+        return definitions_of(src.label, src.data)
+
+    if jobs > 1 and len(wanted) >= workers.SCAN_MIN:
+        found = forked_results(scan, wanted, jobs, chunk=workers.CHUNK)
+    else:
+        found = map(scan, wanted)
+    for src, defs in zip(wanted, found, strict=True):
+        src.defs = defs
+
+
 def iter_excerpts(
     sources: Iterable[InputSpec],
-    identifiers: Matcher | Iterable[str],
+    query: QueryLike,
     options: ExcerptOptions | None = None,
     *,
     signatures: bool = False,
@@ -154,30 +196,43 @@ def iter_excerpts(
     render: bool = False,
     show_unmatched: bool = True,
 ) -> Iterator[FileResult]:
-    """Each input loaded and excerpted (or its signatures, with SIGNATURES), in the order
-    given, as a FileResult; from JOBS worker processes (forked) when there are several
-    files and no data input. ``store`` is a HandleStore or its root (None: the default
-    root), opened at the first ``ctx:`` reference; ``session`` that of the handles
-    (None: $CTX_SESSION or "default"). UNREADABLE is ``find_unreadable``'s answer when
-    the caller has it already. With RENDER, ok results carry their text, not the excerpt
-    (no text for a file with no match unless SHOW_UNMATCHED: it is never rendered).
+    """Each input read, ranked with the others and cut down (or its signatures, with
+    SIGNATURES), in the order given, as a FileResult; the definitions scanned (or the
+    signatures) by JOBS worker processes (forked) when there are many files. QUERY is a
+    task's text or a ``Query`` (``retrieval.window.window_query``). ``store`` is a
+    HandleStore or its root (None: the default root), opened at the first ``ctx:``
+    reference; ``session`` that of the handles (None: $CTX_SESSION or "default").
+    UNREADABLE is ``find_unreadable``'s answer when the caller has it already. With
+    RENDER, ok results carry their text, not the excerpt (no text for a file with no
+    match unless SHOW_UNMATCHED).
     """
+    from ctxtools.retrieval.window import window_query
+
     options = options or ExcerptOptions()
+    query = query if isinstance(query, Query) else window_query(query)
     inputs = [as_input(s) for s in sources]
     if unreadable is None:
         unreadable = find_unreadable(inputs)
-    loader = _Loader(
-        as_matcher(identifiers, options),
-        options,
-        signatures,
-        unreadable,
-        HandleReader(store, session),
-        render,
-        show_unmatched,
-    )
+    reader = _Reader(query, signatures, unreadable, HandleReader(store, session))
     jobs = jobs or 1
-    if jobs <= 1 or len(inputs) < 2 or any(inp.path is None for inp in inputs):
-        for inp in inputs:
-            yield loader(inp)
-        return
-    yield from forked_results(loader, inputs, jobs, chunk=workers.CHUNK)
+    if signatures and jobs > 1 and len(inputs) > 1 and all(i.path for i in inputs):
+        loaded = list(forked_results(reader, inputs, jobs, chunk=workers.CHUNK))
+    else:
+        loaded = [reader(inp) for inp in inputs]
+    engine = None
+    if not signatures:
+        sources = [r.source for r in loaded if r.source is not None]
+        engine = Engine(query, sources, lambda read: _scan_definitions(read, jobs))
+    for res in loaded:
+        if res.status == OK and engine is not None:
+            res = _cut(engine, res, options)
+        if res.status != OK:
+            yield res
+            continue
+        res = replace(res, source=None, stream=None)
+        if render:
+            block = None
+            if res.matches or show_unmatched:
+                block = render_item(res.excerpt, res.label).encode("utf-8", "surrogateescape")
+            res = replace(res, excerpt=None, block=block)
+        yield res

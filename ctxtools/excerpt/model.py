@@ -1,10 +1,13 @@
-"""The records of an excerpt: how a file is cut (``ExcerptOptions``), its matching lines
-(``Hit``), the runs of lines it shows (``Span``) and the cut-down file (``Excerpt``)."""
+"""The records of an excerpt: how a file is cut (``ExcerptOptions``), the runs of lines it
+shows (``Span``, each carrying the engine's windows it shows) and the cut-down file
+(``Excerpt``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
+from ctxtools.retrieval.window import Window
 
 # The options a user sets (ctx-excerpt's --window, --head, ...; the keys of --json's "options").
 OPTION_NAMES = ("window", "head", "max_windows", "tail", "ignore_case")
@@ -12,8 +15,10 @@ OPTION_NAMES = ("window", "head", "max_windows", "tail", "ignore_case")
 
 @dataclass(frozen=True)
 class ExcerptOptions:
-    """How a file is cut: ±``window`` lines around matches, the first ``head`` lines always,
-    at most ``max_windows`` windows, the last ``tail`` lines when nothing matches."""
+    """How a file is cut: its first ``head`` lines always, at most ``max_windows`` windows
+    (a file's best chunks; in a text without definitions, ±``window`` lines around its
+    best lines), the last ``tail`` lines when nothing matches. ``ignore_case`` is accepted
+    and changes nothing: the engine matches words regardless of case."""
 
     window: int = 25
     head: int = 15
@@ -28,27 +33,27 @@ class ExcerptOptions:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """A matching line: its number and, per identifier, the weight of its best hit there."""
-
-    line: int
-    weights: tuple[tuple[str, float], ...]
-
-    @property
-    def identifiers(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.weights)
-
-
-@dataclass(frozen=True)
 class Span:
     """Lines ``start``..``end`` (1-based, inclusive) shown for one reason: ``head``,
-    ``window`` (around matches) or ``tail`` (the fallback when nothing matched)."""
+    ``window`` (one of the engine's windows) or ``tail`` (the fallback when nothing
+    matched). ``windows``: the engine's windows it shows (the head carries those inside
+    it); ``score`` is the best of theirs."""
 
     kind: str
     start: int
     end: int
-    score: float = 0.0
-    identifiers: tuple[str, ...] = ()
+    windows: tuple[Window, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return max((w.score for w in self.windows), default=0.0)
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        out: dict[str, None] = {}
+        for w in self.windows:
+            out.update(dict.fromkeys(w.terms))
+        return tuple(out)
 
     def __len__(self) -> int:
         return self.end - self.start + 1
@@ -57,44 +62,31 @@ class Span:
 @dataclass(frozen=True)
 class Excerpt:
     """One file cut down: disjoint ``spans`` in file order, the text of their ``lines``,
-    the query identifiers ``matched`` anywhere in the file (query order), how many lines
-    match (``matches``), the ``hits`` its spans show (those matching lines, with their
-    weights), how many windows were ``omitted`` (left out by ``max_windows`` -- the fewest
-    that would show the rest -- or dropped for a budget), and how many matching lines no
-    span shows (``omitted_matches``)."""
+    the query terms ``matched`` anywhere in the file, its ``score`` (the engine's file
+    score), how many windows above the floor were ``omitted`` (by ``max_windows``, or
+    dropped for a budget), and ``matches``: how many lines hold a query term (a text
+    without definitions) or how many chunks have evidence of their own."""
 
     line_count: int
     spans: tuple[Span, ...]
     lines: dict[int, str] = field(repr=False)
     matched: tuple[str, ...] = ()
-    hits: tuple[Hit, ...] = field(default=(), repr=False)
+    score: float = 0.0
     omitted: int = 0
     binary: bool = False
     size: int = 0
-    omitted_matches: int = 0
     matches: int = 0
-
-    @property
-    def score(self) -> float:
-        return sum(s.score for s in self.spans)
 
     @property
     def windows(self) -> tuple[Span, ...]:
         return tuple(s for s in self.spans if s.kind == "window")
 
     def without(self, span: Span) -> Excerpt:
-        """This excerpt with SPAN dropped (a dropped window counts as omitted, and so do
-        the matching lines it showed)."""
+        """This excerpt with SPAN dropped (a dropped window counts as omitted)."""
         spans = tuple(s for s in self.spans if s != span)
         if span.kind != "window":
             return replace(self, spans=spans)
-        lines = sum(1 for hit in self.hits if span.start <= hit.line <= span.end)
-        return replace(
-            self,
-            spans=spans,
-            omitted=self.omitted + 1,
-            omitted_matches=self.omitted_matches + lines,
-        )
+        return replace(self, spans=spans, omitted=self.omitted + 1)
 
     def shown(self) -> Iterator[tuple[int, str]]:
         """(line number, text) of every shown line, in order."""

@@ -1,4 +1,4 @@
-"""What ctx-excerpt writes, for any caller: the query checked and turned into a ``Matcher``,
+"""What ctx-excerpt writes, for any caller: the query checked and read by the engine's analyzer,
 each file's block written as soon as it is done, what to say about each file as it is
 loaded, and the memory sections of ``--memory``.
 
@@ -14,28 +14,28 @@ from typing import TYPE_CHECKING
 from ctxtools.errors import UsageError
 from ctxtools.excerpt.inputs import BINARY, OK, UNREADABLE, FileResult, InputSpec
 from ctxtools.excerpt.loader import iter_excerpts
-from ctxtools.excerpt.match import Matcher
 from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.run import render_unmatched
 
 if TYPE_CHECKING:
     from ctxtools.memory.rank import Ranking, Scored
+    from ctxtools.retrieval.terms import Query
 
 FLUSH_BLOCKS = 512  # blocks joined into one write (few large writes, not one a file)
 
 
-def query_matcher(
+def excerpt_query(
     query: str | None,
     idents: Sequence[str],
-    options: ExcerptOptions,
     *,
     signatures: bool = False,
     unmatched: str | None = None,
-) -> Matcher:
-    """The Matcher for QUERY (words) and IDENTS (names taken as they are); UsageError when
-    there is nothing usable to look for (with SIGNATURES, nothing is needed), or when
-    UNMATCHED is asked for with SIGNATURES."""
-    from ctxtools.identifiers import identifiers_from_query, valid_identifier
+) -> Query:
+    """The engine's query for QUERY (a task's words) and IDENTS (names taken as they are:
+    exact name pointers); UsageError when there is nothing usable to look for (with
+    SIGNATURES, nothing is needed), or when UNMATCHED is asked for with SIGNATURES."""
+    from ctxtools.identifiers import valid_identifier
+    from ctxtools.retrieval.window import window_query
 
     for name in idents:
         if not valid_identifier(name):
@@ -50,13 +50,13 @@ def query_matcher(
             "--unmatched applies to excerpts, not to --signatures",
             hint="--signatures lists every file's definitions",
         )
-    identifiers = identifiers_from_query(query or "", idents)
-    if not identifiers and not signatures:
+    q = window_query(query, idents)
+    if q.empty and not signatures:
         raise UsageError(
-            f"no usable identifier in the query {query!r}",
-            hint="stop-words, keywords and one-letter words are ignored; add --ident NAME",
+            f"no usable word in the query {query!r}",
+            hint="stop-words and one-letter words are ignored; add --ident NAME",
         )
-    return Matcher(identifiers, options.ignore_case)
+    return q
 
 
 def default_unmatched(inputs: int, signatures: bool) -> str:
@@ -88,7 +88,7 @@ class FileNotes:
 
 def write_blocks(
     sources: Iterable[InputSpec],
-    matcher: Matcher,
+    query: Query,
     options: ExcerptOptions,
     write: Callable[[bytes], object],
     *,
@@ -105,7 +105,7 @@ def write_blocks(
     size = 0
     names: list[str] = []
     results = iter_excerpts(
-        sources, matcher, options, render=True, show_unmatched=unmatched == "show", **run
+        sources, query, options, render=True, show_unmatched=unmatched == "show", **run
     )
     try:
         for res in results:

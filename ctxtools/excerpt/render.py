@@ -1,9 +1,8 @@
 """Rendering: one file's block as ctx-excerpt prints it, and its JSON form.
 
-A block is a header (``==> LABEL <== 120 lines; matched: a, b; ...``, made by ``header``
-alone), then each shown line as ``  120│ code``, with a ``⋮`` line between spans that are
-not adjacent. ``render_excerpt`` renders an ``Excerpt`` as text; ``hits_block`` and
-``no_match_block`` render the same bytes straight from a file held whole (the fast path).
+A block is a header (``==> LABEL <== 120 lines; matched: a, b; shown: Cache.get, ...``,
+made by ``header`` alone), then each shown line as ``  120│ code``, with a ``⋮`` line
+between spans that are not adjacent.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import repeat
 
-from ctxtools.excerpt.match import Matcher
-from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span
-from ctxtools.excerpt.plan import plan_spans
-from ctxtools.excerpt.source import cut_line, line_fragments
+from ctxtools.excerpt.model import Excerpt, Span
 from ctxtools.fsutil import json_text
 from ctxtools.quoting import quote_name
+
+HEADER_NAMES = 6  # definitions a header names, the most relevant first
 
 
 def gutter_width(line_count: int) -> int:
@@ -36,10 +34,11 @@ def header(
     matched: Sequence[str],
     tail: int = 0,
     omitted: int = 0,
-    omitted_matches: int = 0,
+    names: Sequence[str] = (),
 ) -> str:
-    """The header of an excerpt's block: N lines, the identifiers MATCHED (else "empty", or
-    "no match" and the TAIL lines shown instead), and what was left out."""
+    """The header of an excerpt's block: N lines, the query terms MATCHED (else "empty", or
+    "no match" and the TAIL lines shown instead), the definitions its windows show (NAMES,
+    the most relevant first) and how many windows above the floor were left out."""
     parts = [f"{n} line" + ("" if n == 1 else "s")]
     if matched:
         parts.append("matched: " + ", ".join(matched))
@@ -47,18 +46,25 @@ def header(
         parts.append("empty")
     else:
         parts.append(f"no match, last {tail} lines" if tail else "no match")
-    if omitted_matches:
-        k = omitted_matches
+    if names:
+        more = len(names) - HEADER_NAMES
         parts.append(
-            f"{k} more matching line{'' if k == 1 else 's'} not shown"
-            f" ({omitted} more window{'' if omitted == 1 else 's'})"
+            "shown: " + ", ".join(names[:HEADER_NAMES]) + (f" and {more} more" if more > 0 else "")
         )
+    if omitted:
+        parts.append(f"{omitted} more window{'' if omitted == 1 else 's'} above the floor")
     return frame(label, parts)
+
+
+def shown_names(ex: Excerpt) -> list[str]:
+    """The definitions EX's windows show, the most relevant first, each once."""
+    wins = sorted((w for s in ex.spans for w in s.windows), key=lambda w: (-w.score, w.start))
+    return list(dict.fromkeys(w.name for w in wins if w.name))
 
 
 def render_header(ex: Excerpt, label: str) -> str:
     tail = next((len(s) for s in ex.spans if s.kind == "tail"), 0)
-    return header(label, ex.line_count, ex.matched, tail, ex.omitted, ex.omitted_matches)
+    return header(label, ex.line_count, ex.matched, tail, ex.omitted, shown_names(ex))
 
 
 def separator(width: int) -> str:
@@ -129,8 +135,9 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
                 "kind": s.kind,
                 "start": s.start,
                 "end": s.end,
-                "score": s.score,
-                "identifiers": list(s.identifiers),
+                "score": round(s.score, 3),
+                "terms": list(s.terms),
+                "chunks": [w.parts_dict() for w in s.windows],
                 "text": text,
             }
         )
@@ -140,101 +147,8 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
         "lines": ex.line_count,
         "bytes": ex.size,
         "matched": list(ex.matched),
-        "score": ex.score,
+        "score": round(ex.score, 3),
         "matches": ex.matches,
         "omitted_windows": ex.omitted,
-        "omitted_matches": ex.omitted_matches,
         "spans": spans,
     }
-
-
-_BGUTTERS: dict[int, list[bytes]] = {}
-
-
-def _bgutters(width: int, upto: int) -> list[bytes]:
-    """``[b"", b"\\n    1\xe2\x94\x82 ", ...]``: a newline and the gutter of each line
-    number up to UPTO, made once per width."""
-    cache = _BGUTTERS.setdefault(width, [b""])
-    if len(cache) <= upto:
-        cache.extend(
-            f"\n{n:>{width}}│ ".encode() for n in range(len(cache), max(upto + 1, 2 * len(cache)))
-        )
-    return cache
-
-
-def _block_lines(out: list[bytes], frags: list[bytes], first: int, width: int, cap: int) -> None:
-    """Append to OUT each of FRAGS (lines FIRST... as bytes) after its gutter, as
-    ``render_body`` shows them: CR dropped, invalid UTF-8 replaced, long lines cut."""
-    chunk = b"\n".join(frags)
-    if not chunk.isascii() or b"\r" in chunk or (len(chunk) > cap and max(map(len, frags)) > cap):
-        lines = chunk.decode("utf-8", "replace").split("\n")
-        lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-        lines = [cut_line(x, cap) if len(x) > cap else x for x in lines]
-        frags = [x.encode("utf-8", "surrogateescape") for x in lines]
-    last = first + len(frags) - 1
-    if last <= GUTTER_CACHE_LINES:
-        gutters = _bgutters(width, last)[first : last + 1]
-    else:
-        gutters = [f"\n{n:>{width}}│ ".encode() for n in range(first, last + 1)]
-    both: list[bytes] = [b""] * (2 * len(frags))
-    both[::2] = gutters
-    both[1::2] = frags
-    out.extend(both)
-
-
-def hits_block(
-    data: bytes,
-    label: str,
-    matcher: Matcher,
-    options: ExcerptOptions,
-    hits: dict[int, dict[str, float]],
-) -> bytes:
-    """The rendered block of a file held whole with HITS: its spans' lines, from bytes."""
-    newlines = data.count(b"\n")
-    n = newlines + (0 if data.endswith(b"\n") else 1)
-    plan = plan_spans(hits, n, options, matcher)
-    spans = plan.spans
-    matched: set[str] = set()
-    for found in hits.values():
-        matched.update(found)
-    head = header(label, n, matcher.order(matched), 0, plan.omitted_windows, plan.omitted_matches)
-    out = [head.encode("utf-8", "surrogateescape")]
-    width = gutter_width(n)
-    cap = options.max_line_chars
-    full = data.split(b"\n") if len(spans) > 2 else None
-    sep = b"\n" + separator(width).encode()
-    for span, gap in _with_gaps(spans):
-        a, b = span.start, span.end
-        if gap:
-            out.append(sep)
-        if b < a:
-            continue
-        frags = full[a - 1 : b] if full is not None else line_fragments(data, newlines, a, b)
-        _block_lines(out, frags, a, width, cap)
-    out.append(b"\n")
-    return b"".join(out)
-
-
-def no_match_block(data: bytes, label: str, options: ExcerptOptions) -> bytes:
-    """The rendered block of a file held whole in which nothing matched: head and tail."""
-    newlines = data.count(b"\n")
-    n = newlines + (0 if not data or data.endswith(b"\n") else 1)
-    h = max(0, min(options.head, n))
-    t = max(0, options.tail)
-    start = max(h + 1, n - t + 1)
-    tail = n - start + 1 if t and start <= n else 0
-    head = header(label, n, (), tail)
-    out = [head.encode("utf-8", "surrogateescape")]
-    width = gutter_width(n)
-    cap = options.max_line_chars
-    if tail and start == h + 1:  # head and tail touch: one run of lines
-        _block_lines(out, line_fragments(data, newlines, 1, n), 1, width, cap)
-    else:
-        if h:
-            _block_lines(out, line_fragments(data, newlines, 1, h), 1, width, cap)
-        if tail:
-            if h:
-                out.append(b"\n" + separator(width).encode())
-            _block_lines(out, line_fragments(data, newlines, start, n), start, width, cap)
-    out.append(b"\n")
-    return b"".join(out)

@@ -3,7 +3,7 @@
 ``ctxtools.excerpt`` cuts one text; this module runs it over a list of inputs the way
 ctx-excerpt does, for any caller (ctx-pack assembles budgeted prompt packs with it)::
 
-    run = excerpt_sources(["src/auth.py", "ctx:notes"], identifiers_from_query(task),
+    run = excerpt_sources(["src/auth.py", "ctx:notes"], task,
                           ruler=get_ruler().ruler, budget=4000)
     run.render()       # the text ctx-excerpt prints
     run.as_dict()      # the --json document
@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ctxtools.excerpt.budget import Dropped, fit_budget
+from ctxtools.excerpt.core import QueryLike
+from ctxtools.excerpt.fit import Dropped, fit_budget
 from ctxtools.excerpt.inputs import OK, UNREADABLE, FileResult, InputSpec, Item
 from ctxtools.excerpt.loader import iter_excerpts, render_item
-from ctxtools.excerpt.match import Matcher, as_matcher
 from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.render import excerpt_dict
 from ctxtools.excerpt.signatures import signatures_dict
@@ -114,14 +114,15 @@ def _fit_with_names(
 
 @dataclass
 class ExcerptRun:
-    """The outcome of ``excerpt_sources``: every input's ``results`` in the order given,
+    """The outcome of ``excerpt_sources``: the query's ``terms`` (before rarity), every
+    input's ``results`` in the order given,
     and what is ``shown`` -- (label, excerpt or signatures) in print order, after the budget
     and the sort. With a budget: what was ``dropped``, and ``tokens``, the ruler's count
     of ``render()``. ``unmatched_mode`` is what became of the files where nothing matched
     ("show", "name" or "omit"); ``named``: how many of them the closing list names when a
     budget cut it (None: all)."""
 
-    identifiers: tuple[str, ...]
+    terms: tuple[str, ...]
     options: ExcerptOptions
     signatures: bool
     results: list[FileResult]
@@ -163,7 +164,7 @@ class ExcerptRun:
             per_file: dict[str, list[str]] = {}
             for d in self.dropped:
                 if d.kind == "window":
-                    what = f"window {d.start}-{d.end} (score {d.score:g})"
+                    what = f"window {d.start}-{d.end} (score {d.score:.3g})"
                 else:
                     what = "whole file" + ("" if d.matched else " (nothing matched)")
                 per_file.setdefault(d.label, []).append(what)
@@ -206,7 +207,7 @@ class ExcerptRun:
                     "kind": d.kind,
                     "start": d.start,
                     "end": d.end,
-                    "score": d.score,
+                    "score": round(d.score, 3),
                 }
                 for d in self.dropped
             ],
@@ -216,7 +217,7 @@ class ExcerptRun:
         """The --json document of ctx-excerpt (its --help gives the schema)."""
         to_dict = signatures_dict if self.signatures else excerpt_dict
         doc: dict = {
-            "identifiers": list(self.identifiers),
+            "terms": list(self.terms),
             "options": self.options.as_dict(),
             "files": [to_dict(item, label) for label, item in self.shown]
             + [r.as_dict() for r in self.skipped],
@@ -231,7 +232,7 @@ class ExcerptRun:
 
 def excerpt_sources(
     sources: Iterable[InputSpec],
-    identifiers: Matcher | Iterable[str],
+    query: QueryLike,
     options: ExcerptOptions | None = None,
     *,
     signatures: bool = False,
@@ -245,19 +246,21 @@ def excerpt_sources(
     on_file: Callable[[FileResult], None] | None = None,
     unmatched: str = "show",
 ) -> ExcerptRun:
-    """Excerpt every input (see ``iter_excerpts`` for SIGNATURES, JOBS, STORE, SESSION,
-    UNREADABLE), fit the whole text into BUDGET tokens of RULER when a budget is given,
-    and order the files: SORT "given", or "score" (best first, ties in the order given).
+    """Excerpt every input for QUERY, a task's text or a ``Query`` (see ``iter_excerpts``
+    for SIGNATURES, JOBS, STORE, SESSION, UNREADABLE), fit the whole text into BUDGET
+    tokens of RULER when a budget is given, and order the files: SORT "given", or "score"
+    (best first, ties in the order given).
 
     UNMATCHED is what becomes of a file where nothing matched: "show" (its head and tail,
     the default), "name" (not shown; named in a closing list, and in ``as_dict()``'s
     "unmatched") or "omit" (neither); not with SIGNATURES.
 
-    The budget drops what is worth least first: files where nothing matched (the last
-    first), then windows, the lowest-scoring first, then matched files reduced to their
-    head (see ``ctxtools.excerpt.fit_budget``); in "name" mode the list's heading is kept
-    out of the files' budget, and the list names as many files as then fit. RULER is a
-    Ruler, or a function returning one, called only when a budget needs it, after every
+    The budget keeps what is worth most, in the engine's order of relevance: windows, the
+    most relevant first (a file's header and head with its first), then matched files by
+    their head, then files where nothing matched (see ``ctxtools.excerpt.fit``); in "name"
+    mode the list's heading is kept out of the files' budget, and the list names as many
+    files as then fit. RULER is a Ruler, or a function returning one, called only when a
+    budget needs it, after every
     input is loaded (None: the default ``get_ruler()``). ON_FILE is called with each
     result as it is loaded, in the order given; an exception from it stops the run.
     """
@@ -267,12 +270,15 @@ def excerpt_sources(
         raise ValueError(f"unmatched must be one of {UNMATCHED_MODES}, not {unmatched!r}")
     if signatures and unmatched != "show":
         raise ValueError("unmatched applies to excerpts, not to signatures")
+    from ctxtools.retrieval.terms import Query
+    from ctxtools.retrieval.window import window_query
+
     options = options or ExcerptOptions()
-    matcher = as_matcher(identifiers, options)
+    query = query if isinstance(query, Query) else window_query(query)
     results: list[FileResult] = []
     for res in iter_excerpts(
         sources,
-        matcher,
+        query,
         options,
         signatures=signatures,
         jobs=jobs,
@@ -289,7 +295,7 @@ def excerpt_sources(
         if r.status == OK and (unmatched == "show" or r.matched)
     ]
     run = ExcerptRun(
-        matcher.identifiers, options, signatures, results, shown, unmatched_mode=unmatched
+        tuple(query.terms), options, signatures, results, shown, unmatched_mode=unmatched
     )
     if budget is not None:
         if ruler is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtools.excerpt.match import Matcher
 from ctxtools.excerpt.model import Span
 from ctxtools.excerpt.render import frame, gutter_width
 from ctxtools.fsutil import json_text
@@ -13,8 +12,10 @@ from ctxtools.fsutil import json_text
 @dataclass(frozen=True)
 class Signatures:
     """What a file declares, from the repo map's scanners: ``language`` (None: no scanner
-    for this file type), ``definitions`` in line order, and the query identifiers their
-    signatures match. ``too_large``: over 512 KB, not scanned (as the repo map skips it)."""
+    for this file type), ``definitions`` in line order, and the query terms their
+    signatures hold (``matched``, in the query's order; ``score``: the sum over the
+    matching definitions of their terms' query weights). ``too_large``: over 512 KB, not
+    scanned (as the repo map skips it)."""
 
     language: str | None
     definitions: tuple = ()
@@ -31,7 +32,7 @@ class Signatures:
 def signatures_of(
     path: str,
     data: bytes | None,
-    matcher: Matcher | None = None,
+    query=None,
     *,
     size: int | None = None,
     binary: bool = False,
@@ -39,7 +40,9 @@ def signatures_of(
     """The definitions of the source DATA named PATH (the name picks the language, or an
     extensionless script's ``#!`` line).
 
-    DATA None means the file was too large to scan (SIZE bytes)."""
+    QUERY (a ``retrieval.terms.Query``) names the terms to look for in the signatures,
+    words analysed as the engine analyses them. DATA None means the file was too large to
+    scan (SIZE bytes)."""
     from ctxtools.repomap.scan import language_for, scan_source, script_language
 
     language = language_for(path) if path else None
@@ -54,24 +57,23 @@ def signatures_of(
         return Signatures(None, line_count=line_count, size=len(data))
     result = scan_source(path, data.decode("utf-8", "replace"))
     defs = tuple(sorted(result.definitions, key=lambda d: (d.line, d.name))) if result else ()
-    matched: set[str] = set()
+    matched: set[int] = set()
     score = 0.0
     matches = 0
-    if matcher is not None and matcher.identifiers:
+    if query is not None and query.terms:
+        from ctxtools.retrieval.index import Terms
+
+        terms = Terms(list(query.terms))
+        weights = [query.terms[t] for t in terms.terms]
         for d in defs:
-            found = matcher.classify(d.signature)
-            matched.update(found)
-            score += sum(found.values())
-            matches += bool(found)
-    return Signatures(
-        language,
-        defs,
-        line_count,
-        matcher.order(matched) if matcher else (),
-        score,
-        len(data),
-        matches=matches,
-    )
+            tf, _n = terms.count(d.signature.encode("utf-8", "surrogateescape"))
+            matched.update(tf)
+            score += sum(weights[i] for i in tf)
+            matches += bool(tf)
+        names = tuple(terms.terms[i] for i in sorted(matched))
+    else:
+        names = ()
+    return Signatures(language, defs, line_count, names, score, len(data), matches=matches)
 
 
 def render_signatures(sig: Signatures, label: str) -> str:

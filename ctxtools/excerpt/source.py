@@ -58,15 +58,6 @@ def pieces_of_stream(fh: BinaryIO, block: int = BLOCK_SIZE) -> Iterator[Piece]:
         yield line, carry, mid
 
 
-def count_lines(last: Piece | None) -> int:
-    """Lines of a text whose last piece is LAST (a last line without a newline counts)."""
-    if last is None:
-        return 0
-    first, data, _ = last
-    n = first + data.count(b"\n")
-    return n - 1 if data.endswith(b"\n") else n
-
-
 def collect_lines(pieces: Iterable[Piece], spans: Sequence[Span], max_chars: int) -> dict[int, str]:
     """The text of the lines SPANS cover, read from PIECES."""
     ranges = [(s.start, s.end) for s in spans if s.end >= s.start]

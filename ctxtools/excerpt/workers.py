@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 CHUNK = 48  # inputs a worker does at a time: worker k of J does chunks k, k + J, ...
+SCAN_MIN = 64  # files whose definitions are worth a second process to scan
 
 
 AUTO_JOBS_FILES = 500  # from this many inputs on, two processes beat one (fork and pipes)

@@ -40,7 +40,7 @@ def excerpt(env: Env, a: dict) -> Reply:
     """ctx-excerpt over ``paths`` for ``query`` (and ``ident``), within ``tokens``."""
     from ctxtools.excerpt import ExcerptOptions, Input, excerpt_sources, find_unreadable
     from ctxtools.excerpt import unreadable_error as excerpt_unreadable
-    from ctxtools.excerpt.output import default_unmatched, query_matcher
+    from ctxtools.excerpt.output import default_unmatched, excerpt_query
 
     if not a["paths"]:
         raise UsageError("argument 'paths' must not be empty")
@@ -49,7 +49,7 @@ def excerpt(env: Env, a: dict) -> Reply:
         **{k: a[k] for k in ("window", "max_windows") if a[k] is not None},
         ignore_case=a["ignore_case"],
     )
-    matcher = query_matcher(a["query"], a["ident"] or (), options, signatures=a["signatures"])
+    query = excerpt_query(a["query"], a["ident"] or (), signatures=a["signatures"])
     inputs = [Input(name, path) for name, path in zip(given, paths, strict=True)]
     unreadable = find_unreadable(inputs)
     if unreadable:
@@ -57,7 +57,7 @@ def excerpt(env: Env, a: dict) -> Reply:
     tokens = a["tokens"]
     run = excerpt_sources(
         inputs,
-        matcher,
+        query,
         options,
         signatures=a["signatures"],
         ruler=env.ruler if tokens else None,

@@ -116,19 +116,23 @@ TOOLS: dict[str, dict] = {
         "required": ["command"],
     },
     "excerpt": {
-        "description": "Cut files down to the windows around what a task is about, with "
-        "real line numbers: each file's head, then the lines around the lines that mention "
-        "the query's identifiers." + _PAGING,
+        "description": "Cut files down to what a task is about, with real line numbers: "
+        "each file's head, then the definitions ctx-pack's engine ranks best for the task "
+        "(in a log or other text, the lines around its best lines)." + _PAGING,
         "properties": {
-            "query": _p(_STR, "The task, in words: identifiers come from it."),
+            "query": _p(_STR, "The task, in words, read as ctx-pack reads it."),
             "paths": _PATHS,
-            "ident": _p(_STRS, "Identifiers to look for, taken as they are."),
+            "ident": _p(_STRS, "Names to look for, taken as they are."),
             "tokens": _p(_INT, "Budget for the whole output, in tokens.", **_TOKENS),
-            "window": _p(_INT, "Lines before and after each matching line.", **_COUNT),
-            "max_windows": _p(_INT, "Windows per file, the best first.", **_COUNT),
+            "window": _p(
+                _INT, "In a text without definitions: lines around each best line.", **_COUNT
+            ),
+            "max_windows": _p(_INT, "Windows per file, the most relevant first.", **_COUNT),
             "signatures": _p(_BOOL, "Definitions' signature lines only.", default=False),
             "sort": _p(_STR, "File order.", enum=["given", "score"], default="given"),
-            "ignore_case": _p(_BOOL, "Exact hits regardless of case.", default=False),
+            "ignore_case": _p(
+                _BOOL, "Accepted; words always match regardless of case.", default=False
+            ),
         },
         "required": ["paths"],
     },
@@ -152,9 +156,7 @@ TOOLS: dict[str, dict] = {
         "properties": {
             "task": _p(_STR, "What the model is to do (last, verbatim)."),
             "paths": _PATHS,
-            "tokens": _p(
-                _INT, "The whole budget, instead of the model's and role's.", **_TOKENS
-            ),
+            "tokens": _p(_INT, "The whole budget, instead of the model's and role's.", **_TOKENS),
             "model": _MODEL,
             "role": _p(_STR, "Role whose share of the budget applies [default: worker]."),
             "changed": _p(

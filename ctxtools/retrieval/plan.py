@@ -68,6 +68,13 @@ def cut(line: str) -> str:
     return f"{line[:MAX_LINE_CHARS]}…[+{len(line) - MAX_LINE_CHARS} chars]"
 
 
+def by_relevance(cands: list[tuple]) -> list[tuple]:
+    """CANDS, tuples (relevance, label, index, ...), most relevant first; ties: the label,
+    then the index (a chunk's, in line order): the one order a pack's chunks are taken in
+    and ctx-excerpt's windows are kept in under a budget."""
+    return sorted(cands, key=lambda t: (-t[0], t[1], t[2]))
+
+
 def doc_imports(doc: Doc) -> tuple[int, ...]:
     """DOC's import lines (found on first use: most ranked files are never shown)."""
     if doc.imports is None:
@@ -246,9 +253,9 @@ class _Planner:
         label, index, doc), most relevant first. Relevance is the chunk's own score: its
         words, what points at it, its share of its file's score."""
         docs = [d for d in self.docs if d.score > 0 or d.named][:VALUE_DOCS]
-        out = [(s, d.label, k, d) for d in docs for k, s in enumerate(d.scores) if s > 0]
-        out.sort(key=lambda t: (-t[0], t[1], t[2]))
-        return out
+        return by_relevance(
+            [(s, d.label, k, d) for d in docs for k, s in enumerate(d.scores) if s > 0]
+        )
 
     def by_value(self, limit_share: float = FILL) -> None:
         """Chunks of the whole ranking, best first (``candidates``), each with what makes it

@@ -28,19 +28,25 @@ def test_text_output(script_runner, src):
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     lines = r.stdout.split("\n")
-    assert lines[0] == "==> lexer.rs <== 99 lines; matched: tokenize"
+    # the header names the definitions shown, the most relevant first (ctx-pack's order)
+    assert (
+        lines[0]
+        == "==> lexer.rs <== 99 lines; matched: tokenize; shown: tokenize, Lexer.next_token"
+    )
     assert (
         lines[1] == "   1│ //! A small lexer for arithmetic expressions: "
         "numbers, identifiers, operators, parens."
     )
     assert lines[15] == "  15│ "
     assert lines[16] == "   ⋮"
-    assert lines[17:20] == [
-        "  91│ ",
-        "  92│ pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {",
-        "  93│     let mut lexer = Lexer::new(input);",
-    ]
-    assert r.stdout.endswith("  93│     let mut lexer = Lexer::new(input);\n")
+    # whole definitions, not ±1 lines: the method tokenize calls, then tokenize itself
+    assert (
+        lines[17] == "  57│     pub fn next_token(&mut self) -> Result<Option<Token>, LexError> {"
+    )
+    assert (
+        "   ⋮\n  92│ pub fn tokenize(input: &str) -> Result<Vec<Token>, LexError> {\n" in r.stdout
+    )
+    assert r.stdout.endswith("  98│     Ok(out)\n  99│ }\n")
 
 
 def test_short_t_is_tokens_as_in_every_command(script_runner, src):
@@ -53,14 +59,12 @@ def test_short_t_is_tokens_as_in_every_command(script_runner, src):
 
 
 def test_several_files_in_order_and_sorted_by_score(script_runner, src):
-    args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "--unmatched", "show"]
+    args = ["ctx-excerpt", "-q", "SessionStore sweep", "lexer.rs", "auth.py", "--unmatched", "show"]
     r = script_runner.run(args)
     assert r.returncode == 0
     heads = [x for x in r.stdout.split("\n") if x.startswith("==> ")]
-    assert heads == [
-        "==> lexer.rs <== 99 lines; no match, last 40 lines",
-        "==> auth.py <== 105 lines; matched: verify_token",
-    ]
+    assert heads[0] == "==> lexer.rs <== 99 lines; no match, last 40 lines"
+    assert heads[1].startswith("==> auth.py <== 105 lines; matched: sessionstore, session, store,")
     assert "\n\n==> auth.py" in r.stdout  # a blank line between files
     r2 = script_runner.run(args + ["--sort", "score"])
     heads = [x for x in r2.stdout.split("\n") if x.startswith("==> ")]
@@ -84,7 +88,8 @@ def test_json(script_runner, src):
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["identifiers"] == ["RetryAfter", "ErrLimited"]
+    # the engine's terms: names whole and their parts, lower-cased
+    assert doc["terms"] == ["retryafter", "retry", "errlimited", "err", "limited"]
     assert doc["options"] == {
         "window": 2,
         "head": 15,
@@ -94,17 +99,21 @@ def test_json(script_runner, src):
     }
     (f,) = doc["files"]
     assert f["path"] == "server.go" and f["status"] == "ok" and f["lines"] == 96
-    assert f["matched"] == ["RetryAfter", "ErrLimited"]
+    assert f["matched"] == ["retryafter", "retry", "errlimited", "err", "limited"]
     spans = [(s["kind"], s["start"], s["end"]) for s in f["spans"]]
     assert spans[0] == ("head", 1, 15)
-    # the RetryAfter comment (69) and func (70): the window around the definition
-    assert ("window", 68, 72) in spans
+    # the RetryAfter method whole, the chunk ctx-pack would show (not ±2 lines)
+    assert ("window", 69, 79) in spans
     by_start = {s["start"]: s for s in f["spans"]}
-    assert by_start[68]["identifiers"] == ["RetryAfter"]
-    assert by_start[68]["score"] == 6.25
-    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in by_start[68]["text"]
-    assert f["score"] == sum(s["score"] for s in f["spans"])
-    assert f["matches"] == 7 and f["omitted_matches"] == 0 and f["omitted_windows"] == 0
+    ra = by_start[69]
+    assert ra["terms"] == ["retryafter", "retry"]
+    [chunk] = ra["chunks"]
+    assert chunk["chunk"] == "Limiter.RetryAfter 69-79" and chunk["score"] == ra["score"]
+    parts = chunk["words"] + chunk["pointers"] + chunk["file"] + chunk["callees"]
+    assert abs(parts - chunk["score"]) < 0.01 and chunk["pointers"] > 0  # its name is asked
+    assert ra["score"] == max(s["score"] for s in f["spans"])  # the best window
+    assert "func (l *Limiter) RetryAfter(key string) time.Duration {\n" in ra["text"]
+    assert f["score"] > 0 and f["matches"] == 4 and f["omitted_windows"] == 0
 
 
 def test_the_named_function_in_every_language(script_runner, src):
@@ -132,13 +141,14 @@ def test_files_from_with_nul_separators(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "-q", "Cart", "--files-from", str(listing), "-0"])
     assert r.returncode == 0
     assert [x for x in r.stdout.split("\n") if x.startswith("==> ")] == [
-        "==> cart.ts <== 67 lines; matched: Cart",
+        "==> cart.ts <== 67 lines; matched: cart; shown: emptyCart, Cart",
     ]
     assert r.stdout.endswith("\n\nno match in 1 file:\nauth.py\n")
 
 
 @pytest.mark.process
 def test_stdin(script_runner, src):
+    # stdin has no name to pick a scanner by: a text without definitions, windowed by lines
     r = run_bytes(
         script_runner,
         ["ctx-excerpt", "-q", "evictEldest", "--head", "0", "--window", "0"],
@@ -146,7 +156,7 @@ def test_stdin(script_runner, src):
     )
     assert r.returncode == 0
     assert r.stdout == (
-        "==> <stdin> <== 114 lines; matched: evictEldest\n"
+        "==> <stdin> <== 114 lines; matched: evicteldest, evict, eldest\n"
         "   61│             evictEldest();\n"
         "    ⋮\n"
         "   65│     private void evictEldest() {\n"
@@ -186,7 +196,7 @@ def test_missing_files_are_named_and_exit_1(script_runner, src):
 def test_keep_going_prints_the_rest_and_still_exits_1(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "--keep-going", "-q", "Cart", "gone.py", "cart.ts"])
     assert r.returncode == 1
-    assert r.stdout.startswith("==> cart.ts <== 67 lines; matched: Cart\n")
+    assert r.stdout.startswith("==> cart.ts <== 67 lines; matched: cart; shown: emptyCart, Cart\n")
     assert r.stderr == "ctx-excerpt: error: gone.py: no such file\n"
     j = script_runner.run(
         ["ctx-excerpt", "--json", "--keep-going", "-q", "Cart", "gone.py", "cart.ts"]
@@ -212,8 +222,8 @@ def test_binary_files_are_skipped_with_a_note(script_runner, src):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["-q", "fix the bug in it"], "no usable identifier in the query 'fix the bug in it'"),
-        (["-q", ""], "no usable identifier"),
+        (["-q", "fix the bug in it"], "no usable word in the query 'fix the bug in it'"),
+        (["-q", ""], "no usable word"),
         ([], "nothing to look for (give --query TEXT or --ident NAME; see ctx-excerpt --help)"),
         (["--ident", "not an ident"], "--ident 'not an ident' is not an identifier"),
     ],
@@ -245,20 +255,21 @@ def test_crlf_and_invalid_utf8_keep_line_numbers(script_runner, src):
 
 
 def test_large_file_and_giant_line(script_runner, src):
-    big = (DATA / "inventory.py").read_bytes() * 60  # ~600 KB: streamed
+    big = (DATA / "inventory.py").read_bytes() * 60  # ~600 KB: streamed, windowed by lines
     (src / "big.py").write_bytes(big)
     r = script_runner.run(["ctx-excerpt", "-q", "reconcile_stock", "big.py"])
     assert r.returncode == 0
     assert r.stdout.startswith(
-        "==> big.py <== 16440 lines; matched: reconcile_stock; "
-        "54 more matching lines not shown (54 more windows)\n"
+        "==> big.py <== 16440 lines; matched: reconcile_stock, reconcile, stock; "
+        "114 more windows above the floor\n"
     )
-    # all windows score alike: the first six copies' are kept
-    assert (
-        "\n    252│ def reconcile_stock(ledger: Ledger, counted: dict[str, int]) -> list[Move]:"
-        in r.stdout
-    )
-    assert "\n   1622│ def reconcile_stock(" in r.stdout
+    # all copies score alike: the first six are kept (ties: the earlier line)
+    defs = [
+        x
+        for x in r.stdout.split("\n")
+        if x.endswith("def reconcile_stock(ledger: Ledger, counted: dict[str, int]) -> list[Move]:")
+    ]
+    assert [int(x.split("│")[0]) for x in defs] == [252 + 274 * k for k in range(6)]
     line = b"x = '" + b"0123456789" * 524288 + b"'  # crc_table\n"  # one 5 MB line
     (src / "giant.py").write_bytes(b"import zlib\n" + line + b"def crc_table():\n    return x\n")
     g = script_runner.run(["ctx-excerpt", "-q", "crc_table", "giant.py"])
@@ -274,7 +285,7 @@ def test_tokens_budget_fits_and_reports_drops(script_runner, src):
         "ctx-excerpt",
         "--heuristic",
         "-q",
-        "verify_token sweep Cart",
+        "SessionStore sweep Cart",
         "auth.py",
         "lexer.rs",
         "cart.ts",
@@ -303,6 +314,10 @@ def test_tokens_budget_fits_and_reports_drops(script_runner, src):
     kinds = [(d["path"], d["kind"]) for d in doc["budget"]["dropped"]]
     assert kinds[0] == ("lexer.rs", "file")
     assert ("auth.py", "window") in kinds
+    # what stays is what is worth most: no window kept scores under one dropped that
+    # would have fitted in its place (ctx-pack's order of relevance)
+    kept = [s["score"] for f in doc["files"] for s in f["spans"] if s["kind"] == "window"]
+    assert kept and min(kept) > 0
     for f in doc["files"]:
         assert f["spans"][0]["kind"] == "head"  # a kept file keeps its head
 
@@ -316,14 +331,14 @@ def test_tokens_with_the_exact_ruler(script_runner, src):
             "inventory.py",
             "auth.py",
             "--tokens",
-            "700",
+            "500",
         ]
     )
     assert r.returncode == 0
     from ctxtools.tokens import get_ruler
 
     choice = get_ruler()
-    assert choice.ruler.count(r.stdout) <= 700
+    assert choice.ruler.count(r.stdout) <= 500
     assert "dropped" in r.stderr
 
 
@@ -411,9 +426,12 @@ def test_signatures_of_a_file_over_512_kb_are_not_scanned(script_runner, src):
 
 
 def test_ignore_case_and_empty_inputs(script_runner, src):
-    r = script_runner.run(["ctx-excerpt", "-i", "-q", "LRUCACHE", "LruCache.java", "--window", "0"])
+    # -i changes nothing: the engine matches words regardless of case
+    args = ["ctx-excerpt", "-q", "LRUCACHE", "LruCache.java", "--window", "0"]
+    r = script_runner.run(["ctx-excerpt", "-i", *args[1:]])
     assert r.returncode == 0
-    assert r.stdout.startswith("==> LruCache.java <== 114 lines; matched: LRUCACHE\n")
+    assert r.stdout == script_runner.run(args).stdout
+    assert r.stdout.startswith("==> LruCache.java <== 114 lines; matched: lrucache; ")
     assert "   13│ public class LruCache<K, V> {\n" in r.stdout
     e = run_bytes(script_runner, ["ctx-excerpt", "-q", "frobnicate"], b"")
     assert e.returncode == 0 and e.stdout == "==> <stdin> <== 0 lines; empty\n"
@@ -446,16 +464,18 @@ def heads(text: str) -> list[str]:
 def test_several_files_name_those_with_no_match(script_runner, src):
     """Issue 10: over many files, most match nothing; their heads and tails were most of
     the output. With more than one input they are named in one closing list."""
-    args = ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "auth.py", "cart.ts"]
+    args = ["ctx-excerpt", "-q", "SessionStore", "lexer.rs", "auth.py", "cart.ts"]
     r = script_runner.run(args)
     assert r.returncode == 0 and r.stderr == ""
-    assert heads(r.stdout) == ["==> auth.py <== 105 lines; matched: verify_token"]
+    auth = "==> auth.py <== 105 lines; matched: sessionstore, session, store; shown: "
+    [head] = heads(r.stdout)
+    assert head.startswith(auth)
     assert r.stdout.endswith("\n\nno match in 2 files:\nlexer.rs\ncart.ts\n")
     assert "│" not in r.stdout.split("no match in")[1]
     shown = script_runner.run([*args, "--unmatched", "show"])
     assert heads(shown.stdout) == [
         "==> lexer.rs <== 99 lines; no match, last 40 lines",
-        "==> auth.py <== 105 lines; matched: verify_token",
+        head,
         "==> cart.ts <== 67 lines; no match, last 40 lines",
     ]
     assert "no match in" not in shown.stdout
@@ -465,25 +485,26 @@ def test_several_files_name_those_with_no_match(script_runner, src):
     none = script_runner.run(["ctx-excerpt", "-q", "frobnicate", "lexer.rs", "cart.ts"])
     assert none.stdout == "no match in 2 files:\nlexer.rs\ncart.ts\n"
     # one file alone is still shown by its head and tail, unless asked
-    one = script_runner.run(["ctx-excerpt", "-q", "verify_token", "lexer.rs"])
+    one = script_runner.run(["ctx-excerpt", "-q", "SessionStore", "lexer.rs"])
     assert heads(one.stdout) == ["==> lexer.rs <== 99 lines; no match, last 40 lines"]
     named = script_runner.run(
-        ["ctx-excerpt", "-q", "verify_token", "lexer.rs", "--unmatched", "name"]
+        ["ctx-excerpt", "-q", "SessionStore", "lexer.rs", "--unmatched", "name"]
     )
     assert named.stdout == "no match in 1 file:\nlexer.rs\n"
 
 
 def test_unmatched_in_json_and_through_every_path(script_runner, src):
-    args = ["ctx-excerpt", "-q", "verify_token Cart", "lexer.rs", "auth.py", "server.go", "cart.ts"]
+    args = ["ctx-excerpt", "-q", "SessionStore Cart", "lexer.rs", "auth.py", "server.go", "cart.ts"]
     j = script_runner.run([*args, "--json"])
     doc = json.loads(j.stdout)
     assert doc["unmatched"] == ["lexer.rs", "server.go"]
-    assert [(f["path"], f["matches"]) for f in doc["files"]] == [("auth.py", 2), ("cart.ts", 3)]
+    # "matches": the chunks with evidence of their own
+    assert [(f["path"], f["matches"]) for f in doc["files"]] == [("auth.py", 8), ("cart.ts", 3)]
     shown = json.loads(script_runner.run([*args, "--json", "--unmatched", "show"]).stdout)
     assert "unmatched" not in shown
     assert [(f["path"], f["matches"]) for f in shown["files"]] == [
         ("lexer.rs", 0),
-        ("auth.py", 2),
+        ("auth.py", 8),
         ("server.go", 0),
         ("cart.ts", 3),
     ]
@@ -494,7 +515,9 @@ def test_unmatched_in_json_and_through_every_path(script_runner, src):
     whole = script_runner.run([*args, "--tokens", "1000000", "--heuristic"])
     assert whole.stdout == streamed.stdout and whole.stderr == ""
     by_score = script_runner.run([*args, "--sort", "score"])
-    assert heads(by_score.stdout) == heads(streamed.stdout)[::-1]
+    best_first = sorted(doc["files"], key=lambda f: -f["score"])
+    assert [h.split(" ")[1] for h in heads(by_score.stdout)] == [f["path"] for f in best_first]
+    assert best_first[0]["score"] > best_first[1]["score"]
     assert by_score.stdout.endswith("no match in 2 files:\nlexer.rs\nserver.go\n")
 
 
@@ -553,7 +576,7 @@ def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypa
     j = script_runner.run(["ctx-excerpt", "--json", "--ident", "verify_token", name])
     assert j.returncode == 0, j.stderr
     (f,) = json.loads(j.stdout)["files"]
-    assert f["path"] == "caf\ufffd.py" and f["matched"] == ["verify_token"]
+    assert f["path"] == "caf\ufffd.py" and f["matched"] == ["verify_token", "verify", "token"]
     s = script_runner.run(["ctx-excerpt", "--signatures", "--json", name])
     assert s.returncode == 0, s.stderr
     (f,) = json.loads(s.stdout)["files"]
@@ -634,7 +657,11 @@ def test_explain_says_what_was_shown_and_left_out(script_runner, src):
     assert "chosen (1)" in err
     assert any(line.startswith("  lexer.rs  score ") and " tokens  " in line for line in err)
     assert "    head 1-15: the first lines, always shown (--head)" in err
-    assert any(line.startswith("    window ") and "matching lines: " in line for line in err)
+    # each window: its chunk, its score and the score's parts, as ctx-pack's chunk_scores
+    assert (
+        "    window 92-99  score 4.179: tokenize 92-99: words 3.17, pointers 0, file 1.01, "
+        "callees 0; terms: tokenize, lexer" in err
+    )
     assert any(line.startswith("left out (") for line in err)
     assert any(line.startswith("  auth.py: nothing matched") for line in err)
     doc = json.loads(script_runner.run([*args, "--explain", "--json"]).stdout)
@@ -655,3 +682,126 @@ def test_explain_does_not_go_with_memory(script_runner, src):
     r = script_runner.run(["ctx-excerpt", "--memory", "notes.md", "-q", "lexer", "--explain"])
     assert r.returncode == 2
     assert r.stderr.startswith("ctx-excerpt: error: --explain and --memory do not go together")
+
+
+SESSIONS_PY = '''"""Sessions kept in memory, with an expiry."""
+
+import time
+
+
+class SessionCache:
+    """Sessions by id, each with the time it expires."""
+
+    def __init__(self, ttl: float = 300.0):
+        self.ttl = ttl
+        self.items: dict[str, tuple[float, dict]] = {}
+
+    def put(self, session_id: str, data: dict) -> None:
+        self.items[session_id] = (time.time() + self.ttl, data)
+
+    def get(self, session_id: str) -> dict | None:
+        entry = self.items.get(session_id)
+        if entry is None:
+            return None
+        expires, data = entry
+        if expires < time.time():
+            return None
+        return data
+
+    def purge_expired(self, now: float | None = None) -> int:
+        """Drop every session whose expiry has passed; how many went."""
+        now = time.time() if now is None else now
+        stale = [key for key, (expires, _data) in self.items.items() if expires < now]
+        for key in stale:
+            del self.items[key]
+        return len(stale)
+
+
+def render_profile(user: dict) -> str:
+    name = user.get("name", "anonymous")
+    return f"<h1>{name}</h1>"
+'''
+
+STORE_GO = """// Package svc keeps sessions for the HTTP service.
+package svc
+
+import (
+\t"sync"
+\t"time"
+)
+
+// Store holds sessions and their expiry.
+type Store struct {
+\tmu      sync.Mutex
+\texpires map[string]time.Time
+}
+
+// Touch extends a session's expiry.
+func (s *Store) Touch(id string, ttl time.Duration) {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\ts.expires[id] = time.Now().Add(ttl)
+}
+
+// Expired lists the sessions whose expiry has passed, and drops them.
+func (s *Store) Expired(now time.Time) []string {
+\ts.mu.Lock()
+\tdefer s.mu.Unlock()
+\tvar gone []string
+\tfor id, at := range s.expires {
+\t\tif at.Before(now) {
+\t\t\tdelete(s.expires, id)
+\t\t\tgone = append(gone, id)
+\t\t}
+\t}
+\treturn gone
+}
+
+// Health reports that the service is up.
+func Health() string {
+\treturn "ok"
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "task, both",
+    [
+        ("stale sessions are never purged after their expiry", True),
+        ("the Go store never drops expired sessions", True),
+        ("render_profile shows anonymous for every user", False),  # the pack: one file
+    ],
+)
+def test_excerpt_and_pack_show_the_same_best_window(
+    script_runner, tmp_path, monkeypatch, task, both
+):
+    """Issue 26: one engine. For the same task over the same files, the window ctx-excerpt
+    shows first (its most relevant) is the chunk ctx-pack shows first of that file, with
+    the same score and parts, in Python and in Go."""
+    from helpers import git
+
+    repo = tmp_path / "repo"
+    write(repo, "app/sessions.py", SESSIONS_PY)
+    write(repo, "svc/store.go", STORE_GO)
+    write(repo, "README.md", "# demo\n\nA service that keeps sessions.\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    monkeypatch.chdir(repo)
+    pack = script_runner.run(["ctx-pack", "-q", task, "--json", "--tokens", "8000", "."])
+    assert pack.returncode == 0, pack.stderr
+    best_in_pack = {}
+    for row in json.loads(pack.stdout)["files"]:
+        scores = row.get("chunk_scores")
+        if scores:
+            best_in_pack[row["path"]] = max(scores, key=lambda c: c["score"])
+    assert "app/sessions.py" in best_in_pack and ("svc/store.go" in best_in_pack) == both
+    files = ["README.md", "app/sessions.py", "svc/store.go"]  # what the pack ranked
+    ex = script_runner.run(["ctx-excerpt", "-q", task, "--json", *files])
+    assert ex.returncode == 0, ex.stderr
+    for f in json.loads(ex.stdout)["files"]:
+        if f["path"] not in best_in_pack:
+            continue
+        chunks = [c for s in f["spans"] for c in s["chunks"]]
+        assert max(chunks, key=lambda c: c["score"]) == best_in_pack[f["path"]], f["path"]
+    again = script_runner.run(["ctx-excerpt", "-q", task, "--json", *files])
+    assert again.stdout == ex.stdout  # the same bytes on a rerun

@@ -349,7 +349,7 @@ WORDLEVEL = {
     [
         ["ctx-count"],
         ["ctx-read", "--count"],
-        ["ctx-excerpt", "-q", "hello", "--tokens", "100"],
+        ["ctx-excerpt", "-q", "world", "--tokens", "100"],  # "hello": a stop-word
     ],
 )
 def test_a_wordlevel_tokenizer_without_unk_is_one_line(script_runner, tmp_path, args):

@@ -13,24 +13,20 @@ from ctxtools.excerpt import (
     ExcerptOptions,
     ExcerptRun,
     Input,
-    Matcher,
     excerpt_sources,
-    excerpt_text,
-    render_excerpt,
-    value_drop_order,
 )
-from ctxtools.excerpt.budget import _drop_order
+from ctxtools.excerpt.fit import _units
 from ctxtools.excerpt.output import (
     FileNotes,
     default_unmatched,
+    excerpt_query,
     memory_dict,
     memory_notes,
-    query_matcher,
     rank_memory_sections,
     render_memory,
     write_blocks,
 )
-from ctxtools.excerpt.render import header, no_match_block
+from ctxtools.excerpt.render import header
 from ctxtools.excerpt.source import line_fragments
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -41,11 +37,11 @@ OPTIONS = ExcerptOptions()
 # --- the query -------------------------------------------------------------------------------
 
 
-def test_query_matcher_takes_identifiers_from_the_query_and_idents():
-    m = query_matcher("fix verify_token expiry", ["LruCache"], OPTIONS)
-    assert "verify_token" in m.identifiers and "LruCache" in m.identifiers
-    assert query_matcher(None, [], OPTIONS, signatures=True).identifiers == ()
-    assert query_matcher("Cart", [], ExcerptOptions(ignore_case=True)).ignore_case
+def test_excerpt_query_takes_terms_from_the_query_and_idents():
+    q = excerpt_query("fix verify_token expiry", ["LruCache"])
+    assert "verify_token" in q.terms and "lrucache" in q.terms
+    assert q.names.keys() >= {"verify_token", "lrucache"}  # both exact name pointers
+    assert excerpt_query(None, [], signatures=True).empty
 
 
 @pytest.mark.parametrize(
@@ -54,12 +50,12 @@ def test_query_matcher_takes_identifiers_from_the_query_and_idents():
         (None, ["not an ident!"], {}, "--ident 'not an ident!' is not an identifier"),
         (None, [], {}, "nothing to look for"),
         (None, [], {"signatures": True, "unmatched": "name"}, "--unmatched applies to"),
-        ("the a of", [], {}, "no usable identifier in the query 'the a of'"),
+        ("the a of", [], {}, "no usable word in the query 'the a of'"),
     ],
 )
-def test_query_matcher_refuses_what_gives_nothing_to_look_for(query, idents, kw, message):
+def test_excerpt_query_refuses_what_gives_nothing_to_look_for(query, idents, kw, message):
     with pytest.raises(UsageError) as exc:
-        query_matcher(query, idents, OPTIONS, **kw)
+        excerpt_query(query, idents, **kw)
     assert str(exc.value).startswith(message)
     assert exc.value.exit_status == ExitStatus.USAGE
 
@@ -78,31 +74,31 @@ def test_file_notes_say_what_happened_and_stop_on_unreadable(tmp_path):
     inputs = [str(SOURCES[0]), str(tmp_path / "bin.dat"), str(tmp_path / "missing.py")]
     said: list[str] = []
     notes = FileNotes(True, said.append)
-    run = excerpt_sources(inputs, ["Cache"], on_file=notes)
+    run = excerpt_sources(inputs, "Cache", on_file=notes)
     assert [r.status for r in run.results] == ["ok", "binary", "unreadable"]
     assert notes.status == 1
     assert said[0] == f"{tmp_path / 'bin.dat'}: binary file, skipped"
     assert said[1].startswith(f"error: {tmp_path / 'missing.py'}: ")
     stop = FileNotes(False, said.append)
     with pytest.raises(CtxError) as exc:
-        excerpt_sources(inputs[2:], ["Cache"], on_file=stop)
+        excerpt_sources(inputs[2:], "Cache", on_file=stop)
     assert exc.value.exit_status == ExitStatus.FAILURE
 
 
 @pytest.mark.parametrize("unmatched", ["show", "name", "omit"])
 def test_write_blocks_writes_what_the_run_renders(unmatched):
     inputs = [str(p) for p in SOURCES]
-    matcher = Matcher(["verify_token", "sweep"])
+    query = excerpt_query("SessionStore sweep", [])
     chunks: list[bytes] = []
     write_blocks(
         inputs,
-        matcher,
+        query,
         OPTIONS,
         chunks.append,
         on_file=FileNotes(False, print),
         unmatched=unmatched,
     )
-    run = excerpt_sources(inputs, matcher, OPTIONS, unmatched=unmatched)
+    run = excerpt_sources(inputs, query, OPTIONS, unmatched=unmatched)
     assert b"".join(chunks).decode() == run.render()
     assert run.unmatched  # some files match nothing: the three modes differ
 
@@ -118,31 +114,23 @@ def test_write_blocks_writes_what_is_done_before_an_error(tmp_path):
         return True
 
     with pytest.raises(CtxError, match="stopped"):
-        write_blocks(
-            inputs, Matcher(["verify_token"]), OPTIONS, chunks.append, on_file=stop_at_second
-        )
+        write_blocks(inputs, "verify_token", OPTIONS, chunks.append, on_file=stop_at_second)
     assert b"".join(chunks).startswith(f"==> {inputs[0]} <== ".encode())
 
 
 # --- one header ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
-@pytest.mark.parametrize(
-    "options", [OPTIONS, ExcerptOptions(head=3, tail=5), ExcerptOptions(tail=0)]
-)
-def test_the_bytes_block_of_an_unmatched_file_is_the_rendered_excerpt(source, options):
-    data = source.read_bytes()
-    ex = excerpt_text(data, ["no_such_identifier_anywhere"], options)
-    assert no_match_block(data, source.name, options).decode() == render_excerpt(ex, source.name)
-
-
 def test_header_parts():
     assert header("a.py", 0, ()) == "==> a.py <== 0 lines; empty"
     assert header("a.py", 1, (), 1) == "==> a.py <== 1 line; no match, last 1 lines"
     assert header("a.py", 90, ()) == "==> a.py <== 90 lines; no match"
-    assert header("a.py", 90, ("x", "y"), 0, 2, 5) == (
-        "==> a.py <== 90 lines; matched: x, y; 5 more matching lines not shown (2 more windows)"
+    assert header("a.py", 90, ("x", "y"), 0, 2, ["A.b", "c"]) == (
+        "==> a.py <== 90 lines; matched: x, y; shown: A.b, c; 2 more windows above the floor"
+    )
+    names = [f"f{k}" for k in range(8)]
+    assert header("a.py", 9, ("x",), 0, 1, names).endswith(
+        "shown: f0, f1, f2, f3, f4, f5 and 2 more; 1 more window above the floor"
     )
 
 
@@ -158,24 +146,21 @@ def test_line_fragments_are_the_lines_however_they_are_split():
 # --- budget order ----------------------------------------------------------------------------
 
 
-def test_drop_orders_put_unmatched_files_first_and_files_after_their_windows():
-    items = [
-        (p.name, excerpt_text(p.read_bytes(), ["verify_token", "sweep", "Cart"])) for p in SOURCES
-    ]
-    for order in (_drop_order(items), value_drop_order(items)):
-        kinds = [(i, span is None) for i, span in order]
-        unmatched = [i for i, (_label, ex) in enumerate(items) if not ex.matched]
-        assert [i for i, _ in kinds[: len(unmatched)]] == sorted(unmatched, reverse=True)
-        for i, (_label, ex) in enumerate(items):
-            if ex.matched:
-                file_at = kinds.index((i, True))
-                windows_at = [k for k, (j, whole) in enumerate(kinds) if j == i and not whole]
-                assert all(k < file_at for k in windows_at)
-    files_last = _drop_order(items)
-    first_file = next(
-        k for k, (i, span) in enumerate(files_last) if span is None and items[i][1].matched
-    )
-    assert all(span is None for _i, span in files_last[first_file:])
+def test_a_budget_keeps_windows_in_the_engines_order_then_files():
+    """The order a budget keeps units in: every window by relevance (ctx-pack's order),
+    then matched files by their head, then the files where nothing matched as given."""
+    from ctxtools.retrieval.plan import by_relevance
+
+    run = excerpt_sources([str(p) for p in SOURCES], "SessionStore sweep Cart")
+    items = run.shown
+    order = _units(items)
+    wins = [(span.score, items[i][0], (i, span.start)) for i, span in order if span is not None]
+    assert wins and wins == by_relevance(wins)
+    first_file = next(k for k, (_i, span) in enumerate(order) if span is None)
+    assert all(span is None for _i, span in order[first_file:])
+    files = [i for i, _span in order[first_file:]]
+    unmatched = [i for i, (_label, ex) in enumerate(items) if not ex.matched]
+    assert files[-len(unmatched) :] == unmatched
 
 
 # --- memory sections -------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from ctxtools.excerpt import (
     ExcerptRun,
     FileResult,
     Input,
-    Matcher,
     Signatures,
     auto_jobs,
     excerpt_dict,
@@ -26,12 +25,11 @@ from ctxtools.excerpt import (
     render_unmatched,
     unreadable_error,
 )
-from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
 ALL = ["auth.py", "server.go", "cart.ts", "lexer.rs", "LruCache.java", "inventory.py"]
-QUERY = identifiers_from_query("verify_token sweep Cart")
+QUERY = "SessionStore sweep Cart"
 
 
 @pytest.fixture
@@ -51,21 +49,20 @@ def test_results_and_render_without_a_budget(src):
         ("lexer.rs", "ok"),
         ("blob.bin", "binary"),
     ]
-    assert run.identifiers == ("verify_token", "sweep", "Cart")
+    assert run.terms[:5] == ("sessionstore", "session", "store", "sweep", "cart")
     assert run.budget is None and run.tokens is None and run.dropped == []
     assert not run.failed
     assert run.notes == ["blob.bin: binary file, skipped"]
-    expected = [
-        render_excerpt(excerpt_text((DATA / n).read_bytes(), QUERY), n)
-        for n in ("auth.py", "lexer.rs")
-    ]
+    assert [label for label, _ in run.shown] == ["auth.py", "lexer.rs"]
+    expected = [render_excerpt(ex, label) for label, ex in run.shown]
     assert run.render() == "\n".join(expected)
+    # one file alone is ranked alone: its words' rarity is its own chunks'
+    alone = excerpt_sources(["auth.py"], QUERY).shown[0][1]
+    assert alone == excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="auth.py")
     doc = run.as_dict()
     assert "budget" not in doc
     assert doc["files"][-1] == {"path": "blob.bin", "status": "binary"}
-    assert doc["files"][0] == excerpt_dict(
-        excerpt_text((DATA / "auth.py").read_bytes(), QUERY), "auth.py"
-    )
+    assert doc["files"][0] == excerpt_dict(run.shown[0][1], "auth.py")
 
 
 def test_budget_fitting_without_the_cli(src):
@@ -214,7 +211,7 @@ def test_handles_from_a_store_root_or_a_store(src, tmp_path):
     root = tmp_path / "elsewhere"
     store = HandleStore(root)
     store.put_bytes((DATA / "auth.py").read_bytes(), name="authsrc", session="work")
-    direct = excerpt_text((DATA / "auth.py").read_bytes(), QUERY)
+    direct = excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="ctx:authsrc")
     for where in (root, str(root), store):
         run = excerpt_sources(["ctx:authsrc"], QUERY, store=where, session="work")
         ((label, ex),) = run.shown
@@ -226,17 +223,18 @@ def test_handles_from_a_store_root_or_a_store(src, tmp_path):
 
 
 def test_rendered_results_carry_text_only(src):
-    matcher = Matcher(QUERY)
-    results = list(iter_excerpts(["auth.py", "blob.bin"], matcher, render=True))
+    results = list(iter_excerpts(["auth.py", "blob.bin"], QUERY, render=True))
     assert results[0].excerpt is None
     assert results[0].text == render_excerpt(
-        excerpt_text((DATA / "auth.py").read_bytes(), matcher), "auth.py"
+        excerpt_text((DATA / "auth.py").read_bytes(), QUERY, label="auth.py"), "auth.py"
     )
     assert results[1].status == "binary" and results[1].text is None
-    (sig,) = iter_excerpts(["server.go"], matcher, signatures=True, render=True)
+    (sig,) = iter_excerpts(["server.go"], QUERY, signatures=True, render=True)
     from ctxtools.excerpt import signatures_of
+    from ctxtools.retrieval.window import window_query
 
-    expected = signatures_of("server.go", (DATA / "server.go").read_bytes(), matcher)
+    data = (DATA / "server.go").read_bytes()
+    expected = signatures_of("server.go", data, window_query(QUERY))
     assert sig.text == render_signatures(expected, "server.go")
 
 
@@ -269,13 +267,13 @@ def test_files_with_no_match_are_named_or_omitted_on_request(src):
     assert [label for label, _ in default.shown] == ["lexer.rs", "auth.py", "server.go", "cart.ts"]
     assert [(r.label, r.matches, r.matched) for r in default.results] == [
         ("lexer.rs", 0, False),
-        ("auth.py", 3, True),
+        ("auth.py", 8, True),
         ("server.go", 0, False),
         ("cart.ts", 3, True),
         ("blob.bin", None, False),
     ]
     assert default.unmatched == ["lexer.rs", "server.go"]
-    assert [f.get("matches") for f in default.as_dict()["files"]] == [0, 3, 0, 3, None]
+    assert [f.get("matches") for f in default.as_dict()["files"]] == [0, 8, 0, 3, None]
     named = excerpt_sources(names, QUERY, unmatched="name")
     assert [label for label, _ in named.shown] == ["auth.py", "cart.ts"]
     blocks = [render_excerpt(ex, label) for label, ex in named.shown]
@@ -287,7 +285,8 @@ def test_files_with_no_match_are_named_or_omitted_on_request(src):
     assert omitted.render() == "\n".join(blocks) and "unmatched" not in omitted.as_dict()
     # signatures count the definitions that match
     (sig,) = excerpt_sources(["auth.py"], QUERY, signatures=True).results
-    assert sig.matches == 2 and sig.excerpt.matches == 2  # def verify_token, def sweep
+    # class SessionStore; open, close and get (session_id); sweep
+    assert sig.matches == 5 and sig.excerpt.matches == 5
     with pytest.raises(ValueError, match="unmatched must be one of"):
         excerpt_sources(names, QUERY, unmatched="list")
     with pytest.raises(ValueError, match="not to signatures"):
@@ -300,18 +299,18 @@ def test_a_budget_fits_the_named_list_too(src):
     for name in copies:
         shutil.copy(DATA / "lexer.rs", src / name)
     names = ["auth.py", *copies]
-    full = excerpt_sources(names, ["sweep"], unmatched="name")
+    full = excerpt_sources(names, "sweep", unmatched="name")
     assert full.unmatched == copies
     total = ruler.count(full.render())
     # room to spare: everything, as without a budget (fit_budget's estimates are careful)
-    run = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=total * 2)
+    run = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=total * 2)
     assert run.render() == full.render() and run.named is None and run.dropped == []
     # room for the matched file and part of the list: the list is cut, the file is not
-    alone = ruler.count(excerpt_sources(["auth.py"], ["sweep"]).render())
+    alone = ruler.count(excerpt_sources(["auth.py"], "sweep").render())
     heading = ruler.count(render_unmatched(copies, 0))
     budget = alone * 13 // 10 + heading + 1
     assert budget < total
-    cut = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=budget)
+    cut = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=budget)
     assert cut.tokens == ruler.count(cut.render()) <= budget
     assert cut.dropped == [] and cut.shown == full.shown
     assert cut.named is not None and 0 < cut.named < 100
@@ -321,7 +320,7 @@ def test_a_budget_fits_the_named_list_too(src):
     assert cut.drop_notes() == [f"{100 - cut.named} of the 100 files with no match left unnamed"]
     assert cut.as_dict()["unmatched"] == copies  # the budget is the text's
     # too small for the files and the list's heading: nothing at all
-    tiny = excerpt_sources(names, ["sweep"], unmatched="name", ruler=ruler, budget=3)
+    tiny = excerpt_sources(names, "sweep", unmatched="name", ruler=ruler, budget=3)
     assert tiny.render() == "" and tiny.tokens == 0 and not tiny.listed
     assert tiny.drop_notes()[-1] == "  100 of the 100 files with no match left unnamed"
 
@@ -333,12 +332,14 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
     import ctxtools.excerpt.workers as workers
 
     monkeypatch.setattr(workers, "CHUNK", 2)
-    real_block = loader.file_block
+    monkeypatch.setattr(workers, "SCAN_MIN", 2)
+    real_scan = loader.definitions_of
+    parent = os.getpid()
 
-    def failing(path, *args, **kw):
-        if path == "lexer.rs":
+    def failing(label, *args, **kw):
+        if label.endswith(".ts") and os.getpid() != parent:  # in a child only
             raise ValueError("scanner bug")
-        return real_block(path, *args, **kw)
+        return real_scan(label, *args, **kw)
 
     forked: list[int] = []
     real_fork = os.fork
@@ -349,15 +350,22 @@ def test_a_worker_failure_is_raised_here_and_no_child_is_left(src, monkeypatch):
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(loader, "file_block", failing)
+    monkeypatch.setattr(loader, "definitions_of", failing)
     monkeypatch.setattr(os, "fork", fork)
-    names = ["auth.py", "server.go", "cart.ts", "lexer.rs", "inventory.py"]  # lexer: child's
-    with pytest.raises(ValueError, match="scanner bug"):
-        list(iter_excerpts(names, QUERY, jobs=2, render=True))
-    early = iter_excerpts(ALL * 4, QUERY, jobs=3, render=True)
-    assert next(early).label == "auth.py"
+    names = []
+    for k in range(3):  # six files the task reaches, scanned in three chunks of two
+        for name in ("auth.py", "cart.ts"):
+            copy = f"{k}{name}"
+            shutil.copy(DATA / name, src / copy)
+            names.append(copy)
+    with pytest.raises(ValueError, match="scanner bug"):  # the second chunk, a child's
+        list(iter_excerpts([*names, "lexer.rs"], QUERY, jobs=2, render=True))
+    assert len(forked) == 1
+    rest = [n for n in names if n.endswith(".py")]
+    early = iter_excerpts([*rest, "lexer.rs", *rest], QUERY, jobs=3, render=True)
+    assert next(early).label == "0auth.py"
     early.close()  # the consumer stops: the children are ended and reaped
-    assert len(forked) == 3
+    assert len(forked) == 2
     for pid in forked:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
@@ -370,3 +378,35 @@ def test_auto_jobs(monkeypatch):
     assert [auto_jobs(n) for n in (0, 1, 499, 500, 3000)] == [1, 1, 1, 2, 2]
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     assert auto_jobs(3000) == 1
+
+
+def test_past_the_engines_top_files_a_file_is_cut_by_lines(tmp_path, monkeypatch):
+    """As in ctx-pack, the ranking reads chunk by chunk the best FILE_TOP files by their
+    words; the others the task reaches are cut by lines (the same BM25), and only the
+    files it reads have their definitions scanned."""
+    import ctxtools.excerpt.loader as loader
+    from ctxtools.retrieval.rank import FILE_TOP
+
+    names = []
+    for k in range(2 * FILE_TOP + 100):  # the task's word in half of them: a rare one
+        path = tmp_path / f"m{k:04}.py"
+        hits = "payload " * (k % 2 == 0) * (1 + (k % 14 == 0))  # some say it twice
+        path.write_text(f"import os\n\n\ndef handle_{k}(x):\n    return '{hits}'\n")
+        names.append(str(path))
+    scanned: list[str] = []
+    real = loader.definitions_of
+
+    def counting(label, data):
+        scanned.append(label)
+        return real(label, data)
+
+    monkeypatch.setattr(loader, "definitions_of", counting)
+    results = list(iter_excerpts(names, "payload"))
+    assert len(scanned) == FILE_TOP
+    matched = [r for r in results if r.matched]
+    assert len(matched) == FILE_TOP + 50
+    for r in matched:
+        [win] = [w for s in r.excerpt.spans for w in s.windows]
+        assert win.chunk.startswith("lines ") == (r.label not in scanned), r.label
+    twice = {names[k] for k in range(0, len(names), 14)}
+    assert twice <= set(scanned)  # the best by their words are read chunk by chunk
