@@ -35,7 +35,8 @@ def query_matcher(
     """The Matcher for QUERY (words) and IDENTS (names taken as they are); UsageError when
     there is nothing usable to look for (with SIGNATURES, nothing is needed), or when
     UNMATCHED is asked for with SIGNATURES."""
-    from ctxtools.identifiers import identifiers_from_query, valid_identifier
+    from ctxtools.analyzer import identifiers_from_query
+    from ctxtools.identifiers import valid_identifier
 
     for name in idents:
         if not valid_identifier(name):

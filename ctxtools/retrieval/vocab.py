@@ -26,8 +26,8 @@ import marshal
 import os
 from collections import Counter
 
-# Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
-WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
+from ctxtools.analyzer.tokenizer import WORD_BYTES
+
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 
 

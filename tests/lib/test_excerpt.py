@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxtools.analyzer import identifiers_from_query
 from ctxtools.excerpt import (
     ExcerptOptions,
     Matcher,
@@ -23,7 +24,6 @@ from ctxtools.excerpt import (
     render_excerpt,
     render_header,
 )
-from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxtools.analyzer import identifiers_from_query
 from ctxtools.errors import CtxError, ExitStatus, NotFoundError
 from ctxtools.excerpt import (
     ExcerptOptions,
@@ -26,7 +27,6 @@ from ctxtools.excerpt import (
     render_unmatched,
     unreadable_error,
 )
-from ctxtools.identifiers import identifiers_from_query
 from ctxtools.tokens import HeuristicRuler
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "excerpt"
