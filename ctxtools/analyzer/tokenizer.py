@@ -6,10 +6,11 @@ A *token* is a run of word characters that starts with a letter or ``_`` (``bulk
 CJK character (CJK prose has no spaces: each character is a word of its own). A token is
 dropped when it is a *stop word* (``is_stop``): one character (a CJK one aside), a
 number, an English function word or a word tasks are phrased in rather than about
-(``STOP_WORDS``, compared lower-cased), or a keyword nearly every file of its language
-holds (``CODE_KEYWORDS``, compared as written). Words inside the part of an absolute path
+(``STOP_WORDS``, compared lower-cased), or a keyword that is only syntax
+(``CODE_KEYWORDS``, compared as written). Words inside the part of an absolute path
 that only says where a file was on someone's machine (``/home/ann/venv/lib/python3.10/
-site-packages/``) are no tokens either.
+site-packages/``), and the syntax of a Python traceback (``Traceback (most recent call
+last):``, ``File "…", line 12, in``) or a code block's language tag, are no tokens either.
 
 ``words(text)`` is what every caller matches: each token lower-cased, followed by the
 usable parts of a compound name (``HandleStore`` gives ``handlestore``, ``handle``,
@@ -38,8 +39,10 @@ def _wordlist(text: str) -> list[str]:
 
 
 # English function words; the words a task is phrased in rather than about ("fix",
-# "implement", "please"); the words every bug report is written in ("error", "expected",
-# "traceback", "returns", "version"). Compared lower-cased: "The" and "the" both go.
+# "implement", "please"); the words a bug report is phrased in ("expected", "actual",
+# "reproduce", "happens"). Compared lower-cased: "The" and "the" both go. Words that are
+# a topic in a text about code ("error", "test", "file", "value", "return") are no stop
+# words: how common they are in a corpus is its BM25 or TF-IDF weight's business.
 STOP_WORDS = frozenset(
     _wordlist(
         """
@@ -58,32 +61,26 @@ STOP_WORDS = frozenset(
     bug bugs fix fixes fixed fixing issue issues implement implements implemented implementing
     make makes making need needs needed want wants wanted see seen look looks something
     anything everything thing things way ways code function functions method methods
-    error errors exception traceback raise raised raises fail fails failed failing failure
+    traceback fail fails failed failing failure version versions
     expected actual result results work works working worked broken break breaks happen
-    happens happened problem problems reproduce reproduced version versions behaviour
-    behavior use used uses using instead example examples case cases like correct correctly
-    incorrect wrong right true false none null value values return returns returned call
-    called calls get gets set sets new old add added adds allow allows support supported
-    tried try trying test tests line lines file files print output input run running runs
-    python get_
+    happens happened problem problems reproduce reproduced behaviour behavior
+    use used uses using instead example examples case cases like correct correctly
+    incorrect wrong right true false none null get gets set sets new old allow allows
+    support supported tried try trying get_
     py js ts tsx jsx rs cpp hpp java md txt
     """
     )
 )
 
-# Keywords that occur in nearly every file of their language, so they select nothing.
-# Compared exactly (Python's None/True/False are capitalised; a class named Class is not a
-# keyword).
+# Keywords that are syntax and never the name of a topic (``class``, ``static``,
+# ``default``, ``async``, ``string`` are: a task or a document may be about them; how
+# common they are in a corpus is its weight's business). Compared exactly (Python's
+# None/True/False are capitalised; a class named Self is not a keyword).
 CODE_KEYWORDS = frozenset(
     _wordlist(
         """
-    def class return import from self cls this func fn let const var pub impl mut public
-    private protected static final void new true false null nil None True False elif else if
-    for while try except catch finally raise throw throws async await yield lambda pass break
-    continue switch case default extends implements package struct enum trait mod crate
-    super interface type int str bool float char byte string usize isize u8 u32 u64 i32 i64
-    f32 f64 go defer chan of in is not and or as with del global nonlocal assert export use
-    unsafe dyn
+    def self cls elif lambda nonlocal del pass fn func impl mut pub var let const dyn crate
+    mod chan defer None True False nil this usize isize u8 u32 u64 i32 i64 f32 f64
     """
     )
 )
@@ -103,6 +100,10 @@ _BACKSLASH_RE = re.compile(r"(?<=[\w.:])\\(?=[\w.])")
 _ABS_PATH_RE = re.compile(r"(?<![\w.-])(?:[A-Za-z]:)?[/~][^\s\"'`:()\[\]<>,;]+")
 _INSTALL_DIRS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor"})
 ABS_PATH_KEEP = 3  # the components of an absolute path whose words are words
+# The syntax of a Python traceback and a code block's language tag: words no one wrote.
+_BOILERPLATE_RE = re.compile(
+    r'Traceback \(most recent call last\):|\bFile (?=")|", line \d+(?:, in\b)?|(?<=```)\w+'
+)
 
 
 _CJK_RE = re.compile(f"[{CJK}]")
@@ -151,6 +152,8 @@ def location_spans(text: str) -> list[tuple[int, int]]:
 def tokens(text: str) -> Iterator[re.Match]:
     """The matches of TEXT's tokens that are not stop words, in order."""
     elsewhere = location_spans(text)
+    if "```" in text or "line " in text:
+        elsewhere = sorted(elsewhere + [m.span() for m in _BOILERPLATE_RE.finditer(text)])
     for m in TOKEN_RE.finditer(text):
         if is_stop(m.group()) or (elsewhere and in_regions(m.start(), elsewhere)):
             continue
