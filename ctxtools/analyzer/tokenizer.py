@@ -14,8 +14,8 @@ last):``, ``File "…", line 12, in``) or a code block's language tag, are no to
 
 ``words(text)`` is what every caller matches: each token lower-cased, followed by the
 usable parts of a compound name (``HandleStore`` gives ``handlestore``, ``handle``,
-``store``; ``put_many`` gives ``put_many``, ``many``: a part needs three characters and
-must not be a stop word), every occurrence in order. A document's words are split the
+``store``; ``get_db`` gives ``get_db`` alone: a part needs three characters and must not
+be a stop word), every occurrence in order. A document's words are split the
 same way: ``parts(word)`` is what ``retrieval.index.Terms`` counts a file's word for, and
 ``WORD_BYTES`` is where a file's bytes break into words.
 
