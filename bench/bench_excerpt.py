@@ -104,7 +104,7 @@ def main() -> None:
     listing = CORPORA / "django-py-files.txt"
     listing.write_text("\n".join(files) + "\n")
     size = sum(Path(f).stat().st_size for f in files)
-    from ctxtools.identifiers import identifiers_from_query
+    from ctxtools.analyzer import identifiers_from_query
 
     idents = identifiers_from_query(args.query)
     print(f"corpus: {len(files)} .py files, {size / 1e6:.1f} MB ({tree.name})")

@@ -6,7 +6,8 @@ the corpus answers. For each method (hashing, tfidf) every chunk of the corpus i
 (``ctxtools.memory.rank_memory``), and this reports:
 
 - recall@5: per query, the share of its relevant sections that have a chunk among the
-  five best chunks; averaged over the queries (hit@5: at least one);
+  five best chunks; averaged over the queries (hit@5: at least one; hit@3: at least one
+  among the three best);
 - per threshold rule -- the method's rule (max(floor, median + margin, share x best)),
   the rule without the share of the best (max(floor, median + margin): the first
   version's), a fixed 0.02 (the seed's old threshold), and the floor alone -- the chunks
@@ -142,15 +143,19 @@ def check_labels(runs) -> None:
 
 
 def print_recall(runs) -> None:
-    recall = hit = first = 0.0
+    recall = hit = hit3 = first = 0.0
     for q, r in runs:
         rel = relevant_of(q)
         top = {key(s) for s in r.chunks[:5]}
         recall += len(rel & top) / len(rel)
         hit += bool(rel & top)
+        hit3 += bool(rel & {key(s) for s in r.chunks[:3]})
         first += bool(r.chunks) and key(r.chunks[0]) in rel
     n = len(runs)
-    print(f"recall@5 {recall / n:.3f}   hit@5 {hit / n:.3f}   precision@1 {first / n:.3f}")
+    print(
+        f"recall@5 {recall / n:.3f}   hit@5 {hit / n:.3f}   hit@3 {hit3 / n:.3f}"
+        f"   precision@1 {first / n:.3f}"
+    )
 
 
 def print_rule(name, rule, runs, off) -> None:

@@ -460,7 +460,8 @@ def git_copy(tree: Path) -> Path:
 
 def mentions_run(tree: Path, runs: int) -> None:
     import ctxtools.repomap.core  # noqa: F401  (loaded by any pack; not part of the cost)
-    from ctxtools.mentions import MentionResolver, parse_mentions
+    from ctxtools.analyzer import parse_mentions
+    from ctxtools.mentions import MentionResolver
 
     hit = parse_mentions("@query.py")[0]
     miss = parse_mentions("@no_such_file_anywhere.py")[0]

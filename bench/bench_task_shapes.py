@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_task_shapes.py [--sizes 250000,1000000]
 
 For each shape, a task of about each size in characters is read by
-``retrieval.terms.parse_query`` in this process; a line gives the seconds, the rate and
+``analyzer.parse_query`` in this process; a line gives the seconds, the rate and
 what was found (terms, paths, frames, messages). Doubling the size should double the
 time, never square it. Shapes:
 
@@ -63,7 +63,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="250000,1000000")
     ap.add_argument("--shapes", default=",".join([*UNITS, *FLAT]))
     args = ap.parse_args()
-    from ctxtools.retrieval.terms import parse_query
+    from ctxtools.analyzer import parse_query
 
     sizes = [int(x) for x in args.sizes.split(",")]
     for shape in args.shapes.split(","):

@@ -27,9 +27,10 @@ contract:
 ``choose_skills(skills, task)`` decides what a pack shows:
 
 - Score (deterministic, lexical): the task's words and each skill's name and description
-  words are taken through ``ctxtools.identifiers`` (compounds split, stop-words and a few
-  words every skill description uses — "use", "when", "skill", … — dropped) and folded
-  (lower-case; a crude suffix fold so that "tests", "testing" and "test" meet). With N the
+  words are read by ``ctxtools.analyzer`` as every command reads a task (the one
+  tokenizer and stop list: a compound name and its parts, stop words such as "use" and
+  "when" dropped; the task's @-mentions are no words of it) and folded (a crude suffix
+  fold so that "tests", "testing" and "test" meet). With N the
   name's words, D the description's other words and T the task's::
 
       score = 2 × |T ∩ N| / |N|  +  h / (h + 2),   h = |T ∩ D|
@@ -74,15 +75,6 @@ EXPAND_SCORE = 2.5
 MATCH_FLOOR = 0.0  # a skill matches when its score is above this
 DISCLOSURES = ("auto", "cards", "full")
 NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?\Z")
-_MENTION_RE = re.compile(r"(?<![\w@/.-])@skill:([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
-_WORD_RE = re.compile(r"[^\W_]+")
-
-# Words that skill descriptions (and tasks about skills) use whatever the skill is about.
-_STOP_TEXT = """
-    use uses used using user users skill skills ask asks asked help helps helping task tasks
-    like eg ie etc trigger triggers triggered claude request requests requested
-"""
-SKILL_STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -256,29 +248,18 @@ def _fold(word: str) -> str:
 
 
 def _terms(text: str) -> dict[str, str]:
-    """The content words of TEXT, folded, in order, without repeats: folded -> as written
-    (lower-cased; the first spelling)."""
-    from ctxtools.identifiers import compound_parts, identifiers_from_query, is_dotted, is_stop_word
+    """The words of TEXT (``ctxtools.analyzer``'s), folded, in order, without repeats:
+    folded -> as read (lower-cased; the first spelling)."""
+    from ctxtools.analyzer.tokenizer import words
 
+    return _folded(words(text))
+
+
+def _folded(read: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for ident in identifiers_from_query(text):
-        if is_dotted(ident):  # its parts come separately
-            continue
-        for part in compound_parts(ident):
-            if len(part) < 2 or is_stop_word(part) or part in SKILL_STOP_WORDS:
-                continue
-            out.setdefault(_fold(part), part)
+    for word in read:
+        out.setdefault(_fold(word), word)
     return out
-
-
-def _sequence(text: str) -> tuple[str, ...]:
-    """Every word of TEXT lower-cased, compounds split, in order (stop-words kept)."""
-    from ctxtools.identifiers import compound_parts
-
-    seq: list[str] = []
-    for word in _WORD_RE.findall(text):
-        seq.extend(compound_parts(word))
-    return tuple(seq)
 
 
 @dataclass(frozen=True)
@@ -289,9 +270,10 @@ class _Score:
 
 
 def _score(skill: Skill, task_terms: set[str], task_seq: tuple[str, ...]) -> _Score:
+    from ctxtools.analyzer.tokenizer import sequence
     from ctxtools.identifiers import contains_parts
 
-    name_terms = _terms(skill.name.replace("-", " ").replace(".", " "))
+    name_terms = _terms(skill.name)
     desc_terms = {f: w for f, w in _terms(skill.description).items() if f not in name_terms}
     name_hits = [name_terms[t] for t in name_terms if t in task_terms]
     desc_hits = [desc_terms[t] for t in desc_terms if t in task_terms]
@@ -300,17 +282,20 @@ def _score(skill: Skill, task_terms: set[str], task_seq: tuple[str, ...]) -> _Sc
         score += 2.0 * len(name_hits) / len(name_terms)
     if desc_hits:
         score += len(desc_hits) / (len(desc_hits) + 2)
-    name_in_task = contains_parts(task_seq, _sequence(skill.name))
+    name_in_task = contains_parts(task_seq, sequence(skill.name))
     return _Score(round(score, 6), name_in_task, tuple(name_hits + desc_hits))
 
 
 def skill_mentions(task: str) -> list[str]:
     """Names in ``@skill:NAME`` mentions of TASK, in order, without repeats (compared
     case-insensitively; the first spelling is kept). Trailing punctuation is not part of
-    a name (``@skill:pdf.`` names ``pdf``)."""
+    a name (``@skill:pdf.`` names ``pdf``): the mentions as ``ctxtools.analyzer`` parses
+    them."""
+    from ctxtools.analyzer import read_task
+
     out: dict[str, str] = {}
-    for m in _MENTION_RE.finditer(task):
-        out.setdefault(m.group(1).casefold(), m.group(1))
+    for name in read_task(task).skill_names:
+        out.setdefault(name.casefold(), name)
     return list(out.values())
 
 
@@ -354,10 +339,13 @@ def choose_skills(
         raise UsageError(f"max_expanded must be a whole number ≥ 0, not {max_expanded!r}")
     if isinstance(pinned, str):  # one name, not its characters
         pinned = [pinned]
+    from ctxtools.analyzer import read_task
+    from ctxtools.analyzer.tokenizer import sequence
+
     explicit = _explicit_skills(skills, task, pinned)
-    scoring_text = _MENTION_RE.sub(lambda m: m.group(1), task)
-    task_terms = set(_terms(scoring_text))
-    task_seq = _sequence(scoring_text)
+    read = read_task(task)
+    task_terms = set(_folded(read.words))
+    task_seq = sequence(read.prose)
     scores = {s.name: _score(s, task_terms, task_seq) for s in skills}
     cards = [(s, scores[s.name].score) for s in skills if scores[s.name].score > MATCH_FLOOR]
     cards.sort(key=lambda c: (-c[1], c[0].name.casefold(), c[0].name))

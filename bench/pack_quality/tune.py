@@ -201,7 +201,7 @@ def main(argv=None) -> int:
 def reparse(undo, items, choosers) -> None:
     """Rank again after a ranking constant changed; read the tasks again after a term
     constant did (approximately: files newly reached are chunked without definitions)."""
-    from ctxtools.retrieval.terms import parse_query
+    from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
     if not mods & {"rank", "terms", "index"}:

@@ -26,7 +26,7 @@ from ctxtools.excerpt.source import (
     to_bytes,
 )
 from ctxtools.retrieval.rank import Doc, Source, rank_sources
-from ctxtools.retrieval.terms import Query
+from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.window import (
     AVG_SAMPLE,
     LineWindows,

@@ -43,7 +43,7 @@ from ctxtools.forked import forked_results
 from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
 from ctxtools.retrieval.rank import Source
-from ctxtools.retrieval.terms import Query
+from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.window import definitions_of
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from ctxtools.excerpt.run import render_unmatched
 
 if TYPE_CHECKING:
     from ctxtools.memory.rank import Ranking, Scored
-    from ctxtools.retrieval.terms import Query
+    from ctxtools.analyzer.query import Query
 
 FLUSH_BLOCKS = 512  # blocks joined into one write (few large writes, not one a file)
 

@@ -270,7 +270,7 @@ def excerpt_sources(
         raise ValueError(f"unmatched must be one of {UNMATCHED_MODES}, not {unmatched!r}")
     if signatures and unmatched != "show":
         raise ValueError("unmatched applies to excerpts, not to signatures")
-    from ctxtools.retrieval.terms import Query
+    from ctxtools.analyzer.query import Query
     from ctxtools.retrieval.window import window_query
 
     options = options or ExcerptOptions()

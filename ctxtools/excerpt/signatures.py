@@ -40,7 +40,7 @@ def signatures_of(
     """The definitions of the source DATA named PATH (the name picks the language, or an
     extensionless script's ``#!`` line).
 
-    QUERY (a ``retrieval.terms.Query``) names the terms to look for in the signatures,
+    QUERY (a ``analyzer.Query``) names the terms to look for in the signatures,
     words analysed as the engine analyses them. DATA None means the file was too large to
     scan (SIZE bytes)."""
     from ctxtools.repomap.scan import language_for, scan_source, script_language

@@ -87,9 +87,9 @@ class Roots:
     def check_mentions(self, task: str, root: str) -> None:
         """Every @path and @basename mention of TASK, resolved under ROOT as ctx-pack
         resolves it, must stay inside the roots (a ``..`` or a symlink out is an error)."""
-        from ctxtools.mentions import parse_mentions
+        from ctxtools.analyzer import read_task
 
-        for m in parse_mentions(task):
+        for m in read_task(task).mentions:
             if m.kind not in ("path", "basename"):
                 continue
             full = os.path.normpath(os.path.join(root, m.raw))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 CACHE_DIR = "memory"
 MAGIC = b"CTXMEM1\n"
-CHUNKER_VERSION = 5  # bump when chunk boundaries or the words counted change: a miss
+CHUNKER_VERSION = 6  # bump when chunk boundaries or the words counted change: a miss
 
 
 def cache_path(store_root: str | os.PathLike, method: str, material: list[str]) -> Path:

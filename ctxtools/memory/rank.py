@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -86,8 +85,8 @@ def rank_memory(
     ('hashing', 'tfidf', or 'cmd' with EMBED_CMD); chunks at or over the threshold are
     kept. A command that fails falls back to DEFAULT_METHOD, said in the notes. Files
     that are secrets by name are left out unless ALLOW_SECRETS (``chunk.discover``)."""
+    from ctxtools.analyzer import read_task
     from ctxtools.memory.chunk import discover, read_memory_file
-    from ctxtools.memory.words import words
 
     argv = _check_request(method, embed_cmd, embed_timeout, min_score)
     notes: list[str] = []
@@ -96,7 +95,7 @@ def rank_memory(
         mf = read_memory_file(label, real, notes)
         if mf is not None:
             mfiles.append(mf)
-    qwords = words(task)
+    qwords = list(read_task(task).words)
     requested = method
     state = _State(mfiles, method, argv, paths, store, use_cache, notes)
     if not qwords:
@@ -174,13 +173,13 @@ def _no_words(state, method: str, requested: str, files: int, notes: list[str]) 
 
 def chunk_words(chunk: Chunk, text: str) -> list[str]:
     """The words the hashing embedder reads for a chunk: its text's, its heading's once
-    more (a title says what a section is about)."""
-    from ctxtools.memory.words import words
+    more (a title says what a section is about); a section's words are read as a task's
+    are (``ctxtools.analyzer``: one tokenizer, one stop list)."""
+    from ctxtools.analyzer.tokenizer import words
 
     return words(text) + words(chunk.heading)
 
 
-_NAME_SEPARATORS = re.compile(r"[/\\_.-]+")  # a file name's words: auth/sessions.md
 HEADING_WEIGHT = 2  # TF-IDF: a heading's words count this many times more than the text's
 FILE_NAME_WEIGHT = 1  # TF-IDF: the file name's words (without extension) count this often
 
@@ -191,9 +190,9 @@ def tfidf_words(chunk: Chunk, text: str) -> list[str]:
     sessions) FILE_NAME_WEIGHT times -- a title and a file name say what a section is
     about. On bench/bench_memory_eval.py's labelled set, against the text plus the heading
     once: precision@1 0.66 -> 0.72, recall@5 0.66 -> 0.67 (with the pivot slope 0.3)."""
-    from ctxtools.memory.words import words
+    from ctxtools.analyzer.tokenizer import words
 
-    name = _NAME_SEPARATORS.sub(" ", os.path.splitext(chunk.file)[0])
+    name = os.path.splitext(chunk.file)[0]  # auth/sessions.md: auth, sessions
     return words(text) + words(chunk.heading) * HEADING_WEIGHT + words(name) * FILE_NAME_WEIGHT
 
 

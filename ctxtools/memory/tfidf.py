@@ -22,9 +22,23 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ctxtools.memory.words import stem
-
 PIVOT_SLOPE = 0.3
+
+# TF-IDF folds a word's usual English endings (the same fold for a task's words and a
+# section's, both from ``ctxtools.analyzer``).
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A light, deterministic English stem: 'caching' and 'caches' -> 'cach'."""
+    for suf in _SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            if suf in ("ies", "ied"):
+                return word[: -len(suf)] + "y"
+            if suf == "s" and word.endswith("ss"):
+                return word
+            return word[: -len(suf)]
+    return word
 
 
 def term_counts(words: list[str]) -> dict[str, int]:

@@ -1,27 +1,9 @@
-"""@-mentions in a task: find them, and resolve ``@path`` and ``@basename`` to files.
+"""@-mentions in a task: resolve ``@path`` and ``@basename`` to files.
 
-``parse_mentions(task)`` finds ``@jwt.py``, ``@src/auth/jwt.py``, ``@ctx:tests`` and
-``@skill:review`` in a task string. ``MentionResolver(root).resolve(mention)`` turns a
-path or basename mention into a file under ROOT, and says how it chose.
-
-Parsing rules:
-
-- An ``@`` starts a mention at the start of the task, after whitespace, after opening or
-  separating punctuation (``( [ { " ' < , ; : = * >``), or after a CJK or other non-ASCII
-  non-letter character (CJK text has no spaces). After an ASCII letter, digit or ``_ . - /
-  + % @`` it does not: ``a@b.com`` and ``https://x/@user`` are not mentions.
-- ``@@`` is an escape: ``@@name`` is not a mention, nor is ``@`` alone.
-- Text inside backticks (an inline code span or a fenced block) holds no mentions, so
-  decorators quoted as code (`` `@pytest.fixture` ``) are left alone. An unquoted
-  ``@property`` is a basename mention (which then does not resolve, and the caller warns).
-- A mention runs until whitespace, a quote, a bracket, ``, ; |`` or CJK punctuation.
-  Trailing sentence punctuation (``. , : ; ! ? ) ] } ' "``) is stripped and kept in
-  ``Mention.trailing``: "fix @jwt.py." mentions ``jwt.py``; the resolver tries the
-  punctuation back on only when the bare name names no file.
-- A trailing line reference, ``:42``, ``:42-60`` or ``#L42``, on a path or basename is kept
-  in ``Mention.line`` (the first line) and not in ``raw``.
-- Kinds: ``ctx:…`` is a handle, ``skill:…`` a skill, anything with a ``/`` a path, the rest
-  a basename.
+``ctxtools.analyzer.parse_mentions(task)`` finds ``@jwt.py``, ``@src/auth/jwt.py``,
+``@ctx:tests`` and ``@skill:review`` in a task string (the parsing rules are there: the
+analyzer reads a task once). ``MentionResolver(root).resolve(mention)`` turns a path or
+basename mention into a file under ROOT, and says how it chose.
 
 Resolution (paths and basenames only):
 
@@ -52,7 +34,7 @@ Resolution (paths and basenames only):
 Nothing here prints. A store that cannot be written (read-only, full) costs the cache and
 the use log, never the resolution; why is kept in ``MentionResolver.notes``.
 
-The package: ``parse`` (the mentions in a task), ``resolver`` (``MentionResolver``), which
+The package: ``resolver`` (``MentionResolver``), which
 uses ``index`` (the basename index and its cache) and ``uselog`` (frecency); ``common``
 holds the path and store helpers they share. Imports go from ``resolver`` down.
 """
@@ -60,7 +42,6 @@ holds the path and store helpers they share. Imports go from ``resolver`` down.
 from __future__ import annotations
 
 from ctxtools.mentions.index import INDEX_VERSION, MAX_INDEX_ENTRIES
-from ctxtools.mentions.parse import Mention, parse_mentions
 from ctxtools.mentions.resolver import CLOSEST, MentionResolver, Resolution
 from ctxtools.mentions.uselog import HALF_LIFE_DAYS, LAMBDA, MAX_USES, frecency
 
@@ -71,9 +52,7 @@ __all__ = [
     "LAMBDA",
     "MAX_INDEX_ENTRIES",
     "MAX_USES",
-    "Mention",
     "MentionResolver",
     "Resolution",
     "frecency",
-    "parse_mentions",
 ]

@@ -278,9 +278,11 @@ def _memory_totals(memory_info: dict, fixed, count) -> None:
 def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[str]):
     """The task's @-mentions: files and handles join GATHER as named; returns (mentions,
     their log for --explain, skill names, the resolver or None, the task without them)."""
-    from ctxtools.mentions import MentionResolver, parse_mentions
+    from ctxtools.analyzer import read_task
+    from ctxtools.mentions import MentionResolver
 
-    mentions = parse_mentions(req.task)
+    task = read_task(req.task)
+    mentions = task.mentions
     mention_log: list[dict] = []
     skill_names: list[str] = []
     resolver = None
@@ -302,10 +304,7 @@ def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[st
                 notes.append(f"note: {res.ambiguity()}")
             real = os.path.realpath(os.path.join(root_real, res.path))
             gather.add_file(real, True, "@-mention", res.path)
-    task_words = req.task
-    for m in reversed(mentions):
-        task_words = task_words[: m.start] + " " + task_words[m.end :]
-    return mentions, mention_log, skill_names, resolver, task_words
+    return mentions, mention_log, skill_names, resolver, task.prose
 
 
 def _path_problems(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:

@@ -88,7 +88,7 @@ class Chooser:
         ranks=None,
         map_defs=None,
     ):
-        from ctxtools.retrieval.terms import parse_query
+        from ctxtools.analyzer import parse_query
 
         self.req = req
         self.render = render

@@ -408,73 +408,34 @@ def pagerank(
     return [r / total for r in rank] if total > 0 else rank
 
 
-_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "that",
-        "this",
-        "what",
-        "when",
-        "where",
-        "which",
-        "how",
-        "why",
-        "fix",
-        "add",
-        "use",
-        "make",
-        "not",
-        "are",
-        "was",
-        "has",
-        "have",
-        "get",
-        "set",
-        "new",
-    ]
-)
-
-
-def query_terms(query: str | None) -> tuple[set[str], set[str]]:
-    """(identifiers, words) of a query: identifiers as written (lowercased), and the words
-    they are made of (``HandleStore`` -> handle, store), three letters or more."""
-    if not query:
-        return set(), set()
-    idents, words = set(), set()
-    for tok in _WORD_RE.findall(query):
-        low = tok.lower()
-        if len(tok) >= 3 and low not in _STOP:
-            idents.add(low)
-        for part in _SPLIT_RE.findall(tok.replace("_", " ")):
-            part = part.lower()
-            if len(part) >= 3 and part not in _STOP:
-                words.add(part)
-    return idents, words
-
-
 def personalisation(
     scans: list[FileScan], focus: set[str], query: str | None
 ) -> tuple[list[float] | None, set[str]]:
-    """The teleport vector, and the query's identifiers (lowercased) for boosting defs."""
-    idents, words = query_terms(query)
+    """The teleport vector, and the query's identifiers (lowercased) for boosting defs.
+
+    The query is read by ``ctxtools.analyzer`` as every command reads a task: a file
+    whose definition's whole name is one of its whole words (``Task.tokens``) gains 1, a
+    file whose path holds one of its words (``Task.words``, compound parts included; the
+    path's words split by the same tokenizer) gains 0.5, a FOCUS file 1."""
+    idents: set[str] = set()
+    words: set[str] = set()
+    path_words = None
+    if query:
+        from ctxtools.analyzer import read_task
+        from ctxtools.analyzer.tokenizer import words as path_words
+
+        task = read_task(query)
+        idents, words = set(task.tokens), set(task.words)
     n = len(scans)
     weights = [0.0] * n
     for i, s in enumerate(scans):
         w = 0.0
         if s.rel in focus:
             w += 1.0
-        if idents or words:
+        if words and path_words is not None:
             if any(d[1].lower() in idents for d in s.defs):
                 w += 1.0
-            parts = re.split(r"[/._-]", s.rel.lower())
-            if any(p in words or p in idents for p in parts if p):
+            if not words.isdisjoint(path_words(s.rel)):
                 w += 0.5
         weights[i] = w
     total = sum(weights)

@@ -1,8 +1,8 @@
 """Choosing the text a task is about: what ctx-pack's files section is made of.
 
-The modules, each importing only those above it:
+The modules, each importing only those above it (the task is read by
+``ctxtools.analyzer.parse_query``: weighted terms, names, paths, stack frames, messages):
 
-    terms   parse_query: a task's weighted terms, names, paths, stack frames, messages
     chunks  chunk_file: a file cut into its definitions (the units that are ranked)
     index   Terms, Stats, bm25: counting the query's terms, BM25's corpus statistics
     noise   PathFilter (from ctxtools.pathfilter): --include/--exclude/.ctxignore (what a file is --

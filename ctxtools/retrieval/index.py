@@ -1,9 +1,12 @@
 """Counting a query's terms in text, the way BM25 needs them.
 
 A text's words are its runs of letters, digits and ``_`` (bytes >= 0x80 kept inside words,
-so UTF-8 names stay whole); each word counts for its lower-cased self and for the parts of
-its compound name, so ``bulk_create`` and ``BulkCreate`` both count for ``bulk``, ``create``
-and (as written) ``bulk_create``/``bulkcreate``. Only the query's terms are counted: a
+so UTF-8 names stay whole: ``ctxtools.analyzer.tokenizer.WORD_BYTES``); each word counts
+for its lower-cased self and for the parts the analyzer splits it into (``parts``: a
+compound name's words, a CJK run's characters), so ``bulk_create`` and ``BulkCreate`` both
+count for ``bulk``, ``create`` and (as written) ``bulk_create``/``bulkcreate``. The terms
+come from the analyzer too, so no stop word is ever counted: a task word and a file's word
+meet exactly when the one tokenizer makes them the same. Only the query's terms are counted: a
 ``Terms`` maps each distinct word it meets, once, to the query terms it stands for (most
 words stand for none), so counting a chunk is one C-level split and a dictionary pass.
 
@@ -21,8 +24,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ctxtools.identifiers import compound_parts
-from ctxtools.retrieval.vocab import WORD_BYTES as _WORD_BYTES
+from ctxtools.analyzer.tokenizer import WORD_BYTES as _WORD_BYTES
+from ctxtools.analyzer.tokenizer import parts as _parts
 
 K1 = 1.2
 B = 0.75
@@ -58,7 +61,7 @@ class Terms:
             i = ids.get(low)
             if i is not None:
                 found.append(i)
-            parts = compound_parts(text)
+            parts = _parts(text)
             if len(parts) > 1:
                 for p in parts:
                     j = ids.get(p)

@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ctxtools.analyzer.query import Query
 from ctxtools.classify import role as file_role
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
-from ctxtools.retrieval.terms import Query
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

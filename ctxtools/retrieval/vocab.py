@@ -34,8 +34,8 @@ from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate
 
-# Bytes that are not part of a word become spaces (bytes >= 0x80 stay: UTF-8 sequences).
-WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
+from ctxtools.analyzer.tokenizer import WORD_BYTES
+
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more

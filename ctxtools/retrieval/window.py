@@ -1,7 +1,7 @@
 """Windows of one file, chosen by the engine ctx-pack ranks with: what ctx-excerpt shows.
 
 A file is ranked as ctx-pack ranks it (``rank.rank_sources``: the task read by
-``terms.parse_query``, the file cut into its definitions by ``chunks.chunk_file`` on the
+``analyzer.parse_query``, the file cut into its definitions by ``chunks.chunk_file`` on the
 repo map scanners' definitions, BM25 over the chunks of every file of the run, names,
 frames and messages pointing at chunks, the file's share, the callees). Its windows are:
 
@@ -29,7 +29,7 @@ from itertools import accumulate, islice
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.plan import FLOOR
 from ctxtools.retrieval.rank import FILE_DECAY, Doc
-from ctxtools.retrieval.terms import Query, parse_query
+from ctxtools.analyzer.query import Query, parse_query
 from ctxtools.retrieval.vocab import WORD_BYTES
 
 WORDS_KEPT = 50_000  # words remembered as standing for no term, at most
@@ -69,7 +69,7 @@ def window_query(task: str | None, idents: Sequence[str] = ()) -> Query:
     """The query of TASK (``parse_query``) with each of IDENTS as an exact name pointer: a
     code-shaped term and a name a definition may bear (a dotted path: each segment)."""
     from ctxtools.identifiers import compound_parts, is_dotted, split_dotted
-    from ctxtools.retrieval.terms import CODE_WEIGHT, PART_WEIGHT
+    from ctxtools.analyzer.query import CODE_WEIGHT, PART_WEIGHT
 
     query = parse_query(task or "")
     if not idents:

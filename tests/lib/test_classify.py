@@ -175,8 +175,8 @@ def test_table_pack(tree, script_runner):
     for reason, n in listing.items():
         assert f"{n} file(s) skipped ({reason})" in " ".join(doc["notes"]), reason
 
+    from ctxtools.analyzer import parse_query
     from ctxtools.retrieval.rank import Source, rank_sources
-    from ctxtools.retrieval.terms import parse_query
 
     sources = [Source(r[0], content(i)) for i, r in enumerate(TABLE) if r[3] is None]
     rank_sources(sources, parse_query("helper value"))

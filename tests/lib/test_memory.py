@@ -127,7 +127,9 @@ def test_binary_files_in_a_memory_dir_are_skipped_and_said(tmp_path):
     shutil.copy(DJANGO / "signals.txt", d / "signals.txt")
     (d / "blob.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
     (d / "photo.jpg").write_bytes(b"\xff\xd8\xff\0")
-    r = rank_memory([str(d)], "connect a receiver to the post_save signal", store=tmp_path / "s")
+    # (the task names what the section says; the text never names post_save)
+    task = "how do I connect a receiver function to a signal sent by a specific sender"
+    r = rank_memory([str(d)], task, store=tmp_path / "s")
     assert any("blob.md" in n and "binary" in n for n in r.notes)
     assert any("1 file(s) skipped (not .md, .txt or .rst)" in n for n in r.notes)
     assert r.files == 1 and r.kept

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ctxtools import mentions
+from ctxtools.analyzer import Mention, parse_mentions
 from ctxtools.errors import InputError
-from ctxtools.mentions import Mention, MentionResolver, Resolution, frecency, parse_mentions, uselog
+from ctxtools.mentions import MentionResolver, Resolution, frecency, uselog
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0  # a fixed clock: every ranking below is reproducible

@@ -3,13 +3,13 @@ the plan -- on real source text, each piece able to fail on its own."""
 
 from __future__ import annotations
 
+from ctxtools.analyzer import parse_query
 from ctxtools.repomap.scan import scan_source
 from ctxtools.retrieval.chunks import chunk_file, import_lines
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.noise import load_filter
 from ctxtools.retrieval.plan import Costs, plan
 from ctxtools.retrieval.rank import Source, rank_sources
-from ctxtools.retrieval.terms import parse_query
 
 PY = '''"""Orders and their totals."""
 
@@ -107,7 +107,7 @@ def test_warnings_and_pytest_lines_are_frames_and_the_reporters_dirs_are_no_term
 
 
 def test_a_pasted_log_of_thousands_of_frames_keeps_where_it_starts_and_ends():
-    from ctxtools.retrieval.terms import MAX_POINTERS
+    from ctxtools.analyzer.query import MAX_POINTERS
 
     log = "".join(f"/srv/app/pkg/mod{k}.py:{k + 1}: FutureWarning: old\n" for k in range(5000))
     q = parse_query(log)

@@ -379,8 +379,9 @@ def test_mentions_and_pins_always_expand_first(loaded):
     choice = choose_skills(
         loaded, "write release notes, see @skill:git-commit", pinned=["xlsx"], max_expanded=2
     )
-    # release-notes earned a body by name, but the two slots went to the named and pinned
-    assert names(choice.cards)[:2] == ["git-commit", "release-notes"]
+    # release-notes earned a body by name, but the two slots went to the named and pinned;
+    # a mention is no word of the task, so git-commit's card scores by "write" alone
+    assert names(choice.cards)[:2] == ["release-notes", "git-commit"]
     assert set(names(choice.expanded)) == {"git-commit", "xlsx"}
     assert choice.reasons["release-notes"].startswith(
         "card: its name is in the task, but over the 2 to expand"

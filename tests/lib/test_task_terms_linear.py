@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 import re
 
-from ctxtools.retrieval import terms
-from ctxtools.retrieval.terms import parse_query
+from ctxtools.analyzer import parse_query
+from ctxtools.analyzer import query as terms
 
 # The patterns as they were (the specification of what must be found).
 OLD_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")

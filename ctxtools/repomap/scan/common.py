@@ -7,6 +7,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ctxtools.analyzer.tokenizer import WORD_BYTES as _WORD_BYTES
+
 KINDS = (
     "class",
     "function",
@@ -153,9 +155,8 @@ def words(text: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"\w+")
-# Bytes that are not part of a word become spaces; bytes >= 0x80 (UTF-8 sequences) stay,
-# and words holding any are re-split with the Unicode-aware ``\w+`` afterwards.
-_WORD_BYTES = bytes(b if (chr(b).isalnum() or b == 0x5F or b >= 0x80) else 0x20 for b in range(256))
+# Where bytes break into words is the analyzer's one rule (``WORD_BYTES``: bytes >= 0x80,
+# UTF-8 sequences, stay); words holding any are re-split with the Unicode-aware ``\w+``.
 
 
 def count_references(

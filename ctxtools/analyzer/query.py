@@ -4,8 +4,9 @@ stack-trace frames and quoted messages.
 ``parse_query(task)`` reads a bug report, a review request or a one-line task the way an
 engineer skims it:
 
-* **terms**: every word that could name something in code, lower-cased, with the parts of
-  compound names (``bulk_create`` gives ``bulk_create``, ``bulk``, ``create``). A term that
+* **terms**: the task's words (``ctxtools.analyzer.words``: the one tokenizer and stop
+  list; ``bulk_create`` gives ``bulk_create``, ``bulk``, ``create``), and the other forms
+  of its plain words (``caching``: cache, cached) and of versioned names. A term that
   is *code-shaped* -- ``snake_case``, ``CamelCase``, dotted, written in backticks or in a
   code block, followed by ``(`` -- weighs more than a plain English word; how much a term
   finally counts is decided by its rarity in the repository (``ctxtools.retrieval.index``).
@@ -22,13 +23,13 @@ Deterministic, no I/O, linear in the task's length.
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxtools.identifiers import CODE_KEYWORDS, STOP_WORDS, compound_parts, word_forms
+from ctxtools.analyzer.tokenizer import in_regions, is_stop, slashed, tokens, usable_parts
+from ctxtools.identifiers import is_compound, word_forms
 
 CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
 PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
@@ -36,134 +37,6 @@ FORM_WEIGHT = 0.5  # another form of a plain word (caching: cache, cached), agai
 MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
 MAX_POINTERS = 200  # paths, and frames, at most: each is matched against every file
 
-# Words a bug report is written in that say nothing about where the code is.
-_REPORT_WORDS = frozenset(
-    [
-        "error",
-        "errors",
-        "exception",
-        "traceback",
-        "raise",
-        "raised",
-        "raises",
-        "fail",
-        "fails",
-        "failed",
-        "failing",
-        "failure",
-        "expected",
-        "actual",
-        "result",
-        "results",
-        "work",
-        "works",
-        "working",
-        "worked",
-        "broken",
-        "break",
-        "breaks",
-        "happen",
-        "happens",
-        "happened",
-        "problem",
-        "problems",
-        "reproduce",
-        "reproduced",
-        "version",
-        "versions",
-        "behaviour",
-        "behavior",
-        "use",
-        "used",
-        "uses",
-        "using",
-        "instead",
-        "example",
-        "examples",
-        "case",
-        "cases",
-        "like",
-        "correct",
-        "correctly",
-        "incorrect",
-        "wrong",
-        "right",
-        "true",
-        "false",
-        "none",
-        "null",
-        "value",
-        "values",
-        "return",
-        "returns",
-        "returned",
-        "call",
-        "called",
-        "calls",
-        "get",
-        "gets",
-        "set",
-        "sets",
-        "new",
-        "old",
-        "add",
-        "added",
-        "adds",
-        "allow",
-        "allows",
-        "support",
-        "supported",
-        "currently",
-        "current",
-        "seems",
-        "seem",
-        "think",
-        "know",
-        "tried",
-        "try",
-        "trying",
-        "test",
-        "tests",
-        "line",
-        "lines",
-        "file",
-        "files",
-        "get_",
-        "print",
-        "output",
-        "input",
-        "run",
-        "running",
-        "runs",
-        "python",
-        "last",
-        "recent",
-        "most",
-        "first",
-        "second",
-        "one",
-        "two",
-        "three",
-        "also",
-        "just",
-        "still",
-        "already",
-        "however",
-        "example",
-        "thanks",
-        "thank",
-        "hi",
-        "hello",
-        "please",
-        "would",
-        "could",
-        "should",
-        "might",
-        "may",
-    ]
-)
-
-_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A dotted name (``django.db.models``), as group "name". A match could start at any letter
 # of a run of word characters, but one that starts inside a run ends where one from the
 # run's first letter would (the run's end): starting only at a run's start (the digits
@@ -242,12 +115,6 @@ _PATH_RE = re.compile(
     r"(?<![\w/.-])((?:~?/)?(?:[\w.-]+/)*[\w.-]*\w\.(?:" + _EXT_ALT + r"))(?![\w])", re.I
 )
 _SLASH_PATH_RE = re.compile(r"(?<![\w/.-])((?:~?/)?(?:[\w.-]+/)+[\w.-]+)")
-# An absolute path (POSIX, home or drive): where it lives on the reporter's machine says
-# nothing of the code; only its last components (after site-packages, if there) do.
-_BACKSLASH_RE = re.compile(r"(?<=[\w.:])\\(?=[\w.])")
-_ABS_PATH_RE = re.compile(r"(?<![\w.-])(?:[A-Za-z]:)?[/~][^\s\"'`:()\[\]<>,;]+")
-_INSTALL_DIRS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor"})
-ABS_PATH_KEEP = 3  # the components of an absolute path whose words are terms
 
 # Stack-trace frames: (regex, path group, line group, function group).
 _FRAMES = (
@@ -316,21 +183,11 @@ class Query:
     paths: tuple[str, ...]
     frames: tuple[Frame, ...]
     messages: tuple[str, ...]
+    words: tuple[str, ...] = ()  # the task's words (``tokenizer.words``), every occurrence
 
     @property
     def empty(self) -> bool:
         return not (self.terms or self.paths or self.frames or self.messages)
-
-
-def _stop(word: str) -> bool:
-    low = word.lower()
-    return (
-        len(word) < 2
-        or low in STOP_WORDS
-        or word in CODE_KEYWORDS
-        or low in _REPORT_WORDS
-        or word.isdigit()
-    )
 
 
 def _code_shaped(word: str) -> bool:
@@ -346,83 +203,57 @@ def _code_regions(task: str) -> list[tuple[int, int]]:
     return [m.span() for m in _CODE_SPAN_RE.finditer(task)]
 
 
-def _in_regions(pos: int, regions: list[tuple[int, int]]) -> bool:
-    """Whether POS lies in one of REGIONS (sorted, not overlapping: as finditer gives
-    them), in log time: a task may hold thousands of code spans or paths."""
-    k = bisect.bisect_right(regions, (pos, math.inf)) - 1
-    return k >= 0 and regions[k][0] <= pos < regions[k][1]
-
-
-def _location_spans(task: str) -> list[tuple[int, int]]:
-    """The parts of TASK's absolute paths that say where a file was on the reporter's
-    machine (``/home/ann/venv/lib/python3.10/site-packages/``): their words are no terms."""
-    out = []
-    for m in _ABS_PATH_RE.finditer(_slashed(task)):
-        text = m.group()
-        parts = text.split("/")
-        if len(parts) <= ABS_PATH_KEEP + 1:
-            continue
-        installed = [i for i, p in enumerate(parts) if p in _INSTALL_DIRS]
-        keep = installed[-1] + 1 if installed else len(parts) - ABS_PATH_KEEP
-        cut_at = len("/".join(parts[:keep]))
-        if cut_at > 0:
-            out.append((m.start(), m.start() + cut_at))
-    return out
-
-
 def _add(weights: dict[str, float], term: str, w: float) -> None:
     weights[term] = weights.get(term, 0.0) + w
 
 
-def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]]:
-    """(term -> summed raw weight, code-shaped terms, whole names -> weight)."""
+def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float], list[str]]:
+    """(term -> summed raw weight, code-shaped terms, whole names -> weight, the words
+    as ``tokenizer.words`` gives them)."""
     regions = _code_regions(task)
-    elsewhere = _location_spans(task)
     raw: dict[str, float] = {}
     code: set[str] = set()
     names: dict[str, float] = {}
     forms: dict[str, float] = {}  # other forms of plain words, added unless written
-    for m in _WORD_RE.finditer(task):
+    seen: list[str] = []
+    for m in tokens(task):
         word = m.group()
-        if _stop(word) or (elsewhere and _in_regions(m.start(), elsewhere)):
-            continue
         end = m.end()
         shaped = (
             _code_shaped(word)
-            or _in_regions(m.start(), regions)
+            or in_regions(m.start(), regions)
             or task.startswith("(", end)
             or (m.start() > 0 and task[m.start() - 1] == ".")
             or task.startswith(".", end)
         )
         low = word.lower()
+        seen.append(low)
         w = CODE_WEIGHT if shaped else 1.0
         _add(raw, low, w)
         if shaped:
             code.add(low)
             if len(low) >= 3:
                 names[low] = max(names.get(low, 0.0), w)
-        if shaped:
             _versioned(low, w, raw, names)
-        parts = compound_parts(word)
-        if len(parts) > 1:
-            for part in dict.fromkeys(parts):
-                if not _stop(part) and len(part) >= 3:
-                    _add(raw, part, w * PART_WEIGHT)
+        if is_compound(word):
+            for part in usable_parts(word):
+                seen.append(part)
+                _add(raw, part, w * PART_WEIGHT)
         elif not shaped and FORM_WEIGHT:
             for form in word_forms(low):
-                if not _stop(form):
+                if not is_stop(form):
                     forms[form] = max(forms.get(form, 0.0), FORM_WEIGHT)
     for form, w in forms.items():
         if form not in raw:
             raw[form] = w
-    return raw, code, names
+    return raw, code, names, seen
 
 
 def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
     """A name with a version's digits at its end (``PersonName3``, ``urllib2``) also
     stands for the name without them, which is often what the code calls it now."""
     base = low.rstrip("0123456789")
-    if base != low and len(base) >= 4 and base[-1] != "_" and not _stop(base):
+    if base != low and len(base) >= 4 and base[-1] != "_" and not is_stop(base):
         _add(raw, base, w * PART_WEIGHT)
         names[base] = max(names.get(base, 0.0), w * PART_WEIGHT)
 
@@ -440,7 +271,7 @@ def _damp(raw: dict[str, float]) -> dict[str, float]:
 
 
 def _paths(task: str) -> list[str]:
-    task = _slashed(task)
+    task = slashed(task)
     seen: dict[str, None] = {}
     for m in _PATH_RE.finditer(task):
         p = m.group(1).lstrip("./-").rstrip("./")
@@ -457,13 +288,8 @@ def _paths(task: str) -> list[str]:
     return list(seen)
 
 
-def _slashed(task: str) -> str:
-    """TASK with Windows path separators as slashes (``src\\project\\x.py``)."""
-    return _BACKSLASH_RE.sub("/", task) if "\\" in task else task
-
-
 def _frames(task: str) -> list[Frame]:
-    task = _slashed(task)
+    task = slashed(task)
     out: list[Frame] = []
     seen = set()
     for rx, pg, lg, fg in _FRAMES:
@@ -483,7 +309,7 @@ def _frames(task: str) -> list[Frame]:
     for rx in (_GO_FUNC_RE, _RUST_FUNC_RE):
         for m in rx.finditer(task):
             func = re.split(r"[.:]+", m.group(1))[-1]
-            if func and not _stop(func):
+            if func and not is_stop(func):
                 out.append(Frame(None, None, func))
     return out
 
@@ -547,10 +373,10 @@ def _ends(items: list) -> tuple:
 
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
-    raw, code, names = _word_terms(task)
+    raw, code, names, words = _word_terms(task)
     frames = _frames(task)
     for fr in frames:
-        if fr.function and not _stop(fr.function):
+        if fr.function and not is_stop(fr.function):
             low = fr.function.lower()
             names[low] = max(names.get(low, 0.0), CODE_WEIGHT)
             raw[low] = raw.get(low, 0.0) + CODE_WEIGHT
@@ -563,4 +389,5 @@ def parse_query(task: str) -> Query:
         paths=_ends(_paths(task)),
         frames=_ends(frames),
         messages=tuple(_messages(task)),
+        words=tuple(words),
     )

@@ -1,5 +1,25 @@
-"""Parsing ``@`` mentions out of a task string (the rules are in ``ctxtools.mentions``),
-and the names a parsed mention may mean."""
+"""Parsing ``@`` mentions out of a task string, and the names a parsed mention may mean
+(``ctxtools.mentions`` resolves them to files).
+
+Parsing rules:
+
+- An ``@`` starts a mention at the start of the task, after whitespace, after opening or
+  separating punctuation (``( [ { " ' < , ; : = * >``), or after a CJK or other non-ASCII
+  non-letter character (CJK text has no spaces). After an ASCII letter, digit or ``_ . - /
+  + % @`` it does not: ``a@b.com`` and ``https://x/@user`` are not mentions.
+- ``@@`` is an escape: ``@@name`` is not a mention, nor is ``@`` alone.
+- Text inside backticks (an inline code span or a fenced block) holds no mentions, so
+  decorators quoted as code (`` `@pytest.fixture` ``) are left alone. An unquoted
+  ``@property`` is a basename mention (which then does not resolve, and the caller warns).
+- A mention runs until whitespace, a quote, a bracket, ``, ; |`` or CJK punctuation.
+  Trailing sentence punctuation (``. , : ; ! ? ) ] } ' "``) is stripped and kept in
+  ``Mention.trailing``: "fix @jwt.py." mentions ``jwt.py``; the resolver tries the
+  punctuation back on only when the bare name names no file.
+- A trailing line reference, ``:42``, ``:42-60`` or ``#L42``, on a path or basename is kept
+  in ``Mention.line`` (the first line) and not in ``raw``.
+- Kinds: ``ctx:…`` is a handle, ``skill:…`` a skill, anything with a ``/`` a path, the rest
+  a basename.
+"""
 
 from __future__ import annotations
 

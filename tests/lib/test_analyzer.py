@@ -1,0 +1,137 @@
+"""One analyzer: every caller that reads a task -- the repo map's personalisation, the
+memory section, the skills, the retrieval engine -- reads the same words from it, and a
+document's words are split the same way, so a task word and a document word meet.
+
+Each caller is asked through its own public entry point, with probe documents (a file
+path, a memory section, a skill description, the engine's terms) that are one word each:
+the words a caller matches are the probes it lights up. The expected words of each task
+are the table's, written by hand; the probes also hold words that some reader used to
+take (stop words of one list and not another, the words of an @-mention, the parts of a
+path that only say where a file was on the reporter's machine).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxtools.analyzer import parse_query, read_task
+from ctxtools.analyzer.tokenizer import is_stop, parts, words
+from ctxtools.memory import rank_memory
+from ctxtools.repomap.graph import FileScan
+from ctxtools.repomap.rank import personalisation
+from ctxtools.retrieval.index import Terms
+from ctxtools.skills import choose_skills, load_skills
+
+TRACE = """Traceback (most recent call last):
+  File "/home/ann/venv/lib/python3.11/site-packages/shop/orders.py", line 88, in bulk_create
+    self._insert(rows)
+ValueError: Cannot use None as a query value
+"""
+
+# (task, its words, probe words it must not light up)
+TABLE = [
+    (
+        "Fix HandleStore.put_many crash in src/store/batch.py when the lock times out "
+        "— see @README.md",
+        {"handlestore", "handle", "store", "put_many", "put", "many", "crash", "src"}
+        | {"batch", "lock", "times"},
+        {"fix", "see", "out", "when", "readme", "py", "the"},
+    ),
+    (
+        TRACE,
+        {"shop", "orders", "bulk_create", "bulk", "create", "_insert", "rows", "valueerror"}
+        | {"value", "error", "query"},
+        {"traceback", "recent", "call", "file", "line", "home", "ann", "venv", "site"}
+        | {"packages", "self", "cannot", "insert"},
+    ),
+    (
+        "修复缓存超时：HandleStore 在 put_many 时崩溃",
+        {"修", "复", "缓", "存", "超", "时", "在", "崩", "溃", "handlestore", "handle", "store"}
+        | {"put_many", "put", "many"},
+        {"的", "the"},
+    ),
+    ("caching", {"caching"}, {"cachingx"}),
+    ("error in the test file", {"error", "test", "file"}, {"the"}),
+    ("please", set(), {"please"}),
+]
+
+
+def _repomap_words(task: str, probes: list[str]) -> set[str]:
+    """The probes whose file (``PROBE.txt``) the repo map's personalisation favours."""
+    scans = [FileScan(f"{p}.txt", None) for p in probes]
+    scans.append(FileScan("zzz_unrelated_zzz.txt", None))
+    personal, _idents = personalisation(scans, set(), task)
+    if personal is None:
+        return set()
+    base = min(personal)
+    return {p for p, w in zip(probes, personal, strict=False) if w > base}
+
+
+def _memory_words(task: str, probes: list[str], tmp_path, monkeypatch) -> set[str]:
+    """The probes whose memory section (its text the probe) scores against TASK."""
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    for i, p in enumerate(probes):
+        (mem / f"m{i}.md").write_text(f"{p}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # a section's file name counts: memory/m0.md, no more
+    ranking = rank_memory(["memory"], task, method="tfidf", use_cache=False)
+    by_file = {s.chunk.file.rsplit("/", 1)[-1]: s.score for s in ranking.chunks}
+    return {p for i, p in enumerate(probes) if by_file.get(f"m{i}.md", 0.0) > 0}
+
+
+def _skills_words(task: str, probes: list[str], tmp_path) -> set[str]:
+    """The probes whose skill (its description the probe) is a card for TASK."""
+    root = tmp_path / "skills"
+    for i, p in enumerate(probes):
+        (root / f"k{i}").mkdir(parents=True)
+        (root / f"k{i}" / "SKILL.md").write_text(
+            f"---\nname: k{i}\ndescription: {p}\n---\nbody\n", encoding="utf-8"
+        )
+    skills, _notes = load_skills(root)
+    cards = {s.name for s, _score in choose_skills(skills, task).cards}
+    return {p for i, p in enumerate(probes) if f"k{i}" in cards}
+
+
+@pytest.mark.parametrize(("task", "expected", "others"), TABLE, ids=lambda x: str(x)[:20])
+def test_every_caller_reads_the_same_words(task, expected, others, tmp_path, monkeypatch):
+    probes = sorted(expected | others)
+    # the engine is given the task without its mentions, as ctx-pack gives it
+    engine = {p for p in probes if p in parse_query(read_task(task).prose).terms}
+    assert set(read_task(task).words) == expected
+    assert engine == expected, "engine"
+    assert _repomap_words(task, probes) == expected, "repo map"
+    assert _memory_words(task, probes, tmp_path, monkeypatch) == expected, "memory"
+    assert _skills_words(task, probes, tmp_path) == expected, "skills"
+
+
+@pytest.mark.parametrize("task", [row[0] for row in TABLE])
+def test_the_task_is_read_once_and_its_views_agree(task):
+    read = read_task(task)
+    assert read_task(task) is read
+    assert read.query.words == read.words == tuple(words(read.prose))
+    assert set(read.tokens) <= set(read.words)
+    assert set(read.words) <= set(read.query.terms)  # forms are added, never words lost
+    assert not any(is_stop(w) for w in read.words)
+
+
+def test_mentions_are_read_with_the_task_and_are_no_words():
+    read = read_task("see @README.md and @skill:pdf, then fix @src/x.py:12")
+    assert [(m.kind, m.raw) for m in read.mentions] == [
+        ("basename", "README.md"),
+        ("skill", "skill:pdf"),
+        ("path", "src/x.py"),
+    ]
+    assert read.skill_names == ["pdf"]
+    assert read.words == ()
+
+
+def test_a_document_word_meets_the_task_word():
+    """A file's words are split as the task's: compound parts, a CJK run's characters."""
+    q = parse_query("修复缓存 HandleStore put_many")
+    terms = Terms(list(q.terms))
+    doc = "class HandleStore:\n    def putMany(self):  # 缓存，然后\n".encode()
+    tf, _n = terms.count(doc)
+    counted = {terms.terms[i] for i in tf}
+    assert {"handlestore", "handle", "store", "many", "缓", "存"} <= counted
+    assert parts("缓存，然后") == ("缓", "存", "然", "后")
+    assert parts("verifyJwtToken") == ("verify", "jwt", "token")
