@@ -133,6 +133,25 @@ class Terms:
                     tf[i] = tf.get(i, 0) + c
         return tf, len(words)
 
+    def count_spans(self, data: bytes, spans) -> list[tuple[dict[int, int], int]]:
+        """What ``count`` gives for each ``DATA[a:b]`` of SPANS, the chunks of one file:
+        the file's words are sorted into terms and no terms once, and each chunk only
+        looks up the few of its words that stand for a term."""
+        text = data.translate(_WORD_BYTES)
+        hits = self._hits(set(text.split()))
+        memo = self._memo
+        out = []
+        for a, b in spans:
+            words = text[a:b].split()
+            tf: dict[int, int] = {}
+            if hits:
+                for w in hits.intersection(words):
+                    c = words.count(w)
+                    for i in memo[w]:
+                        tf[i] = tf.get(i, 0) + c
+            out.append((tf, len(words)))
+        return out
+
     def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
         """What ``count`` gives for the file whose vocabulary (``vocab.Vocab``) is VOCAB."""
         counts = vocab.counts()

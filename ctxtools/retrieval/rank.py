@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ctxtools.analyzer.query import Query
 from ctxtools.classify import role as file_role
@@ -202,9 +203,12 @@ def _read(src: Source, terms: Terms, stats: Stats):
     lengths = []
     path_tf = _context_terms(terms, src.label) if CONTEXT_TF else {}
     scopes: dict[str, dict[int, int]] = {}
-    for ch in chunks:
-        text = "\n".join(lines[ch.start - 1 : ch.end]).encode("utf-8", "surrogateescape")
-        tf, length = terms.count(text) if present else ({}, len(text) // 6)
+    # The lines as one text (the chunks' bytes are slices of it), counted at once.
+    text = "\n".join(lines).encode("utf-8", "surrogateescape")
+    at = [0, *accumulate(len(x) + 1 for x in text.split(b"\n"))]
+    spans = [(at[ch.start - 1], at[ch.end] - 1) for ch in chunks]
+    counted = terms.count_spans(text, spans) if present else [({}, (b - a) // 6) for a, b in spans]
+    for ch, (tf, length) in zip(chunks, counted, strict=True):
         extra = path_tf
         if CONTEXT_TF and ch.scope:
             if ch.scope not in scopes:
