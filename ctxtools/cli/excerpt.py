@@ -153,7 +153,7 @@ def cli(**opts) -> int:
 
     Per file: the first --head lines (15), then at most --max-windows (6) windows: its
     chunks whose own lines hold a term (or that a pointer or a call reaches), the most
-    relevant first, down to the engine's floor (a chunk whose own evidence is under 0.25
+    relevant first, down to the engine's floor (a chunk whose own evidence is under 0.27
     of the file's best is worth too little to show); they are printed in line order, and
     adjacent ones as one run. A file with no definitions (a log, prose, JSON, a name no
     scanner reads, stdin) or over 512 KB is cut by lines instead: each line that holds a

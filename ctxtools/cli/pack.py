@@ -298,9 +298,9 @@ def cli(**opts) -> int:
     order, each whole with its class's line and the file's imports; a file grows toward
     whole only as far as its definitions outrank every other file's. The next files get
     their declaring lines (signatures), the next their paths. The budget is a ceiling:
-    the files stop at the relevance floor (a definition under a quarter of the best one's
-    score, or past the 200 best), said on stderr and in --explain; --fill fills the
-    budget all the same. A review pack (--changed) shows each diff, then the definitions
+    the files stop at the relevance floor (a definition under 0.27 of the best one's
+    score, or past the 250 best), said in --explain and JSON "dropped"; --fill fills
+    the budget all the same. A review pack (--changed) shows each diff, then the definitions
     enclosing the changed lines whole, then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation

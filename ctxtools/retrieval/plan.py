@@ -46,12 +46,16 @@ PATH_TOKENS = 4  # per listed path, besides its own tokens
 VALUE_DOCS = 100
 MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 # The floor, calibrated on the tuning set (bench/pack_quality/tune.py: 42 bug fixes in seven
-# repositories of 1,500+ files, and the 22 SWE-bench Lite dev tasks): a chunk under a
-# quarter of the best chunk's relevance, or past the 200 best of the whole ranking, is worth
-# too little for its tokens. With a 100k budget the files then hold a median 38,500 tokens
-# and show 0.73 of a fix's lines (32k: 0.71; filling 100k: 0.82).
-FLOOR = 0.25
-FLOOR_RANK = 200
+# repositories of 1,500+ files, and the 22 SWE-bench Lite dev tasks): a chunk under 0.27 of
+# the best chunk's relevance, or past the 250 best of the whole ranking, is worth too little
+# for its tokens. With a 100k budget the files then hold a median 33,500 tokens on dev and
+# 38,200 on the tuning set and show 0.91 and 0.78 of a fix's lines (0.25/200: 38,000 and
+# 38,500 tokens for 0.91 and 0.75; 0.30/250: 24,800 and 32,500 for 0.89 and 0.77). Tried
+# and left off: a file's j-th chunk discounted (DIVERSITY 0.8: tuning set 16k 0.67 -> 0.60),
+# the best chunk of each top file kept (FILE_BEST: no change), a token stop (FLOOR_TOKENS
+# 34,000: 100k 0.75 -> 0.72).
+FLOOR = 0.27
+FLOOR_RANK = 250
 DIVERSITY = 1.0  # a file's j-th best chunk is taken as if its relevance were this ** j times it
 FLOOR_TOKENS = 0  # without fill, the files stop at this many tokens (0: no such stop)
 FILE_BEST = 0  # the best chunk of each of this many best files is above the floor
