@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
 
+from ctxtools.analyzer.query import Query
 from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span
 from ctxtools.excerpt.source import (
     BINARY_SNIFF,
@@ -26,7 +27,6 @@ from ctxtools.excerpt.source import (
     to_bytes,
 )
 from ctxtools.retrieval.rank import Doc, Source, rank_sources
-from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.window import (
     AVG_SAMPLE,
     LineWindows,

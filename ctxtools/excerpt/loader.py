@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxtools.analyzer.query import Query
 from ctxtools.errors import CtxError, NotFoundError, ResourceError
 from ctxtools.excerpt import workers
 from ctxtools.excerpt.core import (
@@ -43,7 +44,6 @@ from ctxtools.forked import forked_results
 from ctxtools.fsutil import check_resource
 from ctxtools.resolve import HandleReader
 from ctxtools.retrieval.rank import Source
-from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.window import definitions_of
 
 if TYPE_CHECKING:

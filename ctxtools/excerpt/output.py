@@ -18,8 +18,8 @@ from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.run import render_unmatched
 
 if TYPE_CHECKING:
-    from ctxtools.memory.rank import Ranking, Scored
     from ctxtools.analyzer.query import Query
+    from ctxtools.memory.rank import Ranking, Scored
 
 FLUSH_BLOCKS = 512  # blocks joined into one write (few large writes, not one a file)
 

@@ -9,6 +9,7 @@ then the paths of the files ranked next, best first.
 
 from __future__ import annotations
 
+import ctxtools.retrieval.plan as _plan
 from ctxtools.excerpt.render import frame, gutter_width, separator
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
@@ -214,6 +215,14 @@ def _record_left_out(ch, p: Plan, blocks) -> None:
             {
                 "what": f"{p.under:,} chunks",
                 "why": "under the relevance floor: worth too little for their tokens (--fill)",
+            }
+        )
+    elif p.stopped == "ceiling" and p.under:
+        ch.dropped.append(
+            {
+                "what": f"{p.under:,} chunks",
+                "why": f"past the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens, or under the"
+                " relevance floor (--fill)",
             }
         )
     listed = set(p.paths)

@@ -237,8 +237,9 @@ def _explain_chunks(row: dict) -> list[str]:
     scored = sorted(row.get("chunk_scores") or (), key=lambda c: (-c["score"], c["chunk"]))
     out = []
     for c in scored[:EXPLAIN_CHUNKS]:
-        parts = [f"{name} {c[name]:.3g}" for name in ("words", "pointers", "file", "callees")
-                 if c[name]]
+        parts = [
+            f"{name} {c[name]:.3g}" for name in ("words", "pointers", "file", "callees") if c[name]
+        ]
         out.append(f"     {c['chunk']}: {c['score']:.3g} = " + " + ".join(parts or ["0"]))
     if len(scored) > EXPLAIN_CHUNKS:
         out.append(f"     and {len(scored) - EXPLAIN_CHUNKS} more chunks")

@@ -289,7 +289,6 @@ def bm25(tf: dict[int, int], length: int, weights: list[float], stats: Stats) ->
     return score
 
 
-
 def _least(needles: list[bytes]) -> list[bytes]:
     """The NEEDLES no other needle is part of (a word holding any needle holds one of
     these, with or without underscores), each once."""

@@ -57,7 +57,7 @@ MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 FLOOR = 0.27
 FLOOR_RANK = 250
 DIVERSITY = 1.0  # a file's j-th best chunk is taken as if its relevance were this ** j times it
-FLOOR_TOKENS = 0  # without fill, the files stop at this many tokens (0: no such stop)
+FLOOR_TOKENS = 36_000  # without fill, the files hold at most this many tokens (0: no ceiling)
 FILE_BEST = 0  # the best chunk of each of this many best files is above the floor
 
 _SIG_KINDS = frozenset(
@@ -139,7 +139,8 @@ class Plan:
     left: int  # ranked files neither shown nor listed
     used: int = 0
     under: int = 0  # chunks left out because their relevance was under the floor
-    stopped: str = ""  # "floor": the pack ended under the floor, with budget to spare
+    stopped: str = ""  # "floor": the pack ended under the floor, with budget to spare;
+    # "ceiling": at FLOOR_TOKENS, with chunks above the floor and budget left
 
 
 class _Planner:
@@ -157,6 +158,7 @@ class _Planner:
         self.floor = FLOOR if floor is None else floor
         self.under = 0  # chunks left out under the floor
         self.stopped = ""  # "floor" when the floor ended the pack before the budget
+        self.ceiling = False  # BUDGET is the files' ceiling (FLOOR_TOKENS), not the pack's
         self.budget = budget
         self.costs = costs
         self.used = 0
@@ -266,25 +268,26 @@ class _Planner:
         readable, while they fit; a file grows toward whole only as far as its own chunks
         outrank every other file's. Unless ``fill``, only the chunks above the floor are
         taken: a relevance of at least ``floor`` of the best chunk's, among the
-        ``FLOOR_RANK`` most relevant: the budget is a ceiling. The chunks left under the
-        floor are counted in ``self.under``."""
+        ``FLOOR_RANK`` most relevant, within the files' ceiling (``FLOOR_TOKENS``, when
+        ``plan`` made it the budget): the budget is a ceiling, not a target. The chunks
+        left out by the floor or the ceiling are counted in ``self.under``."""
         cands = self.candidates()
         if not cands:
             return
         best = cands[0][0]
         floor = 0.0 if self.fill else self.floor * best
         limit = int(self.budget * limit_share)
+        ceiling = self.ceiling
         above = self._above(cands, floor)
         order = self._order(cands)
         misses = 0
-        full = False  # the budget, not the floor, ended the pack
-        capped = 0  # chunks above the floor left out at FLOOR_TOKENS
+        full = False  # the budget (or the ceiling), not the floor, ended the pack
+        capped = 0  # chunks above the floor left out at the ceiling
         for pos, at in enumerate(order):
             if self.used >= limit or misses >= MAX_MISSES:
                 full = True
-                break
-            if not self.fill and FLOOR_TOKENS and self.used >= FLOOR_TOKENS:
-                capped = sum(1 for a in order[pos:] if a in above)
+                if ceiling:
+                    capped += sum(1 for a in order[pos:] if a in above)
                 break
             if at not in above:
                 continue
@@ -297,8 +300,12 @@ class _Planner:
                 misses = 0
             else:
                 misses += 1
-        if not self.fill and not full and (capped or len(above) < len(cands)):
+                capped += ceiling  # above the floor, but past the files' ceiling
+        if capped:
             self.under = len(cands) - len(above) + capped
+            self.stopped = "ceiling"
+        elif not self.fill and not full and len(above) < len(cands):
+            self.under = len(cands) - len(above)
             self.stopped = "floor"
         for sh in self.shown.values():
             if len(sh.lines) >= len(sh.doc.lines):
@@ -425,7 +432,11 @@ def plan(
 ) -> Plan:
     """What to show of DOCS (best first) in BUDGET tokens (see the module's docstring);
     BLIND files (that nothing in the task reaches, best first) may follow as paths."""
+    ceiling = not fill and not signatures_only and 0 < FLOOR_TOKENS < budget
+    if ceiling:  # the files' ceiling: what follows is not worth the reader's attention
+        budget = FLOOR_TOKENS
     p = _Planner(docs, budget, costs, list(top_terms), fill=fill, floor=floor)
+    p.ceiling = ceiling
     count_path = path_cost or (lambda s: len(s) // 3 + 1)
     if signatures_only:
         p.signatures(docs, int(budget * FILL), max_docs=len(docs))

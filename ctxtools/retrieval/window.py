@@ -26,10 +26,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, islice
 
+from ctxtools.analyzer.query import Query, parse_query
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.plan import FLOOR
 from ctxtools.retrieval.rank import FILE_DECAY, Doc
-from ctxtools.analyzer.query import Query, parse_query
 from ctxtools.retrieval.vocab import WORD_BYTES
 
 WORDS_KEPT = 50_000  # words remembered as standing for no term, at most
@@ -68,8 +68,8 @@ class Window:
 def window_query(task: str | None, idents: Sequence[str] = ()) -> Query:
     """The query of TASK (``parse_query``) with each of IDENTS as an exact name pointer: a
     code-shaped term and a name a definition may bear (a dotted path: each segment)."""
-    from ctxtools.identifiers import compound_parts, is_dotted, split_dotted
     from ctxtools.analyzer.query import CODE_WEIGHT, PART_WEIGHT
+    from ctxtools.identifiers import compound_parts, is_dotted, split_dotted
 
     query = parse_query(task or "")
     if not idents:

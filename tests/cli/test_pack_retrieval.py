@@ -610,3 +610,42 @@ def test_explain_and_json_give_each_chunk_score_in_parts(script_runner, shop):
         ln.strip().startswith("Order.with_tax ") and "pointers" in ln and "words" in ln
         for ln in r.stderr.splitlines()
     ), r.stderr
+
+
+def test_without_fill_the_files_stop_at_the_ceiling_and_fill_goes_past(
+    script_runner, tmp_path, monkeypatch
+):
+    # 220 modules that answer the task equally well: every chunk is above the relevance
+    # floor, and together they are far more than the files' ceiling.
+    root = tmp_path / "billing"
+    root.mkdir()
+    for i in range(220):
+        body = "\n".join(
+            f"    subtotal_{k} = sum(line.price * line.qty for line in order.lines)  # invoice"
+            for k in range(30)
+        )
+        (root / f"region_{i:03}.py").write_text(
+            f'"""Invoice totals for region {i}."""\n\n\n'
+            f"def invoice_total_{i}(order):\n    \"\"\"The invoice total of ORDER.\"\"\"\n"
+            f"{body}\n    return subtotal_0\n"
+        )
+    for i in range(300):  # the rest of the code base, where the task's words are rare
+        (root / f"shipping_{i:03}.py").write_text(
+            f"def parcel_weight_{i}(box):\n    return box.mass * {i} + box.tare\n"
+        )
+    monkeypatch.chdir(tmp_path)
+    task = "the invoice total is wrong for orders with many lines"
+    from ctxtools.retrieval.plan import FLOOR_TOKENS
+
+    doc, _ = _pack(script_runner, "-q", task, "--tokens", "100000", "--no-map", "billing")
+    filled, _ = _pack(
+        script_runner, "-q", task, "--tokens", "100000", "--no-map", "--fill", "billing"
+    )
+    files_tokens = sum(f["tokens"] for f in doc["files"])
+    assert doc["files"][0]["score"] > 0
+    # (the plan estimates tokens as it goes; the rendered files come within a few percent)
+    assert files_tokens <= 1.05 * FLOOR_TOKENS < sum(f["tokens"] for f in filled["files"])
+    assert filled["tokens"] <= 100000
+    ceiling = [d for d in doc["dropped"] if "ceiling" in d["why"]]
+    assert ceiling and "--fill" in ceiling[0]["why"]
+    assert not any("ceiling" in d["why"] for d in filled["dropped"])
