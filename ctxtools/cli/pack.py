@@ -227,8 +227,9 @@ class _PackCommand(click.Command):
 @click.option(
     "--fill",
     is_flag=True,
-    help="Fill the budget: take chunks under the relevance floor too (by default a pack "
-    "stops where what is left is worth too little, and says so).",
+    help="Fill the budget: take chunks under the relevance floor and past the files' "
+    "36,000-token ceiling too (by default a pack stops where what is left is worth too "
+    "little, and says so).",
 )
 @click.option(
     "--allow-drop",
@@ -299,8 +300,8 @@ def cli(**opts) -> int:
     whole only as far as its definitions outrank every other file's. The next files get
     their declaring lines (signatures), the next their paths. The budget is a ceiling:
     the files stop at the relevance floor (a definition under 0.27 of the best one's
-    score, or past the 250 best), said in --explain and JSON "dropped"; --fill fills
-    the budget all the same. A review pack (--changed) shows each diff, then the definitions
+    score, or past the 250 best) and hold at most 36,000 tokens, said in --explain and
+    JSON "dropped"; --fill fills the budget all the same. A review pack (--changed) shows each diff, then the definitions
     enclosing the changed lines whole, then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation

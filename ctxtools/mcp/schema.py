@@ -172,8 +172,8 @@ TOOLS: dict[str, dict] = {
             "no_map": _p(_BOOL, "Leave the repository map out.", default=False),
             "fill": _p(
                 _BOOL,
-                "Fill the budget past the relevance floor (by default the pack stops where "
-                "what is left is worth too little).",
+                "Fill the budget past the relevance floor and the files' 36,000-token "
+                "ceiling (by default the pack stops where what is left is worth too little).",
                 default=False,
             ),
             "allow_drop": _p(_BOOL, "A named file that cannot fit is dropped.", default=False),
