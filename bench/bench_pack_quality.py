@@ -275,7 +275,7 @@ def from_reports(args) -> int:
     rows = [r for r in merged.values() if r["method"] in args.methods
             and r["budget"] in args.budgets and (not args.only or r["task"] in args.only)
             and args.tasks in ("all", r["kind"])]
-    print_tables(sorted(rows, key=lambda r: (r["task"], r["method"], r["budget"])), args)
+    print_tables(sorted(rows, key=lambda r: (r["task"], r["method"], str(r["budget"]))), args)
     return 0
 
 
