@@ -209,6 +209,7 @@ class VocabCache:
         self._corpus: Corpus | None | bool = False  # False: not loaded yet
         self._delta: dict | None = None  # label -> (stamp, digest, lines, words)
         self._seen: dict[str, Vocab] = {}
+        self._new = 0  # files counted anew in this run
         self._dirty = False
 
     def _load(self) -> Corpus | None:
@@ -258,6 +259,7 @@ class VocabCache:
                 self._dirty = True
                 return Vocab(b"", corpus.ns[slot], corpus, slot)
         vocab = Vocab.of(data)
+        self._new += 1
         digest = _digest(data) if digest is None else digest
         delta[label] = (stamp, digest, vocab.lines, vocab.n)
         self._dirty = True
@@ -265,21 +267,27 @@ class VocabCache:
 
     def save(self) -> None:
         """Write the cache when something was counted anew or found moved; the corpus is
-        built again over the files of this pack when too many are beside it. A failure
-        to write is no error."""
+        built again over the files of this pack when too many are beside it. A first pack
+        (every file counted now) keeps the counts alone: it has ranked them file by file
+        already, and a pack that is never run again should not pay for an index; the next
+        pack builds it. A failure to write is no error."""
         if not self._dirty:
             return
         corpus = self._load()
         delta = self._delta
         assert delta is not None
         fresh = sum(1 for lab in self._seen if lab in delta)
-        if corpus is None or fresh > max(REBUILD_MIN, REBUILD_SHARE * len(self._seen)):
+        first = self._new == len(self._seen)  # a first pack: every file counted now
+        if not first and (
+            corpus is None or fresh > max(REBUILD_MIN, REBUILD_SHARE * len(self._seen))
+        ):
             corpus = self._rebuild(delta)
             self._corpus = corpus
             self._delta = delta = {}
         while len(delta) > MAX_FILES:
             del delta[next(iter(delta))]
-        self._memo.put_plain("index", (_FORMAT, corpus.plain(), delta))
+        plain = corpus.plain() if corpus is not None else None
+        self._memo.put_plain("index", (_FORMAT, plain, delta))
         self._dirty = False
 
     def _rebuild(self, delta: dict) -> Corpus:

@@ -118,6 +118,8 @@ def test_a_fresh_checkout_of_the_same_content_is_not_counted_again(tmp_path, mon
     for name in texts:
         c.get(name, str(root / name), (root / name).read_bytes())
     c.save()
+    # A first pack keeps the counts alone (it ranked file by file); the next builds the index.
+    assert VocabCache(store, str(root))._load() is None
     # A new checkout: the same bytes, every stat new.
     for name in texts:
         path = root / name
