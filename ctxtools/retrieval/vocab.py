@@ -271,16 +271,19 @@ class VocabCache:
         (every file counted now) keeps the counts alone: it has ranked them file by file
         already, and a pack that is never run again should not pay for an index; the next
         pack builds it. A failure to write is no error."""
-        if not self._dirty:
+        if not self._seen:
             return
         corpus = self._load()
         delta = self._delta
         assert delta is not None
         fresh = sum(1 for lab in self._seen if lab in delta)
         first = self._new == len(self._seen)  # a first pack: every file counted now
-        if not first and (
+        build = not first and (
             corpus is None or fresh > max(REBUILD_MIN, REBUILD_SHARE * len(self._seen))
-        ):
+        )
+        if not (self._dirty or build):
+            return
+        if build:
             corpus = self._rebuild(delta)
             self._corpus = corpus
             self._delta = delta = {}

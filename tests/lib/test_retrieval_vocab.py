@@ -120,6 +120,11 @@ def test_a_fresh_checkout_of_the_same_content_is_not_counted_again(tmp_path, mon
     c.save()
     # A first pack keeps the counts alone (it ranked file by file); the next builds the index.
     assert VocabCache(store, str(root))._load() is None
+    again = VocabCache(store, str(root))  # the same checkout, nothing changed: built now
+    for name in texts:
+        again.get(name, str(root / name), (root / name).read_bytes())
+    again.save()
+    assert VocabCache(store, str(root))._load() is not None
     # A new checkout: the same bytes, every stat new.
     for name in texts:
         path = root / name
