@@ -435,7 +435,8 @@ def personalisation(
         if words and path_words is not None:
             if any(d[1].lower() in idents for d in s.defs):
                 w += 1.0
-            if not words.isdisjoint(path_words(s.rel)):
+            low = s.rel.lower()  # (a path word that is a task word is in the path as text)
+            if any(x in low for x in words) and not words.isdisjoint(path_words(s.rel)):
                 w += 0.5
         weights[i] = w
     total = sum(weights)
