@@ -143,7 +143,8 @@ def _calling(src: bytes):
 # ``UINT32`` are never taken, nor ``CRITICAL_SECTION cs``) right after a ``*`` or ``&`` and
 # before a name or ``)``/``,``; at a line's start, before what starts a declaration (a
 # keyword, ``[[``, a qualified name, a lower-case type and a name: ``PROTOBUF_NOINLINE
-# uint64_t Size()``); and between ``class`` and the class's name. On a 2,300-file C/C++
+# uint64_t Size()``, an operator, a constructor: ``FMT_CONSTEXPR buffer(...)``); and
+# between ``class`` and the class's name. On a 2,300-file C/C++
 # tree (curl and protobuf) they were two thirds of tree-sitter's parse errors.
 _ANNOTATION = rb"[A-Z][A-Z0-9]*+_[A-Z0-9_]*+"
 _CALLED = _ANNOTATION + rb"(?:\([^()\n]*+\))?"
@@ -161,7 +162,7 @@ _LINE_START = re.compile(
     rb"(?=[ \t\r\n]++(?:(?:void|int|char|bool|short|long|float|double|signed|unsigned|const"
     rb"|constexpr|consteval|static|inline|virtual|explicit|extern|friend|template|typename"
     rb"|struct|class|union|enum|auto|volatile)\b|\[\[|::|[A-Za-z_]\w*+::"
-    rb"|[a-z_]\w*+[ \t*&]++[A-Za-z_~]))"
+    rb"|[a-z_]\w*+[ \t*&]++[A-Za-z_~]|operator\b|~?[A-Za-z_]\w*+\())"
 )
 _CLASS_HEAD = [
     re.compile(

@@ -50,6 +50,8 @@ def _declarator(node):
         if nxt is None:
             nxt = next((c for c in node.named_children if c.type != "attribute_specifier"), None)
         node = nxt
+    if node is not None and node.type == "operator_cast" and is_function is None:
+        is_function = True  # operator bool() const: a conversion function
     return node, bool(is_function)
 
 
@@ -63,8 +65,17 @@ def _split_name(w, node):
         node = node.child_by_field_name("name")
     if node is None:
         return "", None, None
-    if node.type == "template_function":
+    if node.type in ("template_function", "template_type"):
+        # f<int>, struct formatter<T, Char> (a specialisation): named by its template
         node = node.child_by_field_name("name") or node
+    if node.type == "operator_cast":  # operator const char*: named by the type it makes
+        target = node.child_by_field_name("declarator")  # down to its ``()``: a ``*``
+        while target is not None and target.type != "abstract_function_declarator":
+            inner = [c for c in target.named_children if c.type.startswith("abstract_")]
+            target = inner[0] if inner else None  # or ``&`` is in the name
+        end = target.start_byte if target is not None else node.end_byte
+        text = w.src[node.start_byte : end].decode("utf-8", "replace")
+        return " ".join(text.split()), ".".join(scope) or None, node
     if node.type not in _NAMES:
         return "", None, None
     name = w.text(node)
@@ -207,6 +218,8 @@ def rules(language: str) -> Rules:
                 "template_declaration": walk_children,
                 "alias_declaration": _alias,
                 "export_declaration": walk_children,
+                # friend auto operator==(...) {...}: a function defined in a class
+                "friend_declaration": walk_children,
             }
         )
     containers = _PREPROC | {"declaration_list", "field_declaration_list"}
