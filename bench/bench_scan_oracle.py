@@ -453,7 +453,13 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
             tag["name"] = tag["name"].replace(" ", "")  # "operator =" is operator=
             if tag["name"] in ("offsetof", "sizeof", "alignof"):
                 continue  # STATIC_ASSERT(offsetof(...)) read as a prototype
-            m = _MACRO_DEFINED.match(lines.get(tag["path"], tag["line"]))
+            text = lines.get(tag["path"], tag["line"])
+            if tag["kind"] == "prototype" and _MACRO_CALL.match(text):
+                # FMT_TYPE_CONSTANT(int, int_type); -- a macro called, not a prototype
+                # (ctags 5.9 names it after the macro)
+                JUNK[lang]["macro calls read as prototypes"] += 1
+                continue
+            m = _MACRO_DEFINED.match(text)
             if m and lang == "c" and m.group(1) == tag["name"] and tag["kind"] == "function":
                 # TEST_IMPL(fs_access) {...}: ctags names the function after the macro,
                 # we after what it defines
@@ -486,6 +492,7 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
 # --- Universal Ctags 5.9's own junk in JavaScript and TypeScript -------------------------
 
 CTAGS_JS = ("typescript", "javascript", "js-esm")
+_MACRO_CALL = re.compile(r"\s*[A-Z_][A-Z0-9_]*\s*\(.*\)\s*;")
 _MACRO_DEFINED = re.compile(r"([A-Z_][A-Z0-9_]*)\(\s*(\w+)\s*[,)]")
 JUNK: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 _IMPORT_LINE = re.compile(r"\s*(?:import\b|export\s*(?:type\s*)?\{|export\s*\*)")

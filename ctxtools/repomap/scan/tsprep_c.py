@@ -85,11 +85,12 @@ def _list_directives(src: bytes):
 
 # --- macros --------------------------------------------------------------------------------
 # A line that is only a macro name (``UV_HANDLE_FIELDS`` in a struct body), or a macro call
-# on a line of its own (``RB_GENERATE_STATIC(...)``) -- not a function defined through a
-# macro (``TEST_IMPL(name)`` then ``{``).
+# on a line of its own (``RB_GENERATE_STATIC(...)``, a ``// comment`` after it allowed) --
+# not a function defined through a macro (``TEST_IMPL(name)`` then ``{``).
 _MACRO = (
     rb"[ \t]*+[A-Z_][A-Z0-9_]{2,}+[ \t]*+(?=\r?\n|\Z)"
-    rb"|[A-Z_][A-Z0-9_]{2,}+\((?:[^()\n]++|\([^()\n]*+\))*+\)[ \t]*+;?[ \t]*+(?=\r?\n|\Z)"
+    rb"|[A-Z_][A-Z0-9_]{2,}+\((?:[^()\n]++|\([^()\n]*+\))*+\)[ \t]*+;?[ \t]*+(?://[^\n]*+)?"
+    rb"(?=\r?\n|\Z)"
     rb"(?![ \t\r\n]*\{)"
 )
 _MACRO_LINE = re.compile(rb"\n(" + _MACRO + rb")")
