@@ -120,6 +120,16 @@ def _function_definition(w, node, scope, in_class):
     w.emit(kind, name, nn, node, full, body)
 
 
+def _friend(w, node, scope, in_class):
+    """``friend auto operator==(...) {...}``: a function defined in a class (a friend only
+    declared, ``friend class B;``, ``friend void f(int);``, defines nothing here)."""
+    for c in node.named_children:
+        if c.type == "function_definition":
+            _function_definition(w, c, scope, in_class)
+        elif c.type == "template_declaration":
+            _friend(w, c, scope, in_class)
+
+
 def _is_extern(node) -> bool:
     for c in node.named_children:
         if c.type == "storage_class_specifier" and c.text in (b"extern",):
@@ -218,8 +228,7 @@ def rules(language: str) -> Rules:
                 "template_declaration": walk_children,
                 "alias_declaration": _alias,
                 "export_declaration": walk_children,
-                # friend auto operator==(...) {...}: a function defined in a class
-                "friend_declaration": walk_children,
+                "friend_declaration": _friend,
             }
         )
     containers = _PREPROC | {"declaration_list", "field_declaration_list"}
