@@ -132,3 +132,22 @@ def test_a_macro_call_line_with_a_comment_after_it_is_blanked():
         ("class", "DefaultValue", 4, None),
         ("method", "Clear", 6, "DefaultValue"),
     ]
+
+
+def test_one_declaration_in_extern_c_is_found():
+    """fmt's fuzzers: ``extern "C" int LLVMFuzzerTestOneInput(...) {`` was lost (only a
+    braced ``extern "C" { ... }`` was walked); a variable there is only declared."""
+    text = (
+        'extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {\n'
+        "  return 0;\n"
+        "}\n"
+        'extern "C" {\n'
+        "int in_block(void);\n"
+        "}\n"
+        'extern "C" char** environ;\n'
+    )
+    r = scan_source("one-arg.cc", text)
+    assert [(d.kind, d.name, d.line) for d in r.definitions] == [
+        ("function", "LLVMFuzzerTestOneInput", 1),
+        ("function", "in_block", 5),
+    ]

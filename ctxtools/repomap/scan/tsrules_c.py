@@ -137,13 +137,13 @@ def _is_extern(node) -> bool:
     return False
 
 
-def _declaration(w, node, scope, in_class):
+def _declaration(w, node, scope, in_class, extern=False):
     """``int f(void);`` (a prototype), ``static int x;``, ``struct s {...} v;``: its type,
     then each declarator; fields of a class are not definitions, its methods are."""
     spec = node.child_by_field_name("type")
     if spec is not None:
         _type_specifier(w, spec, scope, in_class)
-    extern = _is_extern(node)
+    extern = extern or _is_extern(node)
     for decl in node.children_by_field_name("declarator"):
         name_node, is_function = _declarator(decl)
         if name_node is None:
@@ -184,6 +184,20 @@ def _alias(w, node, scope, in_class):
         w.emit("type", w.text(nn), nn, node, scope, sig_end=node.end_byte)
 
 
+def _linkage(w, node, scope, in_class):
+    """``extern "C" { ... }``, whose declarations are walked, or one declaration:
+    ``extern "C" int f(...) {...}`` (a variable there is ``extern``, not defined)."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return
+    if body.type == "declaration":  # extern "C" char** environ;: declared, not defined
+        _declaration(w, body, scope, in_class, extern=True)
+    elif body.type == "function_definition":
+        _function_definition(w, body, scope, in_class)
+    else:
+        w.visit(body, scope, in_class)
+
+
 def _include(w, node, scope, in_class):
     path = node.child_by_field_name("path")
     if path is None or path.type != "string_literal":
@@ -215,7 +229,7 @@ def rules(language: str) -> Rules:
         "struct_specifier": _specifier,
         "union_specifier": _specifier,
         "enum_specifier": _specifier,
-        "linkage_specification": walk_body(),
+        "linkage_specification": _linkage,
         "preproc_include": _include,
         # a prototype after an unknown macro may parse as a field declaration
         "field_declaration": _declaration,
