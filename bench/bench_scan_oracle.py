@@ -19,6 +19,7 @@ the commit named in TS_REPOS, unpacked under bench/corpora/repos/<owner>+<name>/
 ``git archive`` of that commit; the bench never fetches them itself):
   c           libuv/libuv (.c, and .h read as C: --langmap=C:.c.h)
   cpp         google/leveldb (.cc, .h)
+  cpp-fmt     fmtlib/fmt (.cc, .h): modern C++, templates, specialisations, operators
   csharp      JamesNK/Newtonsoft.Json    ruby    sinatra/sinatra    php     slimphp/Slim
   kotlin      square/okhttp              lua     luarocks/luarocks  bash    nvm-sh/nvm
 Universal Ctags 5.9 has no Swift or Scala parser: Alamofire/Alamofire and typelevel/cats
@@ -169,6 +170,7 @@ CTAGS_KINDS.update(
     {
         "c": _C_KINDS,
         "cpp": _C_KINDS | {"class"},
+        "cpp-fmt": _C_KINDS | {"class"},
         "csharp": {"class", "interface", "struct", "enum", "method"},
         "ruby": {"class", "module", "method", "singletonMethod", "constant"},
         "php": {"class", "interface", "trait", "function"},
@@ -181,6 +183,8 @@ CTAGS_KINDS.update(
 TS_REPOS = {
     "c": ("libuv/libuv", "6179e7af87413396d5853a1c3722c8b5749336c8", (".c", ".h")),
     "cpp": ("google/leveldb", "78a352f47ed6c1e9d750545e9b242289185b87e1", (".cc", ".h")),
+    # modern C++: templates, specialisations, operators, export macros (fmt 12.1.0)
+    "cpp-fmt": ("fmtlib/fmt", "407c905e45ad75fc29bf0f9bb7c5c2fd3475976f", (".cc", ".h")),
     "csharp": ("JamesNK/Newtonsoft.Json", "09bb545d72969ad7fb4ea07db0d5c34f4fc07877", (".cs",)),
     "ruby": ("sinatra/sinatra", "cb22afd7902b566b6eaba6c4ea89739494a65d12", (".rb",)),
     "php": ("slimphp/Slim", "038fd5713d5a41636fdff0e8dcceedecdd17fc17", (".php",)),
@@ -239,6 +243,7 @@ CTAGS_LANG = {
     "js-esm": "JavaScript",
     "c": "C",
     "cpp": "C++",
+    "cpp-fmt": "C++",
     "csharp": "C#",
     "ruby": "Ruby",
     "php": "PHP",
@@ -249,6 +254,7 @@ CTAGS_LANG = {
 CTAGS_EXTRA = {
     "c": ["--kinds-C=+p", "--langmap=C:.c.h"],
     "cpp": ["--kinds-C++=+p", "--langmap=C++:.cc.h"],
+    "cpp-fmt": ["--kinds-C++=+p", "--langmap=C++:.cc.h"],
 }
 SUFFIXES = {
     "python": (".py",),
@@ -441,13 +447,19 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
                 continue
         if lang != "go" and any(a < tag["line"] <= b for a, b in bodies[tag["path"]]):
             continue
-        if lang in ("c", "cpp"):
+        if lang in ("c", "cpp", "cpp-fmt"):
             if tag["name"].startswith("__anon"):
                 continue  # ctags' made-up name for an anonymous struct/enum
             tag["name"] = tag["name"].replace(" ", "")  # "operator =" is operator=
             if tag["name"] in ("offsetof", "sizeof", "alignof"):
                 continue  # STATIC_ASSERT(offsetof(...)) read as a prototype
-            m = _MACRO_DEFINED.match(lines.get(tag["path"], tag["line"]))
+            text = lines.get(tag["path"], tag["line"])
+            if tag["kind"] == "prototype" and _MACRO_CALL.match(text):
+                # FMT_TYPE_CONSTANT(int, int_type); -- a macro called, not a prototype
+                # (ctags 5.9 names it after the macro)
+                JUNK[lang]["macro calls read as prototypes"] += 1
+                continue
+            m = _MACRO_DEFINED.match(text)
             if m and lang == "c" and m.group(1) == tag["name"] and tag["kind"] == "function":
                 # TEST_IMPL(fs_access) {...}: ctags names the function after the macro,
                 # we after what it defines
@@ -480,6 +492,7 @@ def ctags_tags(lang: str, files: list[Path]) -> tuple[dict, float]:
 # --- Universal Ctags 5.9's own junk in JavaScript and TypeScript -------------------------
 
 CTAGS_JS = ("typescript", "javascript", "js-esm")
+_MACRO_CALL = re.compile(r"\s*[A-Z_][A-Z0-9_]*\s*\(.*\)\s*;")
 _MACRO_DEFINED = re.compile(r"([A-Z_][A-Z0-9_]*)\(\s*(\w+)\s*[,)]")
 JUNK: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 _IMPORT_LINE = re.compile(r"\s*(?:import\b|export\s*(?:type\s*)?\{|export\s*\*)")
@@ -894,7 +907,10 @@ def ours(lang: str, files: list[Path]) -> tuple[dict, float, int]:
             if lang == "kotlin" and d.name.startswith("`"):
                 BACKTICKED_OURS[lang] += 1  # see BACKTICKED
                 continue
-            s.add((d.name, d.line, d.kind))
+            name = d.name
+            if lang in ("c", "cpp", "cpp-fmt"):
+                name = name.replace(" ", "")  # operator bool, as ctags' names are compared
+            s.add((name, d.line, d.kind))
         defs[p] = s
     return defs, elapsed, nbytes
 

@@ -85,11 +85,12 @@ def _list_directives(src: bytes):
 
 # --- macros --------------------------------------------------------------------------------
 # A line that is only a macro name (``UV_HANDLE_FIELDS`` in a struct body), or a macro call
-# on a line of its own (``RB_GENERATE_STATIC(...)``) -- not a function defined through a
-# macro (``TEST_IMPL(name)`` then ``{``).
+# on a line of its own (``RB_GENERATE_STATIC(...)``, a ``// comment`` after it allowed) --
+# not a function defined through a macro (``TEST_IMPL(name)`` then ``{``).
 _MACRO = (
     rb"[ \t]*+[A-Z_][A-Z0-9_]{2,}+[ \t]*+(?=\r?\n|\Z)"
-    rb"|[A-Z_][A-Z0-9_]{2,}+\((?:[^()\n]++|\([^()\n]*+\))*+\)[ \t]*+;?[ \t]*+(?=\r?\n|\Z)"
+    rb"|[A-Z_][A-Z0-9_]{2,}+\((?:[^()\n]++|\([^()\n]*+\))*+\)[ \t]*+;?[ \t]*+(?://[^\n]*+)?"
+    rb"(?=\r?\n|\Z)"
     rb"(?![ \t\r\n]*\{)"
 )
 _MACRO_LINE = re.compile(rb"\n(" + _MACRO + rb")")
@@ -143,7 +144,8 @@ def _calling(src: bytes):
 # ``UINT32`` are never taken, nor ``CRITICAL_SECTION cs``) right after a ``*`` or ``&`` and
 # before a name or ``)``/``,``; at a line's start, before what starts a declaration (a
 # keyword, ``[[``, a qualified name, a lower-case type and a name: ``PROTOBUF_NOINLINE
-# uint64_t Size()``); and between ``class`` and the class's name. On a 2,300-file C/C++
+# uint64_t Size()``, an operator, a constructor: ``FMT_CONSTEXPR buffer(...)``); and
+# between ``class`` and the class's name. On a 2,300-file C/C++
 # tree (curl and protobuf) they were two thirds of tree-sitter's parse errors.
 _ANNOTATION = rb"[A-Z][A-Z0-9]*+_[A-Z0-9_]*+"
 _CALLED = _ANNOTATION + rb"(?:\([^()\n]*+\))?"
@@ -161,7 +163,7 @@ _LINE_START = re.compile(
     rb"(?=[ \t\r\n]++(?:(?:void|int|char|bool|short|long|float|double|signed|unsigned|const"
     rb"|constexpr|consteval|static|inline|virtual|explicit|extern|friend|template|typename"
     rb"|struct|class|union|enum|auto|volatile)\b|\[\[|::|[A-Za-z_]\w*+::"
-    rb"|[a-z_]\w*+[ \t*&]++[A-Za-z_~]))"
+    rb"|[a-z_]\w*+[ \t*&]++[A-Za-z_~]|operator\b|~?[A-Za-z_]\w*+\())"
 )
 _CLASS_HEAD = [
     re.compile(

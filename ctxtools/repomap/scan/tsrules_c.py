@@ -50,6 +50,8 @@ def _declarator(node):
         if nxt is None:
             nxt = next((c for c in node.named_children if c.type != "attribute_specifier"), None)
         node = nxt
+    if node is not None and node.type == "operator_cast" and is_function is None:
+        is_function = True  # operator bool() const: a conversion function
     return node, bool(is_function)
 
 
@@ -63,8 +65,17 @@ def _split_name(w, node):
         node = node.child_by_field_name("name")
     if node is None:
         return "", None, None
-    if node.type == "template_function":
+    if node.type in ("template_function", "template_type"):
+        # f<int>, struct formatter<T, Char> (a specialisation): named by its template
         node = node.child_by_field_name("name") or node
+    if node.type == "operator_cast":  # operator const char*: named by the type it makes
+        target = node.child_by_field_name("declarator")  # down to its ``()``: a ``*``
+        while target is not None and target.type != "abstract_function_declarator":
+            inner = [c for c in target.named_children if c.type.startswith("abstract_")]
+            target = inner[0] if inner else None  # or ``&`` is in the name
+        end = target.start_byte if target is not None else node.end_byte
+        text = w.src[node.start_byte : end].decode("utf-8", "replace")
+        return " ".join(text.split()), ".".join(scope) or None, node
     if node.type not in _NAMES:
         return "", None, None
     name = w.text(node)
@@ -109,6 +120,16 @@ def _function_definition(w, node, scope, in_class):
     w.emit(kind, name, nn, node, full, body)
 
 
+def _friend(w, node, scope, in_class):
+    """``friend auto operator==(...) {...}``: a function defined in a class (a friend only
+    declared, ``friend class B;``, ``friend void f(int);``, defines nothing here)."""
+    for c in node.named_children:
+        if c.type == "function_definition":
+            _function_definition(w, c, scope, in_class)
+        elif c.type == "template_declaration":
+            _friend(w, c, scope, in_class)
+
+
 def _is_extern(node) -> bool:
     for c in node.named_children:
         if c.type == "storage_class_specifier" and c.text in (b"extern",):
@@ -116,13 +137,13 @@ def _is_extern(node) -> bool:
     return False
 
 
-def _declaration(w, node, scope, in_class):
+def _declaration(w, node, scope, in_class, extern=False):
     """``int f(void);`` (a prototype), ``static int x;``, ``struct s {...} v;``: its type,
     then each declarator; fields of a class are not definitions, its methods are."""
     spec = node.child_by_field_name("type")
     if spec is not None:
         _type_specifier(w, spec, scope, in_class)
-    extern = _is_extern(node)
+    extern = extern or _is_extern(node)
     for decl in node.children_by_field_name("declarator"):
         name_node, is_function = _declarator(decl)
         if name_node is None:
@@ -163,6 +184,20 @@ def _alias(w, node, scope, in_class):
         w.emit("type", w.text(nn), nn, node, scope, sig_end=node.end_byte)
 
 
+def _linkage(w, node, scope, in_class):
+    """``extern "C" { ... }``, whose declarations are walked, or one declaration:
+    ``extern "C" int f(...) {...}`` (a variable there is ``extern``, not defined)."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return
+    if body.type == "declaration":  # extern "C" char** environ;: declared, not defined
+        _declaration(w, body, scope, in_class, extern=True)
+    elif body.type == "function_definition":
+        _function_definition(w, body, scope, in_class)
+    else:
+        w.visit(body, scope, in_class)
+
+
 def _include(w, node, scope, in_class):
     path = node.child_by_field_name("path")
     if path is None or path.type != "string_literal":
@@ -194,7 +229,7 @@ def rules(language: str) -> Rules:
         "struct_specifier": _specifier,
         "union_specifier": _specifier,
         "enum_specifier": _specifier,
-        "linkage_specification": walk_body(),
+        "linkage_specification": _linkage,
         "preproc_include": _include,
         # a prototype after an unknown macro may parse as a field declaration
         "field_declaration": _declaration,
@@ -207,6 +242,7 @@ def rules(language: str) -> Rules:
                 "template_declaration": walk_children,
                 "alias_declaration": _alias,
                 "export_declaration": walk_children,
+                "friend_declaration": _friend,
             }
         )
     containers = _PREPROC | {"declaration_list", "field_declaration_list"}
