@@ -64,6 +64,16 @@ class Options:
     keep_tools: tuple[str, ...] = ()  # tools whose calls and results are never elided/dropped
     lazy: bool = True  # skip counting messages that can only be dropped (see measure())
 
+    def __post_init__(self) -> None:
+        # The library's own check (the CLI's option types make the same one): a limit of 0
+        # divided the trigger by zero for a library caller.
+        if isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 1:
+            from ctxtools.errors import UsageError
+
+            raise UsageError(
+                f"the context limit must be a positive number of tokens, not {self.limit!r}"
+            )
+
 
 # --- measure ---------------------------------------------------------------------------------
 

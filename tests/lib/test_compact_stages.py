@@ -386,3 +386,15 @@ def test_the_command_does_not_load_the_compactor_to_start():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_options_refuse_a_limit_that_is_not_a_positive_count():
+    import pytest
+
+    from ctxtools.compact.stages import Options
+    from ctxtools.errors import UsageError
+
+    for bad in (0, -5, 1.5, True, None):
+        with pytest.raises(UsageError, match="context limit"):
+            Options(limit=bad)
+    assert Options(limit=1).limit == 1
