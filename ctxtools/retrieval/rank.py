@@ -48,7 +48,9 @@ CALLEE_TOP = 8
 CALLEE_DOCS = 100  # the files whose definitions a best chunk's call may rank up
 COMMON_FILE_SHARE = 0.6  # a term in more than this share of the files weighs nothing
 COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at all
-CONTEXT_TF = 1  # what a word of a chunk's path or class name counts for in the chunk
+# What a word of a chunk's path or class name counts for in the chunk (tuned: 2 against 1
+# gave dev 16k 0.80 -> 0.86 and the tuning set 0.687 -> 0.691, every hunk 55% -> 57%).
+CONTEXT_TF = 2
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -193,8 +195,8 @@ def _context_terms(terms: Terms, text: str) -> dict[int, int]:
 
 def _read(src: Source, terms: Terms, stats: Stats):
     """The Doc of SRC, its chunks counted into STATS; and the chunks' lengths in words.
-    Each chunk also counts the words of its file's path and of the class it is in (once
-    each, ``CONTEXT_TF``): a method of ``CacheHandler`` in ``core/cache/backends/base.py``
+    Each chunk also counts the words of its file's path and of the class it is in
+    (``CONTEXT_TF`` times each): a method of ``CacheHandler`` in ``core/cache/backends/base.py``
     is about caching though its own lines may never say so."""
     present = src.present if src.present is not None else [1]
     doc = _new_doc(src)
