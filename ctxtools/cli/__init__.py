@@ -55,7 +55,18 @@ def invoke_interruptible(command: Any) -> None:
     """COMMAND's parsing and invoking, with a KeyboardInterrupt turned into Interrupted."""
     if getattr(command, "_ctx_interruptible", False):
         return
-    command.make_context = _interruptible(command.make_context)  # type: ignore[method-assign]
+    make_context = _interruptible(command.make_context)
+
+    def made(*args: Any, **kwargs: Any) -> Any:
+        ctx = make_context(*args, **kwargs)
+        # Leaving the context closes it (its resources): a Ctrl-C there is one more moment
+        # click would call "aborted" after a blank line.
+        for closing in ("close", "_close_with_exception_info"):  # (the latter: click 8.2+)
+            if hasattr(ctx, closing):
+                setattr(ctx, closing, _interruptible(getattr(ctx, closing)))
+        return ctx
+
+    command.make_context = made  # type: ignore[method-assign]
     command.invoke = _interruptible(command.invoke)  # type: ignore[method-assign]
     command._ctx_interruptible = True  # type: ignore[attr-defined]
 

@@ -630,3 +630,28 @@ def test_model_picks_the_encoding_of_repomap_and_excerpt(script_runner, tmp_path
         doc = json.loads(r.stdout)
         counter = doc["counter"] if name == "ctx-repomap" else doc["budget"]["counter"]
         assert counter == "o200k_base", name
+
+
+def test_ctrl_c_while_the_context_closes_is_interrupted_not_aborted(capsys):
+    # A Ctrl-C as the command's context closes (after its work, as its resources are let
+    # go) is one line and 130, as anywhere else; click would have said "Aborted" after a
+    # blank line.
+    import click
+
+    from ctxtools.cli.common import make_main
+
+    @click.command()
+    def late() -> None:
+        def interrupt() -> None:
+            raise KeyboardInterrupt
+
+        click.get_current_context().call_on_close(interrupt)
+        click.echo("done")
+
+    main = make_main(late, "ctx-late")
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 130
+    captured = capsys.readouterr()
+    assert captured.out == "done\n"
+    assert captured.err == "ctx-late: interrupted\n"
