@@ -117,21 +117,8 @@ class Terms:
         return [i for i, n in enumerate(self.needles) if n in lower]
 
     def count(self, data: bytes) -> tuple[dict[int, int], int]:
-        """(term -> occurrences, number of words) of DATA.
-
-        Set operations do the work in C: only words never met before are looked at one by
-        one (and remembered), and only the words that stand for a term are counted."""
-        words = data.translate(_WORD_BYTES).split()
-        hits = self._hits(set(words))
-        tf: dict[int, int] = {}
-        if hits:
-            memo = self._memo
-            counts = Counter(words) if len(hits) > 4 else None
-            for w in hits:
-                c = counts[w] if counts is not None else words.count(w)
-                for i in memo[w]:
-                    tf[i] = tf.get(i, 0) + c
-        return tf, len(words)
+        """(term -> occurrences, number of words) of DATA (``count_spans`` of it whole)."""
+        return self.count_spans(data, [(0, len(data))])[0]
 
     def count_spans(self, data: bytes, spans) -> list[tuple[dict[int, int], int]]:
         """What ``count`` gives for each ``DATA[a:b]`` of SPANS, the chunks of one file:

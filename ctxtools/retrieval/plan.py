@@ -51,14 +51,12 @@ MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 # for its tokens. With a 100k budget the files then hold a median 33,500 tokens on dev and
 # 38,200 on the tuning set and show 0.91 and 0.78 of a fix's lines (0.25/200: 38,000 and
 # 38,500 tokens for 0.91 and 0.75; 0.30/250: 24,800 and 32,500 for 0.89 and 0.77). Tried
-# and left off: a file's j-th chunk discounted (DIVERSITY 0.8: tuning set 16k 0.67 -> 0.60),
-# the best chunk of each top file kept (FILE_BEST: no change), a token stop (FLOOR_TOKENS
-# 34,000: 100k 0.75 -> 0.72).
+# and left off: a file's j-th chunk discounted by 0.8 ** j (tuning set 16k 0.67 -> 0.60), the
+# best chunk of each of the top 5 or 10 files kept (no change). Without fill the files also
+# stop at FLOOR_TOKENS (the ceiling: a relative floor never binds where many chunks are alike).
 FLOOR = 0.27
 FLOOR_RANK = 250
-DIVERSITY = 1.0  # a file's j-th best chunk is taken as if its relevance were this ** j times it
 FLOOR_TOKENS = 36_000  # without fill, the files hold at most this many tokens (0: no ceiling)
-FILE_BEST = 0  # the best chunk of each of this many best files is above the floor
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -279,15 +277,14 @@ class _Planner:
         limit = int(self.budget * limit_share)
         ceiling = self.ceiling
         above = self._above(cands, floor)
-        order = self._order(cands)
         misses = 0
         full = False  # the budget (or the ceiling), not the floor, ended the pack
         capped = 0  # chunks above the floor left out at the ceiling
-        for pos, at in enumerate(order):
+        for at in range(len(cands)):
             if self.used >= limit or misses >= MAX_MISSES:
                 full = True
                 if ceiling:
-                    capped += sum(1 for a in order[pos:] if a in above)
+                    capped += sum(1 for a in above if a >= at)
                 break
             if at not in above:
                 continue
@@ -315,30 +312,7 @@ class _Planner:
         """The places in CANDS of the chunks above the floor (all of them with ``fill``)."""
         if self.fill:
             return set(range(len(cands)))
-        above = {at for at, c in enumerate(cands[:FLOOR_RANK]) if c[0] >= floor}
-        if FILE_BEST:
-            tops = [d.label for d in self.docs if d.score > 0][:FILE_BEST]
-            firsts: dict[str, int] = {}
-            for at, c in enumerate(cands):
-                firsts.setdefault(c[1], at)
-            above.update(firsts[lab] for lab in tops if lab in firsts)
-        return above
-
-    @staticmethod
-    def _order(cands: list) -> list[int]:
-        """The places in CANDS in the order they are taken: by relevance, a file's J-th
-        best chunk discounted by ``DIVERSITY ** J``, so that the next file's best chunk
-        comes before the top file's fifth."""
-        if DIVERSITY >= 1.0:
-            return list(range(len(cands)))
-        seen: dict[str, int] = {}
-        keyed = []
-        for at, (rel, lab, k, _d) in enumerate(cands):
-            j = seen.get(lab, 0)
-            seen[lab] = j + 1
-            keyed.append((-rel * DIVERSITY**j, lab, k, at))
-        keyed.sort()
-        return [t[3] for t in keyed]
+        return {at for at, c in enumerate(cands[:FLOOR_RANK]) if c[0] >= floor}
 
     def signatures(self, docs: list[Doc], limit: int, max_docs: int = SIG_DOCS) -> None:
         n_docs = 0
