@@ -268,11 +268,16 @@ def analyze(t, ch) -> str:
     docs = {d.label: d for d in ch.docs}
     gold = parse_patch(t.patch)
     parts = []
+    order = {d.label: i for i, d in enumerate(ch.docs)}
+    rest = {lab: i for i, lab in enumerate(ch.ranking.rest)}
     for path in gold.files:
         d = docs.get(path)
         if d is None:
-            parts.append(f"{path} unranked")
+            where = (f"rest #{rest[path] + 1}" if path in rest
+                     else "blind" if path in ch.ranking.blind else "not a candidate")
+            parts.append(f"{path} unranked ({where})")
             continue
+        parts.append(f"{path.rsplit('/', 1)[-1]} file #{order[path] + 1}")
         lines = gold.lines_of(path)
         for k, c in enumerate(d.chunks):
             if any(c.start <= n <= c.end for n in lines):

@@ -184,6 +184,7 @@ class Query:
     frames: tuple[Frame, ...]
     messages: tuple[str, ...]
     words: tuple[str, ...] = ()  # the task's words (``tokenizer.words``), every occurrence
+    prose: frozenset[str] = frozenset()  # the words written as plain words, not parts of names
 
     @property
     def empty(self) -> bool:
@@ -207,15 +208,16 @@ def _add(weights: dict[str, float], term: str, w: float) -> None:
     weights[term] = weights.get(term, 0.0) + w
 
 
-def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float], list[str]]:
+def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float], list[str], set[str]]:
     """(term -> summed raw weight, code-shaped terms, whole names -> weight, the words
-    as ``tokenizer.words`` gives them)."""
+    as ``tokenizer.words`` gives them, the words written as plain prose)."""
     regions = _code_regions(task)
     raw: dict[str, float] = {}
     code: set[str] = set()
     names: dict[str, float] = {}
     forms: dict[str, float] = {}  # other forms of plain words, added unless written
     seen: list[str] = []
+    prose: set[str] = set()
     for m in tokens(task):
         word = m.group()
         end = m.end()
@@ -239,14 +241,15 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
             for part in usable_parts(word):
                 seen.append(part)
                 _add(raw, part, w * PART_WEIGHT)
-        elif not shaped and FORM_WEIGHT:
-            for form in word_forms(low):
+        elif not shaped:
+            prose.add(low)
+            for form in word_forms(low) if FORM_WEIGHT else ():
                 if not is_stop(form):
                     forms[form] = max(forms.get(form, 0.0), FORM_WEIGHT)
     for form, w in forms.items():
         if form not in raw:
             raw[form] = w
-    return raw, code, names, seen
+    return raw, code, names, seen, prose
 
 
 def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
@@ -373,7 +376,7 @@ def _ends(items: list) -> tuple:
 
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
-    raw, code, names, words = _word_terms(task)
+    raw, code, names, words, prose = _word_terms(task)
     frames = _frames(task)
     for fr in frames:
         if fr.function and not is_stop(fr.function):
@@ -390,4 +393,5 @@ def parse_query(task: str) -> Query:
         frames=_ends(frames),
         messages=tuple(_messages(task)),
         words=tuple(words),
+        prose=frozenset(prose),
     )

@@ -54,6 +54,7 @@ CONTEXT_TF = 2
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
+ASK_FROM_PROSE = True
 _ASKS = {
     "test": ("test", "tests", "pytest", "unittest", "testcase", "fixture", "fixtures"),
     "docs": ("doc", "docs", "documentation", "docstring", "readme", "typo", "sphinx"),
@@ -147,9 +148,13 @@ def _path_hits(labels: list[str], paths) -> dict[str, int]:
 
 
 def _priors(query: Query, task_terms) -> dict[str, float]:
+    """Each role's prior: raised for the roles the task asks for in its prose. A role word
+    inside a name (``test_prefetch_redirect_bug``, ``RequestsTestSuite``) points at that
+    name, not at the role: a task that names a failing test is not asking to see tests."""
+    asked = query.prose if ASK_FROM_PROSE else task_terms
     prior = dict(ROLE_PRIOR)
     for role, words in _ASKS.items():
-        if any(w in task_terms for w in words):
+        if any(w in asked for w in words):
             prior[role] = max(prior[role], ROLE_PRIOR_ASKED[role])
     return prior
 

@@ -9,7 +9,7 @@ from ctxtools.retrieval.chunks import chunk_file, import_lines
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.noise import load_filter
 from ctxtools.retrieval.plan import Costs, plan
-from ctxtools.retrieval.rank import Source, rank_sources
+from ctxtools.retrieval.rank import ROLE_PRIOR, ROLE_PRIOR_ASKED, Source, rank_sources
 
 PY = '''"""Orders and their totals."""
 
@@ -259,6 +259,17 @@ def test_source_ranks_above_its_test_for_a_bug_report():
     r = rank_sources(_sources(_corpus()), parse_query("with_tax returns a float"))
     labels = [d.label for d in r.docs]
     assert labels.index("shop/orders.py") < labels.index("tests/test_orders.py")
+
+
+def test_a_role_word_asks_for_that_role_only_when_written_as_prose():
+    """'add tests' asks to see tests; naming the failing test_with_tax does not."""
+    named = parse_query("test_with_tax fails: with_tax returns a float")
+    asked = parse_query("with_tax returns a float, add tests for it")
+    assert "test" not in named.prose and "tests" in asked.prose
+    prior = {d.label: d.prior for d in rank_sources(_sources(_corpus()), named).docs}
+    assert prior["tests/test_orders.py"] == ROLE_PRIOR["test"]
+    prior = {d.label: d.prior for d in rank_sources(_sources(_corpus()), asked).docs}
+    assert prior["tests/test_orders.py"] == ROLE_PRIOR_ASKED["test"]
 
 
 def test_a_stack_frame_ranks_its_function_first():
