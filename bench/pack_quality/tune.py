@@ -283,7 +283,9 @@ def analyze(t, ch) -> str:
             if any(c.start <= n <= c.end for n in lines):
                 parts.append(f"{path.rsplit('/', 1)[-1]}:{c.start}-{c.end} "
                              f"#{pos[(path, k)] + 1} r={d.scores[k] / best:.3f}")
-    return f"GOLD {t.id}: " + "; ".join(parts)
+    top = ", ".join(f"{d.label.rsplit('/', 1)[-1]} {d.score / (ch.docs[0].score or 1):.2f}"
+                    for d in ch.docs[:6])
+    return f"GOLD {t.id}: " + "; ".join(parts) + f"\n  TOP {top}"
 
 
 if __name__ == "__main__":

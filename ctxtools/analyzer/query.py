@@ -185,6 +185,7 @@ class Query:
     messages: tuple[str, ...]
     words: tuple[str, ...] = ()  # the task's words (``tokenizer.words``), every occurrence
     prose: frozenset[str] = frozenset()  # the words written as plain words, not parts of names
+    scopes: tuple[str, ...] = ()  # what a commit-style subject names first ("tsdb: ...")
 
     @property
     def empty(self) -> bool:
@@ -271,6 +272,53 @@ def _damp(raw: dict[str, float]) -> dict[str, float]:
         keep = sorted(out, key=lambda t: (-out[t], t))[:MAX_TERMS]
         out = {t: out[t] for t in keep}
     return out
+
+
+# A subject's leading scope, as commit conventions write it: Go's and the kernel's
+# "pkg/sub: message", "a, b: message"; Conventional Commits' "type(scope): message"; numpy's
+# and scipy's "BUG: module: message". Kinds of change and tracker keys are no scope.
+_KINDS = frozenset(
+    "fix fixes fixed bug bugfix feat feature chore docs doc test tests refactor perf build ci "
+    "style revert enh maint tst bld api dep rel sty rev wip hotfix release security deps "
+    "breaking change update add remove cleanup minor major note todo typ internal".split()
+)
+_SOURCE_NAME_RE = re.compile(r"\.(?:c|h|cc|cpp|hpp|py|go|rs|js|ts|tsx|java|rb|md|toml|json|ya?ml)$")
+_LEAD_RE = re.compile(r"\s*(?:\[[^\]\n]{1,40}\]|[A-Z][A-Z0-9]+-[0-9]+:?)\s*")
+_TYPED_RE = re.compile(r"([A-Za-z]+)\(([^()\n]{1,80})\)!?:\s")
+_SCOPE_RE = re.compile(r"([\w.*/-]{2,60}(?:\s*,\s*[\w.*/-]{2,60}){0,3}):\s")
+
+
+def _scopes(task: str) -> tuple[str, ...]:
+    """The scopes TASK's first line opens with (``commands: move ...`` gives commands;
+    ``fix(toml): ...`` toml; ``BUG: sparse.linalg: ...`` sparse/linalg), as slashed,
+    lower-cased paths; () when it opens with none."""
+    line = task.lstrip().split("\n", 1)[0]
+    for _ in range(3):
+        m = _LEAD_RE.match(line)
+        if not m or not m.group().strip():
+            break
+        line = line[m.end():]
+    for _ in range(3):  # kinds first: "BUG: stats: ...", "fix(parser)!: ..."
+        m = _TYPED_RE.match(line)
+        if m:
+            raw = m.group(2)
+        else:
+            m = _SCOPE_RE.match(line)
+            if m is None:
+                return ()
+            raw = m.group(1)
+            if raw.lower() in _KINDS:
+                line = line[m.end():]
+                continue
+        out = []
+        for part in re.split(r"\s*,\s*", raw):
+            part = part.strip("*./-").lower()
+            if "/" not in part:  # a dotted module (sparse.linalg), not a file (url.c)
+                part = part.replace(".", "/") if not _SOURCE_NAME_RE.search(part) else part
+            if part and part not in _KINDS and not part.isdigit():
+                out.append(part)
+        return tuple(dict.fromkeys(out))
+    return ()
 
 
 def _paths(task: str) -> list[str]:
@@ -394,4 +442,5 @@ def parse_query(task: str) -> Query:
         messages=tuple(_messages(task)),
         words=tuple(words),
         prose=frozenset(prose),
+        scopes=_scopes(task),
     )

@@ -240,6 +240,7 @@ class Stats:
     df: Counter = field(default_factory=Counter)  # term -> units holding it
     file_df: Counter = field(default_factory=Counter)  # term -> files holding it
     files: int = 0
+    first: dict = field(default_factory=dict)  # label -> its whole-file BM25 / the best file's
 
     def add(self, tf: dict[int, int], length: int) -> None:
         self.units += 1

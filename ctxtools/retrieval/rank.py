@@ -51,6 +51,19 @@ COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at
 # What a word of a chunk's path or class name counts for in the chunk (tuned: 2 against 1
 # gave dev 16k 0.80 -> 0.86 and the tuning set 0.687 -> 0.691, every hunk 55% -> 57%).
 CONTEXT_TF = 2
+# What the whole file's BM25 (the first pass's, against the best file's) adds to its score,
+# times the best term weight: the evidence spread over a file, not only in its best three
+# chunks (tuned on dev + tune, 8k/16k/32k: 0 gave tune 0.581/0.639/0.660, 0.5 gave
+# 0.600/0.639/0.663, 1.0 0.592/0.639/0.668, 3 0.577/0.631/0.659; dev unchanged at 0.5).
+FIRST_MIX = 0.5
+# A file inside the scope a commit-style subject opens with ("tsdb: fix ...", "fix(toml): ...")
+# weighs SCOPE_PRIOR times as much; a scope holding more than SCOPE_MAX_SHARE of the files
+# ("src: ...") says nothing.
+# Tuned on dev + tune (12 of its 54 tasks open with a scope): 1.5 moved one task up (hugo
+# 04dc469: 8k 0 -> 0.29, 32k 0.29 -> 0.86) and none down; 2.5 cost scipy 00d5e40 its 8k
+# pack, 4 cost the set 0.05 of recall at every budget.
+SCOPE_PRIOR = 1.5
+SCOPE_MAX_SHARE = 0.3
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -144,6 +157,37 @@ def _path_hits(labels: list[str], paths) -> dict[str, int]:
         if best and len(hits) <= 3:
             for lab in hits:
                 out[lab] = max(out.get(lab, 0), best)
+    return out
+
+
+def _in_scope(parts: list[str], scope: list[str]) -> bool:
+    """Whether SCOPE (path components) is a run of PARTS (a label's), its last component
+    the file's name or its stem."""
+    k = len(scope)
+    last = len(parts) - 1
+    for i in range(len(parts) - k + 1):
+        ok = True
+        for j in range(k):
+            got = parts[i + j]
+            if got != scope[j] and not (i + j == last and got.split(".", 1)[0] == scope[j]):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def scoped(labels: list[str], query: Query) -> set[str]:
+    """The LABELS inside a scope of QUERY's (see ``SCOPE_PRIOR``)."""
+    if not query.scopes or SCOPE_PRIOR == 1.0:
+        return set()
+    split = [(lab, lab.lower().split("/")) for lab in labels]
+    out: set[str] = set()
+    for scope in query.scopes:
+        want = scope.split("/")
+        hits = {lab for lab, parts in split if _in_scope(parts, want)}
+        if len(hits) <= SCOPE_MAX_SHARE * len(labels):
+            out |= hits
     return out
 
 
@@ -381,7 +425,8 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
             src.role = file_role(src.label)
     path_hits, frames, reached = _pointed(sources, query)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
-    kept, rest, blind, stats = _first_pass(sources, terms, query, reached)
+    inside = scoped([s.label for s in sources], query)
+    kept, rest, blind, stats = _first_pass(sources, terms, query, reached, inside)
     docs: list[Doc] = []
     datas: dict[str, bytes] = {}
     lens: dict[str, list[int]] = {}
@@ -395,7 +440,7 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
         m: sum(1 for s in sources if b in s.data)
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
-    ctx = _Context(weights, terms, query, stats, path_hits, frames, spread)
+    ctx = _Context(weights, terms, query, stats, path_hits, frames, spread, inside)
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -411,6 +456,7 @@ class _Context:
     path_hits: dict
     frames: dict
     spread: dict  # message fragment -> how many sources hold it
+    inside: set  # the labels inside the task's scope (``scoped``)
 
 
 def _common_terms(sources: list[Source]) -> set[int]:
@@ -426,7 +472,7 @@ def _common_terms(sources: list[Source]) -> set[int]:
     return {i for i, n in seen.items() if n > limit}
 
 
-def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
+def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], inside: set[str]):
     """File-level BM25 over every source a term reaches: the best ``FILE_TOP`` (and all
     that a path, frame, message, name or change reaches) are read chunk by chunk; the
     others count towards the corpus statistics only. Returns (the sources to read, the
@@ -465,13 +511,16 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     prior = _priors(query, set(query.terms))
     scored = sorted(
         (
-            (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0), src.label, src, tf, n)
+            (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0)
+             * (SCOPE_PRIOR if src.label in inside else 1.0), src.label, src, tf, n)
             for src, tf, n in first
         ),
         key=lambda t: (-t[0], t[1]),
     )
     stats = Stats(files=len(sources))
     stats.file_df = fstats.df
+    best_first = scored[0][0] if scored and scored[0][0] > 0 else 1.0
+    stats.first = {label: fs / best_first for fs, label, *_rest in scored[:FILE_TOP]}
     kept, rest = [], []
     for rank_no, (_fs, label, src, tf, n) in enumerate(scored):
         if rank_no < FILE_TOP or reached[label]:
@@ -526,7 +575,12 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
             doc.why.append("path named in the task")
         if doc.named:
             fs += NAMED_BONUS * wmax
+        if FIRST_MIX:
+            fs += FIRST_MIX * wmax * stats.first.get(doc.label, 0.0)
         doc.prior = 1.0 if (doc.named or doc.changed) else prior.get(doc.role, 1.0)
+        if doc.label in ctx.inside:
+            doc.prior *= SCOPE_PRIOR
+            doc.why.append("inside the task's scope")
         doc.score = fs * doc.prior
         doc.mix = doc.prior * FILE_MIX * fs
         doc.scores = [doc.prior * s + doc.mix for s in doc.scores]

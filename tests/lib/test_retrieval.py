@@ -3,6 +3,8 @@ the plan -- on real source text, each piece able to fail on its own."""
 
 from __future__ import annotations
 
+import pytest
+
 from ctxtools.analyzer import parse_query
 from ctxtools.repomap.scan import scan_source
 from ctxtools.retrieval.chunks import chunk_file, import_lines
@@ -270,6 +272,59 @@ def test_a_role_word_asks_for_that_role_only_when_written_as_prose():
     assert prior["tests/test_orders.py"] == ROLE_PRIOR["test"]
     prior = {d.label: d.prior for d in rank_sources(_sources(_corpus()), asked).docs}
     assert prior["tests/test_orders.py"] == ROLE_PRIOR_ASKED["test"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "scopes"),
+    [
+        ("commands: Move time notification after build errors", ("commands",)),
+        ("tpl/transform: Fix it when template.HTML is passed", ("tpl/transform",)),
+        ("fix(toml): keep the table order", ("toml",)),
+        ("BUG: sparse.linalg: fix the norm of an empty matrix", ("sparse/linalg",)),
+        ("tsdb, promql: guard the division", ("tsdb", "promql")),
+        ("lib/url.c: free the host name", ("lib/url.c",)),
+        ("[MNG-8487] Completely isolate the unit tests", ()),
+        ("KAFKA-123: fix the offset commit", ()),
+        ("fix: add location links", ()),
+        ("Fix the parser: it drops a token", ()),
+        ("see https://example.org: nothing", ()),
+    ],
+)
+def test_a_commit_style_subject_gives_its_scope(subject, scopes):
+    assert parse_query(subject + "\n\nbody: not a scope").scopes == scopes
+
+
+def _compaction(body: str) -> str:
+    return f"func compact(blocks []Block) error {{\n\t// {body}\n\treturn nil\n}}\n"
+
+
+def test_a_file_inside_the_subjects_scope_ranks_above_its_twin_outside():
+    """The word tsdb is in both files (one's path, the other's text): the scope decides."""
+    files = {
+        "storage/compact.go": _compaction("tsdb, tsdb, tsdb: division by zero when a series is stale"),
+        "tsdb/compact.go": _compaction("division by zero when a series is stale"),
+    }
+    for i in range(12):
+        files[f"web/h{i}.go"] = _compaction(f"handler {i}")
+    said = "fix division by zero in stale series compaction"
+    scoped = [d.label for d in rank_sources(_sources(files), parse_query(f"tsdb: {said}")).docs]
+    plain = [d.label for d in rank_sources(_sources(files), parse_query(f"{said} (tsdb)")).docs]
+    assert scoped.index("tsdb/compact.go") < scoped.index("storage/compact.go")
+    assert plain.index("storage/compact.go") < plain.index("tsdb/compact.go")
+
+
+def test_evidence_spread_over_a_whole_file_counts_beyond_its_best_chunks():
+    """Two files with the same three best chunks: the one whose other chunks also hold the
+    task's words ranks first (the whole file's BM25, FIRST_MIX)."""
+    best = "".join(f"def rotate_key_{i}(vault):\n    return vault.rotate(lease)\n\n\n" for i in range(3))
+    other = "".join(f"def other_{i}(x):\n    return x + {i}\n\n\n" for i in range(6))
+    spread = "".join(f"def renew_{i}(vault):\n    return vault.lease\n\n\n" for i in range(6))
+    files = {"a_top.py": best + other, "b_spread.py": best + spread}
+    for i in range(12):
+        files[f"m{i}.py"] = f"def f{i}(x):\n    return x\n"
+    r = rank_sources(_sources(files), parse_query("rotate_key fails when the vault lease ends"))
+    labels = [d.label for d in r.docs]
+    assert labels.index("b_spread.py") < labels.index("a_top.py")
 
 
 def test_a_stack_frame_ranks_its_function_first():
