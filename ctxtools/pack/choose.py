@@ -20,6 +20,7 @@ import os
 import re
 
 from ctxtools.errors import CtxError
+from ctxtools.pack.ledger import Drop, Note
 from ctxtools.pack.model import SIGNATURE_ROLES
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
@@ -82,7 +83,7 @@ class Chooser:
         ruler,
         render,
         named,
-        redactions,
+        ledger,
         root,
         filt,
         ranks=None,
@@ -92,11 +93,11 @@ class Chooser:
 
         self.req = req
         self.render = render
-        self.redactions = redactions
-        self.base_notes: list[str] = []  # said once, when the files are read
-        self.fit_notes: list[str] = []  # said by the last fitting
-        self.skipped: list[dict] = []  # inputs left out before ranking (binary, noise)
-        self.dropped: list[dict] = []
+        self.ledger = ledger  # the redactions of the files shown go there
+        self.base_notes: list[Note] = []  # said once, when the files are read
+        self.fit_notes: list[Note] = []  # said by the last fitting
+        self.skipped: list[Drop] = []  # inputs left out before ranking (binary, noise)
+        self.dropped: list[Drop] = []
         self.failed_named: list[str] = []
         self.lost: set[str] = set()
         self.named = set(named)
@@ -118,7 +119,7 @@ class Chooser:
         self._rank()
 
     @property
-    def notes(self) -> list[str]:
+    def notes(self) -> list[Note]:
         return self.base_notes + self.fit_notes
 
     # -- reading ------------------------------------------------------------------------
@@ -138,8 +139,8 @@ class Chooser:
             from ctxtools.fsutil import check_resource
 
             check_resource(exc, e.label)  # a resource limit is an error, not a skip
-            self.base_notes.append(f"skipped {e.label}: {exc.strerror or exc}")
-            self.skipped.append({"what": e.label, "why": "unreadable"})
+            self.base_notes.append(Note(f"skipped {e.label}: {exc.strerror or exc}"))
+            self.skipped.append(Drop(e.label, "unreadable"))
             return None
 
     def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
@@ -148,8 +149,8 @@ class Chooser:
 
         if e.named:
             if is_binary(data):
-                self.base_notes.append(f"skipped {e.label}: binary file")
-                self.skipped.append({"what": e.label, "why": "binary"})
+                self.base_notes.append(Note(f"skipped {e.label}: binary file"))
+                self.skipped.append(Drop(e.label, "binary"))
                 return False
             return True
         said = self._user_filter(e, counts)
@@ -190,7 +191,7 @@ class Chooser:
 
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1
-        self.skipped.append({"what": label, "why": reason})
+        self.skipped.append(Drop(label, reason))
         return False
 
     def _sources(self) -> list:
@@ -220,7 +221,7 @@ class Chooser:
             how = "--include GLOB to pack them"
             if reason == "excluded":  # the user's own rule: --include does not undo it
                 how = "--exclude or .ctxignore"
-            self.base_notes.append(f"left out {n:,} file(s): {reason} ({how})")
+            self.base_notes.append(Note(f"left out {n:,} file(s): {reason} ({how})"))
         return out
 
     def _vocab_cache(self):
@@ -312,12 +313,12 @@ class Chooser:
                     p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
                 )
                 self.base_notes.append(
-                    f"warning: the task names {shown}, which is not among the files{hint}"
+                    Note(f"the task names {shown}, which is not among the files{hint}", "warning")
                 )
         if said > MISSING_WARNINGS:
+            more = said - MISSING_WARNINGS
             self.base_notes.append(
-                f"warning: the task names {said - MISSING_WARNINGS:,} more paths that are not"
-                " among the files"
+                Note(f"the task names {more:,} more paths that are not among the files", "warning")
             )
 
     # -- fitting ------------------------------------------------------------------------
@@ -339,7 +340,7 @@ class Chooser:
             e = self.entries[s.label]
             if e.data is not None:
                 continue  # handles were redacted when they were read
-            red = redact_bytes(s.data, s.label, self.req, self.redactions)
+            red = redact_bytes(s.data, s.label, self.req, self.ledger)
             if red is not s.data:
                 s.data = red
                 s.present = None

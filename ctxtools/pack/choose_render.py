@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctxtools.retrieval.plan as _plan
 from ctxtools.excerpt.render import frame, gutter_width, separator
+from ctxtools.pack.ledger import Drop, Note
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
 EXPLAIN_NEXT = 50  # ranked files left out that the record names one by one
@@ -195,58 +196,56 @@ def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
             continue
         ch.lost.add(lab)
         if ch.req.allow_drop:
-            ch.dropped.append(
-                {"what": lab, "why": "named, but not even its path fits (--allow-drop)"}
-            )
+            ch.dropped.append(Drop(lab, "named, but not even its path fits (--allow-drop)"))
             ch.fit_notes.append(
-                f"warning: dropped named file {lab}: not even its path fits (--allow-drop)"
+                Note(f"dropped named file {lab}: not even its path fits (--allow-drop)", "warning")
             )
         else:
             ch.failed_named.append(lab)
     for lab in over:
         if lab in blocks:
             continue
-        ch.dropped.append({"what": f"{lab} (diff)", "why": "diff over the budget"})
+        ch.dropped.append(Drop(f"{lab} (diff)", "diff over the budget"))
 
 
 def _record_left_out(ch, p: Plan, blocks) -> None:
     if p.stopped == "floor" and p.under:
         ch.dropped.append(
-            {
-                "what": f"{p.under:,} chunks",
-                "why": "under the relevance floor: worth too little for their tokens (--fill)",
-            }
+            Drop(
+                f"{p.under:,} chunks",
+                "under the relevance floor: worth too little for their tokens (--fill)",
+            )
         )
     elif p.stopped == "ceiling" and p.under:
         ch.dropped.append(
-            {
-                "what": f"{p.under:,} chunks",
-                "why": f"past the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens, or under the"
+            Drop(
+                f"{p.under:,} chunks",
+                f"past the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens, or under the"
                 " relevance floor (--fill)",
-            }
+            )
         )
     listed = set(p.paths)
     rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
     for d in rest[:EXPLAIN_NEXT]:
-        ch.dropped.append({"what": d.label, "why": f"ranked lower (score {d.score:.3g})"})
+        ch.dropped.append(Drop(d.label, f"ranked lower (score {d.score:.3g})"))
     if len(rest) > EXPLAIN_NEXT:
-        ch.dropped.append(
-            {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
-        )
+        ch.dropped.append(Drop(f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "ranked lower"))
     blind = sum(1 for lab in (*ch.ranking.rest, *ch.ranking.blind) if lab not in listed)
     if blind:
-        ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
+        ch.dropped.append(Drop(f"{blind:,} files", "nothing in them matches the task"))
     for sh in p.shown:
         d = sh.doc
         if d.named and sh.how == "signatures":
             ch.fit_notes.append(
-                f"note: named file {d.label}: its signatures only (its body does not fit)"
+                Note(f"named file {d.label}: its signatures only (its body does not fit)", "note")
             )
         elif d.named and len(sh.lines) < len(d.lines):
+            shown = f"{len(sh.lines):,} of {len(d.lines):,} lines shown"
             ch.fit_notes.append(
-                f"note: named file {d.label}: {len(sh.lines):,} of {len(d.lines):,} lines shown"
-                " (the budget holds no more)"
+                Note(f"named file {d.label}: {shown} (the budget holds no more)", "note")
             )
     for lab in p.paths:
         if ch.entries[lab].named:
-            ch.fit_notes.append(f"note: named file {lab}: its path only (nothing more fits)")
+            ch.fit_notes.append(
+                Note(f"named file {lab}: its path only (nothing more fits)", "note")
+            )

@@ -14,13 +14,13 @@ FOCUS_MAX = 200  # more files than this: the map is not personalised toward all 
 class MapState:
     """The repo map of the root, built at most once per budget; a failure is a note."""
 
-    def __init__(self, req, root, ruler, query, pack_rels, named, notes, path_filter=None):
+    def __init__(self, req, root, ruler, query, pack_rels, named, ledger, path_filter=None):
         self.req = req
         self.path_filter = path_filter  # --exclude and .ctxignore, as for the files
         self.root = root
         self.ruler = ruler
         self.query = query
-        self.notes = notes
+        self.ledger = ledger
         focus = named if named else (pack_rels if len(pack_rels) <= FOCUS_MAX else [])
         self.focus = [os.path.join(os.path.realpath(root), rel) for rel in focus]
         self.ok = req.use_map
@@ -54,7 +54,7 @@ class MapState:
         except (CtxError, OSError) as exc:
             self.ok = False
             self.left_out = f"not built ({exc})"
-            self.notes.append(f"warning: repository map not built ({exc}); packing without it")
+            self.ledger.warn(f"repository map not built ({exc}); packing without it")
             return {}
         self._maps[MAP_TOKENS] = m.text
         return {f.rel: f.rank for f in m.files}
