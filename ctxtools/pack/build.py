@@ -7,17 +7,15 @@ from collections.abc import Sequence
 
 from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
-from ctxtools.pack.choose import Chooser
-from ctxtools.pack.fit import MapState
+from ctxtools.pack.choose import Chooser, FilesRequest
+from ctxtools.pack.fit import Assembly, MapState, fit_rounds
 from ctxtools.pack.inputs import LISTED, Gatherer, load_entries, redact_text
 from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.memory_section import Fixed as _Fixed
 from ctxtools.pack.memory_section import memory_left_out as _memory_left_out
 from ctxtools.pack.memory_section import memory_section as _memory_section
 from ctxtools.pack.model import (
-    FIT_ROUNDS,
     FORMATS,
-    MAP_MIN_TOKENS,
     MAP_SHARE_MIN,
     MAP_TOKENS,
     SECTIONS,
@@ -111,28 +109,25 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     step("fitting")
-    text, tokens, map_section, files_section, file_rows = _fit_rounds(
-        fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
-    )
-    _check_fit(tokens, total_budget, files)
+    parts = Assembly(fixed, task_part, room, total_budget, render, count)
+    fitted = fit_rounds(parts, files, map_state, files_budget)
+    _check_fit(fitted.tokens, total_budget, files)
     _left_out(files, map_state, ledger)
 
-    sections_out = _sections_record(
-        fixed, map_section, files_section, file_rows, task_tokens, count
-    )
+    sections_out = _sections_record(fixed, fitted, task_tokens, count)
     if resolver is not None:
         resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
         _memory_totals(memory_info, fixed, count)
     pack = Pack(
-        text=text,
-        tokens=tokens,
+        text=fitted.text,
+        tokens=fitted.tokens,
         budget=budget,
         ruler=ruler.name,
         exact=ruler.exact,
         fmt=req.fmt,
         sections=sections_out,
-        files=file_rows,
+        files=fitted.file_rows,
         dropped=ledger.drop_rows(),
         mentions=mention_log,
         redactions=ledger.redaction_rows(),
@@ -154,21 +149,10 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
-    root = map_state.root
     filt = map_state.path_filter
-    files = Chooser(
-        entries,
-        task_words,
-        req,
-        ruler,
-        render,
-        named,
-        ledger,
-        root,
-        filt,
-        ranks,
-        map_state.defs,
-    )
+    ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
+    ask.path_filter, ask.map_ranks, ask.map_defs = filt, ranks, map_state.defs
+    files = Chooser(ask)
     for glob in filt.unused():
         ledger.warn(f"--include/--exclude {glob!r} matches no file")
     return files
@@ -338,61 +322,9 @@ def _trim_fixed(
         fixed_tokens[sec.name] = count(sec.text)
 
 
-def _fit_rounds(
-    fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
-):
-    """Fit the files and the map into ROOM, assemble, count the whole text, and shrink
-    (the map first, then the files) until it is within TOTAL_BUDGET or nothing is left to
-    shrink. Returns (text, tokens, map section, files section, file rows)."""
-    text = ""
-    tokens = 0
-    map_cap = MAP_TOKENS
-    fitted_for = None
-    map_section = files_section = ""
-    file_rows: list[dict] = []
-    used = 0
-    for _round in range(FIT_ROUNDS):
-        if fitted_for != files_budget:
-            files_text, file_rows = files.fit(files_budget)
-            files_section = render.section("files", files_text) if files_text else ""
-            used = count(files_section) if files_section else 0
-            fitted_for = files_budget
-            if map_state.ok and used > files_budget > 0 and _round < FIT_ROUNDS - 1:
-                # The plan's estimate ran over (headers, separators): the files give back
-                # what they took from the map's share, and are fitted again.
-                files_budget = max(0, files_budget - (used - files_budget) - 8)
-                continue
-        map_section = ""
-        map_budget = min(map_cap, room - used) if map_state.ok else 0
-        if map_budget >= MAP_MIN_TOKENS:
-            map_text = map_state.text(map_budget)
-            if map_text:
-                map_section = render.section("map", render.repomap(map_text))
-        parts = [
-            f.text for name in ("instructions", "skills", "memory") for f in fixed if f.name == name
-        ]
-        parts += [s for s in (map_section, files_section) if s]
-        parts.append(task_part)
-        text = render.document(parts)
-        tokens = count(text)
-        if tokens <= total_budget:
-            break
-        # Over (tokens merge across joins; escaping grows the map): the map gives way
-        # first, the files have the room they took.
-        excess = tokens - total_budget
-        if map_section:
-            map_cap = map_budget - excess - 8
-        elif files_budget > 0:
-            files_budget = max(0, files_budget - excess - 8)
-        else:
-            break
-    if map_state.ok and not map_section:
-        map_state.left_out = "no room left after the files"
-    return text, tokens, map_section, files_section, file_rows
-
-
-def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, count):
+def _sections_record(fixed, fitted, task_tokens, count):
     """Tokens per section and per part, in the pack's order (for --explain and JSON)."""
+    map_section, files_section = fitted.map_section, fitted.files_section
     out = [
         {
             "name": f.name,
@@ -404,7 +336,7 @@ def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, 
     if map_section:
         out.append({"name": "map", "tokens": count(map_section), "parts": []})
     if files_section:
-        parts = [{"label": r["path"], "tokens": r["tokens"]} for r in file_rows]
+        parts = [{"label": r["path"], "tokens": r["tokens"]} for r in fitted.file_rows]
         out.append({"name": "files", "tokens": count(files_section), "parts": parts})
     out.append({"name": "task", "tokens": task_tokens, "parts": []})
     out.sort(key=lambda s: SECTIONS.index(s["name"]))

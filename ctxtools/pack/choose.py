@@ -18,10 +18,17 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError
-from ctxtools.pack.ledger import Drop, Note
-from ctxtools.pack.model import SIGNATURE_ROLES
+from ctxtools.pack.ledger import Drop, Ledger, Note
+from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest
+
+if TYPE_CHECKING:
+    from ctxtools.pack.choose_render import FilesFit
+    from ctxtools.pack.render import Renderer
+    from ctxtools.pathfilter import PathFilter
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
@@ -72,43 +79,48 @@ MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
 SHOWN_PATH = 160  # characters of a task's path a warning shows (its ends, when longer)
 
 
+@dataclass
+class FilesRequest:
+    """What a ``Chooser`` chooses from, and for what: the candidate ENTRIES, the task's
+    words, the pack's request, the ruler and renderer, the files named on purpose, the
+    build's LEDGER (the redactions of the files shown go there), the ROOT with the user's
+    PATH_FILTER, and the repo map's ranks and scanned definitions (rel -> ...)."""
+
+    entries: list[FileEntry]
+    task_words: str
+    req: PackRequest
+    ruler: object
+    render: Renderer
+    named: list[str]
+    ledger: Ledger
+    root: str
+    path_filter: PathFilter | None = None
+    map_ranks: dict[str, float] = field(default_factory=dict)
+    map_defs: dict[str, tuple] = field(default_factory=dict)
+
+
 class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
-    def __init__(
-        self,
-        entries,
-        task_words,
-        req,
-        ruler,
-        render,
-        named,
-        ledger,
-        root,
-        filt,
-        ranks=None,
-        map_defs=None,
-    ):
+    def __init__(self, ask: FilesRequest):
         from ctxtools.analyzer import parse_query
 
+        req = ask.req
         self.req = req
-        self.render = render
-        self.ledger = ledger  # the redactions of the files shown go there
+        self.render = ask.render
+        self.ledger = ask.ledger
         self.base_notes: list[Note] = []  # said once, when the files are read
-        self.fit_notes: list[Note] = []  # said by the last fitting
         self.skipped: list[Drop] = []  # inputs left out before ranking (binary, noise)
-        self.dropped: list[Drop] = []
-        self.failed_named: list[str] = []
-        self.lost: set[str] = set()
-        self.named = set(named)
-        self.entries = {e.label: e for e in entries}
-        self.root = root
-        self.filt = filt
-        self.map_ranks = ranks or {}
-        self.map_defs: dict[str, tuple] = map_defs or {}  # rel -> what the map scanned
-        self._count = ruler.count
+        self.fitted: FilesFit | None = None  # the last fitting
+        self.named = set(ask.named)
+        self.entries = {e.label: e for e in ask.entries}
+        self.root = ask.root
+        self.filt = ask.path_filter
+        self.map_ranks = ask.map_ranks
+        self.map_defs = ask.map_defs
+        self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
-        self.query = parse_query(task_words)
+        self.query = parse_query(ask.task_words)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")
@@ -120,7 +132,18 @@ class Chooser:
 
     @property
     def notes(self) -> list[Note]:
-        return self.base_notes + self.fit_notes
+        """What reading the files said, then what the last fitting said."""
+        return self.base_notes + (self.fitted.notes if self.fitted else [])
+
+    @property
+    def dropped(self) -> list[Drop]:
+        """What the last fitting left out."""
+        return self.fitted.dropped if self.fitted else []
+
+    @property
+    def failed_named(self) -> list[str]:
+        """The named files the last fitting could not show even as their path."""
+        return self.fitted.failed_named if self.fitted else []
 
     # -- reading ------------------------------------------------------------------------
     def count(self, text: str) -> int:
@@ -322,12 +345,16 @@ class Chooser:
             )
 
     # -- fitting ------------------------------------------------------------------------
-    def fit(self, budget: int) -> tuple[str, list[dict]]:
-        """The files section's body in at most about BUDGET tokens, and a row per file."""
+    def fit(self, budget: int) -> FilesFit:
+        """The files section in at most about BUDGET tokens: its body, a row per file and
+        what it left out (kept as ``fitted``)."""
+        from ctxtools.pack.choose_render import render_plan
+
         while True:
-            text, rows = self._fit_once(budget)
-            if self.req.allow_secrets or not self._redact([r["path"] for r in rows]):
-                return text, rows
+            self.fitted = render_plan(self, budget)
+            paths = [r["path"] for r in self.fitted.rows]
+            if self.req.allow_secrets or not self._redact(paths):
+                return self.fitted
 
     def _redact(self, labels: list[str]) -> bool:
         from ctxtools.pack.inputs import redact_bytes
@@ -350,11 +377,6 @@ class Chooser:
             self._rerank()
             self._counts.clear()
         return changed
-
-    def _fit_once(self, budget: int) -> tuple[str, list[dict]]:
-        from ctxtools.pack.choose_render import render_plan
-
-        return render_plan(self, budget)
 
 
 def _open_scan_cache(root: str, store):
