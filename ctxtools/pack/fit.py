@@ -36,24 +36,27 @@ class MapState:
         self.left_out: str | None = None if req.use_map else "--no-map"
         self._maps: dict[int, str] = {}
         self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
-        self.fits: dict = {}  # what fitting the same map to another budget needs
+        self.refit = None  # what fitting the same map to another budget needs
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
 
-        return build_map(
+        m = build_map(
             self.root,
             tokens=tokens,
             focus=[p for p in self.focus if os.path.exists(p)],
             query=self.query,
             ruler=self.ruler,
             store=self.req.store,
-            defs_out=self.defs if not self.defs else None,
-            fits_out=self.fits,
+            keep=True,
             path_filter=self.path_filter,
             progress=self.req.progress,
             stage=self.req.stage,
         )
+        if not self.defs:
+            self.defs.update(m.defs)
+        self.refit = m.refit
+        return m
 
     def ranks(self) -> dict[str, float]:
         try:
@@ -71,10 +74,10 @@ class MapState:
     def text(self, tokens: int) -> str:
         if tokens not in self._maps:
             try:
-                if self.fits:
+                if self.refit is not None:
                     from ctxtools.repomap.core import refit_map
 
-                    self._maps[tokens] = refit_map(self.fits, tokens, self.ruler)
+                    self._maps[tokens] = refit_map(self.refit, tokens, self.ruler)
                 else:
                     self._maps[tokens] = self._build(tokens).text
             except ResourceError:
