@@ -148,12 +148,12 @@ def _file_json(f) -> dict:
         "language": f.language,
         "definitions": [
             {
-                "kind": d[0],
-                "name": d[1],
-                "line": d[2],
-                "end_line": d[5],
-                "signature": d[3],
-                "scope": d[4],
+                "kind": d.kind,
+                "name": d.name,
+                "line": d.line,
+                "end_line": d.end_line,
+                "signature": d.signature,
+                "scope": d.scope,
                 "score": round(s, 9),
             }
             for d, s in zip(f.defs, f.scores, strict=True)

@@ -50,7 +50,7 @@ class FileScan:
 
     rel: str
     language: str | None
-    defs: tuple = ()
+    defs: tuple = ()  # scan.Definition records
     ref_names: tuple = ()  # identifiers used ...
     ref_counts: tuple = ()  # ... and how often (two tuples: far smaller than a dict)
     imports: tuple = ()
@@ -63,10 +63,7 @@ class FileScan:
         return cls(
             rel,
             result.language,
-            tuple(
-                (d.kind, d.name, d.line, d.signature, d.scope, d.end_line)
-                for d in result.definitions
-            ),
+            tuple(result.definitions),
             tuple(refs),
             tuple(refs.values()),
             tuple(result.imports),
@@ -429,7 +426,7 @@ class GraphBuilder:
             if entry is None:
                 continue
             if mine is None:
-                mine = {d[1] for d in s.defs}.union(imp[3])
+                mine = {d.name for d in s.defs}.union(imp[3])
             if name in mine:
                 continue
             w, ds, plain = entry
