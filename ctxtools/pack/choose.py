@@ -262,6 +262,7 @@ class Chooser:
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
         from ctxtools.repomap.scan import language_for, script_language
+        from ctxtools.retrieval.window import definitions_of
 
         data = self._data  # a script's language is its #! line's (bin/deploy)
         wanted = {
@@ -281,7 +282,7 @@ class Chooser:
             if cache is not None and e.path is not None and e.data is None:
                 defs = _cached_defs(cache, lab, e.path)
             if defs is None:
-                defs = _scan_defs(lab, self._data[lab])
+                defs = definitions_of(lab, self._data[lab])
             out[lab] = defs
         return out
 
@@ -358,6 +359,7 @@ class Chooser:
 
     def _redact(self, labels: list[str]) -> bool:
         from ctxtools.pack.inputs import redact_bytes
+        from ctxtools.retrieval.window import definitions_of
 
         changed = False
         for s in self.sources:
@@ -371,7 +373,7 @@ class Chooser:
             if red is not s.data:
                 s.data = red
                 s.present = None
-                s.defs = _scan_defs(s.label, red) if s.defs is not None else None
+                s.defs = definitions_of(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:
             self._rerank()
@@ -400,12 +402,3 @@ def _cached_defs(cache, rel: str, path: str):
     payload = getattr(entry, "payload", None) if entry is not None else None
     defs = getattr(payload, "defs", None)
     return tuple(defs) if defs is not None else None
-
-
-def _scan_defs(label: str, data: bytes) -> tuple:
-    from ctxtools.repomap.scan import scan_bytes
-
-    result = scan_bytes(label, data)
-    if result is None:
-        return ()
-    return tuple(result.definitions)
