@@ -298,7 +298,7 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
             ledger.info(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
             ledger.drop(label, "too large")
             continue
-        # The bytes are read by the excerpt library (binary files are skipped there) and
+        # The bytes are read by the Chooser (which skips binary files and noise) and
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:

@@ -81,9 +81,6 @@ class Graph:
     import_edges: int = 0
     totals: list[float] = field(default_factory=list)  # out-weight before pruning
 
-    def edge_count(self) -> int:
-        return sum(len(o) for o in self.out)
-
 
 _MORE_COMMON = (
     "close open read write run call apply main init new next value name type data "

@@ -146,7 +146,7 @@ def _path_hits(labels: list[str], paths) -> dict[str, int]:
     return out
 
 
-def _priors(query: Query, task_terms) -> dict[str, float]:
+def _priors(task_terms) -> dict[str, float]:
     prior = dict(ROLE_PRIOR)
     for role, words in _ASKS.items():
         if any(w in task_terms for w in words):
@@ -457,7 +457,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool]):
     fw = _weights(
         terms, query, Stats(fstats.units, fstats.total_len, fstats.df, fstats.df, fstats.files)
     )
-    prior = _priors(query, set(query.terms))
+    prior = _priors(set(query.terms))
     scored = sorted(
         (
             (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0), src.label, src, tf, n)
@@ -508,7 +508,7 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         i = ids.get(name)
         return weights[i] if i is not None and weights[i] else 0.5 * wmax
 
-    prior = _priors(query, set(query.terms))
+    prior = _priors(set(query.terms))
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
         frames = ctx.frames.get(doc.label, ())
