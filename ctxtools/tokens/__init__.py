@@ -16,8 +16,8 @@ The package, from the top down:
 
 Imports go downward only: ``choice`` -> ``local`` -> ``rulers`` -> ``loading``; ``stream`` ->
 ``rulers``, and ``stream`` imports ``cutter`` -> ``runs`` -> ``cuts`` when an input is big
-enough to cut. The names below are re-exported lazily, so ``from ctxtools.tokens import get_ruler`` loads only what it
-needs (start-up time is part of every command).
+enough to cut. The names below are re-exported lazily, so ``from ctxtools.tokens import
+get_ruler`` loads only what it needs (start-up time is part of every command).
 """
 
 from __future__ import annotations
