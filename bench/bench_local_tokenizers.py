@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from sdist import sdist  # noqa: E402
 
+from ctxtools.tokens.choice import get_ruler  # noqa: E402
 from ctxtools.tokens.local import LOCAL, available, local_ruler  # noqa: E402
-from ctxtools.tokens.rulers import get_ruler  # noqa: E402
 
 LANGS = ("de", "fr", "ja", "zh_Hans", "ru")
 

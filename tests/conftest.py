@@ -7,9 +7,6 @@ from pathlib import Path
 
 import pytest
 
-# Re-exported: tests written before helpers.py import these from conftest.
-from helpers import DATA, REPO, BytesRun, run_bytes  # noqa: F401
-
 CTX_VARS = ("CTX_STORE", "CTX_SESSION", "CTX_MODEL", "CTX_ENCODING", "CTX_PROFILES", "CTX_DEBUG")
 
 

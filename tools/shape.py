@@ -1,7 +1,11 @@
 """The codebase's shape, as docs/ARCHITECTURE.md promises it: no module of ctxtools/ over
 MAX_MODULE_LINES lines, no function over MAX_FUNCTION_LINES (its docstring aside; a nested
-function counts inside its parent too), and no import cycle among module-level imports
-(imports under ``if TYPE_CHECKING:`` and inside functions are lazy: they are left out).
+function counts inside its parent too), no import cycle, and no import going up the layers
+(the library never imports ``ctxtools.cli``; the bottom, BOTTOM, imports only the bottom).
+
+Every import counts: at module level, inside a function, under ``if TYPE_CHECKING:``. A lazy
+import only puts off its cost, and a type-only one is still a dependency: either may go
+down the layers, never up or round.
 
     python tools/shape.py          # prints what is over, exits 1 when anything is
 
@@ -17,6 +21,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "ctxtools"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
+# The bottom layer (docs/ARCHITECTURE.md): disk, the ruler, processes, what a file is, what
+# the user excludes, what a text's words are, the defaults, errors, the store's root.
+BOTTOM = (
+    "store",
+    "tokens",
+    "runner",
+    "fsutil",
+    "classify",
+    "pathfilter",
+    "analyzer",
+    "identifiers",
+    "defaults",
+    "errors",
+    "config",
+    "lazy",
+)
+TOP = "cli"
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:
@@ -57,11 +78,11 @@ def long_functions(root: Path = ROOT) -> list[tuple[str, int]]:
 
 
 def _imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The package's modules NAME imports at module level."""
+    """The package's modules NAME imports, anywhere in it (see the module's docstring)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = set()
-    for node in tree.body:
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -77,8 +98,7 @@ def _imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 
 def import_cycles(root: Path = ROOT) -> list[list[str]]:
     """The strongly connected groups of more than one module (Tarjan, iteratively)."""
-    known = modules(root)
-    graph = {name: sorted(_imports(name, path, known)) for name, path in known.items()}
+    graph = import_graph(root)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -118,6 +138,33 @@ def import_cycles(root: Path = ROOT) -> list[list[str]]:
     return cycles
 
 
+def import_graph(root: Path = ROOT) -> dict[str, list[str]]:
+    """Module -> the package's modules it imports (sorted)."""
+    known = modules(root)
+    return {name: sorted(_imports(name, path, known)) for name, path in known.items()}
+
+
+def _layer(name: str) -> str:
+    """The first part of NAME under the package: ``pack`` for ``ctxtools.pack.build``."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def upward_imports(
+    root: Path = ROOT, bottom: tuple[str, ...] = BOTTOM, top: str = TOP
+) -> list[tuple[str, str]]:
+    """(importer, imported) for every import that goes up: into TOP from below it, or out
+    of the BOTTOM layer into the layers above."""
+    rows = []
+    for name, deps in import_graph(root).items():
+        here = _layer(name)
+        for dep in deps:
+            there = _layer(dep)
+            if (there == top and here != top) or (here in bottom and there not in bottom):
+                rows.append((name, dep))
+    return rows
+
+
 def main() -> int:
     bad = 0
     for name, n in long_modules():
@@ -128,6 +175,9 @@ def main() -> int:
         bad += 1
     for group in import_cycles():
         print(f"import cycle: {' <-> '.join(group)}")
+        bad += 1
+    for name, dep in upward_imports():
+        print(f"import going up the layers: {name} -> {dep}")
         bad += 1
     print(f"{len(modules())} modules; {bad} problem(s)")
     return 1 if bad else 0

@@ -124,7 +124,7 @@ def evaluate(items, budgets: list[int], store: Path, choosers: dict) -> list[dic
         if not gold.hunks:
             continue
         for b in budgets:
-            text, _rows = render_plan(ch, b - OVERHEAD)
+            text = render_plan(ch, b - OVERHEAD).text
             got = score(gold, text)
             rows.append({"task": t.id, "kind": t.kind, "budget": b,
                          "line_recall": got["line_recall"], "complete": got["complete"],

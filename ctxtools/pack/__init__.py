@@ -6,13 +6,16 @@
    priority, byte caps, ``paths:`` gating against the pack's files);
 2. **Skills** -- with a skills directory: one-line cards of the skills that match the task,
    full bodies only when earned (``ctxtools.skills``);
-   then **Memory** -- with memory files: their sections that bear on the task, best first,
-   under a share of the budget (``ctxtools.memory``);
-3. **Repository map** -- the repo map of the root, personalised toward the pack's files
-   and the task, 900 tokens when the files leave room, less when they do not;
-4. **Files** -- every file excerpted around the task's identifiers (real line numbers), or
-   its signatures for the roles that explore; with ``changed`` its diff hunks first;
-5. **Task** -- last, verbatim.
+3. **Memory** -- with memory files: their sections that bear on the task, best first,
+   under a share of the budget (``ctxtools.memory``, ``pack.memory_section``);
+4. **Repository map** -- the repo map of the root, personalised toward the pack's files
+   and the task: 900 tokens when the files leave room, less when they do not;
+5. **Files** -- the candidates (arguments, directories, globs, ``listed``, @-mentions,
+   ``changed``) less the noise a directory holds, ranked against the task
+   (``ctxtools.retrieval``) and shown as their best definitions down to a relevance
+   floor (real line numbers), as signatures for the roles that explore, or as a path
+   when nothing more fits; a changed file's diff hunks come first (``pack.choose``);
+6. **Task** -- last, verbatim.
 
 Stable content first, volatile last, and the same inputs give the same bytes (files sorted
 by path; nothing from the clock or the filesystem's order), so a serving engine can reuse
@@ -20,16 +23,19 @@ the KV-cache of the prefix.
 
 The budget is DESIGN.md's (``profiles.pack_budget``) or ``tokens``; every part is counted
 with the run's ruler and the finished text is counted once more: ``Pack.tokens <=
-Pack.budget`` always holds, or the build fails. What does not fit is dropped in this
-order: file windows with the lowest scores, then whole files (lowest match score, then
-lowest repo-map rank), then the map shrinks; a file the user named (an argument, an
-@-mention, or a file changed under ``changed``) keeps at least its signatures, and when
-even those cannot fit the build fails naming it, unless ``allow_drop``.
+Pack.budget`` always holds, or the build fails. When the whole is over, the fitting
+rounds (``pack.fit``) shrink the map first, then the files' share; within the files the
+plan keeps the best chunks of the whole ranking first. A file the user named (an
+argument, an @-mention, or a file changed under ``changed``) comes before the others, as
+its lines, its signatures or at least its path; when not even its path fits the build
+fails naming it, unless ``allow_drop``.
 
 What goes to a model provider must not carry credentials: files that are secrets by name
 are skipped even when named, and secrets found in any text are replaced by
-``[secret redacted: KIND]`` (``ctxtools.secrets``), unless ``allow_secrets``. Everything
-skipped, dropped, redacted or gated is in ``Pack.notes`` (for stderr) and ``Pack.explain``.
+``[secret redacted: KIND]`` (``ctxtools.secrets``, ``pack.redact``), unless
+``allow_secrets``. What the build said, left out and redacted is its ledger
+(``pack.ledger``): ``Pack.notes`` (for stderr), ``Pack.dropped`` and ``Pack.redactions``,
+all shown by ``Pack.explain``.
 
 Nothing here prints. Errors are ``CtxError``s: missing paths (all named in one error;
 ``keep_going`` packs the rest), paths outside the root, a budget below the floor, a named

@@ -7,16 +7,15 @@ from collections.abc import Sequence
 
 from ctxtools.errors import CtxError, NotFoundError, UsageError
 from ctxtools.fsutil import require_directory
-from ctxtools.pack.choose import Chooser
-from ctxtools.pack.fit import MapState
+from ctxtools.pack.choose import Chooser, FilesRequest
+from ctxtools.pack.fit import Assembly, MapState, fit_rounds
 from ctxtools.pack.inputs import LISTED, Gatherer, load_entries, redact_text
+from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.memory_section import Fixed as _Fixed
 from ctxtools.pack.memory_section import memory_left_out as _memory_left_out
 from ctxtools.pack.memory_section import memory_section as _memory_section
 from ctxtools.pack.model import (
-    FIT_ROUNDS,
     FORMATS,
-    MAP_MIN_TOKENS,
     MAP_SHARE_MIN,
     MAP_TOKENS,
     SECTIONS,
@@ -69,78 +68,70 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
     root, root_real = _check_request(req)
     step = req.stage if req.stage is not None else _no_stage
     step("listing")
-    notes: list[str] = list(ruler_notes)
-    budget, ruler = _budget_and_ruler(req, ruler, notes)
+    ledger = Ledger()
+    ledger.said(ruler_notes)
+    budget, ruler = _budget_and_ruler(req, ruler, ledger)
     count = ruler.count
-    redactions: list[dict] = []
-    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, redactions))  # all redacted
+    render = Renderer(req.fmt, PackRedactor(req.allow_secrets, ledger))  # all redacted
 
-    gather = Gatherer(req, root, root_real)
+    gather = Gatherer(req, root, root_real, ledger)
     gather.output.check(_option_sources(req))
-    _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, notes)
-    _gather_paths(gather, req, root, notes)
+    _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, ledger)
+    _gather_paths(gather, req, root, ledger)
 
-    dropped: list[dict] = []
-    entries = load_entries(gather, req, notes, dropped, redactions)
+    entries = load_entries(gather, req, ledger)
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
 
     # Fixed sections: instructions, skills, memory, task.
-    fixed, whole = _fixed_sections(
-        req, root_real, pack_rels, task_words, skill_names, render, notes, dropped, redactions
-    )
+    fixed, whole = _fixed_sections(req, root_real, pack_rels, skill_names, render, ledger)
     for part in (f for f in fixed if f.name == "instructions"):
         read = [(f"instructions {p}", os.path.join(root_real, p)) for p, _ in part.parts]
         gather.output.check(read)
-    entries = _without_instruction_files(entries, whole, dropped)
+    entries = _without_instruction_files(entries, whole, ledger)
     memory_info = None
     if req.memory:
-        mem, memory_info = _memory_section(
-            req, task_words, budget["tokens"], render, count, notes, redactions
-        )
+        mem, memory_info = _memory_section(req, task_words, budget["tokens"], render, count, ledger)
         if mem is not None:
             fixed.append(mem)
     task_part = render.section("task", render.task(req.task))
     total_budget = budget["tokens"]
     fixed_tokens, task_tokens = _count_fixed(fixed, task_part, total_budget, count)
-    _trim_fixed(fixed, fixed_tokens, task_tokens, total_budget, render, count, dropped, memory_info)
+    _trim_fixed(fixed, fixed_tokens, task_tokens, total_budget, render, count, ledger, memory_info)
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
     # The repo map's ranks (personalised toward the pack's files and the task).
     # One filter for the map and the files: a file kept out of one is kept out of both.
     filt = load_filter(root_real, req.include, req.exclude)
-    notes.extend(filt.notes)
-    map_state = MapState(req, root, ruler, task_words, pack_rels, named, notes, filt)
-    files = _chooser(entries, task_words, req, ruler, render, named, redactions, map_state)
+    ledger.said(filt.notes)
+    map_state = MapState(req, root, ruler, task_words, pack_rels, named, ledger, filt)
+    files = _chooser(entries, task_words, req, ruler, render, named, ledger, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     step("fitting")
-    text, tokens, map_section, files_section, file_rows = _fit_rounds(
-        fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
-    )
-    _check_fit(tokens, total_budget, files)
-    _left_out(files, map_state, dropped, notes)
+    parts = Assembly(fixed, task_part, room, total_budget, render, count)
+    fitted = fit_rounds(parts, files, map_state, files_budget)
+    _check_fit(fitted.tokens, total_budget, files)
+    _left_out(files, map_state, ledger)
 
-    sections_out = _sections_record(
-        fixed, map_section, files_section, file_rows, task_tokens, count
-    )
+    sections_out = _sections_record(fixed, fitted, task_tokens, count)
     if resolver is not None:
         resolver.record_use([e.label for e in entries if e.path is not None and e.named])
     if memory_info is not None:
         _memory_totals(memory_info, fixed, count)
     pack = Pack(
-        text=text,
-        tokens=tokens,
+        text=fitted.text,
+        tokens=fitted.tokens,
         budget=budget,
         ruler=ruler.name,
         exact=ruler.exact,
         fmt=req.fmt,
         sections=sections_out,
-        files=file_rows,
-        dropped=dropped,
+        files=fitted.file_rows,
+        dropped=ledger.drop_rows(),
         mentions=mention_log,
-        redactions=redactions,
-        notes=notes,
+        redactions=ledger.redaction_rows(),
+        notes=ledger.note_lines(),
         named=named,
         memory=memory_info,
     )
@@ -151,31 +142,19 @@ def _no_stage(name: str) -> None:
     """No one is told the steps."""
 
 
-def _chooser(entries, task_words, req, ruler, render, named, redactions, map_state):
+def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
     --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
     no file is a warning)."""
-    notes = map_state.notes
     ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
-    root = map_state.root
     filt = map_state.path_filter
-    files = Chooser(
-        entries,
-        task_words,
-        req,
-        ruler,
-        render,
-        named,
-        redactions,
-        root,
-        filt,
-        ranks,
-        map_state.defs,
-    )
+    ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
+    ask.path_filter, ask.map_ranks, ask.map_defs = filt, ranks, map_state.defs
+    files = Chooser(ask)
     for glob in filt.unused():
-        notes.append(f"warning: --include/--exclude {glob!r} matches no file")
+        ledger.warn(f"--include/--exclude {glob!r} matches no file")
     return files
 
 
@@ -192,7 +171,7 @@ def _check_request(req: PackRequest) -> tuple[str, str]:
     return root, os.path.realpath(root)
 
 
-def _budget_and_ruler(req: PackRequest, ruler, notes: list[str]):
+def _budget_and_ruler(req: PackRequest, ruler, ledger: Ledger):
     """(the budget, the ruler): the model's profile decides both unless given."""
     from ctxtools import profiles as prof
 
@@ -206,7 +185,7 @@ def _budget_and_ruler(req: PackRequest, ruler, notes: list[str]):
 
         choice = get_ruler(encoding=profile.encoding if profile else None, store_root=req.store)
         ruler = choice.ruler
-        notes.extend(choice.notes)
+        ledger.said(choice.notes)
     return budget, ruler
 
 
@@ -220,7 +199,7 @@ def _option_sources(req: PackRequest) -> list[tuple[str, str]]:
     return sources
 
 
-def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:
+def _gather_paths(gather: Gatherer, req: PackRequest, root: str, ledger: Ledger) -> None:
     """The paths and changed files the request names join GATHER."""
     for arg in req.paths:
         gather.add_path(arg)
@@ -228,8 +207,7 @@ def _gather_paths(gather: Gatherer, req: PackRequest, root: str, notes: list[str
         gather.add_path(arg, named=False, why=LISTED)
     if req.changed is not None:
         gather.add_changed(req.changed)
-    notes.extend(gather.notes)
-    _path_problems(gather, req, root, notes)
+    _path_problems(gather, req, root, ledger)
 
 
 def _count_fixed(fixed, task_part: str, total_budget: int, count) -> tuple[dict, int]:
@@ -259,13 +237,13 @@ def _check_fit(tokens: int, total_budget: int, files: Chooser) -> None:
         )
 
 
-def _left_out(files: Chooser, map_state: MapState, dropped: list[dict], notes: list[str]):
-    """What the fitting left out, and its notes, join the pack's record."""
-    dropped.extend(files.skipped)
-    dropped.extend(files.dropped)
+def _left_out(files: Chooser, map_state: MapState, ledger: Ledger) -> None:
+    """What the fitting left out, and the files' notes, join the LEDGER."""
+    ledger.drops.extend(files.skipped)
+    ledger.drops.extend(files.dropped)
     if map_state.left_out:
-        dropped.append({"what": "repository map", "why": map_state.left_out})
-    notes.extend(files.notes)
+        ledger.drop("repository map", map_state.left_out)
+    ledger.notes.extend(files.notes)
 
 
 def _memory_totals(memory_info: dict, fixed, count) -> None:
@@ -275,7 +253,7 @@ def _memory_totals(memory_info: dict, fixed, count) -> None:
     memory_info["kept"] = sum(1 for c in memory_info["chunks"] if c["in_pack"])
 
 
-def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[str]):
+def _mentions(req: PackRequest, gather: Gatherer, root_real: str, ledger: Ledger):
     """The task's @-mentions: files and handles join GATHER as named; returns (mentions,
     their log for --explain, skill names, the resolver or None, the task without them)."""
     from ctxtools.analyzer import read_task
@@ -298,16 +276,16 @@ def _mentions(req: PackRequest, gather: Gatherer, root_real: str, notes: list[st
             res = resolver.resolve(m)
             mention_log.append({"mention": m.raw, "path": res.path, "reason": res.reason})
             if res.path is None:
-                notes.append(f"warning: @{m.raw} not resolved: {res.reason}")
+                ledger.warn(f"@{m.raw} not resolved: {res.reason}")
                 continue
             if res.ambiguity():
-                notes.append(f"note: {res.ambiguity()}")
+                ledger.note(res.ambiguity())
             real = os.path.realpath(os.path.join(root_real, res.path))
             gather.add_file(real, True, "@-mention", res.path)
     return mentions, mention_log, skill_names, resolver, task.prose
 
 
-def _path_problems(gather: Gatherer, req: PackRequest, root: str, notes: list[str]) -> None:
+def _path_problems(gather: Gatherer, req: PackRequest, root: str, ledger: Ledger) -> None:
     """Missing paths and paths outside the root: one error naming them all, or with
     keep_going a warning each."""
     problems = gather.missing + [f"{p}: outside the root {root}" for p in gather.outside]
@@ -317,11 +295,12 @@ def _path_problems(gather: Gatherer, req: PackRequest, root: str, notes: list[st
         shown = "; ".join(problems[:5])
         more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
         raise NotFoundError(shown + more, hint="fix the paths, or --keep-going to pack the rest")
-    notes.extend(f"warning: skipped {p}" for p in problems)
+    for p in problems:
+        ledger.warn(f"skipped {p}")
 
 
 def _trim_fixed(
-    fixed, fixed_tokens, task_tokens, total_budget, render, count, dropped, memory_info
+    fixed, fixed_tokens, task_tokens, total_budget, render, count, ledger, memory_info
 ) -> None:
     """Drop fixed parts (the worst memory chunk first, then skill bodies before cards,
     then the last instruction file) while they leave the task no room."""
@@ -333,7 +312,7 @@ def _trim_fixed(
         label, _ = sec.parts.pop()
         if sec.name == "memory" and memory_info is not None:
             _memory_left_out(memory_info, label, "over the pack budget")
-        dropped.append({"what": f"{sec.name}: {label}", "why": "over the budget"})
+        ledger.drop(f"{sec.name}: {label}", "over the budget")
         if not sec.parts:
             fixed.remove(sec)
             del fixed_tokens[sec.name]
@@ -343,61 +322,9 @@ def _trim_fixed(
         fixed_tokens[sec.name] = count(sec.text)
 
 
-def _fit_rounds(
-    fixed, task_part, files, files_budget, map_state, room, total_budget, render, count
-):
-    """Fit the files and the map into ROOM, assemble, count the whole text, and shrink
-    (the map first, then the files) until it is within TOTAL_BUDGET or nothing is left to
-    shrink. Returns (text, tokens, map section, files section, file rows)."""
-    text = ""
-    tokens = 0
-    map_cap = MAP_TOKENS
-    fitted_for = None
-    map_section = files_section = ""
-    file_rows: list[dict] = []
-    used = 0
-    for _round in range(FIT_ROUNDS):
-        if fitted_for != files_budget:
-            files_text, file_rows = files.fit(files_budget)
-            files_section = render.section("files", files_text) if files_text else ""
-            used = count(files_section) if files_section else 0
-            fitted_for = files_budget
-            if map_state.ok and used > files_budget > 0 and _round < FIT_ROUNDS - 1:
-                # The plan's estimate ran over (headers, separators): the files give back
-                # what they took from the map's share, and are fitted again.
-                files_budget = max(0, files_budget - (used - files_budget) - 8)
-                continue
-        map_section = ""
-        map_budget = min(map_cap, room - used) if map_state.ok else 0
-        if map_budget >= MAP_MIN_TOKENS:
-            map_text = map_state.text(map_budget)
-            if map_text:
-                map_section = render.section("map", render.repomap(map_text))
-        parts = [
-            f.text for name in ("instructions", "skills", "memory") for f in fixed if f.name == name
-        ]
-        parts += [s for s in (map_section, files_section) if s]
-        parts.append(task_part)
-        text = render.document(parts)
-        tokens = count(text)
-        if tokens <= total_budget:
-            break
-        # Over (tokens merge across joins; escaping grows the map): the map gives way
-        # first, the files have the room they took.
-        excess = tokens - total_budget
-        if map_section:
-            map_cap = map_budget - excess - 8
-        elif files_budget > 0:
-            files_budget = max(0, files_budget - excess - 8)
-        else:
-            break
-    if map_state.ok and not map_section:
-        map_state.left_out = "no room left after the files"
-    return text, tokens, map_section, files_section, file_rows
-
-
-def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, count):
+def _sections_record(fixed, fitted, task_tokens, count):
     """Tokens per section and per part, in the pack's order (for --explain and JSON)."""
+    map_section, files_section = fitted.map_section, fitted.files_section
     out = [
         {
             "name": f.name,
@@ -409,7 +336,7 @@ def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, 
     if map_section:
         out.append({"name": "map", "tokens": count(map_section), "parts": []})
     if files_section:
-        parts = [{"label": r["path"], "tokens": r["tokens"]} for r in file_rows]
+        parts = [{"label": r["path"], "tokens": r["tokens"]} for r in fitted.file_rows]
         out.append({"name": "files", "tokens": count(files_section), "parts": parts})
     out.append({"name": "task", "tokens": task_tokens, "parts": []})
     out.sort(key=lambda s: SECTIONS.index(s["name"]))
@@ -417,14 +344,14 @@ def _sections_record(fixed, map_section, files_section, file_rows, task_tokens, 
 
 
 def _without_instruction_files(
-    entries: list[FileEntry], whole: set[str], dropped: list[dict]
+    entries: list[FileEntry], whole: set[str], ledger: Ledger
 ) -> list[FileEntry]:
     """ENTRIES without the files the instructions section already shows whole (AGENTS.md
     in a packed directory): one copy in the pack, not two. A file named on purpose stays."""
     kept = []
     for e in entries:
         if e.label in whole and not e.named and e.path is not None:
-            dropped.append({"what": e.label, "why": "shown whole under instructions"})
+            ledger.drop(e.label, "shown whole under instructions")
         else:
             kept.append(e)
     return kept
@@ -434,12 +361,9 @@ def _fixed_sections(
     req: PackRequest,
     root_real: str,
     pack_rels: list[str],
-    task_words: str,
     skill_names: list[str],
     render: Renderer,
-    notes: list[str],
-    dropped: list[dict],
-    redactions: list[dict],
+    ledger: Ledger,
 ) -> tuple[list[_Fixed], set[str]]:
     """The instructions and skills sections, rendered (empty ones left out), and the
     instruction files they show whole."""
@@ -447,14 +371,14 @@ def _fixed_sections(
 
     fixed: list[_Fixed] = []
     ins = load_instructions(root_real, pack_rels or None, include_readme=req.include_readme)
-    notes.extend(ins.notes)
+    ledger.said(ins.notes)
     for d in ins.dropped:
         where = d["path"] + (f" § {d['section']}" if d.get("section") else "")
-        dropped.append({"what": f"instructions: {where}", "why": d["reason"]})
+        ledger.drop(f"instructions: {where}", d["reason"])
     parts = []
     whole = set()  # instruction files shown whole: not shown again among the files
     for f in ins.files:
-        text = redact_text(f.text, f.path, req, redactions)
+        text = redact_text(f.text, f.path, req, ledger)
         parts.append((f.path, render.instruction(f.path, text)))
         if not f.truncated and len(f.text.encode("utf-8")) == f.size:
             whole.add(f.path)
@@ -471,7 +395,7 @@ def _fixed_sections(
 
     require_directory(req.skills_dir, f"--skills {req.skills_dir}")
     skills, skill_notes = load_skills(req.skills_dir)
-    notes.extend(skill_notes)
+    ledger.said(skill_notes)
     try:
         choice = choose_skills(
             skills,
@@ -483,7 +407,7 @@ def _fixed_sections(
     except UnknownSkillError as exc:
         if not req.keep_going:
             raise
-        notes.append(f"warning: {exc}")
+        ledger.warn(str(exc))
         known = {s.name for s in skills}
         choice = choose_skills(
             skills,
@@ -492,13 +416,13 @@ def _fixed_sections(
             pinned=tuple(p for p in req.pin_skills if p in known),
             max_expanded=req.skill_max_expanded,
         )
-    notes.extend(choice.notes)
+    ledger.said(choice.notes)
     parts = []
     if choice.cards:
         cards = [(s.name, s.description) for s, _score in choice.cards]
         parts.append(("cards", render.skill_cards(cards)))
     for s in choice.expanded:
-        body = redact_text(s.body, f"skill {s.name}", req, redactions)
+        body = redact_text(s.body, f"skill {s.name}", req, ledger)
         parts.append((f"skill {s.name}", render.skill_body(s.name, body)))
     if parts:
         body = "".join(p for _, p in parts)

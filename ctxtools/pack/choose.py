@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError
-from ctxtools.pack.model import SIGNATURE_ROLES
+from ctxtools.pack.ledger import Drop, Ledger, Note
+from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest
+
+if TYPE_CHECKING:
+    from ctxtools.pack.choose_render import FilesFit
+    from ctxtools.pack.render import Renderer
+    from ctxtools.pathfilter import PathFilter
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
@@ -71,43 +79,48 @@ MISSING_WARNINGS = 5  # paths the task names that are not there, said one by one
 SHOWN_PATH = 160  # characters of a task's path a warning shows (its ends, when longer)
 
 
+@dataclass
+class FilesRequest:
+    """What a ``Chooser`` chooses from, and for what: the candidate ENTRIES, the task's
+    words, the pack's request, the ruler and renderer, the files named on purpose, the
+    build's LEDGER (the redactions of the files shown go there), the ROOT with the user's
+    PATH_FILTER, and the repo map's ranks and scanned definitions (rel -> ...)."""
+
+    entries: list[FileEntry]
+    task_words: str
+    req: PackRequest
+    ruler: object
+    render: Renderer
+    named: list[str]
+    ledger: Ledger
+    root: str
+    path_filter: PathFilter | None = None
+    map_ranks: dict[str, float] = field(default_factory=dict)
+    map_defs: dict[str, tuple] = field(default_factory=dict)
+
+
 class Chooser:
     """The files section under a token budget (see the module's docstring)."""
 
-    def __init__(
-        self,
-        entries,
-        task_words,
-        req,
-        ruler,
-        render,
-        named,
-        redactions,
-        root,
-        filt,
-        ranks=None,
-        map_defs=None,
-    ):
+    def __init__(self, ask: FilesRequest):
         from ctxtools.analyzer import parse_query
 
+        req = ask.req
         self.req = req
-        self.render = render
-        self.redactions = redactions
-        self.base_notes: list[str] = []  # said once, when the files are read
-        self.fit_notes: list[str] = []  # said by the last fitting
-        self.skipped: list[dict] = []  # inputs left out before ranking (binary, noise)
-        self.dropped: list[dict] = []
-        self.failed_named: list[str] = []
-        self.lost: set[str] = set()
-        self.named = set(named)
-        self.entries = {e.label: e for e in entries}
-        self.root = root
-        self.filt = filt
-        self.map_ranks = ranks or {}
-        self.map_defs: dict[str, tuple] = map_defs or {}  # rel -> what the map scanned
-        self._count = ruler.count
+        self.render = ask.render
+        self.ledger = ask.ledger
+        self.base_notes: list[Note] = []  # said once, when the files are read
+        self.skipped: list[Drop] = []  # inputs left out before ranking (binary, noise)
+        self.fitted: FilesFit | None = None  # the last fitting
+        self.named = set(ask.named)
+        self.entries = {e.label: e for e in ask.entries}
+        self.root = ask.root
+        self.filt = ask.path_filter
+        self.map_ranks = ask.map_ranks
+        self.map_defs = ask.map_defs
+        self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
-        self.query = parse_query(task_words)
+        self.query = parse_query(ask.task_words)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")
@@ -118,8 +131,19 @@ class Chooser:
         self._rank()
 
     @property
-    def notes(self) -> list[str]:
-        return self.base_notes + self.fit_notes
+    def notes(self) -> list[Note]:
+        """What reading the files said, then what the last fitting said."""
+        return self.base_notes + (self.fitted.notes if self.fitted else [])
+
+    @property
+    def dropped(self) -> list[Drop]:
+        """What the last fitting left out."""
+        return self.fitted.dropped if self.fitted else []
+
+    @property
+    def failed_named(self) -> list[str]:
+        """The named files the last fitting could not show even as their path."""
+        return self.fitted.failed_named if self.fitted else []
 
     # -- reading ------------------------------------------------------------------------
     def count(self, text: str) -> int:
@@ -138,8 +162,8 @@ class Chooser:
             from ctxtools.fsutil import check_resource
 
             check_resource(exc, e.label)  # a resource limit is an error, not a skip
-            self.base_notes.append(f"skipped {e.label}: {exc.strerror or exc}")
-            self.skipped.append({"what": e.label, "why": "unreadable"})
+            self.base_notes.append(Note(f"skipped {e.label}: {exc.strerror or exc}"))
+            self.skipped.append(Drop(e.label, "unreadable"))
             return None
 
     def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
@@ -148,8 +172,8 @@ class Chooser:
 
         if e.named:
             if is_binary(data):
-                self.base_notes.append(f"skipped {e.label}: binary file")
-                self.skipped.append({"what": e.label, "why": "binary"})
+                self.base_notes.append(Note(f"skipped {e.label}: binary file"))
+                self.skipped.append(Drop(e.label, "binary"))
                 return False
             return True
         said = self._user_filter(e, counts)
@@ -190,7 +214,7 @@ class Chooser:
 
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1
-        self.skipped.append({"what": label, "why": reason})
+        self.skipped.append(Drop(label, reason))
         return False
 
     def _sources(self) -> list:
@@ -220,7 +244,7 @@ class Chooser:
             how = "--include GLOB to pack them"
             if reason == "excluded":  # the user's own rule: --include does not undo it
                 how = "--exclude or .ctxignore"
-            self.base_notes.append(f"left out {n:,} file(s): {reason} ({how})")
+            self.base_notes.append(Note(f"left out {n:,} file(s): {reason} ({how})"))
         return out
 
     def _vocab_cache(self):
@@ -238,6 +262,7 @@ class Chooser:
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
         from ctxtools.repomap.scan import language_for, script_language
+        from ctxtools.retrieval.window import definitions_of
 
         data = self._data  # a script's language is its #! line's (bin/deploy)
         wanted = {
@@ -257,7 +282,7 @@ class Chooser:
             if cache is not None and e.path is not None and e.data is None:
                 defs = _cached_defs(cache, lab, e.path)
             if defs is None:
-                defs = _scan_defs(lab, self._data[lab])
+                defs = definitions_of(lab, self._data[lab])
             out[lab] = defs
         return out
 
@@ -312,24 +337,29 @@ class Chooser:
                     p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
                 )
                 self.base_notes.append(
-                    f"warning: the task names {shown}, which is not among the files{hint}"
+                    Note(f"the task names {shown}, which is not among the files{hint}", "warning")
                 )
         if said > MISSING_WARNINGS:
+            more = said - MISSING_WARNINGS
             self.base_notes.append(
-                f"warning: the task names {said - MISSING_WARNINGS:,} more paths that are not"
-                " among the files"
+                Note(f"the task names {more:,} more paths that are not among the files", "warning")
             )
 
     # -- fitting ------------------------------------------------------------------------
-    def fit(self, budget: int) -> tuple[str, list[dict]]:
-        """The files section's body in at most about BUDGET tokens, and a row per file."""
+    def fit(self, budget: int) -> FilesFit:
+        """The files section in at most about BUDGET tokens: its body, a row per file and
+        what it left out (kept as ``fitted``)."""
+        from ctxtools.pack.choose_render import render_plan
+
         while True:
-            text, rows = self._fit_once(budget)
-            if self.req.allow_secrets or not self._redact([r["path"] for r in rows]):
-                return text, rows
+            self.fitted = render_plan(self, budget)
+            paths = [r["path"] for r in self.fitted.rows]
+            if self.req.allow_secrets or not self._redact(paths):
+                return self.fitted
 
     def _redact(self, labels: list[str]) -> bool:
         from ctxtools.pack.inputs import redact_bytes
+        from ctxtools.retrieval.window import definitions_of
 
         changed = False
         for s in self.sources:
@@ -339,21 +369,16 @@ class Chooser:
             e = self.entries[s.label]
             if e.data is not None:
                 continue  # handles were redacted when they were read
-            red = redact_bytes(s.data, s.label, self.req, self.redactions)
+            red = redact_bytes(s.data, s.label, self.req, self.ledger)
             if red is not s.data:
                 s.data = red
                 s.present = None
-                s.defs = _scan_defs(s.label, red) if s.defs is not None else None
+                s.defs = definitions_of(s.label, red) if s.defs is not None else None
                 changed = True
         if changed:
             self._rerank()
             self._counts.clear()
         return changed
-
-    def _fit_once(self, budget: int) -> tuple[str, list[dict]]:
-        from ctxtools.pack.choose_render import render_plan
-
-        return render_plan(self, budget)
 
 
 def _open_scan_cache(root: str, store):
@@ -377,14 +402,3 @@ def _cached_defs(cache, rel: str, path: str):
     payload = getattr(entry, "payload", None) if entry is not None else None
     defs = getattr(payload, "defs", None)
     return tuple(defs) if defs is not None else None
-
-
-def _scan_defs(label: str, data: bytes) -> tuple:
-    from ctxtools.repomap.scan import scan_bytes
-
-    result = scan_bytes(label, data)
-    if result is None:
-        return ()
-    return tuple(
-        (d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in result.definitions
-    )

@@ -9,8 +9,11 @@ then the paths of the files ranked next, best first.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import ctxtools.retrieval.plan as _plan
 from ctxtools.excerpt.render import frame, gutter_width, separator
+from ctxtools.pack.ledger import Drop, Note
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
 EXPLAIN_NEXT = 50  # ranked files left out that the record names one by one
@@ -76,13 +79,20 @@ def _reserve_diffs(ch, budget: int) -> tuple[dict[str, str], int, list[str]]:
     return diffs, cost, over
 
 
-def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
-    """The files section's body for BUDGET tokens and its rows; sets CH's drops and the
-    named files that did not fit."""
-    ch.failed_named = []
-    ch.lost = set()
-    ch.dropped = []
-    ch.fit_notes = []
+@dataclass
+class FilesFit:
+    """One fitting of the files section: its body (TEXT), a row per file, and what it left
+    out: the drops, its notes, and the named files that could not be shown at all."""
+
+    text: str
+    rows: list[dict]
+    dropped: list[Drop] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    failed_named: list[str] = field(default_factory=list)
+
+
+def render_plan(ch, budget: int) -> FilesFit:
+    """The files section of the Chooser CH (read, not changed) for BUDGET tokens."""
     diffs, reserved, over = _reserve_diffs(ch, budget)
     weights = ch.ranking.weights
     top_terms = sorted((t for t in weights if weights[t] > 0), key=lambda t: (-weights[t], t))[:8]
@@ -113,9 +123,10 @@ def render_plan(ch, budget: int) -> tuple[str, list[dict]]:
         texts.append(ch.render.more_files(p.paths))
         rows.extend(_path_row(ch, lab, ranks) for lab in p.paths)
         rows.sort(key=lambda r: r["path"])
-    _named_left_out(ch, p, over, blocks)
-    _record_left_out(ch, p, blocks)
-    return "\n".join(texts), rows
+    out = FilesFit("\n".join(texts), rows)
+    _named_left_out(ch, p, over, blocks, out)
+    _record_left_out(ch, p, blocks, out)
+    return out
 
 
 def _blind_by_rank(ch) -> list[str]:
@@ -188,65 +199,60 @@ def _path_row(ch, lab: str, ranks) -> dict:
     }
 
 
-def _named_left_out(ch, p: Plan, over: list[str], blocks) -> None:
+def _named_left_out(ch, p: Plan, over: list[str], blocks, out: FilesFit) -> None:
     for lab in sorted(set(p.unlisted_named) | {x for x in over if x not in blocks}):
         e = ch.entries[lab]
         if not e.named or lab in blocks or lab in p.paths:
             continue
-        ch.lost.add(lab)
         if ch.req.allow_drop:
-            ch.dropped.append(
-                {"what": lab, "why": "named, but not even its path fits (--allow-drop)"}
-            )
-            ch.fit_notes.append(
-                f"warning: dropped named file {lab}: not even its path fits (--allow-drop)"
+            out.dropped.append(Drop(lab, "named, but not even its path fits (--allow-drop)"))
+            out.notes.append(
+                Note(f"dropped named file {lab}: not even its path fits (--allow-drop)", "warning")
             )
         else:
-            ch.failed_named.append(lab)
+            out.failed_named.append(lab)
     for lab in over:
         if lab in blocks:
             continue
-        ch.dropped.append({"what": f"{lab} (diff)", "why": "diff over the budget"})
+        out.dropped.append(Drop(f"{lab} (diff)", "diff over the budget"))
 
 
-def _record_left_out(ch, p: Plan, blocks) -> None:
+def _record_left_out(ch, p: Plan, blocks, out: FilesFit) -> None:
     if p.stopped == "floor" and p.under:
-        ch.dropped.append(
-            {
-                "what": f"{p.under:,} chunks",
-                "why": "under the relevance floor: worth too little for their tokens (--fill)",
-            }
+        out.dropped.append(
+            Drop(
+                f"{p.under:,} chunks",
+                "under the relevance floor: worth too little for their tokens (--fill)",
+            )
         )
     elif p.stopped == "ceiling" and p.under:
-        ch.dropped.append(
-            {
-                "what": f"{p.under:,} chunks",
-                "why": f"past the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens, or under the"
+        out.dropped.append(
+            Drop(
+                f"{p.under:,} chunks",
+                f"past the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens, or under the"
                 " relevance floor (--fill)",
-            }
+            )
         )
     listed = set(p.paths)
     rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
     for d in rest[:EXPLAIN_NEXT]:
-        ch.dropped.append({"what": d.label, "why": f"ranked lower (score {d.score:.3g})"})
+        out.dropped.append(Drop(d.label, f"ranked lower (score {d.score:.3g})"))
     if len(rest) > EXPLAIN_NEXT:
-        ch.dropped.append(
-            {"what": f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "why": "ranked lower"}
-        )
+        out.dropped.append(Drop(f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "ranked lower"))
     blind = sum(1 for lab in (*ch.ranking.rest, *ch.ranking.blind) if lab not in listed)
     if blind:
-        ch.dropped.append({"what": f"{blind:,} files", "why": "nothing in them matches the task"})
+        out.dropped.append(Drop(f"{blind:,} files", "nothing in them matches the task"))
     for sh in p.shown:
         d = sh.doc
         if d.named and sh.how == "signatures":
-            ch.fit_notes.append(
-                f"note: named file {d.label}: its signatures only (its body does not fit)"
+            out.notes.append(
+                Note(f"named file {d.label}: its signatures only (its body does not fit)", "note")
             )
         elif d.named and len(sh.lines) < len(d.lines):
-            ch.fit_notes.append(
-                f"note: named file {d.label}: {len(sh.lines):,} of {len(d.lines):,} lines shown"
-                " (the budget holds no more)"
+            shown = f"{len(sh.lines):,} of {len(d.lines):,} lines shown"
+            out.notes.append(
+                Note(f"named file {d.label}: {shown} (the budget holds no more)", "note")
             )
     for lab in p.paths:
         if ch.entries[lab].named:
-            ch.fit_notes.append(f"note: named file {lab}: its path only (nothing more fits)")
+            out.notes.append(Note(f"named file {lab}: its path only (nothing more fits)", "note"))

@@ -1,12 +1,21 @@
-"""The repo map of a pack, built at most once per budget (the files are chosen by
-``pack.choose``)."""
+"""Fitting a pack: the rounds that fit the files and the repo map between the fixed
+sections and the task, and the repo map, built at most once per budget (the files are
+chosen by ``pack.choose``)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError, ResourceError
-from ctxtools.pack.model import MAP_TOKENS
+from ctxtools.pack.model import FIT_ROUNDS, MAP_MIN_TOKENS, MAP_TOKENS
+
+if TYPE_CHECKING:
+    from ctxtools.pack.choose import Chooser
+    from ctxtools.pack.memory_section import Fixed
+    from ctxtools.pack.render import Renderer
 
 FOCUS_MAX = 200  # more files than this: the map is not personalised toward all of them
 
@@ -14,37 +23,40 @@ FOCUS_MAX = 200  # more files than this: the map is not personalised toward all 
 class MapState:
     """The repo map of the root, built at most once per budget; a failure is a note."""
 
-    def __init__(self, req, root, ruler, query, pack_rels, named, notes, path_filter=None):
+    def __init__(self, req, root, ruler, query, pack_rels, named, ledger, path_filter=None):
         self.req = req
         self.path_filter = path_filter  # --exclude and .ctxignore, as for the files
         self.root = root
         self.ruler = ruler
         self.query = query
-        self.notes = notes
+        self.ledger = ledger
         focus = named if named else (pack_rels if len(pack_rels) <= FOCUS_MAX else [])
         self.focus = [os.path.join(os.path.realpath(root), rel) for rel in focus]
         self.ok = req.use_map
         self.left_out: str | None = None if req.use_map else "--no-map"
         self._maps: dict[int, str] = {}
         self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
-        self.fits: dict = {}  # what fitting the same map to another budget needs
+        self.refit = None  # what fitting the same map to another budget needs
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
 
-        return build_map(
+        m = build_map(
             self.root,
             tokens=tokens,
             focus=[p for p in self.focus if os.path.exists(p)],
             query=self.query,
             ruler=self.ruler,
             store=self.req.store,
-            defs_out=self.defs if not self.defs else None,
-            fits_out=self.fits,
+            keep=True,
             path_filter=self.path_filter,
             progress=self.req.progress,
             stage=self.req.stage,
         )
+        if not self.defs:
+            self.defs.update(m.defs)
+        self.refit = m.refit
+        return m
 
     def ranks(self) -> dict[str, float]:
         try:
@@ -54,7 +66,7 @@ class MapState:
         except (CtxError, OSError) as exc:
             self.ok = False
             self.left_out = f"not built ({exc})"
-            self.notes.append(f"warning: repository map not built ({exc}); packing without it")
+            self.ledger.warn(f"repository map not built ({exc}); packing without it")
             return {}
         self._maps[MAP_TOKENS] = m.text
         return {f.rel: f.rank for f in m.files}
@@ -62,10 +74,10 @@ class MapState:
     def text(self, tokens: int) -> str:
         if tokens not in self._maps:
             try:
-                if self.fits:
+                if self.refit is not None:
                     from ctxtools.repomap.core import refit_map
 
-                    self._maps[tokens] = refit_map(self.fits, tokens, self.ruler)
+                    self._maps[tokens] = refit_map(self.refit, tokens, self.ruler)
                 else:
                     self._maps[tokens] = self._build(tokens).text
             except ResourceError:
@@ -75,3 +87,84 @@ class MapState:
                 self.left_out = f"not built ({exc})"
                 return ""
         return self._maps[tokens]
+
+
+@dataclass
+class Assembly:
+    """What the files and the map are fitted between: the FIXED sections and the task's
+    part, the ROOM left for the two, the whole budget, and how a pack is rendered and
+    counted."""
+
+    fixed: list[Fixed]
+    task_part: str
+    room: int
+    total_budget: int
+    render: Renderer
+    count: Callable[[str], int]
+
+    def document(self, map_section: str, files_section: str) -> str:
+        """The pack's text with these map and files sections, in the pack's order."""
+        fixed = self.fixed
+        parts = [
+            f.text for name in ("instructions", "skills", "memory") for f in fixed if f.name == name
+        ]
+        parts += [s for s in (map_section, files_section) if s]
+        parts.append(self.task_part)
+        return self.render.document(parts)
+
+
+@dataclass
+class Fitted:
+    """The outcome of the fitting rounds: the pack's TEXT and its TOKENS, the map and files
+    sections in it (empty when left out), and a row per file."""
+
+    text: str = ""
+    tokens: int = 0
+    map_section: str = ""
+    files_section: str = ""
+    file_rows: list[dict] = field(default_factory=list)
+
+
+def fit_rounds(parts: Assembly, files: Chooser, map_state: MapState, files_budget: int) -> Fitted:
+    """Fit the files (in FILES_BUDGET) and the map into the room of PARTS, assemble, count
+    the whole text, and shrink (the map first, then the files) until it is within the
+    budget or nothing is left to shrink."""
+    out = Fitted()
+    count, render = parts.count, parts.render
+    map_cap = MAP_TOKENS
+    fitted_for = None
+    used = 0
+    for _round in range(FIT_ROUNDS):
+        if fitted_for != files_budget:
+            chosen = files.fit(files_budget)
+            out.file_rows = chosen.rows
+            out.files_section = render.section("files", chosen.text) if chosen.text else ""
+            used = count(out.files_section) if out.files_section else 0
+            fitted_for = files_budget
+            if map_state.ok and used > files_budget > 0 and _round < FIT_ROUNDS - 1:
+                # The plan's estimate ran over (headers, separators): the files give back
+                # what they took from the map's share, and are fitted again.
+                files_budget = max(0, files_budget - (used - files_budget) - 8)
+                continue
+        out.map_section = ""
+        map_budget = min(map_cap, parts.room - used) if map_state.ok else 0
+        if map_budget >= MAP_MIN_TOKENS:
+            map_text = map_state.text(map_budget)
+            if map_text:
+                out.map_section = render.section("map", render.repomap(map_text))
+        out.text = parts.document(out.map_section, out.files_section)
+        out.tokens = count(out.text)
+        if out.tokens <= parts.total_budget:
+            break
+        # Over (tokens merge across joins; escaping grows the map): the map gives way
+        # first, the files have the room they took.
+        excess = out.tokens - parts.total_budget
+        if out.map_section:
+            map_cap = map_budget - excess - 8
+        elif files_budget > 0:
+            files_budget = max(0, files_budget - excess - 8)
+        else:
+            break
+    if map_state.ok and not out.map_section:
+        map_state.left_out = "no room left after the files"
+    return out

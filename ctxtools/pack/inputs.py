@@ -8,6 +8,7 @@ import subprocess
 
 from ctxtools.errors import CtxError, InputError, UsageError
 from ctxtools.fsutil import check_resource, file_identity
+from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
 
 _GLOB_CHARS = frozenset("*?[")
@@ -62,9 +63,10 @@ class OutputGuard:
 
 
 class Gatherer:
-    """Turns the request's paths, mentions and changes into FileEntry records."""
+    """Turns the request's paths, mentions and changes into FileEntry records; what it
+    skips is said in LEDGER."""
 
-    def __init__(self, req: PackRequest, root: str, root_real: str):
+    def __init__(self, req: PackRequest, root: str, root_real: str, ledger: Ledger):
         self.req = req
         self.root = root
         self.root_real = root_real
@@ -72,8 +74,7 @@ class Gatherer:
         self.handles: dict[str, FileEntry] = {}
         self.missing: list[str] = []
         self.outside: list[str] = []
-        self.notes: list[str] = []
-        self.skipped: list[dict] = []
+        self.ledger = ledger
         self.output = OutputGuard(req.output)
 
     def add_file(
@@ -113,7 +114,7 @@ class Gatherer:
                     continue
                 self._add_existing(m, arg, named=False, why=f"glob {arg}")
             if links_out:
-                self.notes.append(f"{arg}: {links_out} file(s) skipped (symlink outside the root)")
+                self.ledger.info(f"{arg}: {links_out} file(s) skipped (symlink outside the root)")
             return
         self._add_existing(path, arg, named=named, why=why)
 
@@ -151,7 +152,7 @@ class Gatherer:
         for cand in listing.candidates:
             self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel, judged=True)
         for reason, n in sorted(listing.skipped.items()):
-            self.notes.append(f"{arg}: {n} file(s) skipped ({reason})")
+            self.ledger.info(f"{arg}: {n} file(s) skipped ({reason})")
 
     def add_handle(self, ref: str, named: bool, why: str) -> None:
         if ref not in self.handles:
@@ -160,9 +161,7 @@ class Gatherer:
     def add_changed(self, rev: str) -> None:
         changed = changed_files(self.root, rev)
         if not changed:
-            self.notes.append(
-                f"note: --changed {rev}: nothing changed (no diff, no untracked file)"
-            )
+            self.ledger.note(f"--changed {rev}: nothing changed (no diff, no untracked file)")
         for rel, diff, deleted in changed:
             path = os.path.join(self.root_real, rel)
             if deleted:
@@ -245,34 +244,29 @@ def changed_files(root: str, rev: str) -> list[tuple[str, str | None, bool]]:
 # --- loading the files ---------------------------------------------------------------------
 
 
-def redact_text(text: str, where: str, req: PackRequest, redactions: list[dict]) -> str:
+def redact_text(text: str, where: str, req: PackRequest, ledger: Ledger) -> str:
+    """TEXT with its secrets redacted (unless --allow-secrets), each one in LEDGER."""
     if req.allow_secrets:
         return text
     from ctxtools.secrets import redact
 
     out, findings = redact(text)
     for f in findings:
-        redactions.append({"where": where, "line": f.line, "kind": f.kind})
+        ledger.redacted(where, f.line, f.kind)
     return out
 
 
-def redact_bytes(data: bytes, where: str, req: PackRequest, redactions: list[dict]) -> bytes:
+def redact_bytes(data: bytes, where: str, req: PackRequest, ledger: Ledger) -> bytes:
     if req.allow_secrets:
         return data
     text = data.decode("utf-8", "surrogateescape")
-    out = redact_text(text, where, req, redactions)
+    out = redact_text(text, where, req, ledger)
     return data if out == text else out.encode("utf-8", "surrogateescape")
 
 
-def load_entries(
-    gather: Gatherer,
-    req: PackRequest,
-    notes: list[str],
-    dropped: list[dict],
-    redactions: list[dict],
-) -> list[FileEntry]:
+def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
-    are left out (said in NOTES and DROPPED); secrets in handles and diffs are redacted.
+    are left out (said in LEDGER); secrets in handles and diffs are redacted.
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
@@ -285,11 +279,11 @@ def load_entries(
         if kind is None and e.target_judged and not e.deleted:
             kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
-            notes.append(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
-            dropped.append({"what": label, "why": f"secret by name ({kind})"})
+            ledger.info(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
+            ledger.drop(label, f"secret by name ({kind})")
             continue
         if e.diff:
-            e.diff = redact_text(e.diff, label + " (diff)", req, redactions)
+            e.diff = redact_text(e.diff, label + " (diff)", req, ledger)
         if e.deleted:
             out.append(e)
             continue
@@ -297,14 +291,14 @@ def load_entries(
             size = os.path.getsize(e.path)
         except OSError as exc:
             check_resource(exc, e.path)
-            notes.append(f"skipped {label}: {exc.strerror or exc}")
-            dropped.append({"what": label, "why": "unreadable"})
+            ledger.info(f"skipped {label}: {exc.strerror or exc}")
+            ledger.drop(label, "unreadable")
             continue
         if size > MAX_FILE_BYTES:
-            notes.append(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
-            dropped.append({"what": label, "why": "too large"})
+            ledger.info(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
+            ledger.drop(label, "too large")
             continue
-        # The bytes are read by the excerpt library (binary files are skipped there) and
+        # The bytes are read by the Chooser (which skips binary files and noise) and
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
@@ -319,13 +313,13 @@ def load_entries(
             except CtxError as exc:
                 if not req.keep_going:
                     raise
-                notes.append(f"warning: skipped {ref}: {exc}")
-                dropped.append({"what": ref, "why": "cannot be read"})
+                ledger.warn(f"skipped {ref}: {exc}")
+                ledger.drop(ref, "cannot be read")
                 continue
             if is_binary(data):
-                notes.append(f"skipped {ref}: binary content")
-                dropped.append({"what": ref, "why": "binary"})
+                ledger.info(f"skipped {ref}: binary content")
+                ledger.drop(ref, "binary")
                 continue
-            e.data = redact_bytes(data, ref, req, redactions)
+            e.data = redact_bytes(data, ref, req, ledger)
             out.append(e)
     return out

@@ -26,7 +26,7 @@ class Fixed:
     parts: list[tuple[str, str]]  # (label, rendered part) for the per-part counts
 
 
-def memory_section(req, task_words, total, render, count, notes, redactions):
+def memory_section(req, task_words, total, render, count, ledger):
     """The memory section (a Fixed, or None when no chunk qualifies or fits) and the
     record --explain shows: every chunk with its score and why it is in or out."""
     from ctxtools.memory import DEFAULT_METHOD, rank_memory
@@ -41,10 +41,10 @@ def memory_section(req, task_words, total, render, count, notes, redactions):
         store=req.store,
         allow_secrets=req.allow_secrets,
     )
-    notes.extend(ranking.notes)
+    ledger.said(ranking.notes)
     cap = req.memory_tokens if req.memory_tokens is not None else total * MEMORY_SHARE // 100
     rows = [dict(s.as_dict(), in_pack=False) for s in ranking.chunks]
-    parts = _fill(ranking, rows, cap, render, count, req, redactions)
+    parts = _fill(ranking, rows, cap, render, count)
     info = {
         "method": ranking.method,
         "requested": ranking.requested,
@@ -68,7 +68,7 @@ def memory_section(req, task_words, total, render, count, notes, redactions):
     return None, info
 
 
-def _fill(ranking, rows, cap, render, count, req, redactions) -> list[tuple[str, str]]:
+def _fill(ranking, rows, cap, render, count) -> list[tuple[str, str]]:
     """The qualified chunks that fit CAP, best first; when a qualified chunk does not fit,
     the chunks within the share of the best *fitting* one qualify too."""
     body = count(render.section("memory", ""))

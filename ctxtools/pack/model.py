@@ -159,9 +159,9 @@ class Pack:
             lines.append("files")
             for f in self.files:
                 mark = "*" if f["named"] else " "
-                extra = f"  [{f['shown']}]" if f["shown"] != "excerpt" else ""
                 lines.append(
-                    f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}{extra}"
+                    f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}"
+                    f"  [{f['shown']}]"
                 )
                 lines.extend(_explain_chunks(f))
         if self.memory is not None:

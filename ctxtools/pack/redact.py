@@ -25,19 +25,21 @@ redacted.
 
 from __future__ import annotations
 
+from ctxtools.pack.ledger import Ledger, Redaction
+
 
 class PackRedactor:
     """Redacts a pack's rendered parts, its whole text and its record; the findings
-    that are printed join REDACTIONS (the pack's ``{"where", "line", "kind"}`` list)."""
+    that are printed join the redactions of LEDGER (the build's ``ledger.Ledger``)."""
 
-    def __init__(self, allow: bool, redactions: list[dict]):
+    def __init__(self, allow: bool, ledger: Ledger):
         self.allow = allow
-        self.redactions = redactions
-        self._memo: dict[tuple[str, str], tuple[str, list[dict]]] = {}
-        self._parts: dict[str, list[dict]] = {}  # rendered part -> its findings
-        self._final: list[dict] = []  # the findings of the last whole-text pass
+        self.ledger = ledger
+        self._memo: dict[tuple[str, str], tuple[str, list[Redaction]]] = {}
+        self._parts: dict[str, list[Redaction]] = {}  # rendered part -> its findings
+        self._final: list[Redaction] = []  # the findings of the last whole-text pass
 
-    def redact(self, text: str, where: str) -> tuple[str, list[dict]]:
+    def redact(self, text: str, where: str) -> tuple[str, list[Redaction]]:
         """(TEXT redacted, its findings under WHERE); nothing is recorded yet."""
         if self.allow or not text:
             return text, []
@@ -47,11 +49,11 @@ class PackRedactor:
             from ctxtools.secrets import redact
 
             out, findings = redact(text)
-            rows = [{"where": where, "line": f.line, "kind": f.kind} for f in findings]
+            rows = [Redaction(where, f.line, f.kind) for f in findings]
             done = self._memo[key] = (out, rows)
         return done
 
-    def rendered(self, part: str, rows: list[dict]) -> str:
+    def rendered(self, part: str, rows: list[Redaction]) -> str:
         """PART, rendered from texts whose findings are ROWS: they are reported if PART is
         in the printed pack. Returns PART."""
         if rows:
@@ -65,18 +67,19 @@ class PackRedactor:
         return out
 
     def seal(self, pack):
-        """PACK with the findings of its printed parts in its redactions and every string
-        of its record redacted. Returns PACK."""
+        """PACK with the findings of its printed parts in its redactions (the ledger's,
+        all of them) and every string of its record redacted. Returns PACK."""
         if self.allow:
             return pack
+        found = self.ledger.redactions
         for part, rows in self._parts.items():
             if part in pack.text:
-                self.redactions.extend(rows)
-        self.redactions.extend(self._final)
+                found.extend(rows)
+        found.extend(self._final)
         for name in ("files", "dropped", "mentions", "notes", "named", "sections", "memory"):
             setattr(pack, name, self._record(getattr(pack, name), name))
-        for r in self.redactions:  # a WHERE names a file, and a name may hold a secret
-            r["where"] = self._record(r["where"], "")
+        # a WHERE names a file, and a name may hold a secret
+        pack.redactions = [dict(r.as_dict(), where=self._record(r.where, "")) for r in found]
         return pack
 
     def _record(self, value, path: str):
@@ -85,7 +88,7 @@ class PackRedactor:
         if isinstance(value, str):
             out, rows = self.redact(value, path or "-")
             if path:
-                self.redactions.extend(rows)
+                self.ledger.redactions.extend(rows)
             return out
         if isinstance(value, list):
             return [self._record(v, f"{path}[{i}]" if path else "") for i, v in enumerate(value)]

@@ -37,12 +37,12 @@ class Renderer:
         self.xml = fmt == "xml"
         self.redactor = redactor
 
-    def _redact(self, text: str, where: str) -> tuple[str, list[dict]]:
+    def _redact(self, text: str, where: str) -> tuple[str, list]:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text, where)
 
-    def _part(self, part: str, rows: list[dict]) -> str:
+    def _part(self, part: str, rows: list) -> str:
         return part if self.redactor is None else self.redactor.rendered(part, rows)
 
     def section(self, name: str, body: str) -> str:
@@ -55,7 +55,7 @@ class Renderer:
             "task": "Task",
         }[name]
         tag = {"map": "repomap"}.get(name, name)
-        rows: list[dict] = []
+        rows: list = []
         if name == "files":  # the blocks' headers name the files: a name may hold a secret
             body, rows = self._redact(body, "files section")
         if self.xml:
@@ -68,7 +68,7 @@ class Renderer:
         return f"## {_q(path)}\n\n{_nl(text)}\n"
 
     def skill_cards(self, cards: Sequence[tuple[str, str]]) -> str:
-        rows: list[dict] = []
+        rows: list = []
         shown = []
         for n, d in cards:
             (name, r1), (desc, r2) = (self._redact(x, f"skill {n} (card)") for x in (n, d))

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ctxtools.fsutil import atomic_write
+from ctxtools.repomap.scan.common import Definition
 
 MAGIC = b"ctx-repomap-cache-v1\n"
 PAYLOAD_FORMAT = b"payload-3"  # bump when the payload's shape changes
@@ -55,9 +56,10 @@ CACHE_DIR = "repomap"
 
 
 class ScanPayload(NamedTuple):
-    """What scanning found in one file, as the cache keeps it: DEFS are plain
-    ``(kind, name, line, signature, scope, end_line)`` tuples, NAMES and COUNTS the
-    references (name i is used COUNTS[i] times), IMPORTS the import strings."""
+    """What scanning found in one file, as the cache keeps it: DEFS are ``scan.Definition``
+    records (plain ``(kind, name, line, signature, scope, end_line)`` tuples on disk), NAMES
+    and COUNTS the references (name i is used COUNTS[i] times), IMPORTS the import
+    strings."""
 
     language: str
     defs: tuple
@@ -87,15 +89,25 @@ class CacheEntry(NamedTuple):
         if type(payload) is tuple:
             if len(payload) != len(ScanPayload._fields):
                 return None
-            payload = ScanPayload._make(payload)
+            language, defs, names, counts, imports = payload
+            defs = tuple(map(_definition, defs))
+            payload = ScanPayload(language, defs, names, counts, imports)
         elif payload is not None and type(payload) is not str:
             return None
         return cls(size, stamp, digest, payload)
 
     def to_plain(self) -> tuple:
         payload = self.payload
-        plain = tuple(payload) if isinstance(payload, tuple) else payload
+        plain = payload
+        if isinstance(payload, tuple):
+            language, defs, names, counts, imports = payload
+            plain = (language, tuple(map(tuple, defs)), names, counts, imports)
         return (self.size, self.stamp, self.digest, plain)
+
+
+# A definition from its plain tuple on disk (tuple.__new__ without the length check of
+# Definition._make: a third cheaper, and the payload's format is versioned).
+_definition = functools.partial(tuple.__new__, Definition)
 
 
 def _source_fingerprint(pattern: str) -> str:

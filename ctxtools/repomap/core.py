@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxtools import defaults
@@ -65,6 +65,11 @@ class RepoMap:
     scanset: ScanSet
     notes: list[str]
     from_memo: bool = False  # the text came from the result memo (files is then empty)
+    # With ``build_map(keep=True)``: each scanned file's definitions (rel -> its scan's
+    # ``(kind, name, line, signature, scope, end_line)`` tuples), and what ``refit_map``
+    # needs to fit the same ranking to another budget.
+    defs: dict[str, tuple] = field(default_factory=dict)
+    refit: Refit | None = None
 
     @classmethod
     def of(cls, root, budget, made, files, edges, scanset, notes, from_memo=False) -> RepoMap:
@@ -117,6 +122,25 @@ class RepoMap:
         }
 
 
+@dataclass
+class Refit:
+    """What fitting a map's ranking to another budget needs (``refit_map``): the RANKED
+    files, their identifiers, the HEADER line, and the fit memo's slot without the budget
+    (store, root, (query, focus, filter key); None without the cache)."""
+
+    ranked: list
+    idents: object
+    header: str
+    slot: tuple | None
+
+    def slot_for(self, tokens: int) -> tuple | None:
+        """The fit memo's slot of a fit in TOKENS (as ``build_map`` names it)."""
+        if self.slot is None:
+            return None
+        store, root, options = self.slot
+        return (store, root, (tokens, *options))
+
+
 def _file_json(f) -> dict:
     return {
         "path": json_text(f.rel),
@@ -124,12 +148,12 @@ def _file_json(f) -> dict:
         "language": f.language,
         "definitions": [
             {
-                "kind": d[0],
-                "name": d[1],
-                "line": d[2],
-                "end_line": d[5],
-                "signature": d[3],
-                "scope": d[4],
+                "kind": d.kind,
+                "name": d.name,
+                "line": d.line,
+                "end_line": d.end_line,
+                "signature": d.signature,
+                "scope": d.scope,
                 "score": round(s, 9),
             }
             for d, s in zip(f.defs, f.scores, strict=True)
@@ -193,8 +217,7 @@ def build_map(
     progress: Progress | None = None,
     reuse: bool = False,
     ruler_spec: object = None,
-    defs_out: dict | None = None,
-    fits_out: dict | None = None,
+    keep: bool = False,
     names: list[str] | None = None,
     path_filter=None,
     stage=None,
@@ -207,10 +230,9 @@ def build_map(
     the store's result memo; RULER_SPEC then stands for the ruler in the memo's key (what
     was asked for: encoding, tokenizer file, heuristic) so that a hit need not load it.
     A result from the memo has ``from_memo`` set and no ``files`` (use it for the text).
-    DEFS_OUT, when given, receives each scanned file's definitions (rel -> the scan's
-    ``(kind, name, line, signature, scope, end_line)`` tuples), for a caller that ranks
-    the same files (ctx-pack) and need not read the scan cache again. FITS_OUT, when
-    given, receives what ``refit_map`` needs to fit the same ranking to another budget.
+    With KEEP, the map keeps each scanned file's definitions (``RepoMap.defs``), for a
+    caller that ranks the same files (ctx-pack) and need not read the scan cache again, and
+    what ``refit_map`` needs to fit the same ranking to another budget (``RepoMap.refit``).
     NAMES (paths relative to ROOT) are the files to map instead of ROOT's listing.
     PATH_FILTER (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore) leaves files off
     the map: they are never listed, scanned or ranked, and the memos are keyed on it.
@@ -261,37 +283,34 @@ def build_map(
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work; drop them before the ruler comes in (a
     # tiktoken encoding is tens of MB), so the two never weigh on memory together.
-    if defs_out is not None:
-        defs_out.update((s.rel, s.defs) for s in ss.scans)
+    defs = {s.rel: s.defs for s in ss.scans} if keep else {}
     ss.scans = []
     header = ""
     if ss.truncated:
         header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
     step("fitting")
-    fit_slot = (store, root, (tokens, query, tuple(focus), filter_key)) if use_cache else None
-    fitted, ruler_name, ruler_exact = fit_map(ranked, idents, header, tokens, lazy, fit_slot)
-    if fits_out is not None:
-        fits_out.update(ranked=ranked, idents=idents, header=header, use_cache=use_cache)
-        fits_out.update(store=store, root=root, query=query, focus=tuple(focus))
-        fits_out.update(filter_key=filter_key)
+    slot = (store, root, (query, tuple(focus), filter_key)) if use_cache else None
+    refit = Refit(ranked, idents, header, slot)
+    fitted, ruler_name, ruler_exact = fit_map(
+        ranked, idents, header, tokens, lazy, refit.slot_for(tokens)
+    )
     made = _record(fitted, ruler_name, ruler_exact)
     if result_memo is not None:
         _remember(result_memo, key, made, notes)
-    return RepoMap.of(root, tokens, made, ranked, edges, ss, notes)
+    m = RepoMap.of(root, tokens, made, ranked, edges, ss, notes)
+    if keep:
+        m.defs, m.refit = defs, refit
+    return m
 
 
-def refit_map(kept: dict, tokens: int, ruler) -> str:
+def refit_map(kept: Refit, tokens: int, ruler) -> str:
     """The text ``build_map`` gives for TOKENS, from what an earlier call with the same
-    root, focus and query kept in its ``fits_out`` (KEPT): the files are not listed,
+    root, focus and query kept (KEPT, its ``RepoMap.refit``): the files are not listed,
     scanned or ranked again, only fitted."""
     _check_limits(tokens, MAX_FILES, MAX_FILE_SIZE)
-    slot = None
-    if kept["use_cache"]:
-        options = (tokens, kept["query"], kept["focus"], kept["filter_key"])
-        slot = (kept["store"], kept["root"], options)
     lazy = _LazyRuler(ruler, None)
     fitted, _name, _exact = fit_map(
-        kept["ranked"], kept["idents"], kept["header"], tokens, lazy, slot
+        kept.ranked, kept.idents, kept.header, tokens, lazy, kept.slot_for(tokens)
     )
     return fitted.text
 

@@ -60,9 +60,9 @@ def explain(m: RepoMap, *, focus=(), query: str | None = None) -> Explanation:
             continue
         parts = []
         for d, score in sorted(zip(f.defs, f.scores, strict=True), key=lambda p: -p[1]):
-            if d[2] in lines and len(parts) < SYMBOLS_SHOWN:
+            if d.line in lines and len(parts) < SYMBOLS_SHOWN:
                 why = "shown: among its file's best-referenced symbols"
-                parts.append(Item(f"{d[2]}: {d[0]} {d[1]}", why, round(score, 6)))
+                parts.append(Item(f"{d.line}: {d.kind} {d.name}", why, round(score, 6)))
         why = f"rank {k:,}; {len(lines):,} of {len(f.defs):,} symbols shown"
         chosen.append(Item(f.rel, why, round(f.rank, 6), parts=parts))
         if len(lines) < len(f.defs):

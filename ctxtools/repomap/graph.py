@@ -50,7 +50,7 @@ class FileScan:
 
     rel: str
     language: str | None
-    defs: tuple = ()
+    defs: tuple = ()  # scan.Definition records
     ref_names: tuple = ()  # identifiers used ...
     ref_counts: tuple = ()  # ... and how often (two tuples: far smaller than a dict)
     imports: tuple = ()
@@ -63,10 +63,7 @@ class FileScan:
         return cls(
             rel,
             result.language,
-            tuple(
-                (d.kind, d.name, d.line, d.signature, d.scope, d.end_line)
-                for d in result.definitions
-            ),
+            tuple(result.definitions),
             tuple(refs),
             tuple(refs.values()),
             tuple(result.imports),
@@ -83,9 +80,6 @@ class Graph:
     definers: dict[str, list[int]]
     import_edges: int = 0
     totals: list[float] = field(default_factory=list)  # out-weight before pruning
-
-    def edge_count(self) -> int:
-        return sum(len(o) for o in self.out)
 
 
 _MORE_COMMON = (
@@ -429,7 +423,7 @@ class GraphBuilder:
             if entry is None:
                 continue
             if mine is None:
-                mine = {d[1] for d in s.defs}.union(imp[3])
+                mine = {d.name for d in s.defs}.union(imp[3])
             if name in mine:
                 continue
             w, ds, plain = entry

@@ -275,7 +275,7 @@ def _ranked_files(scans, score: list[float], dscores: list) -> list:
                 score[i],
                 s.language,
                 tuple(s.defs),
-                [sc.get(d[1], 0.0) for d in s.defs],
+                [sc.get(d.name, 0.0) for d in s.defs],
                 s.manifest,
             )
         )
@@ -292,20 +292,20 @@ def _credit_bases(defs: tuple, scores: dict[str, float]) -> None:
     """A base class is used through its subclasses: credit each class defined in the same
     file with BASE_CREDIT of the score of the classes naming it in their declaration
     (``class CharField(Field)``, ``class A extends B``, ``impl Trait for T``)."""
-    classes = {d[1] for d in defs if d[0] in _CLASS_KINDS}
+    classes = {d.name for d in defs if d.kind in _CLASS_KINDS}
     if len(classes) < 2:
         return
     bonus: dict[str, float] = {}
     for d in defs:
-        if d[0] not in _CLASS_KINDS:
+        if d.kind not in _CLASS_KINDS:
             continue
-        own = scores.get(d[1], 0.0)
+        own = scores.get(d.name, 0.0)
         if own <= 0.0:
             continue
-        sig = d[3]
-        at = sig.find(d[1])
-        for base in set(_IDENT.findall(sig, at + len(d[1]) if at >= 0 else 0)):
-            if base != d[1] and base in classes:
+        sig = d.signature
+        at = sig.find(d.name)
+        for base in set(_IDENT.findall(sig, at + len(d.name) if at >= 0 else 0)):
+            if base != d.name and base in classes:
                 bonus[base] = bonus.get(base, 0.0) + BASE_CREDIT * own
     for base in sorted(bonus):
         scores[base] = scores.get(base, 0.0) + bonus[base]
@@ -433,7 +433,7 @@ def personalisation(
         if s.rel in focus:
             w += 1.0
         if words and path_words is not None:
-            if any(d[1].lower() in idents for d in s.defs):
+            if any(d.name.lower() in idents for d in s.defs):
                 w += 1.0
             low = s.rel.lower()  # (a path word that is a task word is in the path as text)
             if any(x in low for x in words) and not words.isdisjoint(path_words(s.rel)):

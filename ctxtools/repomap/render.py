@@ -29,6 +29,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxtools.repomap.scan.common import Definition
 
 BREADTH = 0.6
 RANK_EXP = 0.3
@@ -97,10 +101,10 @@ _ALIAS_RE = re.compile(
 )
 
 
-def is_alias(d: tuple) -> bool:
-    """Whether definition D (a scan record) only names something defined elsewhere
+def is_alias(d: Definition) -> bool:
+    """Whether definition D only names something defined elsewhere
     (``var extname = path.extname``): among equally used definitions it comes last."""
-    return d[0] in ("variable", "const") and _ALIAS_RE.fullmatch(d[3]) is not None
+    return d.kind in ("variable", "const") and _ALIAS_RE.fullmatch(d.signature) is not None
 
 
 def _word(c: str) -> bool:
@@ -257,18 +261,20 @@ def _parents(defs: tuple) -> list[int]:
     """For each definition, the index of the class-like definition it sits in, or -1."""
     classes: dict[str, list[int]] = {}
     for m, e in enumerate(defs):
-        if e[0] in CLASS_KINDS:
-            classes.setdefault(e[1], []).append(m)
+        if e.kind in CLASS_KINDS:
+            classes.setdefault(e.name, []).append(m)
     out = []
     for k, d in enumerate(defs):
-        scope = d[4]
+        scope = d.scope
         parent = -1
         if scope:
             scope = scope.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
         if scope and scope in classes:
             for m in classes[scope]:
                 e = defs[m]
-                if m != k and e[2] <= d[2] and (parent < 0 or e[5] is None or e[5] >= d[2]):
+                if m == k or e.line > d.line:
+                    continue
+                if parent < 0 or e.end_line is None or e.end_line >= d.line:
                     parent = m
         out.append(parent)
     # No cycles (a scope naming itself through a chain): cut them.

@@ -19,6 +19,7 @@ from ctxtools.errors import InputError, ResourceError
 from ctxtools.fsutil import check_resource, read_at_most
 from ctxtools.repomap import files as filesmod
 from ctxtools.repomap.graph import FileScan
+from ctxtools.repomap.scan.common import Definition
 
 MAX_FILES = defaults.MAP_MAX_FILES
 MAX_FILE_SIZE = 512 * 1024
@@ -85,17 +86,7 @@ def scan_payload(rel: str, data: bytes):
     # Interned names: one string object per identifier across all files, which marshal
     # then writes once (a small cache) and loads once (a small heap).
     intern = sys.intern
-    defs = tuple(
-        (
-            intern(d.kind),
-            intern(d.name),
-            d.line,
-            d.signature,
-            intern(d.scope) if d.scope else None,
-            d.end_line,
-        )
-        for d in result.definitions
-    )
+    defs = tuple(map(_interned, result.definitions))
     names = tuple(intern(k) for k in result.references)
     counts = tuple(result.references[k] for k in names)
     imports = tuple(intern(i) for i in result.imports)
@@ -131,11 +122,15 @@ def _reintern(payload: object):
         return payload
     intern = sys.intern
     language, defs, names, counts, imports = payload
-    defs = tuple(
-        (intern(k), intern(n), ln, sig, intern(sc) if sc else None, end)
-        for k, n, ln, sig, sc, end in defs
-    )
+    defs = tuple(map(_interned, defs))
     return ScanPayload(intern(language), defs, tuple(map(intern, names)), counts, imports)
+
+
+def _interned(d: Definition) -> Definition:
+    """D with its kind, name and scope as the shared strings ``sys.intern`` keeps."""
+    intern = sys.intern
+    scope = intern(d.scope) if d.scope else None
+    return Definition(intern(d.kind), intern(d.name), d.line, d.signature, scope, d.end_line)
 
 
 def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str, tuple]:

@@ -94,7 +94,9 @@ def _tree(lines: list[str], defs) -> list[_Node]:
     """The unit definitions as a tree of spans (children inside their parent's span)."""
     n = len(lines)
     nodes = []
-    for kind, name, line, _sig, scope, end in sorted(defs, key=lambda d: (d[2], -(d[5] or 0))):
+    for kind, name, line, _sig, scope, end in sorted(
+        defs, key=lambda d: (d.line, -(d.end_line or 0))
+    ):
         if kind not in _UNITS or not 1 <= line <= n:
             continue
         end = min(max(end or line, line), n)

@@ -30,6 +30,7 @@ from ctxtools.analyzer.query import Query
 from ctxtools.classify import role as file_role
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -57,17 +58,14 @@ CONTEXT_TF = 2
 # 0.600/0.639/0.663, 1.0 0.592/0.639/0.668, 3 0.577/0.631/0.659; dev unchanged at 0.5).
 FIRST_MIX = 0.5
 # A file inside the scope a commit-style subject opens with ("tsdb: fix ...", "fix(toml): ...")
-# weighs SCOPE_PRIOR times as much; a scope holding more than SCOPE_MAX_SHARE of the files
-# ("src: ...") says nothing.
+# weighs SCOPE_PRIOR times as much (``pointers.scoped``).
 # Tuned on dev + tune (12 of its 54 tasks open with a scope): 1.5 moved one task up (hugo
 # 04dc469: 8k 0 -> 0.29, 32k 0.29 -> 0.86) and none down; 2.5 cost scipy 00d5e40 its 8k
 # pack, 4 cost the set 0.05 of recall at every budget.
 SCOPE_PRIOR = 1.5
-SCOPE_MAX_SHARE = 0.3
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
-ASK_FROM_PROSE = True
 _ASKS = {
     "test": ("test", "tests", "pytest", "unittest", "testcase", "fixture", "fixtures"),
     "docs": ("doc", "docs", "documentation", "docstring", "readme", "typo", "sphinx"),
@@ -125,80 +123,13 @@ class Ranking:
     rest: list[str] = field(default_factory=list)  # reached, but not read chunk by chunk
 
 
-def _suffix_len(a: list[str], b: list[str]) -> int:
-    n = 0
-    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
-
-
-def _path_hits(labels: list[str], paths) -> dict[str, int]:
-    """label -> how many trailing path components of the best task path it matches (only
-    the best-matching labels of each path count)."""
-    out: dict[str, int] = {}
-    split = {lab: lab.split("/") for lab in labels}
-    stems = {lab: parts[:-1] + [parts[-1].rsplit(".", 1)[0]] for lab, parts in split.items()}
-    for p in paths:
-        want = [x for x in p.strip("/").split("/") if x and x != "."]
-        if not want:
-            continue
-        best = 0
-        hits = []
-        for lab in labels:
-            n = _suffix_len(split[lab], want)
-            if n == 0 and "." not in want[-1]:
-                n = _suffix_len(stems[lab], want)
-                if n == 0 and split[lab][-1] == "__init__.py":
-                    n = _suffix_len(split[lab][:-1], want)
-            if n > best:
-                best, hits = n, [lab]
-            elif n == best and n > 0:
-                hits.append(lab)
-        if best and len(hits) <= 3:
-            for lab in hits:
-                out[lab] = max(out.get(lab, 0), best)
-    return out
-
-
-def _in_scope(parts: list[str], scope: list[str]) -> bool:
-    """Whether SCOPE (path components) is a run of PARTS (a label's), its last component
-    the file's name or its stem."""
-    k = len(scope)
-    last = len(parts) - 1
-    for i in range(len(parts) - k + 1):
-        ok = True
-        for j in range(k):
-            got = parts[i + j]
-            if got != scope[j] and not (i + j == last and got.split(".", 1)[0] == scope[j]):
-                ok = False
-                break
-        if ok:
-            return True
-    return False
-
-
-def scoped(labels: list[str], query: Query) -> set[str]:
-    """The LABELS inside a scope of QUERY's (see ``SCOPE_PRIOR``)."""
-    if not query.scopes or SCOPE_PRIOR == 1.0:
-        return set()
-    split = [(lab, lab.lower().split("/")) for lab in labels]
-    out: set[str] = set()
-    for scope in query.scopes:
-        want = scope.split("/")
-        hits = {lab for lab, parts in split if _in_scope(parts, want)}
-        if len(hits) <= SCOPE_MAX_SHARE * len(labels):
-            out |= hits
-    return out
-
-
-def _priors(query: Query, task_terms) -> dict[str, float]:
+def _priors(query: Query) -> dict[str, float]:
     """Each role's prior: raised for the roles the task asks for in its prose. A role word
     inside a name (``test_prefetch_redirect_bug``, ``RequestsTestSuite``) points at that
     name, not at the role: a task that names a failing test is not asking to see tests."""
-    asked = query.prose if ASK_FROM_PROSE else task_terms
     prior = dict(ROLE_PRIOR)
     for role, words in _ASKS.items():
-        if any(w in asked for w in words):
+        if any(w in query.prose for w in words):
             prior[role] = max(prior[role], ROLE_PRIOR_ASKED[role])
     return prior
 
@@ -316,18 +247,6 @@ def _direct_bonuses(doc: Doc, src_data: bytes, ctx, wmax: float, name_w, frames)
     return bonus
 
 
-def _frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
-    out: dict[str, list] = {}
-    paths = [fr.path for fr in query.frames if fr.path]
-    hits_by_path = {p: _path_hits(labels, [p]) for p in dict.fromkeys(paths)}
-    for fr in query.frames:
-        if not fr.path:
-            continue
-        for lab in hits_by_path[fr.path]:
-            out.setdefault(lab, []).append(fr)
-    return out
-
-
 def _present(src: Source, terms: Terms) -> bool:
     corpus = getattr(src.vocab, "corpus", None)
     if not len(terms):
@@ -346,20 +265,20 @@ def _pointed(sources: list[Source], query: Query):
     frames, label -> whether the user named it, it changed, or a path, frame or message
     points at it)."""
     labels = [s.label for s in sources]
-    path_hits = _path_hits(labels, query.paths)
-    frames = _frames_by_label(labels, query)
+    hits = path_hits(labels, query.paths)
+    frames = frames_by_label(labels, query)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
     reached = {
         s.label: bool(
             s.named
             or s.changed
-            or s.label in path_hits
+            or s.label in hits
             or s.label in frames
             or any(m in s.data for m in msg_bytes)
         )
         for s in sources
     }
-    return path_hits, frames, reached
+    return hits, frames, reached
 
 
 def reachable(sources: list[Source], query: Query) -> set[str]:
@@ -423,9 +342,9 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)
-    path_hits, frames, reached = _pointed(sources, query)
+    hits, frames, reached = _pointed(sources, query)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
-    inside = scoped([s.label for s in sources], query)
+    inside = scoped([s.label for s in sources], query) if SCOPE_PRIOR != 1.0 else set()
     kept, rest, blind, stats = _first_pass(sources, terms, query, reached, inside)
     docs: list[Doc] = []
     datas: dict[str, bytes] = {}
@@ -440,7 +359,7 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
         m: sum(1 for s in sources if b in s.data)
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
-    ctx = _Context(weights, terms, query, stats, path_hits, frames, spread, inside)
+    ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside)
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -508,7 +427,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], i
     fw = _weights(
         terms, query, Stats(fstats.units, fstats.total_len, fstats.df, fstats.df, fstats.files)
     )
-    prior = _priors(query, set(query.terms))
+    prior = _priors(query)
     scored = sorted(
         (
             (bm25(tf, n, fw, fstats) * prior.get(src.role, 1.0)
@@ -562,7 +481,7 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         i = ids.get(name)
         return weights[i] if i is not None and weights[i] else 0.5 * wmax
 
-    prior = _priors(query, set(query.terms))
+    prior = _priors(query)
     for doc in docs:
         base = [bm25(tf, n, weights, stats) for tf, n in zip(doc.tfs, lens[doc.label], strict=True)]
         frames = ctx.frames.get(doc.label, ())

@@ -105,9 +105,7 @@ def definitions_of(label: str, data: bytes) -> tuple:
     result = scan_bytes(label, data)
     if result is None:
         return ()
-    return tuple(
-        (d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in result.definitions
-    )
+    return tuple(result.definitions)
 
 
 def has_definitions(doc: Doc) -> bool:

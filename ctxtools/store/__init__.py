@@ -9,6 +9,8 @@ and ``ctxtools.fsutil``, ``ctxtools.errors``)::
     gc        garbage collection: evict over budget, sweep unreferenced blobs and temp files
     evict     the pure eviction strategies (lru, importance) and their GcBudget
     access    the access log (one line a read), its compaction, frecency, entries()
+    root      StoreRoot: the store's paths, and its cards read back and listed (what access,
+              batch and gc work on; HandleStore is one)
     payload   Payload: random access to verified bytes, lines, characters; Chain; open_spooled
     sniff     type detection (json, jsonl, text) and --type checking
     refs      names, references (Ref, parse_ref) and card records

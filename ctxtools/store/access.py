@@ -8,7 +8,7 @@ logged before a handle's current card was written (an earlier version of the nam
 
 Frecency is ``(reads + 1) x e^(-lambda age)`` with a half-life of 7 days (``frecency``); the
 listing (``entries``) and the compaction rank by it. Logging is best effort: a read-only
-store just is not logged. Every function takes the ``HandleStore`` it works on.
+store just is not logged. Every function takes the store (``root.StoreRoot``) it works on.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from __future__ import annotations
 import math
 import os
 import time
-from typing import TYPE_CHECKING
 
 from ctxtools.errors import StoreError
 from ctxtools.fsutil import replace_file
 from ctxtools.store import disk
 from ctxtools.store.refs import public_card
-
-if TYPE_CHECKING:
-    from ctxtools.store.handles import HandleStore
+from ctxtools.store.root import StoreRoot
 
 ACCESS_COMPACT_BYTES = 128 << 10  # the access log is compacted past this size (~2,000 reads)
 ACCESS_MAX_ENTRIES = 1000  # handles the compacted access log remembers (highest frecency)
@@ -44,7 +41,7 @@ def access_line(session: str, name: str, when: float, count: int) -> bytes:
     return orjson.dumps({"s": session, "n": name, "t": when, "c": count}) + b"\n"
 
 
-def record_access(store: HandleStore, session: str, name: str, when: float | None) -> None:
+def record_access(store: StoreRoot, session: str, name: str, when: float | None) -> None:
     """Append one access record (best effort: a read-only store just is not logged)."""
     line = access_line(session, name, round(when or time.time(), 3), 1)
     try:
@@ -63,7 +60,7 @@ def record_access(store: HandleStore, session: str, name: str, when: float | Non
         return
 
 
-def access_stats(store: HandleStore, with_times: bool = False) -> dict:
+def access_stats(store: StoreRoot, with_times: bool = False) -> dict:
     """(session, name) -> (read count, last read time) from the access log; WITH_TIMES:
     -> [(time, count), ...] of each record instead."""
     import orjson
@@ -98,14 +95,14 @@ def _reads_since(times: list[tuple[float, int]], created: float) -> tuple[int, f
     return sum(c for _t, c in valid), max(t for t, _c in valid)
 
 
-def compact_access(store: HandleStore, keep: set[tuple[str, str]] | None = None) -> None:
+def compact_access(store: StoreRoot, keep: set[tuple[str, str]] | None = None) -> None:
     """Compact the access log under the exclusive lock (see ``compact_access_locked``)."""
     with disk.lock(store.root, exclusive=True):
         compact_access_locked(store, keep)
 
 
 def compact_access_locked(
-    store: HandleStore, keep: set[tuple[str, str]] | None, now: float | None = None
+    store: StoreRoot, keep: set[tuple[str, str]] | None, now: float | None = None
 ) -> None:
     """Rewrite the access log as one record per handle (only KEEP's, when given), at most
     ACCESS_MAX_ENTRIES of them: the lowest frecency goes first. Reads logged before a
@@ -133,7 +130,7 @@ def compact_access_locked(
 
 
 def entries(
-    store: HandleStore,
+    store: StoreRoot,
     session: str | None,
     now: float | None,
     damaged: list[tuple[str, str, str | None]] | None,

@@ -28,7 +28,7 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from ctxtools import fsutil
 from ctxtools.store import disk
@@ -42,10 +42,8 @@ from ctxtools.store.refs import (
     validate_session,
     validate_type,
 )
+from ctxtools.store.root import StoreRoot
 from ctxtools.store.sniff import detect_type_head, settle_type
-
-if TYPE_CHECKING:
-    from ctxtools.store.handles import HandleStore
 
 TASK_FILES = 64  # files a put_many thread writes in one go
 BATCH_WORKERS = 8  # threads writing a put_many batch (creating files overlaps per directory)
@@ -71,7 +69,7 @@ class _CardJob(NamedTuple):
     data: bytes
 
 
-def put_many(store: HandleStore, items: Iterable[tuple[bytes, dict]]) -> list[dict]:
+def put_many(store: StoreRoot, items: Iterable[tuple[bytes, dict]]) -> list[dict]:
     """Store ITEMS (``(data, kwargs)``) in one batch; their public cards, in order."""
     prepared, blobs = prepare(items, time.time())
     if not prepared:
@@ -121,7 +119,7 @@ def prepare(
 
 
 def plan(
-    store: HandleStore, prepared: list[_Item], blobs: dict[str, _BlobJob]
+    store: StoreRoot, prepared: list[_Item], blobs: dict[str, _BlobJob]
 ) -> list[tuple[Path, list[_BlobJob | _CardJob]]]:
     """The temp files to write as (directory, jobs) tasks: one directory's files together, a
     directory with many files split in tasks of TASK_FILES (part of a creation, and the
@@ -193,7 +191,7 @@ class _Temps:
                 os.unlink(tmp)
 
 
-def _place_blobs(store: HandleStore, blob_tmp: dict[str, tuple[str, str | None]]) -> None:
+def _place_blobs(store: StoreRoot, blob_tmp: dict[str, tuple[str, str | None]]) -> None:
     """Rename the blobs (and their indexes) into place; fsync each directory once."""
     try:
         blob_dirs = set()
@@ -209,7 +207,7 @@ def _place_blobs(store: HandleStore, blob_tmp: dict[str, tuple[str, str | None]]
         raise disk.store_error(store.root, exc, "write") from exc
 
 
-def _place_cards(store: HandleStore, prepared: list[_Item], card_tmp: dict[int, str]) -> None:
+def _place_cards(store: StoreRoot, prepared: list[_Item], card_tmp: dict[int, str]) -> None:
     """Rename the cards into place, in batch order (a later one of a name wins)."""
     try:
         card_dirs = set()

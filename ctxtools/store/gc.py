@@ -18,22 +18,19 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxtools.errors import StoreError
 from ctxtools.fsutil import TMP_NAME_RE
-from ctxtools.store import disk
+from ctxtools.store import access, disk
 from ctxtools.store.access import compact_access_locked
 from ctxtools.store.refs import NAME_RE
-
-if TYPE_CHECKING:
-    from ctxtools.store.handles import HandleStore
+from ctxtools.store.root import StoreRoot
 
 GC_MAX_ENTRIES = 100  # the budget of ctx-stash --gc given none
 
 
 def gc(
-    store: HandleStore,
+    store: StoreRoot,
     *,
     max_bytes: int | None,
     max_entries: int | None,
@@ -55,7 +52,7 @@ def gc(
     held = disk.look_lock(store.root) if dry_run else disk.lock(store.root, exclusive=True)
     with held:
         damaged: list[tuple[str, str, str | None]] = []
-        entries = store.entries(now=now, damaged=damaged)
+        entries = access.entries(store, None, now, damaged)
         budget = evict.GcBudget(max_bytes=max_bytes, max_entries=max_entries)
         victims = evict.evict(strategy, entries, budget, now=now)
         vset = set(victims)
@@ -94,7 +91,7 @@ def _report(
     }
 
 
-def _sweep(store: HandleStore, referenced: set[str], dry_run: bool) -> tuple[int, int, int]:
+def _sweep(store: StoreRoot, referenced: set[str], dry_run: bool) -> tuple[int, int, int]:
     """Remove (unless DRY_RUN) the dead temp files and the blobs and indexes that no
     sha256 in REFERENCED names: (blobs removed, bytes freed, temp files removed). Only the
     store's own files are looked at (``_store_files``): anything else is left, uncounted."""
@@ -128,7 +125,7 @@ _SHARD_RE = re.compile(r"[0-9a-f]{2}")
 _BLOB_RE = re.compile(r"([0-9a-f]{64})(\.idx)?")
 
 
-def _store_files(store: HandleStore) -> Iterator[tuple[Path, str | None]]:
+def _store_files(store: StoreRoot) -> Iterator[tuple[Path, str | None]]:
     """The files gc may remove, as (path, the sha256 of a blob or an index; None for a
     temporary file): ``blobs/ab/<sha256 starting ab>`` and its ``.idx``, and the toolkit's
     temporary files (``.tmp-<pid>-<12 hex>``) in the directories it writes them to -- the

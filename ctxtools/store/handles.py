@@ -36,7 +36,6 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from ctxtools import fsutil
@@ -46,18 +45,14 @@ from ctxtools.errors import (
     StaleHandleError,
     StoreError,
 )
-from ctxtools.fsutil import TMP_PREFIX
 from ctxtools.store import disk
 from ctxtools.store.index import Indexer, feed_stream
 from ctxtools.store.payload import Chain, Payload, stored_payload
 from ctxtools.store.refs import (
     DEFAULT_SESSION,
-    NAME_RE,
     REF_PREFIX_LEN,
     Ref,
     card_bytes,
-    card_problem,
-    card_sha,
     make_record,
     parse_ref,
     public_card,
@@ -65,11 +60,13 @@ from ctxtools.store.refs import (
     validate_session,
     validate_type,
 )
-from ctxtools.store.sniff import detect_type_head, json_loads, settle_type
+from ctxtools.store.root import StoreRoot
+from ctxtools.store.sniff import detect_type_head, settle_type
 
 
-class HandleStore:
+class HandleStore(StoreRoot):
     """The on-disk handle store. ``root=None`` means ``ctxtools.config.default_store_root()``.
+    Its paths, and its cards read back and listed, are ``root.StoreRoot``'s.
 
     Nothing is created until the first write (then with mode 0700).
     """
@@ -79,29 +76,7 @@ class HandleStore:
             from ctxtools.config import default_store_root
 
             root = default_store_root()
-        self.root = Path(root)
-
-    # paths
-    @property
-    def blobs_dir(self) -> Path:
-        return self.root / "blobs"
-
-    @property
-    def sessions_dir(self) -> Path:
-        return self.root / "sessions"
-
-    @property
-    def access_log(self) -> Path:
-        return self.root / "access.jsonl"
-
-    def blob_path(self, sha256: str) -> Path:
-        return self.blobs_dir / sha256[:2] / sha256
-
-    def idx_path(self, sha256: str) -> Path:
-        return self.blobs_dir / sha256[:2] / f"{sha256}.idx"
-
-    def card_path(self, session: str, name: str) -> Path:
-        return self.sessions_dir / validate_session(session) / f"{validate_name(name)}.json"
+        super().__init__(root)
 
     def check_writable(self) -> None:
         """Raise StoreError now if a stash could not be written (before running anything)."""
@@ -233,31 +208,6 @@ class HandleStore:
         return put_many(self, items)
 
     # reading
-    def _load_record(self, session: str, name: str) -> dict | None:
-        path = self.card_path(session, name)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except NotADirectoryError:
-            return None
-        except OSError as exc:
-            raise StoreError(f"cannot read card {path}: {exc.strerror or exc}") from exc
-        try:
-            record = json_loads(data)
-        except ValueError:
-            raise IntegrityError(
-                f"handle {session}/{name}: its card {path} is not valid JSON",
-                hint="remove it with ctx-stash --rm",
-            ) from None
-        reason = card_problem(record, session, name)
-        if reason is not None:
-            raise IntegrityError(
-                f"handle {session}/{name}: its card {path} is damaged ({reason})",
-                hint=f"remove it with ctx-stash --rm {session}/{name}",
-            )
-        return record
-
     def record(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
         """The full stored record of REF (card plus private fields); checks staleness."""
         r = ref if isinstance(ref, Ref) else parse_ref(ref, session)
@@ -396,50 +346,6 @@ class HandleStore:
         return entries(self, session, now, damaged)
 
     # listing, removal, gc
-    def sessions(self) -> list[str]:
-        try:
-            return sorted(p.name for p in self.sessions_dir.iterdir() if p.is_dir())
-        except OSError:
-            return []
-
-    def records(
-        self, session: str | None = None, damaged: list[tuple[str, str, str | None]] | None = None
-    ) -> list[dict]:
-        """Every readable card record (of SESSION, or of all sessions), sorted by session/name.
-
-        A damaged card is skipped; with DAMAGED, ``(id, message, its sha256 if readable)`` of
-        each is appended to it.
-        """
-        out = []
-        for sess in [validate_session(session)] if session else self.sessions():
-            d = self.sessions_dir / sess
-            try:
-                names = sorted(p.name for p in d.iterdir())
-            except OSError:
-                continue
-            for fname in names:
-                if not fname.endswith(".json") or fname.startswith(TMP_PREFIX):
-                    continue
-                if not NAME_RE.fullmatch(fname[:-5]):
-                    continue
-                try:
-                    rec = self._load_record(sess, fname[:-5])
-                except (IntegrityError, StoreError) as exc:
-                    if damaged is not None:
-                        damaged.append((f"{sess}/{fname[:-5]}", exc.message, card_sha(d / fname)))
-                    continue
-                if rec is not None:
-                    out.append(rec)
-        return out
-
-    def check_root(self) -> None:
-        """StoreError when the root exists but is not a directory (nothing to list or gc)."""
-        if self.root.exists() and not self.root.is_dir():
-            raise StoreError(
-                f"store root {self.root} is not a directory",
-                hint="point --store or CTX_STORE at a directory",
-            )
-
     def remove(self, refs: list[str], session: str = DEFAULT_SESSION) -> list[str]:
         """Remove the cards of REFS (blobs go at the next gc); the removed ids."""
         parsed = [parse_ref(r, session) for r in refs]

@@ -2,8 +2,9 @@
 
 The package, from the top down:
 
+* ``choice`` -- ``get_ruler``, which chooses the one ruler of a run, over
 * ``rulers`` -- the counters (``TiktokenRuler``, ``HFRuler``, ``HeuristicRuler``) and
-  ``get_ruler``, which chooses the one ruler of a run;
+  ``local``, the counters of open models from their packages' files;
 * ``loading`` -- the exact counters built offline: verified tiktoken encoding files and
   their cached ranks, a ``tokenizer.json``, bpe-openai's native window encoder;
 * ``stream`` -- ``count_stream``: tokens, characters, lines and bytes of a binary stream
@@ -13,10 +14,10 @@ The package, from the top down:
 * ``ids`` -- token ids and back, and the first or last N tokens of a text (ctx-count
   ``--ids``, ``--decode``, ``--head``, ``--tail``).
 
-Imports go downward only: ``stream`` -> ``rulers`` -> ``loading``; ``stream`` imports
-``cutter`` -> ``runs`` -> ``cuts`` when an input is big enough to cut. The names below
-are re-exported lazily, so ``from ctxtools.tokens import get_ruler`` loads only what it
-needs (start-up time is part of every command).
+Imports go downward only: ``choice`` -> ``local`` -> ``rulers`` -> ``loading``; ``stream`` ->
+``rulers``, and ``stream`` imports ``cutter`` -> ``runs`` -> ``cuts`` when an input is big
+enough to cut. The names below are re-exported lazily, so ``from ctxtools.tokens import
+get_ruler`` loads only what it needs (start-up time is part of every command).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ _HOMES = {
     "HeuristicRuler": "rulers",
     "TiktokenRuler": "rulers",
     "HFRuler": "rulers",
-    "RulerChoice": "rulers",
-    "get_ruler": "rulers",
+    "RulerChoice": "choice",
+    "get_ruler": "choice",
     "OFFLINE_ENCODINGS": "loading",
     "verified_encoding_bytes": "loading",
     "parse_tiktoken_file": "loading",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import copy_sources
 
-from ctxtools.tokens.rulers import get_ruler
+from ctxtools.tokens.choice import get_ruler
 
 MARKER = "----- 8< ----- ctx-pack: cut here ----- 8< -----"
 TASK = "ship_order and write_off in inventory.py; the lexer's tokens"

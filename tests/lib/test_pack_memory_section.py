@@ -8,7 +8,6 @@ from types import SimpleNamespace
 from ctxtools.memory.chunk import Chunk
 from ctxtools.memory.rank import Scored
 from ctxtools.pack.memory_section import _fill
-from ctxtools.pack.model import PackRequest
 from ctxtools.pack.render import Renderer
 
 
@@ -33,8 +32,7 @@ def _run(sections, cap):
     ranking = _ranking(sections)
     rows = [dict(s.as_dict(), in_pack=False) for s in ranking.chunks]
     count = lambda text: len(text.split())  # noqa: E731 -- a word is a token here
-    req = PackRequest(task="t", allow_secrets=True)
-    parts = _fill(ranking, rows, cap, Renderer("markdown"), count, req, [])
+    parts = _fill(ranking, rows, cap, Renderer("markdown"), count)
     return [lab for lab, _ in parts], rows
 
 

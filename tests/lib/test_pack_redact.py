@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import string
 
+from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.model import Pack
 from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
@@ -19,12 +20,12 @@ def pack_of(text: str, red: PackRedactor, **record) -> Pack:
     """A Pack of TEXT whose redactions are RED's (as build_pack makes it)."""
     fields = dict(files=[], dropped=[], mentions=[], notes=[], named=[], sections=[])
     fields.update(record)
-    return Pack(text, 0, {}, "r", True, "markdown", redactions=red.redactions, **fields)
+    rows = red.ledger.redaction_rows()
+    return Pack(text, 0, {}, "r", True, "markdown", redactions=rows, **fields)
 
 
 def test_parts_are_redacted_as_rendered_and_reported_only_when_printed():
-    found: list[dict] = []
-    r = Renderer("markdown", PackRedactor(False, found))
+    r = Renderer("markdown", PackRedactor(False, Ledger()))
     shown = r.memory_chunk("notes.md", f"Rotate {GHP}", 1, 3, "body\n")
     left_out = r.memory_chunk("notes.md", "Other", 5, 9, f"old key\n{GHP}\n")
     task = r.task(f"push with {GHP}")
@@ -38,8 +39,7 @@ def test_parts_are_redacted_as_rendered_and_reported_only_when_printed():
 
 
 def test_the_whole_text_pass_and_the_record():
-    found: list[dict] = []
-    red = PackRedactor(False, found)
+    red = PackRedactor(False, Ledger())
     r = Renderer("xml", red)
     text = r.document([f'<files>\n<file path="{GHP}.py">\nx\n</file>\n</files>\n'])
     assert GHP not in text and f"{MARK}.py" in text
@@ -53,7 +53,7 @@ def test_the_whole_text_pass_and_the_record():
 
 
 def test_allow_redacts_nothing():
-    red = PackRedactor(True, [])
+    red = PackRedactor(True, Ledger())
     r = Renderer("markdown", red)
     text = r.document([r.task(GHP)])
     assert GHP in text and red.seal(pack_of(text, red)).redactions == []

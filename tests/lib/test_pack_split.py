@@ -18,7 +18,8 @@ from ctxtools.pack.split import (
     part_paths,
     split_pack,
 )
-from ctxtools.tokens.rulers import HeuristicRuler, get_ruler
+from ctxtools.tokens.choice import get_ruler
+from ctxtools.tokens.rulers import HeuristicRuler
 
 HEADER_RE = re.compile(r"^\[ctx-pack: part (\d+) of (\d+)\]$")
 FENCE_RE = re.compile(r"^`{3,}[a-z]*$")

@@ -17,7 +17,7 @@ from ctxtools.repomap.core import build_map, scan_repository
 from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
 from ctxtools.repomap.rank import pagerank
 from ctxtools.repomap.render import MapLayout, RankedFile, fit, is_alias, short_signature
-from ctxtools.repomap.scan import language_for, scan_source
+from ctxtools.repomap.scan import Definition, language_for, scan_source
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
 BIN = Path(sys.executable).parent
@@ -431,12 +431,12 @@ def test_aliases_rank_below_real_definitions():
         "module.exports = { realWork, otherWork };\n"
     )
     r = scan_source("lib/util.js", src)
-    defs = tuple((d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in r.definitions)
-    assert [d[1] for d in defs] == ["extname", "sep", "realWork", "otherWork"]  # no "path"
+    defs = tuple(r.definitions)
+    assert [d.name for d in defs] == ["extname", "sep", "realWork", "otherWork"]  # no "path"
     layout = MapLayout([RankedFile("lib/util.js", 1.0, "javascript", defs, [0.0] * len(defs))])
-    assert [defs[k][1] for _f, k in layout.items] == ["realWork", "otherWork", "extname", "sep"]
+    assert [defs[k].name for _f, k in layout.items] == ["realWork", "otherWork", "extname", "sep"]
     assert is_alias(defs[0]) and not is_alias(defs[2])
-    assert not is_alias(("variable", "limit", 2, "var limit = 10", None, 2))
+    assert not is_alias(Definition("variable", "limit", 2, "var limit = 10", None, 2))
 
 
 def test_short_signature():
@@ -477,10 +477,10 @@ def test_short_signature():
 def ranked_files(n_files: int, n_defs: int) -> list[RankedFile]:
     out = []
     for i in range(n_files):
-        defs = [("class", f"Class{i}", 1, f"class Class{i}(Base):", None, 3 * n_defs)]
+        defs = [Definition("class", f"Class{i}", 1, f"class Class{i}(Base):", None, 3 * n_defs)]
         for k in range(1, n_defs):
             defs.append(
-                (
+                Definition(
                     "method",
                     f"method_{i}_{k}",
                     3 * k,
@@ -643,7 +643,7 @@ def test_cache_warm_run_edit_and_touch(tmp_path, store_dir):
     edited = scan_repository(str(root))
     assert edited.scanned == 1
     hub = next(s for s in edited.scans if s.rel == "hub.py")
-    assert "BrandNew" in [d[1] for d in hub.defs]
+    assert "BrandNew" in [d.name for d in hub.defs]
     # query and focus are not part of the key
     m = build_map(str(root), query="BrandNew", focus=["hub.py"], ruler=HeuristicRuler())
     assert m.scanset.scanned == 0
@@ -831,7 +831,7 @@ def test_cache_journal_for_small_changes(tmp_path, store_dir, monkeypatch):
     assert main.read_bytes() == before and journal.exists()  # only the journal was written
     again = scan_repository(str(root))
     assert again.scanned == 0
-    assert "Journaled" in [d[1] for s in again.scans for d in s.defs]
+    assert "Journaled" in [d.name for s in again.scans for d in s.defs]
     # a damaged journal: its files are scanned again, and a sound journal replaces it
     journal.write_bytes(journal.read_bytes()[:-3])
     damaged = scan_repository(str(root))

@@ -335,8 +335,12 @@ def test_a_map_refitted_to_another_budget_is_the_map_built_for_it(tmp_path, kw):
     store = tmp_path / "store"
     ruler = HeuristicRuler()
     kw = {k: [str(root / p) for p in v] if k == "focus" else v for k, v in kw.items()}
-    kept: dict = {}
-    build_map(str(root), tokens=300, ruler=ruler, store=store, fits_out=kept, **kw)
+    m = build_map(str(root), tokens=300, ruler=ruler, store=store, keep=True, **kw)
+    kept = m.refit
+    # The definitions the map scanned come with it (ctx-pack ranks the same files).
+    assert any(d[1] == "View2" for d in m.defs["app2/views.py"])
+    plain = build_map(str(root), tokens=300, ruler=ruler, store=store, **kw)
+    assert plain.refit is None and plain.defs == {}
     for tokens in (60, 150, 300, 2000):
         built = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False, **kw)
         assert refit_map(kept, tokens, ruler) == built.text, tokens

@@ -45,7 +45,10 @@ def only(store: Path, pattern: str) -> Path:
 
 
 def test_cache_entry_round_trips_through_its_plain_shape():
-    payload = ScanPayload("python", (("class", "A", 1, "class A", None, 2),), ("A",), (1,), ())
+    from ctxtools.repomap.scan import Definition
+
+    defs = (Definition("class", "A", 1, "class A", None, 2),)
+    payload = ScanPayload("python", defs, ("A",), (1,), ())
     for entry in (
         CacheEntry(10, (1, 2), 99, payload),
         CacheEntry(10, (1, 2), 99, "binary"),  # a skip reason stays a string
@@ -56,6 +59,10 @@ def test_cache_entry_round_trips_through_its_plain_shape():
         assert marshal.loads(marshal.dumps(plain)) == plain  # marshal takes no NamedTuple
         back = CacheEntry.from_plain(plain)
         assert back == entry and type(back.payload) is type(entry.payload)
+    # on disk a definition is a plain tuple; loaded, the named record again
+    assert type(CacheEntry(1, (1, 2), 9, payload).to_plain()[3][1][0]) is tuple
+    (d,) = CacheEntry.from_plain(CacheEntry(1, (1, 2), 9, payload).to_plain()).payload.defs
+    assert type(d) is Definition and (d.name, d.end_line) == ("A", 2)
 
 
 def test_entries_of_another_shape_are_misses():

@@ -43,7 +43,7 @@ def round_half_up(value):
 
 def _defs(rel: str, text: str) -> tuple:
     r = scan_source(rel, text)
-    return tuple((d.kind, d.name, d.line, d.signature, d.scope, d.end_line) for d in r.definitions)
+    return tuple(r.definitions)
 
 
 # --- the query -------------------------------------------------------------------------------

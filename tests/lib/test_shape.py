@@ -33,7 +33,24 @@ def test_the_checks_find_what_they_look_for(tmp_path):
         "if TYPE_CHECKING:\n    from pkg import c\n"
     )
     (pkg / "c.py").write_text("def f():\n    from pkg import a\n")
+    (pkg / "d.py").write_text("def f():\n    from pkg import c\n")  # lazy, and down
     assert [name for name, _ in shape.long_modules(pkg)] == ["pkg.a"]
     assert [name.split(" ")[0] for name, _ in shape.long_functions(pkg)] == ["pkg.a.long"]
-    # a -> sub -> sub.b -> a is a cycle; c's lazy import and b's TYPE_CHECKING one are not
-    assert shape.import_cycles(pkg) == [["pkg.a", "pkg.sub", "pkg.sub.b"]]
+    # a -> sub -> sub.b -> a is a cycle, and c joins it: b imports it for its types, and it
+    # imports a inside a function. d's lazy import of c goes down: no cycle.
+    assert shape.import_cycles(pkg) == [["pkg.a", "pkg.c", "pkg.sub", "pkg.sub.b"]]
+
+
+def test_an_import_going_up_the_layers_is_found_lazy_or_not(tmp_path):
+    pkg = tmp_path / "pkg"
+    for layer in ("low", "mid", "top"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "disk.py").write_text("def f():\n    from pkg.mid import logic\n")
+    (pkg / "mid" / "logic.py").write_text(
+        "from pkg.low import disk\n\n\ndef g():\n    import pkg.top.cmd\n"
+    )
+    (pkg / "top" / "cmd.py").write_text("from pkg.mid import logic\n")
+    up = shape.upward_imports(pkg, bottom=("low",), top="top")
+    assert up == [("pkg.low.disk", "pkg.mid.logic"), ("pkg.mid.logic", "pkg.top.cmd")]

@@ -12,7 +12,7 @@ import pytest
 from ctxtools import profiles
 from ctxtools.errors import TokenizerError
 from ctxtools.tokens import local
-from ctxtools.tokens.rulers import get_ruler
+from ctxtools.tokens.choice import get_ruler
 
 ROOT = Path(__file__).resolve().parents[2]
 

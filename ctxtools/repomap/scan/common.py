@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ctxtools.analyzer.tokenizer import WORD_BYTES as _WORD_BYTES
 
@@ -26,12 +27,15 @@ KINDS = (
 LANGUAGES = ("python", "go", "javascript", "typescript", "rust", "java")
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
     """One definition: ``kind`` (see KINDS), ``name``, 1-based ``line`` of the name,
     ``signature`` (its declaration, whitespace collapsed), ``scope`` (enclosing
     class/impl/type names, dotted when nested, or None) and ``end_line`` (last line of its
-    body, best effort)."""
+    body, best effort).
+
+    The one record of a definition, from the scanners through the scan cache (which keeps
+    it as a plain tuple on disk: ``cache.ScanPayload``) to the map, the ranking and the
+    excerpts; read it by field name."""
 
     kind: str
     name: str

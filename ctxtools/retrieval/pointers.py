@@ -1,0 +1,88 @@
+"""What in a task points at which file, besides its words: the paths it names (matched by
+their trailing components), the stack-trace frames it holds, and the scope a commit-style
+subject opens with (``tsdb: ...``, ``fix(toml): ...``). Pure functions of labels and a
+``Query``; ``rank`` turns them into bonuses and priors."""
+
+from __future__ import annotations
+
+from ctxtools.analyzer.query import Query
+
+SCOPE_MAX_SHARE = 0.3
+
+
+def _suffix_len(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def path_hits(labels: list[str], paths) -> dict[str, int]:
+    """label -> how many trailing path components of the best task path it matches (only
+    the best-matching labels of each path count)."""
+    out: dict[str, int] = {}
+    split = {lab: lab.split("/") for lab in labels}
+    stems = {lab: parts[:-1] + [parts[-1].rsplit(".", 1)[0]] for lab, parts in split.items()}
+    for p in paths:
+        want = [x for x in p.strip("/").split("/") if x and x != "."]
+        if not want:
+            continue
+        best = 0
+        hits = []
+        for lab in labels:
+            n = _suffix_len(split[lab], want)
+            if n == 0 and "." not in want[-1]:
+                n = _suffix_len(stems[lab], want)
+                if n == 0 and split[lab][-1] == "__init__.py":
+                    n = _suffix_len(split[lab][:-1], want)
+            if n > best:
+                best, hits = n, [lab]
+            elif n == best and n > 0:
+                hits.append(lab)
+        if best and len(hits) <= 3:
+            for lab in hits:
+                out[lab] = max(out.get(lab, 0), best)
+    return out
+
+
+def in_scope(parts: list[str], scope: list[str]) -> bool:
+    """Whether SCOPE (path components) is a run of PARTS (a label's), its last component
+    the file's name or its stem."""
+    k = len(scope)
+    last = len(parts) - 1
+    for i in range(len(parts) - k + 1):
+        ok = True
+        for j in range(k):
+            got = parts[i + j]
+            if got != scope[j] and not (i + j == last and got.split(".", 1)[0] == scope[j]):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def scoped(labels: list[str], query: Query) -> set[str]:
+    """The LABELS inside a scope of QUERY's (a scope holding more than ``SCOPE_MAX_SHARE`` of them, "src: ...", says nothing)."""
+    if not query.scopes:
+        return set()
+    split = [(lab, lab.lower().split("/")) for lab in labels]
+    out: set[str] = set()
+    for scope in query.scopes:
+        want = scope.split("/")
+        hits = {lab for lab, parts in split if in_scope(parts, want)}
+        if len(hits) <= SCOPE_MAX_SHARE * len(labels):
+            out |= hits
+    return out
+
+
+def frames_by_label(labels: list[str], query: Query) -> dict[str, list]:
+    out: dict[str, list] = {}
+    paths = [fr.path for fr in query.frames if fr.path]
+    hits_by_path = {p: path_hits(labels, [p]) for p in dict.fromkeys(paths)}
+    for fr in query.frames:
+        if not fr.path:
+            continue
+        for lab in hits_by_path[fr.path]:
+            out.setdefault(lab, []).append(fr)
+    return out
