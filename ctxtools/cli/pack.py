@@ -5,32 +5,19 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.clip import copy_flag
 from ctxtools.cli.common import (
     CONTEXT_SETTINGS,
-    exclude_option,
-    input_files,
-    int_option,
     json_dumps,
-    json_option,
-    keep_going_option,
-    limit_option,
     make_main,
-    model_option,
-    profiles_file_option,
     resolve_sources,
-    role_options,
     ruler_from_options,
-    ruler_options,
-    standard_options,
-    store_options,
-    tokens_option,
     warn,
-    whole,
     write_bytes,
 )
-from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
+from ctxtools.cli.retrieval import retrieval_method
+from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
+from ctxtools.options.pack import PACK
 
 _SHORT_T = "ctx_pack.short_t"
 
@@ -101,151 +88,7 @@ class _PackCommand(click.Command):
 
 
 @click.command(cls=_PackCommand, context_settings=CONTEXT_SETTINGS)
-@input_files
-@click.option(
-    "-q",
-    "--task",
-    default=None,
-    help="What the model is to do (last, verbatim); '-' reads it from stdin.",
-)
-@model_option(
-    "Model profile [env CTX_MODEL; neither --model nor --limit: the default profile, "
-    "16,384 tokens, as for ctx-compact and ctx-count --budget]."
-)
-@role_options
-@tokens_option(
-    "The whole budget in tokens, instead of the model's and the role's.", cls=_TokensOption
-)
-@limit_option()
-@click.option(
-    "--root",
-    type=click.Path(file_okay=False),
-    default=".",
-    show_default=True,
-    help="The repository: instructions, the map, @-mentions and --changed are read here.",
-)
-@click.option(
-    "--changed",
-    "changed",
-    is_flag=False,
-    flag_value="HEAD",
-    default=None,
-    metavar="[REV]",
-    help="Add the files changed against REV (HEAD when no REV), untracked included, "
-    "each with its diff hunks.",
-)
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "xml", "json"]),
-    default="markdown",
-    show_default=True,
-    help="Output format (json: sections, files, tokens, drops, and the Markdown text).",
-)
-@json_option(help="Same as --format json.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    default=None,
-    help="Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
-    "reads is refused (the manual has the rules for FIFOs, devices and links).",
-)
-@copy_flag(
-    "Also copy the pack to the clipboard (wl-copy, xclip, xsel, pbcopy or clip.exe, found "
-    "on PATH); it still goes to stdout, or to -o FILE. Not with --split."
-)
-@click.option(
-    "--split",
-    "split",
-    type=whole(defaults.SPLIT_MIN, defaults.MAX_TOKENS),
-    default=None,
-    metavar="TOKENS",
-    help="Write the pack as parts of at most TOKENS tokens, cut at file and definition "
-    "boundaries; with -o FILE: FILE.1.md, FILE.2.md ... (FILE less .md).",
-)
-@click.option(
-    "--explain",
-    is_flag=True,
-    help="Show the budget, tokens per section and file, and what was dropped, on stderr.",
-)
-@click.option("--include-readme", is_flag=True, help="README.md joins the instructions.")
-@click.option(
-    "--skills",
-    "skills_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="A directory of skills (each */SKILL.md, with name and description).",
-)
-@click.option(
-    "--pin-skill",
-    "pin_skills",
-    multiple=True,
-    metavar="NAME",
-    help="Include this skill's full body (repeatable).",
-)
-@int_option(
-    "--skill-max-expanded", defaults.SKILL_MAX_EXPANDED, "Skills whose full body may go in."
-)
-@click.option(
-    "--skill-disclosure",
-    type=click.Choice(["auto", "cards", "full"]),
-    default="auto",
-    show_default=True,
-    help="auto: bodies when earned; cards: one-line cards only; full: bodies of the matches.",
-)
-@memory_option(
-    "Memory files or directories (.md, .txt, .rst): their sections that match the "
-    "task go in (repeatable)."
-)
-@click.option(
-    "--memory-tokens",
-    type=whole(1, defaults.MAX_TOKENS),
-    default=None,
-    help="Tokens the memory section may take [default: 15% of the budget].",
-)
-@retrieval_options
-@click.option(
-    "--identifiers-only",
-    is_flag=True,
-    help="Paths and signatures instead of bodies (as for roles explorer, context, docs).",
-)
-@click.option(
-    "--include",
-    "include",
-    multiple=True,
-    metavar="GLOB",
-    help="Files of a directory that match GLOB are candidates even when the noise rules "
-    "leave them out (catalogues, lock files, data, generated); repeatable.",
-)
-@exclude_option(
-    "Files that match GLOB are never candidates, nor on the map (also: a .ctxignore file "
-    "at the root, gitignore syntax); repeatable."
-)
-@click.option("--no-map", is_flag=True, help="Leave the repository map out.")
-@click.option(
-    "--fill",
-    is_flag=True,
-    help="Fill the budget: take chunks under the relevance floor and past the files' "
-    "36,000-token ceiling too (by default a pack stops where what is left is worth too "
-    "little, and says so).",
-)
-@click.option(
-    "--allow-drop",
-    is_flag=True,
-    help="A named file that cannot fit even as signatures is dropped, not an error.",
-)
-@keep_going_option("Pack the rest when some paths are missing.")
-@click.option(
-    "--allow-secrets",
-    is_flag=True,
-    help="Do not skip secret files or redact secrets (the pack goes to a provider!).",
-)
-@profiles_file_option("A TOML file of extra/overriding model profiles [env CTX_PROFILES].")
-@ruler_options
-@store_options
-@standard_options
+@options(PACK, hooks={"tokens": {"cls": _TokensOption}})
 def cli(**opts) -> int:
     """Pack what a model needs for a task into its real budget, in a byte-stable order.
 

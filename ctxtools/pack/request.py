@@ -3,7 +3,8 @@
 ``ctx-pack`` parses its options and hands them here: ``output_format`` settles --format
 with --json, ``ruler_encoding`` says which encoding counts the pack, ``request_from_options``
 builds the ``PackRequest`` and ``pack_messages`` lists what goes to stderr. Options are keyed
-by the click command's parameter names.
+by the click command's parameter names; the fields an option fills as it is are the ones
+its entry in ``ctxtools.options.pack`` names.
 """
 
 from __future__ import annotations
@@ -11,34 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ctxtools.errors import UsageError
+from ctxtools.options import request_fields
+from ctxtools.options.pack import PACK
 from ctxtools.pack.model import Pack, PackRequest
-
-# Request fields that take the option of the same name as it is.
-_SAME = (
-    "root",
-    "model",
-    "role",
-    "tokens",
-    "profiles_file",
-    "changed",
-    "include_readme",
-    "skills_dir",
-    "pin_skills",
-    "skill_disclosure",
-    "skill_max_expanded",
-    "identifiers_only",
-    "allow_drop",
-    "keep_going",
-    "allow_secrets",
-    "store",
-    "session",
-    "memory",
-    "memory_tokens",
-    "embed_cmd",
-    "embed_timeout",
-    "min_score",
-    "fill",
-)
 
 
 def output_format(fmt: str, as_json: bool) -> str:
@@ -64,15 +40,11 @@ def request_from_options(
         task=task,
         paths=paths,
         role_shares=dict(opts["role_shares"]) or None,
-        context_limit=opts["limit"],
         fmt=output_format(opts["fmt"], opts["as_json"]),
         use_map=not opts["no_map"],
         retrieval=retrieval,
         listed=tuple(listed),
-        include=tuple(opts.get("include") or ()),
-        exclude=tuple(opts.get("exclude") or ()),
-        output=opts.get("output"),
-        **{key: opts[key] for key in _SAME},
+        **request_fields(PACK, opts),
     )
 
 
