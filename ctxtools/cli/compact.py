@@ -6,34 +6,30 @@ import click
 
 from ctxtools import defaults
 from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    STDIN,
-    Above,
-    FileArg,
-    FiniteFloat,
     explain_option,
     int_option,
-    json_dumps,
     json_option,
     limit_option,
-    make_main,
     max_bytes_option,
     max_entries_option,
     model_option,
-    open_source,
     output_option,
-    ruler_from_options,
     ruler_options,
     standard_options,
     store_options,
     strategy_option,
-    warn,
     whole,
-    write_bytes,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import open_source
 from ctxtools.cli.jsoninput import read_json_source
+from ctxtools.cli.outputs import json_dumps, warn, write_bytes
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.types import Above, FiniteFloat
 from ctxtools.errors import UsageError
+from ctxtools.resolve import STDIN, FileArg
 
 
 def _share(name: str, default: float, help: str):

@@ -8,11 +8,8 @@ import sys
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    FiniteFloat,
-    check_file,
-    emit_json,
     exclude_option,
     input_files,
     int_option,
@@ -20,20 +17,19 @@ from ctxtools.cli.common import (
     json_option,
     keep_going_option,
     limit_option,
-    make_main,
     model_option,
     profiles_file_option,
-    resolve_sources,
     role_options,
-    ruler_from_options,
     ruler_options,
     standard_options,
-    stdin_bytes,
-    warn,
     whole,
-    write,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import check_file, resolve_sources, stdin_bytes
 from ctxtools.cli.jsoninput import json_source
+from ctxtools.cli.outputs import emit_json, warn, write
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.types import FiniteFloat
 from ctxtools.errors import InputError, OverLimitError, UsageError
 
 
@@ -331,7 +327,8 @@ def _check_tokens_mode(opts) -> bool:
 
 def _tokens(ruler, opts) -> int:
     """--head, --tail, --ids, --decode: one input's tokens, not its count."""
-    from ctxtools.cli.common import read_source_bytes, stdout_bytes
+    from ctxtools.cli.inputs import read_source_bytes
+    from ctxtools.cli.outputs import stdout_bytes
     from ctxtools.tokens import ids as tok
 
     head, tail = opts["head"], opts["tail"]

@@ -6,10 +6,8 @@ import click
 
 from ctxtools import defaults
 from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    STDIN,
-    emit_json,
     explain_option,
     ignore_case_option,
     input_files,
@@ -17,24 +15,21 @@ from ctxtools.cli.common import (
     jobs_option,
     json_option,
     keep_going_option,
-    make_main,
-    model_encoding,
     model_option,
     output_option,
     query_option,
-    read_source_bytes,
-    resolve_sources,
-    ruler_from_options,
     ruler_options,
     standard_options,
-    stdout_bytes,
     store_options,
     tokens_option,
-    warn,
-    write,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import read_source_bytes, resolve_sources
+from ctxtools.cli.outputs import emit_json, stdout_bytes, warn, write
 from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
+from ctxtools.cli.ruler import model_encoding, ruler_from_options
 from ctxtools.errors import UsageError
+from ctxtools.resolve import STDIN
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)

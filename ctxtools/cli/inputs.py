@@ -1,6 +1,6 @@
 """The inputs every ctx-* command reads: FILE arguments and --files-from lists resolved to
 ``FileArg``s, stdin as bytes (with a hint when it is a terminal), and one-line errors for a
-path that cannot be read as a file. ``ctxtools.cli.common`` re-exports these names."""
+path that cannot be read as a file."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import contextlib
 
-from ctxtools.cli.common import FileArg, open_source, stdin_bytes
+from ctxtools.cli.inputs import open_source, stdin_bytes
+from ctxtools.resolve import FileArg
 
 
 def json_source(src: FileArg):

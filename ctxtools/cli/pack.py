@@ -5,16 +5,12 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    json_dumps,
-    make_main,
-    resolve_sources,
-    ruler_from_options,
-    warn,
-    write_bytes,
-)
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import resolve_sources
+from ctxtools.cli.outputs import json_dumps, warn, write_bytes
 from ctxtools.cli.retrieval import retrieval_method
+from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
 from ctxtools.options.pack import PACK
@@ -261,7 +257,8 @@ def cli(**opts) -> int:
         raise UsageError("no task", hint='give -q/--task "what to do"; -q - reads it from stdin')
     task_from_stdin = task == "-"
     if task_from_stdin:
-        from ctxtools.cli.common import STDIN, read_source_bytes
+        from ctxtools.cli.inputs import read_source_bytes
+        from ctxtools.resolve import STDIN
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])

@@ -6,23 +6,21 @@ import click
 
 from ctxtools import defaults
 from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
     complete,
-    emit_json,
     ignore_case_option,
     json_option,
-    make_main,
     output_option,
-    ruler_from_options,
     ruler_options,
     standard_options,
-    stdin_bytes,
     store_options,
-    warn,
     whole,
-    write,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import stdin_bytes
+from ctxtools.cli.outputs import emit_json, warn, write
+from ctxtools.cli.ruler import ruler_from_options
 
 PROG = "ctx-read"
 

@@ -6,27 +6,24 @@ import click
 
 from ctxtools import defaults
 from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    Size,
     exclude_option,
     explain_option,
     files_from_options,
     json_option,
-    make_main,
-    model_encoding,
     model_option,
     output_option,
     query_option,
-    ruler_from_options,
     ruler_options,
     standard_options,
     store_option,
-    warn,
     whole,
-    write,
-    write_bytes,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.outputs import warn, write, write_bytes
+from ctxtools.cli.ruler import model_encoding, ruler_from_options
+from ctxtools.cli.types import Size
 
 
 @click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)
@@ -246,7 +243,7 @@ def _listed(directory: str, files_from: str, null: bool) -> list[str]:
     them); a name outside it is a note, and left out."""
     import os
 
-    from ctxtools.cli.common import read_names
+    from ctxtools.cli.inputs import read_names
     from ctxtools.quoting import quote_name
 
     base = os.path.abspath(directory)

@@ -5,23 +5,19 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    emit_json,
     int_option,
     json_option,
-    make_main,
     max_bytes_option,
     max_entries_option,
-    open_source,
     standard_options,
-    stdin_bytes,
     store_options,
     strategy_option,
-    warn,
-    write,
-    write_bytes,
 )
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import open_source, stdin_bytes
+from ctxtools.cli.outputs import emit_json, warn, write, write_bytes
 
 PROG = "ctx-stash"
 
