@@ -21,8 +21,8 @@ commands agree. This package imports nothing but ``defaults``: ``--help`` reads 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from ctxtools import defaults
 
@@ -36,8 +36,10 @@ TOKENS = {"minimum": 1, "maximum": defaults.MAX_TOKENS}  # a budget or a window,
 COUNT = {"minimum": 0, "maximum": defaults.MAX_COUNT}  # lines, windows, matches
 
 
-@dataclass(frozen=True)
-class Arg:
+_NONE: Mapping[str, Any] = MappingProxyType({})
+
+
+class Arg(NamedTuple):
     """An option as its MCP tool's argument: its KIND (``STRING``, ``INTEGER`` ...), a
     DESCRIPTION in the tool's words, MORE of its schema (bounds, enum, default); NAME when
     the argument's name is not the option's."""
@@ -45,9 +47,9 @@ class Arg:
     kind: Mapping[str, Any]
     description: str
     name: str | None = None
-    more: Mapping[str, Any] = field(default_factory=dict)
+    more: Mapping[str, Any] = _NONE
 
-    def property(self) -> dict:
+    def schema(self) -> dict:
         return {**self.kind, "description": self.description, **self.more}
 
 
@@ -56,16 +58,16 @@ def arg(kind: Mapping, description: str, name: str | None = None, **more: Any) -
     return Arg(kind, description, name, more)
 
 
-@dataclass(frozen=True)
-class Opt:
-    """One option of a command (see the module)."""
+class Opt(NamedTuple):
+    """One option of a command (see the module). A named tuple, not a dataclass: the
+    tables are read at every ``--help``, and ``dataclasses`` costs milliseconds to import."""
 
     name: str  # the click parameter's name: the key the command's options are read by
     flags: tuple[str, ...] = ()
     help: str | None = None
     decl: str | None = "option"
     type: tuple = ()  # ("whole", MIN, MAX), ("choice", VALUES), ("path", KEYWORDS)
-    click: Mapping[str, Any] = field(default_factory=dict)  # default, metavar, is_flag ...
+    click: Mapping[str, Any] = _NONE  # default, metavar, is_flag ...
     field: str | None = None  # the request field that takes the value as it is
     mcp: Arg | None = None
     cli_only: str | None = None  # why the MCP tool does not take it
@@ -116,7 +118,7 @@ def table_names(table: Iterable[Opt]) -> list[str]:
 def mcp_properties(table: Sequence[Opt], order: Sequence[str] = ()) -> dict[str, dict]:
     """The MCP tool's argument schemas from TABLE: the arguments of ORDER first (the order
     agents have seen), then the others in the table's order."""
-    args = {o.mcp_name: o.mcp.property() for o in table if o.mcp is not None}
+    args = {o.mcp_name: o.mcp.schema() for o in table if o.mcp is not None}
     first = {name: args[name] for name in order}
     return {**first, **{k: v for k, v in args.items() if k not in first}}
 
