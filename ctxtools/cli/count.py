@@ -264,7 +264,7 @@ def cli(ctx: click.Context, **opts) -> int:
     ...}}, "heaviest": [{"path", "tokens", ...}], "skipped": {reason: count}}. Undecodable
     bytes of a file name show as U+FFFD.
     """
-    from ctxtools import count as report  # the library side of ctx-count (not for --help)
+    from ctxtools.count import report  # the library side of ctx-count (not for --help)
 
     model = opts["model"]
     if opts["exclude"] and not opts["tree"]:
@@ -357,7 +357,7 @@ def _tokens(ruler, opts) -> int:
 
 
 def _count(ruler, profile, opts) -> int:
-    from ctxtools import count as report
+    from ctxtools.count import report
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     bad = report.unreadable([src.path for src in sources])
@@ -419,7 +419,7 @@ def _count(ruler, profile, opts) -> int:
 
 
 def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
-    from ctxtools import count as report
+    from ctxtools.count import report
     from ctxtools.tokens import count_stream
 
     rows = []
@@ -463,8 +463,8 @@ def _progress(sources):
 
 
 def _tree(ruler, profile, opts) -> int:
-    from ctxtools import count as report
-    from ctxtools import count_tree
+    from ctxtools.count import report
+    from ctxtools.count import tree as count_tree
 
     for key, flag in _NOT_WITH_TREE:
         if opts[key]:
@@ -529,7 +529,7 @@ _NOT_WITH_TREE = (
 
 
 def _budget(profile, opts, table) -> int:
-    from ctxtools import count as report
+    from ctxtools.count import report
 
     keys = ("role", "reserve_system", "reserve_tools", "reserve_response", "slack_percent")
     budget, profile = report.budget(

@@ -84,7 +84,7 @@ def count_tree(
     excludes (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore); PROGRESS(done,
     total) is told the files counted so far. A file that cannot be read is skipped as
     unreadable."""
-    from ctxtools.count import count_file
+    from ctxtools.count.report import count_file
     from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.files import list_files
 
