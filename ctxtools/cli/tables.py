@@ -2,7 +2,8 @@
 decorator that declares every option of a command, in the table's order (``--help``'s).
 
 An entry whose ``decl`` is ``"option"`` becomes ``click.option(*flags, name, ...)`` with
-its type (``("whole", MIN, MAX)``, ``("choice", VALUES)``, ``("path", KEYWORDS)``) and its
+its type (``("whole", MIN, MAX)``, ``("range", MIN, MAX)``, ``("finite", KEYWORDS)``,
+``("choice", VALUES)``, ``("path", KEYWORDS)``) and its
 other click keywords; an entry that names a shared declaration gets it (with the entry's
 help where the declaration takes one; a bundle such as ``store_options``, once for all its
 entries). HOOKS give an option click-only keywords by name (``cls``: a parser class).
@@ -32,6 +33,7 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "exclude_option": ("ctxtools.cli.decorators", "exclude_option", True),
     "keep_going_option": ("ctxtools.cli.decorators", "keep_going_option", True),
     "profiles_file_option": ("ctxtools.cli.decorators", "profiles_file_option", True),
+    "jobs_option": ("ctxtools.cli.decorators", "jobs_option", True),
     "copy_flag": ("ctxtools.cli.clip", "copy_flag", True),
     "memory_option": ("ctxtools.cli.retrieval", "memory_option", True),
 }
@@ -49,6 +51,12 @@ def _type(spec: tuple):
         return click.Choice(list(rest[0]))
     if kind == "path":
         return click.Path(**rest[0])
+    if kind == "range":
+        return click.IntRange(min=rest[0], max=rest[1])
+    if kind == "finite":
+        from ctxtools.cli.types import FiniteFloat
+
+        return FiniteFloat(**rest[0])
     raise ValueError(f"unknown option type {kind!r}")
 
 
@@ -65,9 +73,11 @@ def _shared(o: Opt, hook: Mapping) -> Callable:
     declare = getattr(importlib.import_module(module), attr)
     if not takes_help:
         return declare
+    if o.help is None:
+        return declare(**hook)
     if o.decl == "json_option":
         return declare(help=o.help, **hook)
-    return declare(**hook) if o.help is None else declare(o.help, **hook)
+    return declare(o.help, **hook)
 
 
 def declarations(table: Iterable[Opt], hooks: Mapping[str, Mapping] | None = None) -> list:

@@ -70,6 +70,12 @@ class TreeCount:
         out.sort(key=lambda n: (-n.counts["tokens"], -n.counts["bytes"], n.path))
         return out
 
+    def named(self, root: str) -> TreeCount:
+        """This count with its root named ROOT (a repository's URL, not its cache)."""
+        import dataclasses
+
+        return dataclasses.replace(self, root=root)
+
 
 def count_tree(
     root: str,

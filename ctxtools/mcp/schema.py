@@ -19,6 +19,7 @@ from ctxtools.errors import UsageError
 from ctxtools.options import mcp_properties
 from ctxtools.options.compact import COMPACT
 from ctxtools.options.count import COUNT
+from ctxtools.options.count import MCP_ORDER as COUNT_ORDER
 from ctxtools.options.excerpt import EXCERPT
 from ctxtools.options.pack import MCP_ORDER as PACK_ORDER
 from ctxtools.options.pack import PACK
@@ -37,7 +38,7 @@ TOOLS: dict[str, dict] = {
     "count": {
         "description": "Count the tokens of a text or of files (the ruler every ctx tool "
         "uses), with the share of a model's context window. Give text or paths.",
-        "properties": mcp_properties(COUNT),
+        "properties": mcp_properties(COUNT, COUNT_ORDER),
         "required": [],
     },
     "stash": {
@@ -92,6 +93,9 @@ TOOLS: dict[str, dict] = {
         "required": ["transcript"],
     },
 }
+
+# The order agents have seen a tool's arguments in, where its table's is another.
+ORDERS = {"count": COUNT_ORDER, "pack": PACK_ORDER}
 
 # The tables of each tool, for the check that every option is in its tool or says why not.
 TABLES = {

@@ -10,7 +10,7 @@ import importlib
 import click
 import pytest
 
-from ctxtools.mcp.schema import PROGS, TABLES, TOOLS
+from ctxtools.mcp.schema import ORDERS, PROGS, TABLES, TOOLS
 from ctxtools.options import Opt, call_fields, mcp_properties
 from ctxtools.options.pack import MCP_ORDER, PACK
 from ctxtools.pack import PackRequest
@@ -66,17 +66,20 @@ def test_no_table_names_an_option_the_command_lacks(prog):
 def test_an_entry_is_in_the_tool_or_the_command_lines_not_both(tool):
     for o in TABLES[tool]:
         assert not (o.mcp is not None and o.cli_only), o.name
-    assert TOOLS[tool]["properties"] == mcp_properties(
-        TABLES[tool], MCP_ORDER if tool == "pack" else ()
-    )
+    assert TOOLS[tool]["properties"] == mcp_properties(TABLES[tool], ORDERS.get(tool, ()))
 
 
-def test_ctx_pack_declares_its_options_from_the_table_in_its_order():
-    from ctxtools.cli.pack import cli
+# The commands whose click options are made from their tables.
+MADE = {"ctx-pack": "pack", "ctx-count": "count"}
 
-    assert [p.name for p in cli.params] == [o.name for o in PACK]
-    helps = {p.name: p.help for p in cli.params if isinstance(p, click.Option)}
-    for o in PACK:
+
+@pytest.mark.parametrize("prog", sorted(MADE))
+def test_a_command_declares_its_options_from_its_table_in_its_order(prog):
+    table = TABLES[MADE[prog]]
+    params = _command(prog).params
+    assert [p.name for p in params] == [o.name for o in table if o.decl != "stdin"]
+    helps = {p.name: p.help for p in params if isinstance(p, click.Option)}
+    for o in table:
         if o.decl == "option" or o.help is not None:
             assert helps[o.name] == o.help, o.name
 
@@ -100,3 +103,23 @@ def test_the_newer_ctx_pack_options_are_decided():
     for name in ("split", "copy", "output", "allow_secrets"):
         assert by_name[name].mcp is None and by_name[name].cli_only, name
     assert set(MCP_ORDER) <= {o.mcp_name for o in PACK if o.mcp is not None}
+
+
+def test_the_tables_import_nothing_of_the_toolkit_but_defaults():
+    """--help reads the tables: they must load no library package (start-up cost)."""
+    import subprocess
+    import sys
+
+    tables = ", ".join(f"ctxtools.options.{t}" for t in ("count", "stash", "read", "excerpt"))
+    code = (
+        "import sys; before = set(sys.modules); "
+        f"import {tables}, ctxtools.options.repomap, ctxtools.options.pack, "
+        "ctxtools.options.compact; "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith('ctxtools')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = eval(out.stdout)
+    assert [m for m in loaded if not m.startswith("ctxtools.options")] == [
+        "ctxtools",
+        "ctxtools.defaults",
+    ]
