@@ -8,7 +8,7 @@ from ctxtools import defaults
 from ctxtools.cli.decorators import CONTEXT_SETTINGS
 from ctxtools.cli.entry import make_main
 from ctxtools.cli.inputs import resolve_sources
-from ctxtools.cli.outputs import json_dumps, warn, write_bytes
+from ctxtools.cli.outputs import warn, write_bytes
 from ctxtools.cli.retrieval import retrieval_method
 from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
@@ -38,30 +38,16 @@ class _TokensOption(click.Option):
 
 
 def _short_t(task: str | None, tokens: int | None) -> tuple[str | None, int | None]:
-    """The task and the budget once ``-t VALUE`` (if given) is placed: see _TokensOption."""
+    """The task and the budget once ``-t VALUE`` (if given) is placed (``request.short_t``)."""
+    from ctxtools.pack.request import OLD_T_NOTE, short_t
+
     ctx = click.get_current_context()
     value = ctx.meta.get(_SHORT_T)
-    if value is None:
-        return task, tokens
-    if not value.strip().isdigit():
-        if task is not None:
-            raise UsageError(
-                f"-t {value!r}: -t is --tokens, a whole number",
-                hint="the task goes in -q/--task, once",
-            )
-        warn(
-            "note: -t TEXT is the task's old spelling: type -q TEXT or --task TEXT "
-            "(-t is --tokens in every ctx command)"
-        )
-        return value, tokens
-    if task is None:
-        raise UsageError(
-            f"-t {value.strip()} is ambiguous: -t was ctx-pack's --task and is --tokens now",
-            hint=f"type --tokens {value.strip()} -q TASK for a budget, or -q {value.strip()} "
-            "for that task",
-        )
-    if tokens is not None:
-        raise UsageError("-t and --tokens both give the budget", hint="give it once")
+    task_now, budget = short_t(value, task, tokens)
+    if not budget:
+        if value is not None:
+            warn(OLD_T_NOTE)
+        return task_now, tokens
     param = next(p for p in ctx.command.params if p.name == "tokens")
     return task, param.type.convert(value, param, ctx)
 
@@ -246,6 +232,8 @@ def cli(**opts) -> int:
     """
     from ctxtools.pack import build_pack
     from ctxtools.pack.request import (
+        check_options,
+        check_output,
         output_format,
         pack_messages,
         request_from_options,
@@ -262,20 +250,9 @@ def cli(**opts) -> int:
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
-    if opts["split"] is not None and fmt == "xml":
-        raise UsageError(
-            "--split does not go with --format xml (an XML pack is one document)",
-            hint="split the Markdown or --format json pack",
-        )
-    if opts["split"] is not None and opts["copy"]:
-        raise UsageError(
-            "--copy takes one document, --split makes several",
-            hint="copy each part from its -o file",
-        )
-    if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
-        warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    warn(*check_options(opts, fmt))
     _remote(opts)
-    _check_output(opts, task_from_stdin=task_from_stdin)
+    check_output(opts["output"], opts["files_from"], task_from_stdin)
     paths: list[str] = []
     listed: list[str] = []
     if opts["files"]:
@@ -317,34 +294,11 @@ def cli(**opts) -> int:
 
 def _emit(pack, fmt: str, opts, ruler) -> None:
     """Print or write the pack (whole, or as --split's parts)."""
-    parts = None
-    if opts["split"] is not None:
-        from ctxtools.pack import split
+    from ctxtools.pack.request import document, write_document
 
-        parts = split.split_pack(pack.text, ruler, opts["split"])
-    if fmt == "json":
-        doc = pack.as_dict()
-        if parts is not None:
-            doc["parts"] = [p.as_dict() for p in parts]
-        data = json_dumps(doc)
-    elif parts is not None:
-        data = split.joined(parts).encode("utf-8", "surrogateescape")
-    else:
-        data = pack.text.encode("utf-8", "surrogateescape")
-    output = opts["output"]
-    if output and output != "-":
-        from ctxtools.errors import InputError
-        from ctxtools.fsutil import write_output
-
-        if parts is not None and fmt != "json":
-            split.write_parts(output, parts)
-            stale = split.stale_part(output, len(parts))
-            if stale:
-                warn(f"note: {stale} is a part of an earlier, longer split (left as it was)")
-            return
-        problem = write_output(output, data)
-        if problem:
-            raise InputError(f"-o {output}: cannot write ({problem})")
+    data, parts = document(pack, fmt, opts["split"], ruler)
+    if opts["output"] and opts["output"] != "-":
+        warn(*write_document(opts["output"], data, parts, fmt))
     else:
         write_bytes(data)
     if opts["copy"]:
@@ -369,21 +323,6 @@ def _remote(opts) -> None:
         raise UsageError("--root does not go with a repository URL (the clone is the root)")
     path = local_tree(opts["files"][0], opts["store"])[0]
     opts["files"], opts["root"] = (path,), path
-
-
-def _check_output(opts, task_from_stdin: bool) -> None:
-    """Refuse -o FILE when FILE is the --files-from list or standard input (the library
-    checks the files and options it reads itself)."""
-    if not opts["output"] or opts["output"] == "-":
-        return
-    from ctxtools.pack.inputs import OutputGuard
-
-    sources = []
-    if opts["files_from"] not in (None, "-"):
-        sources.append((f"--files-from {opts['files_from']}", opts["files_from"]))
-    if task_from_stdin or opts["files_from"] == "-":
-        sources.append(("standard input", "/dev/stdin"))
-    OutputGuard(opts["output"]).check(sources)
 
 
 main = make_main(cli, "ctx-pack")

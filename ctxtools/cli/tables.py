@@ -26,6 +26,8 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "store_options": ("ctxtools.cli.decorators", "store_options", False),
     "standard_options": ("ctxtools.cli.decorators", "standard_options", False),
     "retrieval_options": ("ctxtools.cli.retrieval", "retrieval_options", False),
+    "output_option": ("ctxtools.cli.decorators", "output_option", False),
+    "copy_option": ("ctxtools.cli.clip", "copy_option", False),
     "model_option": ("ctxtools.cli.decorators", "model_option", True),
     "tokens_option": ("ctxtools.cli.decorators", "tokens_option", True),
     "limit_option": ("ctxtools.cli.decorators", "limit_option", True),
@@ -34,6 +36,9 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "keep_going_option": ("ctxtools.cli.decorators", "keep_going_option", True),
     "profiles_file_option": ("ctxtools.cli.decorators", "profiles_file_option", True),
     "jobs_option": ("ctxtools.cli.decorators", "jobs_option", True),
+    "query_option": ("ctxtools.cli.decorators", "query_option", True),
+    "ignore_case_option": ("ctxtools.cli.decorators", "ignore_case_option", True),
+    "explain_option": ("ctxtools.cli.decorators", "explain_option", True),
     "copy_flag": ("ctxtools.cli.clip", "copy_flag", True),
     "memory_option": ("ctxtools.cli.retrieval", "memory_option", True),
 }

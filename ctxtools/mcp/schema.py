@@ -21,6 +21,7 @@ from ctxtools.options.compact import COMPACT
 from ctxtools.options.count import COUNT
 from ctxtools.options.count import MCP_ORDER as COUNT_ORDER
 from ctxtools.options.excerpt import EXCERPT
+from ctxtools.options.excerpt import MCP_ORDER as EXCERPT_ORDER
 from ctxtools.options.pack import MCP_ORDER as PACK_ORDER
 from ctxtools.options.pack import PACK
 from ctxtools.options.read import READ
@@ -68,7 +69,7 @@ TOOLS: dict[str, dict] = {
         "description": "Cut files down to what a task is about, with real line numbers: "
         "each file's head, then the definitions ctx-pack's engine ranks best for the task "
         "(in a log or other text, the lines around its best lines)." + _PAGING,
-        "properties": mcp_properties(EXCERPT),
+        "properties": mcp_properties(EXCERPT, EXCERPT_ORDER),
         "required": ["paths"],
     },
     "repomap": {
@@ -95,7 +96,7 @@ TOOLS: dict[str, dict] = {
 }
 
 # The order agents have seen a tool's arguments in, where its table's is another.
-ORDERS = {"count": COUNT_ORDER, "pack": PACK_ORDER}
+ORDERS = {"count": COUNT_ORDER, "excerpt": EXCERPT_ORDER, "pack": PACK_ORDER}
 
 # The tables of each tool, for the check that every option is in its tool or says why not.
 TABLES = {
