@@ -1,12 +1,13 @@
 """Click options made from an option table (``ctxtools.options``): ``options(TABLE)`` is the
 decorator that declares every option of a command, in the table's order (``--help``'s).
 
-An entry whose ``decl`` is ``"option"`` becomes ``click.option(*flags, name, ...)`` with
-its type (``("whole", MIN, MAX)``, ``("range", MIN, MAX)``, ``("finite", KEYWORDS)``,
-``("choice", VALUES)``, ``("path", KEYWORDS)``) and its
-other click keywords; an entry that names a shared declaration gets it (with the entry's
-help where the declaration takes one; a bundle such as ``store_options``, once for all its
-entries). HOOKS give an option click-only keywords by name (``cls``: a parser class).
+An entry whose ``decl`` is ``"option"`` becomes ``click.option(*flags, name, ...)`` (an
+``"argument"``, ``click.argument(name, ...)``) with its type (``("whole", MIN, MAX)``,
+``("range", MIN, MAX)``, ``("above", MIN, MAX)``, ``("finite", KEYWORDS)``, ``("choice",
+VALUES)``, ``("path", KEYWORDS)``) and its other click keywords; an entry that names a
+shared declaration gets it (with the entry's help and click keywords where the declaration
+takes them; a bundle such as ``store_options``, once for all its entries). HOOKS give an
+option click-only keywords by name (``cls``: a parser class).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "keep_going_option": ("ctxtools.cli.decorators", "keep_going_option", True),
     "profiles_file_option": ("ctxtools.cli.decorators", "profiles_file_option", True),
     "jobs_option": ("ctxtools.cli.decorators", "jobs_option", True),
+    "strategy_option": ("ctxtools.cli.decorators", "strategy_option", True),
+    "max_bytes_option": ("ctxtools.cli.decorators", "max_bytes_option", True),
+    "max_entries_option": ("ctxtools.cli.decorators", "max_entries_option", True),
     "query_option": ("ctxtools.cli.decorators", "query_option", True),
     "ignore_case_option": ("ctxtools.cli.decorators", "ignore_case_option", True),
     "explain_option": ("ctxtools.cli.decorators", "explain_option", True),
@@ -58,6 +62,10 @@ def _type(spec: tuple):
         return click.Path(**rest[0])
     if kind == "range":
         return click.IntRange(min=rest[0], max=rest[1])
+    if kind == "above":
+        from ctxtools.cli.types import Above
+
+        return Above(*rest)
     if kind == "finite":
         from ctxtools.cli.types import FiniteFloat
 
@@ -70,6 +78,8 @@ def _option(o: Opt, hook: Mapping) -> Callable:
     kind = _type(o.type)
     if kind is not None:
         more["type"] = kind
+    if o.decl == "argument":
+        return click.argument(o.name, **more, **hook)
     return click.option(*o.flags, o.name, help=o.help, **more, **hook)
 
 
@@ -78,11 +88,12 @@ def _shared(o: Opt, hook: Mapping) -> Callable:
     declare = getattr(importlib.import_module(module), attr)
     if not takes_help:
         return declare
+    more = {**o.click, **hook}
     if o.help is None:
-        return declare(**hook)
+        return declare(**more)
     if o.decl == "json_option":
-        return declare(help=o.help, **hook)
-    return declare(o.help, **hook)
+        return declare(help=o.help, **more)
+    return declare(o.help, **more)
 
 
 def declarations(table: Iterable[Opt], hooks: Mapping[str, Mapping] | None = None) -> list:
@@ -92,7 +103,7 @@ def declarations(table: Iterable[Opt], hooks: Mapping[str, Mapping] | None = Non
     bundles: set[str] = set()
     for o in table:
         hook = hooks.get(o.name, {})
-        if o.decl == "option":
+        if o.decl in ("option", "argument"):
             out.append(_option(o, hook))
         elif o.decl in _SHARED and not _SHARED[o.decl][2]:
             if o.decl not in bundles:

@@ -18,6 +18,7 @@ from typing import Any
 from ctxtools.errors import UsageError
 from ctxtools.options import mcp_properties
 from ctxtools.options.compact import COMPACT
+from ctxtools.options.compact import MCP_ORDER as COMPACT_ORDER
 from ctxtools.options.count import COUNT
 from ctxtools.options.count import MCP_ORDER as COUNT_ORDER
 from ctxtools.options.excerpt import EXCERPT
@@ -90,13 +91,18 @@ TOOLS: dict[str, dict] = {
         "model's window: old tool results elided into the store, the oldest messages "
         "replaced by a digest, tool calls and results kept paired. Returns {summary, "
         "notes, report, transcript}." + _PAGING,
-        "properties": mcp_properties(COMPACT),
+        "properties": mcp_properties(COMPACT, COMPACT_ORDER),
         "required": ["transcript"],
     },
 }
 
 # The order agents have seen a tool's arguments in, where its table's is another.
-ORDERS = {"count": COUNT_ORDER, "excerpt": EXCERPT_ORDER, "pack": PACK_ORDER}
+ORDERS = {
+    "count": COUNT_ORDER,
+    "excerpt": EXCERPT_ORDER,
+    "pack": PACK_ORDER,
+    "compact": COMPACT_ORDER,
+}
 
 # The tables of each tool, for the check that every option is in its tool or says why not.
 TABLES = {

@@ -70,7 +70,12 @@ def test_an_entry_is_in_the_tool_or_the_command_lines_not_both(tool):
 
 
 # The commands whose click options are made from their tables.
-MADE = {"ctx-pack": "pack", "ctx-count": "count", "ctx-excerpt": "excerpt"}
+MADE = {
+    "ctx-pack": "pack",
+    "ctx-count": "count",
+    "ctx-excerpt": "excerpt",
+    "ctx-compact": "compact",
+}
 
 
 @pytest.mark.parametrize("prog", sorted(MADE))
