@@ -3,8 +3,8 @@ decorator that declares every option of a command, in the table's order (``--hel
 
 An entry whose ``decl`` is ``"option"`` becomes ``click.option(*flags, name, ...)`` (an
 ``"argument"``, ``click.argument(name, ...)``) with its type (``("whole", MIN, MAX)``,
-``("range", MIN, MAX)``, ``("above", MIN, MAX)``, ``("finite", KEYWORDS)``, ``("choice",
-VALUES)``, ``("path", KEYWORDS)``) and its other click keywords; an entry that names a
+``("range", MIN, MAX)``, ``("above", MIN, MAX)``, ``("finite", KEYWORDS)``, ``("size",)``,
+``("choice", VALUES)``, ``("path", KEYWORDS)``) and its other click keywords; an entry that names a
 shared declaration gets it (with the entry's help and click keywords where the declaration
 takes them; a bundle such as ``store_options``, once for all its entries). HOOKS give an
 option click-only keywords by name (``cls``: a parser class).
@@ -28,6 +28,7 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "standard_options": ("ctxtools.cli.decorators", "standard_options", False),
     "retrieval_options": ("ctxtools.cli.retrieval", "retrieval_options", False),
     "output_option": ("ctxtools.cli.decorators", "output_option", False),
+    "files_from_options": ("ctxtools.cli.decorators", "files_from_options", False),
     "copy_option": ("ctxtools.cli.clip", "copy_option", False),
     "model_option": ("ctxtools.cli.decorators", "model_option", True),
     "tokens_option": ("ctxtools.cli.decorators", "tokens_option", True),
@@ -38,6 +39,7 @@ _SHARED: dict[str, tuple[str, str, bool]] = {
     "profiles_file_option": ("ctxtools.cli.decorators", "profiles_file_option", True),
     "jobs_option": ("ctxtools.cli.decorators", "jobs_option", True),
     "strategy_option": ("ctxtools.cli.decorators", "strategy_option", True),
+    "store_option": ("ctxtools.cli.decorators", "store_option", True),
     "max_bytes_option": ("ctxtools.cli.decorators", "max_bytes_option", True),
     "max_entries_option": ("ctxtools.cli.decorators", "max_entries_option", True),
     "query_option": ("ctxtools.cli.decorators", "query_option", True),
@@ -62,6 +64,10 @@ def _type(spec: tuple):
         return click.Path(**rest[0])
     if kind == "range":
         return click.IntRange(min=rest[0], max=rest[1])
+    if kind == "size":
+        from ctxtools.cli.types import Size
+
+        return Size()
     if kind == "above":
         from ctxtools.cli.types import Above
 

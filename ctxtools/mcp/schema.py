@@ -25,7 +25,9 @@ from ctxtools.options.excerpt import EXCERPT
 from ctxtools.options.excerpt import MCP_ORDER as EXCERPT_ORDER
 from ctxtools.options.pack import MCP_ORDER as PACK_ORDER
 from ctxtools.options.pack import PACK
+from ctxtools.options.read import MCP_ORDER as READ_ORDER
 from ctxtools.options.read import READ
+from ctxtools.options.repomap import MCP_ORDER as REPOMAP_ORDER
 from ctxtools.options.repomap import REPOMAP
 from ctxtools.options.stash import RUN, STASH
 
@@ -56,7 +58,7 @@ TOOLS: dict[str, dict] = {
         "content is shown from the top. Output is capped at max_chars (12,000; at most "
         "50,000); a cut read ends with the exact read call for the next part. A ref with "
         "@SHA whose name was re-stashed fails as stale.",
-        "properties": mcp_properties(READ),
+        "properties": mcp_properties(READ, READ_ORDER),
         "required": ["ref"],
     },
     "run": {
@@ -76,7 +78,7 @@ TOOLS: dict[str, dict] = {
     "repomap": {
         "description": "A ranked map of a repository's symbols (definitions and where they "
         "are used) that fits a token budget exactly." + _PAGING,
-        "properties": mcp_properties(REPOMAP),
+        "properties": mcp_properties(REPOMAP, REPOMAP_ORDER),
         "required": [],
     },
     "pack": {
@@ -102,6 +104,8 @@ ORDERS = {
     "excerpt": EXCERPT_ORDER,
     "pack": PACK_ORDER,
     "compact": COMPACT_ORDER,
+    "read": READ_ORDER,
+    "repomap": REPOMAP_ORDER,
 }
 
 # The tables of each tool, for the check that every option is in its tool or says why not.

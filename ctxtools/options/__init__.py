@@ -4,18 +4,18 @@ are made from.
 Each command has a table (``ctxtools.options.<command>``): one ``Opt`` an option, in the
 order ``--help`` lists them. An ``Opt`` says
 
-* how the command line declares it (``decl``): ``"option"``, made by ``cli.tables`` from
-  its ``flags``, ``type`` and ``click`` keywords; the name of a shared declaration in the
-  CLI layer (``model_option``, ``store_options`` ...: the options several commands take);
-  ``"stdin"`` for an MCP argument that stands for standard input; or ``None`` while the
-  command's module still declares it itself;
+* how the command line declares it (``decl``): ``"option"`` (``"argument"``), made by
+  ``cli.tables`` from its ``flags``, ``type`` and ``click`` keywords; the name of a shared
+  declaration in the CLI layer (``model_option``, ``store_options`` ...: the options several
+  commands take); ``"stdin"`` for an MCP argument that stands for standard input; or
+  ``None`` in a second tool's table of the same command (``run``, ctx-stash's ``--``);
 * which request field takes its value as it is (``field``: ``PackRequest``'s for ctx-pack);
 * what an agent sees (``mcp``: the argument of the command's MCP tool), or why it does not
   (``cli_only``: a reason, said once here).
 
-So a ctx-pack option is one entry: ``tests/lib/test_options.py`` checks that every option
-of every command is in its MCP tool or says why not, and that the tables and the click
-commands agree. This package imports nothing but ``defaults``: ``--help`` reads it.
+So an option is one entry: ``tests/lib/test_options.py`` checks that every option of every
+command is in its MCP tool or says why not, and that each click command is made from its
+table. This package imports nothing but ``defaults``: ``--help`` reads it.
 """
 
 from __future__ import annotations

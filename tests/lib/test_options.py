@@ -69,13 +69,8 @@ def test_an_entry_is_in_the_tool_or_the_command_lines_not_both(tool):
     assert TOOLS[tool]["properties"] == mcp_properties(TABLES[tool], ORDERS.get(tool, ()))
 
 
-# The commands whose click options are made from their tables.
-MADE = {
-    "ctx-pack": "pack",
-    "ctx-count": "count",
-    "ctx-excerpt": "excerpt",
-    "ctx-compact": "compact",
-}
+# Every command's click options are made from its table (the run tool's is ctx-stash's).
+MADE = {prog: tool for tool, prog in PROGS.items() if tool != "run"}
 
 
 @pytest.mark.parametrize("prog", sorted(MADE))
