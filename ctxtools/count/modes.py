@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from ctxtools.errors import CtxError, InputError, OverLimitError, UsageError
 
@@ -94,16 +93,15 @@ def tree_root(opts: Mapping) -> str:
     return opts["files"][0] if opts["files"] else "."
 
 
-class Output(NamedTuple):
+class Output:
     """What a call prints: lines for stderr BEFORE its output, the output (DOC for --json,
     else TEXT), lines for stderr AFTER it, and the ERROR it then ends with (a gate it fails,
     a budget below the floor), if any."""
 
-    before: list[str]
-    doc: object | None
-    text: str | None
-    after: list[str]
-    error: CtxError | None = None
+    __slots__ = ("before", "doc", "text", "after", "error")
+
+    def __init__(self, before, doc, text, after, error: CtxError | None = None):
+        self.before, self.doc, self.text, self.after, self.error = before, doc, text, after, error
 
 
 def counts_output(rows, sources, bad: dict, absent: list[str], profile, ruler, opts) -> Output:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from ctxtools import defaults
 
@@ -39,15 +39,21 @@ COUNT = {"minimum": 0, "maximum": defaults.MAX_COUNT}  # lines, windows, matches
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
 
-class Arg(NamedTuple):
+class Arg:
     """An option as its MCP tool's argument: its KIND (``STRING``, ``INTEGER`` ...), a
     DESCRIPTION in the tool's words, MORE of its schema (bounds, enum, default); NAME when
     the argument's name is not the option's."""
 
-    kind: Mapping[str, Any]
-    description: str
-    name: str | None = None
-    more: Mapping[str, Any] = _NONE
+    __slots__ = ("kind", "description", "name", "more")
+
+    def __init__(
+        self,
+        kind: Mapping[str, Any],
+        description: str,
+        name: str | None = None,
+        more: Mapping[str, Any] = _NONE,
+    ):
+        self.kind, self.description, self.name, self.more = kind, description, name, more
 
     def schema(self) -> dict:
         return {**self.kind, "description": self.description, **self.more}
@@ -58,19 +64,29 @@ def arg(kind: Mapping, description: str, name: str | None = None, **more: Any) -
     return Arg(kind, description, name, more)
 
 
-class Opt(NamedTuple):
-    """One option of a command (see the module). A named tuple, not a dataclass: the
-    tables are read at every ``--help``, and ``dataclasses`` costs milliseconds to import."""
+class Opt:
+    """One option of a command (see the module). A plain class with slots: the tables are
+    read at every ``--help``, where a dataclass or a named tuple costs start-up."""
 
-    name: str  # the click parameter's name: the key the command's options are read by
-    flags: tuple[str, ...] = ()
-    help: str | None = None
-    decl: str | None = "option"
-    type: tuple = ()  # ("whole", MIN, MAX), ("choice", VALUES), ("path", KEYWORDS)
-    click: Mapping[str, Any] = _NONE  # default, metavar, is_flag ...
-    field: str | None = None  # the request field that takes the value as it is
-    mcp: Arg | None = None
-    cli_only: str | None = None  # why the MCP tool does not take it
+    __slots__ = ("name", "flags", "help", "decl", "type", "click", "field", "mcp", "cli_only")
+
+    def __init__(
+        self,
+        name: str,  # the click parameter's name: the key the command's options are read by
+        flags: tuple[str, ...] = (),
+        help: str | None = None,
+        decl: str | None = "option",
+        type: tuple = (),  # ("whole", MIN, MAX), ("choice", VALUES), ("path", KEYWORDS) ...
+        click: Mapping[str, Any] = _NONE,  # default, metavar, is_flag ...
+        field: str | None = None,  # the request field that takes the value as it is
+        mcp: Arg | None = None,
+        cli_only: str | None = None,  # why the MCP tool does not take it
+    ):
+        self.name, self.flags, self.help, self.decl, self.type = name, flags, help, decl, type
+        self.click, self.field, self.mcp, self.cli_only = click, field, mcp, cli_only
+
+    def __repr__(self) -> str:
+        return f"Opt({self.name!r}, decl={self.decl!r})"
 
     @property
     def mcp_name(self) -> str | None:
