@@ -13,7 +13,6 @@ from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
 from ctxtools.options.compact import COMPACT
-from ctxtools.resolve import STDIN, FileArg
 
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
@@ -145,7 +144,9 @@ def cli(file, accept, evict, **kw):
     return _compact(file, kw)
 
 
-def _source(path: str | None) -> FileArg:
+def _source(path: str | None):
+    from ctxtools.resolve import STDIN, FileArg
+
     return STDIN if path in (None, "-") else FileArg(path, path)
 
 

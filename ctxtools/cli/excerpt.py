@@ -13,7 +13,6 @@ from ctxtools.cli.retrieval import retrieval_method
 from ctxtools.cli.ruler import model_encoding, ruler_from_options
 from ctxtools.cli.tables import options
 from ctxtools.options.excerpt import EXCERPT
-from ctxtools.resolve import STDIN
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -191,6 +190,7 @@ def _excerpt(opts: dict, red) -> int:
         unreadable_error,
     )
     from ctxtools.excerpt.output import FileNotes, default_unmatched, excerpt_query, write_blocks
+    from ctxtools.resolve import STDIN
 
     options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
     query = excerpt_query(
@@ -310,6 +310,8 @@ def _memory(opts: dict, method: str | None, red) -> int:
 
 
 def _read_stdin() -> bytes:
+    from ctxtools.resolve import STDIN
+
     return read_source_bytes(STDIN)
 
 
