@@ -146,17 +146,16 @@ def cli(ctx: click.Context, **opts) -> int:
     """
     from ctxtools.count import modes  # the library side of ctx-count (not for --help)
 
-    model = opts["model"]
     tokens_mode = modes.check_options(opts)
     table = None
-    if opts["profiles_file"] or opts["list_profiles"] or model or opts["budget"]:
+    if opts["profiles_file"] or opts["list_profiles"] or opts["model"] or opts["budget"]:
         from ctxtools import profiles as prof  # only when a model is involved: start-up cost
 
         table = prof.load_profiles(opts["profiles_file"])
     if opts["list_profiles"]:
         _emit(modes.profiles_output(table, opts))
         return 0
-    profile, notes = modes.profile_of(model, table, opts["limit"])
+    profile, notes = modes.profile_of(opts["model"], table, opts["limit"])
     warn(*notes)
     if opts["budget"]:
         _emit(modes.budget_output(profile, table, opts))
@@ -204,7 +203,7 @@ def _count(ruler, profile, opts) -> int:
 
         if len(bad) == 1:
             path = next(iter(bad))
-            check_file(path, modes.tree_hint(path))  # its own message, with a hint for a directory
+            _check(path)  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
     present = [src for src in sources if src.path not in bad and src.path not in absent]
     count = _count_messages if opts["messages"] else _count_texts
@@ -218,41 +217,39 @@ def _count(ruler, profile, opts) -> int:
 def _emit(out) -> None:
     """Print a ``count.modes.Output``; end with its error, if any."""
     warn(*out.before)
-    emit_json(out.doc) if out.doc is not None else write(out.text)
+    if out.doc is not None:
+        emit_json(out.doc)
+    else:
+        write(out.text)
     warn(*out.after)
     if out.error is not None:
         raise out.error
 
 
 def _count_messages(sources, ruler, opts) -> list[tuple[str, dict]]:
-    """--messages: each input counted as a chat transcript."""
-    from functools import partial
-
     from ctxtools.cli.jsoninput import json_source
-    from ctxtools.compact.transcript import head_error
-    from ctxtools.count.report import transcript_counts_of
+    from ctxtools.count.modes import count_messages
 
-    rows = []
-    for s in sources:
-        error = partial(head_error, where=f"{s.path}: " if s.path is not None else "")
-        with json_source(s) as stream:
-            rows.append(
-                (s.label, transcript_counts_of(stream, ruler, s.path, s.path or "stdin", error))
-            )
-    return rows
+    return count_messages(sources, ruler, json_source)
 
 
 def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
-    from ctxtools.count.modes import count_texts, tree_hint
+    from ctxtools.count.modes import count_texts
 
     inputs = [(src.label, src.path) for src in sources]
     bar = _progress(sources)
     try:
-        check = lambda path: check_file(path, tree_hint(path))  # noqa: E731
-        return count_texts(inputs, ruler, opts, stdin=stdin_bytes, check=check, bar=bar)
+        return count_texts(inputs, ruler, opts, stdin=stdin_bytes, check=_check, bar=bar)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _check(path: str) -> None:
+    """One line for a FILE that cannot be counted, with a hint for a directory."""
+    from ctxtools.count.modes import tree_hint
+
+    check_file(path, tree_hint(path))
 
 
 def _progress(sources):

@@ -244,3 +244,22 @@ def tree_hint(path: str) -> str:
     import shlex
 
     return f"give files, or count the files under it: ctx-count --tree {shlex.quote(path)}"
+
+
+def count_messages(sources, ruler, opener) -> list[tuple[str, dict]]:
+    """--messages: each of SOURCES (``.label``, ``.path``; path None: standard input)
+    counted as a chat transcript, read through OPENER(source), a context manager that gives
+    its binary stream."""
+    from functools import partial
+
+    from ctxtools.compact.transcript import head_error
+    from ctxtools.count.report import transcript_counts_of
+
+    rows = []
+    for s in sources:
+        error = partial(head_error, where=f"{s.path}: " if s.path is not None else "")
+        with opener(s) as stream:
+            rows.append(
+                (s.label, transcript_counts_of(stream, ruler, s.path, s.path or "stdin", error))
+            )
+    return rows
