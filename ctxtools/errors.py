@@ -1,7 +1,7 @@
 """Errors raised by the library, each carrying the exit status the CLI turns it into.
 
 The library never prints and never imports click: it raises one of these, and one place in
-``ctxtools.cli.common`` turns it into ``ctx-NAME: error: message`` on stderr and the exit
+``ctxtools.cli.entry`` turns it into ``ctx-NAME: error: message`` on stderr and the exit
 status below.
 """
 

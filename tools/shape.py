@@ -5,7 +5,9 @@ function counts inside its parent too), no import cycle, and no import going up 
 
 Every import counts: at module level, inside a function, under ``if TYPE_CHECKING:``. A lazy
 import only puts off its cost, and a type-only one is still a dependency: either may go
-down the layers, never up or round.
+down the layers, never up or round. A command module of ctxtools/cli/ is at most
+MAX_COMMAND_LINES lines apart from its help text (the command's docstring, ``help=``
+strings): a command parses, calls the library and prints.
 
     python tools/shape.py          # prints what is over, exits 1 when anything is
 
@@ -38,6 +40,7 @@ BOTTOM = (
     "lazy",
 )
 TOP = "cli"
+MAX_COMMAND_LINES = 180
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:
@@ -165,8 +168,52 @@ def upward_imports(
     return rows
 
 
+def _help_lines(tree: ast.Module) -> set[int]:
+    """The lines of TREE that are help text: a click command's docstring, the strings given
+    as ``help=``, and those an ``*_option``/``*_flag`` factory takes as its help."""
+    lines: set[int] = set()
+
+    def add(node: ast.AST) -> None:
+        lines.update(range(node.lineno, node.end_lineno + 1))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.body:
+            first = node.body[0]
+            command = any("command" in ast.unparse(d) for d in node.decorator_list)
+            if command and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                add(first)
+        elif isinstance(node, ast.keyword) and node.arg == "help":
+            add(node.value)
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(("_option", "_flag")):
+            for a in node.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    add(a)
+    return lines
+
+
+def long_commands(root: Path = ROOT) -> list[tuple[str, int]]:
+    """The command modules of ROOT/cli over MAX_COMMAND_LINES lines apart from help text."""
+    rows = []
+    for path in sorted((root / "cli").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        if not any(
+            isinstance(n, ast.FunctionDef)
+            and any("command" in ast.unparse(d) for d in n.decorator_list)
+            for n in tree.body
+        ):
+            continue
+        n = len(text.splitlines()) - len(_help_lines(tree))
+        if n > MAX_COMMAND_LINES:
+            rows.append((f"{root.name}.cli.{path.stem}", n))
+    return rows
+
+
 def main() -> int:
     bad = 0
+    for name, n in long_commands():
+        print(f"command over {MAX_COMMAND_LINES} lines apart from help: {name} ({n})")
+        bad += 1
     for name, n in long_modules():
         print(f"module over {MAX_MODULE_LINES} lines: {name} ({n})")
         bad += 1

@@ -5,7 +5,7 @@ A Ctrl-C is answered the same way from the first moment a command's own code run
 line, ``ctx-NAME: interrupted``, and status 130. Importing this package (the first thing a
 console script does) installs ``_interrupted_early`` for SIGINT, which ends the process
 with that line while the command's modules are still being imported; the entry point
-(``common.make_main``, ``count_fast.main``) hands SIGINT back to Python's handler with
+(``entry.make_main``, ``count_fast.main``) hands SIGINT back to Python's handler with
 ``take_over_interrupts`` once its ``except KeyboardInterrupt`` is in place. Only a
 console script installs it (never a library user or a test importing a command), and
 only when SIGINT has Python's default handler (an ignored SIGINT stays ignored).

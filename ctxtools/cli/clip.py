@@ -74,7 +74,7 @@ class _Tee(io.BufferedIOBase):
 @contextlib.contextmanager
 def teed():
     """Stdout as it is, with what the block writes to it kept too (``.getvalue()``)."""
-    from ctxtools.cli.common import stdout_bytes
+    from ctxtools.cli.outputs import stdout_bytes
 
     saved = sys.stdout
     saved.flush()

@@ -4,130 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ctxtools import defaults
-from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    STDIN,
-    Above,
-    FileArg,
-    FiniteFloat,
-    explain_option,
-    int_option,
-    json_dumps,
-    json_option,
-    limit_option,
-    make_main,
-    max_bytes_option,
-    max_entries_option,
-    model_option,
-    open_source,
-    output_option,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    store_options,
-    strategy_option,
-    warn,
-    whole,
-    write_bytes,
-)
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import open_source
 from ctxtools.cli.jsoninput import read_json_source
+from ctxtools.cli.outputs import json_dumps, warn, write_bytes
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
-
-
-def _share(name: str, default: float, help: str):
-    """A gate option: a share from 0 to 1."""
-    return click.option(name, type=FiniteFloat(0, 1), default=default, show_default=True, help=help)
+from ctxtools.options.compact import COMPACT
 
 
 @click.command(name="ctx-compact", context_settings=CONTEXT_SETTINGS)
-@standard_options
-@click.argument("file", required=False, type=click.Path(allow_dash=True))
-@model_option(
-    "Model whose window counts [env CTX_MODEL; neither --model nor --limit: the default "
-    "profile, 16,384 tokens, as for ctx-pack and ctx-count --budget]."
-)
-@limit_option("Window in tokens (beats --model).")
-@click.option(
-    "--at",
-    type=Above(5, 100),
-    default=defaults.COMPACT_AT,
-    show_default=True,
-    help="Compact at this percent of the window (above 5, at most 100); aim 5 points lower.",
-)
-@click.option("--force", is_flag=True, help="Compact even below --at (elide every old result).")
-@int_option("--keep-recent", defaults.KEEP_RECENT, "Turns at the end that are never touched.")
-@click.option(
-    "--keep-tokens",
-    type=whole(0, defaults.MAX_TOKENS),
-    default=None,
-    help="Also keep the newest tool results before them up to this many tokens "
-    "[default: 10% of the window].",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", "openai", "anthropic"]),
-    default="auto",
-    show_default=True,
-    help="Transcript format.",
-)
-@click.option(
-    "--keep-tool",
-    "keep_tools",
-    metavar="NAME",
-    multiple=True,
-    help="Never elide or drop this tool's results, nor its calls (repeatable).",
-)
-@click.option("--repair", is_flag=True, help="Fix orphaned tool results and unanswered calls.")
-@click.option("--summarizer", metavar="'CMD ARGS'", help="Command summarising dropped messages.")
-@click.option(
-    "--summarizer-timeout",
-    type=Above(0, defaults.MAX_SUMMARIZER_TIMEOUT),
-    default=defaults.SUMMARIZER_TIMEOUT,
-    show_default=True,
-    help=f"Seconds the summarizer may take (at most {defaults.MAX_SUMMARIZER_TIMEOUT:g}).",
-)
-@_share(
-    "--min-ratio",
-    defaults.MIN_RATIO,
-    "Gate: shortest summary, as a share (0 to 1) of the original's length.",
-)
-@_share(
-    "--min-path-share",
-    defaults.MIN_PATH_SHARE,
-    "Gate: share (0 to 1) of the original's file paths a summary must keep.",
-)
-@click.option(
-    "--accept",
-    nargs=2,
-    type=click.Path(allow_dash=True),
-    metavar="ORIGINAL CANDIDATE",
-    default=None,
-    help="Only run the gate: print CANDIDATE if it may replace ORIGINAL.",
-)
-@click.option("--evict", is_flag=True, help="Read entries (JSON Lines), print the ids to evict.")
-@strategy_option("With --evict: the eviction strategy.")
-@max_bytes_option("With --evict: bytes that may stay (64k, 1M).", metavar="SIZE")
-@max_entries_option("With --evict: entries to keep.")
-@json_option(
-    help="Print a JSON report on stderr (stdout is the transcript; --json-report is its old name).",
-    also=("--json-report",),
-)
-@output_option
-@copy_option
-@explain_option(
-    "Say on stderr what was kept, elided and dropped, each with its tokens and why (with "
-    '--json: also its "explain").'
-)
-@click.option("--quiet", is_flag=True, help="No summary line on stderr.")
-# -q was --quiet's short flag; -q is --query in the toolkit's table (docs/options.md). It
-# stays, unlisted, for the scripts that type it (ctx-compact has no query to mistake it
-# for), and says so on stderr: a short flag never changes meaning silently.
-@click.option("-q", "quiet_old", is_flag=True, hidden=True)
-@store_options
-@ruler_options
+@options(COMPACT)
 def cli(file, accept, evict, **kw):
     """Compact an agent transcript without losing the work or breaking the API.
 
@@ -255,7 +144,9 @@ def cli(file, accept, evict, **kw):
     return _compact(file, kw)
 
 
-def _source(path: str | None) -> FileArg:
+def _source(path: str | None):
+    from ctxtools.resolve import STDIN, FileArg
+
     return STDIN if path in (None, "-") else FileArg(path, path)
 
 

@@ -8,142 +8,18 @@ import sys
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    FiniteFloat,
-    check_file,
-    emit_json,
-    exclude_option,
-    input_files,
-    int_option,
-    jobs_option,
-    json_option,
-    keep_going_option,
-    limit_option,
-    make_main,
-    model_option,
-    profiles_file_option,
-    resolve_sources,
-    role_options,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    stdin_bytes,
-    warn,
-    whole,
-    write,
-)
-from ctxtools.cli.jsoninput import json_source
-from ctxtools.errors import InputError, OverLimitError, UsageError
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import check_file, resolve_sources, stdin_bytes
+from ctxtools.cli.outputs import emit_json, warn, write
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.tables import options
+from ctxtools.errors import InputError, UsageError
+from ctxtools.options.count import COUNT
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@input_files
-@ruler_options
-@click.option("--allow-special", is_flag=True, help="Count special-token strings as one token.")
-@click.option(
-    "--messages",
-    is_flag=True,
-    help="Count each input as a chat transcript, as ctx-compact and the APIs do.",
-)
-@model_option()
-@limit_option()
-@click.option(
-    "--fail-over",
-    "fail_over",
-    type=FiniteFloat(min=0),
-    default=None,
-    metavar="PCT",
-    help="Exit 3 when usage is over PCT percent of the window.",
-)
-@click.option(
-    "--fail-above",
-    "fail_above",
-    type=whole(0, defaults.MAX_TOKENS),
-    default=None,
-    metavar="N",
-    help="Exit 3 when an input counts over N tokens (a size gate for CI and pre-commit).",
-)
-@click.option(
-    "--sort",
-    "sort",
-    type=click.Choice(["tokens", "name"]),
-    default=None,
-    help="Order of the per-file lines: heaviest first, or by name.",
-)
-@keep_going_option("Count what exists when some files are missing (still exit 1).")
-@click.option(
-    "--missing-ok",
-    is_flag=True,
-    help="A file that does not exist is noted and skipped, not an error (optional files).",
-)
-@click.option(
-    "--count-binary",
-    is_flag=True,
-    help="Count binary files' tokens too (as text, U+FFFD for bad bytes).",
-)
-@click.option(
-    "--tree",
-    is_flag=True,
-    help="Count the files of a directory (git-aware) as a tree of totals.",
-)
-@click.option(
-    "--depth",
-    type=click.IntRange(min=0, max=defaults.MAX_COUNT),
-    default=defaults.TREE_DEPTH,
-    show_default=True,
-    help="With --tree: directory levels shown (deeper ones are folded into their parent).",
-)
-@click.option(
-    "--top",
-    type=click.IntRange(min=1, max=defaults.MAX_COUNT),
-    default=defaults.TREE_TOP,
-    show_default=True,
-    help="With --tree: entries shown per directory, heaviest first (the rest summed).",
-)
-@exclude_option(
-    "With --tree: files that match GLOB are not counted (also: a .ctxignore file at the "
-    "directory, gitignore syntax); repeatable."
-)
-@click.option(
-    "--head",
-    type=whole(0, defaults.MAX_TOKENS),
-    default=None,
-    metavar="N",
-    help="Print the first N tokens of the input, not its count (a character split between "
-    "tokens is left out whole).",
-)
-@click.option(
-    "--tail",
-    type=whole(0, defaults.MAX_TOKENS),
-    default=None,
-    metavar="N",
-    help="Print the last N tokens of the input, likewise.",
-)
-@click.option(
-    "--ids", is_flag=True, help="Print the input's token ids (with --head/--tail: theirs)."
-)
-@click.option(
-    "--decode", is_flag=True, help="Read token ids (spaces, commas) and print their text."
-)
-@jobs_option("Threads for exact counting of big inputs [default: cores, up to 4].")
-@click.option(
-    "--budget",
-    is_flag=True,
-    help="Print the pack budget of --model/--role and exit (neither --model nor --limit: "
-    "the default profile, 16,384 tokens, as for ctx-pack and ctx-compact).",
-)
-@role_options
-@int_option("--reserve-system", defaults.RESERVE_SYSTEM, max=defaults.MAX_TOKENS)
-@int_option("--reserve-tools", defaults.RESERVE_TOOLS, max=defaults.MAX_TOKENS)
-@int_option("--reserve-response", defaults.RESERVE_RESPONSE, max=defaults.MAX_TOKENS)
-@int_option("--slack-percent", defaults.SLACK_PERCENT, max=99)
-@click.option("--profiles", "list_profiles", is_flag=True, help="List the model profiles.")
-@profiles_file_option(
-    "A TOML file of extra/overriding profiles and [roles] shares [env CTX_PROFILES]."
-)
-@json_option
-@standard_options
+@options(COUNT)
 @click.pass_context
 def cli(ctx: click.Context, **opts) -> int:
     """Count the tokens of stdin or files: the ruler every ctx command uses.
@@ -268,38 +144,26 @@ def cli(ctx: click.Context, **opts) -> int:
     ...}}, "heaviest": [{"path", "tokens", ...}], "skipped": {reason: count}}. Undecodable
     bytes of a file name show as U+FFFD.
     """
-    from ctxtools import count as report  # the library side of ctx-count (not for --help)
+    from ctxtools.count import modes  # the library side of ctx-count (not for --help)
 
-    model = opts["model"]
-    if opts["exclude"] and not opts["tree"]:
-        raise UsageError("--exclude goes with --tree", hint="ctx-count --tree DIR --exclude GLOB")
-    tokens_mode = _check_tokens_mode(opts)
-    if (opts["role"] or opts["role_shares"]) and not opts["budget"]:
-        raise UsageError("--role and --role-share go with --budget")
-    table = profile = None
-    if opts["profiles_file"] or opts["list_profiles"] or model or opts["budget"]:
+    tokens_mode = modes.check_options(opts)
+    table = None
+    if opts["profiles_file"] or opts["list_profiles"] or opts["model"] or opts["budget"]:
         from ctxtools import profiles as prof  # only when a model is involved: start-up cost
 
         table = prof.load_profiles(opts["profiles_file"])
     if opts["list_profiles"]:
-        rows = prof.list_profiles(table)
-        if opts["as_json"]:
-            emit_json(rows)
-        else:
-            write(report.render_profiles(rows))
+        _emit(modes.profiles_output(table, opts))
         return 0
-    if model:
-        profile = prof.resolve(model, table)
-        if profile.matched_by in ("default", "size") and opts["limit"] is None:
-            warn(report.unknown_model_note(model, profile))
+    profile, notes = modes.profile_of(opts["model"], table, opts["limit"])
+    warn(*notes)
     if opts["budget"]:
-        return _budget(profile, opts, table)
+        _emit(modes.budget_output(profile, table, opts))
+        return 0
     if opts["fail_over"] is not None and profile is None and opts["limit"] is None:
         raise UsageError("--fail-over needs --model or --limit")
     from_env = ctx.get_parameter_source("encoding") == click.core.ParameterSource.ENVIRONMENT
-    encoding = opts["encoding"]
-    if profile is not None and (encoding is None or from_env):
-        encoding = profile.encoding
+    encoding = modes.encoding_of(opts["encoding"], profile, from_env)
     choice = ruler_from_options(opts, encoding=encoding, allow_special=opts["allow_special"])
     if tokens_mode:
         return _tokens(choice.ruler, opts)
@@ -308,51 +172,21 @@ def cli(ctx: click.Context, **opts) -> int:
     return _count(choice.ruler, profile, opts)
 
 
-def _check_tokens_mode(opts) -> bool:
-    """Whether the call prints tokens (--head, --tail, --ids, --decode), not counts; a usage
-    error when it asks for both."""
-    head, tail = opts["head"], opts["tail"]
-    if head is None and tail is None and not opts["ids"] and not opts["decode"]:
-        return False
-    if head is not None and tail is not None:
-        raise UsageError("--head and --tail: give one")
-    if opts["decode"] and (opts["ids"] or head is not None or tail is not None):
-        raise UsageError("--decode reads ids: it goes without --ids, --head and --tail")
-    clash = [f"--{k}" for k in ("tree", "budget", "messages") if opts[k]]
-    clash += ["--fail-over"] if opts["fail_over"] is not None else []
-    clash += ["--fail-above"] if opts["fail_above"] is not None else []
-    clash += ["--profiles"] if opts["list_profiles"] else []
-    if clash:
-        raise UsageError(
-            f"{clash[0]} does not go with --head, --tail, --ids or --decode (they print tokens)"
-        )
-    return True
-
-
 def _tokens(ruler, opts) -> int:
     """--head, --tail, --ids, --decode: one input's tokens, not its count."""
-    from ctxtools.cli.common import read_source_bytes, stdout_bytes
-    from ctxtools.tokens import ids as tok
+    from ctxtools.cli.inputs import read_source_bytes
+    from ctxtools.cli.outputs import stdout_bytes
+    from ctxtools.count.modes import tokens_of
 
-    head, tail = opts["head"], opts["tail"]
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     if len(sources) != 1:
         raise UsageError("--head, --tail, --ids and --decode take one input (a FILE or stdin)")
-    data = read_source_bytes(sources[0])
-    if opts["decode"]:
-        out = tok.decode(ruler, tok.parse_ids(data, sources[0].label))
-    else:
-        if head is not None:
-            data = tok.head(ruler, data, head)
-        elif tail is not None:
-            data = tok.tail(ruler, data, tail)
-        out = data
-        if opts["ids"]:
-            found = tok.encode(ruler, data.decode("utf-8", "replace"))
-            if opts["as_json"]:
-                emit_json(found)
-                return 0
-            out = (" ".join(map(str, found)) + "\n").encode()
+    out = tokens_of(ruler, read_source_bytes(sources[0]), sources[0].label, opts)
+    if isinstance(out, list):  # --ids
+        if opts["as_json"]:
+            emit_json(out)
+            return 0
+        out = (" ".join(map(str, out)) + "\n").encode()
     stream = stdout_bytes()
     stream.write(out)
     stream.flush()
@@ -360,96 +194,62 @@ def _tokens(ruler, opts) -> int:
 
 
 def _count(ruler, profile, opts) -> int:
-    from ctxtools import count as report
+    from ctxtools.count import modes
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
-    bad = report.unreadable([src.path for src in sources])
-    absent = [p for p in bad if opts["missing_ok"] and not os.path.exists(p)]
-    for path in absent:
-        del bad[path]
+    bad, absent = modes.uncountable([src.path for src in sources], opts["missing_ok"])
     if bad and not opts["keep_going"]:
         from ctxtools.fsutil import unreadable_error
 
         if len(bad) == 1:
             path = next(iter(bad))
-            check_file(path, _tree_hint(path))  # its own message, with a hint for a directory
+            _check(path)  # its own message, with a hint for a directory
         raise unreadable_error(bad, hint="--keep-going counts the rest")
     present = [src for src in sources if src.path not in bad and src.path not in absent]
-    if opts["messages"]:
-        from functools import partial
-
-        from ctxtools.compact.transcript import head_error
-
-        rows = []
-        for s in present:
-            where = f"{s.path}: " if s.path is not None else ""
-            error = partial(head_error, where=where)
-            label = s.path or "stdin"
-            with json_source(s) as stream:
-                counts = report.transcript_counts_of(stream, ruler, s.path, label, error)
-            rows.append((s.label, counts))
-    else:
-        rows = _count_texts(present, ruler, opts)
-    warn(*bad.values(), prefix="error: ")
-    if absent:
-        warn(f"note: not present, not counted (--missing-ok): {', '.join(absent)}")
-    counted = report.Report(
-        rows,
-        profile=profile,
-        limit=opts["limit"],
-        ruler=ruler,
-        sort=opts["sort"],
-        messages=opts["messages"],
+    count = _count_messages if opts["messages"] else _count_texts
+    named = [(src.label, src.path) for src in sources]
+    _emit(
+        modes.counts_output(count(present, ruler, opts), named, bad, absent, profile, ruler, opts)
     )
-    warn(*counted.not_exact, prefix="note: not exact: ")
-    if opts["as_json"]:
-        missing = [src.label for src in sources if src.path in bad]
-        doc = counted.document(ruler.describe(), missing, opts["messages"])
-        if absent:
-            doc["absent"] = absent
-        emit_json(doc)
-    else:
-        write(counted.text(len(sources)))
-    binary = report.binary_note(rows)
-    if binary:
-        warn(binary)
-    warn(*counted.warnings(ruler.name))
-    gates = {k: opts[k] for k in ("fail_over", "fail_above")}
-    over = counted.over_limits(single=len(sources) == 1, **gates)
-    if over:
-        raise OverLimitError("; ".join(over))
     return 1 if bad else 0
 
 
-def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
-    from ctxtools import count as report
-    from ctxtools.tokens import count_stream
+def _emit(out) -> None:
+    """Print a ``count.modes.Output``; end with its error, if any."""
+    warn(*out.before)
+    if out.doc is not None:
+        emit_json(out.doc)
+    else:
+        write(out.text)
+    warn(*out.after)
+    if out.error is not None:
+        raise out.error
 
-    rows = []
+
+def _count_messages(sources, ruler, opts) -> list[tuple[str, dict]]:
+    from ctxtools.cli.jsoninput import json_source
+    from ctxtools.count.modes import count_messages
+
+    return count_messages(sources, ruler, json_source)
+
+
+def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:
+    from ctxtools.count.modes import count_texts
+
+    inputs = [(src.label, src.path) for src in sources]
     bar = _progress(sources)
     try:
-        for i, src in enumerate(sources, 1):
-            if bar is not None:
-                bar.note(f"{i:,}/{len(sources):,} files")
-            if src.path is None:
-                counts = count_stream(stdin_bytes(), ruler, jobs=opts["jobs"]).as_dict()
-            else:
-                check_file(src.path, _tree_hint(src.path))
-                try:
-                    counts = report.count_file(
-                        src.path,
-                        ruler,
-                        count_binary=opts["count_binary"],
-                        jobs=opts["jobs"],
-                        progress=bar.advance if bar is not None else None,
-                    )
-                except OSError as exc:
-                    raise InputError(f"{src.path}: {exc.strerror or exc}") from None
-            rows.append((src.label, counts))
+        return count_texts(inputs, ruler, opts, stdin=stdin_bytes, check=_check, bar=bar)
     finally:
         if bar is not None:
             bar.close()
-    return rows
+
+
+def _check(path: str) -> None:
+    """One line for a FILE that cannot be counted, with a hint for a directory."""
+    from ctxtools.count.modes import tree_hint
+
+    check_file(path, tree_hint(path))
 
 
 def _progress(sources):
@@ -466,23 +266,15 @@ def _progress(sources):
 
 
 def _tree(ruler, profile, opts) -> int:
-    from ctxtools import count as report
-    from ctxtools import count_tree
-
-    for key, flag in _NOT_WITH_TREE:
-        if opts[key]:
-            raise UsageError(f"{flag} does not go with --tree")
-    if len(opts["files"]) > 1:
-        raise UsageError("--tree takes one directory", hint="ctx-count --tree DIR")
-    root = opts["files"][0] if opts["files"] else "."
-    from ctxtools.cli.remote import local_tree
-
-    root, shown = local_tree(root)
-    if not os.path.isdir(root):
-        raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
     from ctxtools.cli.progress import Progress
+    from ctxtools.cli.remote import local_tree
+    from ctxtools.count import modes
+    from ctxtools.count import tree as count_tree
     from ctxtools.pathfilter import load_filter
 
+    root, shown = local_tree(modes.tree_root(opts))
+    if not os.path.isdir(root):
+        raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
     filt = load_filter(root, exclude=opts["exclude"])
     bar = Progress.start("counting", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
     try:
@@ -498,66 +290,9 @@ def _tree(ruler, profile, opts) -> int:
         if bar is not None:
             bar.close()
     if shown != root:  # a repository's URL: named as given, not by its cache directory
-        import dataclasses
-
-        tree = dataclasses.replace(tree, root=shown)
-    use = report.usage(tree.top.counts["tokens"], profile, opts["limit"], ruler)
-    shape = {"depth": opts["depth"], "top": opts["top"]}
-    warn(*tree.not_exact, prefix="note: not exact: ")
-    if opts["as_json"]:
-        doc = count_tree.document(tree, ruler.describe(), **shape)
-        if use:
-            doc["usage"] = use
-        emit_json(doc)
-    else:
-        write(count_tree.render(tree, **shape) + (report.usage_line(use) if use else ""))
-    warn(*count_tree.notes(tree), *filt.warnings())
-    if use:
-        warn(*report.usage_warnings(use, ruler.name))
-        over = report.over_limits(
-            [], use, fail_over=opts["fail_over"], fail_above=None, single=True
-        )
-        if over:
-            raise OverLimitError("; ".join(over))
-    return 0
-
-
-_NOT_WITH_TREE = (
-    ("messages", "--messages"),
-    ("files_from", "--files-from"),
-    ("sort", "--sort"),
-    ("fail_above", "--fail-above"),
-    ("missing_ok", "--missing-ok"),
-)
-
-
-def _budget(profile, opts, table) -> int:
-    from ctxtools import count as report
-
-    keys = ("role", "reserve_system", "reserve_tools", "reserve_response", "slack_percent")
-    budget, profile = report.budget(
-        profile,
-        opts["limit"],
-        table,
-        role_shares=dict(opts["role_shares"]),
-        **{k: opts[k] for k in keys},
-    )
-    if opts["as_json"]:
-        emit_json(report.budget_document(budget, profile))
-    else:
-        write(report.render_budget(budget, profile))
-    if budget.floored:  # the rule ctx-pack follows: below the floor there is no budget
-        raise budget.floor_error(
-            hint="a model with a larger window, another --role, or fewer reserves"
-        )
+        tree = tree.named(shown)
+    _emit(modes.tree_output(tree, filt.warnings(), profile, ruler, opts))
     return 0
 
 
 main = make_main(cli, "ctx-count")
-
-
-def _tree_hint(path: str) -> str:
-    """What to type to count the files under the directory PATH."""
-    import shlex
-
-    return f"give files, or count the files under it: ctx-count --tree {shlex.quote(path)}"

@@ -3,8 +3,9 @@
 ``ctx-count [--heuristic] [FILE | -]...`` -- files or stdin and nothing else on the command
 line, no ``CTX_*`` variable that changes the run -- is what most pipelines run, and
 importing click is most of its start-up (28 of about 60 ms for a heuristic count of 1 KB;
-issue 10). Such a call is counted here with the same library calls, and printed with the
-same ``ctxtools.count.format_counts``, as the click command in ``ctxtools.cli.count``.
+issue 10). Such a call is counted by ``ctxtools.count.plain`` with the same library calls,
+and printed with the same ``count.report.format_counts``, as the click command in
+``ctxtools.cli.count``.
 
 Every other call goes to the click command, and so does a plain call that would show
 anything but the counts -- an unreadable or binary file, a terminal on stdin (the hint) or
@@ -56,73 +57,29 @@ def _stdin():
     return None if stream is None or stream.isatty() else stream
 
 
-def _binary(name: str) -> bool:
-    """Whether the file NAME looks binary (the click command reports it as such)."""
-    from ctxtools.classify import BINARY_PROBE, is_binary
-
-    try:
-        with open(name, "rb") as fh:
-            return is_binary(fh.read(BINARY_PROBE))
-    except OSError:
-        return True  # the click command says what is wrong with it
-
-
 def _fast(args: list[str]) -> str | None:
     """The output of a plain call, or None: the click command must run it."""
     plan = _plan(args)
     if plan is None:
         return None
     heuristic, names = plan
-    from ctxtools.fsutil import unreadable_reason
+    from ctxtools.count.plain import count_plain, plain_size
 
-    size = 0
-    for name in names:
-        if name == "-":
-            if _stdin() is None:
-                return None
-        elif unreadable_reason(name, check_access=True) is not None or _binary(name):
-            return None
-        else:
-            size += os.path.getsize(name)
+    if "-" in names and _stdin() is None:
+        return None
+    size = plain_size(names)
+    if size is None:
+        return None
     big = size >= defaults.PROGRESS_MIN_BYTES or len(names) >= defaults.PROGRESS_MIN_FILES
     if "-" not in names and big and sys.stderr.isatty():
         return None
-    from ctxtools.errors import CtxError, InputError
-    from ctxtools.tokens import count_stream, get_ruler
-
-    try:
-        choice = get_ruler(heuristic=heuristic, store_root=None)
-    except CtxError:
+    counted = count_plain(names, heuristic, _stdin() if "-" in names else None)
+    if counted is None:
         return None
-    if choice.notes:
-        return None
-    rows = []
-    notes: list[str] = []
-    stdin_read = False
-    for name in names:
-        try:
-            if name == "-":
-                stdin_read = True
-                counts = count_stream(_stdin(), choice.ruler)
-            else:
-                with open(name, "rb") as fh:
-                    counts = count_stream(fh, choice.ruler)
-        except OSError as exc:
-            if not stdin_read:
-                return None
-            raise InputError(f"{name}: {exc.strerror or exc}") from None
-        except CtxError:
-            if not stdin_read:
-                return None
-            raise
-        rows.append((name, counts.tokens))
-        if not counts.exact:
-            notes.extend(n for n in counts.notes if n not in notes)
-    for note in notes:  # as the click command says it: a count that could not be proven
-        sys.stderr.write(f"{NAME}: note: not exact: {note}\n")
-    from ctxtools.count import format_counts
-
-    return format_counts(rows, sum(n for _, n in rows), len(names))
+    text, notes = counted
+    for note in notes:  # as the click command says it
+        sys.stderr.write(f"{NAME}: note: {note}\n")
+    return text
 
 
 def _quiet_broken_pipe() -> None:

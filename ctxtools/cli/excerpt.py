@@ -5,106 +5,18 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    STDIN,
-    emit_json,
-    explain_option,
-    ignore_case_option,
-    input_files,
-    int_option,
-    jobs_option,
-    json_option,
-    keep_going_option,
-    make_main,
-    model_encoding,
-    model_option,
-    output_option,
-    query_option,
-    read_source_bytes,
-    resolve_sources,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    stdout_bytes,
-    store_options,
-    tokens_option,
-    warn,
-    write,
-)
-from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
-from ctxtools.errors import UsageError
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import read_source_bytes, resolve_sources
+from ctxtools.cli.outputs import emit_json, stdout_bytes, warn, write
+from ctxtools.cli.retrieval import retrieval_method
+from ctxtools.cli.ruler import model_encoding, ruler_from_options
+from ctxtools.cli.tables import options
+from ctxtools.options.excerpt import EXCERPT
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@input_files
-@query_option("The task, in words, read as ctx-pack reads it.")
-@click.option(
-    "--ident",
-    "idents",
-    multiple=True,
-    metavar="NAME",
-    help="A name to look for, taken as is: a definition so named ranks up (repeatable).",
-)
-@ignore_case_option("Accepted; words always match regardless of case.")
-@int_option(
-    "--window",
-    defaults.EXCERPT_WINDOW,
-    "In a text without definitions (a log): lines shown around each best line.",
-)
-@int_option("--head", defaults.EXCERPT_HEAD, "First lines of every file, always shown.")
-@int_option(
-    "--max-windows",
-    defaults.EXCERPT_MAX_WINDOWS,
-    "Windows per file (a definition, or lines of a log), the most relevant first.",
-)
-@int_option("--tail", defaults.EXCERPT_TAIL, "Last lines shown when nothing in the file matches.")
-@tokens_option("Total budget for the whole output, in tokens of the ruler.")
-@click.option(
-    "--sort",
-    type=click.Choice(["given", "score"]),
-    default="given",
-    show_default=True,
-    help="File order: as given, or the best-ranked first (ctx-pack's file score).",
-)
-@click.option(
-    "--unmatched",
-    type=click.Choice(["show", "name", "omit"]),
-    default=None,
-    help="Files where nothing matched: shown by their head and tail, named in a closing "
-    "list, or left out (default: show for one input, name for several).",
-)
-@click.option(
-    "--signatures",
-    is_flag=True,
-    help="Paths plus the definitions' signature lines only (no bodies).",
-)
-@keep_going_option("Excerpt the files that can be read when some cannot (still exit 1).")
-@click.option(
-    "--allow-secrets",
-    is_flag=True,
-    help="Do not redact secrets (what is printed goes to a model!).",
-)
-@jobs_option(
-    "Worker processes (default: 2 for 500 files or more on a machine with several CPUs, else 1)."
-)
-@memory_option(
-    "Rank the sections of these memory files or directories against --query instead "
-    "(what ctx-pack --memory would pick; repeatable)."
-)
-@retrieval_options
-@explain_option(
-    "Say on stderr what was shown of each file, each window's score and why, and what was "
-    'left out and why (with --json: also its "explain").'
-)
-@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
-@ruler_options
-@store_options
-@json_option
-@output_option
-@copy_option
-@standard_options
+@options(EXCERPT)
 def cli(**opts) -> int:
     """Cut files down to what a task is about, with real line numbers.
 
@@ -278,6 +190,7 @@ def _excerpt(opts: dict, red) -> int:
         unreadable_error,
     )
     from ctxtools.excerpt.output import FileNotes, default_unmatched, excerpt_query, write_blocks
+    from ctxtools.resolve import STDIN
 
     options = ExcerptOptions(**{name: opts[name] for name in OPTION_NAMES})
     query = excerpt_query(
@@ -378,22 +291,14 @@ class _with_progress:
 def _memory(opts: dict, method: str | None, red) -> int:
     """--memory: the memory sections that qualify for --query, best first."""
     from ctxtools.excerpt.output import (
+        check_memory_options,
         memory_dict,
         memory_notes,
         rank_memory_sections,
         render_memory,
     )
 
-    if opts["query"] is not None:
-        for name, bad in (
-            ("FILE arguments", opts["files"] or opts["files_from"]),
-            ("--ident", opts["idents"]),
-            ("--signatures", opts["signatures"]),
-            ("--tokens", opts["tokens"] is not None),
-            ("--explain", opts["explain"]),
-        ):
-            if bad:
-                raise UsageError(f"{name} and --memory do not go together")
+    check_memory_options(opts)
     how = {k: opts[k] for k in ("embed_cmd", "embed_timeout", "min_score", "store")}
     ranking = rank_memory_sections(opts["memory"], opts["query"], method=method, **how)
     warn(*memory_notes(ranking))
@@ -405,6 +310,8 @@ def _memory(opts: dict, method: str | None, red) -> int:
 
 
 def _read_stdin() -> bytes:
+    from ctxtools.resolve import STDIN
+
     return read_source_bytes(STDIN)
 
 

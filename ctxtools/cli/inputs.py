@@ -1,17 +1,19 @@
 """The inputs every ctx-* command reads: FILE arguments and --files-from lists resolved to
 ``FileArg``s, stdin as bytes (with a hint when it is a terminal), and one-line errors for a
-path that cannot be read as a file. ``ctxtools.cli.common`` re-exports these names."""
+path that cannot be read as a file."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
 from ctxtools.errors import InputError, NotFoundError
-from ctxtools.resolve import STDIN, FileArg
+
+if TYPE_CHECKING:  # loaded when a command reads its inputs, not for --help
+    from ctxtools.resolve import FileArg
 
 
 def read_names(files_from: str, null: bool) -> list[str]:
@@ -40,6 +42,8 @@ def resolve_sources(
     files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
 ) -> list[FileArg]:
     """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
+    from ctxtools.resolve import STDIN, FileArg
+
     if null and files_from is None:
         raise click.UsageError("-0/--null goes with --files-from")
     names = list(files)

@@ -5,8 +5,12 @@ one document at most ``JSON_DOCUMENT_MAX`` bytes (ctx-count --messages, ctx-comp
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
-from ctxtools.cli.common import FileArg, open_source, stdin_bytes
+from ctxtools.cli.inputs import open_source, stdin_bytes
+
+if TYPE_CHECKING:
+    from ctxtools.resolve import FileArg
 
 
 def json_source(src: FileArg):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.common import (
+from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
-    make_main,
     model_option,
     standard_options,
     store_options,
     whole,
 )
+from ctxtools.cli.entry import make_main
 
 
 @click.command(name="ctx-mcp", context_settings=CONTEXT_SETTINGS)
@@ -114,7 +114,7 @@ def _log_to_stderr() -> None:
     import logging
     import sys
 
-    from ctxtools.cli.common import debug_enabled
+    from ctxtools.cli.entry import debug_enabled
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("ctx-mcp: %(levelname)s: %(message)s"))

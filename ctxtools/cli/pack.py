@@ -5,32 +5,15 @@ from __future__ import annotations
 import click
 
 from ctxtools import defaults
-from ctxtools.cli.clip import copy_flag
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    exclude_option,
-    input_files,
-    int_option,
-    json_dumps,
-    json_option,
-    keep_going_option,
-    limit_option,
-    make_main,
-    model_option,
-    profiles_file_option,
-    resolve_sources,
-    role_options,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    store_options,
-    tokens_option,
-    warn,
-    whole,
-    write_bytes,
-)
-from ctxtools.cli.retrieval import memory_option, retrieval_method, retrieval_options
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import resolve_sources
+from ctxtools.cli.outputs import warn, write_bytes
+from ctxtools.cli.retrieval import retrieval_method
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
+from ctxtools.options.pack import PACK
 
 _SHORT_T = "ctx_pack.short_t"
 
@@ -55,30 +38,16 @@ class _TokensOption(click.Option):
 
 
 def _short_t(task: str | None, tokens: int | None) -> tuple[str | None, int | None]:
-    """The task and the budget once ``-t VALUE`` (if given) is placed: see _TokensOption."""
+    """The task and the budget once ``-t VALUE`` (if given) is placed (``request.short_t``)."""
+    from ctxtools.pack.request import OLD_T_NOTE, short_t
+
     ctx = click.get_current_context()
     value = ctx.meta.get(_SHORT_T)
-    if value is None:
-        return task, tokens
-    if not value.strip().isdigit():
-        if task is not None:
-            raise UsageError(
-                f"-t {value!r}: -t is --tokens, a whole number",
-                hint="the task goes in -q/--task, once",
-            )
-        warn(
-            "note: -t TEXT is the task's old spelling: type -q TEXT or --task TEXT "
-            "(-t is --tokens in every ctx command)"
-        )
-        return value, tokens
-    if task is None:
-        raise UsageError(
-            f"-t {value.strip()} is ambiguous: -t was ctx-pack's --task and is --tokens now",
-            hint=f"type --tokens {value.strip()} -q TASK for a budget, or -q {value.strip()} "
-            "for that task",
-        )
-    if tokens is not None:
-        raise UsageError("-t and --tokens both give the budget", hint="give it once")
+    task_now, budget = short_t(value, task, tokens)
+    if not budget:
+        if value is not None:
+            warn(OLD_T_NOTE)
+        return task_now, tokens
     param = next(p for p in ctx.command.params if p.name == "tokens")
     return task, param.type.convert(value, param, ctx)
 
@@ -101,151 +70,7 @@ class _PackCommand(click.Command):
 
 
 @click.command(cls=_PackCommand, context_settings=CONTEXT_SETTINGS)
-@input_files
-@click.option(
-    "-q",
-    "--task",
-    default=None,
-    help="What the model is to do (last, verbatim); '-' reads it from stdin.",
-)
-@model_option(
-    "Model profile [env CTX_MODEL; neither --model nor --limit: the default profile, "
-    "16,384 tokens, as for ctx-compact and ctx-count --budget]."
-)
-@role_options
-@tokens_option(
-    "The whole budget in tokens, instead of the model's and the role's.", cls=_TokensOption
-)
-@limit_option()
-@click.option(
-    "--root",
-    type=click.Path(file_okay=False),
-    default=".",
-    show_default=True,
-    help="The repository: instructions, the map, @-mentions and --changed are read here.",
-)
-@click.option(
-    "--changed",
-    "changed",
-    is_flag=False,
-    flag_value="HEAD",
-    default=None,
-    metavar="[REV]",
-    help="Add the files changed against REV (HEAD when no REV), untracked included, "
-    "each with its diff hunks.",
-)
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "xml", "json"]),
-    default="markdown",
-    show_default=True,
-    help="Output format (json: sections, files, tokens, drops, and the Markdown text).",
-)
-@json_option(help="Same as --format json.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    default=None,
-    help="Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
-    "reads is refused (the manual has the rules for FIFOs, devices and links).",
-)
-@copy_flag(
-    "Also copy the pack to the clipboard (wl-copy, xclip, xsel, pbcopy or clip.exe, found "
-    "on PATH); it still goes to stdout, or to -o FILE. Not with --split."
-)
-@click.option(
-    "--split",
-    "split",
-    type=whole(defaults.SPLIT_MIN, defaults.MAX_TOKENS),
-    default=None,
-    metavar="TOKENS",
-    help="Write the pack as parts of at most TOKENS tokens, cut at file and definition "
-    "boundaries; with -o FILE: FILE.1.md, FILE.2.md ... (FILE less .md).",
-)
-@click.option(
-    "--explain",
-    is_flag=True,
-    help="Show the budget, tokens per section and file, and what was dropped, on stderr.",
-)
-@click.option("--include-readme", is_flag=True, help="README.md joins the instructions.")
-@click.option(
-    "--skills",
-    "skills_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="A directory of skills (each */SKILL.md, with name and description).",
-)
-@click.option(
-    "--pin-skill",
-    "pin_skills",
-    multiple=True,
-    metavar="NAME",
-    help="Include this skill's full body (repeatable).",
-)
-@int_option(
-    "--skill-max-expanded", defaults.SKILL_MAX_EXPANDED, "Skills whose full body may go in."
-)
-@click.option(
-    "--skill-disclosure",
-    type=click.Choice(["auto", "cards", "full"]),
-    default="auto",
-    show_default=True,
-    help="auto: bodies when earned; cards: one-line cards only; full: bodies of the matches.",
-)
-@memory_option(
-    "Memory files or directories (.md, .txt, .rst): their sections that match the "
-    "task go in (repeatable)."
-)
-@click.option(
-    "--memory-tokens",
-    type=whole(1, defaults.MAX_TOKENS),
-    default=None,
-    help="Tokens the memory section may take [default: 15% of the budget].",
-)
-@retrieval_options
-@click.option(
-    "--identifiers-only",
-    is_flag=True,
-    help="Paths and signatures instead of bodies (as for roles explorer, context, docs).",
-)
-@click.option(
-    "--include",
-    "include",
-    multiple=True,
-    metavar="GLOB",
-    help="Files of a directory that match GLOB are candidates even when the noise rules "
-    "leave them out (catalogues, lock files, data, generated); repeatable.",
-)
-@exclude_option(
-    "Files that match GLOB are never candidates, nor on the map (also: a .ctxignore file "
-    "at the root, gitignore syntax); repeatable."
-)
-@click.option("--no-map", is_flag=True, help="Leave the repository map out.")
-@click.option(
-    "--fill",
-    is_flag=True,
-    help="Fill the budget: take chunks under the relevance floor and past the files' "
-    "36,000-token ceiling too (by default a pack stops where what is left is worth too "
-    "little, and says so).",
-)
-@click.option(
-    "--allow-drop",
-    is_flag=True,
-    help="A named file that cannot fit even as signatures is dropped, not an error.",
-)
-@keep_going_option("Pack the rest when some paths are missing.")
-@click.option(
-    "--allow-secrets",
-    is_flag=True,
-    help="Do not skip secret files or redact secrets (the pack goes to a provider!).",
-)
-@profiles_file_option("A TOML file of extra/overriding model profiles [env CTX_PROFILES].")
-@ruler_options
-@store_options
-@standard_options
+@options(PACK, hooks={"tokens": {"cls": _TokensOption}})
 def cli(**opts) -> int:
     """Pack what a model needs for a task into its real budget, in a byte-stable order.
 
@@ -407,6 +232,8 @@ def cli(**opts) -> int:
     """
     from ctxtools.pack import build_pack
     from ctxtools.pack.request import (
+        check_options,
+        check_output,
         output_format,
         pack_messages,
         request_from_options,
@@ -418,24 +245,14 @@ def cli(**opts) -> int:
         raise UsageError("no task", hint='give -q/--task "what to do"; -q - reads it from stdin')
     task_from_stdin = task == "-"
     if task_from_stdin:
-        from ctxtools.cli.common import STDIN, read_source_bytes
+        from ctxtools.cli.inputs import read_source_bytes
+        from ctxtools.resolve import STDIN
 
         task = read_source_bytes(STDIN).decode("utf-8", "replace")
     fmt = output_format(opts["fmt"], opts["as_json"])
-    if opts["split"] is not None and fmt == "xml":
-        raise UsageError(
-            "--split does not go with --format xml (an XML pack is one document)",
-            hint="split the Markdown or --format json pack",
-        )
-    if opts["split"] is not None and opts["copy"]:
-        raise UsageError(
-            "--copy takes one document, --split makes several",
-            hint="copy each part from its -o file",
-        )
-    if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
-        warn("note: --tokens gives the whole budget; --model/--limit only choose the ruler")
+    warn(*check_options(opts, fmt))
     _remote(opts)
-    _check_output(opts, task_from_stdin=task_from_stdin)
+    check_output(opts["output"], opts["files_from"], task_from_stdin)
     paths: list[str] = []
     listed: list[str] = []
     if opts["files"]:
@@ -477,34 +294,11 @@ def cli(**opts) -> int:
 
 def _emit(pack, fmt: str, opts, ruler) -> None:
     """Print or write the pack (whole, or as --split's parts)."""
-    parts = None
-    if opts["split"] is not None:
-        from ctxtools.pack import split
+    from ctxtools.pack.request import document, write_document
 
-        parts = split.split_pack(pack.text, ruler, opts["split"])
-    if fmt == "json":
-        doc = pack.as_dict()
-        if parts is not None:
-            doc["parts"] = [p.as_dict() for p in parts]
-        data = json_dumps(doc)
-    elif parts is not None:
-        data = split.joined(parts).encode("utf-8", "surrogateescape")
-    else:
-        data = pack.text.encode("utf-8", "surrogateescape")
-    output = opts["output"]
-    if output and output != "-":
-        from ctxtools.errors import InputError
-        from ctxtools.fsutil import write_output
-
-        if parts is not None and fmt != "json":
-            split.write_parts(output, parts)
-            stale = split.stale_part(output, len(parts))
-            if stale:
-                warn(f"note: {stale} is a part of an earlier, longer split (left as it was)")
-            return
-        problem = write_output(output, data)
-        if problem:
-            raise InputError(f"-o {output}: cannot write ({problem})")
+    data, parts = document(pack, fmt, opts["split"], ruler)
+    if opts["output"] and opts["output"] != "-":
+        warn(*write_document(opts["output"], data, parts, fmt))
     else:
         write_bytes(data)
     if opts["copy"]:
@@ -529,21 +323,6 @@ def _remote(opts) -> None:
         raise UsageError("--root does not go with a repository URL (the clone is the root)")
     path = local_tree(opts["files"][0], opts["store"])[0]
     opts["files"], opts["root"] = (path,), path
-
-
-def _check_output(opts, task_from_stdin: bool) -> None:
-    """Refuse -o FILE when FILE is the --files-from list or standard input (the library
-    checks the files and options it reads itself)."""
-    if not opts["output"] or opts["output"] == "-":
-        return
-    from ctxtools.pack.inputs import OutputGuard
-
-    sources = []
-    if opts["files_from"] not in (None, "-"):
-        sources.append((f"--files-from {opts['files_from']}", opts["files_from"]))
-    if task_from_stdin or opts["files_from"] == "-":
-        sources.append(("standard input", "/dev/stdin"))
-    OutputGuard(opts["output"]).check(sources)
 
 
 main = make_main(cli, "ctx-pack")

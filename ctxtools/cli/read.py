@@ -4,79 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ctxtools import defaults
-from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    complete,
-    emit_json,
-    ignore_case_option,
-    json_option,
-    make_main,
-    output_option,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    stdin_bytes,
-    store_options,
-    warn,
-    whole,
-    write,
-)
+from ctxtools.cli.decorators import CONTEXT_SETTINGS, complete
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import stdin_bytes
+from ctxtools.cli.outputs import emit_json, warn, write
+from ctxtools.cli.ruler import ruler_from_options
+from ctxtools.cli.tables import options
+from ctxtools.options.read import READ
 
 PROG = "ctx-read"
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("ref", required=False, metavar="[REF]", shell_complete=complete("complete_handle"))
-@click.option("--slice", "slice", metavar="A:B", help="Zero-based half-open slice.")
-@click.option(
-    "--unit",
-    type=click.Choice(["chars", "lines"]),
-    default="chars",
-    show_default=True,
-    help="Unit of --slice.",
-)
-@click.option("--range", "range", metavar="X-Y", help="Lines X..Y, 1-based, closed; X- to end.")
-@click.option("--head", type=whole(0), metavar="N", help="The first N lines.")
-@click.option("--tail", type=whole(0), metavar="N", help="The last N lines.")
-@click.option("--grep", "grep", metavar="REGEX", help="Lines matching REGEX, with line numbers.")
-@click.option(
-    "-C", "--context", "context", type=whole(0), default=0, metavar="N", help="--grep context."
-)
-@ignore_case_option("--grep ignoring case.")
-@click.option("--count", "count", is_flag=True, help="chars, lines, bytes, tokens (JSON).")
-@click.option("--jsonpath", metavar="EXPR", help="RFC 9535 JSONPath: a JSON array of matches.")
-@click.option("--paths", is_flag=True, help="--jsonpath: the matches' normalized paths.")
-@click.option(
-    "--dialect",
-    type=click.Choice(["rfc9535", "ng"]),
-    default="rfc9535",
-    show_default=True,
-    help="--jsonpath engine: RFC 9535, or jsonpath-ng's extended syntax.",
-)
-@click.option("--skip", type=whole(0), default=0, help="--jsonpath: skip N matches.")
-@click.option("--introspect", is_flag=True, help="What this handle supports, with examples.")
-@click.option("-n", "--number", is_flag=True, help="Prefix line numbers to line projections.")
-@click.option(
-    "--max-chars",
-    type=whole(1),
-    default=None,
-    help=f"Cap on the output [default {defaults.MAX_CHARS}; at most {defaults.MAX_CHARS_CEILING}].",
-)
-@click.option("--verify", is_flag=True, help="Re-hash the payload with SHA-256 before reading.")
-@click.option(
-    "--redact", is_flag=True, help="Replace secrets in what is shown (for a model to read)."
-)
-@store_options
-@ruler_options
-@json_option(
-    help='One JSON document: {"ref", "projection", "text", "next" (the line saying how to '
-    'go on, or null), "notes"} (--count and --introspect are JSON already).'
-)
-@output_option
-@copy_option
-@standard_options
+@options(READ, hooks={"ref": {"shell_complete": complete("complete_handle")}})
 def cli(ref: str | None, **o) -> int:
     """Page a handle (or stdin) back in through a projection.
 

@@ -22,7 +22,7 @@ def local_tree(arg: str, store: str | None = None) -> tuple[str, str]:
     remote = parse_remote(arg)
     if remote is None:
         return arg, arg
-    from ctxtools.cli.common import warn
+    from ctxtools.cli.outputs import warn
     from ctxtools.config import store_root
 
     got = checkout(remote, store_root(store))

@@ -4,85 +4,16 @@ from __future__ import annotations
 
 import click
 
-from ctxtools import defaults
-from ctxtools.cli.clip import copy_option
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    Size,
-    exclude_option,
-    explain_option,
-    files_from_options,
-    json_option,
-    make_main,
-    model_encoding,
-    model_option,
-    output_option,
-    query_option,
-    ruler_from_options,
-    ruler_options,
-    standard_options,
-    store_option,
-    warn,
-    whole,
-    write,
-    write_bytes,
-)
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.outputs import warn, write, write_bytes
+from ctxtools.cli.ruler import model_encoding, ruler_from_options
+from ctxtools.cli.tables import options
+from ctxtools.options.repomap import REPOMAP
 
 
 @click.command(name="ctx-repomap", context_settings=CONTEXT_SETTINGS)
-@click.argument("directory", required=False, default=".", type=click.Path())
-@click.option(
-    "-t",
-    "--tokens",
-    type=whole(50, defaults.MAX_TOKENS),
-    default=defaults.MAP_TOKENS,
-    show_default=True,
-    help="Budget: the map is never longer than this many tokens (minimum 50).",
-)
-@click.option(
-    "--focus",
-    "focus",
-    multiple=True,
-    metavar="PATH",
-    help="Rank toward this file or directory (repeatable).",
-)
-@query_option("Rank toward files and symbols it names.")
-@json_option
-@click.option("--no-cache", is_flag=True, help="Scan every file; neither read nor write the cache.")
-@click.option(
-    "--max-files",
-    type=whole(1),
-    default=defaults.MAP_MAX_FILES,
-    show_default=True,
-    help="Map at most this many files (shallowest paths first).",
-)
-@click.option(
-    "--max-file-size",
-    type=Size(),
-    default=defaults.MAP_MAX_FILE_SIZE,
-    show_default=True,
-    help="Skip files larger than this (bytes, or with K/M).",
-)
-@exclude_option(
-    "Leave files that match GLOB off the map (also: a .ctxignore file at DIRECTORY, "
-    "gitignore syntax); repeatable."
-)
-@explain_option(
-    "Say on stderr which files and symbols were shown, with their rank or score and why, "
-    'and what was left out and why (with --json: also its "explain").'
-)
-@click.option(
-    "--allow-secrets",
-    is_flag=True,
-    help="Do not redact secrets (what is printed goes to a model!).",
-)
-@store_option("Store root, for the scan cache [env CTX_STORE].", cache_only=True)
-@files_from_options
-@model_option("Count with this model's encoding (its profile) [env CTX_MODEL].")
-@ruler_options
-@output_option
-@copy_option
-@standard_options
+@options(REPOMAP)
 def cli(
     directory,
     tokens,
@@ -246,7 +177,7 @@ def _listed(directory: str, files_from: str, null: bool) -> list[str]:
     them); a name outside it is a note, and left out."""
     import os
 
-    from ctxtools.cli.common import read_names
+    from ctxtools.cli.inputs import read_names
     from ctxtools.quoting import quote_name
 
     base = os.path.abspath(directory)

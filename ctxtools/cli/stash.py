@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import click
 
-from ctxtools import defaults
-from ctxtools.cli.common import (
-    CONTEXT_SETTINGS,
-    emit_json,
-    int_option,
-    json_option,
-    make_main,
-    max_bytes_option,
-    max_entries_option,
-    open_source,
-    standard_options,
-    stdin_bytes,
-    store_options,
-    strategy_option,
-    warn,
-    write,
-    write_bytes,
-)
+from ctxtools.cli.decorators import CONTEXT_SETTINGS
+from ctxtools.cli.entry import make_main
+from ctxtools.cli.inputs import open_source, stdin_bytes
+from ctxtools.cli.outputs import emit_json, warn, write, write_bytes
+from ctxtools.cli.tables import options
+from ctxtools.options.stash import STASH
 
 PROG = "ctx-stash"
 
@@ -38,34 +26,7 @@ class _StashCommand(click.Command):
 
 
 @click.command(cls=_StashCommand, context_settings=CONTEXT_SETTINGS)
-@click.argument("args", nargs=-1, metavar="[FILE | NAME...]")
-@click.option("--name", default=None, help="Handle name [default: first 12 hex of the SHA-256].")
-@click.option(
-    "--type",
-    "type_",
-    type=click.Choice(["text", "json", "jsonl"]),
-    default=None,
-    help="Payload type [default: detected].",
-)
-@int_option(
-    "--threshold",
-    defaults.THRESHOLD,
-    "Inputs of at most this many characters pass through unchanged.",
-)
-@click.option("--always", is_flag=True, help="Store even inputs under the threshold.")
-@click.option("--tee", is_flag=True, help="With -- CMD: also copy the output to stderr.")
-@click.option("--list", "do_list", is_flag=True, help="List the session's handles (frecency).")
-@click.option("--all-sessions", is_flag=True, help="With --list: every session.")
-@click.option("--rm", "do_rm", is_flag=True, help="Remove the handles NAME... (blobs at --gc).")
-@click.option("--gc", "do_gc", is_flag=True, help="Evict over budget; drop unreferenced blobs.")
-@max_bytes_option("With --gc: keep at most this much (500M, 1G).")
-@max_entries_option("With --gc.")
-@strategy_option("With --gc: what goes first.")
-@click.option("--dry-run", is_flag=True, help="With --gc: say what would go, change nothing.")
-@click.option("--path", "do_path", is_flag=True, help="Print the store root and exit.")
-@store_options
-@json_option
-@standard_options
+@options(STASH)
 @click.pass_context
 def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     """Store stdin, FILE, or a command's output; print a handle card.

@@ -1,6 +1,6 @@
 """The click parameter types of the ctx-* options: values checked or parsed at parse time,
-so that a bad one is a usage error (exit 2) naming the option. ``ctxtools.cli.common``
-re-exports them for the commands."""
+so that a bad one is a usage error (exit 2) naming the option (``cli.decorators`` loads
+them only when a command declares an option of one)."""
 
 from __future__ import annotations
 

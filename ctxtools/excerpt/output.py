@@ -134,6 +134,22 @@ def write_blocks(
 # --- memory sections (--memory) ---------------------------------------------------------------
 
 
+def check_memory_options(opts) -> None:
+    """A usage error for the options --memory does not take with --query (keyed by the
+    command's parameter names)."""
+    if opts["query"] is None:
+        return
+    for name, bad in (
+        ("FILE arguments", opts["files"] or opts["files_from"]),
+        ("--ident", opts["idents"]),
+        ("--signatures", opts["signatures"]),
+        ("--tokens", opts["tokens"] is not None),
+        ("--explain", opts["explain"]),
+    ):
+        if bad:
+            raise UsageError(f"{name} and --memory do not go together")
+
+
 def rank_memory_sections(paths: Sequence[str], query: str | None, **how: object) -> Ranking:
     """``ctxtools.memory.rank_memory`` of PATHS for QUERY (HOW: method, embed_cmd,
     embed_timeout, min_score, store; method None: the default); UsageError without a

@@ -113,34 +113,29 @@ def _map_tokens() -> int:
 def pack(env: Env, a: dict) -> Reply:
     """ctx-pack --task TASK PATHS... under the model's (or ``tokens``) budget, in the root
     that holds its first path (else the first root)."""
+    from ctxtools.options import call_fields
+    from ctxtools.options.pack import PACK
     from ctxtools.pack import PackRequest, build_pack
     from ctxtools.pack.request import pack_messages
 
+    _no_remote(a["paths"] or [])
     paths = env.roots.check_all(a["paths"] or [])
     files = [p for p in paths if not p.startswith("ctx:")]
     root = env.roots.root_of(files[0]) if files else env.roots.primary
     env.roots.check_mentions(a["task"], root)
     model = a["model"] or env.model
-    req = PackRequest(
+    fields = call_fields(PACK, a)  # the arguments the table passes as they are
+    fields.update(
         task=a["task"],
         paths=paths,
         root=root,
         model=model,
-        role=a["role"],
-        tokens=a["tokens"],
-        changed=a["changed"],
-        include_readme=a["include_readme"],
-        identifiers_only=a["identifiers_only"],
-        allow_drop=a["allow_drop"],
-        keep_going=a["keep_going"],
-        include=a["include"] or (),
-        exclude=a["exclude"] or (),
         fmt=a["format"] or "markdown",
         use_map=not a["no_map"],
-        fill=a["fill"],
         store=env.store.root,
         session=env.session,
     )
+    req = PackRequest(**fields)
     encoding = env.model_encoding(model)
     notes = [f"note: {n}" for n in env.ruler_notes(encoding)]
     built = build_pack(req, env.ruler(encoding), notes)
@@ -151,6 +146,19 @@ def pack(env: Env, a: dict) -> Reply:
     else:
         text = built.text
     return Reply(text, pack_messages(built), type="json" if req.fmt == "json" else None)
+
+
+def _no_remote(paths: list[str]) -> None:
+    """A repository's URL is the command line's (``ctxtools.options.pack``): refused with
+    what to do, before it could be taken for a path under the root."""
+    from ctxtools.remote import parse_remote
+
+    for p in paths:
+        if isinstance(p, str) and not p.startswith("ctx:") and parse_remote(p) is not None:
+            raise UsageError(
+                f"{p}: a repository URL is not packed here (the server reads only under its roots)",
+                hint="run ctx-pack URL on the command line, or name a directory under the roots",
+            )
 
 
 def compact(env: Env, a: dict) -> Reply:

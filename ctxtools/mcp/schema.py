@@ -15,60 +15,40 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ctxtools import defaults
 from ctxtools.errors import UsageError
-
-_STR = {"type": "string"}
-_INT = {"type": "integer"}
-_BOOL = {"type": "boolean"}
-_STRS = {"type": "array", "items": {"type": "string"}}
-_TOKENS = {"minimum": 1, "maximum": defaults.MAX_TOKENS}  # a budget or a window, as on the CLI
-_COUNT = {"minimum": 0, "maximum": defaults.MAX_COUNT}  # lines, windows, matches
-
-
-def _p(kind: dict, description: str, **more: Any) -> dict:
-    return {**kind, "description": description, **more}
-
-
-_PATHS = _p(
-    _STRS,
-    "Files (directories and globs where the tool takes them), absolute or relative to the "
-    "first root; handle references ctx:[SESSION/]NAME too. Only paths under the server's "
-    "roots are read.",
-)
-_MODEL = _p(_STR, "Model profile (gpt-4o, claude-sonnet-4, qwen2.5-coder:32b, ...).")
+from ctxtools.options import mcp_properties
+from ctxtools.options.compact import COMPACT
+from ctxtools.options.compact import MCP_ORDER as COMPACT_ORDER
+from ctxtools.options.count import COUNT
+from ctxtools.options.count import MCP_ORDER as COUNT_ORDER
+from ctxtools.options.excerpt import EXCERPT
+from ctxtools.options.excerpt import MCP_ORDER as EXCERPT_ORDER
+from ctxtools.options.pack import MCP_ORDER as PACK_ORDER
+from ctxtools.options.pack import PACK
+from ctxtools.options.read import MCP_ORDER as READ_ORDER
+from ctxtools.options.read import READ
+from ctxtools.options.repomap import MCP_ORDER as REPOMAP_ORDER
+from ctxtools.options.repomap import REPOMAP
+from ctxtools.options.stash import RUN, STASH
 
 _PAGING = (
     " Results over the server's inline limit are stored as a handle: you get its card, the "
     "first lines and the exact read call for the next part."
 )
 
+# The arguments come from the commands' option tables (ctxtools.options), where each
+# option says what an agent sees or why it is the command line's only.
 TOOLS: dict[str, dict] = {
     "count": {
         "description": "Count the tokens of a text or of files (the ruler every ctx tool "
         "uses), with the share of a model's context window. Give text or paths.",
-        "properties": {
-            "text": _p(_STR, "The text to count."),
-            "paths": _p(_STRS, "Files to count (under the roots)."),
-            "model": _MODEL,
-            "limit": _p(_INT, "Context window in tokens (instead of the model's).", **_TOKENS),
-            "messages": _p(
-                _BOOL,
-                "Count each input as a chat transcript (OpenAI or Anthropic messages), as "
-                "the APIs count it.",
-                default=False,
-            ),
-        },
+        "properties": mcp_properties(COUNT, COUNT_ORDER),
         "required": [],
     },
     "stash": {
         "description": "Store a text in the handle store and get its card (a few dozen "
         "bytes, whatever the size). Page it back with read.",
-        "properties": {
-            "text": _p(_STR, "The text to store."),
-            "name": _p(_STR, "Handle name (1-128 of A-Z a-z 0-9 . _ -) [default: SHA-256]."),
-            "type": _p(_STR, "Payload type [default: detected].", enum=["text", "json", "jsonl"]),
-        },
+        "properties": mcp_properties(STASH),
         "required": ["text"],
     },
     "read": {
@@ -78,107 +58,34 @@ TOOLS: dict[str, dict] = {
         "content is shown from the top. Output is capped at max_chars (12,000; at most "
         "50,000); a cut read ends with the exact read call for the next part. A ref with "
         "@SHA whose name was re-stashed fails as stale.",
-        "properties": {
-            "ref": _p(_STR, "[ctx:][SESSION/]NAME[@SHA_PREFIX], or a whole handle card."),
-            "range": _p(_STR, "Lines X-Y, 1-based, closed; X- to the end; with grep, its scope."),
-            "slice": _p(_STR, "A:B, zero-based, half-open, negatives from the end."),
-            "unit": _p(_STR, "Unit of slice.", enum=["chars", "lines"], default="chars"),
-            "head": _p(_INT, "The first N lines.", **_COUNT),
-            "tail": _p(_INT, "The last N lines.", **_COUNT),
-            "grep": _p(_STR, "Lines matching this regex (RE2), with their line numbers."),
-            "context": _p(_INT, "Lines of context around each grep match.", default=0, **_COUNT),
-            "ignore_case": _p(_BOOL, "grep ignoring case.", default=False),
-            "jsonpath": _p(_STR, "RFC 9535 JSONPath: a JSON array of the matches."),
-            "paths": _p(_BOOL, "jsonpath: the matches' normalized paths.", default=False),
-            "skip": _p(_INT, "jsonpath: skip N matches.", default=0, **_COUNT),
-            "count": _p(_BOOL, "chars, lines, bytes and tokens (JSON).", default=False),
-            "introspect": _p(_BOOL, "What this handle supports, with examples.", default=False),
-            "number": _p(_BOOL, "Prefix line numbers to line projections.", default=False),
-            "max_chars": _p(
-                _INT,
-                f"Cap on the output [default {defaults.MAX_CHARS:,}; at most "
-                f"{defaults.MAX_CHARS_CEILING:,}].",
-                minimum=1,
-                maximum=defaults.MAX_COUNT,
-            ),
-            "verify": _p(_BOOL, "Re-hash the payload with SHA-256 first.", default=False),
-        },
+        "properties": mcp_properties(READ, READ_ORDER),
         "required": ["ref"],
     },
     "run": {
         "description": "Run a command (no shell) in the first root, store its output "
         "(stdout and stderr interleaved) and its exit status, and get the card and the "
         "first lines." + _PAGING,
-        "properties": {
-            "command": _p(_STRS, "The argv: program and arguments.", minItems=1),
-            "name": _p(_STR, "Handle name [default: SHA-256]."),
-        },
+        "properties": mcp_properties(RUN),
         "required": ["command"],
     },
     "excerpt": {
         "description": "Cut files down to what a task is about, with real line numbers: "
         "each file's head, then the definitions ctx-pack's engine ranks best for the task "
         "(in a log or other text, the lines around its best lines)." + _PAGING,
-        "properties": {
-            "query": _p(_STR, "The task, in words, read as ctx-pack reads it."),
-            "paths": _PATHS,
-            "ident": _p(_STRS, "Names to look for, taken as they are."),
-            "tokens": _p(_INT, "Budget for the whole output, in tokens.", **_TOKENS),
-            "window": _p(
-                _INT, "In a text without definitions: lines around each best line.", **_COUNT
-            ),
-            "max_windows": _p(_INT, "Windows per file, the most relevant first.", **_COUNT),
-            "signatures": _p(_BOOL, "Definitions' signature lines only.", default=False),
-            "sort": _p(_STR, "File order.", enum=["given", "score"], default="given"),
-            "ignore_case": _p(
-                _BOOL, "Accepted; words always match regardless of case.", default=False
-            ),
-        },
+        "properties": mcp_properties(EXCERPT, EXCERPT_ORDER),
         "required": ["paths"],
     },
     "repomap": {
         "description": "A ranked map of a repository's symbols (definitions and where they "
         "are used) that fits a token budget exactly." + _PAGING,
-        "properties": {
-            "path": _p(_STR, "The directory to map [default: the first root]."),
-            "tokens": _p(
-                _INT, f"Budget [default {defaults.MAP_TOKENS:,}; at least 50].", **_TOKENS
-            ),
-            "query": _p(_STR, "Rank toward what this text is about."),
-            "focus": _p(_STRS, "Rank toward these files or directories."),
-        },
+        "properties": mcp_properties(REPOMAP, REPOMAP_ORDER),
         "required": [],
     },
     "pack": {
         "description": "A byte-stable prompt pack under a model's real budget: instructions "
         "(AGENTS.md, ...), the repository map, the files excerpted around the task, then "
         "the task. @-mentions in the task name files. Secrets are skipped or redacted." + _PAGING,
-        "properties": {
-            "task": _p(_STR, "What the model is to do (last, verbatim)."),
-            "paths": _PATHS,
-            "tokens": _p(_INT, "The whole budget, instead of the model's and role's.", **_TOKENS),
-            "model": _MODEL,
-            "role": _p(_STR, "Role whose share of the budget applies [default: worker]."),
-            "changed": _p(
-                _STR, "Add the files changed against this git revision (HEAD, origin/main)."
-            ),
-            "include": _p(
-                _STRS, "Globs of files that are candidates even when the noise rules say no."
-            ),
-            "exclude": _p(_STRS, "Globs of files that are never candidates."),
-            "format": _p(_STR, "Output format.", enum=["markdown", "xml", "json"]),
-            "identifiers_only": _p(_BOOL, "Paths and signatures, no bodies.", default=False),
-            "include_readme": _p(_BOOL, "README.md joins the instructions.", default=False),
-            "no_map": _p(_BOOL, "Leave the repository map out.", default=False),
-            "fill": _p(
-                _BOOL,
-                "Fill the budget past the relevance floor and the files' 36,000-token "
-                "ceiling (by default the pack stops where what is left is worth too little).",
-                default=False,
-            ),
-            "allow_drop": _p(_BOOL, "A named file that cannot fit is dropped.", default=False),
-            "keep_going": _p(_BOOL, "Pack the rest when some paths are missing.", default=False),
-        },
+        "properties": mcp_properties(PACK, PACK_ORDER),
         "required": ["task"],
     },
     "compact": {
@@ -186,28 +93,31 @@ TOOLS: dict[str, dict] = {
         "model's window: old tool results elided into the store, the oldest messages "
         "replaced by a digest, tool calls and results kept paired. Returns {summary, "
         "notes, report, transcript}." + _PAGING,
-        "properties": {
-            "transcript": {
-                "description": "The transcript: a JSON array of messages, an object with "
-                "messages (and system), or its text (JSON or JSON Lines).",
-                "type": ["array", "object", "string"],
-            },
-            "model": _p(_STR, "Model whose window counts."),
-            "limit": _p(_INT, "Window in tokens (beats model).", **_TOKENS),
-            "at": _p(
-                {"type": "number"},
-                f"Compact at this percent of the window (above 5, at most 100) [default "
-                f"{defaults.COMPACT_AT:g}].",
-                exclusiveMinimum=5,
-                maximum=100,
-            ),
-            "force": _p(_BOOL, "Compact even below at.", default=False),
-            "keep_recent": _p(_INT, "Turns at the end never touched.", **_COUNT),
-            "repair": _p(_BOOL, "Fix orphaned tool results, unanswered calls.", default=False),
-            "format": _p(_STR, "Transcript format.", enum=["auto", "openai", "anthropic"]),
-        },
+        "properties": mcp_properties(COMPACT, COMPACT_ORDER),
         "required": ["transcript"],
     },
+}
+
+# The order agents have seen a tool's arguments in, where its table's is another.
+ORDERS = {
+    "count": COUNT_ORDER,
+    "excerpt": EXCERPT_ORDER,
+    "pack": PACK_ORDER,
+    "compact": COMPACT_ORDER,
+    "read": READ_ORDER,
+    "repomap": REPOMAP_ORDER,
+}
+
+# The tables of each tool, for the check that every option is in its tool or says why not.
+TABLES = {
+    "count": COUNT,
+    "stash": STASH,
+    "read": READ,
+    "run": RUN,
+    "excerpt": EXCERPT,
+    "repomap": REPOMAP,
+    "pack": PACK,
+    "compact": COMPACT,
 }
 
 # The command each tool stands for: its errors read as that command's.

@@ -28,7 +28,7 @@ def _json(obj: object) -> str:
 def count(env: Env, a: dict) -> Reply:
     """ctx-count --json over ``text`` or ``paths``, with ``model`` (or ``limit``) for the
     window's share."""
-    from ctxtools import count as report
+    from ctxtools.count import report
     from ctxtools.fsutil import unreadable_error
 
     if (a["text"] is None) == (not a["paths"]):
@@ -63,7 +63,7 @@ def count(env: Env, a: dict) -> Reply:
 
 def _counts(a: dict, label: str, path: str | None, ruler) -> dict:
     """The counts of one input: the text (PATH None) or the file at PATH, streamed."""
-    from ctxtools import count as report
+    from ctxtools.count import report
     from ctxtools.tokens import count_stream
 
     if path is None:

@@ -3,7 +3,8 @@
 ``ctx-pack`` parses its options and hands them here: ``output_format`` settles --format
 with --json, ``ruler_encoding`` says which encoding counts the pack, ``request_from_options``
 builds the ``PackRequest`` and ``pack_messages`` lists what goes to stderr. Options are keyed
-by the click command's parameter names.
+by the click command's parameter names; the fields an option fills as it is are the ones
+its entry in ``ctxtools.options.pack`` names.
 """
 
 from __future__ import annotations
@@ -11,34 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ctxtools.errors import UsageError
+from ctxtools.options import request_fields
+from ctxtools.options.pack import PACK
 from ctxtools.pack.model import Pack, PackRequest
-
-# Request fields that take the option of the same name as it is.
-_SAME = (
-    "root",
-    "model",
-    "role",
-    "tokens",
-    "profiles_file",
-    "changed",
-    "include_readme",
-    "skills_dir",
-    "pin_skills",
-    "skill_disclosure",
-    "skill_max_expanded",
-    "identifiers_only",
-    "allow_drop",
-    "keep_going",
-    "allow_secrets",
-    "store",
-    "session",
-    "memory",
-    "memory_tokens",
-    "embed_cmd",
-    "embed_timeout",
-    "min_score",
-    "fill",
-)
 
 
 def output_format(fmt: str, as_json: bool) -> str:
@@ -64,15 +40,11 @@ def request_from_options(
         task=task,
         paths=paths,
         role_shares=dict(opts["role_shares"]) or None,
-        context_limit=opts["limit"],
         fmt=output_format(opts["fmt"], opts["as_json"]),
         use_map=not opts["no_map"],
         retrieval=retrieval,
         listed=tuple(listed),
-        include=tuple(opts.get("include") or ()),
-        exclude=tuple(opts.get("exclude") or ()),
-        output=opts.get("output"),
-        **{key: opts[key] for key in _SAME},
+        **request_fields(PACK, opts),
     )
 
 
@@ -94,3 +66,105 @@ def pack_messages(pack: Pack) -> list[str]:
         *pack.notes,
         *(f"redacted {r['kind']} in {r['where']} line {r['line']}" for r in pack.redactions),
     ]
+
+
+def check_options(opts: Mapping, fmt: str) -> list[str]:
+    """The usage errors of OPTS together (FMT: ``output_format``'s) and the notes they call
+    for."""
+    if opts["split"] is not None and fmt == "xml":
+        raise UsageError(
+            "--split does not go with --format xml (an XML pack is one document)",
+            hint="split the Markdown or --format json pack",
+        )
+    if opts["split"] is not None and opts["copy"]:
+        raise UsageError(
+            "--copy takes one document, --split makes several",
+            hint="copy each part from its -o file",
+        )
+    if opts["tokens"] is not None and (opts["model"] or opts["limit"]):
+        return ["note: --tokens gives the whole budget; --model/--limit only choose the ruler"]
+    return []
+
+
+def short_t(value: str | None, task: str | None, tokens: int | None) -> tuple[str | None, bool]:
+    """Where ``-t VALUE`` goes: (the task, whether VALUE is the budget). ``-t`` was ctx-pack's
+    ``--task`` and is ``--tokens`` in every command now (docs/options.md): a whole number
+    with a task given is the budget, text is the task's old spelling (the caller notes it),
+    a whole number and no task is an error that says what to type."""
+    if value is None:
+        return task, False
+    if not value.strip().isdigit():
+        if task is not None:
+            raise UsageError(
+                f"-t {value!r}: -t is --tokens, a whole number",
+                hint="the task goes in -q/--task, once",
+            )
+        return value, False
+    if task is None:
+        raise UsageError(
+            f"-t {value.strip()} is ambiguous: -t was ctx-pack's --task and is --tokens now",
+            hint=f"type --tokens {value.strip()} -q TASK for a budget, or -q {value.strip()} "
+            "for that task",
+        )
+    if tokens is not None:
+        raise UsageError("-t and --tokens both give the budget", hint="give it once")
+    return task, True
+
+
+OLD_T_NOTE = (
+    "note: -t TEXT is the task's old spelling: type -q TEXT or --task TEXT "
+    "(-t is --tokens in every ctx command)"
+)
+
+
+def check_output(output: str | None, files_from: str | None, task_from_stdin: bool) -> None:
+    """Refuse -o OUTPUT when it is the --files-from list or standard input (the library
+    checks the files and options it reads itself)."""
+    if not output or output == "-":
+        return
+    from ctxtools.pack.inputs import OutputGuard
+
+    sources = []
+    if files_from not in (None, "-"):
+        sources.append((f"--files-from {files_from}", files_from))
+    if task_from_stdin or files_from == "-":
+        sources.append(("standard input", "/dev/stdin"))
+    OutputGuard(output).check(sources)
+
+
+def document(pack: Pack, fmt: str, split: int | None, ruler) -> tuple[bytes, list | None]:
+    """The bytes of PACK in FMT, whole or as --split's parts (then the parts too)."""
+    parts = None
+    if split is not None:
+        from ctxtools.pack import split as splitting
+
+        parts = splitting.split_pack(pack.text, ruler, split)
+    if fmt == "json":
+        import orjson
+
+        doc = pack.as_dict()
+        if parts is not None:
+            doc["parts"] = [p.as_dict() for p in parts]
+        return orjson.dumps(doc, option=orjson.OPT_APPEND_NEWLINE), parts
+    text = pack.text if parts is None else splitting.joined(parts)
+    return text.encode("utf-8", "surrogateescape"), parts
+
+
+def write_document(output: str, data: bytes, parts: list | None, fmt: str) -> list[str]:
+    """Write ``-o OUTPUT``: DATA, or (a split Markdown pack) each of PARTS to its own file;
+    the notes to say."""
+    from ctxtools.errors import InputError
+    from ctxtools.fsutil import write_output
+
+    if parts is not None and fmt != "json":
+        from ctxtools.pack import split as splitting
+
+        splitting.write_parts(output, parts)
+        stale = splitting.stale_part(output, len(parts))
+        if stale:
+            return [f"note: {stale} is a part of an earlier, longer split (left as it was)"]
+        return []
+    problem = write_output(output, data)
+    if problem:
+        raise InputError(f"-o {output}: cannot write ({problem})")
+    return []

@@ -192,7 +192,7 @@ def test_closed_stdout_pipe_exits_quietly(tmp_path, name):
 def test_finite_float_accepts_numbers(value, expected):
     import click
 
-    from ctxtools.cli.common import FiniteFloat
+    from ctxtools.cli.types import FiniteFloat
 
     assert FiniteFloat(min=0, max=100).convert(value, None, None) == expected
     with pytest.raises(click.BadParameter):
@@ -203,7 +203,7 @@ def test_finite_float_accepts_numbers(value, expected):
 def test_finite_float_refuses_what_is_not_a_finite_number(value):
     import click
 
-    from ctxtools.cli.common import FiniteFloat
+    from ctxtools.cli.types import FiniteFloat
 
     with pytest.raises(click.BadParameter, match="not a"):
         FiniteFloat().convert(value, None, None)
@@ -212,7 +212,7 @@ def test_finite_float_refuses_what_is_not_a_finite_number(value):
 def test_finite_float_refuses_non_finite_floats_too():
     import click
 
-    from ctxtools.cli.common import FiniteFloat
+    from ctxtools.cli.types import FiniteFloat
 
     for value in (float("nan"), float("inf"), float("-inf")):
         with pytest.raises(click.BadParameter, match="not a finite number"):
@@ -250,18 +250,25 @@ SHARED_FLAGS = (
 )
 
 
-def test_shared_options_are_declared_in_common_only():
-    """A command file names no shared option in a click.option: it uses common's factory."""
+def test_shared_options_are_declared_in_decorators_only():
+    """A command file names no shared option in a click.option, nor an option table in an
+    entry of its own: they use the factory of cli/decorators.py."""
     import re
 
     decl = re.compile(r"click\.option\(\s*(?:\"-\w\",\s*)?\"(--[\w-]+)\"")
     found = {}
     for path in sorted((ROOT / "ctxtools" / "cli").glob("*.py")):
-        if path.name in ("common.py", "retrieval.py"):
+        if path.name in ("decorators.py", "retrieval.py"):
             continue
         for flag in decl.findall(path.read_text()):
             if flag in SHARED_FLAGS:
                 found.setdefault(flag, []).append(path.name)
+    from ctxtools.mcp.schema import TABLES
+
+    for tool, table in TABLES.items():
+        for o in table:
+            if o.decl == "option" and set(o.flags) & set(SHARED_FLAGS):
+                found.setdefault(o.flags[-1], []).append(f"options table {tool}")
     assert found == {}
 
 
@@ -375,7 +382,7 @@ def _run_in_command(func):
 
 
 def test_warn_prints_each_message_with_the_command_name_and_prefix():
-    from ctxtools.cli.common import warn
+    from ctxtools.cli.outputs import warn
 
     def body():
         warn("plain")
@@ -388,7 +395,7 @@ def test_warn_prints_each_message_with_the_command_name_and_prefix():
 
 
 def test_ruler_from_options_takes_the_options_and_says_its_notes():
-    from ctxtools.cli.common import ruler_from_options
+    from ctxtools.cli.ruler import ruler_from_options
 
     opts = {"encoding": "p50k_base", "tokenizer": None, "heuristic": False, "exact": False}
     got = {}
@@ -409,7 +416,7 @@ def test_ruler_from_options_takes_the_options_and_says_its_notes():
 
 
 def test_ruler_from_options_exact_refuses_the_fallback():
-    from ctxtools.cli.common import ruler_from_options
+    from ctxtools.cli.ruler import ruler_from_options
     from ctxtools.errors import CtxError
 
     opts = {"encoding": "p50k_base", "tokenizer": None, "heuristic": False, "exact": True}
@@ -422,7 +429,7 @@ def test_ruler_from_options_exact_refuses_the_fallback():
     ("value", "expected"), [("512K", 512 * 1024), ("1M", 1 << 20), ("100", 100), (7, 7)]
 )
 def test_size_parses_sizes(value, expected):
-    from ctxtools.cli.common import Size
+    from ctxtools.cli.types import Size
 
     assert Size().convert(value, None, None) == expected
 
@@ -431,7 +438,7 @@ def test_size_parses_sizes(value, expected):
 def test_size_refuses_what_is_not_a_size(value):
     import click
 
-    from ctxtools.cli.common import Size
+    from ctxtools.cli.types import Size
 
     with pytest.raises(click.BadParameter) as exc:
         Size().convert(value, None, None)
@@ -445,7 +452,7 @@ def test_size_refuses_what_is_not_a_size(value):
 def test_above_refuses_its_low_bound_and_what_is_past_max(value, message):
     import click
 
-    from ctxtools.cli.common import Above
+    from ctxtools.cli.types import Above
 
     with pytest.raises(click.BadParameter) as exc:
         Above(5, 100).convert(value, None, None)
@@ -638,7 +645,7 @@ def test_ctrl_c_while_the_context_closes_is_interrupted_not_aborted(capsys):
     # blank line.
     import click
 
-    from ctxtools.cli.common import make_main
+    from ctxtools.cli.entry import make_main
 
     @click.command()
     def late() -> None:

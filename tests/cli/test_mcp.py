@@ -320,6 +320,12 @@ def test_malformed_arguments_and_an_unknown_tool_are_error_results(repo, store_d
                 ("read", {"ref": "x", "head": True}, "argument 'head' must be a whole number"),
                 ("count", {}, "ctx-count: error: give text or paths"),
                 ("repomap", {"tokens": 10}, "below the minimum of 50"),
+                (
+                    "pack",
+                    {"task": "x", "paths": ["https://github.com/psf/requests@v2.32.3"]},
+                    "ctx-pack: error: https://github.com/psf/requests@v2.32.3: a repository URL "
+                    "is not packed here",
+                ),
                 ("run", {"command": ["true"]}, "ctx-mcp: error: unknown tool 'run'"),
                 ("nosuch", {}, "ctx-mcp: error: unknown tool 'nosuch'"),
             ]

@@ -186,7 +186,7 @@ def test_table_pack(tree, script_runner):
 def test_table_token_tree(tree):
     """ctx-count --tree lists what the map lists (lock files and catalogues are counted:
     the tree is a count, not a choice) and counts a binary file by its bytes."""
-    from ctxtools.count_tree import count_tree
+    from ctxtools.count.tree import count_tree
     from ctxtools.tokens import HeuristicRuler
 
     counted = count_tree(str(tree), HeuristicRuler())

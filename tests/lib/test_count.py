@@ -1,4 +1,4 @@
-"""Library tests of ctxtools.count: what ctx-count reports, without the command line."""
+"""Library tests of ctxtools.count.report: what ctx-count reports, without the command line."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools import count as report
+from ctxtools.count import report
 from ctxtools import profiles
 from ctxtools.errors import InputError
 from ctxtools.tokens import get_ruler
@@ -153,7 +153,7 @@ def _transcript() -> bytes:
 
 
 def test_transcript_counts_a_real_run_and_names_the_file_when_it_is_not_one():
-    from ctxtools.messages import count_transcript
+    from ctxtools.count.messages import count_transcript
 
     data = _transcript()
     counts = report.transcript_counts(data, CL100K, "run.json")

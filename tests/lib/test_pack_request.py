@@ -90,3 +90,32 @@ def test_pack_messages_are_the_notes_then_the_redactions():
         "skipped .env (a secret file)",
         "redacted aws-key in src/a.py line 3",
     ]
+
+
+def test_short_t_places_a_number_as_the_budget_and_text_as_the_old_task():
+    from ctxtools.pack.request import short_t
+
+    assert short_t(None, "fix it", None) == ("fix it", False)
+    assert short_t("2000", "fix it", None) == ("fix it", True)
+    assert short_t("fix the parser", None, None) == ("fix the parser", False)
+    for value, task, tokens, said in (
+        ("2000", None, None, "-t 2000 is ambiguous"),
+        ("fix", "the task", None, "-t 'fix': -t is --tokens"),
+        ("2000", "fix it", 3000, "-t and --tokens both give the budget"),
+    ):
+        with pytest.raises(UsageError) as exc:
+            short_t(value, task, tokens)
+        assert said in str(exc.value) and exc.value.exit_status == 2
+
+
+def test_check_options_refuses_split_with_xml_or_copy_and_notes_tokens_with_model():
+    from ctxtools.pack.request import check_options
+
+    opts = {"split": None, "copy": False, "tokens": None, "model": None, "limit": None}
+    assert check_options(opts, "markdown") == []
+    assert check_options({**opts, "tokens": 900, "model": "gpt-4o"}, "markdown") == [
+        "note: --tokens gives the whole budget; --model/--limit only choose the ruler"
+    ]
+    for more, fmt in (({"split": 500}, "xml"), ({"split": 500, "copy": True}, "markdown")):
+        with pytest.raises(UsageError):
+            check_options({**opts, **more}, fmt)

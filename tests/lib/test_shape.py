@@ -18,6 +18,27 @@ def test_ctxtools_has_no_long_module_no_long_function_and_no_import_cycle():
     assert len(shape.modules()) > 100
 
 
+def test_every_command_module_is_within_the_bar_apart_from_its_help():
+    assert shape.long_commands() == []
+
+
+def test_the_command_bar_counts_code_not_help(tmp_path):
+    cli = tmp_path / "pkg" / "cli"
+    cli.mkdir(parents=True)
+    doc = "\n".join(["    One line of help."] * 300)
+    code = "\n".join(f"    x{i} = {i}" for i in range(170))
+    (cli / "short.py").write_text(
+        "import click\n\n\n@click.command()\n"
+        '@click.option("--x", help="""\n' + "help\n" * 50 + '""")\n'
+        f'def cli(x):\n    """Doc.\n\n{doc}\n    """\n{code}\n'
+    )
+    (cli / "long.py").write_text(
+        f'import click\n\n\n@click.command()\ndef cli():\n    """Doc."""\n{code}\n{code}\n'
+    )
+    (cli / "helper.py").write_text("\n" * 400)  # not a command: no bar
+    assert [name for name, _ in shape.long_commands(tmp_path / "pkg")] == ["pkg.cli.long"]
+
+
 def test_the_checks_find_what_they_look_for(tmp_path):
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)

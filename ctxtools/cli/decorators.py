@@ -1,59 +1,20 @@
-"""What every ctx-* command shares: options, input reading, JSON output, errors -> exit codes.
-
-A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``.
-``make_main`` is the one place where library errors become ``ctx-NAME: error: …`` on stderr
-with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
-quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
-where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through.
-
-Every option several commands take is declared here once (``store_options``, ``model_option``,
-``exclude_option``, ...; defaults from ``ctxtools.defaults``), the ruler is made by
-``ruler_from_options``, every note goes to stderr through ``warn``: no library logic here.
-"""
+"""The options several ctx-* commands take, each declared here once, as decorators
+(``store_options``, ``model_option``, ``exclude_option``, ...), with their defaults from
+``ctxtools.defaults``, the values the library uses. Where commands word an option's help
+differently (what it does differs by command), the wording is a parameter. No library
+logic here."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-from collections.abc import Callable, Mapping
-from types import EllipsisType
-from typing import BinaryIO
+from collections.abc import Callable
 
 import click
 
 from ctxtools import __version__, defaults
-from ctxtools.cli import Interrupted, invoke_interruptible, say_interrupted, take_over_interrupts
-from ctxtools.cli.inputs import (  # noqa: F401  (the commands import them from here)
-    check_file,
-    open_source,
-    read_names,
-    read_path_bytes,
-    read_source_bytes,
-    resolve_sources,
-    stdin_bytes,
-)
-from ctxtools.errors import CtxError, InputError
-from ctxtools.resolve import STDIN, FileArg  # noqa: F401  (one FILE argument: a path, or stdin)
+from ctxtools.cli.entry import set_debug
+from ctxtools.cli.outputs import output_to
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-_debug = False
-
-
-def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    global _debug
-    if value:
-        _debug = True
-    return value
-
-
-def __getattr__(name: str):
-    """The parameter types of ``ctxtools.cli.types``, loaded only by the commands that use
-    one (start-up cost)."""
-    if name in ("Above", "FiniteFloat", "RoleShare", "Size", "Whole"):
-        return getattr(_types(), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _types():
@@ -72,17 +33,6 @@ def complete(name: str) -> Callable:
         return getattr(completion, name)(ctx, param, incomplete)
 
     return call
-
-
-def debug_enabled() -> bool:
-    return _debug or os.environ.get("CTX_DEBUG", "") not in ("", "0")
-
-
-# --- decorator bundles -----------------------------------------------------------------------
-#
-# Each option that more than one command takes is declared here once. Where commands word an
-# option's help differently (what it does differs by command), the wording is a parameter;
-# defaults come from ``ctxtools.defaults``, the values the library uses.
 
 
 def _apply(decorators: list[Callable]) -> Callable:
@@ -121,7 +71,7 @@ def standard_options(func: Callable) -> Callable:
                 is_flag=True,
                 expose_value=False,
                 is_eager=True,
-                callback=_set_debug,
+                callback=set_debug,
                 help="Show a traceback on errors (also CTX_DEBUG=1).",
             ),
         ]
@@ -214,31 +164,6 @@ def output_option(func: Callable) -> Callable:
         help="Write to FILE instead of stdout (a regular file is replaced atomically; a FIFO "
         "or /dev/stdout is written through; a directory or socket is refused).",
     )(run)
-
-
-@contextlib.contextmanager
-def output_to(output: str | None):
-    """Stdout collected while the block runs, then written to OUTPUT (``-``/None: stdout
-    as usual); a file that cannot be written is a one-line error (exit 1)."""
-    if not output or output == "-":
-        yield
-        return
-    import io
-
-    buf = io.BytesIO()
-    saved = sys.stdout
-    sys.stdout = io.TextIOWrapper(buf, encoding="utf-8", errors="surrogateescape")
-    try:
-        yield
-        sys.stdout.flush()
-    finally:
-        sys.stdout.detach()
-        sys.stdout = saved
-    from ctxtools.fsutil import write_output
-
-    problem = write_output(output, buf.getvalue())
-    if problem:
-        raise InputError(f"-o {output}: cannot write ({problem})")
 
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -351,16 +276,6 @@ def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     )
 
 
-def model_encoding(model: str | None, encoding: str | None) -> str | None:
-    """The encoding a ruler uses: --encoding when given, else --model's (its profile's
-    encoding), else None (the default)."""
-    if encoding or not model:
-        return encoding
-    from ctxtools import profiles
-
-    return profiles.resolve(model).encoding
-
-
 def limit_option(help: str = "Context window in tokens (instead of the model's).") -> Callable:
     """``--limit N``: the context window, instead of the model's."""
     return click.option(
@@ -440,161 +355,3 @@ def strategy_option(help: str) -> Callable:
         show_default=True,
         help=help,
     )
-
-
-# --- output ------------------------------------------------------------------------------
-
-
-class _TextSink:
-    """Bytes written to a text-only stdout (an embedding test harness)."""
-
-    def __init__(self, stream):
-        self.stream = stream
-
-    def write(self, data: bytes) -> int:
-        self.stream.write(data.decode("utf-8", "surrogateescape"))
-        return len(data)
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-
-def stdout_bytes() -> BinaryIO:
-    """Standard output as a binary stream."""
-    buf = getattr(sys.stdout, "buffer", None)
-    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
-
-
-def write(text: str) -> None:
-    """Write text to stdout as UTF-8 (lone surrogates from surrogateescape become bytes)."""
-    stdout_bytes().write(text.encode("utf-8", "surrogateescape"))
-
-
-def write_bytes(data: bytes) -> None:
-    stdout_bytes().write(data)
-
-
-def json_dumps(obj: object, *, pretty: bool = False) -> bytes:
-    import orjson
-
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
-    return orjson.dumps(obj, option=option)
-
-
-def emit_json(obj: object, *, pretty: bool = False) -> None:
-    """Print one JSON document (keys in the order the code built them: deterministic)."""
-    write_bytes(json_dumps(obj, pretty=pretty))
-
-
-def warn(*messages: str, prefix: str = "") -> None:
-    """Each MESSAGE as one line on stderr: ``ctx-NAME: PREFIXmessage`` (notes, warnings,
-    errors that do not end the run). Every command prints them this way."""
-    ctx = click.get_current_context(silent=True)
-    name = ctx.find_root().info_name if ctx else "ctx"
-    for message in messages:
-        click.echo(f"{name}: {prefix}{message}", err=True)
-
-
-def ruler_from_options(
-    opts: Mapping,
-    *,
-    encoding: str | None | EllipsisType = ...,
-    store_root: str | os.PathLike | None = None,
-    allow_special: bool = False,
-    note_prefix: str | None = "note: ",
-):
-    """The run's ruler from the ``ruler_options`` in OPTS (a ``tokens.RulerChoice``: ``.ruler``
-    and ``.notes``). ENCODING, when given, replaces ``--encoding`` (a model's encoding). Its
-    notes go to stderr, each after NOTE_PREFIX; ``note_prefix=None`` leaves them to the caller."""
-    from ctxtools.tokens import get_ruler
-
-    choice = get_ruler(
-        encoding=opts["encoding"] if encoding is ... else encoding,
-        tokenizer=opts["tokenizer"],
-        heuristic=opts["heuristic"],
-        exact=opts["exact"],
-        allow_special=allow_special,
-        store_root=store_root,
-    )
-    if note_prefix is not None:
-        warn(*choice.notes, prefix=note_prefix)
-    return choice
-
-
-# --- the entry point -----------------------------------------------------------------------
-
-
-def _quiet_broken_pipe() -> None:
-    # Python flushes stdout again at exit; point it at /dev/null so that flush cannot fail.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def click_error_line(name: str, exc: click.ClickException) -> str:
-    """Click's own errors (a bad value, a missing argument, an unknown option) as the
-    toolkit's one line: ``ctx-NAME: error: what (see ctx-NAME --help)``."""
-    from ctxtools.errors import error_line
-
-    hint = None
-    if isinstance(exc, click.exceptions.NoSuchOption):
-        message = exc.message
-        if exc.possibilities:
-            hint = "did you mean " + " or ".join(sorted(exc.possibilities))
-    else:
-        message = exc.format_message()
-    message = " ".join(message.split()).rstrip(".")
-    if message[:1].isupper() and message[1:2].islower():
-        message = message[0].lower() + message[1:]
-    return error_line(name, message, hint, usage=isinstance(exc, click.UsageError))
-
-
-def make_main(command: click.Command, name: str) -> Callable[..., None]:
-    """The console-script entry point for COMMAND: errors become one line and an exit status;
-    Ctrl-C one line (``ctx-NAME: interrupted``) and 130."""
-    invoke_interruptible(command)
-
-    def main(argv: list[str] | None = None) -> None:
-        global _debug
-        _debug = False
-        if os.environ.get("_" + name.replace("-", "_").upper() + "_COMPLETE"):
-            from ctxtools.cli.completion import register  # the shell asks: fish's script
-
-            register()
-        try:
-            take_over_interrupts()
-            rv = command.main(args=argv, prog_name=name, standalone_mode=False)
-        except Interrupted:
-            say_interrupted(name)
-            sys.exit(130)
-        except click.exceptions.Abort:
-            click.echo(f"{name}: aborted", err=True)
-            sys.exit(130)
-        except click.ClickException as exc:
-            click.echo(click_error_line(name, exc), err=True)
-            sys.exit(exc.exit_code)
-        except CtxError as exc:
-            if debug_enabled():
-                raise
-            try:
-                sys.stdout.flush()
-            except BrokenPipeError:
-                _quiet_broken_pipe()
-            click.echo(exc.line(name), err=True)
-            sys.exit(int(exc.exit_status))
-        except BrokenPipeError:
-            _quiet_broken_pipe()
-            sys.exit(1)
-        except KeyboardInterrupt:
-            say_interrupted(name)
-            sys.exit(130)
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            _quiet_broken_pipe()
-            sys.exit(1)
-        sys.exit(rv if isinstance(rv, int) else 0)
-
-    return main

@@ -130,8 +130,8 @@ def _not_a_transcript(exc, path):
 
 
 def _jsonl_counts(head: bytes, stream, ruler, path, label, sizes: _Sizes) -> dict:
+    from ctxtools.count.messages import count_jsonl
     from ctxtools.errors import InputError
-    from ctxtools.messages import count_jsonl
 
     lines = _jsonl_lines(head, stream, label, sizes)
     try:
@@ -199,8 +199,8 @@ def _jsonl_lines(head: bytes, stream, label: str, sizes: _Sizes):
 def transcript_counts(data: bytes, ruler, path: str | None) -> dict:
     """The counts of DATA read as a chat transcript (``--messages``); PATH (None: stdin)
     names it in the error when DATA is not a transcript."""
+    from ctxtools.count.messages import count_transcript
     from ctxtools.errors import InputError
-    from ctxtools.messages import count_transcript
 
     try:
         tc = count_transcript(data, ruler)

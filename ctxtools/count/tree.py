@@ -70,6 +70,12 @@ class TreeCount:
         out.sort(key=lambda n: (-n.counts["tokens"], -n.counts["bytes"], n.path))
         return out
 
+    def named(self, root: str) -> TreeCount:
+        """This count with its root named ROOT (a repository's URL, not its cache)."""
+        import dataclasses
+
+        return dataclasses.replace(self, root=root)
+
 
 def count_tree(
     root: str,
@@ -84,7 +90,7 @@ def count_tree(
     excludes (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore); PROGRESS(done,
     total) is told the files counted so far. A file that cannot be read is skipped as
     unreadable."""
-    from ctxtools.count import count_file
+    from ctxtools.count.report import count_file
     from ctxtools.pathfilter import load_filter
     from ctxtools.repomap.files import list_files
 
