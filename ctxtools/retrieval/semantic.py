@@ -1,0 +1,164 @@
+"""Offline semantic similarity: static word-piece embeddings, averaged and compared.
+
+The model is WordLlama's ``l2_supercat_256`` (MIT): a 32,000 x 256 float16 matrix of
+token embeddings (16 MB) and the Llama 2 tokenizer that indexes it, both shipped as data
+inside the ``wordllama`` wheel (the ``semantic`` extra). We read those two files
+ourselves -- the safetensors header and matrix with numpy, the tokenizer with
+``tokenizers`` -- and never import ``wordllama`` (its import pulls pydantic and more, and
+its loader looks for the tokenizer where the wheel does not ship it, then tries the
+network). Nothing here downloads anything.
+
+A text's vector is the mean of its tokens' rows (at most ``MAX_TOKENS`` tokens: a static
+model's mean blurs past that), normalised to length 1; a similarity is a cosine. Sums run
+in numpy's fixed pairwise order on one thread (no BLAS: a threaded matrix product may
+reorder them), and every score is rounded, so the same input gives the same bytes.
+
+Chosen by measurement (bench/bench_semantic.py): against an LSA model built from the
+corpus itself (truncated SVD of the chunks' TF-IDF matrix) and against TF-IDF alone, on
+the memory sets and the explorer questions; the figures are in that script's docstring.
+
+When the extra is missing, ``load()`` returns None and ``MISSING`` is the note a caller
+shows; the lexical ranking is used unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+MODEL = "wordllama-l2_supercat_256"
+DIM = 256
+MAX_TOKENS = 256  # tokens of a text that are averaged (its beginning: title, docstring)
+MAX_CHARS = 4000  # characters tokenized (the tokens past MAX_TOKENS are not needed)
+DIGITS = 6  # a similarity is rounded to this many decimals
+MISSING = (
+    "note: semantic matching is off (the 'semantic' extra is not installed: "
+    "pip install 'ctxtools[semantic]'); ranked by words only"
+)
+
+_WEIGHTS = ("weights", "l2_supercat_256.safetensors")
+_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+_loaded: list = []  # [Model or None]: loaded once per process
+
+
+def model_files() -> tuple[str, str] | None:
+    """The paths of the shipped matrix and tokenizer, or None when the extra is missing.
+    Finds the package without importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    base = list(spec.submodule_search_locations)[0]
+    weights = os.path.join(base, *_WEIGHTS)
+    tokenizer = os.path.join(base, *_TOKENIZER)
+    if not (os.path.isfile(weights) and os.path.isfile(tokenizer)):
+        return None
+    return weights, tokenizer
+
+
+def load() -> Model | None:
+    """The model, loaded once per process; None when the extra (or numpy) is missing or
+    its files are damaged."""
+    if _loaded:
+        return _loaded[0]
+    model = None
+    files = model_files()
+    if files is not None:
+        try:
+            import numpy  # noqa: F401  (the extra brings it)
+
+            model = Model(*files)
+        except (ImportError, OSError, ValueError, KeyError, Exception):  # damaged files: off
+            model = None
+    _loaded.append(model)
+    return model
+
+
+def _read_matrix(path: str):
+    """The float16 embedding matrix of a one-tensor safetensors file, memory-mapped."""
+    import json
+    import struct
+
+    import numpy as np
+
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        if not 0 < n < 1 << 20:
+            raise ValueError("not a safetensors file")
+        header = json.loads(f.read(n))
+    info = header["embedding.weight"]
+    if info["dtype"] != "F16" or len(info["shape"]) != 2 or info["shape"][1] != DIM:
+        raise ValueError("unexpected tensor")
+    rows, cols = info["shape"]
+    start, end = info["data_offsets"]
+    if end - start != rows * cols * 2:
+        raise ValueError("tensor size")
+    mm = np.memmap(path, dtype="<f2", mode="r", offset=8 + n + start, shape=(rows, cols))
+    return mm
+
+
+class Model:
+    """The embedding matrix and its tokenizer."""
+
+    name = MODEL
+
+    def __init__(self, weights: str, tokenizer: str):
+        from tokenizers import Tokenizer
+
+        self.matrix = _read_matrix(weights)
+        self.tokenizer = Tokenizer.from_file(tokenizer)
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+
+    def embed(self, texts: Sequence[str]):
+        """Unit vectors (float32, one row per text) in the order of TEXTS; an empty text
+        is the zero vector."""
+        import numpy as np
+
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encs = self.tokenizer.encode_batch(
+            [t[:MAX_CHARS] for t in texts], add_special_tokens=False
+        )
+        rows = self.matrix.shape[0]
+        for i, enc in enumerate(encs):
+            ids = [t for t in enc.ids[:MAX_TOKENS] if 0 <= t < rows]
+            if not ids:
+                continue
+            v = np.add.reduce(self.matrix[ids].astype(np.float32), axis=0)
+            norm = float(np.sqrt(np.add.reduce(v * v)))
+            if norm > 0:
+                out[i] = v / norm
+        return out
+
+    def vector(self, text: str):
+        return self.embed([text])[0]
+
+
+def cosines(query, matrix) -> list[float]:
+    """The cosine of the unit vector QUERY with each unit row of MATRIX, rounded; computed
+    as an elementwise product and a row sum (no BLAS, one fixed order)."""
+    import numpy as np
+
+    if len(matrix) == 0:
+        return []
+    sims = np.add.reduce(matrix * query[None, :], axis=1)
+    return [round(float(s), DIGITS) for s in sims]
+
+
+def to_bytes(vec) -> bytes:
+    """A vector as float32 bytes (what the caches keep)."""
+    import numpy as np
+
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+def from_bytes(raw: bytes):
+    import numpy as np
+
+    return np.frombuffer(raw, dtype="<f4")
