@@ -29,7 +29,8 @@ from collections.abc import Sequence
 MODEL = "wordllama-l2_supercat_256"
 DIM = 256
 MAX_TOKENS = 256  # tokens of a text that are averaged (its beginning: title, docstring)
-MAX_CHARS = 4000  # characters tokenized (the tokens past MAX_TOKENS are not needed)
+MAX_CHARS = 1200  # characters tokenized (about MAX_TOKENS tokens of prose or code)
+BATCH = 64  # texts embedded together (bounds the gathered rows: 64 x 256 x 1 KB)
 DIGITS = 6  # a similarity is rounded to this many decimals
 MISSING = (
     "note: semantic matching is off (the 'semantic' extra is not installed: "
@@ -72,7 +73,7 @@ def load() -> Model | None:
             import numpy  # noqa: F401  (the extra brings it)
 
             model = Model(*files)
-        except (ImportError, OSError, ValueError, KeyError, Exception):  # damaged files: off
+        except Exception:  # numpy missing, a damaged or unexpected file: the lexical ranking
             model = None
     _loaded.append(model)
     return model
@@ -107,9 +108,10 @@ class Model:
     name = MODEL
 
     def __init__(self, weights: str, tokenizer: str):
+        import numpy as np
         from tokenizers import Tokenizer
 
-        self.matrix = _read_matrix(weights)
+        self.matrix = np.asarray(_read_matrix(weights), dtype=np.float32)  # 32 MB
         self.tokenizer = Tokenizer.from_file(tokenizer)
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
@@ -122,18 +124,25 @@ class Model:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        encs = self.tokenizer.encode_batch(
-            [t[:MAX_CHARS] for t in texts], add_special_tokens=False
-        )
+        encs = self.tokenizer.encode_batch([t[:MAX_CHARS] for t in texts], add_special_tokens=False)
         rows = self.matrix.shape[0]
-        for i, enc in enumerate(encs):
-            ids = [t for t in enc.ids[:MAX_TOKENS] if 0 <= t < rows]
-            if not ids:
+        for lo in range(0, len(encs), BATCH):
+            ids: list[int] = []
+            starts: list[int] = []
+            live: list[int] = []
+            for i in range(lo, min(lo + BATCH, len(encs))):
+                mine = [t for t in encs[i].ids[:MAX_TOKENS] if 0 <= t < rows]
+                if mine:
+                    live.append(i)
+                    starts.append(len(ids))
+                    ids.extend(mine)
+            if not live:
                 continue
-            v = np.add.reduce(self.matrix[ids].astype(np.float32), axis=0)
-            norm = float(np.sqrt(np.add.reduce(v * v)))
-            if norm > 0:
-                out[i] = v / norm
+            # a batch's rows gathered, each text's summed in order (reduceat: no threads)
+            sums = np.add.reduceat(self.matrix[np.array(ids)], starts, axis=0)
+            norms = np.sqrt(np.add.reduce(sums * sums, axis=1))
+            norms[norms == 0] = 1.0
+            out[np.array(live)] = sums / norms[:, None]
         return out
 
     def vector(self, text: str):
@@ -162,3 +171,20 @@ def from_bytes(raw: bytes):
     import numpy as np
 
     return np.frombuffer(raw, dtype="<f4")
+
+
+def enabled() -> bool:
+    """Whether the semantic signal may be used: CTX_SEMANTIC=0 (or off, no, false) turns
+    it off for a run (the benchmarks' A/B), anything else leaves it on when installed."""
+    return os.environ.get("CTX_SEMANTIC", "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def prose(text: str) -> str:
+    """The words of TEXT that carry meaning, as written, space-separated: the analyzer's
+    tokens less its stop words ("how", "do", "where", "the"). A static model's mean is
+    pulled toward the function words every text shares; without them, on the memory
+    sets' questions, the semantic score alone ranked an answering section in the top 3
+    for 0.823 of Django's (0.785 with them) and 0.731 of libuv's (0.692)."""
+    from ctxtools.analyzer.tokenizer import tokens
+
+    return " ".join(m.group() for m in tokens(text[: MAX_CHARS * 2]))
