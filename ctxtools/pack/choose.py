@@ -276,6 +276,8 @@ class Chooser:
         from ctxtools.retrieval.rank import rank_sources, with_unreached
 
         self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        if self.ranking.note and self.ranking.note not in self.base_notes:
+            self.base_notes.append(self.ranking.note)  # e.g. the semantic extra is missing
         if self.sig_mode:
             missing = [s for s in self.sources if s.defs is None]
             if missing:

@@ -51,6 +51,9 @@ COMMON_SUBSTRING_SHARE = 0.8  # a file holding only such terms is not counted at
 # What a word of a chunk's path or class name counts for in the chunk (tuned: 2 against 1
 # gave dev 16k 0.80 -> 0.86 and the tuning set 0.687 -> 0.691, every hunk 55% -> 57%).
 CONTEXT_TF = 2
+# The semantic signal (ctxtools.retrieval.semantic.rerank; prose-only tasks, the 'semantic'
+# extra installed): what a chunk's cosine above the median counts, in best term weights.
+SEMANTIC_WEIGHT = 4.0
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -109,6 +112,7 @@ class Ranking:
     weights: dict[str, float]  # term -> final weight (idf included)
     query: Query
     rest: list[str] = field(default_factory=list)  # reached, but not read chunk by chunk
+    note: str | None = None  # e.g. the semantic extra is missing
 
 
 def _suffix_len(a: list[str], b: list[str]) -> int:
@@ -328,6 +332,10 @@ def rank_sources(
     reaches any source (a task of plain words that occur nowhere), the files are ranked
     by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
     ranking = _rank(sources, query)
+    if SEMANTIC_WEIGHT and query.words:  # the semantic hook: a no-op unless prose-only
+        from ctxtools.retrieval.semantic import rerank
+
+        ranking.note = rerank(ranking, SEMANTIC_WEIGHT)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)

@@ -139,7 +139,8 @@ class Model:
             if not live:
                 continue
             # a batch's rows gathered, each text's summed in order (reduceat: no threads)
-            sums = np.add.reduceat(self.matrix[np.array(ids)], starts, axis=0)
+            rows16 = self.matrix[np.array(ids)].astype(np.float32)
+            sums = np.add.reduceat(rows16, starts, axis=0)
             norms = np.sqrt(np.add.reduce(sums * sums, axis=1))
             norms[norms == 0] = 1.0
             out[np.array(live)] = sums / norms[:, None]
@@ -188,3 +189,156 @@ def prose(text: str) -> str:
     from ctxtools.analyzer.tokenizer import tokens
 
     return " ".join(m.group() for m in tokens(text[: MAX_CHARS * 2]))
+
+
+# --- the engine's semantic signal (``retrieval.rank.rank_sources`` calls ``rerank``) ------
+
+RERANK_DOCS = 60  # the best files by words whose chunks are embedded and compared
+STORE_DIR = "semantic"
+STORE_MAGIC = b"CTXSEM1\n"
+STORE_MAX = 400_000  # vectors kept in the store file (the oldest go first)
+
+
+def prose_only(query) -> bool:
+    """A task of plain words: no code-shaped name, path, stack frame or quoted message
+    (where those exist, they are the evidence; a paraphrase has nothing else)."""
+    return not (query.code or query.names or query.paths or query.frames or query.messages)
+
+
+def chunk_text(label: str, lines: list[str], start: int, end: int) -> str:
+    """A chunk as it is stored: its path, then its lines (the first ones); ``prose`` of it
+    is what is embedded (computed for new content only)."""
+    body = []
+    size = 0
+    for line in lines[start - 1 : end]:
+        body.append(line)
+        size += len(line) + 1
+        if size > MAX_CHARS * 2:
+            break
+    return label + "\n" + "\n".join(body)
+
+
+def _embedded(text: str) -> str:
+    """``prose`` of a ``chunk_text``: its path's words (less the extension), its lines'."""
+    import posixpath
+
+    label, _, body = text.partition("\n")
+    stem = posixpath.splitext(label)[0].replace("/", " ").replace("_", " ")
+    return prose(stem + "\n" + body)
+
+
+class VectorStore:
+    """Vectors by the xxh3-64 of the text embedded, in one file of the store
+    (``<store>/semantic/<model>-v1.bin``: a magic line, an xxh64 of the body, then
+    ``marshal`` of {key: float16 bytes}); read once, written once when it grew. Unchanged
+    content is never embedded twice; a damaged or unreadable file is an empty store."""
+
+    def __init__(self, root, model_name: str):
+        from pathlib import Path
+
+        self.path = Path(root) / STORE_DIR / f"{model_name}-v1.bin" if root else None
+        self.vecs: dict[str, bytes] = {}
+        self.new = 0
+        if self.path is None:
+            return
+        import marshal
+
+        import xxhash
+
+        try:
+            blob = self.path.read_bytes()
+        except OSError:
+            return
+        body = blob[len(STORE_MAGIC) + 8 :]
+        if blob.startswith(STORE_MAGIC) and blob[len(STORE_MAGIC) : len(STORE_MAGIC) + 8] == (
+            xxhash.xxh64_digest(body)
+        ):
+            try:
+                data = marshal.loads(body)
+            except Exception:  # marshal raises several kinds of error on bad bytes
+                data = None
+            if isinstance(data, dict):
+                self.vecs = data
+
+    def vectors(self, model: Model, texts: list[str], prepare=_embedded):
+        """The unit vectors of TEXTS (float32 rows), from the store (by the hash of the
+        text) or embedded now (PREPARE of it)."""
+        import numpy as np
+        import xxhash
+
+        keys = [xxhash.xxh3_64_hexdigest(t.encode("utf-8", "surrogatepass")) for t in texts]
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.vecs}
+        todo = sorted(missing.items())
+        if todo:
+            fresh = model.embed([prepare(t) for _k, t in todo])
+            for (k, _t), v in zip(todo, fresh, strict=True):
+                self.vecs[k] = np.asarray(v, dtype="<f2").tobytes()
+            self.new += len(todo)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, k in enumerate(keys):
+            out[i] = np.frombuffer(self.vecs[k], dtype="<f2")
+        return out
+
+    def save(self) -> None:
+        if self.path is None or not self.new:
+            return
+        import marshal
+
+        import xxhash
+
+        from ctxtools.fsutil import atomic_write
+
+        items = list(self.vecs.items())[-STORE_MAX:]
+        body = marshal.dumps(dict(items), 4)
+        atomic_write(self.path, STORE_MAGIC + xxhash.xxh64_digest(body) + body, durable=False)
+
+
+def rerank(ranking, weight: float, task: str | None = None) -> str | None:
+    """Add each read chunk's semantic part to its score, and its file's best to the
+    file's, when the task is prose only: WEIGHT x the best term weight x (the chunk's
+    cosine with the task - the median cosine of the chunks compared), when positive; the
+    files are sorted again. Returns a note when the extra is missing (None otherwise)."""
+    query = ranking.query
+    if not weight or not prose_only(query) or not enabled() or not query.words:
+        return None
+    model = load()
+    if model is None:
+        return MISSING
+    docs = [d for d in ranking.docs if d.score > 0 and d.chunks][:RERANK_DOCS]
+    if not docs:
+        return None
+    from ctxtools.config import store_root
+
+    texts, owner = [], []
+    for d in docs:
+        for k, ch in enumerate(d.chunks):
+            texts.append(chunk_text(d.label, d.lines, ch.start, ch.end))
+            owner.append((d, k))
+    try:
+        root = store_root()
+    except Exception:  # no usable store: embed without one
+        root = None
+    store = VectorStore(root, model.name)
+    mat = store.vectors(model, texts)
+    q = model.vector(prose(task) if task else " ".join(query.words))
+    cos = cosines(q, mat)
+    mid = sorted(cos)[len(cos) // 2]
+    wmax = max(ranking.weights.values(), default=1.0) or 1.0
+    best: dict[str, tuple[float, float]] = {}
+    for (d, k), c in zip(owner, cos, strict=True):
+        part = weight * wmax * max(0.0, c - mid)
+        if part > 0:
+            d.scores[k] += d.prior * part
+            if not getattr(d, "semantic", None):
+                d.semantic = [0.0] * len(d.chunks)  # each chunk's semantic part, for --explain
+            d.semantic[k] = d.prior * part
+        if part > best.get(d.label, (0.0, 0.0))[0]:
+            best[d.label] = (part, c)
+    for d in docs:
+        part, c = best.get(d.label, (0.0, 0.0))
+        if part > 0:
+            d.score += d.prior * part
+            d.why.append(f"semantic +{d.prior * part:.3f} (cosine {c:.3f}, median {mid:.3f})")
+    ranking.docs.sort(key=lambda d: (-d.score, d.label))
+    store.save()  # a store that cannot be written is no error: the vectors are recomputed
+    return None
