@@ -343,6 +343,8 @@ class _State:
 
         chunks = self.chunks()
         self.sem_model = model.name
+        if self.cache.path is not None:  # <store>/memory/x.bin: the words' ids by the store's
+            model.use_store(self.cache.path.parent.parent)
         todo: dict[str, str] = {}
         for c, text in chunks:
             k = f"{model.name}:{c.digest}"
@@ -362,6 +364,7 @@ class _State:
             self.sem[k] = raw
             rows.append(semantic.from_bytes(raw))
         q = model.vector(semantic.prose(task))
+        model.save_words()
         return semantic.cosines(q, np.stack(rows)) if rows else []
 
     def score_cmd(self, task: str, timeout: float) -> list[float]:

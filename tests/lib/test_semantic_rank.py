@@ -85,8 +85,10 @@ def test_vectors_are_embedded_once_per_content_and_bytes_are_stable(
     cold, _ = pack(script_runner, PROSE)
     assert embedded[0] > 10 and embedded[-1] == 1  # the chunks, then the task
     embedded.clear()
+    monkeypatch.setattr(semantic, "_loaded", [])  # a new process: the model loaded anew
     warm, _ = pack(script_runner, PROSE)
     assert embedded == [1]  # the task only: every chunk's vector came from the store
+    assert semantic.load()._tokenizer is None  # and its words' token ids too
     assert json.dumps(warm) == json.dumps(cold)
 
 
