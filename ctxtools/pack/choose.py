@@ -275,7 +275,9 @@ class Chooser:
     def _rerank(self) -> None:
         from ctxtools.retrieval.rank import rank_sources, with_unreached
 
-        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        self.ranking = rank_sources(
+            self.sources, self.query, fallback=self.map_ranks, semantic=True
+        )
         if self.ranking.note and self.ranking.note not in self.base_notes:
             self.base_notes.append(self.ranking.note)  # e.g. the semantic extra is missing
         if self.sig_mode:

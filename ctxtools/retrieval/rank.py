@@ -326,13 +326,17 @@ def reachable(sources: list[Source], query: Query) -> set[str]:
 
 
 def rank_sources(
-    sources: list[Source], query: Query, fallback: dict[str, float] | None = None
+    sources: list[Source],
+    query: Query,
+    fallback: dict[str, float] | None = None,
+    semantic: bool = False,
 ) -> Ranking:
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
-    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
+    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built. SEMANTIC:
+    add the semantic part for a prose-only task (``semantic.rerank``; ctx-pack asks)."""
     ranking = _rank(sources, query)
-    if SEMANTIC_WEIGHT and query.words:  # the semantic hook: a no-op unless prose-only
+    if semantic and SEMANTIC_WEIGHT and query.words:  # the semantic hook (ctx-pack's), prose only
         from ctxtools.retrieval.semantic import rerank
 
         ranking.note = rerank(ranking, SEMANTIC_WEIGHT)

@@ -356,12 +356,12 @@ def rerank(ranking, weight: float, task: str | None = None) -> str | None:
     query = ranking.query
     if not weight or not prose_only(query) or not enabled() or not query.words:
         return None
+    docs = [d for d in ranking.docs if d.score > 0 and d.chunks][:RERANK_DOCS]
+    if len(docs) < 2:  # one file: no order among files to change, and no model to load
+        return None
     model = load()
     if model is None:
         return MISSING
-    docs = [d for d in ranking.docs if d.score > 0 and d.chunks][:RERANK_DOCS]
-    if not docs:
-        return None
     from ctxtools.config import store_root
 
     texts, owner = [], []
