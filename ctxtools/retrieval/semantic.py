@@ -39,7 +39,7 @@ MISSING = (
 
 STORE_DIR = "semantic"
 STORE_MAGIC = b"CTXSEM1\n"
-STORE_MAX = 400_000  # vectors kept in the store file (the oldest go first)
+STORE_MAX = 100_000  # vectors (or words) a store file keeps, the oldest dropped first (~50 MB)
 
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
 _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
