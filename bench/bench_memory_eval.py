@@ -44,6 +44,7 @@ from ctxtools.memory import rank_memory  # noqa: E402
 from ctxtools.memory.threshold import FLOORS, MARGINS, SHARE_OF_BEST, median  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "memory_eval.json"
+REPO = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -51,11 +52,17 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="also sweep the margin")
     ap.add_argument("--methods", default="tfidf,hashing")
     ap.add_argument("--labels", choices=("all", "hand"), default="all")
+    ap.add_argument(
+        "--data",
+        default=str(DATA),
+        help="the labelled set (its 'root', relative to the repository, is the corpus; "
+        "without one, Django's docs)",
+    )
     args = ap.parse_args()
     global LABELS
     LABELS = ("hand", "pool") if args.labels == "all" else ("hand",)
-    docs = ensure_docs()
-    spec = json.loads(DATA.read_text())
+    spec = json.loads(Path(args.data).read_text())
+    docs = REPO / spec["root"] if "root" in spec else ensure_docs()
     queries = spec["queries"]
     store = tempfile.mkdtemp(prefix="ctx-memeval-")
     import os

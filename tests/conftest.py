@@ -17,6 +17,9 @@ def isolated_env(tmp_path, monkeypatch):
     store = tmp_path / "store"
     monkeypatch.setenv("CTX_STORE", str(store))
     monkeypatch.setenv("NO_COLOR", "1")
+    # Rankings are lexical unless a test turns the semantic signal on (tests/lib/
+    # test_semantic*.py): the same results whether or not the 'semantic' extra is installed.
+    monkeypatch.setenv("CTX_SEMANTIC", "0")
     # tiktoken must never reach for the network: its cache is ours to fill.
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     return store

@@ -7,7 +7,9 @@ a magic line, an xxh64 of the body, then the body, ``marshal`` of plain values:
   unchanged file is not even chunked again;
 - ``vec``: chunk digest -> its vector (float32 bytes), for hashing and ``--embed-cmd``;
 - ``tf``: chunk digest -> its stemmed term counts, for TF-IDF;
-- ``stats``: (corpus fingerprint, document frequencies, norms) for TF-IDF.
+- ``stats``: (corpus fingerprint, document frequencies, norms) for TF-IDF;
+- ``sem``: "model name:chunk digest" -> the chunk's semantic vector (float32 bytes), for
+  the semantic part of a TF-IDF ranking (``ctxtools.retrieval.semantic``).
 
 Everything is keyed by content, so a changed file re-chunks and re-embeds only the
 chunks whose text changed. A write keeps only what the run used (the file stays the size
@@ -43,6 +45,7 @@ class MemoryCache:
         self.vec: dict[str, bytes] = {}
         self.tf: dict[str, dict[str, int]] = {}
         self.stats: tuple | None = None
+        self.sem: dict[str, bytes] = {}
         self.loaded = False
         self.note: str | None = None
 
@@ -77,9 +80,12 @@ class MemoryCache:
         self.vec = data.get("vec") or {}
         self.tf = data.get("tf") or {}
         self.stats = data.get("stats")
+        self.sem = data.get("sem") or {}
         self.loaded = True
 
-    def save(self, files: dict, vec: dict, tf: dict, stats: tuple | None) -> str | None:
+    def save(
+        self, files: dict, vec: dict, tf: dict, stats: tuple | None, sem: dict | None = None
+    ) -> str | None:
         """Write what the run used; a reason when the store cannot be written."""
         if self.path is None:
             return None
@@ -95,6 +101,7 @@ class MemoryCache:
                 "vec": {k: vec[k] for k in sorted(vec)},
                 "tf": {k: tf[k] for k in sorted(tf)},
                 "stats": stats,
+                "sem": {k: sem[k] for k in sorted(sem or {})},
             },
             4,
         )

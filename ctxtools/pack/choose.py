@@ -300,7 +300,13 @@ class Chooser:
     def _rerank(self) -> None:
         from ctxtools.retrieval.rank import rank_sources, with_unreached
 
-        self.ranking = rank_sources(self.sources, self.query, fallback=self.map_ranks)
+        self.ranking = rank_sources(
+            self.sources, self.query, fallback=self.map_ranks, semantic=True
+        )
+        if self.ranking.note:  # e.g. the semantic extra is missing
+            note = Note.parse(self.ranking.note)
+            if note not in self.base_notes:
+                self.base_notes.append(note)
         if self.sig_mode:
             missing = [s for s in self.sources if s.defs is None]
             if missing:

@@ -169,7 +169,7 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
 def _chunk_score(doc, k: int) -> dict:
     """Chunk K's score and its parts (which signal gave what), for --explain and JSON."""
     words, pointers, whole, callees = doc.parts[k]
-    return {
+    out = {
         "chunk": _chunk_label(doc, k),
         "score": round(doc.scores[k], 3),
         "words": round(words, 3),
@@ -177,6 +177,9 @@ def _chunk_score(doc, k: int) -> dict:
         "file": round(whole, 3),
         "callees": round(callees, 3),
     }
+    if getattr(doc, "semantic", None):  # retrieval.semantic.rerank: the chunk's semantic part
+        out["semantic"] = round(doc.semantic[k], 3)
+    return out
 
 
 def _chunk_label(doc, k: int) -> str:

@@ -238,7 +238,9 @@ def _explain_chunks(row: dict) -> list[str]:
     out = []
     for c in scored[:EXPLAIN_CHUNKS]:
         parts = [
-            f"{name} {c[name]:.3g}" for name in ("words", "pointers", "file", "callees") if c[name]
+            f"{name} {c[name]:.3g}"
+            for name in ("words", "pointers", "file", "callees", "semantic")
+            if c.get(name)
         ]
         out.append(f"     {c['chunk']}: {c['score']:.3g} = " + " + ".join(parts or ["0"]))
     if len(scored) > EXPLAIN_CHUNKS:

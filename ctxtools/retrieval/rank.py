@@ -63,6 +63,9 @@ FIRST_MIX = 0.5
 # 04dc469: 8k 0 -> 0.29, 32k 0.29 -> 0.86) and none down; 2.5 cost scipy 00d5e40 its 8k
 # pack, 4 cost the set 0.05 of recall at every budget.
 SCOPE_PRIOR = 1.5
+# The semantic signal (ctxtools.retrieval.semantic.rerank; prose-only tasks, the 'semantic'
+# extra installed): what a chunk's cosine above the median counts, in best term weights.
+SEMANTIC_WEIGHT = 4.0
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
 ROLE_PRIOR_ASKED = {"test": 0.9, "docs": 0.9, "example": 0.8, "config": 0.8}
@@ -121,6 +124,7 @@ class Ranking:
     weights: dict[str, float]  # term -> final weight (idf included)
     query: Query
     rest: list[str] = field(default_factory=list)  # reached, but not read chunk by chunk
+    note: str | None = None  # e.g. the semantic extra is missing
 
 
 def _priors(query: Query) -> dict[str, float]:
@@ -290,12 +294,20 @@ def reachable(sources: list[Source], query: Query) -> set[str]:
 
 
 def rank_sources(
-    sources: list[Source], query: Query, fallback: dict[str, float] | None = None
+    sources: list[Source],
+    query: Query,
+    fallback: dict[str, float] | None = None,
+    semantic: bool = False,
 ) -> Ranking:
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
-    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built."""
+    by FALLBACK (label -> the repo map's rank) instead, so a pack is still built. SEMANTIC:
+    add the semantic part for a prose-only task (``semantic.rerank``; ctx-pack asks)."""
     ranking = _rank(sources, query)
+    if semantic and SEMANTIC_WEIGHT and query.words:  # the semantic hook (ctx-pack's), prose only
+        from ctxtools.retrieval.semantic import rerank
+
+        ranking.note = rerank(ranking, SEMANTIC_WEIGHT)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)

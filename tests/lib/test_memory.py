@@ -186,7 +186,7 @@ def test_a_task_on_the_subject_finds_its_section_first(tmp_path, method):
 
 
 def test_the_floors_are_the_calibrated_ones():
-    assert FLOORS == {"hashing": 0.40, "tfidf": 0.15, "cmd": 0.25}
+    assert FLOORS == {"hashing": 0.40, "tfidf": 0.15, "cmd": 0.25, "tfidf+semantic": 0.40}
 
 
 def test_median_rule_in_a_corpus_all_about_one_subject(tmp_path):

@@ -1,0 +1,405 @@
+"""Offline semantic similarity: static word-piece embeddings, averaged and compared.
+
+The model is WordLlama's ``l2_supercat_256`` (MIT): a 32,000 x 256 float16 matrix of
+token embeddings (16 MB) and the Llama 2 tokenizer that indexes it, both shipped as data
+inside the ``wordllama`` wheel (the ``semantic`` extra). We read those two files
+ourselves -- the safetensors header and matrix with numpy, the tokenizer with
+``tokenizers`` -- and never import ``wordllama`` (its import pulls pydantic and more, and
+its loader looks for the tokenizer where the wheel does not ship it, then tries the
+network). Nothing here downloads anything.
+
+A text's vector is the mean of its tokens' rows (at most ``MAX_TOKENS`` tokens: a static
+model's mean blurs past that), normalised to length 1; a similarity is a cosine. Sums run
+in numpy's fixed pairwise order on one thread (no BLAS: a threaded matrix product may
+reorder them), and every score is rounded, so the same input gives the same bytes.
+
+Chosen by measurement (bench/bench_semantic.py): against an LSA model built from the
+corpus itself (truncated SVD of the chunks' TF-IDF matrix) and against TF-IDF alone, on
+the memory sets and the explorer questions; the figures are in that script's docstring.
+
+When the extra is missing, ``load()`` returns None and ``MISSING`` is the note a caller
+shows; the lexical ranking is used unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+MODEL = "wordllama-l2_supercat_256"
+DIM = 256
+MAX_TOKENS = 256  # tokens of a text that are averaged (its beginning: title, docstring)
+MAX_CHARS = 1200  # characters tokenized (about MAX_TOKENS tokens of prose or code)
+BATCH = 64  # texts embedded together (bounds the gathered rows: 64 x 256 x 1 KB)
+DIGITS = 6  # a similarity is rounded to this many decimals
+MISSING = (
+    "note: semantic matching is off (the 'semantic' extra is not installed: "
+    "pip install 'ctxtools[semantic]'); ranked by words only"
+)
+
+STORE_DIR = "semantic"
+STORE_MAGIC = b"CTXSEM1\n"
+STORE_MAX = 100_000  # vectors (or words) a store file keeps, the oldest dropped first (~50 MB)
+
+_WEIGHTS = ("weights", "l2_supercat_256.safetensors")
+_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+_loaded: list = []  # [Model or None]: loaded once per process
+
+
+def model_files() -> tuple[str, str] | None:
+    """The paths of the shipped matrix and tokenizer, or None when the extra is missing.
+    Finds the package without importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    base = list(spec.submodule_search_locations)[0]
+    weights = os.path.join(base, *_WEIGHTS)
+    tokenizer = os.path.join(base, *_TOKENIZER)
+    if not (os.path.isfile(weights) and os.path.isfile(tokenizer)):
+        return None
+    return weights, tokenizer
+
+
+def load() -> Model | None:
+    """The model, loaded once per process; None when the extra (or numpy) is missing or
+    its files are damaged."""
+    if _loaded:
+        return _loaded[0]
+    model = None
+    files = model_files()
+    if files is not None:
+        try:
+            import numpy  # noqa: F401  (the extra brings it)
+
+            model = Model(*files)
+        except Exception:  # numpy missing, a damaged or unexpected file: the lexical ranking
+            model = None
+    _loaded.append(model)
+    return model
+
+
+def _read_matrix(path: str):
+    """The float16 embedding matrix of a one-tensor safetensors file, memory-mapped."""
+    import json
+    import struct
+
+    import numpy as np
+
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        if not 0 < n < 1 << 20:
+            raise ValueError("not a safetensors file")
+        header = json.loads(f.read(n))
+    info = header["embedding.weight"]
+    if info["dtype"] != "F16" or len(info["shape"]) != 2 or info["shape"][1] != DIM:
+        raise ValueError("unexpected tensor")
+    rows, cols = info["shape"]
+    start, end = info["data_offsets"]
+    if end - start != rows * cols * 2:
+        raise ValueError("tensor size")
+    mm = np.memmap(path, dtype="<f2", mode="r", offset=8 + n + start, shape=(rows, cols))
+    return mm
+
+
+class Model:
+    """The embedding matrix and its tokenizer.
+
+    A text is tokenized word by word (``prose`` gives single-spaced words; the Llama
+    tokenizer never merges across a space, so this is the text's own tokenization), and
+    each word's token ids are kept: in the process, and in the store beside the vectors
+    (``use_store``), so that a warm run tokenizes nothing and never loads the tokenizer
+    (0.17 s of its JSON)."""
+
+    name = MODEL
+
+    def __init__(self, weights: str, tokenizer: str):
+        self.matrix = _read_matrix(weights)  # float16, mapped: rows are read as used
+        self.tokenizer_path = tokenizer
+        self._tokenizer = None
+        self.word_ids: dict[str, tuple[int, ...]] = {}
+        self.words_path = None
+        self.new_words = 0
+
+    def use_store(self, root) -> None:
+        """Read (once) and later keep the words' token ids under ROOT (the store)."""
+        from pathlib import Path
+
+        path = Path(root) / STORE_DIR / f"{self.name}-words-v1.bin"
+        if self.words_path == path:
+            return
+        self.words_path = path
+        data = _read_blob(path)
+        kept = data if isinstance(data, dict) else {}
+        for w, ids in kept.items():
+            self.word_ids.setdefault(w, ids)
+        # Words this model met under another store (an MCP server's, a test's) are new to
+        # this one: kept at the next save, or a later process would tokenize them again.
+        self.new_words += sum(1 for w in self.word_ids if w not in kept)
+
+    def save_words(self) -> None:
+        if self.words_path is None or not self.new_words:
+            return
+        items = list(self.word_ids.items())[-STORE_MAX:]
+        _write_blob(self.words_path, dict(items))
+        self.new_words = 0
+
+    def _ids(self, words: list[str]) -> None:
+        """Tokenize the WORDS not seen yet (the tokenizer is loaded on the first)."""
+        todo = sorted({w for w in words if w not in self.word_ids})
+        if not todo:
+            return
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            self._tokenizer = Tokenizer.from_file(self.tokenizer_path)
+            self._tokenizer.no_padding()
+            self._tokenizer.no_truncation()
+        rows = self.matrix.shape[0]
+        encs = self._tokenizer.encode_batch(todo, add_special_tokens=False)
+        for w, enc in zip(todo, encs, strict=True):
+            self.word_ids[w] = tuple(t for t in enc.ids if 0 <= t < rows)
+        self.new_words += len(todo)
+
+    def embed(self, texts: Sequence[str]):
+        """Unit vectors (float32, one row per text) in the order of TEXTS; an empty text
+        is the zero vector."""
+        import numpy as np
+
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        split = [t[:MAX_CHARS].split() for t in texts]
+        self._ids([w for ws in split for w in ws])
+        for lo in range(0, len(split), BATCH):
+            ids: list[int] = []
+            starts: list[int] = []
+            live: list[int] = []
+            for i in range(lo, min(lo + BATCH, len(split))):
+                mine: list[int] = []
+                for w in split[i]:
+                    mine.extend(self.word_ids[w])
+                    if len(mine) >= MAX_TOKENS:
+                        break
+                if mine:
+                    live.append(i)
+                    starts.append(len(ids))
+                    ids.extend(mine[:MAX_TOKENS])
+            if not live:
+                continue
+            # a batch's rows gathered, each text's summed in order (reduceat: no threads)
+            rows32 = self.matrix[np.array(ids)].astype(np.float32)
+            sums = np.add.reduceat(rows32, starts, axis=0)
+            norms = np.sqrt(np.add.reduce(sums * sums, axis=1))
+            norms[norms == 0] = 1.0
+            out[np.array(live)] = sums / norms[:, None]
+        return out
+
+    def vector(self, text: str):
+        return self.embed([text])[0]
+
+
+def _read_blob(path):
+    """``marshal`` of a store file (magic, xxh64 of the body, body), or None."""
+    import marshal
+
+    import xxhash
+
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    body = blob[len(STORE_MAGIC) + 8 :]
+    if not blob.startswith(STORE_MAGIC) or blob[len(STORE_MAGIC) : len(STORE_MAGIC) + 8] != (
+        xxhash.xxh64_digest(body)
+    ):
+        return None
+    try:
+        return marshal.loads(body)
+    except Exception:  # marshal raises several kinds of error on bad bytes
+        return None
+
+
+def _write_blob(path, data) -> None:
+    """Write DATA to a store file; a store that cannot be written is no error (what it
+    would have kept is computed again)."""
+    import marshal
+
+    import xxhash
+
+    from ctxtools.fsutil import atomic_write
+
+    body = marshal.dumps(data, 4)
+    atomic_write(path, STORE_MAGIC + xxhash.xxh64_digest(body) + body, durable=False)
+
+
+def cosines(query, matrix) -> list[float]:
+    """The cosine of the unit vector QUERY with each unit row of MATRIX, rounded; computed
+    as an elementwise product and a row sum (no BLAS, one fixed order)."""
+    import numpy as np
+
+    if len(matrix) == 0:
+        return []
+    sims = np.add.reduce(matrix * query[None, :], axis=1)
+    return [round(float(s), DIGITS) for s in sims]
+
+
+def to_bytes(vec) -> bytes:
+    """A vector as float32 bytes (what the caches keep)."""
+    import numpy as np
+
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+def from_bytes(raw: bytes):
+    import numpy as np
+
+    return np.frombuffer(raw, dtype="<f4")
+
+
+def enabled() -> bool:
+    """Whether the semantic signal may be used: CTX_SEMANTIC=0 (or off, no, false) turns
+    it off for a run (the benchmarks' A/B), anything else leaves it on when installed."""
+    return os.environ.get("CTX_SEMANTIC", "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def prose(text: str) -> str:
+    """The words of TEXT that carry meaning, as written, space-separated: the analyzer's
+    tokens less its stop words ("how", "do", "where", "the"). A static model's mean is
+    pulled toward the function words every text shares; without them, on the memory
+    sets' questions, the semantic score alone ranked an answering section in the top 3
+    for 0.823 of Django's (0.785 with them) and 0.731 of libuv's (0.692)."""
+    from ctxtools.analyzer.tokenizer import tokens
+
+    return " ".join(m.group() for m in tokens(text[: MAX_CHARS * 2]))
+
+
+# --- the engine's semantic signal (``retrieval.rank.rank_sources`` calls ``rerank``) ------
+
+RERANK_DOCS = 60  # the best files by words whose chunks are embedded and compared
+
+
+def prose_only(query) -> bool:
+    """A task of plain words: no code-shaped name, path, stack frame or quoted message
+    (where those exist, they are the evidence; a paraphrase has nothing else)."""
+    return not (query.code or query.names or query.paths or query.frames or query.messages)
+
+
+def chunk_text(label: str, lines: list[str], start: int, end: int) -> str:
+    """A chunk as it is stored: its path, then its lines (the first ones); ``prose`` of it
+    is what is embedded (computed for new content only)."""
+    body = []
+    size = 0
+    for line in lines[start - 1 : end]:
+        body.append(line)
+        size += len(line) + 1
+        if size > MAX_CHARS * 2:
+            break
+    return label + "\n" + "\n".join(body)
+
+
+def _embedded(text: str) -> str:
+    """``prose`` of a ``chunk_text``: its path's words (less the extension), its lines'."""
+    import posixpath
+
+    label, _, body = text.partition("\n")
+    stem = posixpath.splitext(label)[0].replace("/", " ").replace("_", " ")
+    return prose(stem + "\n" + body)
+
+
+class VectorStore:
+    """Vectors by the xxh3-64 of the text embedded, in one file of the store
+    (``<store>/semantic/<model>-v1.bin``: a magic line, an xxh64 of the body, then
+    ``marshal`` of {key: float16 bytes}); read once, written once when it grew. Unchanged
+    content is never embedded twice; a damaged or unreadable file is an empty store."""
+
+    def __init__(self, root, model_name: str):
+        from pathlib import Path
+
+        self.path = Path(root) / STORE_DIR / f"{model_name}-v1.bin" if root else None
+        self.vecs: dict[str, bytes] = {}
+        self.new = 0
+        data = _read_blob(self.path) if self.path is not None else None
+        if isinstance(data, dict):
+            self.vecs = data
+
+    def vectors(self, model: Model, texts: list[str], prepare=_embedded):
+        """The unit vectors of TEXTS (float32 rows), from the store (by the hash of the
+        text) or embedded now (PREPARE of it)."""
+        import numpy as np
+        import xxhash
+
+        keys = [xxhash.xxh3_64_hexdigest(t.encode("utf-8", "surrogatepass")) for t in texts]
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.vecs}
+        todo = sorted(missing.items())
+        if todo:
+            fresh = model.embed([prepare(t) for _k, t in todo])
+            for (k, _t), v in zip(todo, fresh, strict=True):
+                self.vecs[k] = np.asarray(v, dtype="<f2").tobytes()
+            self.new += len(todo)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, k in enumerate(keys):
+            out[i] = np.frombuffer(self.vecs[k], dtype="<f2")
+        return out
+
+    def save(self) -> None:
+        if self.path is None or not self.new:
+            return
+        items = list(self.vecs.items())[-STORE_MAX:]
+        _write_blob(self.path, dict(items))
+
+
+def rerank(ranking, weight: float, task: str | None = None) -> str | None:
+    """Add each read chunk's semantic part to its score, and its file's best to the
+    file's, when the task is prose only: WEIGHT x the best term weight x (the chunk's
+    cosine with the task - the median cosine of the chunks compared), when positive; the
+    files are sorted again. Returns a note when the extra is missing (None otherwise)."""
+    query = ranking.query
+    if not weight or not prose_only(query) or not enabled() or not query.words:
+        return None
+    docs = [d for d in ranking.docs if d.score > 0 and d.chunks][:RERANK_DOCS]
+    if len(docs) < 2:  # one file: no order among files to change, and no model to load
+        return None
+    model = load()
+    if model is None:
+        return MISSING
+    from ctxtools.config import store_root
+
+    texts, owner = [], []
+    for d in docs:
+        for k, ch in enumerate(d.chunks):
+            texts.append(chunk_text(d.label, d.lines, ch.start, ch.end))
+            owner.append((d, k))
+    try:
+        root = store_root()
+    except Exception:  # no usable store: embed without one
+        root = None
+    store = VectorStore(root, model.name)
+    if root is not None:
+        model.use_store(root)
+    mat = store.vectors(model, texts)
+    q = model.vector(prose(task) if task else " ".join(query.words))
+    cos = cosines(q, mat)
+    mid = sorted(cos)[len(cos) // 2]
+    wmax = max(ranking.weights.values(), default=1.0) or 1.0
+    best: dict[str, tuple[float, float]] = {}
+    for (d, k), c in zip(owner, cos, strict=True):
+        part = weight * wmax * max(0.0, c - mid)
+        if part > 0:
+            d.scores[k] += d.prior * part
+            if not getattr(d, "semantic", None):
+                d.semantic = [0.0] * len(d.chunks)  # each chunk's semantic part, for --explain
+            d.semantic[k] = d.prior * part
+        if part > best.get(d.label, (0.0, 0.0))[0]:
+            best[d.label] = (part, c)
+    for d in docs:
+        part, c = best.get(d.label, (0.0, 0.0))
+        if part > 0:
+            d.score += d.prior * part
+            d.why.append(f"semantic +{d.prior * part:.3f} (cosine {c:.3f}, median {mid:.3f})")
+    ranking.docs.sort(key=lambda d: (-d.score, d.label))
+    store.save()
+    model.save_words()
+    return None

@@ -1,0 +1,137 @@
+"""The semantic signal in memory rankings: it answers a paraphrase, is cached by content,
+gives the same bytes, and falls back to words alone (with a note) when the extra is missing.
+
+The corpus is six pages of libuv's documentation (tests/data/memory/libuv, CC BY 4.0);
+the model is the 'semantic' extra's (the test extra installs it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from helpers import DATA
+
+from ctxtools.memory import rank_memory
+from ctxtools.retrieval import semantic
+
+LIBUV = DATA / "memory" / "libuv"
+# No word of it names the section that answers it (errors.rst, "Error handling":
+# "... error constants ... uv_strerror() ... a negative number ...").
+PARAPHRASE = "Turn a negative return value into a readable message"
+
+
+@pytest.fixture
+def semantic_on(monkeypatch):
+    monkeypatch.setenv("CTX_SEMANTIC", "1")
+
+
+def top(ranking) -> tuple[str, str]:
+    s = ranking.chunks[0]
+    return s.chunk.file.rsplit("/", 1)[-1], s.chunk.heading
+
+
+def test_a_paraphrase_is_answered_first_only_with_the_semantic_score(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTX_SEMANTIC", "0")
+    lexical = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "a")
+    monkeypatch.setenv("CTX_SEMANTIC", "1")
+    fused = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "b")
+    assert top(lexical) != ("errors.rst", "Error handling")
+    assert top(fused) == ("errors.rst", "Error handling")
+    assert fused.chunks[0].kept
+    # the semantic part is said, per chunk and for the ranking; the lexical one has none
+    row = fused.as_dict()["results"][0]
+    assert 0 < row["semantic"] <= row["score"]
+    assert fused.as_dict()["semantic"] == semantic.MODEL
+    assert "semantic" not in lexical.as_dict() and "semantic" not in lexical.as_dict()["results"][0]
+    assert lexical.threshold["floor"] == 0.15 and fused.threshold["floor"] == 0.40
+
+
+def test_an_off_topic_task_keeps_nothing(tmp_path, semantic_on):
+    r = rank_memory([str(LIBUV)], "how long should sourdough bread rise overnight", store=tmp_path)
+    assert r.semantic == semantic.MODEL and r.kept == []
+
+
+def test_vectors_are_computed_once_per_content(tmp_path, semantic_on, monkeypatch):
+    mem = tmp_path / "mem"
+    shutil.copytree(LIBUV, mem)
+    embedded: list[int] = []
+    real = semantic.Model.embed
+
+    def counting(self, texts):
+        embedded.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(semantic.Model, "embed", counting)
+    store = tmp_path / "store"
+    cold = rank_memory([str(mem)], PARAPHRASE, store=store)
+    n = len(cold.chunks)
+    assert embedded == [n, 1]  # every chunk, then the task
+    embedded.clear()
+    warm = rank_memory([str(mem)], PARAPHRASE, store=store)
+    assert embedded == [0, 1]  # the task only
+    assert json.dumps(warm.as_dict()) == json.dumps(cold.as_dict())
+    # a changed section is embedded again, and only it
+    page = mem / "timer.rst"
+    page.write_text(page.read_text().replace("Timer handles", "Timer handles (changed)", 1))
+    embedded.clear()
+    rank_memory([str(mem)], PARAPHRASE, store=store)
+    assert embedded == [1, 1]
+
+
+def test_same_bytes_on_reruns_without_a_cache(tmp_path, semantic_on):
+    runs = [
+        json.dumps(rank_memory([str(LIBUV)], PARAPHRASE, use_cache=False).as_dict())
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+
+
+def test_without_the_extra_the_ranking_is_lexical_and_says_so(tmp_path, semantic_on, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def no_wordllama(name, *a, **k):
+        return None if name == "wordllama" else real(name, *a, **k)
+
+    monkeypatch.setattr(semantic, "_loaded", [])
+    monkeypatch.setattr(importlib.util, "find_spec", no_wordllama)
+    r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "a")
+    assert semantic.MISSING in r.notes
+    assert r.semantic is None and "semantic" not in r.as_dict()
+    monkeypatch.setenv("CTX_SEMANTIC", "0")
+    lexical = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "b")
+    assert [(s.chunk.start, s.score) for s in r.chunks] == [
+        (s.chunk.start, s.score) for s in lexical.chunks
+    ]
+
+
+def test_a_damaged_model_file_is_the_missing_extra(tmp_path, semantic_on, monkeypatch):
+    bad = tmp_path / "w.safetensors"
+    bad.write_bytes(b"\x10\0\0\0\0\0\0\0{not json at all")
+    tok = semantic.model_files()[1]
+    monkeypatch.setattr(semantic, "_loaded", [])
+    monkeypatch.setattr(semantic, "model_files", lambda: (str(bad), tok))
+    r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path)
+    assert semantic.MISSING in r.notes and r.semantic is None
+
+
+def test_the_model_is_read_from_the_wheels_files_without_importing_it():
+    code = (
+        "import sys\n"
+        "from ctxtools.retrieval import semantic\n"
+        "m = semantic.load()\n"
+        "v = m.embed(['caching', 'cache', 'signal handler'])\n"
+        "c = semantic.cosines(v[0], v)\n"
+        "assert c[0] > 0.999 and c[1] > c[2], c\n"
+        "assert 'wordllama' not in sys.modules\n"
+        "assert 'requests' not in sys.modules and 'pydantic' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_prose_drops_the_words_every_question_shares():
+    assert semantic.prose("Where is the caching done?") == "caching done"
