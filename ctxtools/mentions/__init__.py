@@ -35,13 +35,13 @@ Nothing here prints. A store that cannot be written (read-only, full) costs the 
 the use log, never the resolution; why is kept in ``MentionResolver.notes``.
 
 The package: ``resolver`` (``MentionResolver``), which
-uses ``index`` (the basename index and its cache) and ``uselog`` (frecency); ``common``
+uses ``basenames`` (the basename index and its cache) and ``uselog`` (frecency); ``common``
 holds the path and store helpers they share. Imports go from ``resolver`` down.
 """
 
 from __future__ import annotations
 
-from ctxtools.mentions.index import INDEX_VERSION, MAX_INDEX_ENTRIES
+from ctxtools.mentions.basenames import INDEX_VERSION, MAX_INDEX_ENTRIES
 from ctxtools.mentions.resolver import CLOSEST, MentionResolver, Resolution
 from ctxtools.mentions.uselog import HALF_LIFE_DAYS, LAMBDA, MAX_USES, frecency
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ctxtools.analyzer.mentions import Mention, variants
 from ctxtools.mentions.common import clean_rel, stem
-from ctxtools.mentions.index import MAX_INDEX_ENTRIES, BasenameIndex
+from ctxtools.mentions.basenames import MAX_INDEX_ENTRIES, BasenameIndex
 from ctxtools.mentions.uselog import UseLog, frecency
 
 CLOSEST = 5  # closest names offered for an unresolved mention

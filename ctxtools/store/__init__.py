@@ -14,7 +14,7 @@ and ``ctxtools.fsutil``, ``ctxtools.errors``)::
     payload   Payload: random access to verified bytes, lines, characters; Chain; open_spooled
     sniff     type detection (json, jsonl, text) and --type checking
     refs      names, references (Ref, parse_ref) and card records
-    index     the .idx line/checksum index (LineIndex) and the Indexer that builds it
+    lineindex the .idx line/checksum index (LineIndex) and the Indexer that builds it
     disk      the store's directories, lock, errors and temp leftovers (the bytes are
               written by ctxtools.fsutil's one atomic write)
 
@@ -32,7 +32,7 @@ _HOMES = {
     "access": "ACCESS_COMPACT_BYTES ACCESS_MAX_ENTRIES",
     "payload": "Payload Chain open_spooled open_bytes FULL_CHECK_BYTES",
     "sniff": "JSON_PARSE_LIMIT JSONL_LINE_LIMIT detect_type_head",
-    "index": "READ_CHUNK BLOCK_SIZE STRIDE HEAD_KEEP INDEX_MIN_BYTES Indexer LineIndex "
+    "lineindex": "READ_CHUNK BLOCK_SIZE STRIDE HEAD_KEEP INDEX_MIN_BYTES Indexer LineIndex "
     "index_stream",
     "refs": "DEFAULT_SESSION NAME_RE SHA_PREFIX_RE SHA256_RE REF_PREFIX_LEN TYPES "
     "PUBLIC_FIELDS PREVIEW_CHARS validate_name validate_session Ref parse_ref public_card "

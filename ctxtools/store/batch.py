@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ctxtools import fsutil
 from ctxtools.store import disk
-from ctxtools.store.index import INDEX_MIN_BYTES, Indexer, index_stream
+from ctxtools.store.lineindex import INDEX_MIN_BYTES, Indexer, index_stream
 from ctxtools.store.refs import (
     DEFAULT_SESSION,
     card_bytes,

@@ -46,7 +46,7 @@ from ctxtools.errors import (
     StoreError,
 )
 from ctxtools.store import disk
-from ctxtools.store.index import Indexer, feed_stream
+from ctxtools.store.lineindex import Indexer, feed_stream
 from ctxtools.store.payload import Chain, Payload, stored_payload
 from ctxtools.store.refs import (
     DEFAULT_SESSION,

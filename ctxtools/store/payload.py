@@ -23,7 +23,7 @@ import xxhash
 
 from ctxtools import fsutil
 from ctxtools.errors import InputError, IntegrityError, StoreError
-from ctxtools.store.index import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
+from ctxtools.store.lineindex import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
 from ctxtools.store.sniff import detect_type_head
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from ctxtools.errors import UsageError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ctxtools.store.index import Indexer
+    from ctxtools.store.lineindex import Indexer
 
 DEFAULT_SESSION = defaults.SESSION
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

@@ -9,7 +9,7 @@ import pytest
 
 from ctxtools.mentions import uselog
 from ctxtools.mentions.common import clean_rel, stem
-from ctxtools.mentions.index import BasenameIndex
+from ctxtools.mentions.basenames import BasenameIndex
 from ctxtools.mentions.uselog import UseLog, frecency
 
 DAY = 86_400.0

@@ -460,7 +460,7 @@ def test_grep_fast_path_equals_plain_regex(pattern, icase, monkeypatch):
     import re
 
     from ctxtools.projections import regex as grep_mod
-    from ctxtools.store import index as store_mod
+    from ctxtools.store import lineindex as store_mod
     from ctxtools.store import open_bytes
 
     data = GREP_TEXT.encode("utf-8", "surrogateescape") * 50

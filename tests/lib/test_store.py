@@ -21,7 +21,7 @@ from ctxtools.errors import (
     StoreError,
     UsageError,
 )
-from ctxtools.store import HandleStore, index, parse_ref, sniff, validate_name
+from ctxtools.store import HandleStore, lineindex, parse_ref, sniff, validate_name
 
 LOG = "".join(
     f"tests/test_mod{i % 7}.py::test_case_{i} {'PASSED' if i % 13 else 'FAILED'} [{i % 100:3d}%]\n"
@@ -278,7 +278,7 @@ def test_cjk_counts(st):
 
 
 def test_chars_across_chunk_boundaries(st, monkeypatch):
-    monkeypatch.setattr(index, "READ_CHUNK", 7)
+    monkeypatch.setattr(lineindex, "READ_CHUNK", 7)
     text = ("日本語" * 1000 + "\n").encode() + b"\xff"
     card = st.put_bytes(text, name="cjk")
     assert card["length"] == len(text.decode("utf-8", "replace"))
@@ -863,7 +863,7 @@ def test_character_checkpoints_agree_with_decoding(monkeypatch):
     for multibyte text, invalid bytes and characters cut at every boundary."""
     import random
 
-    from ctxtools.store import index as store_mod
+    from ctxtools.store import lineindex as store_mod
     from ctxtools.store import open_bytes
 
     rng = random.Random(11)
@@ -936,28 +936,28 @@ def test_settle_type_takes_the_asked_type_only_when_it_fits():
 def test_feed_stream_passes_every_chunk_to_its_sink(monkeypatch):
     import io
 
-    monkeypatch.setattr(index, "READ_CHUNK", 5)
+    monkeypatch.setattr(lineindex, "READ_CHUNK", 5)
     data = "ligne 1\nligne 2 — 語\n".encode() + b"\xff"
     chunks = []
-    ix = index.feed_stream(index.Indexer(), io.BytesIO(data), chunks.append)
+    ix = lineindex.feed_stream(lineindex.Indexer(), io.BytesIO(data), chunks.append)
     assert len(chunks) > 3 and b"".join(chunks) == data
     assert (ix.size, ix.lines, ix.chars) == (len(data), 3, len(data.decode("utf-8", "replace")))
     assert ix.sha256 == hashlib.sha256(data).hexdigest()
-    assert index.index_stream(io.BytesIO(data)).xxh3 == ix.xxh3
+    assert lineindex.index_stream(io.BytesIO(data)).xxh3 == ix.xxh3
 
 
 def test_line_index_round_trip_keeps_its_geometry(monkeypatch):
     import io
 
-    monkeypatch.setattr(index, "STRIDE", 16)
-    monkeypatch.setattr(index, "BLOCK_SIZE", 64)
-    li = index.index_stream(io.BytesIO(LOG[:5000])).index()
+    monkeypatch.setattr(lineindex, "STRIDE", 16)
+    monkeypatch.setattr(lineindex, "BLOCK_SIZE", 64)
+    li = lineindex.index_stream(io.BytesIO(LOG[:5000])).index()
     assert (li.block_size, li.stride) == (64, 16)
-    again = index.LineIndex.from_bytes(li.to_bytes())
+    again = lineindex.LineIndex.from_bytes(li.to_bytes())
     assert again is not None and (again.block_size, again.stride) == (64, 16)
     assert list(again.ck_offs) == list(li.ck_offs) and list(again.blocks) == list(li.blocks)
-    monkeypatch.setattr(index, "STRIDE", 32)  # built with another geometry: not used
-    assert index.LineIndex.from_bytes(li.to_bytes()) is None
+    monkeypatch.setattr(lineindex, "STRIDE", 32)  # built with another geometry: not used
+    assert lineindex.LineIndex.from_bytes(li.to_bytes()) is None
 
 
 def test_chain_gives_the_head_then_the_stream():
@@ -1196,14 +1196,14 @@ def test_an_edited_length_of_a_big_blob_fails_where_characters_count(st):
 def test_an_index_without_a_checkpoint_every_stride_is_rebuilt(st):
     card = st.put_bytes(LOG * 3, name="c")
     ipath = st.idx_path(card["sha256"])
-    good = index.LineIndex.from_bytes(ipath.read_bytes())
-    forged = index.LineIndex(
+    good = lineindex.LineIndex.from_bytes(ipath.read_bytes())
+    forged = lineindex.LineIndex(
         **{**good.__dict__, "cc_offs": good.cc_offs[:1], "cc_chars": good.cc_chars[:1]}
     )
     ipath.write_bytes(forged.to_bytes())
     with st.open("c") as p:
         assert p.chars == card["length"]
-    assert index.LineIndex.from_bytes(ipath.read_bytes()).cc_offs == good.cc_offs
+    assert lineindex.LineIndex.from_bytes(ipath.read_bytes()).cc_offs == good.cc_offs
 
 
 def test_put_stream_marks_an_incomplete_payload(st):
