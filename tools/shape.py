@@ -30,6 +30,7 @@ BOTTOM = (
     "tokens",
     "runner",
     "fsutil",
+    "binary",
     "classify",
     "pathfilter",
     "analyzer",

@@ -168,7 +168,8 @@ class Chooser:
 
     def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
         """Whether a candidate that was not named stays (noise and the user's filters)."""
-        from ctxtools.classify import is_binary, noise_reason
+        from ctxtools.binary import is_binary
+        from ctxtools.classify import noise_reason
 
         if e.named:
             if is_binary(data):

@@ -302,7 +302,7 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
-        from ctxtools.classify import is_binary
+        from ctxtools.binary import is_binary
         from ctxtools.resolve import HandleReader
 
         handles = HandleReader(req.store, req.session)

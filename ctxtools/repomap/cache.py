@@ -110,14 +110,18 @@ class CacheEntry(NamedTuple):
 _definition = functools.partial(tuple.__new__, Definition)
 
 
+_WHAT_A_FILE_IS = ("classify.py", "binary.py")  # beside the package, fingerprinted with it
+
+
 def _source_fingerprint(pattern: str) -> str:
     """xxh3 of this package's source files matching PATTERN (names and bytes), and of
-    ``ctxtools/classify.py``: what a file is (binary, generated, a test) is cached too."""
+    ``ctxtools/classify.py`` and ``binary.py``: what a file is (binary, generated, a test)
+    is cached too."""
     import xxhash
 
     here = Path(__file__).resolve().parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
-    for path in [*sorted(here.glob(pattern)), here.parent / "classify.py"]:
+    for path in [*sorted(here.glob(pattern)), *(here.parent / f for f in _WHAT_A_FILE_IS)]:
         h.update(path.relative_to(here.parent).as_posix().encode())
         try:
             h.update(path.read_bytes())

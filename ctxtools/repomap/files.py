@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from ctxtools.classify import is_binary, listing_skip
+from ctxtools.binary import is_binary
+from ctxtools.classify import listing_skip
 from ctxtools.fsutil import check_resource
 
 # Directories a walk outside git never enters (a git work tree decides for itself).

@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 
 from ctxtools import classify
+from ctxtools.binary import BINARY_PROBE, is_binary
 
 # -- the contents ---------------------------------------------------------------------------
 
@@ -129,7 +130,7 @@ def test_table_classify(i):
     assert classify.role(rel) == role
     assert classify.is_test(rel) == (role == "test")
     assert classify.noise_reason(rel, data) == noise
-    assert classify.is_binary(data) == binary
+    assert is_binary(data) == binary
     if noise in LISTING_REASONS and rel != "static/bundle.js":
         assert classify.listing_skip(rel) == noise
     else:
@@ -218,18 +219,18 @@ def test_table_excerpt_and_memory(tree):
 
 def test_binary_nul_random_and_text():
     rnd = random.Random(1).randbytes(4096)
-    assert classify.is_binary(rnd)
-    assert classify.is_binary(rnd.replace(b"\0", b"\x01"))  # no NUL, still random
-    assert classify.is_binary(gzip.compress(b"hello world\n" * 100, mtime=0))
-    assert classify.is_binary(b"text\0more text")
-    assert not classify.is_binary(b"")
-    assert not classify.is_binary(b"plain ascii\n" * 100)
+    assert is_binary(rnd)
+    assert is_binary(rnd.replace(b"\0", b"\x01"))  # no NUL, still random
+    assert is_binary(gzip.compress(b"hello world\n" * 100, mtime=0))
+    assert is_binary(b"text\0more text")
+    assert not is_binary(b"")
+    assert not is_binary(b"plain ascii\n" * 100)
     text = "naïve café — ünïcödé ✓\n".encode() * 400
-    assert not classify.is_binary(text)
-    assert not classify.is_binary(text[: classify.BINARY_PROBE - 1])  # a character cut
-    assert not classify.is_binary("Grüße aus München, café crème.\n".encode("latin-1") * 50)
+    assert not is_binary(text)
+    assert not is_binary(text[: BINARY_PROBE - 1])  # a character cut
+    assert not is_binary("Grüße aus München, café crème.\n".encode("latin-1") * 50)
     # Only the head decides: a NUL past it is not looked for.
-    assert not classify.is_binary(b"a" * classify.BINARY_PROBE + b"\0")
+    assert not is_binary(b"a" * BINARY_PROBE + b"\0")
 
 
 def test_content_noise_for_the_map():
