@@ -125,7 +125,7 @@ ROOT = HERE.parent
 CORPORA = HERE / "corpora"
 sys.path.insert(0, str(ROOT))
 
-from ctxtools.repomap.scan import scan_source  # noqa: E402
+from ctxtools.source.scan import scan_source  # noqa: E402
 
 CTAGS_KINDS = {
     "python": {"class", "function", "member"},

@@ -1,4 +1,4 @@
-"""ctxtools.classify: what a file is, and the one table every caller is checked against.
+"""ctxtools.source.classify: what a file is, and the one table every caller is checked against.
 
 TABLE says, for real-looking paths and contents, the role, the noise reason and whether the
 file is binary. The same table runs through the classifier itself, the repo map's listing,
@@ -16,8 +16,8 @@ from collections import Counter
 
 import pytest
 
-from ctxtools import classify
 from ctxtools.binary import BINARY_PROBE, is_binary
+from ctxtools.source import classify
 
 # -- the contents ---------------------------------------------------------------------------
 
@@ -65,7 +65,7 @@ CONTENTS = {
 }
 
 # path, content, role, noise reason (None: a candidate), binary.
-# "was": what the map (repomap.rank.is_test_path, repomap.files) and the pack
+# "was": what the map (repomap.rank.is_test_path, source.listing) and the pack
 # (retrieval.noise.file_role, noise_reason) said before they both asked classify.
 TABLE = [
     ("src/app.py", "code", "source", None, False),
@@ -144,7 +144,7 @@ def test_table_repo_map(tree):
     """The map lists, scans and ranks by the table: what it leaves out, with which reason,
     and which files step back as tests (their rank a quarter of their peers')."""
     from ctxtools.repomap.core import build_map
-    from ctxtools.repomap.scan import language_for
+    from ctxtools.source.scan import language_for
 
     m = build_map(str(tree), tokens=4000, use_cache=False)
     scannable = [r for r in TABLE if language_for(r[0]) is not None]

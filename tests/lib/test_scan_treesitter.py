@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import (
+from ctxtools.source.scan import (
     header_language,
     language_for,
     language_of,
@@ -21,7 +21,7 @@ from ctxtools.repomap.scan import (
     scan_source,
     shebang_language,
 )
-from ctxtools.repomap.scan import treesitter as ts
+from ctxtools.source.scan import treesitter as ts
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
 
@@ -368,7 +368,7 @@ def test_generated_20mb_c_file_skipped_once(tmp_path):
 def test_no_grammar_loaded_without_a_tree_sitter_file():
     code = (
         "import sys\n"
-        "from ctxtools.repomap.scan import scan_source, grammar_note\n"
+        "from ctxtools.source.scan import scan_source, grammar_note\n"
         "scan_source('a.py', 'def f():\\n    pass\\n')\n"
         "scan_source('a.go', 'package a\\nfunc F() {}\\n')\n"
         "assert grammar_note({'python', 'go'}) is None\n"
@@ -430,8 +430,8 @@ def test_kotlin_words_that_start_with_a_soft_keyword():
 
 
 def test_a_grammar_upgrade_or_removal_changes_the_scan_cache_fingerprint(tmp_path, monkeypatch):
-    from ctxtools.repomap import cache
-    from ctxtools.repomap.scan.treesitter import GRAMMARS
+    from ctxtools.source import scancache as cache
+    from ctxtools.source.scan.treesitter import GRAMMARS
 
     site = tmp_path / "site-packages"
     for name in ("tree_sitter", *(m for m, _f, _p in GRAMMARS.values())):

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.common import (
+from ctxtools.source.scan.common import (
     KINDS,
     LANGUAGES,
     Definition,
@@ -229,21 +229,21 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     if language == "objc":  # references only, like a language whose grammar is missing
         return ScanResult(language, [], count_references(text, frozenset(), []), [])
     if language in TREE_SITTER:
-        from ctxtools.repomap.scan.treesitter import scan as scan_tree
+        from ctxtools.source.scan.treesitter import scan as scan_tree
 
         return scan_tree(language, text)
     if language == "python":
-        from ctxtools.repomap.scan.python import scan
+        from ctxtools.source.scan.python import scan
     elif language == "go":
-        from ctxtools.repomap.scan.go import scan
+        from ctxtools.source.scan.go import scan
     elif language in ("javascript", "typescript"):
-        from ctxtools.repomap.scan.js import scan_javascript, scan_typescript
+        from ctxtools.source.scan.js import scan_javascript, scan_typescript
 
         scan = scan_typescript if language == "typescript" else scan_javascript
     elif language == "rust":
-        from ctxtools.repomap.scan.rust import scan
+        from ctxtools.source.scan.rust import scan
     else:
-        from ctxtools.repomap.scan.java import scan
+        from ctxtools.source.scan.java import scan
     return scan(text)
 
 
@@ -253,7 +253,7 @@ def grammar_note(languages) -> str | None:
     wanted = [lang for lang in languages if lang in TREE_SITTER]
     if not wanted:
         return None
-    from ctxtools.repomap.scan.treesitter import missing_note
+    from ctxtools.source.scan.treesitter import missing_note
 
     return missing_note(wanted)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from ctxtools.repomap.scan.common import (
+from ctxtools.source.scan.common import (
     Definition,
     ScanResult,
     blank_spans,
@@ -56,7 +56,7 @@ class _Grammar:
 
     def __init__(self, language: str, ts, lang) -> None:
         module = "tsrules_c" if language in ("c", "cpp") else "tsrules_other"
-        self.rules = importlib.import_module(f"ctxtools.repomap.scan.{module}").rules(language)
+        self.rules = importlib.import_module(f"ctxtools.source.scan.{module}").rules(language)
         self.parser = ts.Parser(lang)
         self.ts = ts
         self.whole = self.parser.included_ranges  # (the default: everything)

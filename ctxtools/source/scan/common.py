@@ -34,7 +34,7 @@ class Definition(NamedTuple):
     body, best effort).
 
     The one record of a definition, from the scanners through the scan cache (which keeps
-    it as a plain tuple on disk: ``cache.ScanPayload``) to the map, the ranking and the
+    it as a plain tuple on disk: ``scancache.ScanPayload``) to the map, the ranking and the
     excerpts; read it by field name."""
 
     kind: str
