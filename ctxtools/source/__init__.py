@@ -6,7 +6,8 @@
     binary, generated, data ...). Whether bytes are text at all is ``ctxtools.binary``.
 ``scan``
     the scanners, hand-written and tree-sitter: ``scan_source(path, text)`` and
-    ``language_for(path)``.
+    ``language_for(path)``; one table, ``scan.languages``, says which files are a
+    language's and what reads them.
 ``listing``
     which files of a tree are looked at (``git ls-files`` or a walk, the one ignore
     filter, scripts by their ``#!`` line).

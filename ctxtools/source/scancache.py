@@ -130,12 +130,12 @@ def _grammar_stamp() -> str:
     import path."""
     import xxhash
 
-    from ctxtools.source.scan.treesitter import GRAMMARS
+    from ctxtools.source.scan.languages import GRAMMARS
 
     h = xxhash.xxh3_64()
     base = _package_dir("tree_sitter")
     site = os.path.dirname(base) if base else None
-    for name in ("tree_sitter", *sorted(module for module, _f, _p in GRAMMARS.values())):
+    for name in ("tree_sitter", *sorted(grammar.module for grammar in GRAMMARS.values())):
         where = os.path.join(site, name) if site else None
         if where is None or not os.path.isdir(where):
             where = _package_dir(name)

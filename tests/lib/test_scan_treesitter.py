@@ -24,6 +24,8 @@ from ctxtools.source.scan import (
 from ctxtools.source.scan import treesitter as ts
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
+# Lua's entry with a grammar wheel that is not installed
+NO_SUCH_LUA = ts.GRAMMARS["lua"]._replace(module="tree_sitter_no_such_grammar", package="x-lua")
 
 
 def scan(name: str):
@@ -303,7 +305,7 @@ def test_crlf_bom_and_invalid_utf8():
 
 
 def test_missing_grammar_maps_as_text(monkeypatch):
-    monkeypatch.setitem(ts.GRAMMARS, "lua", ("tree_sitter_no_such_grammar", "language", "x-lua"))
+    monkeypatch.setitem(ts.GRAMMARS, "lua", NO_SUCH_LUA)
     monkeypatch.delitem(ts._LOADED, "lua", raising=False)
     monkeypatch.setattr(ts, "MISSING", set())
     r = scan("queue.lua")
@@ -337,7 +339,7 @@ def test_missing_grammar_noted_once_in_the_map(tmp_path, monkeypatch):
     from ctxtools.repomap.core import build_map
     from ctxtools.tokens import HeuristicRuler
 
-    monkeypatch.setitem(ts.GRAMMARS, "lua", ("tree_sitter_no_such_grammar", "language", "x-lua"))
+    monkeypatch.setitem(ts.GRAMMARS, "lua", NO_SUCH_LUA)
     monkeypatch.delitem(ts._LOADED, "lua", raising=False)
     monkeypatch.setattr(ts, "MISSING", set())
     for i in range(3):
@@ -434,7 +436,7 @@ def test_a_grammar_upgrade_or_removal_changes_the_scan_cache_fingerprint(tmp_pat
     from ctxtools.source.scan.treesitter import GRAMMARS
 
     site = tmp_path / "site-packages"
-    for name in ("tree_sitter", *(m for m, _f, _p in GRAMMARS.values())):
+    for name in ("tree_sitter", *(g.module for g in GRAMMARS.values())):
         (site / name).mkdir(parents=True)
         (site / name / "__init__.py").write_text("")
         (site / name / "_binding.abi3.so").write_bytes(b"\0" * 64)

@@ -24,8 +24,6 @@ KINDS = (
     "variable",
 )
 
-LANGUAGES = ("python", "go", "javascript", "typescript", "rust", "java")
-
 
 class Definition(NamedTuple):
     """One definition: ``kind`` (see KINDS), ``name``, 1-based ``line`` of the name,
