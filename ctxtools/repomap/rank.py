@@ -2,7 +2,7 @@
 
 ``rank_scans`` builds the graph of a ``ScanSet`` (``graph``), ranks its files and
 definitions, and gives the ranked files ``render`` lays out. With the graph memo
-(``memos.GraphState``), an edit re-links only the files it concerns and an unchanged
+(``records.GraphState``), an edit re-links only the files it concerns and an unchanged
 graph keeps its ranking; every part is what a cold build computes, so the result is the
 same bytes.
 
@@ -83,7 +83,7 @@ def _graph_state(memo, ss):
 
 
 def _graph_key() -> str:
-    from ctxtools.repomap.memos import code_fingerprint
+    from ctxtools.repomap.records import code_fingerprint
 
     # The code and the Python version (its built-in names weigh nothing) decide too.
     return f"{code_fingerprint()}:{sys.version_info[:3]}"
@@ -201,7 +201,7 @@ def rank_scans(
     reused as it is. Every file's part is computed as a cold build computes it, so the
     result is the same."""
     from ctxtools.repomap.graph import build_graph_parts
-    from ctxtools.repomap.memos import GraphState, Ranking
+    from ctxtools.repomap.records import GraphState, Ranking
 
     scans = ss.scans
     personal, idents = personalisation(scans, set(focus), query)

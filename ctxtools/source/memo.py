@@ -5,7 +5,7 @@
 simply a miss when missing, damaged or of another shape. A record is a NamedTuple written as
 a plain tuple (``to_plain``) and read back through ``from_plain``; a key is ``memo_key`` of
 plain values. The repo map keeps its graph, fit and result memos this way
-(``repomap.memos``), the ranking its vocabularies (``retrieval.vocab``).
+(``repomap.records``), the ranking its vocabularies (``retrieval.vocab``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 from ctxtools.repomap import graph, rank
 from ctxtools.repomap.core import build_map
-from ctxtools.repomap.memos import GraphState
+from ctxtools.repomap.records import GraphState
 from ctxtools.source.memo import Memo
 from ctxtools.tokens import HeuristicRuler, get_ruler
 

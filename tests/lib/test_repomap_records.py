@@ -13,7 +13,7 @@ from pathlib import Path
 import xxhash
 
 from ctxtools.repomap.core import build_map, ruler_spec, scan_repository
-from ctxtools.repomap.memos import FitRecord, GraphState, MapRecord, Ranking
+from ctxtools.repomap.records import FitRecord, GraphState, MapRecord, Ranking
 from ctxtools.source import scancache as cachemod
 from ctxtools.source.memo import Memo, from_plain
 from ctxtools.source.scancache import CacheEntry, ScanPayload

@@ -1,4 +1,5 @@
-"""The repo map's memos, one named record each (kept through ``source.memo.Memo``):
+"""The records of the repo map's three memos, one named record a memo (each kept through
+``source.memo.Memo``):
 
 * ``graph-v1-*`` (``GraphState``): the file graph of the last run, file by file (each
   file's resolved imports and its uses, under its content hash), and its plain
