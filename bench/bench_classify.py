@@ -1,4 +1,4 @@
-"""Benchmark ctxtools.classify over a real tree, by hand: what each question costs per file.
+"""Benchmark ctxtools.source.classify over a real tree, by hand: what each question costs per file.
 
     .venv/bin/python bench/bench_classify.py                 # Django 5.1.4's sdist tree
     .venv/bin/python bench/bench_classify.py --dir SOME/TREE --runs 9
@@ -23,7 +23,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from ctxtools import classify  # noqa: E402
+from ctxtools.binary import is_binary  # noqa: E402
+from ctxtools.source import classify  # noqa: E402
 
 
 def read_tree(root: Path) -> list[tuple[str, bytes]]:
@@ -67,7 +68,7 @@ def main() -> None:
         "is_test": lambda: [classify.is_test(r) for r in rels],
         "role": lambda: [classify.role(r) for r in rels],
         "noise_by_name": lambda: [classify.noise_by_name(r) for r in rels],
-        "is_binary": lambda: [classify.is_binary(d) for d in datas],
+        "is_binary": lambda: [is_binary(d) for d in datas],
         "is_generated": lambda: [classify.is_generated(d) for d in datas],
         "is_minified": lambda: [classify.is_minified(d) for d in datas],
         "content_noise": lambda: [classify.content_noise(d) for d in datas],

@@ -14,7 +14,7 @@ Corpora (bench/corpora/, gitignored; prepared on first run when missing):
   js-esm      svelte 4 src/ and preact 10 src/ (npm pack): JavaScript as ES modules
   .d.ts       every declaration file of those and of @angular/core 17, vue 3, zod 3
 
-Tree-sitter languages (ctxtools/repomap/scan/treesitter.py), one real repository each, at
+Tree-sitter languages (ctxtools/source/scan/treesitter.py), one real repository each, at
 the commit named in TS_REPOS, unpacked under bench/corpora/repos/<owner>+<name>/ (a
 ``git archive`` of that commit; the bench never fetches them itself):
   c           libuv/libuv (.c, and .h read as C: --langmap=C:.c.h)
@@ -125,7 +125,7 @@ ROOT = HERE.parent
 CORPORA = HERE / "corpora"
 sys.path.insert(0, str(ROOT))
 
-from ctxtools.repomap.scan import scan_source  # noqa: E402
+from ctxtools.source.scan import scan_source  # noqa: E402
 
 CTAGS_KINDS = {
     "python": {"class", "function", "member"},
@@ -672,7 +672,7 @@ def js_junk(tag: dict, text: str) -> str | None:
     it in JavaScript after a method it did not recognise, such as one named ``get``), a
     ``module.exports = class X`` a second time as a class named ``exports``, construct
     signatures as methods named ``new``, and keywords as names. A require binding is an
-    import by our definition (see ctxtools/repomap/scan/js.py), so it is left out too."""
+    import by our definition (see ctxtools/source/scan/js.py), so it is left out too."""
     name = tag["name"]
     scope = tag.get("scope") or ""
     if name.startswith("AnonymousFunction") or "AnonymousFunction" in scope:

@@ -1,6 +1,6 @@
 """The user's say over which files of a directory the toolkit looks at.
 
-What a file is (binary, generated, noise, its role) is ``ctxtools.classify``'s answer,
+What a file is (binary, generated, noise, its role) is ``ctxtools.source.classify``'s answer,
 the same for every command. Here is what the user adds to it, applied by every command
 that walks a tree -- the repo map (ctx-repomap, and the map section of a pack), the pack's
 files and ``ctx-count --tree`` -- so that a file kept out of one is kept out of all:

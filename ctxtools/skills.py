@@ -64,7 +64,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxtools.classify import is_binary
+from ctxtools.binary import is_binary
 from ctxtools.errors import InputError, NotFoundError, UsageError
 from ctxtools.fsutil import check_resource, require_directory
 

@@ -1,7 +1,9 @@
 """The codebase's shape, as docs/ARCHITECTURE.md promises it: no module of ctxtools/ over
 MAX_MODULE_LINES lines, no function over MAX_FUNCTION_LINES (its docstring aside; a nested
-function counts inside its parent too), no import cycle, and no import going up the layers
-(the library never imports ``ctxtools.cli``; the bottom, BOTTOM, imports only the bottom).
+function counts inside its parent too), no import cycle, and no import going up the floors
+(FLOORS, lowest first: a package imports its own floor and the floors below, never one
+above; so the library never imports ``ctxtools.cli``, ``source`` never imports a command's
+package, and the bottom, BOTTOM, imports only the bottom).
 
 Every import counts: at module level, inside a function, under ``if TYPE_CHECKING:``. A lazy
 import only puts off its cost, and a type-only one is still a dependency: either may go
@@ -23,15 +25,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "ctxtools"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
-# The bottom layer (docs/ARCHITECTURE.md): disk, the ruler, processes, what a file is, what
-# the user excludes, what a text's words are, the defaults, errors, the store's root.
+# The bottom floor (docs/ARCHITECTURE.md): disk, the ruler, processes and the fan-out to
+# them, whether bytes are text, what the user excludes, secrets, what a text's words are,
+# the defaults, errors, the store's root.
 BOTTOM = (
     "store",
     "tokens",
     "runner",
+    "forked",
     "fsutil",
-    "classify",
+    "binary",
     "pathfilter",
+    "secrets",
     "analyzer",
     "identifiers",
     "defaults",
@@ -39,7 +44,12 @@ BOTTOM = (
     "config",
     "lazy",
 )
+# What every command shares about source code: listing, scanners, scan cache, classify.
+SOURCE = ("source",)
 TOP = "cli"
+# Lowest first; None is every package no floor names (the commands' logic: repomap, pack,
+# excerpt, retrieval, mentions, count ...).
+FLOORS: tuple[tuple[str, ...] | None, ...] = (BOTTOM, SOURCE, None, (TOP,))
 MAX_COMMAND_LINES = 180
 
 
@@ -153,17 +163,29 @@ def _layer(name: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def _floor(layer: str, floors: tuple[tuple[str, ...] | None, ...]) -> int:
+    """The index in FLOORS of the floor LAYER (a package, or a top-level module) is on."""
+    rest = None
+    for i, floor in enumerate(floors):
+        if floor is None:
+            rest = i
+        elif layer in floor:
+            return i
+    if rest is None:
+        raise ValueError(f"{layer!r} is on no floor")
+    return rest
+
+
 def upward_imports(
-    root: Path = ROOT, bottom: tuple[str, ...] = BOTTOM, top: str = TOP
+    root: Path = ROOT, floors: tuple[tuple[str, ...] | None, ...] = FLOORS
 ) -> list[tuple[str, str]]:
-    """(importer, imported) for every import that goes up: into TOP from below it, or out
-    of the BOTTOM layer into the layers above."""
+    """(importer, imported) for every import that goes up FLOORS: to a floor above the
+    importer's."""
     rows = []
     for name, deps in import_graph(root).items():
-        here = _layer(name)
+        here = _floor(_layer(name), floors)
         for dep in deps:
-            there = _layer(dep)
-            if (there == top and here != top) or (here in bottom and there not in bottom):
+            if _floor(_layer(dep), floors) > here:
                 rows.append((name, dep))
     return rows
 
@@ -224,7 +246,7 @@ def main() -> int:
         print(f"import cycle: {' <-> '.join(group)}")
         bad += 1
     for name, dep in upward_imports():
-        print(f"import going up the layers: {name} -> {dep}")
+        print(f"import going up the floors: {name} -> {dep}")
         bad += 1
     print(f"{len(modules())} modules; {bad} problem(s)")
     return 1 if bad else 0

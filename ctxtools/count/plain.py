@@ -14,7 +14,7 @@ import os
 
 def _binary(name: str) -> bool:
     """Whether the file NAME looks binary (the click command reports it as such)."""
-    from ctxtools.classify import BINARY_PROBE, is_binary
+    from ctxtools.binary import BINARY_PROBE, is_binary
 
     try:
         with open(name, "rb") as fh:

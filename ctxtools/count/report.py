@@ -43,12 +43,12 @@ def binary_row(size: int) -> dict:
 
 
 def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progress=None):
-    """The counts of the file at PATH (a row's dict). A binary file (``classify.is_binary``
+    """The counts of the file at PATH (a row's dict). A binary file (``binary.is_binary``
     on its head) gets ``binary_row`` unless COUNT_BINARY; PROGRESS(n) is told the bytes
     read (a binary file's size at once). OSError when it cannot be read."""
     import os
 
-    from ctxtools.classify import BINARY_PROBE, is_binary
+    from ctxtools.binary import BINARY_PROBE, is_binary
     from ctxtools.tokens import count_stream
 
     with open(path, "rb") as fh:

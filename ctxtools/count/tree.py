@@ -1,6 +1,6 @@
 """``ctx-count --tree``: the tokens of a directory's files, summed up the tree.
 
-The files are the ones ctx-repomap lists (``repomap.files.list_files``): in a git work tree
+The files are the ones ctx-repomap lists (``source.listing.list_files``): in a git work tree
 what ``git ls-files -co --exclude-standard`` shows, elsewhere a walk honouring
 ``.gitignore``; vendored trees and minified files are left out and counted in ``skipped``,
 and so are the files the user's filter excludes (``--exclude``, the root's ``.ctxignore``).
@@ -86,13 +86,13 @@ def count_tree(
     progress: Callable[[int, int], None] | None = None,
     path_filter=None,
 ) -> TreeCount:
-    """Count every file under ROOT (``repomap.files.list_files``) but those PATH_FILTER
+    """Count every file under ROOT (``source.listing.list_files``) but those PATH_FILTER
     excludes (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore); PROGRESS(done,
     total) is told the files counted so far. A file that cannot be read is skipped as
     unreadable."""
     from ctxtools.count.report import count_file
     from ctxtools.pathfilter import load_filter
-    from ctxtools.repomap.files import list_files
+    from ctxtools.source.listing import list_files
 
     if path_filter is None:
         path_filter = load_filter(root)

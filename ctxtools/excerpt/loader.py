@@ -168,7 +168,7 @@ def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult
 def _scan_definitions(sources: list[Source], jobs: int) -> None:
     """The definitions of SOURCES (those the ranking reads chunk by chunk), from JOBS
     processes when there are many."""
-    from ctxtools.repomap.scan import language_for, script_language
+    from ctxtools.source.scan import language_for, script_language
 
     wanted = [s for s in sources if language_for(s.label) or script_language(s.label, s.data)]
 

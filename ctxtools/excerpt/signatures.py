@@ -43,7 +43,7 @@ def signatures_of(
     QUERY (a ``analyzer.Query``) names the terms to look for in the signatures,
     words analysed as the engine analyses them. DATA None means the file was too large to
     scan (SIZE bytes)."""
-    from ctxtools.repomap.scan import language_for, scan_source, script_language
+    from ctxtools.source.scan import language_for, scan_source, script_language
 
     language = language_for(path) if path else None
     if language is None and path and data and not binary:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
-from ctxtools.classify import is_binary  # noqa: F401  (the one rule; re-exported)
+from ctxtools.binary import is_binary  # noqa: F401  (the one rule; re-exported)
 from ctxtools.excerpt.model import Span
 
 LARGE_FILE = 512 * 1024  # files above this are streamed in blocks, never held whole
 BLOCK_SIZE = 1 << 20
-BINARY_SNIFF = 8192  # the head read for ``classify.is_binary`` (its BINARY_PROBE)
+BINARY_SNIFF = 8192  # the head read for ``binary.is_binary`` (its BINARY_PROBE)
 # Bytes 0x80-0xBF continue a UTF-8 character: deleting them leaves one byte per character.
 _CONTINUATION = bytes(range(0x80, 0xC0))
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from ctxtools.classify import BINARY_PROBE, is_binary
+from ctxtools.binary import BINARY_PROBE, is_binary
 from ctxtools.fsutil import check_resource
 from ctxtools.instructions.context import GATE_NOTE_LIMIT, Context
 from ctxtools.instructions.discovery import Found

@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ctxtools.classify import is_binary
+from ctxtools.binary import is_binary
 from ctxtools.fsutil import check_resource
 
 MEMORY_EXTENSIONS = (".md", ".markdown", ".txt", ".rst")

@@ -52,19 +52,19 @@ class BasenameIndex:
 
     def _list(self) -> tuple[list[str], str, int]:
         """(the files to index, "git" or "walk", how many the listing held before the cap)."""
-        from ctxtools.classify import listing_skip
-        from ctxtools.repomap import files as filesmod
+        from ctxtools.source import listing as listmod
+        from ctxtools.source.classify import listing_skip
 
-        names = filesmod.git_ls_files(self.root)
+        names = listmod.git_ls_files(self.root)
         via = "git" if names is not None else "walk"
         if names is None:
             try:
-                names, _ = filesmod.walk_files(self.root)
+                names, _ = listmod.walk_files(self.root)
             except RecursionError:  # a tree nested deeper than the walk can recurse
                 names = []
                 self.notes.append("mention index empty: the directory tree is too deep to list")
         names = [n for n in names if listing_skip(n) is None]
-        names.sort(key=filesmod.depth_key)
+        names.sort(key=listmod.depth_key)
         listed = len(names)
         names = names[: self.max_entries]
         if via == "git":

@@ -228,7 +228,7 @@ class MentionResolver:
         return [], ""
 
     def _choose(self, mention: Mention, found: list[str], how: str) -> Resolution:
-        from ctxtools.classify import is_test
+        from ctxtools.source.classify import is_test
 
         uses = self.uses()
         now = self._now()

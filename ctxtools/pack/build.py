@@ -58,7 +58,7 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
-    from ctxtools.repomap.files import one_listing
+    from ctxtools.source.listing import one_listing
 
     with one_listing():  # the root is listed once, for the files and for the map
         return _build_pack(req, ruler, ruler_notes)

@@ -168,7 +168,8 @@ class Chooser:
 
     def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
         """Whether a candidate that was not named stays (noise and the user's filters)."""
-        from ctxtools.classify import is_binary, noise_reason
+        from ctxtools.binary import is_binary
+        from ctxtools.source.classify import noise_reason
 
         if e.named:
             if is_binary(data):
@@ -191,7 +192,7 @@ class Chooser:
     def _left_out_by_name(self, e, counts: dict[str, int]) -> bool:
         """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
         file...): such a file is never read."""
-        from ctxtools.classify import noise_by_name
+        from ctxtools.source.classify import noise_by_name
 
         if e.named or e.data is not None:
             return False
@@ -261,8 +262,8 @@ class Chooser:
 
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
-        from ctxtools.repomap.scan import language_for, script_language
         from ctxtools.retrieval.window import definitions_of
+        from ctxtools.source.scan import language_for, script_language
 
         data = self._data  # a script's language is its #! line's (bin/deploy)
         wanted = {
@@ -390,7 +391,7 @@ class Chooser:
 def _open_scan_cache(root: str, store):
     try:
         from ctxtools.config import store_root
-        from ctxtools.repomap.cache import ScanCache, cache_path, scanner_fingerprint
+        from ctxtools.source.scancache import ScanCache, cache_path, scanner_fingerprint
 
         cache = ScanCache(cache_path(store_root(store), root), root, scanner_fingerprint())
         cache.load()

@@ -142,11 +142,11 @@ class Gatherer:
         self.add_file(real, named, why)
 
     def add_directory(self, real: str, arg: str) -> None:
-        from ctxtools.repomap import files as filesmod
+        from ctxtools.source import listing as listmod
 
         # The listing never leaves the directory (a symlink is kept only when it resolves to
         # a file inside it), so each file is named by its path under the directory.
-        listing = filesmod.list_files(real, lambda rel: "text")
+        listing = listmod.list_files(real, lambda rel: "text")
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
         for cand in listing.candidates:
@@ -302,7 +302,7 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if gather.handles:
-        from ctxtools.classify import is_binary
+        from ctxtools.binary import is_binary
         from ctxtools.resolve import HandleReader
 
         handles = HandleReader(req.store, req.session)

@@ -1,10 +1,10 @@
 """``build_map``: a ranked symbol map of a repository under a token budget.
 
-It reads top-down: list the files (``files``), scan them through the scan cache
-(``scanset``, the scanners in ``scan``), rank files and definitions (``rank``, on the
-``graph``), fit the map to the budget (``render``). The three memos of ``cache`` spare
-the work a run before already did: the whole map, the ranking, the fit. This module ties
-the steps together and is what ``ctx-repomap`` and ``ctx-pack`` call.
+It reads top-down: list the files and scan them through the scan cache (``source``:
+``listing``, ``scanset``, the scanners in ``scan``), rank files and definitions (``rank``,
+on the ``graph``), fit the map to the budget (``render``). Three memos, whose records are
+``records``', spare the work a run before already did: the whole map, the ranking, the
+fit. This module ties the steps together and is what ``ctx-repomap`` and ``ctx-pack`` call.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ctxtools import defaults
 from ctxtools.errors import InputError, UsageError
 from ctxtools.fsutil import json_text
-from ctxtools.repomap.scanset import (
+from ctxtools.source.scanset import (
     MAX_FILE_SIZE,
     MAX_FILES,
     Progress,
@@ -73,7 +73,7 @@ class RepoMap:
 
     @classmethod
     def of(cls, root, budget, made, files, edges, scanset, notes, from_memo=False) -> RepoMap:
-        """The RepoMap of ROOT for a map MADE (a ``cache.MapRecord``: the text, its count,
+        """The RepoMap of ROOT for a map MADE (a ``records.MapRecord``: the text, its count,
         what it shows, the ruler that counted) under BUDGET."""
         head = (made.text, made.tokens, budget, made.ruler, made.exact, files)
         shown = (made.shown_files, made.shown_symbols)
@@ -316,8 +316,8 @@ def refit_map(kept: Refit, tokens: int, ruler) -> str:
 
 
 def _record(fitted, ruler_name: str, ruler_exact: bool):
-    """The ``cache.MapRecord`` of a map FITTED, counted by the named ruler."""
-    from ctxtools.repomap.cache import MapRecord
+    """The ``records.MapRecord`` of a map FITTED, counted by the named ruler."""
+    from ctxtools.repomap.records import MapRecord
 
     shown_files = len({fpos for fpos, _ in fitted.selection})
     shown_symbols = sum(1 for line in fitted.text.splitlines() if _SYMBOL_LINE.match(line))
@@ -372,7 +372,8 @@ def _result_memo(store, root: str, spec: object, options: tuple, listing):
     (tokens, focus, query, max files, max file size, the path filter's key) and the
     ruler SPEC."""
     from ctxtools.config import store_root
-    from ctxtools.repomap.cache import MapRecord, Memo, code_fingerprint, memo_key
+    from ctxtools.repomap.records import MapRecord, code_fingerprint
+    from ctxtools.source.memo import Memo, memo_key
 
     tokens, focus, query, max_files, max_file_size, filter_key = options
     key = memo_key(
@@ -395,7 +396,7 @@ def _result_memo(store, root: str, spec: object, options: tuple, listing):
 
 
 def _remembered(root: str, tokens: int, listing, hit, notes: list[str]) -> RepoMap:
-    """The RepoMap of a map found in the result memo (HIT, a ``cache.MapRecord``)."""
+    """The RepoMap of a map found in the result memo (HIT, a ``records.MapRecord``)."""
     scanset = ScanSet(root, listing.via, [])
     return RepoMap.of(root, tokens, hit, [], None, scanset, notes + list(hit.notes), True)
 
@@ -407,7 +408,8 @@ def _rank_with_memo(ss: ScanSet, focus_rels: list[str], query: str | None, store
     memo = None
     if store is not None:
         from ctxtools.config import store_root
-        from ctxtools.repomap.cache import GraphState, Memo
+        from ctxtools.repomap.records import GraphState
+        from ctxtools.source.memo import Memo
 
         memo = Memo(store_root(store), ss.root, "graph", GraphState, keep=1)
     return rank_scans(ss, focus_rels, query, memo)
@@ -455,7 +457,7 @@ def fit_map(ranked: list, idents, header: str, tokens: int, lazy: _LazyRuler, sl
     ruler = lazy.get()
     fitted = fit(layout, tokens, ruler.count, header)
     if memo is not None and ruler.exact:
-        from ctxtools.repomap.cache import FitRecord
+        from ctxtools.repomap.records import FitRecord
 
         digest = layout_digest(layout, fitted.examined, fitted.bound, header)
         memo.put(
@@ -478,7 +480,8 @@ def _fit_memo(store, root: str, slot: object):
     """The store's memo of fitted maps for ROOT, and the key of SLOT (None, None when it
     cannot be keyed)."""
     from ctxtools.config import store_root
-    from ctxtools.repomap.cache import FitRecord, Memo, code_fingerprint, memo_key
+    from ctxtools.repomap.records import FitRecord, code_fingerprint
+    from ctxtools.source.memo import Memo, memo_key
 
     try:
         key = memo_key((code_fingerprint(), slot))

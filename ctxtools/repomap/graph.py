@@ -33,6 +33,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from ctxtools.source.scanset import FileScan
+
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing
 # A use of a name defined in a file the user neither imports (nor sits beside, nor imports
@@ -42,32 +44,6 @@ PRUNE = 0.01  # edges below this share of a file's out-weight stay out of PageRa
 
 # (kind, name, line, signature, scope, end_line)
 Def = tuple
-
-
-@dataclass(slots=True)
-class FileScan:
-    """What the map knows about one file: its scan, flattened to plain values."""
-
-    rel: str
-    language: str | None
-    defs: tuple = ()  # scan.Definition records
-    ref_names: tuple = ()  # identifiers used ...
-    ref_counts: tuple = ()  # ... and how often (two tuples: far smaller than a dict)
-    imports: tuple = ()
-    manifest: bool = False
-
-    @classmethod
-    def from_result(cls, rel: str, result) -> FileScan:
-        """A FileScan from a scanner's ScanResult."""
-        refs = result.references
-        return cls(
-            rel,
-            result.language,
-            tuple(result.definitions),
-            tuple(refs),
-            tuple(refs.values()),
-            tuple(result.imports),
-        )
 
 
 @dataclass

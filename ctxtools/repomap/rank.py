@@ -2,7 +2,7 @@
 
 ``rank_scans`` builds the graph of a ``ScanSet`` (``graph``), ranks its files and
 definitions, and gives the ranked files ``render`` lays out. With the graph memo
-(``cache.GraphState``), an edit re-links only the files it concerns and an unchanged
+(``records.GraphState``), an edit re-links only the files it concerns and an unchanged
 graph keeps its ranking; every part is what a cold build computes, so the result is the
 same bytes.
 
@@ -24,11 +24,12 @@ import sys
 from operator import mul
 from typing import TYPE_CHECKING
 
-from ctxtools.classify import is_test
 from ctxtools.fsutil import json_text
+from ctxtools.source.classify import is_test
 
 if TYPE_CHECKING:
-    from ctxtools.repomap.graph import FileScan, Graph
+    from ctxtools.repomap.graph import Graph
+    from ctxtools.source.scanset import FileScan
 
 DAMPING = 0.85
 MAX_ITER = 100
@@ -82,7 +83,7 @@ def _graph_state(memo, ss):
 
 
 def _graph_key() -> str:
-    from ctxtools.repomap.cache import code_fingerprint
+    from ctxtools.repomap.records import code_fingerprint
 
     # The code and the Python version (its built-in names weigh nothing) decide too.
     return f"{code_fingerprint()}:{sys.version_info[:3]}"
@@ -121,8 +122,9 @@ def _update_graph(ss, state):
     cache's replaced entry. CONTRIBUTIONS is a function giving every file's (imports' part,
     contribution), called only when the graph is really wanted. Raises on anything that
     does not fit."""
-    from ctxtools.repomap.cache import ScanPayload
-    from ctxtools.repomap.graph import FileScan, GraphBuilder, defined_weights
+    from ctxtools.repomap.graph import GraphBuilder, defined_weights
+    from ctxtools.source.scancache import ScanPayload
+    from ctxtools.source.scanset import FileScan
 
     scans, digests = ss.scans, ss.digests
     old_digests, parts = state.digests, state.parts
@@ -192,14 +194,14 @@ def rank_scans(
 ):
     """(ranked files in rank order, query identifiers, edges summary) for a ScanSet.
 
-    MEMO (a ``cache.Memo`` of ``GraphState``) keeps the graph of the last run file by file
+    MEMO (a ``source.memo.Memo`` of ``GraphState``) keeps the graph of the last run file by file
     (each file's imports, out-edges and uses, keyed by its content hash) and its
     unpersonalised ranking. After an edit, only the edited files and the files using a
     name whose definitions changed are recomputed; when no edge changed, the ranking is
     reused as it is. Every file's part is computed as a cold build computes it, so the
     result is the same."""
-    from ctxtools.repomap.cache import GraphState, Ranking
     from ctxtools.repomap.graph import build_graph_parts
+    from ctxtools.repomap.records import GraphState, Ranking
 
     scans = ss.scans
     personal, idents = personalisation(scans, set(focus), query)

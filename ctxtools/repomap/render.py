@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ctxtools.repomap.scan.common import Definition
+    from ctxtools.source.scan.common import Definition
 
 BREADTH = 0.6
 RANK_EXP = 0.3

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from ctxtools.analyzer.query import Query
-from ctxtools.classify import role as file_role
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.index import Stats, Terms, bm25
 from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
+from ctxtools.source.classify import role as file_role
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

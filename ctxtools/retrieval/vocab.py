@@ -203,7 +203,7 @@ class VocabCache:
 
     def __init__(self, store, root: str):
         from ctxtools.config import store_root
-        from ctxtools.repomap.cache import Memo
+        from ctxtools.source.memo import Memo
 
         self._memo = Memo(store_root(store), root, "vocab", tuple, keep=1)
         self._corpus: Corpus | None | bool = False  # False: not loaded yet

@@ -100,7 +100,7 @@ def definitions_of(label: str, data: bytes) -> tuple:
     """The definitions the repo map's scanners find in DATA (named LABEL: the name, or an
     extensionless script's ``#!`` line, picks the language), as ``rank.Source.defs``
     holds them; () for a file no scanner reads."""
-    from ctxtools.repomap.scan import scan_bytes
+    from ctxtools.source.scan import scan_bytes
 
     result = scan_bytes(label, data)
     if result is None:

@@ -168,7 +168,7 @@ class Payload:
 
     def _type_glance(self, stated: str) -> str | None:
         """What the ends of the payload say it is when that contradicts STATED, else None."""
-        from ctxtools.classify import is_binary
+        from ctxtools.binary import is_binary
         from ctxtools.store.sniff import json_loads
 
         head = self.pread(0, 1 << 16)

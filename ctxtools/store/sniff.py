@@ -1,5 +1,5 @@
 """What a payload is: ``json`` (one whole document), ``jsonl`` (one JSON value a line),
-``binary`` (``classify.is_binary``: a NUL byte or mostly bytes outside UTF-8 in its head)
+``binary`` (``binary.is_binary``: a NUL byte or mostly bytes outside UTF-8 in its head)
 or ``text`` -- detected from its bytes in bounded memory, or checked against ``--type``."""
 
 from __future__ import annotations
@@ -55,14 +55,14 @@ def _sniffed_lines(fh: BinaryIO, size: int) -> Iterator[bytes]:
 
 def detect_type_head(head: bytes, size: int, fh: BinaryIO) -> str:
     """``json`` (one whole document), ``jsonl`` (one JSON object/array a line), ``binary``
-    (HEAD looks binary, ``classify.is_binary``) or ``text``.
+    (HEAD looks binary, ``binary.is_binary``) or ``text``.
 
     Payloads up to JSON_PARSE_LIMIT are parsed; bigger ones are JSON Lines when the whole
     lines of their first JSONL_SNIFF_BYTES and their last line are (each up to
     JSONL_LINE_LIMIT), else judged a JSON document by their first and last characters --
     time and memory stay bounded either way.
     """
-    from ctxtools.classify import is_binary
+    from ctxtools.binary import is_binary
 
     if is_binary(head):
         return "binary"

@@ -17,10 +17,10 @@ import pytest
 from ctxtools.analyzer import parse_query, read_task
 from ctxtools.analyzer.tokenizer import is_stop, parts, words
 from ctxtools.memory import rank_memory
-from ctxtools.repomap.graph import FileScan
 from ctxtools.repomap.rank import personalisation
 from ctxtools.retrieval.index import Terms
 from ctxtools.skills import choose_skills, load_skills
+from ctxtools.source.scanset import FileScan
 
 TRACE = """Traceback (most recent call last):
   File "/home/ann/venv/lib/python3.11/site-packages/shop/orders.py", line 88, in bulk_create

@@ -1,4 +1,4 @@
-"""ctxtools.classify: what a file is, and the one table every caller is checked against.
+"""ctxtools.source.classify: what a file is, and the one table every caller is checked against.
 
 TABLE says, for real-looking paths and contents, the role, the noise reason and whether the
 file is binary. The same table runs through the classifier itself, the repo map's listing,
@@ -16,7 +16,8 @@ from collections import Counter
 
 import pytest
 
-from ctxtools import classify
+from ctxtools.binary import BINARY_PROBE, is_binary
+from ctxtools.source import classify
 
 # -- the contents ---------------------------------------------------------------------------
 
@@ -64,7 +65,7 @@ CONTENTS = {
 }
 
 # path, content, role, noise reason (None: a candidate), binary.
-# "was": what the map (repomap.rank.is_test_path, repomap.files) and the pack
+# "was": what the map (repomap.rank.is_test_path, source.listing) and the pack
 # (retrieval.noise.file_role, noise_reason) said before they both asked classify.
 TABLE = [
     ("src/app.py", "code", "source", None, False),
@@ -129,7 +130,7 @@ def test_table_classify(i):
     assert classify.role(rel) == role
     assert classify.is_test(rel) == (role == "test")
     assert classify.noise_reason(rel, data) == noise
-    assert classify.is_binary(data) == binary
+    assert is_binary(data) == binary
     if noise in LISTING_REASONS and rel != "static/bundle.js":
         assert classify.listing_skip(rel) == noise
     else:
@@ -143,7 +144,7 @@ def test_table_repo_map(tree):
     """The map lists, scans and ranks by the table: what it leaves out, with which reason,
     and which files step back as tests (their rank a quarter of their peers')."""
     from ctxtools.repomap.core import build_map
-    from ctxtools.repomap.scan import language_for
+    from ctxtools.source.scan import language_for
 
     m = build_map(str(tree), tokens=4000, use_cache=False)
     scannable = [r for r in TABLE if language_for(r[0]) is not None]
@@ -218,18 +219,18 @@ def test_table_excerpt_and_memory(tree):
 
 def test_binary_nul_random_and_text():
     rnd = random.Random(1).randbytes(4096)
-    assert classify.is_binary(rnd)
-    assert classify.is_binary(rnd.replace(b"\0", b"\x01"))  # no NUL, still random
-    assert classify.is_binary(gzip.compress(b"hello world\n" * 100, mtime=0))
-    assert classify.is_binary(b"text\0more text")
-    assert not classify.is_binary(b"")
-    assert not classify.is_binary(b"plain ascii\n" * 100)
+    assert is_binary(rnd)
+    assert is_binary(rnd.replace(b"\0", b"\x01"))  # no NUL, still random
+    assert is_binary(gzip.compress(b"hello world\n" * 100, mtime=0))
+    assert is_binary(b"text\0more text")
+    assert not is_binary(b"")
+    assert not is_binary(b"plain ascii\n" * 100)
     text = "naïve café — ünïcödé ✓\n".encode() * 400
-    assert not classify.is_binary(text)
-    assert not classify.is_binary(text[: classify.BINARY_PROBE - 1])  # a character cut
-    assert not classify.is_binary("Grüße aus München, café crème.\n".encode("latin-1") * 50)
+    assert not is_binary(text)
+    assert not is_binary(text[: BINARY_PROBE - 1])  # a character cut
+    assert not is_binary("Grüße aus München, café crème.\n".encode("latin-1") * 50)
     # Only the head decides: a NUL past it is not looked for.
-    assert not classify.is_binary(b"a" * classify.BINARY_PROBE + b"\0")
+    assert not is_binary(b"a" * BINARY_PROBE + b"\0")
 
 
 def test_content_noise_for_the_map():

@@ -731,7 +731,7 @@ def test_long_line_after_short_ones_is_not_cut_mid_line(tmp_path):
 
 def test_single_line_with_invalid_utf8_is_cut_within_the_cap(tmp_path):
     # Each bad byte shows as a 3-byte U+FFFD; a quarter of them is still text (all of them
-    # would make the file binary: classify.is_binary).
+    # would make the file binary: binary.is_binary).
     write(tmp_path, "AGENTS.md", b"\xffabc" * 1_250)
     f = load_instructions(tmp_path, None).files[0]
     assert len(f.text.encode()) <= 4_000

@@ -11,13 +11,16 @@ import pytest
 from helpers import write
 
 from ctxtools.errors import InputError, UsageError
-from ctxtools.repomap import cache as cachemod
-from ctxtools.repomap import files, graph, rank, render, scanset
+from ctxtools.repomap import graph, rank, render
 from ctxtools.repomap.core import build_map, scan_repository
-from ctxtools.repomap.graph import FileScan, ImportResolver, build_graph
+from ctxtools.repomap.graph import ImportResolver, build_graph
 from ctxtools.repomap.rank import pagerank
 from ctxtools.repomap.render import MapLayout, RankedFile, fit, is_alias, short_signature
-from ctxtools.repomap.scan import Definition, language_for, scan_source
+from ctxtools.source import listing as listmod
+from ctxtools.source import scancache as cachemod
+from ctxtools.source import scanset
+from ctxtools.source.scan import Definition, language_for, scan_source
+from ctxtools.source.scanset import FileScan
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
 BIN = Path(sys.executable).parent
@@ -138,9 +141,9 @@ def test_git_work_tree_lists_exactly_what_git_shows(tmp_path, git_env):
     write(root, "untracked.py", "def fresh():\n    pass\n")  # untracked, not ignored
     write(root, ".git/info/exclude", "excluded_by_info.py\n")
     write(root, "excluded_by_info.py", "def nope():\n    pass\n")
-    listing = files.list_files(str(root), language_for)
+    listing = listmod.list_files(str(root), language_for)
     assert listing.via == "git"
-    assert rels(listing) == sorted(EXPECTED + ["untracked.py"], key=files.depth_key)
+    assert rels(listing) == sorted(EXPECTED + ["untracked.py"], key=listmod.depth_key)
     # vendor/, node_modules/, third_party/; the .min.js is minified, not somebody else's
     assert listing.skipped == {"vendored": 3, "minified": 1}
     assert listing.others >= 3  # notes.txt, logo.png, .gitignore files, keep.log: not read
@@ -151,14 +154,14 @@ def test_git_work_tree_lists_exactly_what_git_shows(tmp_path, git_env):
 def test_walk_outside_git_honours_nested_gitignores_like_git(tmp_path, git_env):
     root = tmp_path / "plain"
     tree(root)
-    walked = files.list_files(str(root), language_for)
+    walked = listmod.list_files(str(root), language_for)
     assert walked.via == "walk"
     # The global excludes file is git's business; outside git it does not apply.
-    assert rels(walked) == sorted(EXPECTED, key=files.depth_key)
+    assert rels(walked) == sorted(EXPECTED, key=listmod.depth_key)
     # The same tree under git gives the same files.
     (root / "x.globalignored").unlink()
     git(root, "init", "-q")
-    assert rels(files.list_files(str(root), language_for)) == rels(walked)
+    assert rels(listmod.list_files(str(root), language_for)) == rels(walked)
 
 
 def test_walk_negation_and_directory_rules(tmp_path):
@@ -170,7 +173,7 @@ def test_walk_negation_and_directory_rules(tmp_path):
     write(root, "a/.gitignore", "!drop2.py\n")
     write(root, "a/drop2.py", "def d2():\n    pass\n")
     write(root, ".hidden/h.py", "def h():\n    pass\n")
-    assert rels(files.list_files(str(root), language_for)) == ["keep.py", "a/drop2.py"]
+    assert rels(listmod.list_files(str(root), language_for)) == ["keep.py", "a/drop2.py"]
 
 
 @pytest.mark.parametrize("use_git", [False, True])
@@ -188,7 +191,7 @@ def test_symlinks_loops_and_escapes(tmp_path, git_env, use_git):
     (root / "dangling.py").symlink_to("nowhere.py")
     if use_git:
         git(root, "init", "-q")
-    listing = files.list_files(str(root), language_for)
+    listing = listmod.list_files(str(root), language_for)
     assert rels(listing) == ["inside_link.py", "real.py"]
     assert listing.skipped["symlink outside the root"] == 1
     assert listing.skipped["unreadable"] == 3  # the loop a.py <-> b.py, the dangling link
@@ -420,7 +423,7 @@ def test_focus_and_query_personalise(tmp_path):
 def test_aliases_rank_below_real_definitions():
     """A module-level alias nothing uses (``var extname = path.extname``) comes after the
     real definitions of its file, and a require binding is not a definition at all."""
-    from ctxtools.repomap.scan import scan_source
+    from ctxtools.source.scan import scan_source
 
     src = (
         'var path = require("path");\n'
@@ -788,14 +791,14 @@ def test_directory_ignored_by_the_enclosing_work_tree_is_walked(tmp_path, git_en
     write(root, "corpus/.gitignore", "skip.py\n")
     write(root, "corpus/skip.py", "def skipped():\n    pass\n")
     git(root, "init", "-q")
-    listing = files.list_files(str(root / "corpus"), language_for)
+    listing = listmod.list_files(str(root / "corpus"), language_for)
     assert listing.via == "walk"
     assert rels(listing) == ["lib/a.py"]
     # An empty repository that ignores nothing stays a git listing (and empty).
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")
-    assert files.list_files(str(empty), language_for).via == "git"
+    assert listmod.list_files(str(empty), language_for).via == "git"
 
 
 def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir):

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap import cache as cachemod
 from ctxtools.repomap import graph, rank
 from ctxtools.repomap.core import build_map
+from ctxtools.repomap.records import GraphState
+from ctxtools.source.memo import Memo
 from ctxtools.tokens import HeuristicRuler, get_ruler
 
 
@@ -183,8 +184,8 @@ def test_rank_memo_corrupt_or_foreign_means_rebuild(tmp_path):
         assert m.text == cold.text
         assert m.to_json()["files"] == cold.to_json()["files"]
     # A memo of another shape under the right key is a miss, not a crash.
-    key = next(iter(cachemod.Memo(store, str(root), "graph", cachemod.GraphState, 1).load()))
-    bogus = cachemod.Memo(store, str(root), "graph", cachemod.GraphState, 1)
+    key = next(iter(Memo(store, str(root), "graph", GraphState, 1).load()))
+    bogus = Memo(store, str(root), "graph", GraphState, 1)
     bogus.put_plain(key, ([1.0], [1.0], [{}], [{}], 0))
     m = build_map(str(root), tokens=300, ruler=ruler, store=store)
     assert m.to_json()["files"] == cold.to_json()["files"]

@@ -12,18 +12,11 @@ from pathlib import Path
 
 import xxhash
 
-from ctxtools.repomap import cache as cachemod
-from ctxtools.repomap.cache import (
-    CacheEntry,
-    FitRecord,
-    GraphState,
-    MapRecord,
-    Memo,
-    Ranking,
-    ScanPayload,
-    from_plain,
-)
 from ctxtools.repomap.core import build_map, ruler_spec, scan_repository
+from ctxtools.repomap.records import FitRecord, GraphState, MapRecord, Ranking
+from ctxtools.source import scancache as cachemod
+from ctxtools.source.memo import Memo, from_plain
+from ctxtools.source.scancache import CacheEntry, ScanPayload
 from ctxtools.tokens import HeuristicRuler
 
 DATA = Path(__file__).parents[1] / "data" / "scan"
@@ -45,7 +38,7 @@ def only(store: Path, pattern: str) -> Path:
 
 
 def test_cache_entry_round_trips_through_its_plain_shape():
-    from ctxtools.repomap.scan import Definition
+    from ctxtools.source.scan import Definition
 
     defs = (Definition("class", "A", 1, "class A", None, 2),)
     payload = ScanPayload("python", defs, ("A",), (1,), ())
@@ -159,7 +152,7 @@ def test_scan_package_imports_only_downward():
     through the package's dispatch would fail one of them)."""
     mods = ["common", "mask", "clike", "python", "go", "js", "java", "rust"]
     for mod in mods + [""]:
-        name = "ctxtools.repomap.scan" + (f".{mod}" if mod else "")
-        code = f"import {name}; from ctxtools.repomap.scan import scan_source; "
+        name = "ctxtools.source.scan" + (f".{mod}" if mod else "")
+        code = f"import {name}; from ctxtools.source.scan import scan_source; "
         code += "assert scan_source('a.rs', 'fn main() {}').definitions[0].name == 'main'"
         subprocess.run([sys.executable, "-c", code], check=True)

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from helpers import NOT_SCRIPTS, SCRIPTS, fail_opening, git, write, write_scripts
 
-from ctxtools.classify import role as file_role
 from ctxtools.errors import ResourceError
-from ctxtools.repomap import files
 from ctxtools.repomap.core import build_map
-from ctxtools.repomap.scan import language_for, script_language, script_name
-from ctxtools.repomap.scanset import list_repository
+from ctxtools.source import listing as listmod
+from ctxtools.source.classify import role as file_role
+from ctxtools.source.scan import language_for, script_language, script_name
+from ctxtools.source.scanset import list_repository
 from ctxtools.tokens import HeuristicRuler
 
 EXPECTED = sorted([*SCRIPTS, "lib/util.py"])
@@ -72,7 +72,7 @@ def test_scripts_are_listed_by_their_shebang_line(tmp_path, use_git):
     assert listing.skipped == {}
     assert listing.others == len(NOT_SCRIPTS) + 1  # and LICENSE
     # What the other listings (ctx-pack's inputs, ctx-count --tree) list is unchanged.
-    every = files.list_files(str(root), lambda rel: "text")
+    every = listmod.list_files(str(root), lambda rel: "text")
     assert len(every.candidates) == len(SCRIPTS) + len(NOT_SCRIPTS) + 2
 
 
@@ -115,7 +115,7 @@ def test_only_the_heads_of_extensionless_files_are_read(tmp_path, monkeypatch):
     mine = {p[len(str(root)) + 1 :]: n for p, n in reads if p.startswith(str(root) + os.sep)}
     # every extensionless file but the secret .envrc and the empty one, its first 256 bytes
     want = {*SCRIPTS, *NOT_SCRIPTS, "LICENSE", "bin/big"} - {"notes.txt", ".envrc"}
-    assert mine == dict.fromkeys(want, files.SCRIPT_HEAD)
+    assert mine == dict.fromkeys(want, listmod.SCRIPT_HEAD)
 
 
 def test_fifos_are_never_opened_and_a_fifo_in_a_files_place_does_not_block(tmp_path):
@@ -125,9 +125,9 @@ def test_fifos_are_never_opened_and_a_fifo_in_a_files_place_does_not_block(tmp_p
     os.mkfifo(root / "bin/pipe")  # an untracked FIFO
     with _Alarm():
         listing = list_repository(str(root))
-        walked = files.list_files(str(root), language_for, scripts=True)
+        walked = listmod.list_files(str(root), language_for, scripts=True)
         # lstat said regular, then a FIFO took the file's place: the read does not block
-        assert files._script_head(str(root / "bin/pipe")) == b""
+        assert listmod._script_head(str(root / "bin/pipe")) == b""
     assert _rels(listing) == [r for r in EXPECTED if r != "bin/deploy"]
     assert listing.skipped == {}
     assert "bin/pipe" not in _rels(walked)
@@ -135,7 +135,7 @@ def test_fifos_are_never_opened_and_a_fifo_in_a_files_place_does_not_block(tmp_p
     write(plain, "bin/deploy", SCRIPTS["bin/deploy"])
     os.mkfifo(plain / "fifo")
     with _Alarm():
-        walk = files.list_files(str(plain), language_for, scripts=True)
+        walk = listmod.list_files(str(plain), language_for, scripts=True)
     assert walk.via == "walk" and _rels(walk) == ["bin/deploy"] and walk.others == 1
 
 
@@ -210,8 +210,8 @@ def test_a_script_elsewhere_is_looked_for_only_when_executable(tmp_path, monkeyp
     for rel in ("tests/data/test1", "configure"):
         (tmp_path / rel).chmod(0o644)
     opened = []
-    real = files._script_head
-    monkeypatch.setattr(files, "_script_head", lambda p: opened.append(p) or real(p))
-    listing = files.list_files(str(tmp_path), language_for, scripts=True)
+    real = listmod._script_head
+    monkeypatch.setattr(listmod, "_script_head", lambda p: opened.append(p) or real(p))
+    listing = listmod.list_files(str(tmp_path), language_for, scripts=True)
     assert _rels(listing) == ["configure", "tests/data/runner"]
     assert not any(p.endswith("test1") for p in opened)

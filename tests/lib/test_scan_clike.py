@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import scan_source
+from ctxtools.source.scan import scan_source
 
 DATA = Path(__file__).parents[1] / "data" / "scan"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import Definition, ScanResult, language_for, scan_bytes, scan_source
+from ctxtools.source.scan import Definition, ScanResult, language_for, scan_bytes, scan_source
 
 DATA = Path(__file__).parents[1] / "data" / "scan"
 REPO = Path(__file__).parents[2]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import scan_bytes
+from ctxtools.source.scan import scan_bytes
 
 REAL = Path(__file__).parents[1] / "data" / "scan" / "real"
 BAR = 0.95

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import (
+from ctxtools.source.scan import (
     header_language,
     language_for,
     language_of,
@@ -21,9 +21,11 @@ from ctxtools.repomap.scan import (
     scan_source,
     shebang_language,
 )
-from ctxtools.repomap.scan import treesitter as ts
+from ctxtools.source.scan import treesitter as ts
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
+# Lua's entry with a grammar wheel that is not installed
+NO_SUCH_LUA = ts.GRAMMARS["lua"]._replace(module="tree_sitter_no_such_grammar", package="x-lua")
 
 
 def scan(name: str):
@@ -303,7 +305,7 @@ def test_crlf_bom_and_invalid_utf8():
 
 
 def test_missing_grammar_maps_as_text(monkeypatch):
-    monkeypatch.setitem(ts.GRAMMARS, "lua", ("tree_sitter_no_such_grammar", "language", "x-lua"))
+    monkeypatch.setitem(ts.GRAMMARS, "lua", NO_SUCH_LUA)
     monkeypatch.delitem(ts._LOADED, "lua", raising=False)
     monkeypatch.setattr(ts, "MISSING", set())
     r = scan("queue.lua")
@@ -337,7 +339,7 @@ def test_missing_grammar_noted_once_in_the_map(tmp_path, monkeypatch):
     from ctxtools.repomap.core import build_map
     from ctxtools.tokens import HeuristicRuler
 
-    monkeypatch.setitem(ts.GRAMMARS, "lua", ("tree_sitter_no_such_grammar", "language", "x-lua"))
+    monkeypatch.setitem(ts.GRAMMARS, "lua", NO_SUCH_LUA)
     monkeypatch.delitem(ts._LOADED, "lua", raising=False)
     monkeypatch.setattr(ts, "MISSING", set())
     for i in range(3):
@@ -368,7 +370,7 @@ def test_generated_20mb_c_file_skipped_once(tmp_path):
 def test_no_grammar_loaded_without_a_tree_sitter_file():
     code = (
         "import sys\n"
-        "from ctxtools.repomap.scan import scan_source, grammar_note\n"
+        "from ctxtools.source.scan import scan_source, grammar_note\n"
         "scan_source('a.py', 'def f():\\n    pass\\n')\n"
         "scan_source('a.go', 'package a\\nfunc F() {}\\n')\n"
         "assert grammar_note({'python', 'go'}) is None\n"
@@ -430,11 +432,11 @@ def test_kotlin_words_that_start_with_a_soft_keyword():
 
 
 def test_a_grammar_upgrade_or_removal_changes_the_scan_cache_fingerprint(tmp_path, monkeypatch):
-    from ctxtools.repomap import cache
-    from ctxtools.repomap.scan.treesitter import GRAMMARS
+    from ctxtools.source import scancache as cache
+    from ctxtools.source.scan.treesitter import GRAMMARS
 
     site = tmp_path / "site-packages"
-    for name in ("tree_sitter", *(m for m, _f, _p in GRAMMARS.values())):
+    for name in ("tree_sitter", *(g.module for g in GRAMMARS.values())):
         (site / name).mkdir(parents=True)
         (site / name / "__init__.py").write_text("")
         (site / name / "_binding.abi3.so").write_bytes(b"\0" * 64)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.repomap.scan import header_language, scan_source
-from ctxtools.repomap.scan import tsprep_c as rules
+from ctxtools.source.scan import header_language, scan_source
+from ctxtools.source.scan import tsprep_c as rules
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxtools.repomap.scan import scan_source
-from ctxtools.repomap.scan import tsprep_c as rules
+from ctxtools.source.scan import scan_source
+from ctxtools.source.scan import tsprep_c as rules
 
 DATA = Path(__file__).parents[1] / "data" / "scan" / "ts"
 

@@ -73,5 +73,38 @@ def test_an_import_going_up_the_layers_is_found_lazy_or_not(tmp_path):
         "from pkg.low import disk\n\n\ndef g():\n    import pkg.top.cmd\n"
     )
     (pkg / "top" / "cmd.py").write_text("from pkg.mid import logic\n")
-    up = shape.upward_imports(pkg, bottom=("low",), top="top")
+    up = shape.upward_imports(pkg, floors=(("low",), None, ("top",)))
     assert up == [("pkg.low.disk", "pkg.mid.logic"), ("pkg.mid.logic", "pkg.top.cmd")]
+
+
+def test_a_floor_between_the_bottom_and_the_rest_is_kept_both_ways(tmp_path):
+    """As ``source`` sits between the bottom and the commands' packages: it may import the
+    bottom, a command's package may import it, and neither it the commands' packages nor
+    the bottom it."""
+    pkg = tmp_path / "pkg"
+    for layer in ("low", "shared", "feature"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "disk.py").write_text("def f():\n    from pkg.shared import scan\n")
+    (pkg / "shared" / "scan.py").write_text(
+        "from pkg.low import disk\n\n\ndef g():\n    from pkg.feature import use\n"
+    )
+    (pkg / "feature" / "use.py").write_text(
+        "from pkg.shared import scan\nfrom pkg.low import disk\n"
+    )
+    floors = (("low",), ("shared",), None)
+    up = shape.upward_imports(pkg, floors=floors)
+    assert up == [("pkg.low.disk", "pkg.shared.scan"), ("pkg.shared.scan", "pkg.feature.use")]
+    # with the middle floor folded into the rest, only the bottom's import goes up
+    assert shape.upward_imports(pkg, floors=(("low",), None)) == [
+        ("pkg.low.disk", "pkg.shared.scan")
+    ]
+
+
+def test_source_is_below_every_command_package_and_above_the_bottom():
+    assert shape.FLOORS.index(shape.SOURCE) == shape.FLOORS.index(shape.BOTTOM) + 1
+    for package in ("repomap", "pack", "excerpt", "retrieval", "mentions", "count"):
+        assert shape._floor(package, shape.FLOORS) > shape._floor("source", shape.FLOORS)
+    assert shape._floor("store", shape.FLOORS) < shape._floor("source", shape.FLOORS)
+    assert shape.upward_imports() == []

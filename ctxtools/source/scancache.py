@@ -19,21 +19,7 @@ cache -- means starting empty, with a note; an unwritable store means no cache, 
 Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``. The cache key
 never includes the query or focus (they change ranking, not scanning).
 
-Beside it, three memos behind one interface (``Memo``: ``get`` a record under a key,
-``put`` one), each a checksummed ``marshal`` file that is simply a miss when missing,
-damaged or of another shape; each holds one kind of named record:
-
-* ``graph-v1-*`` (``GraphState``): the file graph of the last run, file by file (each
-  file's resolved imports and its uses, under its content hash), and its plain
-  (unpersonalised) ranking. After an edit only the edited files, and the files using a
-  name whose definitions changed, are linked again; when no edge changed, the ranking is
-  reused. Every part is what a cold build computes, so the map is the same bytes as a
-  cold run's.
-* ``fit-v1-*`` (``FitRecord``): per budget, ruler and query/focus, how the last layout
-  was fitted: a digest of the lines ``fit`` looked at and the text it chose. The same
-  lines fit the same way, so an edit that leaves the top of the map alone needs no
-  tokenizer.
-* ``result-v1-*`` (``MapRecord``): whole maps, keyed by every file's stamp and the options.
+The memos kept beside it, in the same store directory, are ``source.memo``'s.
 """
 
 from __future__ import annotations
@@ -45,14 +31,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ctxtools.fsutil import atomic_write
-from ctxtools.repomap.scan.common import Definition
+from ctxtools.source.memo import CACHE_DIR
+from ctxtools.source.scan.common import Definition
 
 MAGIC = b"ctx-repomap-cache-v1\n"
 PAYLOAD_FORMAT = b"payload-3"  # bump when the payload's shape changes
 JOURNAL_MAGIC = b"ctx-repomap-journal-v1 "
 JOURNAL_MIN = 64  # a journal may always hold this many entries ...
 JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
-CACHE_DIR = "repomap"
 
 
 class ScanPayload(NamedTuple):
@@ -110,15 +96,17 @@ class CacheEntry(NamedTuple):
 _definition = functools.partial(tuple.__new__, Definition)
 
 
-def _source_fingerprint(pattern: str) -> str:
-    """xxh3 of this package's source files matching PATTERN (names and bytes), and of
-    ``ctxtools/classify.py``: what a file is (binary, generated, a test) is cached too."""
+_HERE = Path(__file__).resolve().parent  # ctxtools/source/
+
+
+def files_fingerprint(paths) -> str:
+    """xxh3 of PATHS (source files): their names under ``ctxtools/`` and their bytes."""
     import xxhash
 
-    here = Path(__file__).resolve().parent
+    package = _HERE.parent
     h = xxhash.xxh3_64(PAYLOAD_FORMAT)
-    for path in [*sorted(here.glob(pattern)), here.parent / "classify.py"]:
-        h.update(path.relative_to(here.parent).as_posix().encode())
+    for path in paths:
+        h.update(path.relative_to(package).as_posix().encode())
         try:
             h.update(path.read_bytes())
         except OSError:
@@ -127,9 +115,12 @@ def _source_fingerprint(pattern: str) -> str:
 
 
 def scanner_fingerprint() -> str:
-    """xxh3 of the scanners' source files and of the installed tree-sitter grammars: a new
-    scanner, or another grammar, means a new cache."""
-    return _source_fingerprint("scan/*.py") + "-" + _grammar_stamp()
+    """xxh3 of the scanners' source files, of what a file is (``classify``, ``binary``:
+    binary, generated, a test is cached too) and of the installed tree-sitter grammars: a
+    new scanner, a new rule, or another grammar, means a new cache."""
+    scanners = sorted((_HERE / "scan").glob("*.py"))
+    paths = [*scanners, _HERE / "classify.py", _HERE.parent / "binary.py"]
+    return files_fingerprint(paths) + "-" + _grammar_stamp()
 
 
 def _grammar_stamp() -> str:
@@ -139,12 +130,12 @@ def _grammar_stamp() -> str:
     import path."""
     import xxhash
 
-    from ctxtools.repomap.scan.treesitter import GRAMMARS
+    from ctxtools.source.scan.languages import GRAMMARS
 
     h = xxhash.xxh3_64()
     base = _package_dir("tree_sitter")
     site = os.path.dirname(base) if base else None
-    for name in ("tree_sitter", *sorted(module for module, _f, _p in GRAMMARS.values())):
+    for name in ("tree_sitter", *sorted(grammar.module for grammar in GRAMMARS.values())):
         where = os.path.join(site, name) if site else None
         if where is None or not os.path.isdir(where):
             where = _package_dir(name)
@@ -377,177 +368,3 @@ class ScanCache:
             return
         with contextlib.suppress(OSError):
             self.journal_path.unlink()
-
-
-# --- the memos: one interface, one record type each ----------------------------------------
-
-
-@functools.cache
-def code_fingerprint() -> str:
-    """xxh3 of the whole repomap package's source: new code, new results."""
-    return _source_fingerprint("**/*.py")
-
-
-def memo_key(material: object) -> str:
-    """The key of MATERIAL (plain values) in a memo; ValueError when marshal cannot write
-    it."""
-    import marshal
-
-    import xxhash
-
-    # Version 2 writes values only; 3 and later also how objects are shared (a string
-    # used twice, an interned one), which would make equal keys differ.
-    return xxhash.xxh3_128_hexdigest(marshal.dumps(material, 2))
-
-
-def from_plain(record: type, value: object):
-    """The RECORD (a NamedTuple class) a plain tuple on disk stands for; None when VALUE
-    is of another shape. A record that needs more says so in its own ``from_plain``."""
-    decode = getattr(record, "from_plain", None)
-    if decode is not None:
-        return decode(value)
-    if type(value) is tuple and len(value) == len(record._fields):
-        return record._make(value)
-    return None
-
-
-def to_plain(record: tuple) -> tuple:
-    """RECORD as ``marshal`` can write it: a plain tuple (nested records too)."""
-    encode = getattr(record, "to_plain", None)
-    return encode() if encode is not None else tuple(record)
-
-
-class Ranking(NamedTuple):
-    """A graph's plain (unpersonalised) ranking: file RANK, file SCORE, definition scores
-    per file (DSCORES), the out-edges it was computed on (OUT) and the import edges."""
-
-    rank: list
-    score: list
-    dscores: list
-    out: list
-    import_edges: int
-
-
-class GraphState(NamedTuple):
-    """The graph memo's record: the mapped FILES, their content DIGESTS, each file's PART
-    (its imports' part and uses, ``marshal``-ed) and the plain RANKING, or None."""
-
-    files: tuple
-    digests: tuple
-    parts: list
-    ranking: Ranking | None
-
-    def to_plain(self) -> tuple:
-        ranking = tuple(self.ranking) if self.ranking is not None else None
-        return (self.files, self.digests, self.parts, ranking)
-
-    @classmethod
-    def from_plain(cls, value: object) -> GraphState | None:
-        if type(value) is not tuple or len(value) != len(cls._fields):
-            return None
-        files, digests, parts, ranking = value
-        if not (type(files) is tuple and type(digests) is tuple and type(parts) is list):
-            return None
-        # (a ranking of another shape is only a ranking to compute again)
-        return cls(files, digests, parts, from_plain(Ranking, ranking))
-
-
-class FitRecord(NamedTuple):
-    """The fit memo's record: how many layout items a fit EXAMINED and its search BOUND,
-    the digest of the lines it looked at, the TEXT and TOKENS it chose, its SELECTION of
-    items, and the ruler that counted (name, exact)."""
-
-    examined: int
-    bound: int
-    digest: str
-    text: str
-    tokens: int
-    selection: list
-    ruler: str
-    exact: bool
-
-
-class MapRecord(NamedTuple):
-    """The result memo's record: a rendered map and what ``--json``'s head and the notes
-    say of it."""
-
-    text: str
-    tokens: int
-    shown_files: int
-    shown_symbols: int
-    ruler: str
-    exact: bool
-    notes: tuple
-
-
-class Memo:
-    """A few records of one type (RECORD, a NamedTuple class; see ``from_plain``) kept
-    in one store file per repository, most recent last, each under a key
-    (``memo_key``); anything missing, damaged (the body is checksummed) or of another
-    shape is simply a miss. DURABLE writes are fsynced; the others need not be, since the
-    checksum turns a torn file into a miss."""
-
-    def __init__(
-        self,
-        store_root: str | os.PathLike,
-        root: str,
-        kind: str,
-        record: type,
-        keep: int,
-        durable: bool = False,
-    ):
-        import xxhash
-
-        key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
-        self.path = Path(store_root) / CACHE_DIR / f"{kind}-v1-{key}.bin"
-        self.magic = b"ctx-repomap-" + kind.encode() + b"-v1\n"
-        self.record = record
-        self.keep = keep
-        self.durable = durable
-        self.results: dict[str, object] | None = None
-
-    def load(self) -> dict[str, object]:
-        """Every key's plain value (read once)."""
-        import marshal
-
-        import xxhash
-
-        if self.results is None:
-            self.results = {}
-            try:
-                blob = self.path.read_bytes()
-                # (the file: the magic line, the body's xxh3 and a newline, the body)
-                if blob.startswith(self.magic):
-                    digest, sep, body = blob[len(self.magic) :].partition(b"\n")
-                    if sep and xxhash.xxh3_64_hexdigest(body).encode() == digest:
-                        results = marshal.loads(body)
-                        if isinstance(results, dict):
-                            self.results = results
-            except Exception:  # missing, unreadable or damaged: a miss
-                pass
-        return self.results
-
-    def get(self, key: str):
-        """The record under KEY, or None (missing, or of another shape)."""
-        return from_plain(self.record, self.load().get(key))
-
-    def put(self, key: str, record) -> str | None:
-        """Keep RECORD under KEY; a note when it could not be saved."""
-        return self.put_plain(key, to_plain(record))
-
-    def put_plain(self, key: str, value: object) -> str | None:
-        import marshal
-
-        results = self.load()
-        results.pop(key, None)
-        results[key] = value
-        while len(results) > self.keep:
-            del results[next(iter(results))]
-        import xxhash
-
-        try:
-            body = marshal.dumps(results, 4)
-        except ValueError as exc:  # an unmarshallable value: keep nothing rather than crash
-            return str(exc)
-        digest = xxhash.xxh3_64_hexdigest(body).encode()
-        return atomic_write(self.path, self.magic + digest + b"\n" + body, durable=self.durable)

@@ -8,10 +8,10 @@ and properties of a type are not definitions (as in the other scanners)."""
 
 from __future__ import annotations
 
-from ctxtools.repomap.scan.common import collapse
-from ctxtools.repomap.scan.treesitter import scope_join
-from ctxtools.repomap.scan.tsprep_kt import kotlin_prepare
-from ctxtools.repomap.scan.tsrules import (
+from ctxtools.source.scan.common import collapse
+from ctxtools.source.scan.treesitter import scope_join
+from ctxtools.source.scan.tsprep_kt import kotlin_prepare
+from ctxtools.source.scan.tsrules import (
     Rules,
     _keyword,
     _name,

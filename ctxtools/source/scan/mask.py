@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.common import blank, blank_string
+from ctxtools.source.scan.common import blank, blank_string
 
 
 class Masked:

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
-from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
-from ctxtools.repomap.scan.mask import C_COMMENTS
+from ctxtools.source.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.source.scan.common import ScanResult, at_word_start, words
+from ctxtools.source.scan.mask import C_COMMENTS
 
 _MASTER = re.compile(
     C_COMMENTS

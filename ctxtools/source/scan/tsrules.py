@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxtools.repomap.scan.treesitter import scope_join
+from ctxtools.source.scan.treesitter import scope_join
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.common import blank_spans as _blank_spans
+from ctxtools.source.scan.common import blank_spans as _blank_spans
 
 # --- function bodies ---------------------------------------------------------------------
 # A body is a ``{`` right after a ``)`` (and ``const``, ``noexcept``...) up to its balanced

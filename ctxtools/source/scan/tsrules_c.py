@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.treesitter import scope_join
-from ctxtools.repomap.scan.tsprep_c import body_spans, prepare
-from ctxtools.repomap.scan.tsrules import Rules, walk_body, walk_children
+from ctxtools.source.scan.treesitter import scope_join
+from ctxtools.source.scan.tsprep_c import body_spans, prepare
+from ctxtools.source.scan.tsrules import Rules, walk_body, walk_children
 
 _WRAPPERS = frozenset(
     {

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ctxtools.repomap.scan.clike import CLikeLanguage, Decl, scan_clike
-from ctxtools.repomap.scan.common import ScanResult, at_word_start, words
+from ctxtools.source.scan.clike import CLikeLanguage, Decl, scan_clike
+from ctxtools.source.scan.common import ScanResult, at_word_start, words
 
 _MASTER = re.compile(
     r"""(?P<c>//[^\n]*(?:\n[ \t]*//[^\n]*)*)

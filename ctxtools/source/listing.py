@@ -1,4 +1,5 @@
-"""Which files a repository map looks at.
+"""Which files of a tree the toolkit looks at: the one listing of the repo map, ctx-pack's
+files and map, ``ctx-count --tree`` and the mentions' index.
 
 In a git work tree the list is exactly what ``git ls-files -co --exclude-standard`` shows
 (tracked plus untracked-not-ignored, with nested ``.gitignore`` files, ``.git/info/exclude``
@@ -30,8 +31,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from ctxtools.classify import is_binary, listing_skip
+from ctxtools.binary import is_binary
 from ctxtools.fsutil import check_resource
+from ctxtools.source.classify import listing_skip
 
 # Directories a walk outside git never enters (a git work tree decides for itself).
 WALK_SKIP_DIRS = frozenset({"__pycache__", "site-packages"})
@@ -181,8 +183,8 @@ class _Scripts:
     the scanner's rules, looked up once per listing."""
 
     def __init__(self) -> None:
-        from ctxtools.repomap.scan import script_name, shebang_language
         from ctxtools.secrets import secret_filename
+        from ctxtools.source.scan import script_name, shebang_language
 
         self.language = shebang_language  # (the name was judged by ``maybe``)
         self.name = script_name

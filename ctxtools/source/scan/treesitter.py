@@ -9,7 +9,8 @@ as text: references, no definitions.
 The walk visits only what can hold definitions: the file's top level, namespaces,
 preprocessor branches, class bodies. Function bodies are never entered, so the Python work
 is proportional to the definitions, not to the file; parsing is tree-sitter's, in C. What
-a language declares, and where its bodies are, is the table in ``scan.tsrules``.
+a language declares, and where its bodies are, is its rule table (``scan.tsrules_c``,
+``scan.tsrules_other``, on ``scan.tsrules``), named beside its grammar in ``scan.languages``.
 
 References are counted as the hand scanners count them (``common.count_references``) over
 the source with every comment and string blanked (found by one query per grammar, run in
@@ -23,27 +24,14 @@ from __future__ import annotations
 import importlib
 import re
 
-from ctxtools.repomap.scan.common import (
+from ctxtools.source.scan.common import (
     Definition,
     ScanResult,
     blank_spans,
     collapse,
     count_references,
 )
-
-# language -> (module, function returning the grammar, the package to install)
-GRAMMARS = {
-    "c": ("tree_sitter_c", "language", "tree-sitter-c"),
-    "cpp": ("tree_sitter_cpp", "language", "tree-sitter-cpp"),
-    "csharp": ("tree_sitter_c_sharp", "language", "tree-sitter-c-sharp"),
-    "ruby": ("tree_sitter_ruby", "language", "tree-sitter-ruby"),
-    "php": ("tree_sitter_php", "language_php", "tree-sitter-php"),
-    "kotlin": ("tree_sitter_kotlin", "language", "tree-sitter-kotlin"),
-    "swift": ("tree_sitter_swift", "language", "tree-sitter-swift"),
-    "scala": ("tree_sitter_scala", "language", "tree-sitter-scala"),
-    "lua": ("tree_sitter_lua", "language", "tree-sitter-lua"),
-    "bash": ("tree_sitter_bash", "language", "tree-sitter-bash"),
-}
+from ctxtools.source.scan.languages import GRAMMARS
 
 # Languages whose grammar (or the bindings) could not be loaded in this process.
 MISSING: set[str] = set()
@@ -55,8 +43,8 @@ class _Grammar:
     __slots__ = ("keywords", "literals", "parser", "rules", "ts", "whole")
 
     def __init__(self, language: str, ts, lang) -> None:
-        module = "tsrules_c" if language in ("c", "cpp") else "tsrules_other"
-        self.rules = importlib.import_module(f"ctxtools.repomap.scan.{module}").rules(language)
+        module = f"{__package__}.{GRAMMARS[language].rules}"
+        self.rules = importlib.import_module(module).rules(language)
         self.parser = ts.Parser(lang)
         self.ts = ts
         self.whole = self.parser.included_ranges  # (the default: everything)
@@ -95,11 +83,11 @@ def grammar(language: str) -> _Grammar | None:
     g = _LOADED.get(language)
     if g is not None or language in MISSING:
         return g
-    module, func, _package = GRAMMARS[language]
+    spec = GRAMMARS[language]
     try:
         import tree_sitter as ts
 
-        lang = ts.Language(getattr(importlib.import_module(module), func)())
+        lang = ts.Language(getattr(importlib.import_module(spec.module), spec.function)())
         g = _Grammar(language, ts, lang)
     except Exception:  # not installed, or a wheel built for another binding: text only
         MISSING.add(language)
@@ -113,7 +101,7 @@ def missing_note(languages) -> str | None:
     missing = sorted(lang for lang in set(languages) if lang in GRAMMARS and not available(lang))
     if not missing:
         return None
-    packages = " ".join(GRAMMARS[lang][2] for lang in missing)
+    packages = " ".join(GRAMMARS[lang].package for lang in missing)
     return (
         f"no tree-sitter grammar for {', '.join(missing)}: those files are mapped as text"
         f" (pip install {packages})"
@@ -131,7 +119,7 @@ def available(language: str) -> bool:
     try:
         return (
             importlib.util.find_spec("tree_sitter") is not None
-            and importlib.util.find_spec(GRAMMARS[language][0]) is not None
+            and importlib.util.find_spec(GRAMMARS[language].module) is not None
         )
     except (ImportError, ValueError):
         return False

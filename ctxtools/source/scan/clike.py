@@ -9,7 +9,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ctxtools.repomap.scan.common import (
+from ctxtools.source.scan.common import (
     MAX_SIGNATURE,
     Definition,
     LineStarts,
@@ -18,7 +18,7 @@ from ctxtools.repomap.scan.common import (
     collapse,
     count_references,
 )
-from ctxtools.repomap.scan.mask import Masked, mask_clike
+from ctxtools.source.scan.mask import Masked, mask_clike
 
 
 @dataclass

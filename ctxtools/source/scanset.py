@@ -1,6 +1,6 @@
 """``scan_repository``: the files of a repository read and scanned, through the scan cache.
 
-List (``files``), then for each candidate: the scan cache's entry when the stat matches,
+List (``listing``), then for each candidate: the scan cache's entry when the stat matches,
 else the file is read and hashed (an unchanged hash keeps the entry), else it is scanned
 (``scan``). Files that certainly need scanning are scanned first on worker processes when
 there are many. The result is a ``ScanSet``: the scans in path order and what happened.
@@ -14,12 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxtools import defaults
-from ctxtools.classify import content_noise
 from ctxtools.errors import InputError, ResourceError
 from ctxtools.fsutil import check_resource, read_at_most
-from ctxtools.repomap import files as filesmod
-from ctxtools.repomap.graph import FileScan
-from ctxtools.repomap.scan.common import Definition
+from ctxtools.source import listing as listmod
+from ctxtools.source.classify import content_noise
+from ctxtools.source.scan.common import Definition
 
 MAX_FILES = defaults.MAP_MAX_FILES
 MAX_FILE_SIZE = 512 * 1024
@@ -27,6 +26,33 @@ PARALLEL_MIN = 256  # files to scan before worker processes pay for themselves
 MAX_WORKERS = 4
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class FileScan:
+    """One file as scanning found it, flattened to plain values: what a ``ScanSet`` holds
+    and the map's graph reads (the references as two tuples: far smaller than a dict)."""
+
+    rel: str
+    language: str | None
+    defs: tuple = ()  # scan.Definition records
+    ref_names: tuple = ()  # identifiers used ...
+    ref_counts: tuple = ()  # ... and how often (two tuples: far smaller than a dict)
+    imports: tuple = ()
+    manifest: bool = False
+
+    @classmethod
+    def from_result(cls, rel: str, result) -> FileScan:
+        """A FileScan from a scanner's ScanResult."""
+        refs = result.references
+        return cls(
+            rel,
+            result.language,
+            tuple(result.definitions),
+            tuple(refs),
+            tuple(refs.values()),
+            tuple(result.imports),
+        )
 
 
 @dataclass
@@ -45,20 +71,18 @@ class ScanSet:
     # Per scan, the content hash the scan cache holds for it (0 for a manifest); None
     # without the cache. Equal hashes mean equal scans: what the graph memo goes by.
     digests: list[int] | None = None
-    # What the scan cache held before for the files scanned anew (``cache.CacheEntry``).
+    # What the scan cache held before for the files scanned anew (``scancache.CacheEntry``).
     replaced: dict = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def list_repository(
-    root: str, names: list[str] | None = None, path_filter=None
-) -> filesmod.Listing:
-    """The files of ROOT that may go on the map, or of NAMES under it (``files.list_files``),
+def list_repository(root: str, names: list[str] | None = None, path_filter=None) -> listmod.Listing:
+    """The files of ROOT that may go on the map, or of NAMES under it (``listing.list_files``),
     less what PATH_FILTER excludes (default: ROOT's .ctxignore, ``pathfilter.load_filter``)."""
     from ctxtools.pathfilter import load_filter
-    from ctxtools.repomap.scan import language_for
+    from ctxtools.source.scan import language_for
 
     if not os.path.isdir(root):
         if os.path.exists(root):
@@ -66,16 +90,16 @@ def list_repository(
         raise InputError(f"{root}: no such directory")
     if path_filter is None:
         path_filter = load_filter(root)
-    return filesmod.list_files(
+    return listmod.list_files(
         root, language_for, scripts=True, names=names, path_filter=path_filter
     )
 
 
 def scan_payload(rel: str, data: bytes):
     """What the cache stores for a file's content: a skip reason, None, or the scan
-    (a ``cache.ScanPayload``)."""
-    from ctxtools.repomap.cache import ScanPayload
-    from ctxtools.repomap.scan import scan_source
+    (a ``scancache.ScanPayload``)."""
+    from ctxtools.source.scan import scan_source
+    from ctxtools.source.scancache import ScanPayload
 
     reason = content_noise(data)
     if reason is not None:
@@ -105,7 +129,7 @@ def _scan_file(job: tuple) -> tuple:
     if len(data) > limit:
         return (rel, "too large", 0, 0, None)
     if want_digest:
-        from ctxtools.repomap.cache import content_hash
+        from ctxtools.source.scancache import content_hash
 
         digest = content_hash(data)
     else:
@@ -116,7 +140,7 @@ def _scan_file(job: tuple) -> tuple:
 def _reintern(payload: object):
     """A payload from another process, with its names as the shared strings
     ``scan_payload`` makes here."""
-    from ctxtools.repomap.cache import ScanPayload
+    from ctxtools.source.scancache import ScanPayload
 
     if not isinstance(payload, tuple):
         return payload
@@ -183,7 +207,7 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
         return "too large"
     digest = 0
     if cache is not None:
-        from ctxtools.repomap.cache import content_hash
+        from ctxtools.source.scancache import content_hash
 
         digest = content_hash(data)
         entry = cache.get_by_hash(cand.rel, cand.size, cand.stamp, digest)
@@ -244,7 +268,7 @@ def _scan_candidates(candidates, cache, ss: ScanSet, max_files, max_file_size, p
 
 def _open_cache(root: str, store):
     from ctxtools.config import store_root
-    from ctxtools.repomap.cache import ScanCache, cache_path, scanner_fingerprint
+    from ctxtools.source.scancache import ScanCache, cache_path, scanner_fingerprint
 
     cache = ScanCache(cache_path(store_root(store), root), root, scanner_fingerprint())
     cache.load()
@@ -270,7 +294,7 @@ def scan_repository(
     max_files: int = MAX_FILES,
     max_file_size: int = MAX_FILE_SIZE,
     progress: Progress | None = None,
-    listing: filesmod.Listing | None = None,
+    listing: listmod.Listing | None = None,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
     files of ROOT."""
@@ -299,7 +323,7 @@ def scan_repository(
             f"skipped {too_large} file(s) over {max_file_size // 1024} KiB"
             " (generated or data; raise --max-file-size to map them)"
         )
-    from ctxtools.repomap.scan import grammar_note
+    from ctxtools.source.scan import grammar_note
 
     note = grammar_note({s.language for s in kept if s.language})
     if note:

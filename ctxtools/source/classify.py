@@ -1,12 +1,9 @@
 """What a file is: the toolkit's one answer, asked by every command that lists or chooses files.
 
-Four questions, one function each, so that the repo map, the pack, the token tree,
-ctx-excerpt, the memory section and the mentions can never disagree about a file:
+Three questions, one function each, so that the repo map, the pack, the token tree,
+ctx-excerpt, the memory section and the mentions can never disagree about a file (whether
+its bytes are text at all is the question below them, ``ctxtools.binary.is_binary``):
 
-``is_binary(head)``
-    A NUL byte in the first ``BINARY_PROBE`` bytes (git's rule), or more than
-    ``BINARY_BAD_SHARE`` of them outside valid UTF-8 (random or compressed bytes that hold
-    no NUL). Text in another 8-bit encoding stays text: its bad bytes are a few letters.
 ``role(rel)`` and ``is_test(rel)``
     ``test``, ``docs``, ``example``, ``config`` or ``source``, by the path alone. A test is a
     test file, a test helper or test data: a test file name (``test_x.py``, ``x_test.go``,
@@ -32,8 +29,8 @@ checked against.
 
 from __future__ import annotations
 
-BINARY_PROBE = 8192  # bytes of a file's head that decide whether it is binary
-BINARY_BAD_SHARE = 0.3  # share of a head's bytes outside valid UTF-8 that makes it binary
+from ctxtools.binary import is_binary
+
 MAX_AVG_LINE = 1000  # bytes per line on average over which a file is minified
 HEAD_LINES = 5  # the lines a generator's mark is looked for in ...
 HEAD_BYTES = 2048  # ... within this many bytes
@@ -193,29 +190,6 @@ _generated_re = None
 def _ext(low: str) -> str:
     dot = low.rfind(".")
     return low[dot:] if dot > 0 else ""
-
-
-# -- binary ---------------------------------------------------------------------------------
-
-
-def is_binary(head: bytes) -> bool:
-    """Whether HEAD (the first bytes of a file or payload; more is fine) is binary: a NUL in
-    its first BINARY_PROBE bytes, or more than BINARY_BAD_SHARE of them outside UTF-8."""
-    if head.find(b"\0", 0, BINARY_PROBE) >= 0:
-        return True
-    probe = head[:BINARY_PROBE]
-    if probe.isascii():
-        return False
-    import codecs
-
-    try:
-        codecs.utf_8_decode(probe, "strict", False)  # a character cut at the end is fine
-        return False
-    except UnicodeDecodeError:
-        pass
-    text = probe.decode("utf-8", "surrogateescape")
-    bad = sum(1 for ch in text[:-3] if "\udc80" <= ch <= "\udcff")  # a cut last char is fine
-    return bad > BINARY_BAD_SHARE * len(probe)
 
 
 # -- role -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ctxtools.repomap.scan.common import (
+from ctxtools.source.scan.common import (
     Definition,
     LineStarts,
     ScanResult,

@@ -24,8 +24,6 @@ KINDS = (
     "variable",
 )
 
-LANGUAGES = ("python", "go", "javascript", "typescript", "rust", "java")
-
 
 class Definition(NamedTuple):
     """One definition: ``kind`` (see KINDS), ``name``, 1-based ``line`` of the name,
@@ -34,7 +32,7 @@ class Definition(NamedTuple):
     body, best effort).
 
     The one record of a definition, from the scanners through the scan cache (which keeps
-    it as a plain tuple on disk: ``cache.ScanPayload``) to the map, the ranking and the
+    it as a plain tuple on disk: ``scancache.ScanPayload``) to the map, the ranking and the
     excerpts; read it by field name."""
 
     kind: str

@@ -1,6 +1,12 @@
 """Definition and reference scanners: the public API and the per-language dispatch.
 
-Every scanner is hand-written (no parser library, no native code) and works in two steps:
+Which scanner reads a file is one table, ``scan.languages``: a language's extensions, file
+names and ``#!`` interpreters, and either its hand-written scanner or its tree-sitter
+grammar with the rule table beside it. Dispatch is a look-up in it; a scanner's module (or a
+grammar) is imported the first time a file needs it.
+
+The hand-written scanners (Python, Go, JavaScript/TypeScript, Rust, Java: no parser
+library, no native code) work in two steps:
 
 1. *Masking*: a compiled master pattern per language finds comments and literals
    (strings, chars, Python prefixes and triple quotes, Go raw strings, Rust raw strings
@@ -15,6 +21,10 @@ Every scanner is hand-written (no parser library, no native code) and works in t
    and a small per-language classifier that says what each statement declares and whether
    its block holds members (class, interface, trait, impl: methods, scoped) or items
    (namespace, Rust mod) or code (function bodies, initializers: never walked).
+
+The tree-sitter languages (C, C++, C#, Ruby, PHP, Kotlin, Swift, Scala, Lua, Bash) are
+parsed by their grammar wheel, in C, and walked by their rule table (``scan.treesitter``,
+``scan.tsrules*``); a grammar that is not installed leaves its files mapped as text.
 
 References are the words of the masked text (so never one inside a comment or a string)
 that are not numbers or the language's keywords, minus one use per emitted definition
@@ -37,19 +47,25 @@ Public API::
 The package reads top-down, imports going only downward: ``common`` (the shared types and
 helpers) <- ``mask`` (masking of C-like comments and literals) <- ``clike`` (the C-like
 structure engine) <- one module per language (``python``, ``go``, ``js``, ``rust``,
-``java``) <- this module, which imports a language's module only when a file needs it.
+``java``), and ``treesitter`` <- ``tsrules`` <- ``tsrules_c``, ``tsrules_other``;
+``languages`` (the table) imports nothing; this module imports ``common`` and the table,
+and a scanner's module only when a file needs it.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Callable
 
-from ctxtools.repomap.scan.common import (
-    KINDS,
+from ctxtools.source.scan.common import KINDS, Definition, ScanResult, count_references
+from ctxtools.source.scan.languages import (
+    BY_NAME,
+    EXTENSIONS,
+    INTERPRETERS,
     LANGUAGES,
-    Definition,
-    ScanResult,
-    count_references,
+    NAMES,
+    TREE_SITTER,
 )
 
 __all__ = [
@@ -68,70 +84,8 @@ __all__ = [
     "scan_source",
 ]
 
-_EXTENSIONS = {
-    ".py": "python",
-    ".pyi": "python",
-    ".pyw": "python",
-    ".go": "go",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".rs": "rust",
-    ".java": "java",
-    # the tree-sitter backend (scan.treesitter)
-    ".c": "c",
-    ".h": "c",  # or C++: by content (scan_source)
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hh": "cpp",
-    ".hpp": "cpp",
-    ".hxx": "cpp",
-    ".h++": "cpp",
-    ".ipp": "cpp",
-    ".tpp": "cpp",
-    ".inl": "cpp",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".rake": "ruby",
-    ".gemspec": "ruby",
-    ".php": "php",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".swift": "swift",
-    ".scala": "scala",
-    ".sc": "scala",
-    ".lua": "lua",
-    ".sh": "bash",
-    ".bash": "bash",
-}
-# File names without a telling extension.
-_NAMES = {"Rakefile": "ruby", "Gemfile": "ruby", ".bashrc": "bash", ".bash_profile": "bash"}
-# The interpreter a shebang names -> the language.
+# A #! line: the interpreter it names (looked up in ``languages.INTERPRETERS``).
 _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?([\w.+-]+)")
-_INTERPRETERS = {
-    "python": "python",
-    "python3": "python",
-    "python2": "python",
-    "node": "javascript",
-    "nodejs": "javascript",
-    "deno": "typescript",
-    "ruby": "ruby",
-    "php": "php",
-    "lua": "lua",
-    "luajit": "lua",
-    "sh": "bash",
-    "bash": "bash",
-    "dash": "bash",
-    "ksh": "bash",
-    "zsh": "bash",
-}
 # What only C++ says in a header (a C header may say extern "C" under __cplusplus).
 _CPP_HEADER = re.compile(
     rb"^[ \t]*(?:(?:template[ \t]*<|namespace[ \t]+\w*[ \t]*\{|(?:class|struct)[ \t]+\w+"
@@ -144,9 +98,6 @@ _CPP_HEADER = re.compile(
 )
 _CPP_WORDS = ("template", "namespace", "class", "public", "private", "protected", "using",
               "#include <", "std::", "constexpr", "nullptr", "noexcept")  # fmt: skip
-TREE_SITTER = frozenset(
-    ("c", "cpp", "csharp", "ruby", "php", "kotlin", "swift", "scala", "lua", "bash")
-)
 
 
 def language_for(path: str) -> str | None:
@@ -154,10 +105,10 @@ def language_for(path: str) -> str | None:
     content decides, ``header_language``); None when there is no scanner."""
     dot = path.rfind(".")
     if dot < 0 or "/" in path[dot:] or "\\" in path[dot:]:
-        return _NAMES.get(path.rsplit("/", 1)[-1])
-    lang = _EXTENSIONS.get(path[dot:].lower())
+        return NAMES.get(path.rsplit("/", 1)[-1])
+    lang = EXTENSIONS.get(path[dot:].lower())
     if lang is None:
-        return _NAMES.get(path.rsplit("/", 1)[-1])
+        return NAMES.get(path.rsplit("/", 1)[-1])
     return lang
 
 
@@ -187,7 +138,7 @@ def shebang_language(head: bytes | str) -> str | None:
     if m is None:
         return None
     name = m.group(1).decode("ascii", "replace")
-    return _INTERPRETERS.get(name) or _INTERPRETERS.get(name.rstrip("0123456789.-"))
+    return INTERPRETERS.get(name) or INTERPRETERS.get(name.rstrip("0123456789.-"))
 
 
 # What only Objective-C says in a header: a directive at a line's start.
@@ -217,6 +168,20 @@ def language_of(path: str, text: str) -> str | None:
     return language
 
 
+# language -> its hand-written scanner (the function its entry names), once imported
+_SCANNERS: dict[str, Callable[[str], ScanResult]] = {}
+
+
+def _hand_scanner(language: str) -> Callable[[str], ScanResult]:
+    """LANGUAGE's hand-written scanner, its module imported the first time it is asked."""
+    scan = _SCANNERS.get(language)
+    if scan is None:
+        module, function = BY_NAME[language].scanner
+        scan = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+        _SCANNERS[language] = scan
+    return scan
+
+
 def scan_source(path: str, text: str) -> ScanResult | None:
     """Scan decoded source text; None when ``path``'s language has no scanner.
 
@@ -229,22 +194,10 @@ def scan_source(path: str, text: str) -> ScanResult | None:
     if language == "objc":  # references only, like a language whose grammar is missing
         return ScanResult(language, [], count_references(text, frozenset(), []), [])
     if language in TREE_SITTER:
-        from ctxtools.repomap.scan.treesitter import scan as scan_tree
+        from ctxtools.source.scan.treesitter import scan as scan_tree
 
         return scan_tree(language, text)
-    if language == "python":
-        from ctxtools.repomap.scan.python import scan
-    elif language == "go":
-        from ctxtools.repomap.scan.go import scan
-    elif language in ("javascript", "typescript"):
-        from ctxtools.repomap.scan.js import scan_javascript, scan_typescript
-
-        scan = scan_typescript if language == "typescript" else scan_javascript
-    elif language == "rust":
-        from ctxtools.repomap.scan.rust import scan
-    else:
-        from ctxtools.repomap.scan.java import scan
-    return scan(text)
+    return _hand_scanner(language)(text)
 
 
 def grammar_note(languages) -> str | None:
@@ -253,7 +206,7 @@ def grammar_note(languages) -> str | None:
     wanted = [lang for lang in languages if lang in TREE_SITTER]
     if not wanted:
         return None
-    from ctxtools.repomap.scan.treesitter import missing_note
+    from ctxtools.source.scan.treesitter import missing_note
 
     return missing_note(wanted)
 
