@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from ctxtools.source.scanset import FileScan
+from ctxtools.source.names import COMMON
 
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing
@@ -41,10 +42,6 @@ MAX_DEFINERS = 40  # a name defined in more files than this links nothing
 # the package of) is a weaker clue: the name may be a local variable or another's attribute.
 UNCONFIRMED = 0.3
 PRUNE = 0.01  # edges below this share of a file's out-weight stay out of PageRank
-
-# (kind, name, line, signature, scope, end_line)
-Def = tuple
-
 
 @dataclass
 class Graph:
@@ -58,26 +55,6 @@ class Graph:
     totals: list[float] = field(default_factory=list)  # out-weight before pruning
 
 
-_MORE_COMMON = (
-    "close open read write run call apply main init new next value name type data "
-    "size length push pop map filter reduce then toString equals hashCode len "
-    "String Error Result Option Some None Ok Err self this super"
-)
-
-
-def _common_names() -> frozenset[str]:
-    """Method names of the built-in types (``get``, ``items``, ``format``, ``append``...):
-    a use of one says nothing about which file of the repository it refers to."""
-    import builtins
-
-    names: set[str] = {n for n in dir(builtins) if not n.startswith("_")}
-    for t in (str, bytes, list, dict, set, int, float, tuple, object, type):
-        names.update(n for n in dir(t) if not n.startswith("_"))
-    names.update(_MORE_COMMON.split())
-    return frozenset(names)
-
-
-COMMON = _common_names()
 
 
 # How much a use of a name says, by the kind of definition it names: a class (base class,
