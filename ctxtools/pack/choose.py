@@ -236,7 +236,7 @@ class Chooser:
                 continue
             src = Source(label, data, None, e.named, changed_lines(e.diff))
             if vocabs is not None and e.path is not None and e.data is None:
-                src.vocab = vocabs.get(label, e.path, data)
+                src.vocab = vocabs.get(label, e.path, data, e.stat)
             out.append(src)
         if vocabs is not None:
             vocabs.save()

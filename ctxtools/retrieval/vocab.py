@@ -254,15 +254,19 @@ class VocabCache:
                 continue
             self._restamps[label] = stamp
 
-    def get(self, label: str, path: str, data: bytes) -> Vocab:
+    def get(self, label: str, path: str, data: bytes, stat: tuple | None = None) -> Vocab:
         """The vocabulary of the file LABEL (at PATH, whose bytes are DATA): the kept one
         when the file's stat, or else its content, is the one it was counted at; else
-        counted now (and kept)."""
-        try:
-            st = os.stat(path)
-            stamp = (len(data), st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        except OSError:
-            return Vocab.of(data)
+        counted now (and kept). STAT: the file's (size, mtime_ns, ctime_ns) as a listing
+        found them before it was read, else it is asked for now."""
+        if stat is not None:
+            stamp = (len(data), *stat)
+        else:
+            try:
+                st = os.stat(path)
+                stamp = (len(data), st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            except OSError:
+                return Vocab.of(data)
         vocab = self._lookup(label, stamp, data)
         self._seen[label] = vocab
         return vocab
