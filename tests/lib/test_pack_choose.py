@@ -55,3 +55,25 @@ def test_the_map_s_scans_stand_in_for_the_scan_cache(tmp_path, monkeypatch):
     assert {f["path"]: f.get("chunks") for f in bare.files}["shop/orders.py"] == chunks[
         "shop/orders.py"
     ]
+
+
+def test_no_cycle_collection_while_a_pack_is_built(tmp_path, monkeypatch):
+    import gc
+
+    root = tmp_path / "repo"
+    _repo(root)
+    req = PackRequest(task="with_tax is wrong", paths=[str(root)], root=str(root), tokens=2000)
+    seen = []
+    real = choose.Chooser._rank
+    monkeypatch.setattr(
+        choose.Chooser, "_rank", lambda self: seen.append(gc.isenabled()) or real(self)
+    )
+    assert gc.isenabled()
+    plain = build_pack(req, ruler=HeuristicRuler())
+    assert seen == [False] and gc.isenabled()  # paused for the build, running again after
+    gc.disable()  # a caller that turned it off keeps it off
+    try:
+        assert build_pack(req, ruler=HeuristicRuler()).text == plain.text
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
