@@ -71,7 +71,7 @@ def _collector_paused() -> Iterator[None]:
     """No cycle collection while a pack is built. A build makes millions of small objects
     that hold no cycles (the stored caches' records, the files' chunks and counts, freed
     by their counts), and the collector would walk every one of them over and over as
-    they pile up: a sixth of a warm pack's time, for no memory back. It runs again after
+    they pile up: 6-8% of a warm pack's CPU time, for no memory back. It runs again after
     (when it ran before: a caller that turned it off keeps it off)."""
     was = gc.isenabled()
     gc.disable()
