@@ -77,3 +77,33 @@ def test_no_cycle_collection_while_a_pack_is_built(tmp_path, monkeypatch):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_fresh_checkout_reads_each_file_once(tmp_path, monkeypatch):
+    import os
+
+    root = tmp_path / "repo"
+    _repo(root)
+    (root / "NOTES.txt").write_text("with_tax notes\n")
+    req = PackRequest(
+        task="with_tax is wrong",
+        paths=[str(root)],
+        root=str(root),
+        tokens=2000,
+        store=str(tmp_path / "store"),
+    )
+    first = build_pack(req, ruler=HeuristicRuler())
+    for path in root.rglob("*"):  # a new checkout: the same bytes, every stat new
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    opened = []
+
+    def counted(path, *args):
+        opened.append(path)
+        return open(path, *args)  # noqa: SIM115 (the caller's to close)
+
+    monkeypatch.setattr(choose, "open", counted, raising=False)
+    again = build_pack(req, ruler=HeuristicRuler())
+    assert again.text == first.text and again.files == first.files
+    # The map's scan read (and hashed) the sources: the files section took its bytes.
+    assert [os.path.basename(p) for p in opened] == ["NOTES.txt"]
