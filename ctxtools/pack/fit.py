@@ -45,7 +45,9 @@ class MapState:
         from ctxtools.repomap.core import build_map
 
         m = build_map(
-            self.root,
+            # (by its real path, as the files' listing named it: each file's stat that
+            # listing took serves the map's too)
+            os.path.realpath(self.root),
             tokens=tokens,
             focus=[p for p in self.focus if os.path.exists(p)],
             query=self.query,
