@@ -399,7 +399,7 @@ def pagerank(
         get = rank.__getitem__
         new = [
             jump * pt + damping * sum(map(mul, map(get, src), w))
-            for pt, src, w in zip(p, in_src, in_w)
+            for pt, src, w in zip(p, in_src, in_w, strict=True)
         ]
         delta = sum(map(abs, map(sub, new, rank)))  # (the same sums, in the same order)
         rank = new
