@@ -97,6 +97,8 @@ class FilesRequest:
     path_filter: PathFilter | None = None
     map_ranks: dict[str, float] = field(default_factory=dict)
     map_defs: dict[str, tuple] = field(default_factory=dict)
+    # rel -> bytes the map's scan read whole in this run (taken, not read again)
+    map_contents: dict[str, bytes] = field(default_factory=dict)
 
 
 class Chooser:
@@ -118,6 +120,7 @@ class Chooser:
         self.filt = ask.path_filter
         self.map_ranks = ask.map_ranks
         self.map_defs = ask.map_defs
+        self._contents = ask.map_contents
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(ask.task_words)
@@ -155,6 +158,9 @@ class Chooser:
     def _read(self, e) -> bytes | None:
         if e.data is not None:
             return e.data
+        data = self._contents.pop(e.label, None)
+        if data is not None:
+            return data
         try:
             with open(e.path, "rb") as fh:
                 return fh.read()
@@ -237,8 +243,9 @@ class Chooser:
                 continue
             src = Source(label, data, None, e.named, changed_lines(e.diff))
             if vocabs is not None and e.path is not None and e.data is None:
-                src.vocab = vocabs.get(label, e.path, data)
+                src.vocab = vocabs.get(label, e.path, data, e.stat)
             out.append(src)
+        self._contents.clear()  # (what no candidate took: files outside the pack)
         if vocabs is not None:
             vocabs.save()
         for reason, n in sorted(counts.items()):

@@ -37,12 +37,17 @@ class MapState:
         self._maps: dict[int, str] = {}
         self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
         self.refit = None  # what fitting the same map to another budget needs
+        # rel -> the bytes of the files the map's scan read whole (a fresh checkout reads
+        # them all to hash them): the files section takes them instead of reading again
+        self.contents: dict[str, bytes] = {}
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
 
         m = build_map(
-            self.root,
+            # (by its real path, as the files' listing named it: each file's stat that
+            # listing took serves the map's too)
+            os.path.realpath(self.root),
             tokens=tokens,
             focus=[p for p in self.focus if os.path.exists(p)],
             query=self.query,
@@ -52,6 +57,7 @@ class MapState:
             path_filter=self.path_filter,
             progress=self.req.progress,
             stage=self.req.stage,
+            contents=self.contents if not self.defs else None,
         )
         if not self.defs:
             self.defs.update(m.defs)

@@ -151,6 +151,9 @@ class Gatherer:
         prefix = "" if prefix == "." else prefix + "/"
         for cand in listing.candidates:
             self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel, judged=True)
+            entry = self.entries.get(prefix + cand.rel)
+            if entry is not None and entry.path == cand.path:
+                entry.stat = (cand.size, cand.mtime_ns, cand.ctime_ns)
         for reason, n in sorted(listing.skipped.items()):
             self.ledger.info(f"{arg}: {n} file(s) skipped ({reason})")
 
@@ -288,7 +291,7 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
             out.append(e)
             continue
         try:
-            size = os.path.getsize(e.path)
+            size = e.stat[0] if e.stat is not None else os.path.getsize(e.path)
         except OSError as exc:
             check_resource(exc, e.path)
             ledger.info(f"skipped {label}: {exc.strerror or exc}")

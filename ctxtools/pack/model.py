@@ -82,6 +82,8 @@ class FileEntry:
     # Found by a directory listing, which judged a link's target already (a link to a
     # secret is never listed): its real path need not be resolved again.
     target_judged: bool = False
+    # (size, mtime_ns, ctime_ns) as that listing found them: not asked of the disk again
+    stat: tuple[int, int, int] | None = None
 
     def as_input(self):
         """The excerpt library's input for this entry: its bytes, or its path."""

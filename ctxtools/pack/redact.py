@@ -35,7 +35,9 @@ class PackRedactor:
     def __init__(self, allow: bool, ledger: Ledger):
         self.allow = allow
         self.ledger = ledger
-        self._memo: dict[tuple[str, str], tuple[str, list[Redaction]]] = {}
+        # text -> (it redacted, its findings as (line, kind)): a pack's record repeats
+        # the same strings (a drop's reason, a file's path) under many JSON paths
+        self._memo: dict[str, tuple[str, list[tuple[int, str]]]] = {}
         self._parts: dict[str, list[Redaction]] = {}  # rendered part -> its findings
         self._final: list[Redaction] = []  # the findings of the last whole-text pass
 
@@ -43,15 +45,14 @@ class PackRedactor:
         """(TEXT redacted, its findings under WHERE); nothing is recorded yet."""
         if self.allow or not text:
             return text, []
-        key = (where, text)
-        done = self._memo.get(key)
+        done = self._memo.get(text)
         if done is None:
             from ctxtools.secrets import redact
 
             out, findings = redact(text)
-            rows = [Redaction(where, f.line, f.kind) for f in findings]
-            done = self._memo[key] = (out, rows)
-        return done
+            done = self._memo[text] = (out, [(f.line, f.kind) for f in findings])
+        out, found = done
+        return out, [Redaction(where, line, kind) for line, kind in found]
 
     def rendered(self, part: str, rows: list[Redaction]) -> str:
         """PART, rendered from texts whose findings are ROWS: they are reported if PART is

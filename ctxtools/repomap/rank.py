@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
-from operator import mul
+from operator import mul, sub
 from typing import TYPE_CHECKING
 
 from ctxtools.fsutil import json_text
@@ -400,9 +400,10 @@ def pagerank(
         jump = teleport + damping * lost
         get = rank.__getitem__
         new = [
-            jump * p[t] + damping * sum(map(mul, map(get, in_src[t]), in_w[t])) for t in range(n)
+            jump * pt + damping * sum(map(mul, map(get, src), w))
+            for pt, src, w in zip(p, in_src, in_w, strict=True)
         ]
-        delta = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
+        delta = sum(map(abs, map(sub, new, rank)))  # (the same sums, in the same order)
         rank = new
         if delta < tol:
             break

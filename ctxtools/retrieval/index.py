@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 
 from ctxtools.analyzer.tokenizer import WORD_BYTES as _WORD_BYTES
 from ctxtools.analyzer.tokenizer import parts as _parts
@@ -125,11 +126,12 @@ class Terms:
         the file's words are sorted into terms and no terms once, and each chunk only
         looks up the few of its words that stand for a term."""
         text = data.translate(_WORD_BYTES)
-        hits = self._hits(set(text.split()))
+        cut = [text[a:b].split() for a, b in spans]
+        # (the spans' own words: a word outside them is never looked up)
+        hits = self._hits(set(chain.from_iterable(cut)))
         memo = self._memo
         out = []
-        for a, b in spans:
-            words = text[a:b].split()
+        for words in cut:
             tf: dict[int, int] = {}
             if hits:
                 for w in hits.intersection(words):

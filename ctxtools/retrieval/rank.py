@@ -143,6 +143,8 @@ def _lines_of(data: bytes) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
@@ -191,7 +193,7 @@ def _read(src: Source, terms: Terms, stats: Stats):
     scopes: dict[str, dict[int, int]] = {}
     # The lines as one text (the chunks' bytes are slices of it), counted at once.
     text = "\n".join(lines).encode("utf-8", "surrogateescape")
-    at = [0, *accumulate(len(x) + 1 for x in text.split(b"\n"))]
+    at = [0, *accumulate(map((1).__add__, map(len, text.split(b"\n"))))]
     spans = [(at[ch.start - 1], at[ch.end] - 1) for ch in chunks]
     counted = terms.count_spans(text, spans) if present else [({}, (b - a) // 6) for a, b in spans]
     for ch, (tf, length) in zip(chunks, counted, strict=True):

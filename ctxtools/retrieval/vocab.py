@@ -24,6 +24,11 @@ stat is new, its content's xxh3 is the one it was counted at; a file that change
 counted anew and kept beside the corpus (``delta``) until so many have that the corpus
 is built again. A missing or damaged cache file is simply empty, and a cache that cannot
 be written is not an error: the next pack counts again.
+
+A fresh checkout changes every file's stat and none of its words: the new stats go to a
+small record of their own (``vocabstamps``, tied to the cache file it amends by that
+file's generation), so that the cache file, megabytes for a large tree, is not written
+again only to say that the files were touched.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from ctxtools.analyzer.tokenizer import WORD_BYTES
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more
-_FORMAT = 6  # the record's shape; another is a miss
+_FORMAT = 7  # the record's shape; another is a miss
 _ARRAY = "Q"  # offsets
 _POST = "I"  # postings: file slots (at most MAX_FILES) and counts (a file's words)
 
@@ -113,9 +118,10 @@ class Corpus:
         self.words: list[bytes] = words
         self.post = _array(post, _POST)
         self.post_at = _array(post_at)
-        lows = [w.lower() for w in words]
-        self.low = b"\n".join(lows) + b"\n"
-        self.low_at = array(_ARRAY, accumulate(map(len, lows), lambda a, n: a + n + 1, initial=0))
+        # (bytes.lower() maps byte for byte: the words joined and then lowered are the
+        # lowered words joined, each as long as it was, in one C-level pass)
+        self.low = b"\n".join(words).lower() + b"\n"
+        self.low_at = array(_ARRAY, accumulate(map((1).__add__, map(len, words)), initial=0))
         self.slots = {lab: k for k, lab in enumerate(labels)}
         self.scans: dict[tuple, object] = {}  # Terms.scan_corpus's answers, by the terms
 
@@ -206,30 +212,61 @@ class VocabCache:
         from ctxtools.source.memo import Memo
 
         self._memo = Memo(store_root(store), root, "vocab", tuple, keep=1)
+        self._stamps_memo = Memo(store_root(store), root, "vocabstamps", tuple, keep=1)
         self._corpus: Corpus | None | bool = False  # False: not loaded yet
         self._delta: dict | None = None  # label -> (stamp, digest, lines, words)
+        self._generation = 0  # the cache file's, which its restamps must name
+        self._restamps: dict[str, tuple] = {}  # label -> its new stat, same words
         self._seen: dict[str, Vocab] = {}
         self._new = 0  # files counted anew in this run
-        self._dirty = False
+        self._dirty = False  # the cache file must be written
+        self._restamped = False  # only the restamps must
 
     def _load(self) -> Corpus | None:
         if self._corpus is False:
             rec = self._memo.load().get("index")
-            ok = type(rec) is tuple and len(rec) == 3 and rec[0] == _FORMAT
+            ok = type(rec) is tuple and len(rec) == 4 and rec[0] == _FORMAT
             self._corpus = Corpus.from_plain(rec[1]) if ok else None
             delta = rec[2] if ok else None
             self._delta = delta if type(delta) is dict else {}
+            self._generation = rec[3] if ok and type(rec[3]) is int else 0
+            self._apply_restamps()
         return self._corpus  # type: ignore[return-value]
 
-    def get(self, label: str, path: str, data: bytes) -> Vocab:
+    def _apply_restamps(self) -> None:
+        """The stats the files were found at since the cache file was written (their
+        words unchanged), when the restamps are that file's."""
+        rec = self._stamps_memo.load().get("stamps")
+        if not (type(rec) is tuple and len(rec) == 2 and rec[0] == self._generation):
+            return
+        stamps = rec[1]
+        if not self._generation or type(stamps) is not dict:
+            return
+        delta, corpus = self._delta, self._corpus
+        assert delta is not None
+        for label, stamp in stamps.items():
+            kept = delta.get(label)
+            if type(kept) is tuple and len(kept) == 4:
+                delta[label] = (stamp, *kept[1:])
+            elif corpus is not None and label in corpus.slots:
+                corpus.stamps[corpus.slots[label]] = stamp
+            else:
+                continue
+            self._restamps[label] = stamp
+
+    def get(self, label: str, path: str, data: bytes, stat: tuple | None = None) -> Vocab:
         """The vocabulary of the file LABEL (at PATH, whose bytes are DATA): the kept one
         when the file's stat, or else its content, is the one it was counted at; else
-        counted now (and kept)."""
-        try:
-            st = os.stat(path)
-            stamp = (len(data), st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        except OSError:
-            return Vocab.of(data)
+        counted now (and kept). STAT: the file's (size, mtime_ns, ctime_ns) as a listing
+        found them before it was read, else it is asked for now."""
+        if stat is not None:
+            stamp = (len(data), *stat)
+        else:
+            try:
+                st = os.stat(path)
+                stamp = (len(data), st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            except OSError:
+                return Vocab.of(data)
         vocab = self._lookup(label, stamp, data)
         self._seen[label] = vocab
         return vocab
@@ -247,7 +284,7 @@ class VocabCache:
             if (kstamp == stamp or kdigest == digest) and type(lines) is bytes:
                 if kstamp != stamp:
                     delta[label] = (stamp, kdigest, lines, n)
-                    self._dirty = True
+                    self._restamp(label, stamp)
                 return Vocab(lines, n)
         slot = corpus.slots.get(label) if corpus is not None else None
         if corpus is not None and slot is not None and kept is None:
@@ -256,7 +293,7 @@ class VocabCache:
             digest = _digest(data) if digest is None else digest
             if corpus.digests[slot] == digest:
                 corpus.stamps[slot] = stamp  # a fresh checkout: the same content
-                self._dirty = True
+                self._restamp(label, stamp)
                 return Vocab(b"", corpus.ns[slot], corpus, slot)
         vocab = Vocab.of(data)
         self._new += 1
@@ -264,6 +301,11 @@ class VocabCache:
         delta[label] = (stamp, digest, vocab.lines, vocab.n)
         self._dirty = True
         return vocab
+
+    def _restamp(self, label: str, stamp: tuple) -> None:
+        """LABEL's words are the ones kept, at a new STAT: a restamp, not a new count."""
+        self._restamps[label] = stamp
+        self._restamped = True
 
     def save(self) -> None:
         """Write the cache when something was counted anew or found moved; the corpus is
@@ -281,7 +323,12 @@ class VocabCache:
         build = not first and (
             corpus is None or fresh > max(REBUILD_MIN, REBUILD_SHARE * len(self._seen))
         )
+        if self._restamped and not self._generation:
+            self._dirty = True  # (restamps name a cache file: there is none to name)
         if not (self._dirty or build):
+            if self._restamped:
+                self._stamps_memo.put_plain("stamps", (self._generation, self._restamps))
+                self._restamped = False
             return
         if build:
             corpus = self._rebuild(delta)
@@ -290,8 +337,11 @@ class VocabCache:
         while len(delta) > MAX_FILES:
             del delta[next(iter(delta))]
         plain = corpus.plain() if corpus is not None else None
-        self._memo.put_plain("index", (_FORMAT, plain, delta))
-        self._dirty = False
+        # (a new generation: the restamps of the file written before are in this one)
+        self._generation = int.from_bytes(os.urandom(8), "big") | 1
+        self._memo.put_plain("index", (_FORMAT, plain, delta, self._generation))
+        self._restamps = {}
+        self._dirty = self._restamped = False
 
     def _rebuild(self, delta: dict) -> Corpus:
         """The corpus of the files of this pack, from the old corpus where it holds the

@@ -183,8 +183,10 @@ class ScanCache:
     (None for a file that went away), tied to the main file by its checksum. A run that
     changed a few files writes only the journal, so saving an edit costs almost nothing;
     when the journal grows past JOURNAL_SHARE of the entries, the main file is rewritten
-    and the journal removed. A journal that does not match or cannot be read is ignored
-    (its files are scanned again).
+    and the journal removed. A file whose content is the main file's under a new stat (a
+    fresh checkout touches every file) is journalled as its stat alone, and does not count
+    towards that share: a new checkout of the same tree does not rewrite the cache. A
+    journal that does not match or cannot be read is ignored (its files are scanned again).
     """
 
     def __init__(self, path: Path, root: str, fingerprint: str):
@@ -200,6 +202,9 @@ class ScanCache:
         self.journal: dict[str, CacheEntry | None] = {}  # what the journal on disk holds
         self.changed: dict[str, CacheEntry] = {}  # entries changed in this run
         self.replaced: dict[str, CacheEntry] = {}  # the entries they replaced (graph memo)
+        # Files whose entry is the main file's but for a new stat (a fresh checkout): the
+        # journal holds only their stat, (size, stamp, digest), however many they are.
+        self.restamped: set[str] = set()
 
     # --- loading ---------------------------------------------------------------------
 
@@ -246,6 +251,12 @@ class ScanCache:
             if plain is None:
                 self.entries.pop(rel, None)
                 kept[rel] = None
+                continue
+            if type(plain) is tuple and len(plain) == 3:  # a restamp of the main file's
+                base = self.entries.get(rel)
+                if base is not None and base.digest == plain[2]:
+                    self.entries[rel] = kept[rel] = base._replace(size=plain[0], stamp=plain[1])
+                    self.restamped.add(rel)
                 continue
             entry = CacheEntry.from_plain(plain)
             if entry is not None:
@@ -303,7 +314,11 @@ class ScanCache:
         """The entry, re-stamped, when the content is unchanged despite a new stat."""
         entry = self.entries.get(rel)
         if entry is not None and entry.size == size and entry.digest == digest:
-            return self.put(rel, size, stamp, digest, entry.payload)
+            restamp = rel in self.restamped or not (rel in self.journal or rel in self.changed)
+            entry = self.put(rel, size, stamp, digest, entry.payload)
+            if restamp:
+                self.restamped.add(rel)
+            return entry
         return None
 
     def put(self, rel: str, size: int, stamp: tuple, digest: int, payload: Payload) -> CacheEntry:
@@ -313,6 +328,7 @@ class ScanCache:
             self.replaced[rel] = old
         self.entries[rel] = entry
         self.changed[rel] = entry
+        self.restamped.discard(rel)
         self.seen.add(rel)
         self.dirty = True
         return entry
@@ -330,7 +346,8 @@ class ScanCache:
             journal.update(self.changed)
             for rel in gone:
                 journal[rel] = None
-            if len(journal) <= max(JOURNAL_MIN, JOURNAL_SHARE * len(self.entries)):
+            whole = sum(1 for rel in journal if rel not in self.restamped)
+            if whole <= max(JOURNAL_MIN, JOURNAL_SHARE * len(self.entries)):
                 self._write_journal(journal)
                 return
         self._write_main()
@@ -338,8 +355,13 @@ class ScanCache:
     def _write_journal(self, journal: dict) -> None:
         import marshal
 
+        stamped = self.restamped
         body = marshal.dumps(
-            {rel: e.to_plain() if e is not None else None for rel, e in sorted(journal.items())}, 4
+            {
+                rel: (e[:3] if rel in stamped else e.to_plain()) if e is not None else None
+                for rel, e in sorted(journal.items())
+            },
+            4,
         )
         note = atomic_write(
             self.journal_path, JOURNAL_MAGIC + self.base_digest.encode() + b"\n" + body

@@ -73,6 +73,9 @@ class ScanSet:
     digests: list[int] | None = None
     # What the scan cache held before for the files scanned anew (``scancache.CacheEntry``).
     replaced: dict = field(default_factory=dict)
+    # When given: rel -> the whole bytes of each file read in this run (for a caller that
+    # reads the same files next, as ctx-pack does)
+    contents: dict | None = None
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -205,6 +208,8 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
         return "unreadable"
     if len(data) > max_file_size:
         return "too large"
+    if ss.contents is not None:
+        ss.contents[cand.rel] = data
     digest = 0
     if cache is not None:
         from ctxtools.source.scancache import content_hash
@@ -295,12 +300,13 @@ def scan_repository(
     max_file_size: int = MAX_FILE_SIZE,
     progress: Progress | None = None,
     listing: listmod.Listing | None = None,
+    contents: dict | None = None,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
-    files of ROOT."""
+    files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here."""
     if listing is None:
         listing = list_repository(root)
-    ss = ScanSet(root, listing.via, [], dict(listing.skipped))
+    ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
     cache = _open_cache(root, store) if use_cache else None
     if cache is not None:
         ss.cache_path = str(cache.path)

@@ -55,3 +55,55 @@ def test_the_map_s_scans_stand_in_for_the_scan_cache(tmp_path, monkeypatch):
     assert {f["path"]: f.get("chunks") for f in bare.files}["shop/orders.py"] == chunks[
         "shop/orders.py"
     ]
+
+
+def test_no_cycle_collection_while_a_pack_is_built(tmp_path, monkeypatch):
+    import gc
+
+    root = tmp_path / "repo"
+    _repo(root)
+    req = PackRequest(task="with_tax is wrong", paths=[str(root)], root=str(root), tokens=2000)
+    seen = []
+    real = choose.Chooser._rank
+    monkeypatch.setattr(
+        choose.Chooser, "_rank", lambda self: seen.append(gc.isenabled()) or real(self)
+    )
+    assert gc.isenabled()
+    plain = build_pack(req, ruler=HeuristicRuler())
+    assert seen == [False] and gc.isenabled()  # paused for the build, running again after
+    gc.disable()  # a caller that turned it off keeps it off
+    try:
+        assert build_pack(req, ruler=HeuristicRuler()).text == plain.text
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_fresh_checkout_reads_each_file_once(tmp_path, monkeypatch):
+    import os
+
+    root = tmp_path / "repo"
+    _repo(root)
+    (root / "NOTES.txt").write_text("with_tax notes\n")
+    req = PackRequest(
+        task="with_tax is wrong",
+        paths=[str(root)],
+        root=str(root),
+        tokens=2000,
+        store=str(tmp_path / "store"),
+    )
+    first = build_pack(req, ruler=HeuristicRuler())
+    for path in root.rglob("*"):  # a new checkout: the same bytes, every stat new
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    opened = []
+
+    def counted(path, *args):
+        opened.append(path)
+        return open(path, *args)  # noqa: SIM115 (the caller's to close)
+
+    monkeypatch.setattr(choose, "open", counted, raising=False)
+    again = build_pack(req, ruler=HeuristicRuler())
+    assert again.text == first.text and again.files == first.files
+    # The map's scan read (and hashed) the sources: the files section took its bytes.
+    assert [os.path.basename(p) for p in opened] == ["NOTES.txt"]

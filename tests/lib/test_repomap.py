@@ -849,6 +849,34 @@ def test_cache_journal_for_small_changes(tmp_path, store_dir, monkeypatch):
     assert scan_repository(str(root)).scanned == 0
 
 
+def test_a_fresh_checkout_journals_new_stats_only(tmp_path, store_dir, monkeypatch):
+    root = tmp_path / "r"
+    tree(root)
+    first = scan_repository(str(root))
+    main = cache_file(store_dir)
+    journal = main.with_suffix(".journal")
+    before = main.read_bytes()
+    monkeypatch.setattr(cachemod, "JOURNAL_MIN", 2)  # far fewer than the files touched
+    for path in sorted(root.rglob("*.py")):  # a new checkout: the same bytes, every stat new
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    touched = scan_repository(str(root))
+    assert touched.scanned == 0 and main.read_bytes() == before and journal.exists()
+    assert [s.defs for s in touched.scans] == [s.defs for s in first.scans]
+    hashed = []
+    real_hash = cachemod.content_hash
+    monkeypatch.setattr(cachemod, "content_hash", lambda d: hashed.append(d) or real_hash(d))
+    again = scan_repository(str(root))  # the same checkout: known by its stats, none read
+    assert hashed == [] and again.scanned == 0 and main.read_bytes() == before
+    # an edit after the restamps: journalled whole, beside them
+    write(root, "hub.py", HUB + "\nclass Journaled:\n    pass\n")
+    assert scan_repository(str(root)).scanned == 1 and main.read_bytes() == before
+    hashed.clear()
+    later = scan_repository(str(root))
+    assert later.scanned == 0 and hashed == []
+    assert "Journaled" in [d.name for s in later.scans for d in s.defs]
+
+
 def test_a_type_is_defined_where_it_is_declared_not_where_it_is_extended():
     """Alamofire's Session: ``extension Session`` in test helpers split every use of the
     name four ways, three into tests (Session was file 19 of its map). A name defined

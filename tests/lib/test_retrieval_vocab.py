@@ -135,12 +135,25 @@ def test_a_fresh_checkout_of_the_same_content_is_not_counted_again(tmp_path, mon
     made = []
     real = Vocab.of
     monkeypatch.setattr(vocabmod.Vocab, "of", classmethod(lambda cls, d: made.append(d) or real(d)))
+    (cache_file,) = (store / "repomap").glob("vocab-v1-*.bin")
+    before = cache_file.read_bytes()
     c2 = VocabCache(store, str(root))
     got = {name: c2.get(name, str(root / name), (root / name).read_bytes()) for name in texts}
     c2.save()
     assert made == []
     assert all(v.corpus is not None for v in got.values())
     assert got["m7.py"].counts() == real(texts["m7.py"].encode()).counts()
+    # Only the new stats were written, beside the cache file, which is as it was ...
+    assert cache_file.read_bytes() == before
+    assert list((store / "repomap").glob("vocabstamps-v1-*.bin"))
+    # ... and the same checkout again is known by its stats: no file is hashed.
+    hashed = []
+    digest = vocabmod._digest
+    monkeypatch.setattr(vocabmod, "_digest", lambda d: hashed.append(d) or digest(d))
+    c2b = VocabCache(store, str(root))
+    got = {name: c2b.get(name, str(root / name), (root / name).read_bytes()) for name in texts}
+    c2b.save()
+    assert hashed == [] and all(v.corpus is not None for v in got.values())
     # One file edited: counted anew, beside the corpus, and kept so.
     (root / "m3.py").write_text("def other():\n    return bulk\n")
     c3 = VocabCache(store, str(root))
