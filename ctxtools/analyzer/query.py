@@ -9,7 +9,7 @@ engineer skims it:
   of its plain words (``caching``: cache, cached) and of versioned names. A term that
   is *code-shaped* -- ``snake_case``, ``CamelCase``, dotted, written in backticks or in a
   code block, followed by ``(`` -- weighs more than a plain English word; how much a term
-  finally counts is decided by its rarity in the repository (``ctxtools.retrieval.index``).
+  finally counts is decided by its rarity in the repository (``ctxtools.retrieval.terms``).
 * **names**: the code-shaped identifiers whole, which a definition's own name may equal.
 * **paths**: file names and paths the task writes (``django/db/models/query.py``,
   ``query.py``) and dotted module paths (``django.db.models.query``).

@@ -16,7 +16,7 @@ last):``, ``File "…", line 12, in``) or a code block's language tag, are no to
 usable parts of a compound name (``HandleStore`` gives ``handlestore``, ``handle``,
 ``store``; ``get_db`` gives ``get_db`` alone: a part needs three characters and must not
 be a stop word), every occurrence in order. A document's words are split the
-same way: ``parts(word)`` is what ``retrieval.index.Terms`` counts a file's word for, and
+same way: ``parts(word)`` is what ``retrieval.terms.Terms`` counts a file's word for, and
 ``WORD_BYTES`` is where a file's bytes break into words.
 
 ``identifiers_from_query`` is ctx-excerpt's older reading (dotted names kept whole), under

@@ -58,7 +58,7 @@ class Engine:
         sources: Sequence[Source] = (),
         scan: Callable[[list[Source]], object] | None = None,
     ):
-        from ctxtools.retrieval.index import Terms
+        from ctxtools.retrieval.terms import Terms
 
         self.query = query if isinstance(query, Query) else window_query(query)
         seen: set[str] = set()

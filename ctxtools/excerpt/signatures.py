@@ -61,7 +61,7 @@ def signatures_of(
     score = 0.0
     matches = 0
     if query is not None and query.terms:
-        from ctxtools.retrieval.index import Terms
+        from ctxtools.retrieval.terms import Terms
 
         terms = Terms(list(query.terms))
         weights = [query.terms[t] for t in terms.terms]

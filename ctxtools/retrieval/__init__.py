@@ -4,7 +4,7 @@ The modules, each importing only those above it (the task is read by
 ``ctxtools.analyzer.parse_query``: weighted terms, names, paths, stack frames, messages):
 
     chunks  chunk_file: a file cut into its definitions (the units that are ranked)
-    index   Terms, Stats, bm25: counting the query's terms, BM25's corpus statistics
+    terms   Terms, Stats, bm25: counting the query's terms, BM25's corpus statistics
     noise   PathFilter (from ctxtools.pathfilter): --include/--exclude/.ctxignore (what a file is --
             noise, source vs tests vs docs -- is ``ctxtools.source.classify``'s answer)
     rank    rank_sources: files and their chunks scored against the query

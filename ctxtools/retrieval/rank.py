@@ -5,7 +5,7 @@
 1. a byte search says which of the query's terms can occur in it; a file where none can
    (and that no path, frame or message points at) counts towards the corpus size only;
 2. the others are cut into chunks (``chunks.chunk_file``, on the repo map scanners'
-   definitions) and each chunk's terms are counted (``index.Terms``);
+   definitions) and each chunk's terms are counted (``terms.Terms``);
 3. each term's weight is its query weight times its BM25 rarity over all chunks; a term
    found in most files weighs nothing;
 4. a chunk's score is its BM25 plus what points at it directly: its definition's name is
@@ -28,7 +28,7 @@ from itertools import accumulate
 
 from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.chunks import Chunk, chunk_file
-from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
 from ctxtools.source.classify import role as file_role
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import accumulate, islice
 
 from ctxtools.analyzer.query import Query, parse_query
-from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.plan import FLOOR
 from ctxtools.retrieval.rank import FILE_DECAY, Doc
 from ctxtools.retrieval.vocab import WORD_BYTES

@@ -18,7 +18,7 @@ from ctxtools.analyzer import parse_query, read_task
 from ctxtools.analyzer.tokenizer import is_stop, parts, words
 from ctxtools.memory import rank_memory
 from ctxtools.repomap.rank import personalisation
-from ctxtools.retrieval.index import Terms
+from ctxtools.retrieval.terms import Terms
 from ctxtools.skills import choose_skills, load_skills
 from ctxtools.source.scanset import FileScan
 

@@ -481,7 +481,7 @@ def test_line_windows_keep_few_candidates_and_choose_as_with_all_of_them(seed):
     """A text without definitions keeps only the best max_windows × (4 × window + 1) + 1
     candidate windows, not a record a matching line; with many more matching lines than
     that, of every density, the windows are those chosen with every candidate kept."""
-    from ctxtools.retrieval.index import Terms
+    from ctxtools.retrieval.terms import Terms
     from ctxtools.retrieval.window import LineWindows, mean_window, window_query
 
     rnd = random.Random(seed)

@@ -7,7 +7,7 @@ import pytest
 
 from ctxtools.analyzer import parse_query
 from ctxtools.retrieval.chunks import chunk_file, import_lines
-from ctxtools.retrieval.index import Stats, Terms, bm25
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.noise import load_filter
 from ctxtools.retrieval.plan import Costs, plan
 from ctxtools.retrieval.rank import ROLE_PRIOR, ROLE_PRIOR_ASKED, Source, rank_sources

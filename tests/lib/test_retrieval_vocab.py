@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ctxtools.retrieval import vocab as vocabmod
-from ctxtools.retrieval.index import Terms
+from ctxtools.retrieval.terms import Terms
 from ctxtools.retrieval.vocab import Vocab, VocabCache
 
 DATA = Path(__file__).resolve().parent.parent / "data"
