@@ -206,18 +206,19 @@ def main(argv=None) -> int:
 
 
 def reparse(undo, items, choosers) -> None:
-    """Rank again after a ranking constant changed; read the tasks again after a term
-    constant did (approximately: files newly reached are chunked without definitions)."""
+    """Rank again after a ranking constant changed; read the tasks again after a constant
+    of the analyzer's ``query`` or the engine's ``terms`` did (approximately: files newly
+    reached are chunked without definitions)."""
     from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
-    if not mods & {"rank", "terms", "index"}:
+    if not mods & {"rank", "terms", "query"}:
         return
     for t, _tree in items:
         ch = choosers.get(t.id)
         if ch is None:
             continue
-        if "terms" in mods:
+        if mods & {"terms", "query"}:
             ch.query = parse_query(t.text)
             for src in ch.sources:
                 src.present = None
