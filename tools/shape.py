@@ -25,15 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "ctxtools"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
-# The bottom floor (docs/ARCHITECTURE.md): disk, the ruler, processes and the fan-out to
-# them, whether bytes are text, what the user excludes, secrets, what a text's words are,
-# the defaults, errors, the store's root.
+# The bottom floor (docs/ARCHITECTURE.md): disk, the caches' one file format, the ruler,
+# processes and the fan-out to them, whether bytes are text, what the user excludes,
+# secrets, what a text's words are, the defaults, errors, the store's root.
 BOTTOM = (
     "store",
     "tokens",
     "runner",
     "forked",
     "fsutil",
+    "memofile",
     "binary",
     "pathfilter",
     "secrets",

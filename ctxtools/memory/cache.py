@@ -1,7 +1,7 @@
 """The memory cache: chunk boundaries, vectors and TF-IDF statistics kept in the store.
 
-One file per method and set of memory paths, ``<store>/memory/<method>-v1-<key>.bin``:
-a magic line, an xxh64 of the body, then the body, ``marshal`` of plain values:
+One memo file (``ctxtools.memofile``, the store's one cache format) per method and set
+of memory paths, ``<store>/memory/<method>-v1-<key>.bin``, holding plain values:
 
 - ``files``: file digest -> its chunks as (heading, start, end, chunk digest), so an
   unchanged file is not even chunked again;
@@ -23,17 +23,15 @@ import os
 from pathlib import Path
 
 CACHE_DIR = "memory"
-MAGIC = b"CTXMEM1\n"
+KIND = "memory"  # the memo file's kind (``ctxtools.memofile``)
 CHUNKER_VERSION = 6  # bump when chunk boundaries or the words counted change: a miss
 
 
 def cache_path(store_root: str | os.PathLike, method: str, material: list[str]) -> Path:
-    import xxhash
+    from ctxtools.memofile import key
 
-    key = xxhash.xxh3_64_hexdigest(
-        "\0".join([method, str(CHUNKER_VERSION), *material]).encode("utf-8", "surrogateescape")
-    )
-    return Path(store_root) / CACHE_DIR / f"{method}-v1-{key}.bin"
+    name = key(method, str(CHUNKER_VERSION), *material)
+    return Path(store_root) / CACHE_DIR / f"{method}-v1-{name}.bin"
 
 
 class MemoryCache:
@@ -52,27 +50,14 @@ class MemoryCache:
     def load(self) -> None:
         if self.path is None:
             return
-        import marshal
+        from ctxtools.memofile import load
 
-        import xxhash
-
-        try:
-            blob = self.path.read_bytes()
-        except FileNotFoundError:
+        data, problem = load(self.path, KIND)
+        if problem == "missing":
             return
-        except OSError as exc:
-            self.note = f"memory cache not read ({exc.strerror or exc}); ranking without it"
+        if problem not in (None, "damaged"):
+            self.note = f"memory cache not read ({problem}); ranking without it"
             return
-        body = blob[len(MAGIC) + 8 :]
-        ok = blob.startswith(MAGIC) and blob[len(MAGIC) : len(MAGIC) + 8] == (
-            xxhash.xxh64_digest(body)
-        )
-        data = None
-        if ok:
-            try:
-                data = marshal.loads(body)
-            except Exception:  # marshal raises several kinds of error on bad bytes
-                data = None
         if not isinstance(data, dict):
             self.note = "memory cache damaged; rebuilt"
             return
@@ -89,13 +74,11 @@ class MemoryCache:
         """Write what the run used; a reason when the store cannot be written."""
         if self.path is None:
             return None
-        import marshal
+        from ctxtools.memofile import save
 
-        import xxhash
-
-        from ctxtools.fsutil import atomic_write
-
-        body = marshal.dumps(
+        return save(
+            self.path,
+            KIND,
             {
                 "files": {k: files[k] for k in sorted(files)},
                 "vec": {k: vec[k] for k in sorted(vec)},
@@ -103,6 +86,4 @@ class MemoryCache:
                 "stats": stats,
                 "sem": {k: sem[k] for k in sorted(sem or {})},
             },
-            4,
         )
-        return atomic_write(self.path, MAGIC + xxhash.xxh64_digest(body) + body, durable=False)

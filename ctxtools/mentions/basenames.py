@@ -2,8 +2,9 @@
 
 The files are listed as the repo map lists them (git-aware, .gitignore honoured, vendored
 trees left out), shallowest first, at most ``MAX_INDEX_ENTRIES``. The index is cached in
-the store (``mentions/<hash of the root>.json``, written atomically) with the mtime of
-every directory that holds an indexed file; a cache whose directories changed is rebuilt.
+the store (``mentions/<hash of the root>.index.bin``, a memo file: ``ctxtools.memofile``)
+with the mtime of every directory that holds an indexed file; a cache whose directories
+changed is rebuilt.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxtools.mentions.common import save
+from ctxtools.mentions.common import note
 
 MAX_INDEX_ENTRIES = 50_000
 INDEX_VERSION = 1
+INDEX_KIND = "mentions-index"  # the memo file's kind
 
 
 class BasenameIndex:
@@ -93,7 +95,7 @@ class BasenameIndex:
         return out
 
     def _build(self) -> None:
-        import json
+        from ctxtools.memofile import save
 
         files, via, listed = self._list()
         truncated = listed > self.max_entries
@@ -109,15 +111,16 @@ class BasenameIndex:
             "dirs": self._dir_mtimes(files),
             "files": files,
         }
-        data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-        save(self.path, data, "index", self.notes)
+        reason = save(self.path, INDEX_KIND, doc)
+        if reason:
+            note(self.notes, "index", reason)
 
     def _load_cached(self) -> bool:
-        import json
+        from ctxtools.memofile import load
 
         try:
-            doc = json.loads(self.path.read_bytes())
-            if (
+            doc = load(self.path, INDEX_KIND).value
+            if not isinstance(doc, dict) or (
                 doc.get("version") != INDEX_VERSION
                 or doc.get("root") != self.root_real
                 or doc.get("max_entries") != self.max_entries

@@ -87,7 +87,7 @@ class MentionResolver:
         self.root_real = os.path.realpath(root_s)
         self.store_root = resolve_store_root(store_root)
         key = _root_key(self.root_real)
-        self.index_path = self.store_root / "mentions" / f"{key}.json"
+        self.index_path = self.store_root / "mentions" / f"{key}.index.bin"
         self.uses_path = self.store_root / "mentions" / f"{key}.uses.jsonl"
         self.now = now
         self.max_entries = max_entries

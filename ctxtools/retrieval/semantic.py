@@ -38,7 +38,7 @@ MISSING = (
 )
 
 STORE_DIR = "semantic"
-STORE_MAGIC = b"CTXSEM1\n"
+STORE_KIND = "semantic"  # the memo files' kind (``ctxtools.memofile``)
 STORE_MAX = 100_000  # vectors (or words) a store file keeps, the oldest dropped first (~50 MB)
 
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
@@ -202,37 +202,18 @@ class Model:
 
 
 def _read_blob(path):
-    """``marshal`` of a store file (magic, xxh64 of the body, body), or None."""
-    import marshal
+    """The value of a semantic store file (a memo file, ``ctxtools.memofile``), or None."""
+    from ctxtools.memofile import load
 
-    import xxhash
-
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    body = blob[len(STORE_MAGIC) + 8 :]
-    if not blob.startswith(STORE_MAGIC) or blob[len(STORE_MAGIC) : len(STORE_MAGIC) + 8] != (
-        xxhash.xxh64_digest(body)
-    ):
-        return None
-    try:
-        return marshal.loads(body)
-    except Exception:  # marshal raises several kinds of error on bad bytes
-        return None
+    return load(path, STORE_KIND).value
 
 
 def _write_blob(path, data) -> None:
     """Write DATA to a store file; a store that cannot be written is no error (what it
     would have kept is computed again)."""
-    import marshal
+    from ctxtools.memofile import save
 
-    import xxhash
-
-    from ctxtools.fsutil import atomic_write
-
-    body = marshal.dumps(data, 4)
-    atomic_write(path, STORE_MAGIC + xxhash.xxh64_digest(body) + body, durable=False)
+    save(path, STORE_KIND, data)
 
 
 def cosines(query, matrix) -> list[float]:
@@ -311,8 +292,8 @@ def _embedded(text: str) -> str:
 
 class VectorStore:
     """Vectors by the xxh3-64 of the text embedded, in one file of the store
-    (``<store>/semantic/<model>-v1.bin``: a magic line, an xxh64 of the body, then
-    ``marshal`` of {key: float16 bytes}); read once, written once when it grew. Unchanged
+    (``<store>/semantic/<model>-v1.bin``, a memo file of {key: float16 bytes}); read once,
+    written once when it grew. Unchanged
     content is never embedded twice; a damaged or unreadable file is an empty store."""
 
     def __init__(self, root, model_name: str):

@@ -1,10 +1,10 @@
 """Memos: a few named records of one kind kept in one store file per repository.
 
-``Memo`` is the one interface (``get`` a record under a key, ``put`` one): a checksummed
-``marshal`` file, ``<store>/repomap/<kind>-v1-<hash of the root's real path>.bin``, that is
-simply a miss when missing, damaged or of another shape. A record is a NamedTuple written as
-a plain tuple (``to_plain``) and read back through ``from_plain``; a key is ``memo_key`` of
-plain values. The repo map keeps its graph, fit and result memos this way
+``Memo`` is the one interface (``get`` a record under a key, ``put`` one): a memo file
+(``ctxtools.memofile``, the store's one cache format), ``<store>/repomap/<kind>-v1-<key of
+the root's real path>.bin``, that is simply a miss when missing, damaged or of another
+shape. A record is a NamedTuple written as a plain tuple (``to_plain``) and read back
+through ``from_plain``; a key is ``memo_key`` of plain values. The repo map keeps its graph, fit and result memos this way
 (``repomap.records``), the ranking its vocabularies (``retrieval.vocab``).
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxtools.fsutil import atomic_write
 
 CACHE_DIR = "repomap"  # the store directory of the scan cache and every memo
 
@@ -63,35 +62,22 @@ class Memo:
         keep: int,
         durable: bool = False,
     ):
-        import xxhash
+        from ctxtools.memofile import key
 
-        key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
-        self.path = Path(store_root) / CACHE_DIR / f"{kind}-v1-{key}.bin"
-        self.magic = b"ctx-repomap-" + kind.encode() + b"-v1\n"
+        self.path = Path(store_root) / CACHE_DIR / f"{kind}-v1-{key(os.path.realpath(root))}.bin"
+        self.kind = f"repomap-{kind}"
         self.record = record
         self.keep = keep
         self.durable = durable
         self.results: dict[str, object] | None = None
 
     def load(self) -> dict[str, object]:
-        """Every key's plain value (read once)."""
-        import marshal
-
-        import xxhash
-
+        """Every key's plain value (read once; a miss is an empty memo)."""
         if self.results is None:
-            self.results = {}
-            try:
-                blob = self.path.read_bytes()
-                # (the file: the magic line, the body's xxh3 and a newline, the body)
-                if blob.startswith(self.magic):
-                    digest, sep, body = blob[len(self.magic) :].partition(b"\n")
-                    if sep and xxhash.xxh3_64_hexdigest(body).encode() == digest:
-                        results = marshal.loads(body)
-                        if isinstance(results, dict):
-                            self.results = results
-            except Exception:  # missing, unreadable or damaged: a miss
-                pass
+            from ctxtools.memofile import load
+
+            results = load(self.path, self.kind).value
+            self.results = results if isinstance(results, dict) else {}
         return self.results
 
     def get(self, key: str):
@@ -103,18 +89,12 @@ class Memo:
         return self.put_plain(key, to_plain(record))
 
     def put_plain(self, key: str, value: object) -> str | None:
-        import marshal
+        from ctxtools.memofile import save
 
         results = self.load()
         results.pop(key, None)
         results[key] = value
         while len(results) > self.keep:
             del results[next(iter(results))]
-        import xxhash
-
-        try:
-            body = marshal.dumps(results, 4)
-        except ValueError as exc:  # an unmarshallable value: keep nothing rather than crash
-            return str(exc)
-        digest = xxhash.xxh3_64_hexdigest(body).encode()
-        return atomic_write(self.path, self.magic + digest + b"\n" + body, durable=self.durable)
+        # (an unmarshallable value or an oversized memo: keep nothing rather than crash)
+        return save(self.path, self.kind, results, durable=self.durable)

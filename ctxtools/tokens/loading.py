@@ -89,44 +89,26 @@ def _ranks_cache_file(name: str, cache_dir: Path) -> Path:
 
 
 def _load_cached_ranks(path: Path) -> dict[bytes, int] | None:
-    """Ranks from our cache file: a 16-byte xxh3-128 digest, then the marshalled dict."""
-    import marshal
+    """Ranks from our cache file (a memo file, ``ctxtools.memofile``), or None."""
+    from ctxtools.memofile import load
 
-    import xxhash
-
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError:
-        return None
-    digest, body = blob[:16], blob[16:]
-    if len(digest) != 16 or xxhash.xxh3_128_digest(body) != digest:
-        return None
-    try:
-        ranks = marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
-        return None
+    ranks = load(path, "tiktoken-ranks").value
     return ranks if isinstance(ranks, dict) else None
 
 
 def _store_cached_ranks(path: Path, ranks: dict[bytes, int]) -> None:
-    import marshal
+    from ctxtools.memofile import save
 
-    import xxhash
-
-    from ctxtools.fsutil import atomic_write
-
-    body = marshal.dumps(ranks)
     # A failure (read-only store) only costs speed: the next run parses the file again.
-    atomic_write(path, xxhash.xxh3_128_digest(body) + body)
+    save(path, "tiktoken-ranks", ranks)
 
 
 def mergeable_ranks(name: str, store_root: str | os.PathLike | None = None) -> dict[bytes, int]:
     """The BPE ranks of NAME from the verified official file.
 
     Parsing the 1.7-3.6 MB text file costs 0.2-0.4 s, so the parsed ranks are kept in the
-    store (``tiktoken/NAME-HASH-pyXY.ranks``), guarded by an xxh3-128 digest; a damaged or
-    foreign cache file is rebuilt from the verified file.
+    store (``tiktoken/NAME-HASH-pyXY.ranks``, a memo file); a damaged or foreign cache file
+    is rebuilt from the verified file.
     """
     cache = _ranks_cache_file(name, _cache_dir(store_root))
     ranks = _load_cached_ranks(cache)

@@ -33,6 +33,15 @@ def git_env(tmp_path, monkeypatch):
     return home
 
 
+def _index_doc(blob: bytes) -> dict:
+    """The basename index a cache file holds (a memo file of the store)."""
+    from ctxtools.memofile import decode
+
+    doc = decode("mentions-index", blob)
+    assert isinstance(doc, dict)
+    return doc
+
+
 def git(root: Path, *args: str, stdin: bytes | None = None) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
@@ -385,8 +394,8 @@ def test_the_cache_is_reused(repo, store_dir):
     first = MentionResolver(repo, store_dir, now=NOW)
     assert resolve(first, "tokens.py").path == "src/auth/tokens.py"
     assert first.index_state == "built"
-    cache = next((store_dir / "mentions").glob("*.json"))
-    doc = json.loads(cache.read_text(encoding="utf-8"))
+    cache = next((store_dir / "mentions").glob("*.index.bin"))
+    doc = _index_doc(cache.read_bytes())
     assert doc["via"] == "git"
     assert "src/auth/tokens.py" in doc["files"]
     second = MentionResolver(repo, store_dir, now=NOW)
@@ -410,11 +419,11 @@ def test_the_cache_is_refreshed_when_a_directory_changes(repo, store_dir):
 
 def test_a_new_file_is_found_even_when_no_mtime_moved(repo, store_dir):
     resolve(MentionResolver(repo, store_dir), "tokens.py")
-    cache = next((store_dir / "mentions").glob("*.json"))
+    cache = next((store_dir / "mentions").glob("*.index.bin"))
     before = cache.read_bytes()
     write(repo, "src/auth/brand_new.py")
     # Put every directory's mtime back as the cache recorded it.
-    doc = json.loads(before)
+    doc = _index_doc(before)
     for d, mtime in doc["dirs"].items():
         os.utime(repo / d if d else repo, ns=(mtime, mtime))
     r = MentionResolver(repo, store_dir)
@@ -437,12 +446,12 @@ def test_a_removed_file_is_no_longer_offered(repo, store_dir):
 
 def test_a_corrupt_cache_is_rebuilt(repo, store_dir):
     resolve(MentionResolver(repo, store_dir), "tokens.py")
-    cache = next((store_dir / "mentions").glob("*.json"))
+    cache = next((store_dir / "mentions").glob("*.index.bin"))
     cache.write_bytes(b'{"version": 1, "root": ')
     r = MentionResolver(repo, store_dir)
     assert resolve(r, "tokens.py").path == "src/auth/tokens.py"
     assert r.index_state == "built"
-    assert json.loads(cache.read_bytes())["version"] == 1
+    assert _index_doc(cache.read_bytes())["version"] == 1
 
 
 def test_a_small_injected_cap_keeps_the_shallowest(tmp_path, store_dir):
@@ -478,7 +487,7 @@ def test_the_default_cap_is_50000(tmp_path, store_dir, git_env):
     assert res.path is None
     assert r.index_truncated
     assert "not found among the first 50000 files" in res.reason
-    doc = json.loads(next((store_dir / "mentions").glob("*.json")).read_bytes())
+    doc = _index_doc(next((store_dir / "mentions").glob("*.index.bin")).read_bytes())
     assert (doc["listed"], doc["truncated"]) == (50_010, True)
     # Of the 50,000 shallowest, the ones git lists but the work tree lacks are left out.
     assert doc["files"] == ["top.py"]
@@ -566,7 +575,7 @@ def test_the_default_store_is_ctx_store(repo, store_dir):
     r = MentionResolver(repo)
     assert r.store_root == store_dir
     resolve(r, "tokens.py")
-    assert list((store_dir / "mentions").glob("*.json"))
+    assert list((store_dir / "mentions").glob("*.index.bin"))
 
 
 def test_file_names_that_are_not_utf8(tmp_path, store_dir):
@@ -591,7 +600,7 @@ def test_tracked_files_deleted_from_the_work_tree_are_not_indexed(repo, store_di
     (repo / "lib" / "session.py").unlink()  # deleted, not yet committed: git still lists it
     r = MentionResolver(repo, store_dir, now=NOW)
     assert resolve(r, "session.py").path is None
-    doc = json.loads(next((store_dir / "mentions").glob("*.json")).read_bytes())
+    doc = _index_doc(next((store_dir / "mentions").glob("*.index.bin")).read_bytes())
     assert "lib/session.py" not in doc["files"] and "lib/session.go" in doc["files"]
     # So the next run trusts its cache instead of rebuilding on every mention.
     again = MentionResolver(repo, store_dir, now=NOW)

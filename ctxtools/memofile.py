@@ -1,0 +1,108 @@
+"""The one file format of the store's caches: a memo file.
+
+Every cache the commands keep between runs (the repo map's and the vocabulary's memos,
+the memory section's chunks and vectors, the semantic vectors and token ids, the
+tokenizer's parsed ranks, the mentions' basename index) is a memo file:
+
+    ctx-memo-v1 KIND\\n      the magic line: the format, then what the file holds
+    8 bytes                 the xxh3-64 of the body
+    body                    ``marshal`` (version 4) of plain values
+
+One rule for damage: a file that is missing, unreadable, of another kind or format,
+whose digest does not match or whose body does not load is a *miss* (``load`` says which,
+for a note), never an error; the cache is built again and the file replaced. One size
+policy: a body over ``MAX_BYTES`` is not written (``save`` returns the reason), so no
+cache grows without bound; each cache also keeps its own count limit. One key scheme:
+``key(*material)``, the xxh3-64 (hex) of the material's strings, names a file for what it
+depends on. Files are written atomically (``fsutil.atomic_write``), not fsynced unless
+asked: the digest turns a torn file into a miss.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+FORMAT = b"ctx-memo-v1 "
+MAX_BYTES = 256 << 20  # a cache body over 256 MiB is not written
+
+
+class Loaded(NamedTuple):
+    """What ``load`` found: the VALUE (None on a miss) and, on a miss, why: "missing",
+    "damaged" or the reason the file could not be read."""
+
+    value: object
+    problem: str | None
+
+
+def key(*material: str) -> str:
+    """The key of what a cache file depends on: the xxh3-64 (hex) of MATERIAL's strings
+    (undecodable characters kept as their bytes)."""
+    import xxhash
+
+    return xxhash.xxh3_64_hexdigest(
+        "\0".join(material).encode("utf-8", "surrogateescape")
+    )
+
+
+def _magic(kind: str) -> bytes:
+    return FORMAT + kind.encode("ascii") + b"\n"
+
+
+def encode(kind: str, value: object) -> bytes:
+    """The bytes of a memo file of KIND holding VALUE (plain values only: ValueError
+    otherwise)."""
+    import marshal
+
+    import xxhash
+
+    body = marshal.dumps(value, 4)
+    return _magic(kind) + xxhash.xxh3_64_digest(body) + body
+
+
+def decode(kind: str, blob: bytes) -> object | None:
+    """The value a memo file of KIND holds, or None when BLOB is not one (another kind or
+    format, a digest that does not match, a body that does not load)."""
+    import marshal
+
+    import xxhash
+
+    magic = _magic(kind)
+    if not blob.startswith(magic):
+        return None
+    view = memoryview(blob)  # (the body is read in place: a vocabulary memo is 10+ MB)
+    digest, body = bytes(view[len(magic) : len(magic) + 8]), view[len(magic) + 8 :]
+    if len(digest) != 8 or xxhash.xxh3_64_digest(body) != digest:
+        return None
+    try:
+        return marshal.loads(body)
+    except Exception:  # marshal raises several kinds of error on bad bytes
+        return None
+
+
+def load(path: str | os.PathLike, kind: str) -> Loaded:
+    """The memo file at PATH, read and checked: its value, or a miss and why."""
+    try:
+        blob = Path(path).read_bytes()
+    except FileNotFoundError:
+        return Loaded(None, "missing")
+    except OSError as exc:
+        return Loaded(None, str(exc.strerror or exc))
+    value = decode(kind, blob)
+    return Loaded(value, None if value is not None else "damaged")
+
+
+def save(path: str | os.PathLike, kind: str, value: object, durable: bool = False) -> str | None:
+    """Write VALUE as the memo file of KIND at PATH (atomically); the reason when it was
+    not written (a value marshal cannot write, a body over ``MAX_BYTES``, a store that
+    cannot be written)."""
+    from ctxtools.fsutil import atomic_write
+
+    try:
+        data = encode(kind, value)
+    except ValueError as exc:
+        return str(exc)
+    if len(data) > MAX_BYTES:
+        return f"{kind} cache of {len(data):,} bytes is over {MAX_BYTES:,}; not kept"
+    return atomic_write(Path(path), data, durable=durable)
