@@ -1,8 +1,8 @@
 """The one file format of the store's caches: a memo file.
 
-Every cache the commands keep between runs (the repo map's and the vocabulary's memos,
-the memory section's chunks and vectors, the semantic vectors and token ids, the
-tokenizer's parsed ranks, the mentions' basename index) is a memo file:
+Every cache the commands keep between runs (the scan cache and its journal, the repo map's
+and the vocabulary's memos, the memory section's chunks and vectors, the semantic vectors
+and token ids, the tokenizer's parsed ranks, the mentions' basename index) is a memo file:
 
     ctx-memo-v1 KIND\\n      the magic line: the format, then what the file holds
     8 bytes                 the xxh3-64 of the body

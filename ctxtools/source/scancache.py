@@ -11,13 +11,14 @@ counts, imports), a skip reason (str) such as ``"binary"``, or None for a file n
 took. On disk every record is a plain tuple (``marshal`` writes no other); an entry of
 another shape is dropped on loading, so the file is simply scanned again.
 
-The file is ``MAGIC``, a fingerprint of the scanners' own source (so a scanner change
-invalidates every entry), an xxh3 of the body, then the body: ``marshal`` of plain tuples,
-zlib-compressed. ``marshal`` writes a string shared by many entries once, which keeps the
-cache small. Anything unexpected -- a corrupt, truncated, foreign-version or unreadable
-cache -- means starting empty, with a note; an unwritable store means no cache, with a note.
-Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``. The cache key
-never includes the query or focus (they change ranking, not scanning).
+The file is a memo file (``ctxtools.memofile``, the store's one cache format) of kind
+``scan-cache`` holding (a fingerprint of the scanners' own source, so that a scanner change
+invalidates every entry; the root; an xxh3 of the body; the body): ``marshal`` of plain
+tuples, zlib-compressed. ``marshal`` writes a string shared by many entries once, which
+keeps the cache small. Anything unexpected -- a corrupt, truncated, foreign-version or
+unreadable cache -- means starting empty, with a note; an unwritable store means no cache,
+with a note. Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``.
+The cache key never includes the query or focus (they change ranking, not scanning).
 
 The memos kept beside it, in the same store directory, are ``source.memo``'s.
 """
@@ -30,13 +31,12 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from ctxtools.fsutil import atomic_write
 from ctxtools.source.memo import CACHE_DIR
 from ctxtools.source.scan.common import Definition
 
-MAGIC = b"ctx-repomap-cache-v1\n"
+KIND = "scan-cache"  # the memo files' kinds (``ctxtools.memofile``)
+JOURNAL_KIND = "scan-journal"
 PAYLOAD_FORMAT = b"payload-3"  # bump when the payload's shape changes
-JOURNAL_MAGIC = b"ctx-repomap-journal-v1 "
 JOURNAL_MIN = 64  # a journal may always hold this many entries ...
 JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
 
@@ -163,10 +163,9 @@ def _package_dir(name: str) -> str | None:
 
 
 def cache_path(store_root: str | os.PathLike, root: str) -> Path:
-    import xxhash
+    from ctxtools.memofile import key
 
-    key = xxhash.xxh3_64_hexdigest(os.fsencode(os.path.realpath(root)))
-    return Path(store_root) / CACHE_DIR / f"cache-v1-{key}.bin"
+    return Path(store_root) / CACHE_DIR / f"cache-v1-{key(os.path.realpath(root))}.bin"
 
 
 def content_hash(data: bytes) -> int:
@@ -209,15 +208,18 @@ class ScanCache:
     # --- loading ---------------------------------------------------------------------
 
     def load(self) -> None:
-        try:
-            blob = self.path.read_bytes()
-        except FileNotFoundError:
+        from ctxtools.memofile import load
+
+        value, problem = load(self.path, KIND)
+        if problem == "missing":
             return
-        except OSError as exc:
-            self.notes.append(f"scan cache unreadable ({exc.strerror or exc}); rebuilding")
+        if problem is not None and problem != "damaged":
+            self.notes.append(f"scan cache unreadable ({problem}); rebuilding")
             return
         try:
-            entries = self._decode(blob)
+            if problem is not None:
+                raise ValueError(problem)
+            entries = self._decode(value)
         except Exception as exc:  # marshal/zlib raise a variety of errors on bad bytes
             self.notes.append(f"scan cache {self.path.name} is unusable ({exc}); rebuilding")
             self.dirty = True
@@ -229,17 +231,17 @@ class ScanCache:
         self._load_journal()
 
     def _load_journal(self) -> None:
-        import marshal
+        from ctxtools.memofile import load
 
+        value, problem = load(self.journal_path, JOURNAL_KIND)
+        if problem is not None and problem != "damaged":
+            return  # none, or unreadable: its files are scanned again
         try:
-            blob = self.journal_path.read_bytes()
-        except OSError:
-            return
-        head, sep, body = blob.partition(b"\n")
-        try:
-            if not sep or head != JOURNAL_MAGIC + (self.base_digest or "").encode():
+            if problem is not None:
+                raise ValueError(problem)
+            if type(value) is not tuple or len(value) != 2 or value[0] != self.base_digest:
                 raise ValueError("journal of another cache")
-            journal = marshal.loads(body)
+            journal = value[1]
             if not isinstance(journal, dict):
                 raise ValueError("bad journal")
         except Exception as exc:
@@ -263,30 +265,26 @@ class ScanCache:
                 self.entries[rel] = kept[rel] = entry
         self.journal = kept
 
-    def _decode(self, blob: bytes) -> dict | None:
+    def _decode(self, value: object) -> dict | None:
+        """The entries a scan cache record holds: (fingerprint, root, digest, body); None
+        when the scanners changed since it was written."""
         import marshal
         import zlib
 
         import xxhash
 
-        if not blob.startswith(MAGIC):
-            raise ValueError("not a ctx-repomap cache of this version")
-        end = blob.find(b"\n", len(MAGIC))
-        if end < 0:
-            raise ValueError("truncated header")
-        head = blob[len(MAGIC) : end]
-        body = memoryview(blob)[end + 1 :]
-        fields = head.split(b" ")
-        if len(fields) != 3:
-            raise ValueError("bad header")
-        fingerprint, digest, root = fields[0].decode(), fields[1].decode(), fields[2]
-        if xxhash.xxh3_64_hexdigest(body) != digest:
-            raise ValueError("checksum mismatch")
-        if os.fsdecode(bytes.fromhex(root.decode())) != self.root:
+        if type(value) is not tuple or len(value) != 4:
+            raise ValueError("not a scan cache of this version")
+        fingerprint, root, digest, body = value
+        if not (isinstance(root, str) and isinstance(digest, str) and isinstance(body, bytes)):
+            raise ValueError("bad record")
+        if root != self.root:
             raise ValueError("cache of another root")
         if fingerprint != self.fingerprint:
             # The scanners changed: every entry is stale. Not an error, no note.
             return None
+        if xxhash.xxh3_64_hexdigest(body) != digest:
+            raise ValueError("checksum mismatch")
         raw = zlib.decompress(body)
         del body
         plain = marshal.loads(raw)
@@ -353,19 +351,14 @@ class ScanCache:
         self._write_main()
 
     def _write_journal(self, journal: dict) -> None:
-        import marshal
+        from ctxtools.memofile import save
 
         stamped = self.restamped
-        body = marshal.dumps(
-            {
-                rel: (e[:3] if rel in stamped else e.to_plain()) if e is not None else None
-                for rel, e in sorted(journal.items())
-            },
-            4,
-        )
-        note = atomic_write(
-            self.journal_path, JOURNAL_MAGIC + self.base_digest.encode() + b"\n" + body
-        )
+        plain = {
+            rel: (e[:3] if rel in stamped else e.to_plain()) if e is not None else None
+            for rel, e in sorted(journal.items())
+        }
+        note = save(self.journal_path, JOURNAL_KIND, (self.base_digest, plain), durable=True)
         if note:
             self.notes.append(f"scan cache not saved ({note})")
 
@@ -375,16 +368,13 @@ class ScanCache:
 
         import xxhash
 
+        from ctxtools.memofile import save
+
         entries = self.entries
         plain = {rel: entries[rel].to_plain() for rel in sorted(self.seen) if rel in entries}
         body = zlib.compress(marshal.dumps(plain, 4), 1)
-        header = b"%s%s %s %s\n" % (
-            MAGIC,
-            self.fingerprint.encode(),
-            xxhash.xxh3_64_hexdigest(body).encode(),
-            os.fsencode(self.root).hex().encode(),
-        )
-        note = atomic_write(self.path, header + body)
+        record = (self.fingerprint, self.root, xxhash.xxh3_64_hexdigest(body), body)
+        note = save(self.path, KIND, record, durable=True)
         if note:
             self.notes.append(f"scan cache not saved ({note})")
             return

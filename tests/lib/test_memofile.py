@@ -1,7 +1,8 @@
 """The store's one cache format (ctxtools.memofile): a value round-trips; every kind of
 damage is a miss that says why, never an error; the size policy keeps an oversized memo
 out without touching the file already kept; and every cache a pack leaves in the store is
-a memo file (the scan cache's own journalled file is the one exception, and says so)."""
+a memo file, the scan cache and its journal too (the mentions' use log is a log, not a
+cache)."""
 
 from __future__ import annotations
 
@@ -118,9 +119,8 @@ def test_every_cache_a_pack_keeps_is_a_memo_file(tmp_path, store_dir):
               and p.parent.name in ("repomap", "memory", "mentions", "tiktoken", "semantic")]
     kinds = {p.parent.name for p in caches}
     assert {"repomap", "memory", "mentions", "tiktoken"} <= kinds, caches
+    assert any(p.name.startswith("cache-v1-") for p in caches)  # the scan cache
     for path in caches:
-        if path.parent.name == "repomap" and path.name.startswith(("cache-", "journal-")):
-            continue  # the scan cache: its own journalled format (see source.scancache)
         if path.parent.name == "mentions" and path.name.endswith(".uses.jsonl"):
             continue  # the mentions' use log: an append-only log, not a cache
         assert path.read_bytes().startswith(memofile.FORMAT), path

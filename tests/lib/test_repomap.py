@@ -700,7 +700,7 @@ def test_a_file_made_unreadable_after_a_warm_run_is_not_served_from_the_cache(
     [
         lambda b: b"garbage",
         lambda b: b[: len(b) // 2],
-        lambda b: b.replace(b"cache-v1", b"cache-v9", 1),
+        lambda b: b.replace(b"ctx-memo-v1", b"ctx-memo-v9", 1),
         lambda b: b[:-5] + bytes(5),
     ],
     ids=["garbage", "truncated", "foreign-version", "flipped-bytes"],

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import xxhash
 
+from ctxtools import memofile
 from ctxtools.repomap.core import build_map, ruler_spec, scan_repository
 from ctxtools.repomap.records import FitRecord, GraphState, MapRecord, Ranking
 from ctxtools.source import scancache as cachemod
@@ -101,17 +102,15 @@ def test_scan_cache_of_an_older_entry_shape_is_rescanned(tmp_path, store_dir):
     n = first.scanned
     assert n == 7  # six sources and the binary file, each read and judged
     path = only(store_dir, "cache-v1-*.bin")
-    # The same header (version, scanner fingerprint, root) over a body whose entries are of
+    # The same record (scanner fingerprint, root) over a body whose entries are of
     # an older shape: (size, mtime, payload), no stamp pair, no hash.
-    blob = path.read_bytes()
-    head = blob[: blob.index(b"\n", len(cachemod.MAGIC)) + 1]
-    fields = head[len(cachemod.MAGIC) : -1].split(b" ")
+    fingerprint, real_root, _digest, _body = memofile.load(path, cachemod.KIND).value
     cache = cachemod.ScanCache(path, str(root), cachemod.scanner_fingerprint())
     cache.load()
     entries = {rel: (e.size, e.stamp[0], e.to_plain()[3]) for rel, e in cache.entries.items()}
     body = zlib.compress(marshal.dumps(entries, 4), 1)
-    digest = xxhash.xxh3_64_hexdigest(body).encode()
-    path.write_bytes(b"%s%s %s %s\n" % (cachemod.MAGIC, fields[0], digest, fields[2]) + body)
+    digest = xxhash.xxh3_64_hexdigest(body)
+    memofile.save(path, cachemod.KIND, (fingerprint, real_root, digest, body))
     again = build_map(str(root), tokens=400, ruler=HeuristicRuler())
     assert again.scanset.scanned == n  # every old entry was a miss
     assert again.text == cold.text and again.to_json()["files"] == cold.to_json()["files"]
