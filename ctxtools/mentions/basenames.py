@@ -2,7 +2,7 @@
 
 The files are listed as the repo map lists them (git-aware, .gitignore honoured, vendored
 trees left out), shallowest first, at most ``MAX_INDEX_ENTRIES``. The index is cached in
-the store (``mentions/<hash of the root>.index.bin``, a memo file: ``ctxtools.memofile``)
+the store (``mentions/index-v1-<key of the root>.bin``, a memo file: ``ctxtools.memofile``)
 with the mtime of every directory that holds an indexed file; a cache whose directories
 changed is rebuilt.
 """

@@ -87,7 +87,10 @@ class MentionResolver:
         self.root_real = os.path.realpath(root_s)
         self.store_root = resolve_store_root(store_root)
         key = _root_key(self.root_real)
-        self.index_path = self.store_root / "mentions" / f"{key}.index.bin"
+        from ctxtools.memofile import key as memo_key
+
+        # (the index is a cache, named as every root's cache is; the use log keeps its name)
+        self.index_path = self.store_root / "mentions" / f"index-v1-{memo_key(self.root_real)}.bin"
         self.uses_path = self.store_root / "mentions" / f"{key}.uses.jsonl"
         self.now = now
         self.max_entries = max_entries

@@ -394,7 +394,7 @@ def test_the_cache_is_reused(repo, store_dir):
     first = MentionResolver(repo, store_dir, now=NOW)
     assert resolve(first, "tokens.py").path == "src/auth/tokens.py"
     assert first.index_state == "built"
-    cache = next((store_dir / "mentions").glob("*.index.bin"))
+    cache = next((store_dir / "mentions").glob("index-v1-*.bin"))
     doc = _index_doc(cache.read_bytes())
     assert doc["via"] == "git"
     assert "src/auth/tokens.py" in doc["files"]
@@ -419,7 +419,7 @@ def test_the_cache_is_refreshed_when_a_directory_changes(repo, store_dir):
 
 def test_a_new_file_is_found_even_when_no_mtime_moved(repo, store_dir):
     resolve(MentionResolver(repo, store_dir), "tokens.py")
-    cache = next((store_dir / "mentions").glob("*.index.bin"))
+    cache = next((store_dir / "mentions").glob("index-v1-*.bin"))
     before = cache.read_bytes()
     write(repo, "src/auth/brand_new.py")
     # Put every directory's mtime back as the cache recorded it.
@@ -446,7 +446,7 @@ def test_a_removed_file_is_no_longer_offered(repo, store_dir):
 
 def test_a_corrupt_cache_is_rebuilt(repo, store_dir):
     resolve(MentionResolver(repo, store_dir), "tokens.py")
-    cache = next((store_dir / "mentions").glob("*.index.bin"))
+    cache = next((store_dir / "mentions").glob("index-v1-*.bin"))
     cache.write_bytes(b'{"version": 1, "root": ')
     r = MentionResolver(repo, store_dir)
     assert resolve(r, "tokens.py").path == "src/auth/tokens.py"
@@ -487,7 +487,7 @@ def test_the_default_cap_is_50000(tmp_path, store_dir, git_env):
     assert res.path is None
     assert r.index_truncated
     assert "not found among the first 50000 files" in res.reason
-    doc = _index_doc(next((store_dir / "mentions").glob("*.index.bin")).read_bytes())
+    doc = _index_doc(next((store_dir / "mentions").glob("index-v1-*.bin")).read_bytes())
     assert (doc["listed"], doc["truncated"]) == (50_010, True)
     # Of the 50,000 shallowest, the ones git lists but the work tree lacks are left out.
     assert doc["files"] == ["top.py"]
@@ -575,7 +575,7 @@ def test_the_default_store_is_ctx_store(repo, store_dir):
     r = MentionResolver(repo)
     assert r.store_root == store_dir
     resolve(r, "tokens.py")
-    assert list((store_dir / "mentions").glob("*.index.bin"))
+    assert list((store_dir / "mentions").glob("index-v1-*.bin"))
 
 
 def test_file_names_that_are_not_utf8(tmp_path, store_dir):
@@ -600,7 +600,7 @@ def test_tracked_files_deleted_from_the_work_tree_are_not_indexed(repo, store_di
     (repo / "lib" / "session.py").unlink()  # deleted, not yet committed: git still lists it
     r = MentionResolver(repo, store_dir, now=NOW)
     assert resolve(r, "session.py").path is None
-    doc = _index_doc(next((store_dir / "mentions").glob("*.index.bin")).read_bytes())
+    doc = _index_doc(next((store_dir / "mentions").glob("index-v1-*.bin")).read_bytes())
     assert "lib/session.py" not in doc["files"] and "lib/session.go" in doc["files"]
     # So the next run trusts its cache instead of rebuilding on every mention.
     again = MentionResolver(repo, store_dir, now=NOW)
