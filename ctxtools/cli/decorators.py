@@ -315,7 +315,7 @@ def ignore_case_option(help: str) -> Callable:
 
 def explain_option(help: str) -> Callable:
     """``--explain``: what the run chose, its score and why, what it left out and why, on
-    stderr (``ctxtools.explain``: the same shape in every command that chooses)."""
+    stderr (``ctxtools.explanation``: the same shape in every command that chooses)."""
     return click.option("--explain", is_flag=True, help=help)
 
 

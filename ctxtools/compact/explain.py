@@ -1,12 +1,12 @@
 """``ctx-compact --explain``: what a compaction kept, elided and dropped, each with its
-tokens and why (``ctxtools.explain``'s shape, as ctx-pack's). A result's tokens are what
+tokens and why (``ctxtools.explanation``'s shape, as ctx-pack's). A result's tokens are what
 its placeholder saves: stage 1 elides the oldest results first, not the biggest."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxtools.explain import Explanation, Item
+from ctxtools.explanation import Explanation, Item
 
 if TYPE_CHECKING:
     from ctxtools.compact.run import CompactRun

@@ -1,5 +1,5 @@
 """``ctx-excerpt --explain``: what a run showed of each file, each part's score and why,
-and what it left out and why (``ctxtools.explain``'s shape, as ctx-pack's)."""
+and what it left out and why (``ctxtools.explanation``'s shape, as ctx-pack's)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ctxtools.excerpt.inputs import OK
 from ctxtools.excerpt.loader import render_item
 from ctxtools.excerpt.model import Excerpt
-from ctxtools.explain import Explanation, Item
+from ctxtools.explanation import Explanation, Item
 
 if TYPE_CHECKING:
     from ctxtools.excerpt.run import ExcerptRun

@@ -1,12 +1,12 @@
 """``ctx-repomap --explain``: which files and symbols the map shows, each with its rank or
-score and why, and what it left out and why (``ctxtools.explain``'s shape, as ctx-pack's)."""
+score and why, and what it left out and why (``ctxtools.explanation``'s shape, as ctx-pack's)."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
-from ctxtools.explain import Explanation, Item
+from ctxtools.explanation import Explanation, Item
 
 if TYPE_CHECKING:
     from ctxtools.repomap.core import RepoMap

@@ -1,8 +1,8 @@
-"""ctxtools.explain: the one shape of --explain (ctx-excerpt, ctx-repomap, ctx-compact)."""
+"""ctxtools.explanation: the one shape of --explain (ctx-excerpt, ctx-repomap, ctx-compact)."""
 
 from __future__ import annotations
 
-from ctxtools.explain import Explanation, Item
+from ctxtools.explanation import Explanation, Item
 
 
 def test_text_has_the_budget_the_chosen_and_the_left_out_with_bars():
