@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from ctxtools.source.scanset import FileScan
-from ctxtools.source.names import COMMON
+from ctxtools.source.common_names import COMMON
 
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing

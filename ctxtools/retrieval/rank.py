@@ -559,7 +559,7 @@ def _callees(docs: list[Doc]) -> None:
 def _distinctive(name: str) -> bool:
     """A name that says which definition it means: compound, or long, and not one of the
     built-in types' method names."""
-    from ctxtools.source.names import COMMON
+    from ctxtools.source.common_names import COMMON
 
     if name in COMMON:
         return False
