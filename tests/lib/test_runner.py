@@ -207,11 +207,15 @@ def test_stop_kills_a_command_that_ignores_the_signal(tmp_path):
     assert proc.returncode == -signal.SIGKILL
 
 
+# The caller: in "plain" mode with the default dispositions set here, whatever the test run
+# inherited (under nohup SIGHUP comes in ignored, and a background job's SIGINT too, which
+# the caller would rightly leave ignored); in "nohup" mode with SIGHUP ignored.
 PARENT = """
 import signal, sys
 from ctxtools import runner
-if sys.argv[2] == "nohup":
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_IGN if sys.argv[2] == "nohup" else signal.SIG_DFL)
 script = sys.argv[3]
 try:
     done = runner.run(["sh", "-c", script], b"", timeout=600, cap=1000)
