@@ -126,6 +126,17 @@ MEMORY = (
 PROFILES = "the profiles are the user's set-up (CTX_PROFILES when the server starts)"
 PRESENTATION = "how the command line shows a result; the reply has one form"
 
+# Entries that stand in several tables as they are (each table spreads them in its place).
+RULER_OPTS = tuple(
+    Opt(name, decl="ruler_options", cli_only=RULER)
+    for name in ("encoding", "tokenizer", "heuristic", "exact")
+)
+STORE_OPTS = tuple(Opt(name, decl="store_options", cli_only=STORE) for name in ("store", "session"))
+STANDARD_OPTS = tuple(
+    Opt(name, decl="standard_options", cli_only=STANDARD)
+    for name in ("version", "completion", "debug")
+)
+
 
 def table_names(table: Iterable[Opt]) -> list[str]:
     return [o.name for o in table]

@@ -12,9 +12,9 @@ from ctxtools.options import (
     INTEGER,
     NUMBER,
     OUTPUT,
-    RULER,
-    STANDARD,
-    STORE,
+    RULER_OPTS,
+    STANDARD_OPTS,
+    STORE_OPTS,
     STRING,
     TOKENS,
     Opt,
@@ -42,9 +42,7 @@ def _share(name: str, default: float, help: str) -> Opt:
 
 
 COMPACT: tuple[Opt, ...] = (
-    Opt("version", decl="standard_options", cli_only=STANDARD),
-    Opt("completion", decl="standard_options", cli_only=STANDARD),
-    Opt("debug", decl="standard_options", cli_only=STANDARD),
+    *STANDARD_OPTS,
     Opt(
         "file",
         decl="argument",
@@ -218,12 +216,8 @@ COMPACT: tuple[Opt, ...] = (
     # It stays, unlisted, for the scripts that type it (ctx-compact has no query to mistake
     # it for), and says so on stderr: a short flag never changes meaning silently.
     Opt("quiet_old", ("-q",), click={"is_flag": True, "hidden": True}, cli_only=PRESENT),
-    Opt("store", decl="store_options", cli_only=STORE),
-    Opt("session", decl="store_options", cli_only=STORE),
-    Opt("encoding", decl="ruler_options", cli_only=RULER),
-    Opt("tokenizer", decl="ruler_options", cli_only=RULER),
-    Opt("heuristic", decl="ruler_options", cli_only=RULER),
-    Opt("exact", decl="ruler_options", cli_only=RULER),
+    *STORE_OPTS,
+    *RULER_OPTS,
 )
 
 # The compact tool's arguments in the order agents have seen them; a new one follows them.

@@ -14,7 +14,8 @@ from ctxtools.options import (
     PRESENTATION,
     PROFILES,
     RULER,
-    STANDARD,
+    RULER_OPTS,
+    STANDARD_OPTS,
     STRING,
     STRINGS,
     TOKENS,
@@ -46,10 +47,7 @@ COUNT: tuple[Opt, ...] = (
     ),
     Opt("files_from", decl="input_files", cli_only=FILES_FROM),
     Opt("null", decl="input_files", cli_only=FILES_FROM),
-    Opt("encoding", decl="ruler_options", cli_only=RULER),
-    Opt("tokenizer", decl="ruler_options", cli_only=RULER),
-    Opt("heuristic", decl="ruler_options", cli_only=RULER),
-    Opt("exact", decl="ruler_options", cli_only=RULER),
+    *RULER_OPTS,
     Opt(
         "allow_special",
         ("--allow-special",),
@@ -214,9 +212,7 @@ COUNT: tuple[Opt, ...] = (
         cli_only=PROFILES,
     ),
     Opt("as_json", decl="json_option", cli_only=JSON),
-    Opt("version", decl="standard_options", cli_only=STANDARD),
-    Opt("completion", decl="standard_options", cli_only=STANDARD),
-    Opt("debug", decl="standard_options", cli_only=STANDARD),
+    *STANDARD_OPTS,
 )
 
 # The count tool's arguments in the order agents have seen them; a new one follows them.

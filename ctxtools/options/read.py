@@ -11,9 +11,9 @@ from ctxtools.options import (
     INTEGER,
     JSON,
     OUTPUT,
-    RULER,
-    STANDARD,
-    STORE,
+    RULER_OPTS,
+    STANDARD_OPTS,
+    STORE_OPTS,
     STRING,
     Opt,
     arg,
@@ -166,12 +166,8 @@ READ: tuple[Opt, ...] = (
         click={"is_flag": True},
         cli_only="every reply is redacted already (results.redacted)",
     ),
-    Opt("store", decl="store_options", cli_only=STORE),
-    Opt("session", decl="store_options", cli_only=STORE),
-    Opt("encoding", decl="ruler_options", cli_only=RULER),
-    Opt("tokenizer", decl="ruler_options", cli_only=RULER),
-    Opt("heuristic", decl="ruler_options", cli_only=RULER),
-    Opt("exact", decl="ruler_options", cli_only=RULER),
+    *STORE_OPTS,
+    *RULER_OPTS,
     Opt(
         "as_json",
         help='One JSON document: {"ref", "projection", "text", "next" (the line saying how to '
@@ -181,9 +177,7 @@ READ: tuple[Opt, ...] = (
     ),
     Opt("output", decl="output_option", cli_only=OUTPUT),
     Opt("copy", decl="copy_option", cli_only=COPY),
-    Opt("version", decl="standard_options", cli_only=STANDARD),
-    Opt("completion", decl="standard_options", cli_only=STANDARD),
-    Opt("debug", decl="standard_options", cli_only=STANDARD),
+    *STANDARD_OPTS,
 )
 
 # The read tool's arguments in the order agents have seen them; a new one follows them.

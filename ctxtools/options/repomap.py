@@ -12,8 +12,9 @@ from ctxtools.options import (
     JSON,
     OUTPUT,
     RULER,
+    RULER_OPTS,
     SECRETS,
-    STANDARD,
+    STANDARD_OPTS,
     STRING,
     STRINGS,
     TOKENS,
@@ -112,15 +113,10 @@ REPOMAP: tuple[Opt, ...] = (
         decl="model_option",
         cli_only=RULER,
     ),
-    Opt("encoding", decl="ruler_options", cli_only=RULER),
-    Opt("tokenizer", decl="ruler_options", cli_only=RULER),
-    Opt("heuristic", decl="ruler_options", cli_only=RULER),
-    Opt("exact", decl="ruler_options", cli_only=RULER),
+    *RULER_OPTS,
     Opt("output", decl="output_option", cli_only=OUTPUT),
     Opt("copy", decl="copy_option", cli_only=COPY),
-    Opt("version", decl="standard_options", cli_only=STANDARD),
-    Opt("completion", decl="standard_options", cli_only=STANDARD),
-    Opt("debug", decl="standard_options", cli_only=STANDARD),
+    *STANDARD_OPTS,
 )
 
 # The repomap tool's arguments in the order agents have seen them; a new one follows them.

@@ -5,7 +5,7 @@ option is added here, once."""
 from __future__ import annotations
 
 from ctxtools import defaults
-from ctxtools.options import JSON, STANDARD, STORE, STRING, STRINGS, Opt, arg
+from ctxtools.options import JSON, STANDARD_OPTS, STORE_OPTS, STRING, STRINGS, Opt, arg
 
 STORE_ADMIN = (
     "keeping the store (listing, removing, evicting) is the user's; an agent stores and reads"
@@ -71,12 +71,9 @@ STASH: tuple[Opt, ...] = (
     ),
     _flag("dry_run", "--dry-run", "With --gc: say what would go, change nothing."),
     _flag("do_path", "--path", "Print the store root and exit."),
-    Opt("store", decl="store_options", cli_only=STORE),
-    Opt("session", decl="store_options", cli_only=STORE),
+    *STORE_OPTS,
     Opt("as_json", decl="json_option", cli_only=JSON),
-    Opt("version", decl="standard_options", cli_only=STANDARD),
-    Opt("completion", decl="standard_options", cli_only=STANDARD),
-    Opt("debug", decl="standard_options", cli_only=STANDARD),
+    *STANDARD_OPTS,
 )
 
 RUN: tuple[Opt, ...] = (
