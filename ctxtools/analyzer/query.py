@@ -186,6 +186,10 @@ class Query:
     words: tuple[str, ...] = ()  # the task's words (``tokenizer.words``), every occurrence
     prose: frozenset[str] = frozenset()  # the words written as plain words, not parts of names
     scopes: tuple[str, ...] = ()  # what a commit-style subject names first ("tsdb: ...")
+    # Plain words read as names only because a full stop follows them ("before saving."):
+    # names for the lexical ranking (a sentence may end in one), not for telling a task of
+    # plain words from one that names code.
+    trailing: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -209,9 +213,14 @@ def _add(weights: dict[str, float], term: str, w: float) -> None:
     weights[term] = weights.get(term, 0.0) + w
 
 
-def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float], list[str], set[str]]:
+def _word_at(task: str, i: int) -> bool:
+    return i < len(task) and (task[i].isalnum() or task[i] == "_")
+
+
+def _word_terms(task: str) -> tuple:
     """(term -> summed raw weight, code-shaped terms, whole names -> weight, the words
-    as ``tokenizer.words`` gives them, the words written as plain prose)."""
+    as ``tokenizer.words`` gives them, the words written as plain prose, the words read
+    as names only because a sentence's full stop follows them)."""
     regions = _code_regions(task)
     raw: dict[str, float] = {}
     code: set[str] = set()
@@ -219,6 +228,8 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
     forms: dict[str, float] = {}  # other forms of plain words, added unless written
     seen: list[str] = []
     prose: set[str] = set()
+    trailing: set[str] = set()  # read as names only because a dot follows them
+    written: set[str] = set()  # code-shaped by any other sign
     for m in tokens(task):
         word = m.group()
         end = m.end()
@@ -227,9 +238,14 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
             or in_regions(m.start(), regions)
             or task.startswith("(", end)
             or (m.start() > 0 and task[m.start() - 1] == ".")
-            or task.startswith(".", end)
         )
         low = word.lower()
+        if not shaped and task.startswith(".", end):
+            shaped = True
+            if not _word_at(task, end + 1):  # "... before saving." ends a sentence
+                trailing.add(low)
+        elif shaped:
+            written.add(low)
         seen.append(low)
         w = CODE_WEIGHT if shaped else 1.0
         _add(raw, low, w)
@@ -250,7 +266,7 @@ def _word_terms(task: str) -> tuple[dict[str, float], set[str], dict[str, float]
     for form, w in forms.items():
         if form not in raw:
             raw[form] = w
-    return raw, code, names, seen, prose
+    return raw, code, names, seen, prose, frozenset(trailing - written)
 
 
 def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
@@ -424,7 +440,7 @@ def _ends(items: list) -> tuple:
 
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
-    raw, code, names, words, prose = _word_terms(task)
+    raw, code, names, words, prose, trailing = _word_terms(task)
     frames = _frames(task)
     for fr in frames:
         if fr.function and not is_stop(fr.function):
@@ -443,4 +459,5 @@ def parse_query(task: str) -> Query:
         words=tuple(words),
         prose=frozenset(prose),
         scopes=_scopes(task),
+        trailing=trailing,
     )

@@ -71,6 +71,30 @@ def test_a_task_with_names_or_paths_is_ranked_by_its_evidence_alone(repo, script
     assert not semantic_rows(p)
 
 
+@pytest.mark.parametrize(
+    ("task", "plain"),
+    [
+        ("Verify the credentials format before saving.", True),  # a sentence's full stop
+        ("Verify the format. Then save the file.", True),
+        ("Verify the format before config.save runs.", False),  # a dotted name
+        ("Verify the format before saving. Call saving() first.", False),  # written as code
+        ("Verify the format before save_all.", False),  # code-shaped anyway
+    ],
+)
+def test_a_word_a_full_stop_ends_does_not_make_a_task_name_code(task, plain):
+    from ctxtools.analyzer import parse_query
+
+    q = parse_query(task)
+    assert semantic.prose_only(q) is plain
+    if plain:  # still a name for the lexical ranking: a sentence may end in one
+        assert q.trailing and set(q.trailing) <= set(q.names)
+
+
+def test_a_sentence_ending_in_a_word_gets_the_semantic_part(repo, script_runner):
+    p, _ = pack(script_runner, PROSE + " for the user.")
+    assert semantic_rows(p)
+
+
 def test_vectors_are_embedded_once_per_content_and_bytes_are_stable(
     repo, script_runner, monkeypatch
 ):
