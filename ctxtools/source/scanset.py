@@ -8,6 +8,7 @@ there are many. The result is a ``ScanSet``: the scans in path order and what ha
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -24,6 +25,7 @@ MAX_FILES = defaults.MAP_MAX_FILES
 MAX_FILE_SIZE = 512 * 1024
 PARALLEL_MIN = 256  # files to scan before worker processes pay for themselves
 MAX_WORKERS = 4
+CHUNK = 16  # files a worker scans at a time
 
 Progress = Callable[[int, int], None]
 
@@ -101,28 +103,28 @@ def list_repository(root: str, names: list[str] | None = None, path_filter=None)
 def scan_payload(rel: str, data: bytes):
     """What the cache stores for a file's content: a skip reason, None, or the scan
     (a ``scancache.ScanPayload``)."""
-    from ctxtools.source.scan import scan_source
-    from ctxtools.source.scancache import ScanPayload
+    return _shared(_raw_payload(rel, data))
 
+
+def _raw_payload(rel: str, data: bytes):
+    """``scan_payload`` before ``_shared``: the scan's definitions as plain tuples and its
+    strings as the scanner made them (what a worker process sends back)."""
     reason = content_noise(data)
     if reason is not None:
         return reason
+    from ctxtools.source.scan import scan_source
+
     result = scan_source(rel, data.decode("utf-8", "replace"))
     if result is None:
         return None
-    # Interned names: one string object per identifier across all files, which marshal
-    # then writes once (a small cache) and loads once (a small heap).
-    intern = sys.intern
-    defs = tuple(map(_interned, result.definitions))
-    names = tuple(intern(k) for k in result.references)
-    counts = tuple(result.references[k] for k in names)
-    imports = tuple(intern(i) for i in result.imports)
-    return ScanPayload(intern(result.language), defs, names, counts, imports)
+    refs = result.references
+    defs = tuple(map(tuple, result.definitions))
+    return (result.language, defs, tuple(refs), tuple(refs.values()), tuple(result.imports))
 
 
 def _scan_file(job: tuple) -> tuple:
-    """In a worker process: (rel, status, size, digest, payload) for one file."""
-    rel, path, limit, want_digest = job
+    """In a worker process: (rel, status, size, digest, raw payload) for one file."""
+    rel, path, limit, want_digest, _size = job
     try:
         with open(path, "rb") as fh:
             data = read_at_most(fh, limit + 1)
@@ -137,12 +139,14 @@ def _scan_file(job: tuple) -> tuple:
         digest = content_hash(data)
     else:
         digest = 0
-    return (rel, "ok", len(data), digest, scan_payload(rel, data))
+    return (rel, "ok", len(data), digest, _raw_payload(rel, data))
 
 
-def _reintern(payload: object):
-    """A payload from another process, with its names as the shared strings
-    ``scan_payload`` makes here."""
+def _shared(payload: object):
+    """A raw payload (``_raw_payload``, maybe from another process) as a ``ScanPayload``
+    whose names are the shared strings ``sys.intern`` keeps: one string object per
+    identifier across all files, which marshal then writes once (a small cache) and loads
+    once (a small heap)."""
     from ctxtools.source.scancache import ScanPayload
 
     if not isinstance(payload, tuple):
@@ -150,42 +154,53 @@ def _reintern(payload: object):
     intern = sys.intern
     language, defs, names, counts, imports = payload
     defs = tuple(map(_interned, defs))
-    return ScanPayload(intern(language), defs, tuple(map(intern, names)), counts, imports)
+    names = tuple(map(intern, names))
+    return ScanPayload(intern(language), defs, names, counts, tuple(map(intern, imports)))
 
 
-def _interned(d: Definition) -> Definition:
-    """D with its kind, name and scope as the shared strings ``sys.intern`` keeps."""
+def _interned(d: tuple) -> Definition:
+    """The Definition of D (one, or its plain tuple) with its kind, name and scope as the
+    shared strings ``sys.intern`` keeps."""
     intern = sys.intern
-    scope = intern(d.scope) if d.scope else None
-    return Definition(intern(d.kind), intern(d.name), d.line, d.signature, scope, d.end_line)
+    kind, name, line, signature, scope, end_line = d
+    scope = intern(scope) if scope else None
+    return _definition((intern(kind), intern(name), line, signature, scope, end_line))
+
+
+# A Definition from its six fields (tuple.__new__: no per-field call of the generated one)
+_definition = functools.partial(tuple.__new__, Definition)
 
 
 def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str, tuple]:
     """Scan, on several processes, the files that certainly need it: no cache entry of
     the same size (a same-size entry may be a mere touch, which the hash settles without a
-    scan). Only when nothing can be cut by --max-files, so no file is scanned in vain.
-    Returns rel -> (status, size, digest, payload)."""
+    scan), among the first MAX_FILES candidates: those are looked at whatever --max-files
+    cuts (a candidate can only add one scan to those kept before it), so no file is
+    scanned in vain. Returns rel -> (status, size, digest, payload)."""
     cpus = os.cpu_count() or 1
-    if cpus < 2 or len(candidates) > max_files:
+    if cpus < 2:
         return {}
     jobs = []
-    for cand in candidates:
+    for cand in candidates[:max_files]:
         if cand.manifest or cand.size > max_file_size:
             continue
         if cache is not None:
             entry = cache.entries.get(cand.rel)
             if entry is not None and entry.size == cand.size:
                 continue
-        jobs.append((cand.rel, cand.path, max_file_size, cache is not None))
+        jobs.append((cand.rel, cand.path, max_file_size, cache is not None, cand.size))
     if len(jobs) < PARALLEL_MIN:
         return {}
     from ctxtools.forked import forked_results
 
+    # The dearest first, dealt out in small chunks: the processes end at about the same
+    # time (the results are keyed by path, so their order does not matter)
+    jobs.sort(key=_cost, reverse=True)
     out: dict[str, tuple] = {}
-    results = forked_results(_scan_file, jobs, min(cpus, MAX_WORKERS), chunk=32)
+    results = forked_results(_scan_file, jobs, _workers(cpus), chunk=CHUNK)
     try:
         for n, (rel, status, size, digest, payload) in enumerate(results):
-            out[rel] = (status, size, digest, _reintern(payload))
+            out[rel] = (status, size, digest, _shared(payload))
             if progress is not None and n % 64 == 0:
                 progress(n, len(candidates))
     except ResourceError:
@@ -195,6 +210,22 @@ def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str,
     finally:
         results.close()  # no worker left running, whatever ended the loop
     return out
+
+
+def _cost(job: tuple) -> int:
+    """What scanning a job's file costs, roughly: its size, thrice for a grammar's parse
+    (tree-sitter reads a byte about three times slower than a hand-written scanner)."""
+    from ctxtools.source.scan import language_for
+    from ctxtools.source.scan.languages import TREE_SITTER
+
+    rel, _path, _limit, _digest, size = job
+    return size * 3 if language_for(rel) in TREE_SITTER else size
+
+
+def _workers(cpus: int) -> int:
+    """Processes for a parallel scan: one more than the CPUs (up to MAX_WORKERS), since
+    this one also gathers every result; the system shares the CPUs out between them."""
+    return min(cpus + 1, MAX_WORKERS)
 
 
 def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):

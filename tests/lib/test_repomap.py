@@ -821,6 +821,42 @@ def test_parallel_scan_gives_the_serial_result(tmp_path, monkeypatch, store_dir)
     assert build_map(str(root), tokens=300, ruler=HeuristicRuler()).scanset.scanned == 0
 
 
+def test_parallel_scan_of_a_truncated_listing_gives_the_serial_result(tmp_path, monkeypatch):
+    # --max-files cuts the listing: the workers still scan the first MAX_FILES candidates
+    # (each is looked at whatever the cut keeps), and the rest, read only when files
+    # before them were skipped, are scanned here as before
+    root = tmp_path / "r"
+    tree(root)
+    write(root, "bin.py", b"\0binary")
+    serial = build_map(str(root), tokens=300, ruler=HeuristicRuler(), max_files=5, use_cache=False)
+    monkeypatch.setattr(scanset, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    prescanned = []
+    real = scanset._prescan
+
+    def spy(candidates, *args):
+        out = real(candidates, *args)
+        prescanned.append(sorted(out))
+        return out
+
+    monkeypatch.setattr(scanset, "_prescan", spy)
+    parallel = build_map(str(root), tokens=300, ruler=HeuristicRuler(), max_files=5)
+    assert parallel.scanset.truncated and serial.scanset.truncated
+    first = scanset.list_repository(str(root)).candidates[:5]
+    assert prescanned == [sorted(c.rel for c in first if not c.manifest)]
+    assert len(prescanned[0]) == 3
+    assert parallel.text == serial.text
+    assert parallel.to_json() == serial.to_json()
+    assert parallel.scanset.scanned == serial.scanset.scanned
+
+
+def test_a_parallel_scan_deals_the_dearest_files_first():
+    job = ("a.py", "/a.py", 100, True)
+    assert scanset._cost((*job, 100)) == 100
+    assert scanset._cost(("a.scala", "/a.scala", 100, True, 100)) == 300  # a grammar's parse
+    assert scanset._workers(2) == 3 and scanset._workers(64) == scanset.MAX_WORKERS
+
+
 def test_cache_journal_for_small_changes(tmp_path, store_dir, monkeypatch):
     root = tmp_path / "r"
     tree(root)
