@@ -182,6 +182,17 @@ def test_ranks_equal_the_official_file(store_dir):
     assert len(official) == 199_998
 
 
+def test_a_tiktoken_file_is_parsed_pair_by_pair_in_its_order():
+    import base64
+
+    lines = [base64.b64encode(t) + b" " + str(r).encode() for t, r in [(b"b", 7), (b"a", 3)]]
+    data = b"\n".join([lines[0], b"", lines[1]]) + b"\n"
+    assert list(tokens.parse_tiktoken_file(data).items()) == [(b"b", 7), (b"a", 3)]
+    for bad in (lines[0] + b" 9\n", lines[0] + b"\n   \n", b"YQ==\n"):
+        with pytest.raises(ValueError):
+            tokens.parse_tiktoken_file(bad)
+
+
 def test_unwritable_store_still_counts(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
