@@ -112,13 +112,15 @@ def fsync_dir(path: str | os.PathLike) -> None:
 
 def write_temp(
     directory: str | os.PathLike,
-    data: bytes,
+    data: bytes | list[bytes],
     *,
     durable: bool = True,
     mode: int = 0o600,
     like: os.stat_result | None = None,
 ) -> str:
-    """A new temporary file in DIRECTORY holding DATA, fdatasync'ed when DURABLE; its path.
+    """A new temporary file in DIRECTORY holding DATA (bytes, or a list of pieces written one
+    after the other: a large body need not be copied behind its header), fdatasync'ed when
+    DURABLE; its path.
     With LIKE (a file's stat), it takes that file's owner (where this process may set it)
     and permission bits instead of MODE (``kept_mode``: set-id bits too, when the owner
     is kept). Raises OSError, and then leaves nothing behind."""
@@ -129,7 +131,8 @@ def write_temp(
             if like is not None and (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
                 with contextlib.suppress(OSError):  # only root may give a file away
                     os.fchown(fd, like.st_uid, like.st_gid)
-            write_all(fd, data)
+            for piece in data if isinstance(data, list) else (data,):
+                write_all(fd, piece)
             if like is not None:  # after the write, which would clear a set-id bit
                 os.fchmod(fd, kept_mode(like, os.fstat(fd)))
             if durable:
@@ -171,13 +174,14 @@ def file_identity(path: str | os.PathLike) -> tuple[int, int] | None:
 
 def replace_file(
     path: str | os.PathLike,
-    data: bytes,
+    data: bytes | list[bytes],
     *,
     durable: bool = True,
     mode: int = 0o600,
     like: os.stat_result | None = None,
 ) -> None:
-    """The toolkit's one atomic write: PATH holds DATA whole, or keeps what it held.
+    """The toolkit's one atomic write: PATH holds DATA whole (bytes, or a list of pieces),
+    or keeps what it held.
 
     DATA goes to a temporary file in PATH's directory (created with MODE, less the umask;
     or with the owner and mode of LIKE, the stat of the file it replaces), which is
@@ -199,7 +203,7 @@ def replace_file(
         fsync_dir(directory)
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> str | None:
+def atomic_write(path: Path, data: bytes | list[bytes], durable: bool = True) -> str | None:
     """Write a cache file with ``replace_file``, making its directory (and the store root
     above it) when missing; a reason instead of an exception on failure."""
     directory = path.parent

@@ -53,12 +53,18 @@ def _magic(kind: str) -> bytes:
 def encode(kind: str, value: object) -> bytes:
     """The bytes of a memo file of KIND holding VALUE (plain values only: ValueError
     otherwise)."""
+    return b"".join(_pieces(kind, value))
+
+
+def _pieces(kind: str, value: object) -> list[bytes]:
+    """``encode``'s bytes as [head, body]: a large body is written as it is, not copied
+    behind its head (a vocabulary memo's body is tens of MB)."""
     import marshal
 
     import xxhash
 
     body = marshal.dumps(value, 4)
-    return _magic(kind) + xxhash.xxh3_64_digest(body) + body
+    return [_magic(kind) + xxhash.xxh3_64_digest(body), body]
 
 
 def decode(kind: str, blob: bytes) -> object | None:
@@ -100,9 +106,10 @@ def save(path: str | os.PathLike, kind: str, value: object, durable: bool = Fals
     from ctxtools.fsutil import atomic_write
 
     try:
-        data = encode(kind, value)
+        pieces = _pieces(kind, value)
     except ValueError as exc:
         return str(exc)
-    if len(data) > MAX_BYTES:
-        return f"{kind} cache of {len(data):,} bytes is over {MAX_BYTES:,}; not kept"
-    return atomic_write(Path(path), data, durable=durable)
+    size = sum(map(len, pieces))
+    if size > MAX_BYTES:
+        return f"{kind} cache of {size:,} bytes is over {MAX_BYTES:,}; not kept"
+    return atomic_write(Path(path), pieces, durable=durable)

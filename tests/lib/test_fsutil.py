@@ -34,6 +34,13 @@ def test_replace_file_writes_whole_with_mode_0600(tmp_path, durable):
     assert _names(tmp_path) == ["f.bin"]
 
 
+def test_replace_file_writes_a_list_of_pieces_one_after_the_other(tmp_path):
+    path = tmp_path / "f.bin"
+    fsutil.replace_file(path, [b"head\n", b"", NEW])
+    assert path.read_bytes() == b"head\n" + NEW
+    assert _names(tmp_path) == ["f.bin"]
+
+
 def test_replace_file_failing_write_keeps_the_old_file_and_no_temp(tmp_path, monkeypatch):
     path = tmp_path / "f.bin"
     path.write_bytes(OLD)

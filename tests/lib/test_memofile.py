@@ -25,6 +25,7 @@ def test_a_value_round_trips_and_the_file_says_its_kind(tmp_path):
     assert blob.startswith(b"ctx-memo-v1 memory\n")
     assert memofile.load(path, "memory") == (VALUE, None)
     assert memofile.decode("memory", blob) == VALUE
+    assert blob == memofile.encode("memory", VALUE)  # (saved as head and body, unjoined)
 
 
 @pytest.mark.parametrize(
