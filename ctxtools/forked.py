@@ -158,14 +158,19 @@ def _fork(func, parts, children, ignored, arm) -> tuple[int, BinaryIO]:
 
 
 def forked_results(
-    func: Callable[[T], R], items: Sequence[T], jobs: int, chunk: int | None = None
+    func: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int,
+    chunk: int | None = None,
+    started: Callable[[], None] | None = None,
 ) -> Iterator[R]:
     """FUNC over ITEMS in the order given, from JOBS processes: this one and JOBS - 1
     forked children. The items are cut into chunks of CHUNK dealt out in turn; this process
     does its own chunks between reading each child's next chunk of results from its pipe
     (pickled lists; a child runs ahead by what the pipe holds). An exception FUNC raises
     in a child is raised here. Cheaper than a Pool: no task queue, no result thread, one
-    pipe write per chunk."""
+    pipe write per chunk. STARTED, when given, is called here once the children run (and
+    only then), before this process's first chunk: other work that overlaps theirs."""
     import pickle
 
     chunk = chunk or CHUNK
@@ -183,6 +188,8 @@ def forked_results(
     try:
         for k in range(1, jobs):
             children.append(_fork(func, chunks[k::jobs], children, ignored, arm))
+        if started is not None:
+            started()
         for n, part in enumerate(chunks):
             k = n % jobs
             if k == 0:

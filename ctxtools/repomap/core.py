@@ -279,14 +279,14 @@ def build_map(
         progress=progress,
         listing=listing,
         contents=contents,
+        meanwhile=lazy.preload if _fits_anew(store, root, use_cache) else None,
     )
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
     step("ranking")
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
-    # The references have done their work; drop them before the ruler comes in (a
-    # tiktoken encoding is tens of MB), so the two never weigh on memory together.
+    # The references have done their work: dropped before the fit's layouts are made.
     defs = {s.rel: s.defs for s in ss.scans} if keep else {}
     ss.scans = []
     header = ""
@@ -365,10 +365,31 @@ class _LazyRuler:
             self.ruler = self.ruler()  # a function that loads the ruler: now it is needed
         return self.ruler
 
+    def preload(self) -> None:
+        """Load the ruler now, while worker processes scan (a failure is left for ``get``
+        to raise where it always has)."""
+        if not hasattr(self.ruler, "count"):
+            try:
+                self.get()
+            except Exception:
+                pass
+
     def spec(self) -> object:
         if self.ruler_spec is not None:
             return self.ruler_spec
         return getattr(self.ruler, "name", None)
+
+
+def _fits_anew(store, root: str, use_cache: bool) -> bool:
+    """Whether the fit will surely count with the ruler: no fit memo to answer it (none
+    kept for ROOT, or no cache). Then the ruler may be loaded while the files are scanned."""
+    if not use_cache:
+        return True
+    from ctxtools.config import store_root
+    from ctxtools.repomap.records import FitRecord
+    from ctxtools.source.memo import Memo
+
+    return not Memo(store_root(store), root, "fit", FitRecord, keep=8).path.exists()
 
 
 def _result_memo(store, root: str, spec: object, options: tuple, listing):

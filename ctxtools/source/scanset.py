@@ -171,12 +171,15 @@ def _interned(d: tuple) -> Definition:
 _definition = functools.partial(tuple.__new__, Definition)
 
 
-def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str, tuple]:
+def _prescan(
+    candidates, cache, max_files, max_file_size, progress, meanwhile=None
+) -> dict[str, tuple]:
     """Scan, on several processes, the files that certainly need it: no cache entry of
     the same size (a same-size entry may be a mere touch, which the hash settles without a
     scan), among the first MAX_FILES candidates: those are looked at whatever --max-files
     cuts (a candidate can only add one scan to those kept before it), so no file is
-    scanned in vain. Returns rel -> (status, size, digest, payload)."""
+    scanned in vain. MEANWHILE is called once the workers run. Returns
+    rel -> (status, size, digest, payload)."""
     cpus = os.cpu_count() or 1
     if cpus < 2:
         return {}
@@ -197,7 +200,7 @@ def _prescan(candidates, cache, max_files, max_file_size, progress) -> dict[str,
     # time (the results are keyed by path, so their order does not matter)
     jobs.sort(key=_cost, reverse=True)
     out: dict[str, tuple] = {}
-    results = forked_results(_scan_file, jobs, _workers(cpus), chunk=CHUNK)
+    results = forked_results(_scan_file, jobs, _workers(cpus), chunk=CHUNK, started=meanwhile)
     try:
         for n, (rel, status, size, digest, payload) in enumerate(results):
             out[rel] = (status, size, digest, _shared(payload))
@@ -274,10 +277,12 @@ def _payload_for(cand, cache, prescanned: dict, ss: ScanSet, max_file_size: int)
     return payload
 
 
-def _scan_candidates(candidates, cache, ss: ScanSet, max_files, max_file_size, progress):
+def _scan_candidates(
+    candidates, cache, ss: ScanSet, max_files, max_file_size, progress, meanwhile=None
+):
     """The scans of CANDIDATES, in their order, up to MAX_FILES (ss.truncated past it)."""
     total = len(candidates)
-    prescanned = _prescan(candidates, cache, max_files, max_file_size, progress)
+    prescanned = _prescan(candidates, cache, max_files, max_file_size, progress, meanwhile)
     parallel = bool(prescanned)
     kept: list[FileScan] = []
     for n, cand in enumerate(candidates):
@@ -332,9 +337,12 @@ def scan_repository(
     progress: Progress | None = None,
     listing: listmod.Listing | None = None,
     contents: dict | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
-    files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here."""
+    files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here.
+    MEANWHILE, when given, is called while worker processes scan (if any do): work of the
+    caller's that overlaps theirs."""
     if listing is None:
         listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
@@ -342,7 +350,9 @@ def scan_repository(
     if cache is not None:
         ss.cache_path = str(cache.path)
     candidates = listing.candidates
-    kept = _scan_candidates(candidates, cache, ss, max_files, max_file_size, progress)
+    kept = _scan_candidates(
+        candidates, cache, ss, max_files, max_file_size, progress, meanwhile
+    )
     total = len(candidates)
     ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
     kept.sort(key=lambda s: s.rel)

@@ -46,6 +46,20 @@ def test_the_results_come_in_order_whatever_the_jobs():
         assert list(forked_results(square, items, jobs, chunk=5)) == [n * n for n in items]
 
 
+def test_started_is_called_once_the_children_run_and_before_any_result():
+    items = list(range(60))
+    seen = []
+    live = lambda: seen.append(len(children_of(os.getpid())))  # noqa: E731
+    results = forked_results(slow_square, items, 3, chunk=5, started=live)
+    assert seen == []  # (nothing happens before the first result is asked for)
+    assert next(results) == 0
+    assert seen == [2]
+    assert list(results) == [n * n for n in items[1:]] and seen == [2]
+    # one process: nothing runs beside this one, and STARTED is not called
+    assert list(forked_results(square, [2], 3, started=lambda: seen.append(-1))) == [4]
+    assert seen == [2]
+
+
 def test_an_exception_in_a_worker_is_raised_here_and_no_child_is_left():
     with pytest.raises(ValueError, match="thirteen"):
         list(forked_results(square, list(range(40)), 3, chunk=4))  # 13 is a child's

@@ -850,6 +850,36 @@ def test_parallel_scan_of_a_truncated_listing_gives_the_serial_result(tmp_path, 
     assert parallel.scanset.scanned == serial.scanset.scanned
 
 
+def test_the_ruler_is_loaded_while_workers_scan_when_the_fit_will_need_it(tmp_path, monkeypatch):
+    root = tmp_path / "r"
+    tree(root)
+    monkeypatch.setattr(scanset, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(scanset, "CHUNK", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    steps = []
+
+    write(root, "many.py", "".join(f"def helper_{n}():\n    pass\n" for n in range(80)))
+
+    def loader():
+        steps.append("ruler")
+        return get_ruler().ruler  # (exact: its fit is kept in the fit memo)
+
+    first = build_map(str(root), tokens=60, ruler=loader, stage=steps.append)
+    assert steps == ["listing", "scanning", "ruler", "ranking", "fitting"]
+    # with a fit memo kept, the fit may need no ruler: it is loaded only if the fit asks
+    for n in (0, 1):
+        write(root, f"pkg/user{n}.py", user(n) + "\n# touched\n")
+    steps.clear()
+    again = build_map(str(root), tokens=60, ruler=loader, stage=steps.append)
+    assert again.scanset.scanned == 2
+    assert steps[:4] == ["listing", "scanning", "ranking", "fitting"]
+    assert again.text == first.text
+    # without the cache there is no memo: the ruler is loaded during the scan
+    steps.clear()
+    build_map(str(root), tokens=60, ruler=loader, stage=steps.append, use_cache=False)
+    assert steps == ["listing", "scanning", "ruler", "ranking", "fitting"]
+
+
 def test_a_parallel_scan_deals_the_dearest_files_first():
     job = ("a.py", "/a.py", 100, True)
     assert scanset._cost((*job, 100)) == 100
