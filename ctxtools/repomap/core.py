@@ -369,10 +369,10 @@ class _LazyRuler:
         """Load the ruler now, while worker processes scan (a failure is left for ``get``
         to raise where it always has)."""
         if not hasattr(self.ruler, "count"):
-            try:
+            import contextlib
+
+            with contextlib.suppress(Exception):
                 self.get()
-            except Exception:
-                pass
 
     def spec(self) -> object:
         if self.ruler_spec is not None:

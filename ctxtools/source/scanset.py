@@ -199,6 +199,9 @@ def _prescan(
     # The dearest first, dealt out in small chunks: the processes end at about the same
     # time (the results are keyed by path, so their order does not matter)
     jobs.sort(key=_cost, reverse=True)
+    from ctxtools.source.scan import language_for, preload
+
+    preload(language_for(job[0]) for job in jobs)  # (once here, not once a process)
     out: dict[str, tuple] = {}
     results = forked_results(_scan_file, jobs, _workers(cpus), chunk=CHUNK, started=meanwhile)
     try:
@@ -350,9 +353,7 @@ def scan_repository(
     if cache is not None:
         ss.cache_path = str(cache.path)
     candidates = listing.candidates
-    kept = _scan_candidates(
-        candidates, cache, ss, max_files, max_file_size, progress, meanwhile
-    )
+    kept = _scan_candidates(candidates, cache, ss, max_files, max_file_size, progress, meanwhile)
     total = len(candidates)
     ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
     kept.sort(key=lambda s: s.rel)

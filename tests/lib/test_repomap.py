@@ -880,6 +880,28 @@ def test_the_ruler_is_loaded_while_workers_scan_when_the_fit_will_need_it(tmp_pa
     assert steps == ["listing", "scanning", "ruler", "ranking", "fitting"]
 
 
+def test_a_parallel_scan_loads_the_scanners_before_the_workers_are_forked(tmp_path, monkeypatch):
+    from ctxtools import forked as forkedmod
+    from ctxtools.source import scan as scanmod
+
+    root = tmp_path / "r"
+    tree(root)
+    monkeypatch.setattr(scanset, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(scanmod, "_SCANNERS", {})
+    forked = []
+    real = forkedmod.forked_results
+
+    def spy(*args, **kwargs):
+        forked.append(sorted(scanmod._SCANNERS))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(forkedmod, "forked_results", spy)
+    scan_repository(str(root), use_cache=False)
+    assert forked == [["go", "python", "typescript"]]
+    scanmod.preload(["python", None, "objc", "no-such-language"])  # (nothing to load: no error)
+
+
 def test_a_parallel_scan_deals_the_dearest_files_first():
     job = ("a.py", "/a.py", 100, True)
     assert scanset._cost((*job, 100)) == 100

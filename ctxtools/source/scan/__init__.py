@@ -77,6 +77,7 @@ __all__ = [
     "header_language",
     "language_for",
     "language_of",
+    "preload",
     "script_language",
     "script_name",
     "shebang_language",
@@ -180,6 +181,19 @@ def _hand_scanner(language: str) -> Callable[[str], ScanResult]:
         scan = getattr(importlib.import_module(f"{__name__}.{module}"), function)
         _SCANNERS[language] = scan
     return scan
+
+
+def preload(languages) -> None:
+    """Load the scanners of LANGUAGES now (a hand scanner's module, a grammar): done once
+    before worker processes are forked, each of them has them without loading them again.
+    A grammar that is not installed is only noted missing, as on first use."""
+    for language in sorted(set(languages) - {None, "objc"}):
+        if language in TREE_SITTER:
+            from ctxtools.source.scan.treesitter import grammar
+
+            grammar(language)
+        elif language in BY_NAME and BY_NAME[language].scanner is not None:
+            _hand_scanner(language)
 
 
 def scan_source(path: str, text: str) -> ScanResult | None:
