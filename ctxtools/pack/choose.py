@@ -16,6 +16,7 @@ ranked and planned again from its redacted bytes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -288,10 +289,12 @@ class Chooser:
             e = self.entries[lab]
             defs = None
             if cache is not None and e.path is not None and e.data is None:
-                defs = _cached_defs(cache, lab, e.path)
+                defs = _cached_defs(cache, lab, e.path, self._data[lab])
             if defs is None:
                 defs = definitions_of(lab, self._data[lab])
             out[lab] = defs
+        if cache is not None:
+            _keep_scans(cache)
         return out
 
     def _rank(self) -> None:
@@ -407,12 +410,32 @@ def _open_scan_cache(root: str, store):
         return None
 
 
-def _cached_defs(cache, rel: str, path: str):
+def _cached_defs(cache, rel: str, path: str, data: bytes):
+    """REL's definitions from the scan cache: by its stat, else by its content's hash (a
+    fresh checkout); a file the cache does not hold (past the map's --max-files cut, or
+    packed without the map) is scanned here as the map would scan it, and kept, so the next
+    pack finds it. None when the cache's entry holds no definitions (a skipped file)."""
+    from ctxtools.source.scancache import content_hash
+    from ctxtools.source.scanset import scan_payload
+
     try:
         st = os.stat(path)
     except OSError:
         return None
-    entry = cache.get(rel, st.st_size, (st.st_mtime_ns, st.st_ctime_ns))
-    payload = getattr(entry, "payload", None) if entry is not None else None
-    defs = getattr(payload, "defs", None)
+    stamp = (st.st_mtime_ns, st.st_ctime_ns)
+    entry = cache.get(rel, st.st_size, stamp)
+    if entry is None and len(data) == st.st_size:  # the whole file as read, not a prefix
+        digest = content_hash(data)
+        entry = cache.get_by_hash(rel, st.st_size, stamp, digest)
+        if entry is None:
+            entry = cache.put(rel, st.st_size, stamp, digest, scan_payload(rel, data))
+    defs = getattr(entry.payload, "defs", None) if entry is not None else None
     return tuple(defs) if defs is not None else None
+
+
+def _keep_scans(cache) -> None:
+    """Save what the pack added to the scan cache, keeping every entry it did not look at
+    (the map's, which its own run saw)."""
+    cache.seen.update(cache.entries)
+    with contextlib.suppress(OSError):
+        cache.save()

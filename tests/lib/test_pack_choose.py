@@ -107,3 +107,52 @@ def test_a_fresh_checkout_reads_each_file_once(tmp_path, monkeypatch):
     assert again.text == first.text and again.files == first.files
     # The map's scan read (and hashed) the sources: the files section took its bytes.
     assert [os.path.basename(p) for p in opened] == ["NOTES.txt"]
+
+
+def test_files_the_map_did_not_scan_are_scanned_once_and_found_by_content(
+    tmp_path, monkeypatch
+):
+    """Without the map (or past its --max-files cut) the chooser scans a reachable file
+    itself; it keeps the scan in the scan cache, so the next pack, even of a fresh
+    checkout (every stat new, the same bytes), reads it from there and packs the same."""
+    import shutil
+
+    from ctxtools.retrieval import window
+
+    src = tmp_path / "src"
+    _repo(src)
+    root = tmp_path / "repo"
+    shutil.copytree(src, root)
+    req = PackRequest(
+        task="with_tax and refund of an order",
+        paths=[str(root)],
+        root=str(root),
+        tokens=2000,
+        store=str(tmp_path / "store"),
+        use_map=False,
+    )
+    scanned = []
+    real = window.definitions_of
+    monkeypatch.setattr(window, "definitions_of", lambda *a: scanned.append(a[0]) or real(*a))
+    first = build_pack(req, ruler=HeuristicRuler())
+    assert scanned == []  # scanned as the map scans, into the cache
+    shutil.rmtree(root)
+    shutil.copytree(src, root)  # a fresh checkout: the same bytes, new stats
+    from ctxtools.source import scanset
+
+    counted = []
+    real_payload = scanset.scan_payload
+    monkeypatch.setattr(scanset, "scan_payload", lambda *a: counted.append(a[0]) or real_payload(*a))
+    again = build_pack(req, ruler=HeuristicRuler())
+    assert counted == [] and scanned == []
+    assert again.text == first.text
+    chunks = {f["path"]: f.get("chunks", []) for f in again.files}
+    assert any(c.startswith("Order.with_tax ") for c in chunks["shop/orders.py"])
+    # A changed file is scanned again, and its new definition is the one packed.
+    (root / "shop" / "orders.py").write_text(
+        "class Order:\n    def with_tax_and_refund(self):\n        return self.total\n"
+    )
+    changed = build_pack(req, ruler=HeuristicRuler())
+    assert counted == ["shop/orders.py"]
+    chunks = {f["path"]: f.get("chunks", []) for f in changed.files}
+    assert any(c.startswith("Order.with_tax_and_refund ") for c in chunks["shop/orders.py"])
