@@ -244,6 +244,7 @@ class Chooser:
             src = Source(label, data, None, e.named, changed_lines(e.diff))
             if vocabs is not None and e.path is not None and e.data is None:
                 src.vocab = vocabs.get(label, e.path, data, e.stat)
+                src.vocab_of = data
             out.append(src)
         self._contents.clear()  # (what no candidate took: files outside the pack)
         if vocabs is not None:

@@ -30,6 +30,9 @@ from ctxtools.analyzer.tokenizer import parts as _parts
 
 K1 = 1.2
 B = 0.75
+# Word bytes made ``a`` (what ``WORD_BYTES`` left of a text is word bytes and spaces): a
+# text's words are then its runs of ``a``, counted in C as ``" a"`` pairs.
+_RUNS = bytes(0x20 if b == 0x20 else 0x61 for b in range(256))
 
 
 class Terms:
@@ -44,6 +47,8 @@ class Terms:
         self._no: set[bytes] = set()  # words that stand for none
         self._rx = None  # the needles as one regex (compiled on first use)
         self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
+        self._word_rx: dict[bytes, object] = {}  # a word -> where it stands whole
+        self._known = None  # a corpus scanned: its words not in _yes stand for no term
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -141,6 +146,53 @@ class Terms:
             out.append((tf, len(words)))
         return out
 
+    def count_known(self, data: bytes, spans, words) -> list[tuple[dict[int, int], int]]:
+        """What ``count_spans(DATA, SPANS)`` gives, when WORDS are the words of DATA that
+        stand for some term, each once (the corpus knows them: ``hit_words``): only
+        where those few stand whole is looked for, and each span's words are counted
+        without being cut out of it. Spans that overlap (a scanner's nested ranges) are
+        cut as ``count_spans`` cuts them."""
+        ends = [b for _a, b in spans]
+        if any(a > b for a, b in spans) or any(b > a for b, (a, _e) in zip(ends, spans[1:])):
+            return self.count_spans(data, spans)
+        import bisect
+        import re
+
+        text = data.translate(_WORD_BYTES)
+        padded = b" " + text + b" "  # (a word at either end has its space too)
+        starts = [a for a, _b in spans]
+        tfs: list[dict[int, int]] = [{} for _ in spans]
+        cache = self._word_rx
+        for w in words:
+            rx = cache.get(w)
+            if rx is None:
+                # the space before the word, the word, a space after it: in PADDED, a
+                # match's start is the word's offset in TEXT
+                rx = cache[w] = re.compile(b" " + re.escape(w) + b"(?= )")
+            ids = self.ids_of(w)
+            for m in rx.finditer(padded):
+                pos = m.start()
+                k = bisect.bisect_right(starts, pos) - 1
+                if k < 0 or pos + len(w) > spans[k][1]:
+                    continue
+                tf = tfs[k]
+                for i in ids:
+                    tf[i] = tf.get(i, 0) + 1
+        runs = text.translate(_RUNS)
+        return [
+            (tf, runs.count(b" a", a, b) + (a < b and runs[a : a + 1] == b"a"))
+            for tf, (a, b) in zip(tfs, spans, strict=True)
+        ]
+
+    def hit_words(self, vocab) -> list[bytes] | None:
+        """The words of the file whose vocabulary is VOCAB that stand for some term, when
+        its corpus has been scanned for these terms (``scan_corpus``); else None."""
+        corpus = getattr(vocab, "corpus", None)
+        if corpus is None:
+            return None
+        got = corpus.scans.get(tuple(self.terms))
+        return got[3].get(vocab.slot, []) if got is not None else None
+
     def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
         """What ``count`` gives for the file whose vocabulary (``vocab.Vocab``) is VOCAB."""
         counts = vocab.counts()
@@ -177,12 +229,11 @@ class Terms:
         for w in yes:
             self.ids_of(w)  # (memoised: count() reads the memo of every word in _yes)
         self._yes |= yes
-        if len(self._no) < len(corpus.words):
-            self._no |= set(corpus.words) - yes
+        self._known = corpus  # its other words stand for no term (``_hits`` asks)
         self._scanned = (corpus, got[:2])
         return got[:2]
 
-    def _scan(self, corpus) -> tuple[dict[int, list[int]], dict[int, dict[int, int]], set]:
+    def _scan(self, corpus) -> tuple[dict, dict, set, dict]:
         import re
 
         found: set[int] = set()  # the words a term's text occurs in
@@ -198,6 +249,7 @@ class Terms:
         needles = self.needles
         present: dict[int, set[int]] = {}
         tf: dict[int, dict[int, int]] = {}
+        hit: dict[int, list[bytes]] = {}  # slot -> its words that stand for a term
         words, ids_of = corpus.words, self.ids_of
         for k in sorted(found):
             word = words[k]
@@ -220,14 +272,19 @@ class Terms:
                 got_tf = tf.get(slot)
                 if got_tf is None:
                     got_tf = tf[slot] = {}
+                    hit[slot] = [word]
+                else:
+                    hit[slot].append(word)
                 for i in ids:
                     got_tf[i] = got_tf.get(i, 0) + c
         yes = {words[k] for k in found if ids_of(words[k])}
-        return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes
+        return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes, hit
 
     def _hits(self, distinct) -> set[bytes]:
         """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""
         unknown = distinct - self._yes - self._no
+        if unknown and self._known is not None:
+            unknown -= self._known.word_set()
         if unknown:
             self._learn(unknown)
         return distinct & self._yes
