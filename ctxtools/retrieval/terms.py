@@ -30,9 +30,6 @@ from ctxtools.analyzer.tokenizer import parts as _parts
 
 K1 = 1.2
 B = 0.75
-# Word bytes made ``a`` (what ``WORD_BYTES`` left of a text is word bytes and spaces): a
-# text's words are then its runs of ``a``, counted in C as ``" a"`` pairs.
-_RUNS = bytes(0x20 if b == 0x20 else 0x61 for b in range(256))
 
 
 class Terms:
@@ -47,7 +44,6 @@ class Terms:
         self._no: set[bytes] = set()  # words that stand for none
         self._rx = None  # the needles as one regex (compiled on first use)
         self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
-        self._word_rx: dict[bytes, object] = {}  # a word -> where it stands whole
         self._known = None  # a corpus scanned: its words not in _yes stand for no term
 
     def __len__(self) -> int:
@@ -148,41 +144,25 @@ class Terms:
 
     def count_known(self, data: bytes, spans, words) -> list[tuple[dict[int, int], int]]:
         """What ``count_spans(DATA, SPANS)`` gives, when WORDS are the words of DATA that
-        stand for some term, each once (the corpus knows them: ``hit_words``): only
-        where those few stand whole is looked for, and each span's words are counted
-        without being cut out of it. Spans that overlap (a scanner's nested ranges) are
-        cut as ``count_spans`` cuts them."""
-        ends = [b for _a, b in spans]
-        if any(a > b for a, b in spans) or any(b > a for b, (a, _e) in zip(ends, spans[1:])):
-            return self.count_spans(data, spans)
-        import bisect
-        import re
-
+        stand for some term, each once (the corpus knows them: ``hit_words``), so that
+        the words of DATA need not be sorted into terms and no terms first."""
         text = data.translate(_WORD_BYTES)
-        padded = b" " + text + b" "  # (a word at either end has its space too)
-        starts = [a for a, _b in spans]
-        tfs: list[dict[int, int]] = [{} for _ in spans]
-        cache = self._word_rx
-        for w in words:
-            rx = cache.get(w)
-            if rx is None:
-                # the space before the word, the word, a space after it: in PADDED, a
-                # match's start is the word's offset in TEXT
-                rx = cache[w] = re.compile(b" " + re.escape(w) + b"(?= )")
-            ids = self.ids_of(w)
-            for m in rx.finditer(padded):
-                pos = m.start()
-                k = bisect.bisect_right(starts, pos) - 1
-                if k < 0 or pos + len(w) > spans[k][1]:
-                    continue
-                tf = tfs[k]
-                for i in ids:
-                    tf[i] = tf.get(i, 0) + 1
-        runs = text.translate(_RUNS)
-        return [
-            (tf, runs.count(b" a", a, b) + (a < b and runs[a : a + 1] == b"a"))
-            for tf, (a, b) in zip(tfs, spans, strict=True)
-        ]
+        hits = set(words)
+        memo = self._memo
+        for w in hits:
+            if w not in memo:
+                self.ids_of(w)
+        out = []
+        for a, b in spans:
+            chunk = text[a:b].split()
+            tf: dict[int, int] = {}
+            if hits:
+                for w in hits.intersection(chunk):
+                    c = chunk.count(w)
+                    for i in memo[w]:
+                        tf[i] = tf.get(i, 0) + c
+            out.append((tf, len(chunk)))
+        return out
 
     def hit_words(self, vocab) -> list[bytes] | None:
         """The words of the file whose vocabulary is VOCAB that stand for some term, when
