@@ -250,3 +250,14 @@ def test_a_corpus_of_another_shape_is_a_miss():
     empty = _corpus_of([]).plain()
     got = vocabmod.Corpus.from_plain(empty)
     assert got is not None and got.words == [] and got.word_set() == frozenset()
+
+
+def test_a_file_outside_the_scanned_corpus_counts_as_its_bytes_do():
+    """After scan_corpus, the corpus's other words are known to stand for no term; a file
+    counted apart (changed since) still counts every word, old or new."""
+    corpus = _corpus_of([b"bulk_create here and there\n", b"nothing to see\n"])
+    t = Terms(["bulk", "create", "see"])
+    t.scan_corpus(corpus)
+    new = b"bulk_create see BulkCreate createBulk here unseen_word\n"
+    assert t.count(new) == Terms(["bulk", "create", "see"]).count(new)
+    assert t.count_vocab(Vocab.of(new)) == Terms(["bulk", "create", "see"]).count(new)
