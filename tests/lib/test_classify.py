@@ -331,5 +331,6 @@ def test_noise_reason_after_the_name_was_judged():
     assert classify.noise_reason("locale/de/LC_MESSAGES/django.po", b"msgid x\n") == (
         "translation catalogue"
     )
-    assert classify.noise_reason("locale/de/LC_MESSAGES/django.po", b"msgid x\n", by_name=False) is None
+    po = "locale/de/LC_MESSAGES/django.po"
+    assert classify.noise_reason(po, b"msgid x\n", by_name=False) is None
     assert classify.noise_reason("a/b.py", b"x\0y", by_name=False) == "binary"
