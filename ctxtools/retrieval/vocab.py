@@ -118,7 +118,6 @@ class Corpus:
         # (the words are kept joined, one a line: one bytes object to store and load, cut
         # in C; bytes.lower() maps byte for byte, so the lowered words joined are the
         # joined words lowered, each where it was)
-        self.joined: bytes = joined
         self.words: list[bytes] = joined.split(b"\n") if joined else []
         self.post = _array(post, _POST)
         self.post_at = _array(post_at)
@@ -168,7 +167,7 @@ class Corpus:
 
     def plain(self) -> tuple:
         return (self.labels, self.stamps, self.digests, self.ns, self.text,
-                self.file_at.tobytes(), self.joined, self.post.tobytes(),
+                self.file_at.tobytes(), b"\n".join(self.words), self.post.tobytes(),
                 self.post_at.tobytes(), self.low_at.tobytes())  # fmt: skip
 
     @classmethod
