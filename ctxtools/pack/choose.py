@@ -173,8 +173,9 @@ class Chooser:
             self.skipped.append(Drop(e.label, "unreadable"))
             return None
 
-    def _keep(self, e, data: bytes, counts: dict[str, int]) -> bool:
-        """Whether a candidate that was not named stays (noise and the user's filters)."""
+    def _keep(self, e, data: bytes, counts: dict[str, int], said: str | None) -> bool:
+        """Whether a candidate stays (noise, and the user's filter: SAID, what it said of
+        a candidate not named; its name was judged already unless E is a handle)."""
         from ctxtools.binary import is_binary
         from ctxtools.source.classify import noise_reason
 
@@ -184,30 +185,29 @@ class Chooser:
                 self.skipped.append(Drop(e.label, "binary"))
                 return False
             return True
-        said = self._user_filter(e, counts)
-        if said == "excluded":
-            return False
         if said == "included":
             return not is_binary(data) or self._skip(e.label, "binary", counts)
-        reason = noise_reason(e.label, data)
+        reason = noise_reason(e.label, data, by_name=e.data is not None)
         if reason is None and looks_like_pack(data):
             reason = "written by ctx-pack"
         if reason is not None:
             return self._skip(e.label, reason, counts)
         return True
 
-    def _left_out_by_name(self, e, counts: dict[str, int]) -> bool:
+    def _left_out_by_name(self, e, counts: dict[str, int]) -> tuple[bool, str | None]:
         """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
-        file...): such a file is never read."""
+        file...: such a file is never read), and what the user's filter said of it."""
         from ctxtools.source.classify import noise_by_name
 
-        if e.named or e.data is not None:
-            return False
+        if e.named:
+            return False, None
         said = self._user_filter(e, counts)
         if said is not None:
-            return said == "excluded"
+            return said == "excluded", said
+        if e.data is not None:
+            return False, None  # (a handle: judged by its content and label in _keep)
         reason = noise_by_name(e.label)
-        return reason is not None and not self._skip(e.label, reason, counts)
+        return reason is not None and not self._skip(e.label, reason, counts), None
 
     def _user_filter(self, e, counts: dict[str, int]) -> str | None:
         """ "excluded" (by --exclude or .ctxignore: counted in COUNTS), "included" (by
@@ -237,14 +237,18 @@ class Chooser:
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)
             e = self.entries[label]
-            if e.deleted or self._left_out_by_name(e, counts):
+            if e.deleted:
+                continue
+            gone, said = self._left_out_by_name(e, counts)
+            if gone:
                 continue
             data = self._read(e)
-            if data is None or not self._keep(e, data, counts):
+            if data is None or not self._keep(e, data, counts, said):
                 continue
             src = Source(label, data, None, e.named, changed_lines(e.diff))
             if vocabs is not None and e.path is not None and e.data is None:
                 src.vocab = vocabs.get(label, e.path, data, e.stat)
+                src.vocab_of = data
             out.append(src)
         self._contents.clear()  # (what no candidate took: files outside the pack)
         if vocabs is not None:

@@ -91,6 +91,7 @@ class Source:
     role: str = ""
     present: list[int] | None = None  # the query terms its bytes hold (reachable() sets it)
     vocab: object = None  # its words counted (``vocab.Vocab``), when the caller kept them
+    vocab_of: bytes | None = None  # the bytes VOCAB counted (``data`` until it is redacted)
 
 
 @dataclass
@@ -195,7 +196,10 @@ def _read(src: Source, terms: Terms, stats: Stats):
     text = "\n".join(lines).encode("utf-8", "surrogateescape")
     at = [0, *accumulate(map((1).__add__, map(len, text.split(b"\n"))))]
     spans = [(at[ch.start - 1], at[ch.end] - 1) for ch in chunks]
-    counted = terms.count_spans(text, spans) if present else [({}, (b - a) // 6) for a, b in spans]
+    if not present:
+        counted = [({}, (b - a) // 6) for a, b in spans]
+    else:
+        counted = _count(src, terms, text, spans)
     for ch, (tf, length) in zip(chunks, counted, strict=True):
         extra = path_tf
         if CONTEXT_TF and ch.scope:
@@ -210,6 +214,18 @@ def _read(src: Source, terms: Terms, stats: Stats):
         seen.update(tf)
     doc.matched = [terms.terms[i] for i in sorted(seen)]
     return doc, lengths
+
+
+def _count(src: Source, terms: Terms, text: bytes, spans) -> list:
+    """``terms.count_spans(TEXT, SPANS)``: from the words the corpus says SRC holds when
+    TEXT is SRC's bytes as its vocabulary counted them (not redacted since, valid UTF-8:
+    the same words), else by cutting TEXT into its words."""
+    data = src.data
+    if src.vocab_of is data and len(data) - len(text) in (0, 1) and data.startswith(text):
+        words = terms.hit_words(src.vocab)
+        if words is not None:
+            return terms.count_known(text, spans, words)
+    return terms.count_spans(text, spans)
 
 
 def _chunk_at(doc: Doc, line: int) -> int:

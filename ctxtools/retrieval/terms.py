@@ -44,6 +44,7 @@ class Terms:
         self._no: set[bytes] = set()  # words that stand for none
         self._rx = None  # the needles as one regex (compiled on first use)
         self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
+        self._known = None  # a corpus scanned: its words not in _yes stand for no term
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -141,6 +142,37 @@ class Terms:
             out.append((tf, len(words)))
         return out
 
+    def count_known(self, data: bytes, spans, words) -> list[tuple[dict[int, int], int]]:
+        """What ``count_spans(DATA, SPANS)`` gives, when WORDS are the words of DATA that
+        stand for some term, each once (the corpus knows them: ``hit_words``), so that
+        the words of DATA need not be sorted into terms and no terms first."""
+        text = data.translate(_WORD_BYTES)
+        hits = set(words)
+        memo = self._memo
+        for w in hits:
+            if w not in memo:
+                self.ids_of(w)
+        out = []
+        for a, b in spans:
+            chunk = text[a:b].split()
+            tf: dict[int, int] = {}
+            if hits:
+                for w in hits.intersection(chunk):
+                    c = chunk.count(w)
+                    for i in memo[w]:
+                        tf[i] = tf.get(i, 0) + c
+            out.append((tf, len(chunk)))
+        return out
+
+    def hit_words(self, vocab) -> list[bytes] | None:
+        """The words of the file whose vocabulary is VOCAB that stand for some term, when
+        its corpus has been scanned for these terms (``scan_corpus``); else None."""
+        corpus = getattr(vocab, "corpus", None)
+        if corpus is None:
+            return None
+        got = corpus.scans.get(tuple(self.terms))
+        return got[3].get(vocab.slot, []) if got is not None else None
+
     def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
         """What ``count`` gives for the file whose vocabulary (``vocab.Vocab``) is VOCAB."""
         counts = vocab.counts()
@@ -177,12 +209,11 @@ class Terms:
         for w in yes:
             self.ids_of(w)  # (memoised: count() reads the memo of every word in _yes)
         self._yes |= yes
-        if len(self._no) < len(corpus.words):
-            self._no |= set(corpus.words) - yes
+        self._known = corpus  # its other words stand for no term (``_hits`` asks)
         self._scanned = (corpus, got[:2])
         return got[:2]
 
-    def _scan(self, corpus) -> tuple[dict[int, list[int]], dict[int, dict[int, int]], set]:
+    def _scan(self, corpus) -> tuple[dict, dict, set, dict]:
         import re
 
         found: set[int] = set()  # the words a term's text occurs in
@@ -198,6 +229,7 @@ class Terms:
         needles = self.needles
         present: dict[int, set[int]] = {}
         tf: dict[int, dict[int, int]] = {}
+        hit: dict[int, list[bytes]] = {}  # slot -> its words that stand for a term
         words, ids_of = corpus.words, self.ids_of
         for k in sorted(found):
             word = words[k]
@@ -220,14 +252,19 @@ class Terms:
                 got_tf = tf.get(slot)
                 if got_tf is None:
                     got_tf = tf[slot] = {}
+                    hit[slot] = [word]
+                else:
+                    hit[slot].append(word)
                 for i in ids:
                     got_tf[i] = got_tf.get(i, 0) + c
         yes = {words[k] for k in found if ids_of(words[k])}
-        return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes
+        return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes, hit
 
     def _hits(self, distinct) -> set[bytes]:
         """The words of DISTINCT (a set, or a dict's keys) that stand for some term."""
         unknown = distinct - self._yes - self._no
+        if unknown and self._known is not None:
+            unknown -= self._known.word_set()
         if unknown:
             self._learn(unknown)
         return distinct & self._yes

@@ -44,7 +44,7 @@ from ctxtools.analyzer.tokenizer import WORD_BYTES
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more
-_FORMAT = 7  # the record's shape; another is a miss
+_FORMAT = 8  # the record's shape; another is a miss
 _ARRAY = "Q"  # offsets
 _POST = "I"  # postings: file slots (at most MAX_FILES) and counts (a file's words)
 
@@ -108,22 +108,24 @@ class Corpus:
     (slot, occurrences) pairs. ``text`` keeps each file's ``Vocab.lines`` (file S's from
     ``file_at[S]``), to build the corpus again when many files changed."""
 
-    def __init__(self, labels, stamps, digests, ns, text, file_at, words, post, post_at):
+    def __init__(self, labels, stamps, digests, ns, text, file_at, joined, post, post_at, low_at):
         self.labels: list[str] = labels
         self.stamps: list[tuple] = stamps
         self.digests: list[int] = digests
         self.ns: list[int] = ns
         self.text: bytes = text
         self.file_at = _array(file_at)
-        self.words: list[bytes] = words
+        # (the words are kept joined, one a line: one bytes object to store and load, cut
+        # in C; bytes.lower() maps byte for byte, so the lowered words joined are the
+        # joined words lowered, each where it was)
+        self.words: list[bytes] = joined.split(b"\n") if joined else []
         self.post = _array(post, _POST)
         self.post_at = _array(post_at)
-        # (bytes.lower() maps byte for byte: the words joined and then lowered are the
-        # lowered words joined, each as long as it was, in one C-level pass)
-        self.low = b"\n".join(words).lower() + b"\n"
-        self.low_at = array(_ARRAY, accumulate(map((1).__add__, map(len, words)), initial=0))
+        self.low = joined.lower() + b"\n" if joined else b""
+        self.low_at = _array(low_at)
         self.slots = {lab: k for k, lab in enumerate(labels)}
         self.scans: dict[tuple, object] = {}  # Terms.scan_corpus's answers, by the terms
+        self._word_set: frozenset[bytes] | None = None
 
     @classmethod
     def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> Corpus:
@@ -155,33 +157,44 @@ class Corpus:
             lens.append(len(got))
             post.extend(got)
         post_at = array(_ARRAY, accumulate(lens, initial=0))
+        # word K's line of ``low`` starts at low_at[K]
+        low_at = array(_ARRAY, accumulate(map((1).__add__, map(len, words)), initial=0))
         return cls(
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
-            [f[3] for f in files], b"".join(parts), file_at.tobytes(), words, post.tobytes(),
-            post_at.tobytes(),
+            [f[3] for f in files], b"".join(parts), file_at.tobytes(), b"\n".join(words),
+            post.tobytes(), post_at.tobytes(), low_at.tobytes(),
         )  # fmt: skip
 
     def plain(self) -> tuple:
         return (self.labels, self.stamps, self.digests, self.ns, self.text,
-                self.file_at.tobytes(), self.words, self.post.tobytes(),
-                self.post_at.tobytes())  # fmt: skip
+                self.file_at.tobytes(), b"\n".join(self.words), self.post.tobytes(),
+                self.post_at.tobytes(), self.low_at.tobytes())  # fmt: skip
 
     @classmethod
     def from_plain(cls, value) -> Corpus | None:
-        if type(value) is not tuple or len(value) != 9:
+        if type(value) is not tuple or len(value) != 10:
             return None
-        lists, blobs = (*value[:4], value[6]), (value[4], value[5], value[7], value[8])
-        if any(type(x) is not list for x in lists) or any(type(x) is not bytes for x in blobs):
+        if any(type(x) is not list for x in value[:4]) or any(
+            type(x) is not bytes for x in value[4:]
+        ):
             return None
         corpus = cls(*value)
-        n = len(corpus.labels)
+        n, nw = len(corpus.labels), len(corpus.words)
         if not (len(corpus.stamps) == len(corpus.digests) == len(corpus.ns) == n):
             return None
         if len(corpus.file_at) != n + 1 or corpus.file_at[n] != len(corpus.text):
             return None
-        if len(corpus.post_at) != len(corpus.words) + 1 or corpus.post_at[-1] != len(corpus.post):
+        if len(corpus.post_at) != nw + 1 or corpus.post_at[-1] != len(corpus.post):
+            return None
+        if len(corpus.low_at) != nw + 1 or corpus.low_at[-1] != len(corpus.low):
             return None
         return corpus
+
+    def word_set(self) -> frozenset[bytes]:
+        """Its words as a set (made when first asked for)."""
+        if self._word_set is None:
+            self._word_set = frozenset(self.words)
+        return self._word_set
 
     def word_at(self, pos: int) -> int:
         """The word whose line of ``low`` holds offset POS."""

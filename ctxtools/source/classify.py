@@ -331,10 +331,13 @@ def content_noise(data: bytes) -> str | None:
     return None
 
 
-def noise_reason(rel: str, data: bytes, size: int | None = None) -> str | None:
+def noise_reason(
+    rel: str, data: bytes, size: int | None = None, by_name: bool = True
+) -> str | None:
     """Why REL (whole content DATA; SIZE bytes when DATA is only its head) is no pack
-    candidate by default, or None."""
-    reason = noise_by_name(rel)
+    candidate by default, or None. Not BY_NAME: the caller has asked ``noise_by_name``
+    already (it said None)."""
+    reason = noise_by_name(rel) if by_name else None
     if reason is not None:
         return reason
     size = len(data) if size is None else size

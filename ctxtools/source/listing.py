@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from operator import attrgetter
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ MANIFESTS = frozenset(
     }
 )
 README_RE = re.compile(r"(?i)^readme(\.(md|rst|txt|markdown|adoc))?$")
+
+_NAME = attrgetter("name")  # a directory entry's name
 
 SCRIPT_HEAD = 256  # bytes of an extensionless file read for its #! line
 SCRIPT_MIN = len("#!/bin/sh")  # a file any shorter is no script: not opened
@@ -303,7 +306,7 @@ def walk_files(root: str) -> tuple[list[str], int]:
         nonlocal unreadable_dirs
         try:
             with os.scandir(dir_path) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=_NAME)  # (C-level key: thousands of dirs)
         except OSError as exc:
             check_resource(exc, dir_path)
             unreadable_dirs += 1

@@ -324,3 +324,13 @@ ROLES = {
 def test_roles(role):
     for rel in ROLES[role]:
         assert classify.role(rel) == role, rel
+
+
+def test_noise_reason_after_the_name_was_judged():
+    """by_name=False: the caller asked noise_by_name already; only the content counts."""
+    assert classify.noise_reason("locale/de/LC_MESSAGES/django.po", b"msgid x\n") == (
+        "translation catalogue"
+    )
+    po = "locale/de/LC_MESSAGES/django.po"
+    assert classify.noise_reason(po, b"msgid x\n", by_name=False) is None
+    assert classify.noise_reason("a/b.py", b"x\0y", by_name=False) == "binary"

@@ -433,3 +433,40 @@ def test_the_plan_spends_on_the_best_chunks_anywhere_not_on_widening_one_file():
     assert tax is not None and tax.how != "signatures"
     (fn,) = [c for c in tax.doc.chunks if c.name == "tax_for"]
     assert set(range(fn.start, fn.end + 1)) <= tax.lines
+
+
+def _ranked(sources, task):
+    r = rank_sources(sources, parse_query(task))
+    return [(d.label, d.score, d.tfs, d.scores) for d in r.docs]
+
+
+def test_a_file_of_a_scanned_corpus_ranks_as_its_bytes_do():
+    """Its chunks' words are counted from the words the corpus says it holds (not cut
+    out of each chunk): the same counts, the same ranking; a file redacted since its
+    words were counted is counted from its bytes."""
+    from ctxtools.retrieval.vocab import Corpus, Vocab
+
+    texts = {
+        "shop/orders.py": PY.encode(),
+        "shop/tax.py": b"TAX = 1\n\ndef with_tax(total):\n    return total * TAX  # with_tax\n",
+        "shop/util.py": b"def round_half_up(value):\n    return value\n",
+    }
+    task = "with_tax gives the wrong total on an Order"
+    plain = [Source(lab, data, _defs(lab, data.decode())) for lab, data in texts.items()]
+    vocabs = [Vocab.of(data) for data in texts.values()]
+    files = [(lab, (k,), k, v.n, v) for k, (lab, v) in enumerate(zip(texts, vocabs))]
+    corpus = Corpus.build(files)
+    kept = []
+    for k, (lab, data) in enumerate(texts.items()):
+        src = Source(lab, data, _defs(lab, data.decode()))
+        src.vocab, src.vocab_of = Vocab(b"", corpus.ns[k], corpus, k), data
+        kept.append(src)
+    assert _ranked(kept, task) == _ranked(plain, task)
+    # (redacted: a word the file did not hold comes in, one goes)
+    kept[1].data = kept[1].data.replace(b"# with_tax", b"# [REDACTED order]")
+    plain[1].data = kept[1].data
+    # (the whole file's first-pass counts are still its vocabulary's: only its chunks')
+    tfs = {lab: t for lab, _s, t, _c in _ranked(kept, task)}
+    assert tfs == {lab: t for lab, _s, t, _c in _ranked(plain, task)}
+    assert tfs["shop/tax.py"][1][0] == 1  # with_tax: once in the redacted file, not twice
+    assert len(tfs["shop/tax.py"][1]) == 4  # and 'order' is counted

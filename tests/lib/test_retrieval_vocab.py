@@ -188,3 +188,76 @@ def test_the_corpus_is_built_again_when_many_files_changed(tmp_path):
     assert all(v.corpus is not None for v in got.values())  # no file beside the corpus
     present, tf = Terms(["beta", "alpha"]).scan_corpus(got["m0.py"].corpus)
     assert tf[got["m0.py"].slot] == {0: 1} and tf[got["m150.py"].slot] == {1: 1}
+
+
+def _spans_of(data: bytes, cuts: int) -> list[tuple[int, int]]:
+    """DATA's lines as CUTS spans of whole lines (the newline between two left out), as
+    ``rank._read`` cuts a file into its chunks; one empty span among them."""
+    at = [0]
+    for line in data.split(b"\n"):
+        at.append(at[-1] + len(line) + 1)
+    n = len(at) - 1
+    step = max(1, n // cuts)
+    spans = [(at[k], at[min(k + step, n)] - 1) for k in range(0, n, step)]
+    if len(spans) > 1:
+        spans.insert(1, (spans[1][0], spans[1][0]))  # (a chunk of no bytes, at a word)
+    return spans
+
+
+def test_counting_from_the_corpus_words_gives_what_cutting_the_spans_does():
+    texts = _texts() + [b"key key key\nkey\nkeys key_key KEY\n", b"set reset set\n  set"]
+    corpus = _corpus_of(texts)
+    again = vocabmod.Corpus.from_plain(corpus.plain())
+    for terms in (TERMS + ["key", "set"], ["bulkcreate", "getitem", "é"], ["1234"], []):
+        for c in (corpus, again):
+            t = Terms(terms)
+            t.scan_corpus(c)
+            for k, data in enumerate(texts):
+                vocab = Vocab(b"", c.ns[k], c, k)
+                words = t.hit_words(vocab)
+                assert sorted(words) == sorted({w for w in data.translate(
+                    vocabmod.WORD_BYTES).split() if t.ids_of(w)}), data[:40]  # fmt: skip
+                for cuts in (1, 3, 7):
+                    spans = _spans_of(data, cuts)
+                    want = Terms(terms).count_spans(data, spans)
+                    assert t.count_known(data, spans, words) == want, (terms, cuts, data[:40])
+
+
+def test_overlapping_spans_are_counted_as_cut():
+    data = b"bulk_create one\nbulk two\ncreate three bulk\n"
+    spans = [(0, 15), (10, 24), (16, 41)]  # (a scanner's nested ranges overlap)
+    t = Terms(["bulk", "create"])
+    want = Terms(["bulk", "create"]).count_spans(data, spans)
+    assert t.count_known(data, spans, [b"bulk_create", b"bulk", b"create"]) == want
+    assert want[1][0] != {}  # (the word the first span also holds counts in the second)
+
+
+def test_hit_words_are_none_until_the_corpus_is_scanned():
+    corpus = _corpus_of([b"bulk_create here\n"])
+    t = Terms(["bulk"])
+    vocab = Vocab(b"", corpus.ns[0], corpus, 0)
+    assert t.hit_words(vocab) is None and t.hit_words(Vocab.of(b"bulk")) is None
+    t.scan_corpus(corpus)
+    assert t.hit_words(vocab) == [b"bulk_create"]
+
+
+def test_a_corpus_of_another_shape_is_a_miss():
+    plain = _corpus_of([b"a b c\n", b"c d\n"]).plain()
+    assert vocabmod.Corpus.from_plain(plain) is not None
+    assert vocabmod.Corpus.from_plain(plain[:9]) is None  # (format 7's shape)
+    bad_low = (*plain[:9], plain[9][:-8])  # a word's offset short
+    assert vocabmod.Corpus.from_plain(bad_low) is None
+    empty = _corpus_of([]).plain()
+    got = vocabmod.Corpus.from_plain(empty)
+    assert got is not None and got.words == [] and got.word_set() == frozenset()
+
+
+def test_a_file_outside_the_scanned_corpus_counts_as_its_bytes_do():
+    """After scan_corpus, the corpus's other words are known to stand for no term; a file
+    counted apart (changed since) still counts every word, old or new."""
+    corpus = _corpus_of([b"bulk_create here and there\n", b"nothing to see\n"])
+    t = Terms(["bulk", "create", "see"])
+    t.scan_corpus(corpus)
+    new = b"bulk_create see BulkCreate createBulk here unseen_word\n"
+    assert t.count(new) == Terms(["bulk", "create", "see"]).count(new)
+    assert t.count_vocab(Vocab.of(new)) == Terms(["bulk", "create", "see"]).count(new)

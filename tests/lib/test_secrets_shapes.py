@@ -351,3 +351,18 @@ def test_a_dotenv_by_its_content(tmp_path):
     code = tmp_path / "settings.sh"
     code.write_text("DB_PASSWORD=Xk29aLmQ0pZr7TbWc3YhN8vD\n")  # code by its name: not read
     assert secret_content(code) is None
+
+
+def test_only_a_dotenv_head_is_read(tmp_path):
+    from ctxtools.secrets import names
+
+    long = tmp_path / "config.txt"
+    # KEY=value lines past the head, then a line no dotenv holds: only the head is judged
+    long.write_text("API_TOKEN=Xk29aLmQ0pZr7TbWc3YhN8vD\n" * 200 + "not a dotenv line\n")
+    assert len(names._head(long)) == names.SNIFF_BYTES
+    assert secret_content(long) == "dotenv (by its content)"
+    short = tmp_path / "short.txt"
+    short.write_bytes(b"A=1\n")
+    assert names._head(short) == b"A=1\n"
+    assert secret_content(tmp_path) is None  # a directory: cannot be read, no secret
+    assert secret_content(tmp_path / "gone.txt") is None
