@@ -130,17 +130,18 @@ class Terms:
         cut = [text[a:b].split() for a, b in spans]
         # (the spans' own words: a word outside them is never looked up)
         hits = self._hits(set(chain.from_iterable(cut)))
-        memo = self._memo
-        out = []
-        for words in cut:
-            tf: dict[int, int] = {}
-            if hits:
-                for w in hits.intersection(words):
-                    c = words.count(w)
-                    for i in memo[w]:
-                        tf[i] = tf.get(i, 0) + c
-            out.append((tf, len(words)))
-        return out
+        return [(self._tally(words, hits), len(words)) for words in cut]
+
+    def _tally(self, words: list[bytes], hits) -> dict[int, int]:
+        """term -> occurrences among WORDS (one chunk's), of the HITS that stand for a term."""
+        tf: dict[int, int] = {}
+        if hits:
+            memo = self._memo
+            for w in hits.intersection(words):
+                c = words.count(w)
+                for i in memo[w]:
+                    tf[i] = tf.get(i, 0) + c
+        return tf
 
     def count_known(self, data: bytes, spans, words) -> list[tuple[dict[int, int], int]]:
         """What ``count_spans(DATA, SPANS)`` gives, when WORDS are the words of DATA that
@@ -155,13 +156,7 @@ class Terms:
         out = []
         for a, b in spans:
             chunk = text[a:b].split()
-            tf: dict[int, int] = {}
-            if hits:
-                for w in hits.intersection(chunk):
-                    c = chunk.count(w)
-                    for i in memo[w]:
-                        tf[i] = tf.get(i, 0) + c
-            out.append((tf, len(chunk)))
+            out.append((self._tally(chunk, hits), len(chunk)))
         return out
 
     def hit_words(self, vocab) -> list[bytes] | None:
