@@ -20,16 +20,17 @@ def _repo(root: Path) -> None:
         (root / "shop" / f"m{k}.py").write_text(f"def helper_{k}(order):\n    return order\n")
 
 
+def _request(root: Path, store: Path, task: str = "with_tax is wrong", **extra) -> PackRequest:
+    """A 2,000-token pack of ROOT with the store STORE."""
+    return PackRequest(
+        task=task, paths=[str(root)], root=str(root), tokens=2000, store=str(store), **extra
+    )
+
+
 def test_the_map_s_scans_stand_in_for_the_scan_cache(tmp_path, monkeypatch):
     root = tmp_path / "repo"
     _repo(root)
-    req = PackRequest(
-        task="with_tax is wrong",
-        paths=[str(root)],
-        root=str(root),
-        tokens=2000,
-        store=str(tmp_path / "store"),
-    )
+    req = _request(root, tmp_path / "store")
     first = build_pack(req, ruler=HeuristicRuler())
     opened = []
     real = choose._open_scan_cache
@@ -41,14 +42,7 @@ def test_the_map_s_scans_stand_in_for_the_scan_cache(tmp_path, monkeypatch):
     assert any(c.startswith("Order.with_tax ") for c in chunks["shop/orders.py"])
     # Without the map the chooser reads the scan cache itself, and packs the same files.
     bare = build_pack(
-        PackRequest(
-            task="with_tax is wrong",
-            paths=[str(root)],
-            root=str(root),
-            tokens=2000,
-            store=str(tmp_path / "store"),
-            use_map=False,
-        ),
+        _request(root, tmp_path / "store", use_map=False),
         ruler=HeuristicRuler(),
     )
     assert opened
@@ -85,13 +79,7 @@ def test_a_fresh_checkout_reads_each_file_once(tmp_path, monkeypatch):
     root = tmp_path / "repo"
     _repo(root)
     (root / "NOTES.txt").write_text("with_tax notes\n")
-    req = PackRequest(
-        task="with_tax is wrong",
-        paths=[str(root)],
-        root=str(root),
-        tokens=2000,
-        store=str(tmp_path / "store"),
-    )
+    req = _request(root, tmp_path / "store")
     first = build_pack(req, ruler=HeuristicRuler())
     for path in root.rglob("*"):  # a new checkout: the same bytes, every stat new
         st = path.stat()
@@ -123,14 +111,7 @@ def test_files_the_map_did_not_scan_are_scanned_once_and_found_by_content(
     _repo(src)
     root = tmp_path / "repo"
     shutil.copytree(src, root)
-    req = PackRequest(
-        task="with_tax and refund of an order",
-        paths=[str(root)],
-        root=str(root),
-        tokens=2000,
-        store=str(tmp_path / "store"),
-        use_map=False,
-    )
+    req = _request(root, tmp_path / "store", "with_tax and refund of an order", use_map=False)
     scanned = []
     real = window.definitions_of
     monkeypatch.setattr(window, "definitions_of", lambda *a: scanned.append(a[0]) or real(*a))
