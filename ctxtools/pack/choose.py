@@ -404,12 +404,9 @@ class Chooser:
 
 def _open_scan_cache(root: str, store):
     try:
-        from ctxtools.config import store_root
-        from ctxtools.source.scancache import ScanCache, cache_path, scanner_fingerprint
+        from ctxtools.source.scanset import open_cache
 
-        cache = ScanCache(cache_path(store_root(store), root), root, scanner_fingerprint())
-        cache.load()
-        return cache
+        return open_cache(root, store)
     except (CtxError, OSError, ValueError):
         return None
 
@@ -440,6 +437,6 @@ def _cached_defs(cache, rel: str, path: str, data: bytes):
 def _keep_scans(cache) -> None:
     """Save what the pack added to the scan cache, keeping every entry it did not look at
     (the map's, which its own run saw)."""
-    cache.seen.update(cache.entries)
+    cache.keep(list(cache.entries))
     with contextlib.suppress(OSError):
         cache.save()

@@ -331,6 +331,13 @@ class ScanCache:
         self.dirty = True
         return entry
 
+    def keep(self, rels) -> None:
+        """The entries of RELS stay at the next save, though this run did not look them up
+        (files past a map's cut, a pack's few lookups in a cache the map filled): only
+        files that went away are dropped."""
+        entries = self.entries
+        self.seen.update(rel for rel in rels if rel in entries)
+
     # --- saving ------------------------------------------------------------------------
 
     def save(self) -> None:

@@ -310,7 +310,8 @@ def _scan_candidates(
     return kept
 
 
-def _open_cache(root: str, store):
+def open_cache(root: str, store):
+    """ROOT's scan cache in STORE, loaded."""
     from ctxtools.config import store_root
     from ctxtools.source.scancache import ScanCache, cache_path, scanner_fingerprint
 
@@ -322,7 +323,7 @@ def _open_cache(root: str, store):
 def _close_cache(cache, ss: ScanSet, candidates) -> None:
     """Save the cache, and give SS what the graph memo needs from it."""
     if ss.truncated:  # keep the entries of files past the cut, they are not stale
-        cache.seen.update(c.rel for c in candidates if c.rel in cache.entries)
+        cache.keep(c.rel for c in candidates)
     cache.save()
     ss.notes.extend(cache.notes)
     entries = cache.entries
@@ -349,7 +350,7 @@ def scan_repository(
     if listing is None:
         listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
-    cache = _open_cache(root, store) if use_cache else None
+    cache = open_cache(root, store) if use_cache else None
     if cache is not None:
         ss.cache_path = str(cache.path)
     candidates = listing.candidates
