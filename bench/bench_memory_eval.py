@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memory_corpus import ensure_docs  # noqa: E402
+from memory_corpus import ensure_docs, ensure_root  # noqa: E402
 
 from ctxtools.memory import rank_memory  # noqa: E402
 from ctxtools.memory.threshold import FLOORS, MARGINS, SHARE_OF_BEST, median  # noqa: E402
@@ -55,14 +55,14 @@ def main() -> None:
     ap.add_argument(
         "--data",
         default=str(DATA),
-        help="the labelled set (its 'root', relative to the repository, is the corpus; "
-        "without one, Django's docs)",
+        help="the labelled set (its 'root', relative to the repository, is the corpus, "
+        "extracted from its 'source' when missing; without one, Django's docs)",
     )
     args = ap.parse_args()
     global LABELS
     LABELS = ("hand", "pool") if args.labels == "all" else ("hand",)
     spec = json.loads(Path(args.data).read_text())
-    docs = REPO / spec["root"] if "root" in spec else ensure_docs()
+    docs = ensure_root(spec) if "root" in spec else ensure_docs()
     queries = spec["queries"]
     store = tempfile.mkdtemp(prefix="ctx-memeval-")
     import os
