@@ -94,8 +94,12 @@ KEYWORD_QUOTED = (
 )
 # KEY=value unquoted, wherever it stands (a line's start, after a diff's "+", a map's
 # "12:", a compose list's "- ", mid-line "PGPASSWORD=x psql", after an escaped "\n"):
-# the value runs to white space, a quote or a backslash, less a closing ";,)]}".
-KEYWORD_BARE = _SEP + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z))"
+# the value runs to white space, a quote or a backslash, less a closing ";,)]}", or to the
+# next "&name=" or ";name=" (a form's fields, a cookie's attributes: pass=1&id=x).
+KEYWORD_BARE = (
+    _SEP
+    + r"(?P<s>[^\s\"'`\\]{1,256}?)(?=[;,)\]}]*(?:[\s\"'`\\]|\Z)|[;&][A-Za-z_][\w.\-]*=)"
+)
 # <password>…</password>, <apiKey>…</apiKey>: an XML element named like a key.
 XML_ELEMENT = (
     r"<(?P<t>[A-Za-z0-9_.:\-]*?(?:(?i:"

@@ -75,6 +75,14 @@ def _aws_id(text: str, start: int, end: int) -> bool:
     return _AWS_CONTEXT.search(text, lo, hi if hi >= 0 else len(text)) is not None
 
 
+def _varied(head: str) -> bool:
+    """Whether HEAD (a token's first 256 characters) changes character at least once in
+    every four, as random characters do (a Twitter bearer token: 22 "A"s, then base64); a
+    run of one character, or runs of several ("AAAA…BBBB…", a test's filler), do not."""
+    changes = sum(1 for a, b in zip(head, head[1:]) if a != b)
+    return changes * 4 >= len(head)
+
+
 def _hex_mix(value: str) -> bool:
     tail = value[2:] if value[:2] in ("SK",) else value.split("-", 1)[-1]
     return any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail)
@@ -149,8 +157,9 @@ _DIGITS = re.compile(r"[0-9]{1,2}")
 _NAME_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])")
 # An expression: a call, an index, a cast, the end of one (os.environ["X"], get_pw(),
 # Optional[str], session_key).exists(), 159}],81:[function(...): a bracket with nothing
-# but name characters before it.
-_EXPR = re.compile(r"[\w.$]*[()\[\]{}]")
+# but name characters before it, the parts of a name joined by ``.``, ``->`` or ``::`` as
+# well (c->argv[2] in C, Config::get(...) in C++ and Rust, $request->input(...) in PHP).
+_EXPR = re.compile(r"(?:[\w.$]|->|::)*[()\[\]{}]")
 _URL_PLACEHOLDERS = frozenset(
     ("password", "passwd", "pass", "pwd", "secret", "changeme", "xxx", "xxxx", "user")
     + ("username", "value", "token", "key", "apikey", "none", "null")
@@ -288,6 +297,8 @@ def _passes(checks: tuple[str, ...], text: str, start: int, end: int, m) -> bool
             ok = _aws_id(text, start, end)
         elif check == "hex-mix":
             ok = _hex_mix(text[start:end])
+        elif check == "varied":
+            ok = _varied(text[start : min(end, start + 256)])
         elif check == "discord":
             ok = _discord(text[start:end])
         elif check == "docker":

@@ -428,6 +428,12 @@ def test_secrets_found_by_their_place(kind, text, secret):
         "    token: TextGenerationStreamOutputToken",
         'HEADER_ACCESS_TOKEN = "X-Xet-Access-Token"',
         'TEST_SECRET = "lcccccccX2kcccccccY2jcccccccssIC"',
+        # expressions through -> and :: (redis's src/acl.c, C++/Rust paths, PHP)
+        "        password = c->argv[2];",
+        "password = c->argv[j+2]->ptr;",
+        'let password = Config::get("db.password");',
+        "$password = $request->input('password');",
+        "token = req->headers[AUTH_HEADER];",
     ],
 )
 def test_keyword_placeholders_and_names_are_left_alone(text):

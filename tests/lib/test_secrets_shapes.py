@@ -245,6 +245,9 @@ SHAPES = [
     (f"+DB_PASSWORD={SECRET}\n", "+DB_PASSWORD={}\n"),
     (f"1:DB_PASSWORD={SECRET}\n", "1:DB_PASSWORD={}\n"),
     (f"  12│ DB_PASSWORD={SECRET}\n", "  12│ DB_PASSWORD={}\n"),
+    # A form's next field, a cookie's next attribute: the value ends before them.
+    (f"curl -d user=ci&pass={SECRET}&submit=1\n", "curl -d user=ci&pass={}&submit=1\n"),
+    (f"Set-Cookie: token={SECRET};Path=/\n", "Set-Cookie: token={};Path=/\n"),
 ]
 
 
@@ -280,6 +283,13 @@ def test_everyday_shapes_only_the_value_goes(text, left):
         "PASSWORD=%DB_PASSWORD%",
         "_normalized_key = _pep_440_key",  # pip's vendored distlib
         'EXTENSION_ID = "io.modelcontextprotocol/ui"',  # the mcp package
+        # base64 of zero bytes opens as a Twitter bearer token does (redis's slowlog.tcl)
+        "sadd set foo {" + "A" * 130 + "}",
+        'EMPTY = "' + "A" * 86 + '=="',
+        "".join(c * 40 for c in "ABCDEFGHIJKLMNOPQ"),  # curl's tests/data/test651 filler
+        # a form's short field, a cookie's: the next "&name=" or ";name=" is not the value
+        'curl -d "user=foobar&pass=12345&id=blablabla&ding=submit"',  # curl's MANUAL.md
+        "Set-Cookie: XToken=xt;Domain=.z.x.com;Path=/",  # curl's tests/data/test171
     ],
 )
 def test_code_and_templates_are_not_secrets(text):
