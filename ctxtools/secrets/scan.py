@@ -147,6 +147,10 @@ _TEMPLATE = re.compile(
     r"\$\{|\{\{|\{%|%\([A-Za-z_]\w*\)|^\$[A-Za-z_]\w*$|^<[^<>]*>$|<[A-Za-z_][\w .\-]*>"
     r"|\{[A-Za-z_][\w.]*\}|`|%[A-Z_][A-Z0-9_]*%|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|^\$\(.*\)$"
 )
+# A part of a path: a lower-case name (its own parts joined by "-", "_" or "."; digits
+# only after a separator: id_rsa, account.key, python3.11, not a026f1ca) or a number,
+# either with an extension (404.htm).
+_PATH_PART = re.compile(r"\.?(?:[a-z]+(?:[-_.][a-z0-9]+)*|[0-9]+(?:\.[a-z]+)?)")
 _WORDS = re.compile(r"[A-Za-z]+(?:[-_./][A-Za-z]+)*")
 # An identifier chain: names joined by ".", "::", "->" (sentinel.sentinel_auth_pass,
 # settings.DB_PASSWORD, self->cfg.password).
@@ -232,6 +236,18 @@ def identifier(value: str) -> bool:
     return bool(_NAME.fullmatch(value)) and _word_like(re.split(r"\.|::|->|_+|\$", value))
 
 
+def _path(value: str) -> bool:
+    """A file's path (``/etc/pki/private/account.key``, ``~/.ssh/id_rsa``,
+    ``errors/404.htm``): at least two parts between slashes, each words (``_words``) or a
+    number (``_PATH_PART``); base64 (``4Dm1n4rphuF/bEfvLf6rYK0gI``) has parts of
+    neither shape."""
+    parts = value.removeprefix("~").split("/")
+    named = [p for p in parts if p not in ("", ".", "..")]
+    if len(named) < 2 or any(p == "" for p in parts[1:-1]):
+        return False
+    return all(_PATH_PART.fullmatch(p) or _words(p.lstrip(".")) for p in named)
+
+
 def _words(value: str) -> bool:
     """Words joined by ``-``, ``_``, ``.`` or ``/`` (``X-Xet-Access-Token``,
     ``some_setting.name``, ``io.modelcontextprotocol/ui``): a name, not a token."""
@@ -259,7 +275,9 @@ def credential_value(value: str, bare: bool = False) -> bool:
         return False
     if kinds == 2 and (n < 12 or (n < 16 and not _mixed(value))):
         return False
-    if _words(value.strip("_")):  # "X-Xet-Access-Token", "_auth_user_backend": words
+    if _words(value.strip("_.")):  # "X-Xet-Access-Token", "_auth_user_backend": words
+        return False
+    if _path(value):  # "/etc/pki/cert/private/account.key", "errors/404.htm": a file's path
         return False
     if bare:
         if value[0] in "!&*|>%@+~" or value.endswith((":", ",")):

@@ -290,6 +290,12 @@ def test_everyday_shapes_only_the_value_goes(text, left):
         # a form's short field, a cookie's: the next "&name=" or ";name=" is not the value
         'curl -d "user=foobar&pass=12345&id=blablabla&ding=submit"',  # curl's MANUAL.md
         "Set-Cookie: XToken=xt;Domain=.z.x.com;Path=/",  # curl's tests/data/test171
+        # a file's path, and a chain cut at the line's end (ansible's module docs)
+        "account_key: /etc/pki/cert/private/account.key",
+        "credentials: /path/to/credentials",
+        "error_key: errors/404.htm",
+        "ssh_key=~/.ssh/id_rsa.pub",
+        "self.api_key = self.module.params. get('api_key')",
     ],
 )
 def test_code_and_templates_are_not_secrets(text):
