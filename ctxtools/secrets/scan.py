@@ -152,9 +152,9 @@ _TEMPLATE = re.compile(
 # either with an extension (404.htm).
 _PATH_PART = re.compile(r"\.?(?:[a-z]+(?:[-_.][a-z0-9]+)*|[0-9]+(?:\.[a-z]+)?)")
 _WORDS = re.compile(r"[A-Za-z]+(?:[-_./][A-Za-z]+)*")
-# An identifier chain: names joined by ".", "::", "->" (sentinel.sentinel_auth_pass,
-# settings.DB_PASSWORD, self->cfg.password).
-_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*")
+# An identifier chain: names joined by ".", "?.", "::", "->" (sentinel.sentinel_auth_pass,
+# settings.DB_PASSWORD, self->cfg.password, browser?.browserName).
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\??\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*")
 # The words of a name: snake_case parts, camelCase humps, UPPER runs; digits only at a
 # word's end (db_password2, OAuth2Token).
 _DIGITS = re.compile(r"[0-9]{1,2}")
@@ -233,7 +233,7 @@ def identifier(value: str) -> bool:
     chain (names joined by ``.``, ``::``, ``->``) of word-like parts
     (``sentinel.sentinel_auth_pass``, ``settings.DB_PASSWORD``,
     ``TextGenerationStreamOutputToken``; not ``aB3x_Kz9qLm`` nor ``hugyr9m4wsz3ky5``)."""
-    return bool(_NAME.fullmatch(value)) and _word_like(re.split(r"\.|::|->|_+|\$", value))
+    return bool(_NAME.fullmatch(value)) and _word_like(re.split(r"\??\.|::|->|_+|\$", value))
 
 
 def _path(value: str) -> bool:

@@ -296,6 +296,8 @@ def test_everyday_shapes_only_the_value_goes(text, left):
         "error_key: errors/404.htm",
         "ssh_key=~/.ssh/id_rsa.pub",
         "self.api_key = self.module.params. get('api_key')",
+        # optional chaining (playwright's mcp/config.ts)
+        "const browserToken = browser.launchOptions?.channel ?? browser?.browserName;",
     ],
 )
 def test_code_and_templates_are_not_secrets(text):
