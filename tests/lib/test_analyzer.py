@@ -125,6 +125,30 @@ def test_mentions_are_read_with_the_task_and_are_no_words():
     assert read.words == ()
 
 
+# A commit message as a CI job hands it over (Kafka's and git's trailers): the people
+# lines are no part of what the task is about.
+COMMIT = """MINOR: Fix javadoc warning in StreamsMetric
+
+Fixes: 3f2a91c ("KAFKA-1234: record_latency drops the sensor")
+Reviewers: Matthias J. Sax <mjsax@apache.org>, Bill Bejeck <bbejeck@apache.org>
+Signed-off-by: Ann Example <ann@example.org>
+Co-authored-by: Bo Sample <bo@users.noreply.github.com>
+"""
+
+
+def test_the_people_lines_of_a_commit_message_are_no_words():
+    bare = "MINOR: Fix javadoc warning in StreamsMetric\n\n" + COMMIT.splitlines()[2]
+    read, plain = read_task(COMMIT), read_task(bare)
+    assert read.words == plain.words
+    assert read.query.terms == plain.query.terms
+    assert read.query.names == plain.query.names
+    assert "apache" not in read.query.terms and "matthias" not in read.words
+    assert "record_latency" in read.query.names  # the Fixes: line names code: kept
+    assert parse_query(COMMIT).terms == read.query.terms  # the engine's own entry too
+    # a word "reviewers" in prose is no trailer
+    assert "reviewers" in parse_query("the reviewers: list is empty").terms
+
+
 def test_a_document_word_meets_the_task_word():
     """A file's words are split as the task's: compound parts, a CJK run's characters."""
     q = parse_query("修复缓存 HandleStore put_many")
