@@ -60,6 +60,7 @@ class CLikeLanguage:
         asi: bool = False,
         prefix: re.Pattern[str] = _NOTHING,
         modifiers: re.Pattern[str] = _NOTHING,
+        lead: re.Pattern[str] | None = None,
     ) -> None:
         self.name = name
         self.master = master  # comments and literals (see ``mask.mask_clike``)
@@ -67,6 +68,7 @@ class CLikeLanguage:
         self.asi = asi  # statements also end at newlines (Go, JavaScript, TypeScript)
         self.prefix = prefix  # annotations or attributes before a declaration
         self.modifiers = modifiers  # the words between them and the declaration's keyword
+        self.lead = lead  # the characters a master match starts with (``mask.mask_clike``)
 
     def head(self, stmt: str) -> tuple[int, int]:
         """(where the declaration starts: after its annotations or attributes, where its
@@ -241,7 +243,7 @@ def _strip_comment_spans(text: str, a: int, b: int, comments: list[tuple[int, in
 
 def scan_clike(text: str, lang: CLikeLanguage) -> ScanResult:
     """Definitions, references and imports of a C-like source text."""
-    masked = mask_clike(text, lang.master)
+    masked = mask_clike(text, lang.master, lang.lead)
     walker = _Walker(text, masked, lang)
     walker.walk(_frames(masked.text), "root", None)
     definitions = walker.definitions

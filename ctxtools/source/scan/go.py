@@ -20,6 +20,7 @@ _MASTER = re.compile(
     """,
     re.S | re.M | re.X,
 )
+_LEAD = re.compile(r"[/`\"']")  # where a match of _MASTER can start
 
 _ID = r"[^\W\d]\w*"
 _FUNC = re.compile(
@@ -156,7 +157,7 @@ class Go(CLikeLanguage):
         return out
 
 
-_GO = Go("go", _MASTER, KEYWORDS, asi=True)
+_GO = Go("go", _MASTER, KEYWORDS, asi=True, lead=_LEAD)
 
 
 def scan(text: str) -> ScanResult:

@@ -19,6 +19,7 @@ _MASTER = re.compile(
     """,
     re.S | re.M | re.X,
 )
+_LEAD = re.compile(r"[/\"']")  # where a match of _MASTER can start
 
 # Annotations (with arguments, one level of nested parentheses) before a declaration.
 _PREFIX = re.compile(
@@ -88,7 +89,7 @@ class Java(CLikeLanguage):
         ]
 
 
-_JAVA = Java("java", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_MODIFIERS)
+_JAVA = Java("java", _MASTER, KEYWORDS, prefix=_PREFIX, modifiers=_MODIFIERS, lead=_LEAD)
 
 
 def scan(text: str) -> ScanResult:

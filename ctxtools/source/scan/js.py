@@ -34,6 +34,7 @@ _MASTER = re.compile(
     """,
     re.S | re.M | re.X,
 )
+_LEAD = re.compile(r"[/`\"']")  # where a match of _MASTER can start
 
 _DECORATORS = re.compile(r"\s*(?:@[\w$.]+\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*)?)*")
 _TOP_MODS = re.compile(
@@ -233,8 +234,8 @@ def _matching_paren(stmt: str, open_at: int) -> int:
     return len(stmt)
 
 
-_JS = JavaScript("javascript", _MASTER, KEYWORDS, asi=True)
-_TS = JavaScript("typescript", _MASTER, KEYWORDS, asi=True)
+_JS = JavaScript("javascript", _MASTER, KEYWORDS, asi=True, lead=_LEAD)
+_TS = JavaScript("typescript", _MASTER, KEYWORDS, asi=True, lead=_LEAD)
 
 
 def scan_javascript(text: str) -> ScanResult:

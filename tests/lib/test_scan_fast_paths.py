@@ -1,0 +1,93 @@
+"""The scanners' fast paths give exactly what the plain ones give: masking led by the
+characters a literal starts with, references counted without re-splitting ASCII words,
+the tree-sitter mask kept as bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxtools.source.scan import go, java, js, scan_source
+from ctxtools.source.scan.common import Definition, count_references
+from ctxtools.source.scan.mask import mask_clike
+
+JAVA = '''
+/* a block */ // a line
+class A { String s = "x/y\\"z"; char c = '\\''; int d = a / b;
+  String t = """
+    text "" block
+    """; // tail
+  int e = x/*inline*/+ 'q'; String u = "unclosed
+}
+'''
+GO = 'package p\n// c\nvar s = `raw\n"q"` + "x\\"y" + \'r\' / 2 /* b */\nvar t = "open\n'
+JS = (
+    "const r = /a\\/b[/]/g, d = a / b / c; // c\n"
+    "const t = `x ${ f('}') + `in ${\"s\"}` } y`; /* b */ const q = 'a\\'b';\n"
+    "if (/^[a-z]:/.test(p)) {} const u = `open ${ x"
+)
+
+
+@pytest.mark.parametrize(
+    ("module", "text"), [(java, JAVA), (go, GO), (js, JS)], ids=["java", "go", "js"]
+)
+def test_masking_led_by_first_characters_is_the_plain_search(module, text):
+    assert module._LEAD is not None
+    for sample in (text, text * 3, text[5:], text + "/"):
+        plain = mask_clike(sample, module._MASTER)
+        led = mask_clike(sample, module._MASTER, module._LEAD)
+        assert led.text == plain.text
+        assert led.comments == plain.comments
+
+
+@pytest.mark.parametrize(("module", "text"), [(java, JAVA), (go, GO), (js, JS)])
+def test_every_master_match_starts_where_the_lead_finds(module, text):
+    for m in module._MASTER.finditer(text):
+        assert module._LEAD.match(text, m.start()), (module.__name__, m.group())
+
+
+KEYWORDS = frozenset({"if", "return", "int"})
+
+
+def _plain_counts(masked: bytes, keywords, definitions) -> dict[str, int]:
+    """The reference counts by the general (non-ASCII) path, word by word."""
+    import re
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
+    for word in re.findall(r"\w+", masked.decode("utf-8", "replace")):
+        if not word[0].isdigit() and word not in keywords:
+            counts[word] += 1
+    for d in definitions:
+        n = counts.get(d.name)
+        if n is not None:
+            if n <= 1:
+                del counts[d.name]
+            else:
+                counts[d.name] = n - 1
+    return dict(counts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"int f(int x) { if (x) return g(x) + 0x1F + 2e3 + f(x); return h_1; }",
+        b"int f(int x) { return caf\xc3\xa9(x) + \xe5\x90\x8d\xe5\x89\x8d + f(x); } // \xff",
+        b"",
+        b"123 456 _ __x x1 1x",
+    ],
+)
+def test_reference_counts_same_on_ascii_and_unicode_paths(text):
+    defs = [Definition("function", "f", 1, "int f(int x)"), Definition("function", "h_1", 1, "")]
+    got = count_references(text, KEYWORDS, defs)
+    assert got == _plain_counts(text, KEYWORDS, defs)
+    assert list(got) == list(_plain_counts(text, KEYWORDS, defs))  # the same order
+    assert count_references(text.decode("utf-8", "replace"), KEYWORDS, defs) == got
+    assert "0x1F" not in got and "x1F" not in got and "int" not in got
+
+
+def test_treesitter_references_ignore_comments_and_strings():
+    pytest.importorskip("tree_sitter_scala")
+    text = 'object O {\n  // Hidden in comment\n  val v = "Hidden in string" + Used\n}\n'
+    refs = scan_source("a.scala", text).references
+    assert refs.get("Used") == 1
+    assert "Hidden" not in refs and "comment" not in refs and "string" not in refs
