@@ -128,21 +128,22 @@ def available(language: str) -> bool:
 # --- masking ---------------------------------------------------------------------------------
 
 
-def _masked(src: bytes, g: _Grammar, root) -> str | bytes:
-    """SRC with every comment and string blanked (newlines kept), decoded, or without
-    them (bytes, valid UTF-8): what the references are counted in."""
+def _masked(src: bytes, g: _Grammar, root) -> bytes:
+    """SRC with every comment and string blanked (newlines kept), or without them: what
+    the references are counted in, as bytes (``count_references`` counts bytes: a decoded
+    copy would only be encoded again)."""
     strip = g.rules.strip
     if strip is not None:
         return strip.sub(b" ", src)
     if g.literals is None:
-        return src.decode("utf-8", "replace")
+        return src
     spans = []
     for nodes in g.literals.captures(root).values():
         spans.extend((n.start_byte, n.end_byte) for n in nodes)
     if not spans:
-        return src.decode("utf-8", "replace")
+        return src
     spans.sort()
-    return blank_spans(src, spans).decode("utf-8", "replace")
+    return blank_spans(src, spans)
 
 
 # --- the walk --------------------------------------------------------------------------------
