@@ -32,6 +32,7 @@ import math
 import posixpath
 import re
 from dataclasses import dataclass, field
+from itertools import compress
 
 from ctxtools.source.scanset import FileScan
 from ctxtools.source.common_names import COMMON
@@ -371,7 +372,10 @@ class GraphBuilder:
         info = self.info
         sqrt = math.sqrt
         mine = None
-        for name, count in zip(s.ref_names, s.ref_counts, strict=True):
+        names = s.ref_names
+        # only the names some file defines can be linked: the others are left out in C
+        defined = map(self.definers.__contains__, names)
+        for name, count in compress(zip(names, s.ref_counts, strict=True), defined):
             entry = info(name)
             if entry is None:
                 continue
