@@ -91,3 +91,42 @@ def test_treesitter_references_ignore_comments_and_strings():
     refs = scan_source("a.scala", text).references
     assert refs.get("Used") == 1
     assert "Hidden" not in refs and "comment" not in refs and "string" not in refs
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("class A : public B {\n};\n", "cpp"),  # on the very first line
+        ("/* x */\n  template <typename T> struct S;\n", "cpp"),
+        ("int f(void);\nnamespace a {\n}\n", "cpp"),
+        ("#include <vector>\n", "cpp"),
+        ("int f(void); /* template <T> */ int g(void);\n", "c"),  # not at a line's start
+        ("/* a class, public */ int x;\nvoid *p = mynullptr;\n", "c"),
+        ("/* a class\n   public: ... */ int x;\n", "cpp"),  # (comments are not skipped)
+        ("void f(void) noexcept;\n", "cpp"),
+        ("void f(void) { return std::move(x); }\n", "cpp"),
+        ("void f(void) { return mystd::move(x); }\n", "c"),
+        ("// using namespace std is C++\nint x;\n", "c"),
+        ("int x;\r\nusing namespace std;\r\n", "cpp"),
+    ],
+)
+def test_header_language_by_each_kind_of_evidence(text, language):
+    from ctxtools.source.scan import header_language
+
+    assert header_language(text) == language
+
+
+@pytest.mark.parametrize(
+    ("src", "blanked"),
+    [
+        (b"int WINAPI f_1(void);", b"int        f_1(void);"),
+        (b"LRESULT CALLBACK Wnd_Proc(HWND h);", b"LRESULT          Wnd_Proc(HWND h);"),
+        (b"void __stdcall g(int);", b"void           g(int);"),
+        (b"int MYWINAPI f_1(void);", b"int MYWINAPI f_1(void);"),  # part of another name
+        (b"int f_1(void);", b"int f_1(void);"),
+    ],
+)
+def test_calling_conventions_blanked_for_the_parser(src, blanked):
+    from ctxtools.source.scan.tsprep_c import prepare
+
+    assert prepare(src) == blanked

@@ -87,18 +87,35 @@ __all__ = [
 
 # A #! line: the interpreter it names (looked up in ``languages.INTERPRETERS``).
 _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?([\w.+-]+)")
-# What only C++ says in a header (a C header may say extern "C" under __cplusplus).
-_CPP_HEADER = re.compile(
-    rb"^[ \t]*(?:(?:template[ \t]*<|namespace[ \t]+\w*[ \t]*\{|(?:class|struct)[ \t]+\w+"
+# What only C++ says in a header (a C header may say extern "C" under __cplusplus): a line
+# that starts so (after a newline, or at the very start: the search then skips to each
+# newline at C speed), a ``std::`` name, or one of three keywords.
+_CPP_LINE = (
+    rb"[ \t]*(?:template[ \t]*<|namespace[ \t]+\w*[ \t]*\{|(?:class|struct)[ \t]+\w+"
     rb"(?:[ \t]+final)?[ \t]*(?::[ \t]*(?:public|private|protected)\b|\{[^}]*\b(?:public|private"
     rb"|protected)[ \t]*:)|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b"
     rb"|#[ \t]*include[ \t]*<(?:iostream|string|vector|memory|map|utility|algorithm"
-    rb"|cstdint|cstddef|cstdio|cstdlib|cstring|functional|type_traits)>))"
-    rb"|\bstd::\w|\b(?:constexpr|nullptr|noexcept)\b",
-    re.M,
+    rb"|cstdint|cstddef|cstdio|cstdlib|cstring|functional|type_traits)>)"
 )
+_CPP_FIRST_LINE = re.compile(_CPP_LINE)
+_CPP_NEXT_LINE = re.compile(rb"\n" + _CPP_LINE)
+_CPP_STD = re.compile(rb"\bstd::\w")
+_CPP_KEYWORD = re.compile(rb"\b(?:constexpr|nullptr|noexcept)\b")
 _CPP_WORDS = ("template", "namespace", "class", "public", "private", "protected", "using",
               "#include <", "std::", "constexpr", "nullptr", "noexcept")  # fmt: skip
+
+
+def _says_cpp(head: bytes) -> bool:
+    """Whether HEAD has a line, a name or a keyword only C++ has (``_CPP_LINE``...)."""
+    return bool(
+        _CPP_FIRST_LINE.match(head)
+        or _CPP_NEXT_LINE.search(head)
+        or (b"std::" in head and _CPP_STD.search(head))
+        or (
+            (b"constexpr" in head or b"nullptr" in head or b"noexcept" in head)
+            and _CPP_KEYWORD.search(head)
+        )
+    )
 
 
 def language_for(path: str) -> str | None:
@@ -155,7 +172,7 @@ def header_language(text: str) -> str:
         return "objc"
     if not any(w in head for w in _CPP_WORDS):
         return "c"  # none of the words the pattern needs: no search
-    return "cpp" if _CPP_HEADER.search(head.encode("utf-8", "replace")) else "c"
+    return "cpp" if _says_cpp(head.encode("utf-8", "replace")) else "c"
 
 
 def language_of(path: str, text: str) -> str | None:

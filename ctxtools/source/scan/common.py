@@ -125,7 +125,6 @@ def blank_spans(src: bytes, spans) -> bytes:
     return b"".join(parts)
 
 
-_WS = re.compile(r"\s+")
 _OPEN_WS = re.compile(r"([(\[<{])\s+")
 _WS_CLOSE = re.compile(r",?\s+([)\]>}])")
 
@@ -135,9 +134,13 @@ MAX_SIGNATURE = 300
 def collapse(sig: str) -> str:
     """Collapse a (possibly multi-line) declaration to one line."""
     if "\n" in sig or "\t" in sig or "  " in sig or "\r" in sig:
-        sig = _WS.sub(" ", sig).strip()
-        sig = _OPEN_WS.sub(r"\1", sig)
-        sig = _WS_CLOSE.sub(r"\1", sig)
+        sig = " ".join(sig.split())  # every run of whitespace one space, none at the ends
+        # each space now single: a pattern that needs an opener before one, or a closer
+        # after one, is run only when the text has that pair
+        if "( " in sig or "[ " in sig or "< " in sig or "{ " in sig:
+            sig = _OPEN_WS.sub(r"\1", sig)
+        if " )" in sig or " ]" in sig or " >" in sig or " }" in sig:
+            sig = _WS_CLOSE.sub(r"\1", sig)
     else:
         sig = sig.strip()
     if len(sig) > MAX_SIGNATURE:
