@@ -203,7 +203,9 @@ def _prescan(
 
     preload(language_for(job[0]) for job in jobs)  # (once here, not once a process)
     out: dict[str, tuple] = {}
-    results = forked_results(_scan_file, jobs, _workers(cpus), chunk=CHUNK, started=meanwhile)
+    workers = _workers(cpus)
+    jobs = _dealt(jobs, workers, cpus)
+    results = forked_results(_scan_file, jobs, workers, chunk=CHUNK, started=meanwhile)
     try:
         for n, (rel, status, size, digest, payload) in enumerate(results):
             out[rel] = (status, size, digest, _shared(payload))
@@ -226,6 +228,30 @@ def _cost(job: tuple) -> int:
 
     rel, _path, _limit, _digest, size = job
     return size * 3 if language_for(rel) in TREE_SITTER else size
+
+
+def _dealt(jobs: list, processes: int, cpus: int) -> list:
+    """JOBS (dearest first) ordered for ``forked_results``, which cuts them into chunks of
+    CHUNK and deals chunk n to process n % PROCESSES, this one being process 0. With more
+    processes than CPUs, this one (which also gathers every result, and does the caller's
+    other work meanwhile) is dealt the cheapest whole chunks and the children the dearest,
+    still dearest first: the system shares the CPUs out between the processes, and the
+    children get this one's share once it has nothing left to scan. The few jobs past the
+    last whole chunk stay last. Otherwise JOBS as they are."""
+    whole = len(jobs) // CHUNK
+    rest = jobs[whole * CHUNK :]
+    processes = min(processes, whole + (1 if rest else 0))
+    if processes <= max(cpus, 1):
+        return jobs
+    chunks = [jobs[i * CHUNK : (i + 1) * CHUNK] for i in range(whole)]
+    mine = len(range(0, whole, processes))  # the whole chunks process 0 is dealt
+    cheap = iter(chunks[whole - mine :])
+    dear = iter(chunks[: whole - mine])
+    out = []
+    for n in range(whole):
+        out.extend(next(cheap) if n % processes == 0 else next(dear))
+    out.extend(rest)
+    return out
 
 
 def _workers(cpus: int) -> int:

@@ -130,3 +130,31 @@ def test_calling_conventions_blanked_for_the_parser(src, blanked):
     from ctxtools.source.scan.tsprep_c import prepare
 
     assert prepare(src) == blanked
+
+
+def _chunks_of(order: list, processes: int, chunk: int) -> dict[int, list]:
+    """Process -> the items forked_results deals it, for ORDER."""
+    dealt: dict[int, list] = {}
+    for n, i in enumerate(range(0, len(order), chunk)):
+        dealt.setdefault(n % processes, []).extend(order[i : i + chunk])
+    return dealt
+
+
+def test_parallel_scan_deals_this_process_the_cheapest_chunks_when_cpus_are_short():
+    from ctxtools.source import scanset
+
+    chunk = scanset.CHUNK
+    for count in (1000, 20 * chunk, 7 * chunk + 1):
+        jobs = list(range(count, 0, -1))  # dearest first (the cost: the value)
+        order = scanset._dealt(jobs, 3, 2)
+        assert sorted(order) == sorted(jobs)  # nothing lost, nothing twice
+        rest = set(order[len(order) - len(order) % chunk :])  # (last, whoever gets them)
+        dealt = {k: [j for j in v if j not in rest] for k, v in _chunks_of(order, 3, chunk).items()}
+        assert max(dealt[0]) < min(dealt[1] + dealt[2])  # the cheapest whole chunks
+        assert len(dealt[0]) == chunk * len(range(0, count // chunk, 3))
+        for k in (1, 2):  # each child still starts with its dearest
+            assert dealt[k] == sorted(dealt[k], reverse=True)
+    jobs = list(range(1000, 0, -1))
+    assert scanset._dealt(jobs, 4, 4) == jobs  # a CPU each: as they were
+    assert scanset._dealt(jobs, 3, 8) == jobs
+    assert scanset._dealt(jobs[: chunk + 3], 3, 2) == jobs[: chunk + 3]  # two chunks
