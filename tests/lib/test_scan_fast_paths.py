@@ -158,3 +158,21 @@ def test_parallel_scan_deals_this_process_the_cheapest_chunks_when_cpus_are_shor
     assert scanset._dealt(jobs, 4, 4) == jobs  # a CPU each: as they were
     assert scanset._dealt(jobs, 3, 8) == jobs
     assert scanset._dealt(jobs[: chunk + 3], 3, 2) == jobs[: chunk + 3]  # two chunks
+
+
+def test_c_literal_stripping_matches_the_plain_pattern():
+    import re
+
+    from ctxtools.source.scan.tsrules_c import _LITERALS
+
+    plain = re.compile(  # one alternation per byte, backtracking: the reference
+        rb"//[^\n]*|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.){1,8}'"
+    )
+    samples = [
+        b'char *s = "a\\"b\\\\"; int c = \'\\\'\'; /* x ** y */ f(); // tail\n',
+        b'"line\\\ncontinued" "open\n "" \'\' \'\\x41\' \'abcdefghij\'',
+        b"/* unterminated ** comment\n int x; /***/ /* * / */ a / b",
+        b'"esc at end \\',
+    ]
+    for src in samples:
+        assert _LITERALS.sub(b" ", src) == plain.sub(b" ", src), src
