@@ -9,14 +9,13 @@ fit. This module ties the steps together and is what ``ctx-repomap`` and ``ctx-p
 
 from __future__ import annotations
 
-import functools
-import gc
 import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxtools import defaults
+from ctxtools.collector import collector_paused
 from ctxtools.errors import InputError, UsageError
 from ctxtools.fsutil import json_text
 from ctxtools.source.scanset import (
@@ -205,27 +204,7 @@ def ruler_spec(encoding, tokenizer, heuristic: bool, exact: bool) -> tuple:
     return ("ruler", encoding, tok_stat, heuristic, exact)
 
 
-def _collector_paused(build):
-    """BUILD run with the cycle collector paused: a map's scan and graph make a few
-    million small objects that hold no cycles (definitions, reference tuples, edges),
-    freed by their counts, and the collector walked every one of them again and again as
-    they piled up: 3-5% of a cold map's CPU time, for no memory back. It runs again after
-    (when it ran before: a caller that turned it off keeps it off)."""
-
-    @functools.wraps(build)
-    def paused(*args, **kwargs):
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return build(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return paused
-
-
-@_collector_paused
+@collector_paused()  # (see ctxtools.collector)
 def build_map(
     root: str = ".",
     *,

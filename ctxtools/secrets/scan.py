@@ -79,7 +79,7 @@ def _varied(head: str) -> bool:
     """Whether HEAD (a token's first 256 characters) changes character at least once in
     every four, as random characters do (a Twitter bearer token: 22 "A"s, then base64); a
     run of one character, or runs of several ("AAAA…BBBB…", a test's filler), do not."""
-    changes = sum(1 for a, b in zip(head, head[1:]) if a != b)
+    changes = sum(1 for a, b in zip(head, head[1:], strict=False) if a != b)
     return changes * 4 >= len(head)
 
 
