@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxtools.analyzer.mentions import Mention, variants
-from ctxtools.mentions.common import clean_rel, stem
 from ctxtools.mentions.basenames import MAX_INDEX_ENTRIES, BasenameIndex
+from ctxtools.mentions.common import clean_rel, stem
 from ctxtools.mentions.uselog import UseLog, frecency
 
 CLOSEST = 5  # closest names offered for an unresolved mention

@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 from itertools import compress
 
-from ctxtools.source.scanset import FileScan
 from ctxtools.source.common_names import COMMON
+from ctxtools.source.scanset import FileScan
 
 IMPORT_WEIGHT = 1.0
 MAX_DEFINERS = 40  # a name defined in more files than this links nothing

@@ -27,10 +27,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-from operator import attrgetter
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from ctxtools.binary import is_binary
 from ctxtools.fsutil import check_resource

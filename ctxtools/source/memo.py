@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
 CACHE_DIR = "repomap"  # the store directory of the scan cache and every memo
 
 

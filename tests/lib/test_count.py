@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.count import report
 from ctxtools import profiles
+from ctxtools.count import report
 from ctxtools.errors import InputError
 from ctxtools.tokens import get_ruler
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.analyzer import identifiers_from_query
 from ctxtools.excerpt import (
     Engine,
     ExcerptOptions,

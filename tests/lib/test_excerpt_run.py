@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ctxtools.analyzer import identifiers_from_query
 from ctxtools.errors import CtxError, ExitStatus, NotFoundError
 from ctxtools.excerpt import (
     ExcerptOptions,

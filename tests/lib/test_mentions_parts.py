@@ -8,8 +8,8 @@ import os
 import pytest
 
 from ctxtools.mentions import uselog
-from ctxtools.mentions.common import clean_rel, stem
 from ctxtools.mentions.basenames import BasenameIndex
+from ctxtools.mentions.common import clean_rel, stem
 from ctxtools.mentions.uselog import UseLog, frecency
 
 DAY = 86_400.0

@@ -7,10 +7,10 @@ import pytest
 
 from ctxtools.analyzer import parse_query
 from ctxtools.retrieval.chunks import chunk_file, import_lines
-from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.noise import load_filter
 from ctxtools.retrieval.plan import Costs, plan
 from ctxtools.retrieval.rank import ROLE_PRIOR, ROLE_PRIOR_ASKED, Source, rank_sources
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.source.scan import scan_source
 
 PY = '''"""Orders and their totals."""
