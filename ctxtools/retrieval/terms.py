@@ -225,12 +225,15 @@ class Terms:
         present: dict[int, set[int]] = {}
         tf: dict[int, dict[int, int]] = {}
         hit: dict[int, list[bytes]] = {}  # slot -> its words that stand for a term
-        words, ids_of = corpus.words, self.ids_of
+        word_of, ids_of = corpus.word, self.ids_of
+        yes = set()
         for k in sorted(found):
-            word = words[k]
+            word = word_of(k)
             wlow = word.lower()
             have = [i for i, n in enumerate(needles) if n in wlow]
             ids = ids_of(word)
+            if ids:
+                yes.add(word)
             if not have and not ids:
                 continue
             post = corpus.postings(k)
@@ -252,7 +255,6 @@ class Terms:
                     hit[slot].append(word)
                 for i in ids:
                     got_tf[i] = got_tf.get(i, 0) + c
-        yes = {words[k] for k in found if ids_of(words[k])}
         return {slot: sorted(h) for slot, h in present.items() if h}, tf, yes, hit
 
     def _hits(self, distinct) -> set[bytes]:

@@ -6,24 +6,27 @@ text can hold at all (``Terms.present``) and how often each occurs as a word
 its distinct words and how often each occurs. A ``Vocab`` is that vocabulary, as
 ``Terms`` reads it:
 
-* ``lines``: its distinct words as written (the case splits ``CamelCase`` parts), one a
-  line, each followed by a space and how often it occurs: a term (a run of word bytes)
-  occurs in the file's lower-cased bytes exactly when it occurs in one of its words, so
-  searching them lower-cased (a few KB) answers ``present`` as searching the file would;
+* ``words``: its distinct words as written (the case splits ``CamelCase`` parts), one a
+  line, and ``freq``, how often each occurs (an array's bytes): a term (a run of word
+  bytes) occurs in the file's lower-cased bytes exactly when it occurs in one of its
+  words, so searching them lower-cased (a few KB) answers ``present`` as searching the
+  file would;
 * ``n``: the number of words.
 
 Asking that of seven thousand files one by one costs more than the rest of a pack, so
-``VocabCache`` keeps a root's vocabularies as one ``Corpus``: every file's words, file
-after file, in one text, with their counts in one array, which answers ``present`` and
+``VocabCache`` keeps a root's vocabularies as one ``Corpus``: the files' distinct words
+in one text, each with the files that hold it and how often (its postings), which answers ``present`` and
 ``count`` for every file at once by searching that text once a term
 (``Terms.scan_corpus``): a C-level search of a few MB instead of a Python pass over every
-file's words. It is made by joining the files' own texts, so keeping it costs a cold
-pack nothing to speak of. A file is the corpus's while its stat (size, mtime, ctime:
-what the repo map's scan cache trusts a file by) or, in a fresh checkout where every
-stat is new, its content's xxh3 is the one it was counted at; a file that changed is
-counted anew and kept beside the corpus (``delta``) until so many have that the corpus
-is built again. A missing or damaged cache file is simply empty, and a cache that cannot
-be written is not an error: the next pack counts again.
+file's words. It is made by joining the files' own words, so keeping it costs a cold
+pack nothing to speak of; those own words are kept in a file of their own
+(``vocabfiles``), read only to build the corpus again, so that a pack loads the index
+alone (its numbers read in place, not copied). A file is the corpus's while its stat
+(size, mtime, ctime: what the repo map's scan cache trusts a file by) or, in a fresh
+checkout where every stat is new, its content's xxh3 is the one it was counted at; a file
+that changed is counted anew and kept beside the corpus (``delta``) until so many have
+that the corpus is built again. A missing or damaged cache file is simply empty, and a
+cache that cannot be written is not an error: the next pack counts again.
 
 A fresh checkout changes every file's stat and none of its words: the new stats go to a
 small record of their own (``vocabstamps``, tied to the cache file it amends by that
@@ -44,111 +47,113 @@ from ctxtools.analyzer.tokenizer import WORD_BYTES
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
 REBUILD_SHARE = 0.05  # ... or this share of the files, whichever is more
-_FORMAT = 8  # the record's shape; another is a miss
+_FORMAT = 9  # the record's shape; another is a miss
 _ARRAY = "Q"  # offsets
 _POST = "I"  # postings: file slots (at most MAX_FILES) and counts (a file's words)
 
 
-def _array(blob: bytes = b"", code: str = _ARRAY) -> array:
-    out = array(code)
-    out.frombytes(blob)
-    return out
+def _view(blob: bytes, code: str = _ARRAY) -> memoryview:
+    """BLOB's numbers read in place (the bytes a memo held are not copied into an array)."""
+    return memoryview(blob).cast(code)
 
 
 class Vocab:
-    """The vocabulary of one file (see the module's docstring). A file of a ``Corpus``
-    has no lines of its own: ``corpus`` and ``slot`` say where they are."""
+    """The vocabulary of one file (see the module's docstring): ``words``, its distinct
+    words as written, one a line, and ``freq`` (bytes of ``_POST`` numbers), how often
+    each occurs. A file of a ``Corpus`` has no words of its own: ``corpus`` and ``slot``
+    say where they are."""
 
-    __slots__ = ("_counts", "corpus", "lines", "n", "slot")
+    __slots__ = ("corpus", "freq", "n", "slot", "words")
 
-    def __init__(self, lines: bytes, n: int, corpus: Corpus | None = None, slot: int = -1):
-        self.lines = lines
+    def __init__(
+        self, words: bytes, freq: bytes, n: int, corpus: Corpus | None = None, slot: int = -1
+    ):
+        self.words = words
+        self.freq = freq
         self.n = n
         self.corpus = corpus
         self.slot = slot
-        self._counts: dict | None = None
 
     @classmethod
     def of(cls, data: bytes) -> Vocab:
         words = data.translate(WORD_BYTES).split()
         counts = Counter(words)
-        vocab = cls(b"\n".join(map(b"%s %d".__mod__, counts.items())), len(words))
-        vocab._counts = counts
-        return vocab
+        # (two flat bytes, not the dict: a dict of a file's words weighs ten times as much,
+        # and a first pack holds every file's until it ranks them)
+        return cls(b"\n".join(counts), array(_POST, counts.values()).tobytes(), len(words))
 
-    def own_lines(self) -> bytes:
-        return self.corpus.region(self.slot) if self.corpus is not None else self.lines
+    def own(self) -> tuple[bytes, bytes]:
+        """(words, freq), its own or the corpus's."""
+        if self.corpus is not None:
+            return self.corpus.region(self.slot)
+        return self.words, self.freq
 
     @property
     def text(self) -> bytes:
         """The distinct words lower-cased, one a line (what ``present`` searches)."""
-        return b"\n".join(self.counts()).lower()
+        return self.own()[0].lower()
 
     def counts(self) -> dict[bytes, int]:
-        if self._counts is None:
-            self._counts = _counts(self.own_lines())
-        return self._counts
+        """word -> occurrences (made anew at each call: callers use it once)."""
+        return _counts(*self.own())
 
 
-def _counts(lines: bytes) -> dict[bytes, int]:
-    out: dict[bytes, int] = {}
-    if lines:
-        for line in lines.split(b"\n"):
-            word, _sp, count = line.rpartition(b" ")
-            out[word] = int(count)
-    return out
+def _counts(words: bytes, freq: bytes) -> dict[bytes, int]:
+    return dict(zip(words.split(b"\n"), _view(freq, _POST), strict=True)) if words else {}
 
 
 class Corpus:
     """The vocabularies of many files as one inverted index (see the module's docstring).
 
-    ``words``: every distinct word of the files as written, sorted; ``low`` the same words
-    lower-cased, one a line, word K's line starting at ``low_at[K]``: the text a term is
-    searched in. ``post[post_at[K]:post_at[K + 1]]`` are the files holding word K, as
-    (slot, occurrences) pairs. ``text`` keeps each file's ``Vocab.lines`` (file S's from
-    ``file_at[S]``), to build the corpus again when many files changed."""
+    ``joined``: every distinct word of the files as written, sorted, one a line (``word(K)``
+    cuts word K out); ``low`` the same lower-cased, word K's line starting at ``low_at[K]``:
+    the text a term is searched in. ``post[post_at[K]:post_at[K + 1]]`` are the files
+    holding word K, as (slot, occurrences) pairs. The files' own words (``Vocab.words`` and
+    ``freq``, to build the corpus again when many files changed) are not part of it: they
+    are kept in a file of their own (``VocabCache``), read only then (``files``). IDENT
+    names the corpus, and that file by it."""
 
-    def __init__(self, labels, stamps, digests, ns, text, file_at, joined, post, post_at, low_at):
+    def __init__(self, ident, labels, stamps, digests, ns, joined, post, post_at, low_at):
+        self.ident: int = ident
         self.labels: list[str] = labels
         self.stamps: list[tuple] = stamps
         self.digests: list[int] = digests
         self.ns: list[int] = ns
-        self.text: bytes = text
-        self.file_at = _array(file_at)
-        # (the words are kept joined, one a line: one bytes object to store and load, cut
-        # in C; bytes.lower() maps byte for byte, so the lowered words joined are the
-        # joined words lowered, each where it was)
-        self.words: list[bytes] = joined.split(b"\n") if joined else []
-        self.post = _array(post, _POST)
-        self.post_at = _array(post_at)
+        # (kept joined, one a line: one bytes object to store and load, cut on demand;
+        # bytes.lower() maps byte for byte, so the lowered words joined are the joined
+        # words lowered, each where it was)
+        self.joined: bytes = joined
+        self.post = _view(post, _POST)
+        self.post_at = _view(post_at)
         self.low = joined.lower() + b"\n" if joined else b""
-        self.low_at = _array(low_at)
+        self.low_at = _view(low_at)
         self.slots = {lab: k for k, lab in enumerate(labels)}
         self.scans: dict[tuple, object] = {}  # Terms.scan_corpus's answers, by the terms
+        self.files: tuple | None = None  # (words, file_at, freqs, freq_at), when read
+        self.reader = None  # () -> the files' own words as a cache file holds them, or None
         self._word_set: frozenset[bytes] | None = None
 
     @classmethod
-    def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> Corpus:
-        """The corpus of FILES: (label, stamp, digest, words, ``Vocab``) each."""
+    def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> tuple[Corpus, tuple]:
+        """The corpus of FILES, (label, stamp, digest, words, ``Vocab``) each, and the
+        files' own words as ``files`` holds them."""
         index: dict[bytes, array] = {}  # (arrays: a list of ints weighs 4x as much)
-        parts = []
-        file_at = array(_ARRAY, [0]) * (len(files) + 1)
-        pos = 0
+        texts, freqs = [], []
         for slot, f in enumerate(files):
-            vocab = f[4]
-            for w, c in vocab.counts().items():
+            words, freq = f[4].own()
+            for w, c in _counts(words, freq).items():
                 got = index.get(w)
                 if got is None:
                     index[w] = array(_POST, (slot, c))
                 else:
                     got.append(slot)
                     got.append(c)
-            vocab._counts = None  # (its counts are the index's now: memory, not kept twice)
-            lines = vocab.own_lines()
-            file_at[slot] = pos
-            parts.append(lines)
-            pos += len(lines)
-        file_at[len(files)] = pos
+            texts.append(words)
+            freqs.append(freq)
+        file_at = array(_ARRAY, accumulate(map(len, texts), initial=0))
+        freq_at = array(_ARRAY, accumulate(map(len, freqs), initial=0))
+        own = (b"".join(texts), file_at.tobytes(), b"".join(freqs), freq_at.tobytes())
+        del texts, freqs
         words = sorted(index)
         post = array(_POST)
         lens = []
@@ -159,56 +164,91 @@ class Corpus:
         post_at = array(_ARRAY, accumulate(lens, initial=0))
         # word K's line of ``low`` starts at low_at[K]
         low_at = array(_ARRAY, accumulate(map((1).__add__, map(len, words)), initial=0))
-        return cls(
+        corpus = cls(
+            int.from_bytes(os.urandom(8), "big") | 1,
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
-            [f[3] for f in files], b"".join(parts), file_at.tobytes(), b"\n".join(words),
-            post.tobytes(), post_at.tobytes(), low_at.tobytes(),
+            [f[3] for f in files], b"\n".join(words), post.tobytes(), post_at.tobytes(),
+            low_at.tobytes(),
         )  # fmt: skip
+        return corpus, own
 
     def plain(self) -> tuple:
-        return (self.labels, self.stamps, self.digests, self.ns, self.text,
-                self.file_at.tobytes(), b"\n".join(self.words), self.post.tobytes(),
-                self.post_at.tobytes(), self.low_at.tobytes())  # fmt: skip
+        return (self.ident, self.labels, self.stamps, self.digests, self.ns, self.joined,
+                self.post.tobytes(), self.post_at.tobytes(), self.low_at.tobytes())  # fmt: skip
 
     @classmethod
     def from_plain(cls, value) -> Corpus | None:
-        if type(value) is not tuple or len(value) != 10:
+        if type(value) is not tuple or len(value) != 9 or type(value[0]) is not int:
             return None
-        if any(type(x) is not list for x in value[:4]) or any(
-            type(x) is not bytes for x in value[4:]
+        if any(type(x) is not list for x in value[1:5]) or any(
+            type(x) is not bytes for x in value[5:]
         ):
             return None
+        if len(value[6]) % 4 or len(value[7]) % 8 or len(value[8]) % 8:
+            return None
         corpus = cls(*value)
-        n, nw = len(corpus.labels), len(corpus.words)
+        n, nw = len(corpus.labels), len(corpus.low_at) - 1
         if not (len(corpus.stamps) == len(corpus.digests) == len(corpus.ns) == n):
             return None
-        if len(corpus.file_at) != n + 1 or corpus.file_at[n] != len(corpus.text):
+        if nw < 0 or len(corpus.post_at) != nw + 1 or corpus.post_at[-1] != len(corpus.post):
             return None
-        if len(corpus.post_at) != nw + 1 or corpus.post_at[-1] != len(corpus.post):
-            return None
-        if len(corpus.low_at) != nw + 1 or corpus.low_at[-1] != len(corpus.low):
+        if corpus.low_at[-1] != len(corpus.low) or corpus.joined.count(b"\n") + 1 != max(nw, 1):
             return None
         return corpus
+
+    def take_files(self, value) -> bool:
+        """Take VALUE, the files' own words as a cache file holds them, when they are this
+        corpus's: (ident, words, file_at, freqs, freq_at)."""
+        if type(value) is not tuple or len(value) != 5 or value[0] != self.ident:
+            return False
+        if any(type(x) is not bytes for x in value[1:]) or len(value[2]) % 8 or len(value[4]) % 8:
+            return False
+        words, file_at, freqs, freq_at = value[1], _view(value[2]), value[3], _view(value[4])
+        n = len(self.labels)
+        if len(file_at) != n + 1 or len(freq_at) != n + 1:
+            return False
+        if file_at[n] != len(words) or freq_at[n] != len(freqs) or len(freqs) % 4:
+            return False
+        self.files = (words, file_at, freqs, freq_at)
+        return True
+
+    def word(self, k: int) -> bytes:
+        """Its word K, as written."""
+        return self.joined[self.low_at[k] : self.low_at[k + 1] - 1]
 
     def word_set(self) -> frozenset[bytes]:
         """Its words as a set (made when first asked for)."""
         if self._word_set is None:
-            self._word_set = frozenset(self.words)
+            self._word_set = frozenset(self.joined.split(b"\n")) if self.joined else frozenset()
         return self._word_set
 
     def word_at(self, pos: int) -> int:
         """The word whose line of ``low`` holds offset POS."""
         return bisect_right(self.low_at, pos) - 1
 
-    def postings(self, k: int) -> array:
+    def postings(self, k: int) -> memoryview:
         """(slot, occurrences) pairs, flat, of the files holding word K."""
         return self.post[self.post_at[k] : self.post_at[k + 1]]
 
-    def region(self, slot: int) -> bytes:
-        return self.text[self.file_at[slot] : self.file_at[slot + 1]]
+    def has_files(self) -> bool:
+        """Whether the files' own words are at hand (read by ``reader`` when first asked)."""
+        if self.files is None and self.reader is not None:
+            reader, self.reader = self.reader, None
+            self.take_files(reader())
+        return self.files is not None
+
+    def region(self, slot: int) -> tuple[bytes, bytes]:
+        """File SLOT's (words, freq) (empty when they cannot be read: see ``has_files``)."""
+        if not self.has_files():
+            return b"", b""
+        words, file_at, freqs, freq_at = self.files
+        return (
+            words[file_at[slot] : file_at[slot + 1]],
+            freqs[freq_at[slot] : freq_at[slot + 1]],
+        )
 
     def counts_of(self, slot: int) -> dict[bytes, int]:
-        return _counts(self.region(slot))
+        return _counts(*self.region(slot))
 
 
 def _digest(data: bytes) -> int:
@@ -226,8 +266,9 @@ class VocabCache:
 
         self._memo = Memo(store_root(store), root, "vocab", tuple, keep=1)
         self._stamps_memo = Memo(store_root(store), root, "vocabstamps", tuple, keep=1)
+        self._files_memo = Memo(store_root(store), root, "vocabfiles", tuple, keep=1)
         self._corpus: Corpus | None | bool = False  # False: not loaded yet
-        self._delta: dict | None = None  # label -> (stamp, digest, lines, words)
+        self._delta: dict | None = None  # label -> (stamp, digest, words, freq, n)
         self._generation = 0  # the cache file's, which its restamps must name
         self._restamps: dict[str, tuple] = {}  # label -> its new stat, same words
         self._seen: dict[str, Vocab] = {}
@@ -240,11 +281,18 @@ class VocabCache:
             rec = self._memo.load().get("index")
             ok = type(rec) is tuple and len(rec) == 4 and rec[0] == _FORMAT
             self._corpus = Corpus.from_plain(rec[1]) if ok else None
+            if self._corpus is not None:
+                self._corpus.reader = self._read_files
             delta = rec[2] if ok else None
             self._delta = delta if type(delta) is dict else {}
             self._generation = rec[3] if ok and type(rec[3]) is int else 0
             self._apply_restamps()
         return self._corpus  # type: ignore[return-value]
+
+    def _read_files(self):
+        """The corpus's files' own words, as their cache file holds them (or None)."""
+        rec = self._files_memo.load().get("files")
+        return rec[1] if type(rec) is tuple and len(rec) == 2 and rec[0] == _FORMAT else None
 
     def _apply_restamps(self) -> None:
         """The stats the files were found at since the cache file was written (their
@@ -259,7 +307,7 @@ class VocabCache:
         assert delta is not None
         for label, stamp in stamps.items():
             kept = delta.get(label)
-            if type(kept) is tuple and len(kept) == 4:
+            if type(kept) is tuple and len(kept) == 5:
                 delta[label] = (stamp, *kept[1:])
             elif corpus is not None and label in corpus.slots:
                 corpus.stamps[corpus.slots[label]] = stamp
@@ -290,28 +338,28 @@ class VocabCache:
         assert delta is not None
         digest = None
         kept = delta.get(label)
-        if type(kept) is tuple and len(kept) == 4:
-            kstamp, kdigest, lines, n = kept
+        if type(kept) is tuple and len(kept) == 5:
+            kstamp, kdigest, words, freq, n = kept
             if kstamp != stamp:
                 digest = _digest(data)
-            if (kstamp == stamp or kdigest == digest) and type(lines) is bytes:
+            if (kstamp == stamp or kdigest == digest) and type(words) is type(freq) is bytes:
                 if kstamp != stamp:
-                    delta[label] = (stamp, kdigest, lines, n)
+                    delta[label] = (stamp, *kept[1:])
                     self._restamp(label, stamp)
-                return Vocab(lines, n)
+                return Vocab(words, freq, n)
         slot = corpus.slots.get(label) if corpus is not None else None
         if corpus is not None and slot is not None and kept is None:
             if corpus.stamps[slot] == stamp:
-                return Vocab(b"", corpus.ns[slot], corpus, slot)
+                return Vocab(b"", b"", corpus.ns[slot], corpus, slot)
             digest = _digest(data) if digest is None else digest
             if corpus.digests[slot] == digest:
                 corpus.stamps[slot] = stamp  # a fresh checkout: the same content
                 self._restamp(label, stamp)
-                return Vocab(b"", corpus.ns[slot], corpus, slot)
+                return Vocab(b"", b"", corpus.ns[slot], corpus, slot)
         vocab = Vocab.of(data)
         self._new += 1
         digest = _digest(data) if digest is None else digest
-        delta[label] = (stamp, digest, vocab.lines, vocab.n)
+        delta[label] = (stamp, digest, vocab.words, vocab.freq, vocab.n)
         self._dirty = True
         return vocab
 
@@ -358,18 +406,25 @@ class VocabCache:
 
     def _rebuild(self, delta: dict) -> Corpus:
         """The corpus of the files of this pack, from the old corpus where it holds the
-        file and from the delta where it does not."""
+        file (and its files' own words can be read: a file whose cannot is left out, to be
+        counted again) and from the delta where it does not. The new corpus's files' own
+        words are written to their file, and let go: only another rebuild reads them."""
         files = []
         for label in sorted(self._seen)[:MAX_FILES]:
             v = self._seen[label]
             if v.corpus is not None:
                 c, s = v.corpus, v.slot
-                files.append((label, c.stamps[s], c.digests[s], c.ns[s], v))
+                if c.has_files():
+                    files.append((label, c.stamps[s], c.digests[s], c.ns[s], v))
             else:
-                stamp, digest, _lines, n = delta[label]
+                stamp, digest, _words, _freq, n = delta[label]
                 files.append((label, stamp, digest, n, v))
-        corpus = Corpus.build(files)
+        corpus, own = Corpus.build(files)
+        self._files_memo.results = {}  # (the file written before is replaced, not read)
+        self._files_memo.put_plain("files", (_FORMAT, (corpus.ident, *own)))
+        self._files_memo.results = None  # (read again from the file, if ever asked)
+        corpus.reader = self._read_files
         for slot, f in enumerate(files):  # this pack's vocabularies are the corpus's now
             v = f[4]
-            v.corpus, v.slot, v.lines, v._counts = corpus, slot, b"", None
+            v.corpus, v.slot, v.words, v.freq = corpus, slot, b"", b""
         return corpus

@@ -455,11 +455,11 @@ def test_a_file_of_a_scanned_corpus_ranks_as_its_bytes_do():
     plain = [Source(lab, data, _defs(lab, data.decode())) for lab, data in texts.items()]
     vocabs = [Vocab.of(data) for data in texts.values()]
     files = [(lab, (k,), k, v.n, v) for k, (lab, v) in enumerate(zip(texts, vocabs))]
-    corpus = Corpus.build(files)
+    corpus, _own = Corpus.build(files)
     kept = []
     for k, (lab, data) in enumerate(texts.items()):
         src = Source(lab, data, _defs(lab, data.decode()))
-        src.vocab, src.vocab_of = Vocab(b"", corpus.ns[k], corpus, k), data
+        src.vocab, src.vocab_of = Vocab(b"", b"", corpus.ns[k], corpus, k), data
         kept.append(src)
     assert _ranked(kept, task) == _ranked(plain, task)
     # (redacted: a word the file did not hold comes in, one goes)

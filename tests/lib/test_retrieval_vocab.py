@@ -35,7 +35,7 @@ def test_a_vocabulary_counts_and_finds_what_the_bytes_do():
         v = Vocab.of(data)
         assert fresh.count(data) == kept.count_vocab(v), data[:40]
         assert fresh.present(data.lower()) == kept.present_vocab(v), data[:40]
-        again = Vocab(v.lines, v.n)  # as read back from the store
+        again = Vocab(v.words, v.freq, v.n)  # as read back from the store
         assert Terms(TERMS).count_vocab(again) == fresh.count(data)
 
 
@@ -90,13 +90,23 @@ def _corpus_of(texts: list[bytes]) -> vocabmod.Corpus:
     for k, data in enumerate(texts):
         v = Vocab.of(data)
         files.append((f"f{k}", (k,), k, v.n, v))
-    return vocabmod.Corpus.build(files)
+    corpus, own = vocabmod.Corpus.build(files)
+    assert corpus.take_files((corpus.ident, *own))
+    return corpus
+
+
+def _read_back(corpus: vocabmod.Corpus) -> vocabmod.Corpus:
+    """CORPUS as the store gives it back: its index, and its files' own words beside."""
+    again = vocabmod.Corpus.from_plain(corpus.plain())
+    own = tuple(bytes(x) for x in corpus.files)
+    assert again is not None and again.take_files((corpus.ident, *own))
+    return again
 
 
 def test_the_corpus_answers_for_every_file_what_each_file_would():
     texts = _texts()
     corpus = _corpus_of(texts)
-    again = vocabmod.Corpus.from_plain(corpus.plain())  # as read back from the store
+    again = _read_back(corpus)
     for terms in (TERMS, ["bulkcreate", "getitem", "é"], ["1234"], []):
         for c in (corpus, again):
             present, tf = Terms(terms).scan_corpus(c)
@@ -207,13 +217,13 @@ def _spans_of(data: bytes, cuts: int) -> list[tuple[int, int]]:
 def test_counting_from_the_corpus_words_gives_what_cutting_the_spans_does():
     texts = _texts() + [b"key key key\nkey\nkeys key_key KEY\n", b"set reset set\n  set"]
     corpus = _corpus_of(texts)
-    again = vocabmod.Corpus.from_plain(corpus.plain())
+    again = _read_back(corpus)
     for terms in (TERMS + ["key", "set"], ["bulkcreate", "getitem", "é"], ["1234"], []):
         for c in (corpus, again):
             t = Terms(terms)
             t.scan_corpus(c)
             for k, data in enumerate(texts):
-                vocab = Vocab(b"", c.ns[k], c, k)
+                vocab = Vocab(b"", b"", c.ns[k], c, k)
                 words = t.hit_words(vocab)
                 assert sorted(words) == sorted({w for w in data.translate(
                     vocabmod.WORD_BYTES).split() if t.ids_of(w)}), data[:40]  # fmt: skip
@@ -235,7 +245,7 @@ def test_overlapping_spans_are_counted_as_cut():
 def test_hit_words_are_none_until_the_corpus_is_scanned():
     corpus = _corpus_of([b"bulk_create here\n"])
     t = Terms(["bulk"])
-    vocab = Vocab(b"", corpus.ns[0], corpus, 0)
+    vocab = Vocab(b"", b"", corpus.ns[0], corpus, 0)
     assert t.hit_words(vocab) is None and t.hit_words(Vocab.of(b"bulk")) is None
     t.scan_corpus(corpus)
     assert t.hit_words(vocab) == [b"bulk_create"]
@@ -244,12 +254,12 @@ def test_hit_words_are_none_until_the_corpus_is_scanned():
 def test_a_corpus_of_another_shape_is_a_miss():
     plain = _corpus_of([b"a b c\n", b"c d\n"]).plain()
     assert vocabmod.Corpus.from_plain(plain) is not None
-    assert vocabmod.Corpus.from_plain(plain[:9]) is None  # (format 7's shape)
-    bad_low = (*plain[:9], plain[9][:-8])  # a word's offset short
+    assert vocabmod.Corpus.from_plain(plain[1:]) is None  # (format 8's shape)
+    bad_low = (*plain[:8], plain[8][:-8])  # a word's offset short
     assert vocabmod.Corpus.from_plain(bad_low) is None
     empty = _corpus_of([]).plain()
     got = vocabmod.Corpus.from_plain(empty)
-    assert got is not None and got.words == [] and got.word_set() == frozenset()
+    assert got is not None and got.joined == b"" and got.word_set() == frozenset()
 
 
 def test_a_file_outside_the_scanned_corpus_counts_as_its_bytes_do():
@@ -261,3 +271,80 @@ def test_a_file_outside_the_scanned_corpus_counts_as_its_bytes_do():
     new = b"bulk_create see BulkCreate createBulk here unseen_word\n"
     assert t.count(new) == Terms(["bulk", "create", "see"]).count(new)
     assert t.count_vocab(Vocab.of(new)) == Terms(["bulk", "create", "see"]).count(new)
+
+
+def _tree(tmp_path: Path, n: int) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    texts = {f"m{k}.py": f"def bulk_create_{k}():\n    return create({k})\n" for k in range(n)}
+    for name, text in texts.items():
+        (root / name).write_text(text)
+    return root, texts
+
+
+def _pack_vocabs(store: Path, root: Path, names) -> tuple[VocabCache, dict[str, Vocab]]:
+    c = VocabCache(store, str(root))
+    got = {name: c.get(name, str(root / name), (root / name).read_bytes()) for name in names}
+    c.save()
+    return c, got
+
+
+def test_a_cache_file_of_the_format_before_is_counted_again_not_misread(tmp_path, monkeypatch):
+    """Format 8 kept each file's words as "word count" lines and the corpus's index in
+    one record of ten parts; such a file is a miss: every file is counted again, and the
+    file written over in this format."""
+    from ctxtools.source.memo import Memo
+
+    root, texts = _tree(tmp_path, 3)
+    store = tmp_path / "store"
+    old_delta = {
+        name: ((len(t), 1, 2, 3), 7, b"bulk 9\ncreate 9", 18) for name, t in texts.items()
+    }
+    memo = Memo(store, str(root), "vocab", tuple, keep=1)
+    memo.put_plain("index", (8, None, old_delta, 5))
+    made = []
+    real = Vocab.of
+    monkeypatch.setattr(vocabmod.Vocab, "of", classmethod(lambda cls, d: made.append(d) or real(d)))
+    c, got = _pack_vocabs(store, root, texts)
+    assert len(made) == 3
+    assert Terms(["bulk"]).count_vocab(got["m1.py"]) == ({0: 1}, 5)
+    rec = Memo(store, str(root), "vocab", tuple, keep=1).load()["index"]
+    assert rec[0] == vocabmod._FORMAT and rec[2]["m1.py"][2] == b"def\nbulk_create_1\nreturn\ncreate\n1"
+    # A record of this shape under the old number is a miss too (the number decides).
+    wrong = {name: (*kept[:2], b"bulk", kept[3][:4], 1) for name, kept in rec[2].items()}
+    memo.results = None
+    memo.put_plain("index", (8, None, wrong, 5))
+    _c, got = _pack_vocabs(store, root, texts)
+    assert len(made) == 6 and Terms(["bulk"]).count_vocab(got["m1.py"]) == ({0: 1}, 5)
+
+
+def test_the_files_words_are_read_only_to_build_the_corpus_again(tmp_path, monkeypatch):
+    """The corpus's index is read by every pack; its files' own words (a file of their
+    own) only by a rebuild. When that file is gone, the rebuild leaves the old corpus's
+    files out, and the next pack counts them again."""
+    root, texts = _tree(tmp_path, 200)
+    store = tmp_path / "store"
+    _pack_vocabs(store, root, texts)  # a first pack: the counts alone
+    _pack_vocabs(store, root, texts)  # the index built
+    (files,) = (store / "repomap").glob("vocabfiles-v1-*.bin")
+    read = []
+    real_read = VocabCache._read_files
+    monkeypatch.setattr(VocabCache, "_read_files", lambda self: read.append(1) or real_read(self))
+    _c, got = _pack_vocabs(store, root, texts)
+    assert read == [] and all(v.corpus is not None for v in got.values())
+    assert got["m5.py"].counts() == Vocab.of(texts["m5.py"].encode()).counts()  # (read now)
+    assert read == [1]
+    for name in list(texts)[:100]:  # enough changed files that the corpus is built again
+        texts[name] = f"beta_{name[:-3]} = 2\n"
+        (root / name).write_text(texts[name])
+    files.unlink()
+    _pack_vocabs(store, root, texts)
+    made = []
+    real = Vocab.of
+    monkeypatch.setattr(vocabmod.Vocab, "of", classmethod(lambda cls, d: made.append(d) or real(d)))
+    _c, got = _pack_vocabs(store, root, texts)
+    assert len(made) == 100  # the unchanged ones, whose words were not at hand
+    for name, text in texts.items():
+        assert Terms(["beta", "bulk"]).count_vocab(got[name]) == Terms(["beta", "bulk"]).count(
+            text.encode()
+        ), name
