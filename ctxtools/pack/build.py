@@ -153,7 +153,7 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     filt = map_state.path_filter
     ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
     ask.path_filter, ask.map_ranks, ask.map_defs = filt, ranks, map_state.defs
-    ask.map_contents = map_state.contents
+    ask.map_cache, map_state.scan_cache = map_state.scan_cache, None
     files = Chooser(ask)
     for glob in filt.unused():
         ledger.warn(f"--include/--exclude {glob!r} matches no file")

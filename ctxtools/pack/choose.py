@@ -98,8 +98,8 @@ class FilesRequest:
     path_filter: PathFilter | None = None
     map_ranks: dict[str, float] = field(default_factory=dict)
     map_defs: dict[str, tuple] = field(default_factory=dict)
-    # rel -> bytes the map's scan read whole in this run (taken, not read again)
-    map_contents: dict[str, bytes] = field(default_factory=dict)
+    # the map's scan cache, loaded in this run (``MapState.scan_cache``), or None
+    map_cache: object = None
 
 
 class Chooser:
@@ -121,7 +121,7 @@ class Chooser:
         self.filt = ask.path_filter
         self.map_ranks = ask.map_ranks
         self.map_defs = ask.map_defs
-        self._contents = ask.map_contents
+        self._scan_cache = ask.map_cache  # (taken once: let go after the definitions)
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(ask.task_words)
@@ -159,9 +159,6 @@ class Chooser:
     def _read(self, e) -> bytes | None:
         if e.data is not None:
             return e.data
-        data = self._contents.pop(e.label, None)
-        if data is not None:
-            return data
         try:
             with open(e.path, "rb") as fh:
                 return fh.read()
@@ -233,6 +230,8 @@ class Chooser:
         progress = self.req.progress
         total = len(self.entries)
         vocabs = self._vocab_cache()
+        # (what the ranking asks of every file's bytes; the files are let go till then)
+        needles = tuple(m.encode("utf-8", "replace") for m in self.query.messages)
         for done, label in enumerate(sorted(self.entries), 1):
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)
@@ -249,8 +248,9 @@ class Chooser:
             if vocabs is not None and e.path is not None and e.data is None:
                 src.vocab = vocabs.get(label, e.path, data, e.stat)
                 src.vocab_of = data
+                src.path = e.path
+                src.release(needles)  # (read again if it is ranked chunk by chunk)
             out.append(src)
-        self._contents.clear()  # (what no candidate took: files outside the pack)
         if vocabs is not None:
             vocabs.save()
         for reason, n in sorted(counts.items()):
@@ -275,11 +275,14 @@ class Chooser:
     def _defs(self, docs_labels: set[str]) -> dict[str, tuple]:
         """Definitions of the files LABELS: the scan cache's, else scanned now."""
         from ctxtools.retrieval.window import definitions_of
-        from ctxtools.source.scan import language_for, script_language
+        from ctxtools.source.scan import language_for, script_language, script_name
 
-        data = self._data  # a script's language is its #! line's (bin/deploy)
+        by_label = self._by_label  # a script's language is its #! line's (bin/deploy)
         wanted = {
-            lab for lab in docs_labels if language_for(lab) or script_language(lab, data[lab])
+            lab
+            for lab in docs_labels
+            if language_for(lab)
+            or (script_name(lab) and script_language(lab, _released(by_label[lab])))
         }
         out: dict[str, tuple] = {}
         known = self.map_defs
@@ -288,15 +291,19 @@ class Chooser:
             if lab in known and e.path is not None and e.data is None:
                 out[lab] = tuple(known[lab])
         wanted -= set(out)
-        cache = _open_scan_cache(self.root, self.req.store) if wanted else None
+        cache, self._scan_cache = self._scan_cache, None
+        if cache is None and wanted:
+            cache = _open_scan_cache(self.root, self.req.store)
         for lab in sorted(wanted):
             e = self.entries[lab]
+            src = by_label[lab]
             defs = None
             if cache is not None and e.path is not None and e.data is None:
-                defs = _cached_defs(cache, lab, e.path, self._data[lab])
+                defs = _cached_defs(cache, lab, e.path, src.data)
             if defs is None:
-                defs = definitions_of(lab, self._data[lab])
+                defs = definitions_of(lab, src.data)
             out[lab] = defs
+            src.release()  # (when it was let go before: read again only for its definitions)
         if cache is not None:
             _keep_scans(cache)
         return out
@@ -304,7 +311,7 @@ class Chooser:
     def _rank(self) -> None:
         from ctxtools.retrieval.rank import reachable
 
-        self._data = {s.label: s.data for s in self.sources}
+        self._by_label = {s.label: s for s in self.sources}
         # Definitions are needed only where a term, path, frame or message reaches.
         defs = self._defs(reachable(self.sources, self.query))
         for s in self.sources:
@@ -400,6 +407,13 @@ class Chooser:
             self._rerank()
             self._counts.clear()
         return changed
+
+
+def _released(src) -> bytes:
+    """SRC's bytes, let go again after (when they were let go before)."""
+    data = src.data
+    src.release()
+    return data
 
 
 def _open_scan_cache(root: str, store):

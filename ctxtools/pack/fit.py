@@ -37,9 +37,9 @@ class MapState:
         self._maps: dict[int, str] = {}
         self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
         self.refit = None  # what fitting the same map to another budget needs
-        # rel -> the bytes of the files the map's scan read whole (a fresh checkout reads
-        # them all to hash them): the files section takes them instead of reading again
-        self.contents: dict[str, bytes] = {}
+        # The map's scan cache, loaded and saved: the files section looks up in it what
+        # the map did not scan (past its --max-files cut) instead of loading it again.
+        self.scan_cache = None
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
@@ -57,10 +57,10 @@ class MapState:
             path_filter=self.path_filter,
             progress=self.req.progress,
             stage=self.req.stage,
-            contents=self.contents if not self.defs else None,
         )
         if not self.defs:
             self.defs.update(m.defs)
+            self.scan_cache = m.scanset.cache if m.scanset is not None else None
         self.refit = m.refit
         return m
 

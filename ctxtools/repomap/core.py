@@ -270,7 +270,6 @@ def build_map(
         hit = result_memo.get(key)
         if hit is not None:
             return _remembered(root, tokens, listing, hit, notes)
-
     step("scanning")
     ss = scan_repository(
         root,
@@ -282,6 +281,7 @@ def build_map(
         listing=listing,
         contents=contents,
         meanwhile=lazy.preload if _fits_anew(store, root, use_cache) else None,
+        keep_cache=keep,
     )
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []

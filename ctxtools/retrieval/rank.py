@@ -30,6 +30,7 @@ from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.chunks import Chunk, chunk_file
 from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
+from ctxtools.retrieval.source import Source
 from ctxtools.source.classify import role as file_role
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -75,23 +76,6 @@ _ASKS = {
     "example": ("example", "examples", "demo", "tutorial"),
     "config": ("config", "configuration", "settings", "toml", "yaml", "ini", "ci"),
 }
-
-
-@dataclass
-class Source:
-    """One candidate: its label (path under the root, or a handle), its bytes, the scanner's
-    definitions (None: not scanned), whether the user named it, and for a review pack the
-    new-side lines its diff changed."""
-
-    label: str
-    data: bytes
-    defs: tuple | None = None
-    named: bool = False
-    changed: frozenset[int] = frozenset()
-    role: str = ""
-    present: list[int] | None = None  # the query terms its bytes hold (reachable() sets it)
-    vocab: object = None  # its words counted (``vocab.Vocab``), when the caller kept them
-    vocab_of: bytes | None = None  # the bytes VOCAB counted (``data`` until it is redacted)
 
 
 @dataclass
@@ -296,7 +280,7 @@ def _pointed(sources: list[Source], query: Query):
             or s.changed
             or s.label in hits
             or s.label in frames
-            or any(m in s.data for m in msg_bytes)
+            or any(s.holds(m) for m in msg_bytes)
         )
         for s in sources
     }
@@ -386,7 +370,7 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
         lens[doc.label] = doc_lens
     weights = _weights(terms, query, stats)
     spread = {
-        m: sum(1 for s in sources if b in s.data)
+        m: sum(1 for s in sources if s.holds(b))
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
     ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside)
@@ -438,12 +422,12 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], i
         if not reached[src.label] and all(i in common for i in present):
             # Nothing but terms most files hold (they weigh nothing): not worth counting.
             blind.append(src.label)
-            fstats.add_blind(1, len(src.data) // 6)
+            fstats.add_blind(1, src.size() // 6)
             for i in present:
                 fstats.df[i] += 1
             continue
         if not present:
-            tf, n = {}, len(src.data) // 6
+            tf, n = {}, src.size() // 6
         else:
             vocab = src.vocab
             if vocab is None:
@@ -483,7 +467,7 @@ def _first_pass(sources, terms: Terms, query: Query, reached: dict[str, bool], i
     for src in sources:
         if src.label in blind_set:
             stats.add_blind(
-                max(1, len(src.defs or ()) or src.data.count(b"\n") // 40 + 1), len(src.data) // 6
+                max(1, len(src.defs or ()) or src.line_breaks() // 40 + 1), src.size() // 6
             )
     kept.sort(key=lambda s: s.label)
     return kept, rest, blind, stats

@@ -52,9 +52,10 @@ _ARRAY = "Q"  # offsets
 _POST = "I"  # postings: file slots (at most MAX_FILES) and counts (a file's words)
 
 
-def _view(blob: bytes, code: str = _ARRAY) -> memoryview:
-    """BLOB's numbers read in place (the bytes a memo held are not copied into an array)."""
-    return memoryview(blob).cast(code)
+def _view(blob, code: str = _ARRAY) -> memoryview:
+    """BLOB's numbers read in place (the bytes a memo held, or an array, not copied)."""
+    view = memoryview(blob)
+    return view if view.format == code else view.cast(code)
 
 
 class Vocab:
@@ -129,14 +130,14 @@ class Corpus:
         self.low_at = _view(low_at)
         self.slots = {lab: k for k, lab in enumerate(labels)}
         self.scans: dict[tuple, object] = {}  # Terms.scan_corpus's answers, by the terms
-        self.files: tuple | None = None  # (words, file_at, freqs, freq_at), when read
+        self.files: tuple | None = None  # ([words], [freq]): file by file, when read
         self.reader = None  # () -> the files' own words as a cache file holds them, or None
         self._word_set: frozenset[bytes] | None = None
 
     @classmethod
     def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> tuple[Corpus, tuple]:
         """The corpus of FILES, (label, stamp, digest, words, ``Vocab``) each, and the
-        files' own words as ``files`` holds them."""
+        files' own words as ``files`` holds them (the bytes each ``Vocab`` held)."""
         index: dict[bytes, array] = {}  # (arrays: a list of ints weighs 4x as much)
         texts, freqs = [], []
         for slot, f in enumerate(files):
@@ -150,10 +151,6 @@ class Corpus:
                     got.append(c)
             texts.append(words)
             freqs.append(freq)
-        file_at = array(_ARRAY, accumulate(map(len, texts), initial=0))
-        freq_at = array(_ARRAY, accumulate(map(len, freqs), initial=0))
-        own = (b"".join(texts), file_at.tobytes(), b"".join(freqs), freq_at.tobytes())
-        del texts, freqs
         words = sorted(index)
         post = array(_POST)
         lens = []
@@ -167,14 +164,14 @@ class Corpus:
         corpus = cls(
             int.from_bytes(os.urandom(8), "big") | 1,
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
-            [f[3] for f in files], b"\n".join(words), post.tobytes(), post_at.tobytes(),
-            low_at.tobytes(),
+            [f[3] for f in files], b"\n".join(words), post, post_at, low_at,
         )  # fmt: skip
-        return corpus, own
+        return corpus, (texts, freqs)
 
     def plain(self) -> tuple:
+        # (marshal writes the numbers' views as the bytes they are: no copy is made)
         return (self.ident, self.labels, self.stamps, self.digests, self.ns, self.joined,
-                self.post.tobytes(), self.post_at.tobytes(), self.low_at.tobytes())  # fmt: skip
+                self.post, self.post_at, self.low_at)  # fmt: skip
 
     @classmethod
     def from_plain(cls, value) -> Corpus | None:
@@ -198,18 +195,17 @@ class Corpus:
 
     def take_files(self, value) -> bool:
         """Take VALUE, the files' own words as a cache file holds them, when they are this
-        corpus's: (ident, words, file_at, freqs, freq_at)."""
-        if type(value) is not tuple or len(value) != 5 or value[0] != self.ident:
+        corpus's: (ident, [words], [freq]), file by file."""
+        if type(value) is not tuple or len(value) != 3 or value[0] != self.ident:
             return False
-        if any(type(x) is not bytes for x in value[1:]) or len(value[2]) % 8 or len(value[4]) % 8:
-            return False
-        words, file_at, freqs, freq_at = value[1], _view(value[2]), value[3], _view(value[4])
+        words, freqs = value[1], value[2]
         n = len(self.labels)
-        if len(file_at) != n + 1 or len(freq_at) != n + 1:
+        if type(words) is not list or type(freqs) is not list or not len(words) == len(freqs) == n:
             return False
-        if file_at[n] != len(words) or freq_at[n] != len(freqs) or len(freqs) % 4:
-            return False
-        self.files = (words, file_at, freqs, freq_at)
+        for w, f in zip(words, freqs, strict=True):
+            if type(w) is not bytes or type(f) is not bytes or len(f) % 4:
+                return False
+        self.files = (words, freqs)
         return True
 
     def word(self, k: int) -> bytes:
@@ -241,11 +237,8 @@ class Corpus:
         """File SLOT's (words, freq) (empty when they cannot be read: see ``has_files``)."""
         if not self.has_files():
             return b"", b""
-        words, file_at, freqs, freq_at = self.files
-        return (
-            words[file_at[slot] : file_at[slot + 1]],
-            freqs[freq_at[slot] : freq_at[slot + 1]],
-        )
+        words, freqs = self.files
+        return words[slot], freqs[slot]
 
     def counts_of(self, slot: int) -> dict[bytes, int]:
         return _counts(*self.region(slot))

@@ -342,7 +342,9 @@ class ScanCache:
 
     def save(self) -> None:
         """Write the entries seen in this run (others are files that went away): into the
-        journal when few changed, else the whole cache anew."""
+        journal when few changed, else the whole cache anew. The cache is then what its
+        files hold, so that it can be looked up and saved again (a pack's files section
+        uses the cache its map loaded)."""
         gone = [rel for rel in self.entries if rel not in self.seen]
         if not (self.dirty or gone):
             return
@@ -353,11 +355,24 @@ class ScanCache:
                 journal[rel] = None
             whole = sum(1 for rel in journal if rel not in self.restamped)
             if whole <= max(JOURNAL_MIN, JOURNAL_SHARE * len(self.entries)):
-                self._write_journal(journal)
+                if self._write_journal(journal):
+                    self._saved(gone, journal)
                 return
-        self._write_main()
+        if self._write_main():
+            self._saved(gone, None)
 
-    def _write_journal(self, journal: dict) -> None:
+    def _saved(self, gone: list[str], journal: dict | None) -> None:
+        """What the files hold once saved: GONE dropped, JOURNAL the journal's (None
+        after the main file was written, which holds every restamp whole)."""
+        for rel in gone:
+            del self.entries[rel]
+        if journal is None:
+            self.restamped = set()
+        self.journal = journal if journal is not None else {}
+        self.changed = {}
+        self.dirty = False
+
+    def _write_journal(self, journal: dict) -> bool:
         from ctxtools.memofile import save
 
         stamped = self.restamped
@@ -368,8 +383,9 @@ class ScanCache:
         note = save(self.journal_path, JOURNAL_KIND, (self.base_digest, plain), durable=True)
         if note:
             self.notes.append(f"scan cache not saved ({note})")
+        return not note
 
-    def _write_main(self) -> None:
+    def _write_main(self) -> bool:
         import marshal
         import zlib
 
@@ -380,10 +396,13 @@ class ScanCache:
         entries = self.entries
         plain = {rel: entries[rel].to_plain() for rel in sorted(self.seen) if rel in entries}
         body = zlib.compress(marshal.dumps(plain, 4), 1)
-        record = (self.fingerprint, self.root, xxhash.xxh3_64_hexdigest(body), body)
+        digest = xxhash.xxh3_64_hexdigest(body)
+        record = (self.fingerprint, self.root, digest, body)
         note = save(self.path, KIND, record, durable=True)
         if note:
             self.notes.append(f"scan cache not saved ({note})")
-            return
+            return False
+        self.base_digest = digest
         with contextlib.suppress(OSError):
             self.journal_path.unlink()
+        return True

@@ -78,6 +78,9 @@ class ScanSet:
     # When given: rel -> the whole bytes of each file read in this run (for a caller that
     # reads the same files next, as ctx-pack does)
     contents: dict | None = None
+    # The scan cache, loaded and saved, when the caller looks up more in it next
+    # (``scan_repository(keep_cache=True)``: ctx-pack's files section, not loading it again)
+    cache: object = None
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -368,11 +371,13 @@ def scan_repository(
     listing: listmod.Listing | None = None,
     contents: dict | None = None,
     meanwhile: Callable[[], None] | None = None,
+    keep_cache: bool = False,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
     files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here.
     MEANWHILE, when given, is called while worker processes scan (if any do): work of the
-    caller's that overlaps theirs."""
+    caller's that overlaps theirs. KEEP_CACHE: the scan cache, saved, stays in the result
+    (``ScanSet.cache``) for a caller that looks up more files in it."""
     if listing is None:
         listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
@@ -387,6 +392,8 @@ def scan_repository(
     ss.scans = kept
     if cache is not None:
         _close_cache(cache, ss, candidates)
+        if keep_cache:
+            ss.cache = cache
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {total} files "

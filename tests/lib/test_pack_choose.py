@@ -73,28 +73,49 @@ def test_no_cycle_collection_while_a_pack_is_built(tmp_path, monkeypatch):
         gc.enable()
 
 
-def test_a_fresh_checkout_reads_each_file_once(tmp_path, monkeypatch):
+def test_a_fresh_checkout_reads_each_file_once_and_the_scan_cache_once(tmp_path, monkeypatch):
+    """The files section does not hold the map's bytes (they would weigh on the map's
+    peak): it reads each file once, lets its bytes go and reads again only the files it
+    ranks chunk by chunk; it looks up what the map did not scan in the map's own scan
+    cache, never loading it a second time."""
     import os
+
+    from ctxtools.retrieval import source as sourcemod
+    from ctxtools.source import scancache
 
     root = tmp_path / "repo"
     _repo(root)
     (root / "NOTES.txt").write_text("with_tax notes\n")
+    (root / "pad").mkdir()
+    for k in range(choose.VOCAB_MIN_FILES):  # enough files that their words are kept
+        (root / "pad" / f"p{k}.py").write_text(f"PAD_{k} = {k}\n")
     req = _request(root, tmp_path / "store")
-    first = build_pack(req, ruler=HeuristicRuler())
+    build_pack(req, ruler=HeuristicRuler())
+    first = build_pack(req, ruler=HeuristicRuler())  # (the vocabularies' index built)
     for path in root.rglob("*"):  # a new checkout: the same bytes, every stat new
         st = path.stat()
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-    opened = []
+    opened, again_read, loads = [], [], []
 
     def counted(path, *args):
-        opened.append(path)
+        opened.append(os.path.basename(path))
+        return open(path, *args)  # noqa: SIM115 (the caller's to close)
+
+    def counted_again(path, *args):
+        again_read.append(os.path.basename(path))
         return open(path, *args)  # noqa: SIM115 (the caller's to close)
 
     monkeypatch.setattr(choose, "open", counted, raising=False)
+    monkeypatch.setattr(sourcemod, "open", counted_again, raising=False)
+    real_load = scancache.ScanCache.load
+    monkeypatch.setattr(scancache.ScanCache, "load", lambda c: loads.append(1) or real_load(c))
     again = build_pack(req, ruler=HeuristicRuler())
     assert again.text == first.text and again.files == first.files
-    # The map's scan read (and hashed) the sources: the files section took its bytes.
-    assert [os.path.basename(p) for p in opened] == ["NOTES.txt"]
+    files = sorted(p.name for p in root.rglob("*") if p.is_file())
+    assert sorted(opened) == files  # each once, whatever the map read
+    shown = {os.path.basename(f["path"]) for f in again.files}
+    assert shown <= set(again_read) <= set(files) and len(again_read) == len(set(again_read))
+    assert loads == [1]  # the map's
 
 
 def test_files_the_map_did_not_scan_are_scanned_once_and_found_by_content(
