@@ -322,6 +322,7 @@ class Chooser:
     def _rerank(self) -> None:
         from ctxtools.retrieval.rank import rank_sources, with_unreached
 
+        self.ranking = self.docs = None  # (a ranking again: the last one is let go first)
         self.ranking = rank_sources(
             self.sources, self.query, fallback=self.map_ranks, semantic=True
         )

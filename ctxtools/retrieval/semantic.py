@@ -30,7 +30,10 @@ MODEL = "wordllama-l2_supercat_256"
 DIM = 256
 MAX_TOKENS = 256  # tokens of a text that are averaged (its beginning: title, docstring)
 MAX_CHARS = 1200  # characters tokenized (about MAX_TOKENS tokens of prose or code)
-BATCH = 64  # texts embedded together (bounds the gathered rows: 64 x 256 x 1 KB)
+BATCH = 16  # texts embedded together (bounds the gathered rows: 16 x 256 x 1.5 KB)
+WORD_BATCH = 2048  # words tokenized together (bounds the tokenizer's answers held at once)
+COSINE_ROWS = 1024  # rows multiplied together (bounds the product: 1,024 x 1 KB)
+SPLIT_TEXTS = 1024  # texts whose words are split and tokenized together
 DIGITS = 6  # a similarity is rounded to this many decimals
 MISSING = (
     "note: semantic matching is off (the 'semantic' extra is not installed: "
@@ -160,9 +163,11 @@ class Model:
             self._tokenizer.no_padding()
             self._tokenizer.no_truncation()
         rows = self.matrix.shape[0]
-        encs = self._tokenizer.encode_batch(todo, add_special_tokens=False)
-        for w, enc in zip(todo, encs, strict=True):
-            self.word_ids[w] = tuple(t for t in enc.ids if 0 <= t < rows)
+        for lo in range(0, len(todo), WORD_BATCH):  # (a word's ids are its own, whatever batch)
+            some = todo[lo : lo + WORD_BATCH]
+            encs = self._tokenizer.encode_batch(some, add_special_tokens=False)
+            for w, enc in zip(some, encs, strict=True):
+                self.word_ids[w] = tuple(t for t in enc.ids if 0 <= t < rows)
         self.new_words += len(todo)
 
     def embed(self, texts: Sequence[str]):
@@ -171,31 +176,39 @@ class Model:
         import numpy as np
 
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        split = [t[:MAX_CHARS].split() for t in texts]
-        self._ids([w for ws in split for w in ws])
-        for lo in range(0, len(split), BATCH):
-            ids: list[int] = []
-            starts: list[int] = []
-            live: list[int] = []
-            for i in range(lo, min(lo + BATCH, len(split))):
-                mine: list[int] = []
-                for w in split[i]:
-                    mine.extend(self.word_ids[w])
-                    if len(mine) >= MAX_TOKENS:
-                        break
-                if mine:
-                    live.append(i)
-                    starts.append(len(ids))
-                    ids.extend(mine[:MAX_TOKENS])
-            if not live:
-                continue
-            # a batch's rows gathered, each text's summed in order (reduceat: no threads)
-            rows32 = self.matrix[np.array(ids)].astype(np.float32)
-            sums = np.add.reduceat(rows32, starts, axis=0)
-            norms = np.sqrt(np.add.reduce(sums * sums, axis=1))
-            norms[norms == 0] = 1.0
-            out[np.array(live)] = sums / norms[:, None]
+        for top in range(0, len(texts), SPLIT_TEXTS):
+            # (a group's words split and tokenized with it: a text's vector is its own)
+            split = [t[:MAX_CHARS].split() for t in texts[top : top + SPLIT_TEXTS]]
+            self._ids([w for ws in split for w in ws])
+            for lo in range(0, len(split), BATCH):
+                self._embed_batch(split[lo : lo + BATCH], out, top + lo)
         return out
+
+    def _embed_batch(self, split: list[list[str]], out, at: int) -> None:
+        """OUT[AT:AT + len(SPLIT)] = the unit vectors of the texts whose words are SPLIT."""
+        import numpy as np
+
+        ids: list[int] = []
+        starts: list[int] = []
+        live: list[int] = []
+        for i, words in enumerate(split, at):
+            mine: list[int] = []
+            for w in words:
+                mine.extend(self.word_ids[w])
+                if len(mine) >= MAX_TOKENS:
+                    break
+            if mine:
+                live.append(i)
+                starts.append(len(ids))
+                ids.extend(mine[:MAX_TOKENS])
+        if not live:
+            return
+        # a batch's rows gathered, each text's summed in order (reduceat: no threads)
+        rows32 = self.matrix[np.array(ids)].astype(np.float32)
+        sums = np.add.reduceat(rows32, starts, axis=0)
+        norms = np.sqrt(np.add.reduce(sums * sums, axis=1))
+        norms[norms == 0] = 1.0
+        out[np.array(live)] = sums / norms[:, None]
 
     def vector(self, text: str):
         return self.embed([text])[0]
@@ -221,10 +234,11 @@ def cosines(query, matrix) -> list[float]:
     as an elementwise product and a row sum (no BLAS, one fixed order)."""
     import numpy as np
 
-    if len(matrix) == 0:
-        return []
-    sims = np.add.reduce(matrix * query[None, :], axis=1)
-    return [round(float(s), DIGITS) for s in sims]
+    out: list[float] = []
+    for lo in range(0, len(matrix), COSINE_ROWS):  # (each row's sum is its own: in blocks)
+        sims = np.add.reduce(matrix[lo : lo + COSINE_ROWS] * query[None, :], axis=1)
+        out.extend(round(float(s), DIGITS) for s in sims)
+    return out
 
 
 def to_bytes(vec) -> bytes:
@@ -321,11 +335,12 @@ class VectorStore:
         keys = [xxhash.xxh3_64_hexdigest(t.encode("utf-8", "surrogatepass")) for t in texts]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.vecs}
         todo = sorted(missing.items())
-        if todo:
-            fresh = model.embed([prepare(t) for _k, t in todo])
-            for (k, _t), v in zip(todo, fresh, strict=True):
+        for lo in range(0, len(todo), SPLIT_TEXTS):  # (prepared a group at a time)
+            some = todo[lo : lo + SPLIT_TEXTS]
+            fresh = model.embed([prepare(t) for _k, t in some])
+            for (k, _t), v in zip(some, fresh, strict=True):
                 self.vecs[k] = np.asarray(v, dtype="<f2").tobytes()
-            self.new += len(todo)
+        self.new += len(todo)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         for i, k in enumerate(keys):
             out[i] = np.frombuffer(self.vecs[k], dtype="<f2")

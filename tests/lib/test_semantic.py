@@ -135,3 +135,43 @@ def test_the_model_is_read_from_the_wheels_files_without_importing_it():
 
 def test_prose_drops_the_words_every_question_shares():
     assert semantic.prose("Where is the caching done?") == "caching done"
+
+
+def test_embedding_in_small_batches_gives_the_same_vectors_and_cosines(monkeypatch):
+    """The words are tokenized, the texts embedded and the cosines multiplied a bounded
+    batch at a time (memory): a text's vector and a row's cosine are its own, so any
+    batch size gives the same numbers, bit for bit."""
+    import numpy as np
+
+    texts = [p.read_text() for p in sorted(LIBUV.iterdir())] + ["", "uv_loop_t handle"] * 3
+    monkeypatch.setattr(semantic, "_loaded", [])
+    whole = semantic.load().embed(texts)
+    q = whole[0]
+    sims = semantic.cosines(q, whole)
+    calls = []
+    for batch, words, rows in ((1, 1, 1), (3, 7, 2)):
+        monkeypatch.setattr(semantic, "_loaded", [])
+        monkeypatch.setattr(semantic, "SPLIT_TEXTS", rows + 1)
+        monkeypatch.setattr(semantic, "BATCH", batch)
+        monkeypatch.setattr(semantic, "WORD_BATCH", words)
+        monkeypatch.setattr(semantic, "COSINE_ROWS", rows)
+        model = semantic.load()
+        model._ids(["uv"])  # (the tokenizer loaded, then watched)
+        spy = _Spy(model._tokenizer)
+        model._tokenizer = spy
+        got = model.embed(texts)
+        assert np.array_equal(got, whole)
+        assert semantic.cosines(q, got) == sims
+        assert spy.sizes and max(spy.sizes) <= words
+        calls.append(len(model.word_ids))
+    assert calls[0] == calls[1] > 100
+
+
+class _Spy:
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self.sizes: list[int] = []
+
+    def encode_batch(self, words, **kwargs):
+        self.sizes.append(len(words))
+        return self.tokenizer.encode_batch(words, **kwargs)
