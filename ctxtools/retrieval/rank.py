@@ -28,9 +28,9 @@ from itertools import accumulate
 
 from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.chunks import Chunk, chunk_file
-from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
 from ctxtools.retrieval.source import Source
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.source.classify import role as file_role
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from itertools import accumulate, islice
 
 from ctxtools.analyzer.query import Query, parse_query
-from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.plan import FLOOR
 from ctxtools.retrieval.rank import FILE_DECAY, Doc
+from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.retrieval.vocab import WORD_BYTES
 
 WORDS_KEPT = 50_000  # words remembered as standing for no term, at most
