@@ -44,6 +44,7 @@ from pack_quality import report  # noqa: E402
 from pack_quality.gold import file_order, parse_patch, score, shown_lines  # noqa: E402
 from pack_quality.methods import checkout_of, run_baseline, run_pack  # noqa: E402
 from pack_quality.tasks import (  # noqa: E402
+    DEV,
     SETS,
     Task,
     heldout_task,
@@ -55,9 +56,6 @@ from pack_quality.tasks import (  # noqa: E402
 from pack_quality.trees import MIRROR_ROOT, TreeError, check_patch, find_mirror, materialise  # noqa: E402
 
 REPO_ROOT = HERE.parent
-DEV = REPO_ROOT.parent / "shared" / "corpus" / "swe-bench-lite-dev" / "instances.jsonl"
-if not DEV.is_file():
-    DEV = Path("/work/shared/corpus/swe-bench-lite-dev/instances.jsonl")
 METHODS = ("pack", "bm25-file", "bm25-chunk")
 TASK_SETS = ("dev", "heldout", "large")
 TITLES = {"dev": "dev (SWE-bench Lite dev)", "heldout": "held-out commits",

@@ -15,9 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pack_quality.tasks import SETS, heldout_task, load_dev, read_pinned  # noqa: E402
+from pack_quality.tasks import DEV, SETS, heldout_task, load_dev, read_pinned  # noqa: E402
 from pack_quality.trees import MIRROR_ROOT, TreeError, find_mirror  # noqa: E402
-from pack_quality.tune import DEV  # noqa: E402  (the dev split the tuning loop reads)
 
 
 def tasks_of(kind: str) -> list:

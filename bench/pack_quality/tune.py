@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # bench/: pack_quality, bench_pack_quality
 
 from pack_quality.gold import parse_patch, score  # noqa: E402
-from pack_quality.tasks import heldout_task, load_dev, qualifies  # noqa: E402
+from pack_quality.tasks import DEV, heldout_task, load_dev, qualifies  # noqa: E402
 from pack_quality.trees import TreeError, check_patch, find_mirror, git, materialise  # noqa: E402
 
 TUNE_REPOS = (
@@ -47,7 +47,6 @@ PINNED = HERE / "tune.txt"
 OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
 MIRRORS = [Path("/work/.mirror")]
 CORPORA = HERE.parent / "corpora"
-DEV = HERE.parents[2] / "shared" / "corpus" / "swe-bench-lite-dev" / "instances.jsonl"
 
 
 def n_files(mirror: Path, rev: str) -> int:
