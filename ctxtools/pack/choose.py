@@ -299,7 +299,7 @@ class Chooser:
             src = by_label[lab]
             defs = None
             if cache is not None and e.path is not None and e.data is None:
-                defs = _cached_defs(cache, lab, e.path, src.data)
+                defs = _cached_defs(cache, lab, e.path, src.data, e.stat)
             if defs is None:
                 defs = definitions_of(lab, src.data)
             out[lab] = defs
@@ -426,25 +426,28 @@ def _open_scan_cache(root: str, store):
         return None
 
 
-def _cached_defs(cache, rel: str, path: str, data: bytes):
+def _cached_defs(cache, rel: str, path: str, data: bytes, stat: tuple | None = None):
     """REL's definitions from the scan cache: by its stat, else by its content's hash (a
     fresh checkout); a file the cache does not hold (past the map's --max-files cut, or
     packed without the map) is scanned here as the map would scan it, and kept, so the next
-    pack finds it. None when the cache's entry holds no definitions (a skipped file)."""
+    pack finds it. STAT: (size, mtime_ns, ctime_ns) as the listing found them (else asked
+    of the disk). None when the cache's entry holds no definitions (a skipped file)."""
     from ctxtools.source.scancache import content_hash
     from ctxtools.source.scanset import scan_payload
 
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_ctime_ns)
-    entry = cache.get(rel, st.st_size, stamp)
-    if entry is None and len(data) == st.st_size:  # the whole file as read, not a prefix
+    if stat is None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stat = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    size, stamp = stat[0], stat[1:]
+    entry = cache.get(rel, size, stamp)
+    if entry is None and len(data) == size:  # the whole file as read, not a prefix
         digest = content_hash(data)
-        entry = cache.get_by_hash(rel, st.st_size, stamp, digest)
+        entry = cache.get_by_hash(rel, size, stamp, digest)
         if entry is None:
-            entry = cache.put(rel, st.st_size, stamp, digest, scan_payload(rel, data))
+            entry = cache.put(rel, size, stamp, digest, scan_payload(rel, data))
     defs = getattr(entry.payload, "defs", None) if entry is not None else None
     return tuple(defs) if defs is not None else None
 
