@@ -252,13 +252,40 @@ def _graph_from_memo(ss, state, personal):
     from ctxtools.repomap.graph import Graph
 
     builder, every, parts, changed = _update_graph(ss, state)
-    if not changed and personal is None and state.ranking is not None:
+    if not changed and state.ranking is not None:
+        # The same graph: its out-edges are the ranking's, and its uses (what definition
+        # scores need, the bulk of a graph) are read back from the parts file by file
+        # when asked, never all at once.
         r = state.ranking
-        graph = Graph([s.rel for s in ss.scans], r.out, [], {}, r.import_edges)
-        return graph, parts, r, changed
+        uses = PartUses(ss.scans, parts)
+        graph = Graph([s.rel for s in ss.scans], r.out, uses, {}, r.import_edges)
+        return graph, parts, r if personal is None else None, changed
     pairs = every()
     graph = builder.assemble([c for _, c in pairs], sum(imp[4] for imp, _ in pairs))
     return graph, parts, None, changed
+
+
+class PartUses:
+    """A graph's uses as the graph memo's PARTS hold them (with the SCANS, whose reference
+    names they index): iterated, each file's (uses, out-weight before pruning) in file
+    order, decoded one file at a time (``each_use``)."""
+
+    def __init__(self, scans, parts: list):
+        self.scans = scans
+        self.parts = parts
+
+    def __iter__(self):
+        for s, blob in zip(self.scans, self.parts, strict=True):
+            _imp, (oi, uses) = _unpart(s, blob)
+            yield uses, sum(oi.values())  # (the sum ``GraphBuilder.assemble`` takes)
+
+
+def each_use(graph) -> object:
+    """Each file's (uses, out-weight before pruning) of GRAPH, in file order."""
+    uses = graph.uses
+    if isinstance(uses, PartUses):
+        return iter(uses)
+    return zip(uses, graph.totals, strict=True)
 
 
 def _ranked_files(scans, score: list[float], dscores: list) -> list:
@@ -462,9 +489,8 @@ def centrality(graph: Graph, rank: list[float]) -> list[float]:
     """
     n = len(graph.files)
     users: list[set[int]] = [set() for _ in range(n)]
-    totals = graph.totals
-    for i, file_uses in enumerate(graph.uses):
-        floor = USER_SHARE * (totals[i] + BASE_OUT)
+    for i, (file_uses, total) in enumerate(each_use(graph)):
+        floor = USER_SHARE * (total + BASE_OUT)
         for _name, w, targets in file_uses:
             if w >= floor:
                 for t in targets:
@@ -481,12 +507,11 @@ def definition_scores(graph: Graph, rank: list[float]) -> list[dict[str, float]]
     """Per file: identifier -> rank flowing into its definition there from other files."""
     n = len(graph.files)
     scores: list[dict[str, float]] = [{} for _ in range(n)]
-    totals = graph.totals
-    for i, file_uses in enumerate(graph.uses):
+    for i, (file_uses, total) in enumerate(each_use(graph)):
         if not file_uses:
             continue
         r = rank[i]
-        denom = totals[i] + BASE_OUT
+        denom = total + BASE_OUT
         for name, w, targets in file_uses:
             share = r * w / denom
             for d in targets:

@@ -374,3 +374,27 @@ def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_pa
     warm = script_runner.run(cmd)
     cold = script_runner.run(cmd + ["--no-cache"])
     assert warm.stdout == cold.stdout and warm.returncode == 0
+
+
+def test_memo_uses_read_back_file_by_file_are_the_built_graphs(tmp_path, monkeypatch):
+    """An unchanged graph ranked toward a query reads its uses back from the memo's parts
+    (``PartUses``), one file at a time: the same uses and out-weights as a built graph."""
+    from ctxtools.source.scanset import scan_repository
+
+    root = tmp_path / "repo"
+    make_repo(root)
+    store = tmp_path / "store"
+    ruler = HeuristicRuler()
+    build_map(str(root), tokens=300, ruler=ruler, store=store)  # the memo, ranked
+    seen = []
+    scores = rank.definition_scores
+    monkeypatch.setattr(rank, "definition_scores", lambda g, r: seen.append(g) or scores(g, r))
+    restamp(root)  # (a fresh checkout: every stat new, no content changed)
+    m = build_map(str(root), tokens=300, ruler=ruler, store=store, query="QuerySet values")
+    assert [type(g.uses) for g in seen] == [rank.PartUses]
+    built = graph.build_graph(scan_repository(str(root), use_cache=False).scans)
+    assert list(rank.each_use(seen[0])) == list(zip(built.uses, built.totals, strict=True))
+    assert seen[0].out == built.out
+    cold = build_map(str(root), tokens=300, ruler=ruler, use_cache=False, query="QuerySet values")
+    assert m.text == cold.text
+    assert m.to_json()["files"] == cold.to_json()["files"]
