@@ -121,7 +121,9 @@ class Chooser:
         self.filt = ask.path_filter
         self.map_ranks = ask.map_ranks
         self.map_defs = ask.map_defs
-        self._scan_cache = ask.map_cache  # (taken once: let go after the definitions)
+        # (taken, not shared: ASK lives on in the caller, and the cache is let go after
+        # the definitions, before the files are ranked)
+        self._scan_cache, ask.map_cache = ask.map_cache, None
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(ask.task_words)
