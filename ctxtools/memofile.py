@@ -21,6 +21,7 @@ asked: the digest turns a torn file into a miss.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,6 +90,7 @@ def decode(kind: str, blob: bytes) -> object | None:
 
 def load(path: str | os.PathLike, kind: str) -> Loaded:
     """The memo file at PATH, read and checked: its value, or a miss and why."""
+    release_large_buffers()  # (a cache's bytes are the first large buffers a command frees)
     try:
         blob = Path(path).read_bytes()
     except FileNotFoundError:
@@ -113,3 +115,38 @@ def save(path: str | os.PathLike, kind: str, value: object, durable: bool = Fals
     if size > MAX_BYTES:
         return f"{kind} cache of {size:,} bytes is over {MAX_BYTES:,}; not kept"
     return atomic_write(Path(path), pieces, durable=durable)
+
+
+# --- large buffers ---------------------------------------------------------------------
+# glibc's malloc serves a large allocation (128 KiB and up, at first) with a mapping of its
+# own, unmapped when freed; but each time such a block is freed, it raises that threshold
+# to the block's size (up to 32 MiB), so that the next buffers of that size come from the
+# heap instead and stay there once freed. A command that frees a cache file's bytes (a
+# scan cache, a decompressed body, a memo written) before it makes the next large buffers
+# (the vocabulary index and its file, the files' bytes) stacks each on the heap beside
+# the last: on kafka's tree a pack's peak RSS grew by about 25 MB so. A fixed threshold
+# (``mallopt(M_MMAP_THRESHOLD)``, what ``MALLOC_MMAP_THRESHOLD_`` sets) keeps every large
+# buffer in a mapping of its own, given back when freed; small objects are not concerned.
+# Set before the first cache is read; elsewhere (another C library) nothing happens.
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+THRESHOLD = 256 * 1024  # a buffer this large or larger has its own mapping
+_released: list[bool] = []
+
+
+def release_large_buffers() -> bool:
+    """Fix glibc's mmap threshold at THRESHOLD (once a process); whether it is fixed."""
+    if _released:
+        return _released[0]
+    ok = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None)
+            libc.gnu_get_libc_version  # (glibc's: musl has a mallopt that does nothing)
+            ok = bool(libc.mallopt(M_MMAP_THRESHOLD, THRESHOLD))
+        except (OSError, AttributeError, ImportError):
+            ok = False
+    _released.append(ok)
+    return ok
