@@ -135,34 +135,41 @@ class Corpus:
         self._word_set: frozenset[bytes] | None = None
 
     @classmethod
-    def build(cls, files: list[tuple[str, tuple, int, int, Vocab]]) -> tuple[Corpus, tuple]:
-        """The corpus of FILES, (label, stamp, digest, words, ``Vocab``) each, and the
-        files' own words as ``files`` holds them (the bytes each ``Vocab`` held)."""
-        index: dict[bytes, array] = {}  # (arrays: a list of ints weighs 4x as much)
+    def build(
+        cls, files: list[tuple[str, tuple, int, int, Vocab]], ident: int | None = None
+    ) -> tuple[Corpus, tuple]:
+        """The corpus of FILES, (label, stamp, digest, words, ``Vocab``) each, named IDENT
+        (default: a new one), and the files' own words as ``files`` holds them (the bytes
+        each ``Vocab`` held)."""
+        # Two passes, to hold no list of postings per word (a hundred thousand arrays):
+        # the first counts the files holding each word, the second puts each file's
+        # (slot, occurrences) at its word's place in one array made whole.
+        held: Counter[bytes] = Counter()
         texts, freqs = [], []
-        for slot, f in enumerate(files):
+        for f in files:
             words, freq = f[4].own()
-            for w, c in _counts(words, freq).items():
-                got = index.get(w)
-                if got is None:
-                    index[w] = array(_POST, (slot, c))
-                else:
-                    got.append(slot)
-                    got.append(c)
+            held.update(_counts(words, freq).keys())
             texts.append(words)
             freqs.append(freq)
-        words = sorted(index)
-        post = array(_POST)
-        lens = []
-        for w in words:
-            got = index.pop(w)
-            lens.append(len(got))
-            post.extend(got)
-        post_at = array(_ARRAY, accumulate(lens, initial=0))
+        words = sorted(held)
+        post_at = array(_ARRAY, accumulate((2 * held[w] for w in words), initial=0))
+        number = held  # (the same dict, reused) word -> its number in WORDS
+        for k, w in enumerate(words):
+            number[w] = k
+        at = post_at[:-1]  # by word number: where its next pair goes
+        post = array(_POST, bytes(4 * post_at[-1]))
+        for slot, (text, freq) in enumerate(zip(texts, freqs, strict=True)):
+            counts = _counts(text, freq)
+            for k, c in zip(map(number.__getitem__, counts), counts.values()):
+                p = at[k]
+                post[p] = slot
+                post[p + 1] = c
+                at[k] = p + 2
+        del held, number, at
         # word K's line of ``low`` starts at low_at[K]
         low_at = array(_ARRAY, accumulate(map((1).__add__, map(len, words)), initial=0))
         corpus = cls(
-            int.from_bytes(os.urandom(8), "big") | 1,
+            new_ident() if ident is None else ident,
             [f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
             [f[3] for f in files], b"\n".join(words), post, post_at, low_at,
         )  # fmt: skip
@@ -242,6 +249,11 @@ class Corpus:
 
     def counts_of(self, slot: int) -> dict[bytes, int]:
         return _counts(*self.region(slot))
+
+
+def new_ident() -> int:
+    """A new corpus's name (random, odd: never 0)."""
+    return int.from_bytes(os.urandom(8), "big") | 1
 
 
 def _digest(data: bytes) -> int:
@@ -412,10 +424,19 @@ class VocabCache:
             else:
                 stamp, digest, _words, _freq, n = delta[label]
                 files.append((label, stamp, digest, n, v))
-        corpus, own = Corpus.build(files)
+        # The files' own words are written first, so that the buffer that writes them
+        # and the index being built are not in memory at the same time.
+        ident = new_ident()
+        own = ([], [])
+        for f in files:
+            words, freq = f[4].own()
+            own[0].append(words)
+            own[1].append(freq)
         self._files_memo.results = {}  # (the file written before is replaced, not read)
-        self._files_memo.put_plain("files", (_FORMAT, (corpus.ident, *own)))
+        self._files_memo.put_plain("files", (_FORMAT, (ident, *own)))
         self._files_memo.results = None  # (read again from the file, if ever asked)
+        del own
+        corpus, _own = Corpus.build(files, ident)
         corpus.reader = self._read_files
         for slot, f in enumerate(files):  # this pack's vocabularies are the corpus's now
             v = f[4]

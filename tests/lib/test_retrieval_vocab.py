@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -355,3 +356,22 @@ def test_the_files_words_are_read_only_to_build_the_corpus_again(tmp_path, monke
         assert Terms(["beta", "bulk"]).count_vocab(got[name]) == Terms(["beta", "bulk"]).count(
             text.encode()
         ), name
+
+
+def test_the_corpus_index_holds_each_words_files_in_slot_order():
+    """The postings built in two passes are what a list per word gives: for each word in
+    sorted order, every (slot, occurrences) of the files holding it, slot by slot."""
+    import random
+
+    rng = random.Random(7)
+    pool = [f"w{k}".encode() for k in range(40)] + [b"Word", b"word", b"x_y"]
+    texts = [b" ".join(rng.choice(pool) for _ in range(rng.randrange(0, 30))) for _ in range(25)]
+    corpus = _corpus_of(texts)
+    want: dict[bytes, list[int]] = {}
+    for slot, data in enumerate(texts):
+        for w, c in Vocab.of(data).counts().items():
+            want.setdefault(w, []).extend((slot, c))
+    words = sorted(want)
+    assert corpus.joined == b"\n".join(words)
+    assert [list(corpus.postings(k)) for k in range(len(words))] == [want[w] for w in words]
+    assert list(corpus.post_at) == [0, *itertools.accumulate(len(want[w]) for w in words)]
