@@ -13,12 +13,14 @@ another shape is dropped on loading, so the file is simply scanned again.
 
 The file is a memo file (``ctxtools.memofile``, the store's one cache format) of kind
 ``scan-cache`` holding (a fingerprint of the scanners' own source, so that a scanner change
-invalidates every entry; the root; an xxh3 of the body; the body): ``marshal`` of plain
-tuples, zlib-compressed. ``marshal`` writes a string shared by many entries once, which
-keeps the cache small. Anything unexpected -- a corrupt, truncated, foreign-version or
-unreadable cache -- means starting empty, with a note; an unwritable store means no cache,
-with a note. Writes are crash-safe: temp file in the same directory, fsync, ``os.replace``.
-The cache key never includes the query or focus (they change ranking, not scanning).
+invalidates every entry; the root; an xxh3 of the body; the body): the entries as plain
+tuples, in parts of BODY_CHUNK, each ``marshal``-ed behind its length, zlib-compressed
+(``body_of``: written and read a part at a time). ``marshal`` writes a string shared by
+many entries of a part once, which keeps the cache small. Anything unexpected -- a
+corrupt, truncated, foreign-version or unreadable cache -- means starting empty, with a
+note; an unwritable store means no cache, with a note. Writes are crash-safe: temp file
+in the same directory, fsync, ``os.replace``. The cache key never includes the query or
+focus (they change ranking, not scanning).
 
 The memos kept beside it, in the same store directory, are ``source.memo``'s.
 """
@@ -36,7 +38,7 @@ from ctxtools.source.scan.common import Definition
 
 KIND = "scan-cache"  # the memo files' kinds (``ctxtools.memofile``)
 JOURNAL_KIND = "scan-journal"
-PAYLOAD_FORMAT = b"payload-3"  # bump when the payload's shape changes
+PAYLOAD_FORMAT = b"payload-4"  # bump when the payload's (or the body's) shape changes
 JOURNAL_MIN = 64  # a journal may always hold this many entries ...
 JOURNAL_SHARE = 0.05  # ... or this share of all entries, before the cache is rewritten
 
@@ -97,6 +99,56 @@ _definition = functools.partial(tuple.__new__, Definition)
 
 
 _HERE = Path(__file__).resolve().parent  # ctxtools/source/
+BODY_CHUNK = 256  # entries marshalled together (see ``body_of``)
+_LEN = 4  # bytes of a part's length
+
+
+def body_of(parts) -> bytes:
+    """The scan cache's body: PARTS (dicts of plain entries) each ``marshal``-ed behind its
+    length, zlib-compressed as they come. In parts, so that writing a cache never holds
+    every entry's plain copy and their whole marshal at once (a large tree's are tens of
+    MB); a name shared by the entries of a part is written once in it."""
+    import marshal
+    import zlib
+
+    z = zlib.compressobj(1)
+    out = []
+    for part in parts:
+        raw = marshal.dumps(part, 4)
+        out.append(z.compress(len(raw).to_bytes(_LEN, "little")))
+        out.append(z.compress(raw))
+        del raw
+    out.append(z.flush())
+    return b"".join(out)
+
+
+def body_entries(body: bytes):
+    """(rel, plain entry) of each entry of a scan cache BODY (``body_of``), decompressed
+    and loaded a part at a time. Raises ValueError (or zlib's error) on a damaged body."""
+    import marshal
+    import zlib
+
+    z = zlib.decompressobj()
+    buf = bytearray()
+    step = 1 << 16
+    for at in range(0, len(body) + step, step):
+        buf += z.decompress(body[at : at + step]) if at < len(body) else z.flush()
+        done = 0
+        while len(buf) - done >= _LEN:
+            n = int.from_bytes(buf[done : done + _LEN], "little")
+            if len(buf) - done - _LEN < n:
+                break
+            with memoryview(buf) as view:
+                part = marshal.loads(view[done + _LEN : done + _LEN + n])
+            if not isinstance(part, dict):
+                raise ValueError("bad body")
+            yield from part.items()
+            done += _LEN + n
+        del buf[:done]
+        if at >= len(body):
+            break
+    if buf or not z.eof:
+        raise ValueError("truncated body")
 
 
 def files_fingerprint(paths) -> str:
@@ -268,9 +320,6 @@ class ScanCache:
     def _decode(self, value: object) -> dict | None:
         """The entries a scan cache record holds: (fingerprint, root, digest, body); None
         when the scanners changed since it was written."""
-        import marshal
-        import zlib
-
         import xxhash
 
         if type(value) is not tuple or len(value) != 4:
@@ -285,17 +334,12 @@ class ScanCache:
             return None
         if xxhash.xxh3_64_hexdigest(body) != digest:
             raise ValueError("checksum mismatch")
-        raw = zlib.decompress(body)
-        del body
-        plain = marshal.loads(raw)
-        if not isinstance(plain, dict):
-            raise ValueError("bad body")
-        self.base_digest = digest
         entries = {}
-        for rel, value in plain.items():
+        for rel, value in body_entries(body):
             entry = CacheEntry.from_plain(value)
             if entry is not None:  # (another shape: that file is scanned again)
                 entries[rel] = entry
+        self.base_digest = digest
         return entries
 
     # --- lookups -----------------------------------------------------------------------
@@ -386,16 +430,16 @@ class ScanCache:
         return not note
 
     def _write_main(self) -> bool:
-        import marshal
-        import zlib
-
         import xxhash
 
         from ctxtools.memofile import save
 
         entries = self.entries
-        plain = {rel: entries[rel].to_plain() for rel in sorted(self.seen) if rel in entries}
-        body = zlib.compress(marshal.dumps(plain, 4), 1)
+        rels = [rel for rel in sorted(self.seen) if rel in entries]
+        body = body_of(
+            {rel: entries[rel].to_plain() for rel in rels[at : at + BODY_CHUNK]}
+            for at in range(0, len(rels), BODY_CHUNK)
+        )
         digest = xxhash.xxh3_64_hexdigest(body)
         record = (self.fingerprint, self.root, digest, body)
         note = save(self.path, KIND, record, durable=True)

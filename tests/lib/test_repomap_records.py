@@ -10,6 +10,7 @@ import sys
 import zlib
 from pathlib import Path
 
+import pytest
 import xxhash
 
 from ctxtools import memofile
@@ -108,11 +109,12 @@ def test_scan_cache_of_an_older_entry_shape_is_rescanned(tmp_path, store_dir):
     cache = cachemod.ScanCache(path, str(root), cachemod.scanner_fingerprint())
     cache.load()
     entries = {rel: (e.size, e.stamp[0], e.to_plain()[3]) for rel, e in cache.entries.items()}
-    body = zlib.compress(marshal.dumps(entries, 4), 1)
+    body = cachemod.body_of([entries])
     digest = xxhash.xxh3_64_hexdigest(body)
     memofile.save(path, cachemod.KIND, (fingerprint, real_root, digest, body))
     again = build_map(str(root), tokens=400, ruler=HeuristicRuler())
     assert again.scanset.scanned == n  # every old entry was a miss
+    assert not any("unusable" in note for note in again.notes)  # (a body read whole)
     assert again.text == cold.text and again.to_json()["files"] == cold.to_json()["files"]
     assert scan_repository(str(root)).scanned == 0  # and the cache was written anew
 
@@ -155,3 +157,27 @@ def test_scan_package_imports_only_downward():
         code = f"import {name}; from ctxtools.source.scan import scan_source; "
         code += "assert scan_source('a.rs', 'fn main() {}').definitions[0].name == 'main'"
         subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_scan_cache_body_is_written_and_read_in_parts(tmp_path, store_dir, monkeypatch):
+    """A body of many parts reads back every entry; one cut short or of the format before
+    (one marshal of every entry) is unusable: the cache is rebuilt, with a note."""
+    monkeypatch.setattr(cachemod, "BODY_CHUNK", 2)  # (seven entries: four parts)
+    root = tmp_path / "r"
+    make_repo(root)
+    cold = build_map(str(root), tokens=400, ruler=HeuristicRuler(), use_cache=False)
+    first = scan_repository(str(root))
+    path = only(store_dir, "cache-v1-*.bin")
+    fingerprint, real_root, _digest, body = memofile.load(path, cachemod.KIND).value
+    plain = dict(cachemod.body_entries(body))
+    assert len(plain) == 7 and all(type(v) is tuple for v in plain.values())
+    again = scan_repository(str(root))
+    assert again.scanned == 0 and [s.defs for s in again.scans] == [s.defs for s in first.scans]
+    for bad in (body[: len(body) // 2], zlib.compress(marshal.dumps(plain, 4), 1)):
+        with pytest.raises((ValueError, zlib.error)):
+            list(cachemod.body_entries(bad))
+        digest = xxhash.xxh3_64_hexdigest(bad)
+        memofile.save(path, cachemod.KIND, (fingerprint, real_root, digest, bad))
+        m = build_map(str(root), tokens=400, ruler=HeuristicRuler())
+        assert m.scanset.scanned == 7 and any("unusable" in note for note in m.notes)
+        assert m.text == cold.text
