@@ -125,12 +125,17 @@ def save(path: str | os.PathLike, kind: str, value: object, durable: bool = Fals
 # scan cache, a decompressed body, a memo written) before it makes the next large buffers
 # (the vocabulary index and its file, the files' bytes) stacks each on the heap beside
 # the last: on kafka's tree a pack's peak RSS grew by about 25 MB so. A fixed threshold
-# (``mallopt(M_MMAP_THRESHOLD)``, what ``MALLOC_MMAP_THRESHOLD_`` sets) keeps every large
-# buffer in a mapping of its own, given back when freed; small objects are not concerned.
-# Set before the first cache is read; elsewhere (another C library) nothing happens.
+# (``mallopt(M_MMAP_THRESHOLD)``, what ``MALLOC_MMAP_THRESHOLD_`` sets) keeps every buffer
+# of a MiB or more in a mapping of its own, given back when freed; smaller ones and small
+# objects are not concerned. Fixing it also fixes the heap's trim threshold, at twice the
+# first one: set high (M_TRIM_THRESHOLD), or the heap's top is given back and taken again
+# at every free (a warm pack about 10% slower). Set before the first cache is read; elsewhere
+# (another C library) nothing happens.
 
-M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
-THRESHOLD = 256 * 1024  # a buffer this large or larger has its own mapping
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameters
+M_TRIM_THRESHOLD = -1
+THRESHOLD = 1 << 20  # a buffer this large or larger has its own mapping
+TRIM_THRESHOLD = 64 << 20  # free memory at the heap's top kept for the next allocations
 _released: list[bool] = []
 
 
@@ -146,6 +151,8 @@ def release_large_buffers() -> bool:
             libc = ctypes.CDLL(None)
             libc.gnu_get_libc_version  # (glibc's: musl has a mallopt that does nothing)
             ok = bool(libc.mallopt(M_MMAP_THRESHOLD, THRESHOLD))
+            if ok:
+                libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         except (OSError, AttributeError, ImportError):
             ok = False
     _released.append(ok)
