@@ -90,7 +90,6 @@ def decode(kind: str, blob: bytes) -> object | None:
 
 def load(path: str | os.PathLike, kind: str) -> Loaded:
     """The memo file at PATH, read and checked: its value, or a miss and why."""
-    release_large_buffers()  # (a cache's bytes are the first large buffers a command frees)
     try:
         blob = Path(path).read_bytes()
     except FileNotFoundError:
@@ -129,8 +128,10 @@ def save(path: str | os.PathLike, kind: str, value: object, durable: bool = Fals
 # of a MiB or more in a mapping of its own, given back when freed; smaller ones and small
 # objects are not concerned. Fixing it also fixes the heap's trim threshold, at twice the
 # first one: set high (M_TRIM_THRESHOLD), or the heap's top is given back and taken again
-# at every free (a warm pack about 10% slower). Set before the first cache is read; elsewhere
-# (another C library) nothing happens.
+# at every free (a warm pack about 10% slower). Asked for by the commands that hold large
+# caches, before they read one (``pack.build.build_pack``, ``repomap.core.build_map``), not
+# by every load: a count or a read does not pay for ctypes' import. Elsewhere (another C
+# library) nothing happens.
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameters
 M_TRIM_THRESHOLD = -1

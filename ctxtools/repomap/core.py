@@ -248,6 +248,9 @@ def build_map(
     ROOT is not a directory or a focus path does not exist.
     """
     _check_limits(tokens, max_files, max_file_size)
+    from ctxtools.memofile import release_large_buffers
+
+    release_large_buffers()  # (before the scan cache's bytes are read and freed)
     notes: list[str] = []
     if ruler is None:
         from ctxtools.tokens import get_ruler
