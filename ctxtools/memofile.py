@@ -150,8 +150,9 @@ def release_large_buffers() -> bool:
             import ctypes
 
             libc = ctypes.CDLL(None)
-            libc.gnu_get_libc_version  # (glibc's: musl has a mallopt that does nothing)
-            ok = bool(libc.mallopt(M_MMAP_THRESHOLD, THRESHOLD))
+            # (glibc's only: musl has a mallopt that does nothing, and no such function)
+            if hasattr(libc, "gnu_get_libc_version"):
+                ok = bool(libc.mallopt(M_MMAP_THRESHOLD, THRESHOLD))
             if ok:
                 libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         except (OSError, AttributeError, ImportError):
