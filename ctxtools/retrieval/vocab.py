@@ -160,7 +160,7 @@ class Corpus:
         post = array(_POST, bytes(4 * post_at[-1]))
         for slot, (text, freq) in enumerate(zip(texts, freqs, strict=True)):
             counts = _counts(text, freq)
-            for k, c in zip(map(number.__getitem__, counts), counts.values()):
+            for k, c in zip(map(number.__getitem__, counts), counts.values(), strict=True):
                 p = at[k]
                 post[p] = slot
                 post[p + 1] = c
