@@ -15,8 +15,8 @@ its distinct words and how often each occurs. A ``Vocab`` is that vocabulary, as
 
 Asking that of seven thousand files one by one costs more than the rest of a pack, so
 ``VocabCache`` keeps a root's vocabularies as one ``Corpus``: the files' distinct words
-in one text, each with the files that hold it and how often (its postings), which answers ``present`` and
-``count`` for every file at once by searching that text once a term
+in one text, each with the files that hold it and how often (its postings), which
+answers ``present`` and ``count`` for every file at once by searching that text once a term
 (``Terms.scan_corpus``): a C-level search of a few MB instead of a Python pass over every
 file's words. It is made by joining the files' own words, so keeping it costs a cold
 pack nothing to speak of; those own words are kept in a file of their own
