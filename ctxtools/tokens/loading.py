@@ -163,8 +163,24 @@ def load_encoding(name: str, store_root: str | os.PathLike | None = None):
             hint="upgrade ctxtools",
         )
     enc = tiktoken.Encoding(**params)
+    # The Encoding keeps the ranks dict only to be pickled (its Rust core holds its own
+    # copy): 9 MB for cl100k_base, 18 for o200k_base, let go; pickling reloads them.
+    enc._mergeable_ranks = _Ranks(name, store_root)
     _ENCODINGS[name] = enc
     return enc
+
+
+class _Ranks(dict):
+    """An Encoding's ranks once its core is built: empty, and pickled as the ranks of NAME
+    read again (what unpickling an Encoding hands to a new core)."""
+
+    def __init__(self, name: str, store_root):
+        super().__init__()
+        self.name = name
+        self.store_root = None if store_root is None else os.fspath(store_root)
+
+    def __reduce__(self):
+        return (mergeable_ranks, (self.name, self.store_root))
 
 
 def load_hf_tokenizer(path: str):

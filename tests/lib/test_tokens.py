@@ -50,6 +50,19 @@ def test_both_exact_encodings_load_without_network(store_dir):
     assert tokens.get_ruler(encoding="o200k_base").ruler.count("hello world") == 2
 
 
+def test_an_encoding_keeps_no_python_copy_of_its_ranks_and_still_pickles(cl100k):
+    # Its Rust core has them; the Python dict (9 MB for cl100k) is only for pickling, and
+    # a pickled encoding reads them again and encodes as the original does.
+    import pickle
+
+    assert len(cl100k._mergeable_ranks) == 0
+    text = CJK_LOG.decode() + "def f(x):\n    return x ** 2  # 中文\n"
+    again = pickle.loads(pickle.dumps(cl100k))
+    assert len(again._mergeable_ranks) == 100_256
+    assert again.encode_ordinary(text) == cl100k.encode_ordinary(text)
+    assert again.n_vocab == cl100k.n_vocab
+
+
 def test_known_token_ids_for_cl100k(cl100k):
     # a value that only the real vocabulary produces
     assert cl100k.encode_ordinary("hello world") == [15339, 1917]
@@ -178,8 +191,10 @@ def test_parsed_ranks_are_cached_and_a_damaged_cache_is_rebuilt(store_dir, monke
 def test_ranks_equal_the_official_file(store_dir):
     enc = tokens.load_encoding("o200k_base")
     official = tokens.parse_tiktoken_file(tokens.verified_encoding_bytes("o200k_base"))
-    assert enc._mergeable_ranks == official
     assert len(official) == 199_998
+    assert tokens.mergeable_ranks("o200k_base") == official  # what its core was built from
+    # (the encoding keeps no Python copy of them: its core's decode says they are the same)
+    assert all(enc.decode_single_token_bytes(r) == t for t, r in official.items())
 
 
 def test_a_tiktoken_file_is_parsed_pair_by_pair_in_its_order():
