@@ -329,28 +329,57 @@ class VectorStore:
     def vectors(self, model: Model, texts: list[str], prepare=_embedded):
         """The unit vectors of TEXTS (float32 rows), from the store (by the hash of the
         text) or embedded now (PREPARE of it)."""
+        return self.rows(self.embed(model, texts, prepare))[:]
+
+    def embed(self, model: Model, texts: list[str], prepare=_embedded) -> list[str]:
+        """The keys of TEXTS' vectors, those the store lacks embedded now (PREPARE of
+        each text)."""
         import numpy as np
         import xxhash
 
         keys = [xxhash.xxh3_64_hexdigest(t.encode("utf-8", "surrogatepass")) for t in texts]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.vecs}
         todo = sorted(missing.items())
+        del missing
         for lo in range(0, len(todo), SPLIT_TEXTS):  # (prepared a group at a time)
             some = todo[lo : lo + SPLIT_TEXTS]
             fresh = model.embed([prepare(t) for _k, t in some])
             for (k, _t), v in zip(some, fresh, strict=True):
                 self.vecs[k] = np.asarray(v, dtype="<f2").tobytes()
         self.new += len(todo)
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        for i, k in enumerate(keys):
-            out[i] = np.frombuffer(self.vecs[k], dtype="<f2")
-        return out
+        return keys
+
+    def rows(self, keys: list[str]) -> _Rows:
+        """KEYS' vectors as float32 rows, made a slice at a time (``cosines`` takes them
+        in blocks: the whole matrix, 1 KB a chunk, is never held at once)."""
+        return _Rows(self.vecs, keys)
 
     def save(self) -> None:
         if self.path is None or not self.new:
             return
         items = list(self.vecs.items())[-STORE_MAX:]
         _write_blob(self.path, dict(items))
+
+
+class _Rows:
+    """Vectors kept as float16 bytes, seen as a float32 matrix whose slices are made when
+    asked for (the same values as the whole matrix's rows)."""
+
+    def __init__(self, vecs: dict[str, bytes], keys: list[str]):
+        self.vecs = vecs
+        self.keys = keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, part: slice):
+        import numpy as np
+
+        keys = self.keys[part]
+        out = np.zeros((len(keys), DIM), dtype=np.float32)
+        for i, k in enumerate(keys):
+            out[i] = np.frombuffer(self.vecs[k], dtype="<f2")
+        return out
 
 
 def rerank(ranking, weight: float, task: str | None = None) -> str | None:
@@ -381,9 +410,10 @@ def rerank(ranking, weight: float, task: str | None = None) -> str | None:
     store = VectorStore(root, model.name)
     if root is not None:
         model.use_store(root)
-    mat = store.vectors(model, texts)
+    keys = store.embed(model, texts)
+    del texts  # (the chunks' texts: a few MB, let go before the vectors are compared)
     q = model.vector(prose(task) if task else " ".join(query.words))
-    cos = cosines(q, mat)
+    cos = cosines(q, store.rows(keys))
     mid = sorted(cos)[len(cos) // 2]
     wmax = max(ranking.weights.values(), default=1.0) or 1.0
     best: dict[str, tuple[float, float]] = {}

@@ -175,3 +175,28 @@ class _Spy:
     def encode_batch(self, words, **kwargs):
         self.sizes.append(len(words))
         return self.tokenizer.encode_batch(words, **kwargs)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 1024])
+def test_stored_vectors_compared_a_block_at_a_time_give_the_whole_matrixs_cosines(
+    monkeypatch, rows
+):
+    """rerank compares the task with the stored vectors a block of rows at a time (the
+    whole float32 matrix is never held): the same rows, the same cosines, bit for bit."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    vecs = rng.standard_normal((10, semantic.DIM)).astype(np.float32)
+    vecs /= np.sqrt((vecs * vecs).sum(axis=1))[:, None]
+    store = semantic.VectorStore(None, "m")
+    keys = [f"k{i}" for i in (3, 1, 4, 1, 5, 9, 2, 6, 5, 3)]  # (a key may come twice)
+    for i, k in enumerate(sorted(set(keys))):
+        store.vecs[k] = np.asarray(vecs[i], dtype="<f2").tobytes()
+    whole = np.stack([np.frombuffer(store.vecs[k], dtype="<f2").astype(np.float32) for k in keys])
+    lazy = store.rows(keys)
+    assert len(lazy) == len(keys)
+    assert np.array_equal(lazy[2:7], whole[2:7]) and np.array_equal(lazy[:], whole)
+    monkeypatch.setattr(semantic, "COSINE_ROWS", rows)
+    q = vecs[0]
+    assert semantic.cosines(q, lazy) == semantic.cosines(q, whole)
+    assert semantic.cosines(q, lazy)[keys.index("k3")] != semantic.cosines(q, lazy)[1]
