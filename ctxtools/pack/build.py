@@ -59,10 +59,8 @@ def compute_budget(req: PackRequest, profile, table=None) -> dict:
 
 def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) -> Pack:
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
-    from ctxtools.memofile import release_large_buffers
     from ctxtools.source.listing import one_listing
 
-    release_large_buffers()  # (before the first cache's bytes are read and freed)
     with one_listing(), collector_paused():  # the root is listed once, for files and map
         return _build_pack(req, ruler, ruler_notes)
 

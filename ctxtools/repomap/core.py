@@ -18,7 +18,6 @@ from ctxtools import defaults
 from ctxtools.collector import collector_paused
 from ctxtools.errors import InputError, UsageError
 from ctxtools.fsutil import json_text
-from ctxtools.memofile import release_large_buffers
 from ctxtools.source.scanset import (
     MAX_FILE_SIZE,
     MAX_FILES,
@@ -248,7 +247,7 @@ def build_map(
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
     """
-    _begin(tokens, max_files, max_file_size)
+    _check_limits(tokens, max_files, max_file_size)
     notes: list[str] = []
     if ruler is None:
         from ctxtools.tokens import get_ruler
@@ -344,13 +343,6 @@ def _remember(memo, key: str, made, notes: list[str]) -> None:
     note = memo.put(key, made._replace(notes=scan_notes))
     if note and not any(n.startswith("scan cache not saved") for n in notes):
         notes.append(f"map not saved for reuse ({note})")
-
-
-def _begin(tokens: int, max_files: int, max_file_size: int) -> None:
-    """A map's start: its limits checked, and glibc told to give the large buffers the map
-    frees back to the system (before the scan cache's bytes are read and freed)."""
-    _check_limits(tokens, max_files, max_file_size)
-    release_large_buffers()
 
 
 def _check_limits(tokens: int, max_files: int, max_file_size: int) -> None:

@@ -414,6 +414,9 @@ class VocabCache:
         file (and its files' own words can be read: a file whose cannot is left out, to be
         counted again) and from the delta where it does not. The new corpus's files' own
         words are written to their file, and let go: only another rebuild reads them."""
+        from ctxtools.memofile import release_large_buffers
+
+        release_large_buffers()  # (the index's and its save's buffers go back when freed)
         files = []
         for label in sorted(self._seen)[:MAX_FILES]:
             v = self._seen[label]
