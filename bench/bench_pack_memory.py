@@ -16,31 +16,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_pack_speed import BIN, fresh_copy, timed  # noqa: E402  (one /usr/bin/time reader)
+
 TASK = (
     "TaskManager handleRebalanceComplete does not clear pending tasks in Tasks; "
     "checkIfTaskFailed should handle failed tasks from the state updater"
 )
-
-
-def run(cmd: list[str], env: dict, cwd: Path, out: Path | None) -> tuple[float, int]:
-    """(wall seconds, peak RSS in KB) of CMD, its stdout to OUT (or /dev/null)."""
-    with open(out or os.devnull, "wb") as sink:
-        proc = subprocess.run(["/usr/bin/time", "-v", *cmd], env=env, cwd=cwd, stdout=sink,
-                              stderr=subprocess.PIPE)  # fmt: skip
-    err = proc.stderr.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err[-2000:]}")
-    h, m, s = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", err).groups()
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
-    return int(h or 0) * 3600 + int(m) * 60 + float(s), rss
 
 
 def main() -> None:
@@ -60,10 +47,9 @@ def main() -> None:
         peaks = []
         for k in range(1, args.runs + 1):
             copy = scratch / "tree"
-            shutil.rmtree(copy, ignore_errors=True)
-            subprocess.run(["cp", "-r", str(args.tree), str(copy)], check=True)
+            fresh_copy(args.tree, copy)
             out = args.out / f"run{k}.md" if args.out else None
-            wall, rss = run(cmd, env, copy, out)
+            wall, rss = timed(cmd, env, copy, out)
             peaks.append(rss)
             print(f"run {k}: peak RSS {rss / 1024:6.1f} MB  wall {wall:6.2f} s", flush=True)
         print(f"max: {max(peaks) / 1024:.1f} MB ({'ok' if max(peaks) <= 200 * 1024 else 'over'}"
