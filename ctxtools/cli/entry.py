@@ -2,10 +2,11 @@
 
 A command module defines a click command ``cli`` and exposes ``main = make_main(cli, NAME)``.
 ``make_main`` is the one place where library errors become ``ctx-NAME: error: …`` on stderr
-with the error's exit status, where a closed stdout pipe (``| head -1``) ends the command
-quietly with status 1 (as click itself does on EPIPE: the output was not all delivered), and
-where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through (``set_debug``, the callback of
-``decorators.standard_options``'s ``--debug``).
+with the error's exit status (a relative path met in a working directory that was removed
+too: status 1, as for a missing input), where a closed stdout pipe (``| head -1``) ends the
+command quietly with status 1 (as click itself does on EPIPE: the output was not all
+delivered), and where ``--debug`` / ``CTX_DEBUG=1`` lets a traceback through (``set_debug``,
+the callback of ``decorators.standard_options``'s ``--debug``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,26 @@ def click_error_line(name: str, exc: click.ClickException) -> str:
     return error_line(name, message, hint, usage=isinstance(exc, click.UsageError))
 
 
+def _cwd_exists() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _cwd_gone(name: str) -> None:
+    """A relative path met a working directory that was removed (a checkout deleted and
+    made again under the shell): one line and status 1, as for any missing input."""
+    from ctxtools.errors import NotFoundError
+
+    err = NotFoundError(
+        "the current directory no longer exists", hint="cd to a directory that does"
+    )
+    click.echo(err.line(name), err=True)
+    sys.exit(int(err.exit_status))
+
+
 def make_main(command: click.Command, name: str) -> Callable[..., None]:
     """The console-script entry point for COMMAND: errors become one line and an exit status;
     Ctrl-C one line (``ctx-NAME: interrupted``) and 130."""
@@ -96,6 +117,10 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         except BrokenPipeError:
             _quiet_broken_pipe()
             sys.exit(1)
+        except FileNotFoundError:
+            if debug_enabled() or _cwd_exists():
+                raise
+            _cwd_gone(name)
         except KeyboardInterrupt:
             say_interrupted(name)
             sys.exit(130)

@@ -662,3 +662,28 @@ def test_ctrl_c_while_the_context_closes_is_interrupted_not_aborted(capsys):
     captured = capsys.readouterr()
     assert captured.out == "done\n"
     assert captured.err == "ctx-late: interrupted\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "args"), [("ctx-pack", "--task 'where is x' ."), ("ctx-repomap", "")]
+)
+def test_a_removed_working_directory_is_one_line_and_exit_1(tmp_path, name, args):
+    """The shell's directory was deleted under it (a checkout removed and cloned again): a
+    relative path cannot be resolved; the command says so in one line, no traceback."""
+    gone = tmp_path / "checkout"
+    gone.mkdir()
+    (gone / "a.py").write_text("def x():\n    return 1\n")
+    store = tmp_path / "store"
+    proc = subprocess.run(
+        ["bash", "-c", f"cd '{gone}' && rm -r '{gone}' && exec '{BIN / name}' {args} </dev/null"],
+        capture_output=True,
+        env={**os.environ, "CTX_STORE": str(store), "CTX_DEBUG": ""},
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == b""
+    said = "the current directory no longer exists (cd to a directory that does)"
+    assert proc.stderr == f"{name}: error: {said}\n".encode()
+    # nothing written but the ruler's own cache (the encoding's ranks, a derived file)
+    written = [p for p in store.rglob("*") if p.is_file()] if store.exists() else []
+    assert [p for p in written if "tiktoken" not in p.parts] == []
