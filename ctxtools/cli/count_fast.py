@@ -93,9 +93,11 @@ def _quiet_broken_pipe() -> None:
 def main(argv: list[str] | None = None) -> None:
     """The console-script entry point of ctx-count."""
     args = sys.argv[1:] if argv is None else list(argv)
+    from ctxtools.cli import stdio
     from ctxtools.errors import CtxError
 
     try:
+        stdio.guard()
         take_over_interrupts()
         text = _fast(args)
         if text is not None:
@@ -103,9 +105,11 @@ def main(argv: list[str] | None = None) -> None:
             if out is None:  # a text-only stdout (an embedding test harness)
                 sys.stdout.write(text)
             else:
-                out.write(text.encode("utf-8", "surrogateescape"))
-            sys.stdout.flush()
+                stdio.Checked(out).write(text.encode("utf-8", "surrogateescape"))
+            stdio.Checked(sys.stdout).flush()
     except CtxError as exc:
+        if isinstance(exc, stdio.OutputError):
+            _quiet_broken_pipe()  # what is buffered goes nowhere at exit, quietly
         sys.stderr.write(exc.line(NAME) + "\n")
         sys.exit(int(exc.exit_status))
     except BrokenPipeError:

@@ -17,7 +17,13 @@ from collections.abc import Callable
 
 import click
 
-from ctxtools.cli import Interrupted, invoke_interruptible, say_interrupted, take_over_interrupts
+from ctxtools.cli import (
+    Interrupted,
+    invoke_interruptible,
+    say_interrupted,
+    stdio,
+    take_over_interrupts,
+)
 from ctxtools.errors import CtxError
 
 _debug = False
@@ -94,6 +100,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
 
             register()
         try:
+            stdio.guard()
             take_over_interrupts()
             rv = command.main(args=argv, prog_name=name, standalone_mode=False)
         except Interrupted:
@@ -110,7 +117,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
                 raise
             try:
                 sys.stdout.flush()
-            except BrokenPipeError:
+            except OSError:  # a closed pipe, or the stdout error being said
                 _quiet_broken_pipe()
             click.echo(exc.line(name), err=True)
             sys.exit(int(exc.exit_status))
@@ -129,6 +136,11 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         except BrokenPipeError:
             _quiet_broken_pipe()
             sys.exit(1)
+        except OSError as exc:  # a full disk, an I/O error: what was written is not all there
+            _quiet_broken_pipe()
+            err = stdio.write_failed(exc)
+            click.echo(err.line(name), err=True)
+            sys.exit(int(err.exit_status))
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main

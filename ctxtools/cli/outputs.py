@@ -28,9 +28,12 @@ class _TextSink:
 
 
 def stdout_bytes() -> BinaryIO:
-    """Standard output as a binary stream."""
+    """Standard output as a binary stream; a write the system refuses (a full disk) is a
+    one-line error (``stdio.Checked``)."""
+    from ctxtools.cli.stdio import Checked
+
     buf = getattr(sys.stdout, "buffer", None)
-    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
+    return Checked(buf if buf is not None else _TextSink(sys.stdout))  # type: ignore[return-value]
 
 
 def write(text: str) -> None:

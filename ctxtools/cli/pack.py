@@ -126,8 +126,9 @@ def cli(**opts) -> int:
     their declaring lines (signatures), the next their paths. The budget is a ceiling:
     the files stop at the relevance floor (a definition under 0.27 of the best one's
     score, or past the 250 best) and hold at most 36,000 tokens, said in --explain and
-    JSON "dropped"; --fill fills the budget all the same. A review pack (--changed) shows each diff, then the definitions
-    enclosing the changed lines whole, then the rest by relevance.
+    JSON "dropped"; --fill fills the budget all the same. A review pack (--changed)
+    shows each diff, then the definitions enclosing the changed lines whole, then the
+    rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and

@@ -687,3 +687,63 @@ def test_a_removed_working_directory_is_one_line_and_exit_1(tmp_path, name, args
     # nothing written but the ruler's own cache (the encoding's ranks, a derived file)
     written = [p for p in store.rglob("*") if p.is_file()] if store.exists() else []
     assert [p for p in written if "tiktoken" not in p.parts] == []
+
+
+# A command and arguments that print something, run in a directory holding a.py.
+PRINTS = {
+    "ctx-count": "a.py",
+    "ctx-excerpt": "-q compute a.py",
+    "ctx-pack": "--task 'fix compute' .",
+    "ctx-repomap": ".",
+    "ctx-stash": "--name t a.py",
+    "ctx-read": "--help",
+    "ctx-compact": "--help",
+    "ctx-mcp": "--help",
+}
+
+
+def _run_shell(tmp_path, line: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    work = tmp_path / "w"
+    work.mkdir(exist_ok=True)
+    (work / "a.py").write_text("def compute(x):\n    return x + 1\n" * 40)
+    env = {**os.environ, "CTX_STORE": str(tmp_path / "store"), "CTX_DEBUG": ""}
+    return subprocess.run(
+        ["bash", "-c", line], cwd=work, stdout=stdout, stderr=subprocess.PIPE, env=env
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("name", sorted(PRINTS))
+def test_a_full_stdout_is_one_line_and_exit_1(tmp_path, name):
+    """stdout on a full disk (/dev/full refuses every write): one line, status 1."""
+    with open("/dev/full", "wb") as full:
+        proc = _run_shell(tmp_path, f"exec '{BIN / name}' {PRINTS[name]}", stdout=full)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.decode().splitlines()[-1]
+    assert last == f"{name}: error: cannot write to standard output: No space left on device"
+    assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted(PRINTS))
+def test_a_closed_stdout_is_one_line_and_exit_1(tmp_path, name):
+    proc = _run_shell(tmp_path, f"exec '{BIN / name}' {PRINTS[name]} >&-")
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.decode().splitlines()[-1]
+    said = "standard output is closed (redirect it to a file or a pipe)"
+    assert last == f"{name}: error: {said}"
+    assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["ctx-compact", "ctx-count", "ctx-stash"])
+def test_a_closed_stdin_is_one_line_and_exit_1(tmp_path, name):
+    proc = _run_shell(tmp_path, f"exec '{BIN / name}' <&-")
+    assert proc.returncode == 1, proc.stderr
+    said = "standard input is closed (give a file, or pipe the input in)"
+    assert proc.stderr.decode() == f"{name}: error: {said}\n"
+    assert proc.stdout == b""
+
+
+def test_a_closed_stdin_does_not_matter_when_files_are_given(tmp_path):
+    proc = _run_shell(tmp_path, f"exec '{BIN / 'ctx-count'}' --heuristic a.py <&-")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().isdigit()
