@@ -32,7 +32,8 @@ given or extension, see ``scala_nested``), weaker than a parser; variables are
 left out of those two rows. Its C#
 parser loses methods after nullable types and generic constraints: each extra of ours is
 checked against its source line (does it declare that name? an operator as ctags names
-it, ``operator ==``, ``operator JToken``), and the report says how many that confirms. Lua and Kotlin tags nested in a function are dropped by an
+it, ``operator ==``, ``operator JToken``), and the report says how many that confirms.
+Lua and Kotlin tags nested in a function are dropped by an
 independent block count (ctags 5.9 gives them no scope there); so are Kotlin properties
 and locals that ctags gives no scope or the package's although they lie inside a class, a
 constructor, an ``init`` block or a getter (braces and parentheses counted, comments and
@@ -574,9 +575,14 @@ def kotlin_nested(path: str) -> set[int]:
     return brace_nested(path, "fun")
 
 
-_KT_BLANK = re.compile(r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_KT_BLANK = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S
+)
 _KT_DEPTH: dict[str, tuple] = {}
-_KT_BACKTICK_FUN = re.compile(r"\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:[a-z]+\s+)*fun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(`[^`]+`)")
+_KT_BACKTICK_FUN = re.compile(
+    r"\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:[a-z]+\s+)*fun\s+"
+    r"(?:<[^>]*>\s*)?(?:[\w.]+\.)?(`[^`]+`)"
+)
 # ctags 5.9 names a backticked function garbage bytes, or drops it, differently from run
 # to run: those are left out of both sides (ours counted in BACKTICKED_OURS)
 BACKTICKED = "backticked function (left out of both sides: ctags reads garbage or nothing)"

@@ -63,7 +63,8 @@ def in_scope(parts: list[str], scope: list[str]) -> bool:
 
 
 def scoped(labels: list[str], query: Query) -> set[str]:
-    """The LABELS inside a scope of QUERY's (a scope holding more than ``SCOPE_MAX_SHARE`` of them, "src: ...", says nothing)."""
+    """The LABELS inside a scope of QUERY's (a scope holding more than ``SCOPE_MAX_SHARE``
+    of them, "src: ...", says nothing)."""
     if not query.scopes:
         return set()
     split = [(lab, lab.lower().split("/")) for lab in labels]

@@ -4,7 +4,8 @@
 (``ctxtools.memofile``, the store's one cache format), ``<store>/repomap/<kind>-v1-<key of
 the root's real path>.bin``, that is simply a miss when missing, damaged or of another
 shape. A record is a NamedTuple written as a plain tuple (``to_plain``) and read back
-through ``from_plain``; a key is ``memo_key`` of plain values. The repo map keeps its graph, fit and result memos this way
+through ``from_plain``; a key is ``memo_key`` of plain values. The repo map keeps its graph,
+fit and result memos this way
 (``repomap.records``), the ranking its vocabularies (``retrieval.vocab``).
 """
 
