@@ -11,7 +11,10 @@ medians of the pairs' ratios are reported.
 
 * fresh checkout, warm store: before each pair the tree is copied again to the same path
   (the same bytes, every stat new: what a CI job's clone is), the store kept from the
-  runs before (what a CI cache keeps). Target: <= 2.5x files-to-prompt.
+  runs before (what a CI cache keeps). Target: <= 2.5x files-to-prompt. With
+  ``--fill-task TEXT`` the store is the one a pack of *another* task left (restored
+  before every run): a CI cache from yesterday's job, today's bug report -- nothing that
+  is kept per task (a ranking, a count) can help.
 * empty store: the same, with a new store for each run. Target: <= 6x.
 * cold ``ctx-repomap`` (empty store) against ``ctags -R`` of the same tree. Target: <= 3x.
 * peak RSS of each (``/usr/bin/time -v``). Target: <= 200 MB.
@@ -100,6 +103,11 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=16000)
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--no-map", action="store_true", help="skip ctx-repomap vs ctags")
+    ap.add_argument(
+        "--fill-task",
+        default=None,
+        help="fill the warm store with a pack of this task, not TASK's own",
+    )
     args = ap.parse_args()
     src = (args.tree or django_tree()).resolve()
     f2p = files_to_prompt()
@@ -112,15 +120,25 @@ def main() -> None:
         pack = [str(BIN / "ctx-pack"), "--task", args.task, "--tokens", str(args.tokens), "."]
         fresh_copy(src, tree)
         first_out = scratch / "first.md"
-        timed(pack, env, tree, first_out)  # fills the store
-        first = first_out.read_bytes()
+        timed(pack, {**env, "CTX_STORE": str(scratch / "ref")}, tree, first_out)
+        first = first_out.read_bytes()  # TASK's pack from an empty store: what every run gives
+        fill = pack if args.fill_task is None else [*pack[:2], args.fill_task, *pack[3:]]
+        timed(fill, env, tree)  # fills the store
+        saved = scratch / "store.saved"
+        if args.fill_task is not None:
+            shutil.copytree(store, saved)
         nfiles = sum(1 for p in tree.rglob("*") if p.is_file())
         print(f"tree {src} ({nfiles:,} files); task {args.task!r}; {args.tokens:,} tokens")
+        if args.fill_task is not None:
+            print(f"warm store filled by another task's pack: {args.fill_task!r}")
         warm: dict[str, list] = {"r": [], "a": [], "rss": []}
         cold: dict[str, list] = {"r": [], "a": [], "rss": []}
         again = scratch / "again.md"
         for k in range(args.pairs):
             fresh_copy(src, tree)
+            if args.fill_task is not None:  # the store as the other task's pack left it
+                shutil.rmtree(store)
+                shutil.copytree(saved, store)
             a, rss = timed(pack, env, tree, again)
             if again.read_bytes() != first:
                 raise SystemExit("the pack changed between runs on the same bytes")
