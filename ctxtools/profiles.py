@@ -24,7 +24,6 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from ctxtools.defaults import (  # token reserves of DESIGN.md ("Pack budget")
@@ -156,7 +155,8 @@ def _merge(table: ProfileTable, data: dict, source: str) -> None:
 def load_profiles(user_file: str | os.PathLike | None = None) -> ProfileTable:
     """The shipped profiles, extended by USER_FILE (or ``$CTX_PROFILES``) when given."""
     table = ProfileTable({}, {}, {}, {}, [], {})
-    shipped = resources.files("ctxtools").joinpath("data/profiles.toml").read_bytes()
+    # (the package's own file, read by its path: importlib.resources costs a pack 6 ms)
+    shipped = (Path(__file__).resolve().parent / "data" / "profiles.toml").read_bytes()
     _merge(table, tomllib.loads(shipped.decode("utf-8")), "built-in")
     path = user_file or os.environ.get("CTX_PROFILES") or None
     if path:

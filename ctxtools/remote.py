@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,6 +97,8 @@ def parse_remote(arg: str) -> Remote | None:
 
 def checkout(remote: Remote, store_root: str | os.PathLike, *, timeout: float = GIT_TIMEOUT):
     """REMOTE's files under STORE_ROOT/remote (see the module): a Checkout."""
+    import shutil  # (here: a pack of a local tree asks only whether its FILE is a URL)
+
     from ctxtools.store.disk import ensure_dir
 
     root = Path(store_root)
