@@ -177,9 +177,10 @@ class Chooser:
     def _read(self, e) -> bytes | None:
         if e.data is not None:
             return e.data
+        from ctxtools.fsutil import read_whole
+
         try:
-            with open(e.path, "rb") as fh:
-                return fh.read()
+            return read_whole(e.path)
         except OSError as exc:
             from ctxtools.fsutil import check_resource
 

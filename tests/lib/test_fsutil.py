@@ -258,3 +258,16 @@ def test_size_suffixes():
     assert parse_size("64k") == 64 << 10
     assert parse_size("2.5GB") == int(2.5 * (1 << 30))
     assert parse_size("1024") == 1024
+
+
+def test_read_whole_is_what_reading_the_file_gives(tmp_path):
+    from ctxtools.fsutil import read_whole
+
+    for name, data in (("empty", b""), ("small", b"abc\n"), ("big", bytes(range(256)) * 9000)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert read_whole(path) == data == path.read_bytes()
+    with pytest.raises(FileNotFoundError):
+        read_whole(tmp_path / "missing")
+    with pytest.raises(IsADirectoryError):
+        read_whole(tmp_path)

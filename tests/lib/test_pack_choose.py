@@ -80,6 +80,8 @@ def test_a_fresh_checkout_reads_each_file_once_and_the_scan_cache_once(tmp_path,
     cache, never loading it a second time."""
     import os
 
+    from ctxtools import fsutil
+    from ctxtools.fsutil import read_whole
     from ctxtools.retrieval import source as sourcemod
     from ctxtools.source import scancache
 
@@ -97,15 +99,15 @@ def test_a_fresh_checkout_reads_each_file_once_and_the_scan_cache_once(tmp_path,
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     opened, again_read, loads = [], [], []
 
-    def counted(path, *args):
+    def counted(path):
         opened.append(os.path.basename(path))
-        return open(path, *args)  # noqa: SIM115 (the caller's to close)
+        return read_whole(path)
 
     def counted_again(path, *args):
         again_read.append(os.path.basename(path))
         return open(path, *args)  # noqa: SIM115 (the caller's to close)
 
-    monkeypatch.setattr(choose, "open", counted, raising=False)
+    monkeypatch.setattr(fsutil, "read_whole", counted)  # (how the chooser reads a file)
     monkeypatch.setattr(sourcemod, "open", counted_again, raising=False)
     real_load = scancache.ScanCache.load
     monkeypatch.setattr(scancache.ScanCache, "load", lambda c: loads.append(1) or real_load(c))
