@@ -79,10 +79,10 @@ class CacheEntry(NamedTuple):
                 return None
             language, defs, names, counts, imports = payload
             defs = tuple(map(_definition, defs))
-            payload = ScanPayload(language, defs, names, counts, imports)
+            payload = _payload((language, defs, names, counts, imports))
         elif payload is not None and type(payload) is not str:
             return None
-        return cls(size, stamp, digest, payload)
+        return _entry((size, stamp, digest, payload))
 
     def to_plain(self) -> tuple:
         payload = self.payload
@@ -94,8 +94,11 @@ class CacheEntry(NamedTuple):
 
 
 # A definition from its plain tuple on disk (tuple.__new__ without the length check of
-# Definition._make: a third cheaper, and the payload's format is versioned).
+# Definition._make: a third cheaper, and the payload's format is versioned); a payload and
+# an entry from a tuple of their fields, likewise (a warm run loads every entry).
 _definition = functools.partial(tuple.__new__, Definition)
+_payload = functools.partial(tuple.__new__, ScanPayload)
+_entry = functools.partial(tuple.__new__, CacheEntry)
 
 
 _HERE = Path(__file__).resolve().parent  # ctxtools/source/
@@ -309,7 +312,8 @@ class ScanCache:
             if type(plain) is tuple and len(plain) == 3:  # a restamp of the main file's
                 base = self.entries.get(rel)
                 if base is not None and base.digest == plain[2]:
-                    self.entries[rel] = kept[rel] = base._replace(size=plain[0], stamp=plain[1])
+                    entry = _entry((plain[0], plain[1], base.digest, base.payload))
+                    self.entries[rel] = kept[rel] = entry
                     self.restamped.add(rel)
                 continue
             entry = CacheEntry.from_plain(plain)
