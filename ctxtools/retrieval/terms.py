@@ -45,6 +45,7 @@ class Terms:
         self._rx = None  # the needles as one regex (compiled on first use)
         self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
         self._known = None  # a corpus scanned: its words not in _yes stand for no term
+        self._least: list[bytes] | None = None  # ``_least`` of the needles, when first asked
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -170,6 +171,8 @@ class Terms:
 
     def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
         """What ``count`` gives for the file whose vocabulary (``vocab.Vocab``) is VOCAB."""
+        if self._known is None and all(self.needles):
+            return self._count_words(*vocab.own()), vocab.n
         counts = vocab.counts()
         tf: dict[int, int] = {}
         memo = self._memo
@@ -178,6 +181,41 @@ class Terms:
             for i in memo[w]:
                 tf[i] = tf.get(i, 0) + c
         return tf, vocab.n
+
+    def _count_words(self, words: bytes, freq: bytes) -> dict[int, int]:
+        """term -> occurrences among WORDS (distinct, one a line; FREQ: how often each
+        occurs), as ``_hits`` and ``_learn`` would sort them: a word stands for a term only
+        if some term's text occurs in it lower-cased, with or without its underscores; so
+        the lowered text is searched for the terms (a C-level find), and only the words
+        found are looked at, not every word made an object and looked up in the sets."""
+        tf: dict[int, int] = {}
+        if not words:
+            return tf
+        least = self._least
+        if least is None:
+            least = self._least = _least(self.needles)
+        low = words.lower()  # (byte for byte: word K is line K of both)
+        found: set[int] = set()  # the numbers of the words a term's text occurs in
+        for text in (low, low.replace(b"_", b"")) if b"_" in low else (low,):
+            find, count = text.find, text.count
+            for n in least:
+                k = last = 0
+                pos = find(n)
+                while pos >= 0:
+                    k += count(b"\n", last, pos)
+                    found.add(k)
+                    last = find(b"\n", pos)  # (the next word: one hit a word is enough)
+                    pos = find(n, last) if last >= 0 else -1
+        if found:
+            from ctxtools.retrieval.vocab import _POST, _view
+
+            cut = words.split(b"\n")
+            freqs = _view(freq, _POST)
+            ids_of = self.ids_of
+            for k in found:
+                for i in ids_of(cut[k]):
+                    tf[i] = tf.get(i, 0) + freqs[k]
+        return tf
 
     def present_vocab(self, vocab) -> list[int]:
         """What ``present`` gives for the file whose vocabulary is VOCAB (a term is a run

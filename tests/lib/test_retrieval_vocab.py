@@ -6,6 +6,8 @@ import itertools
 import os
 from pathlib import Path
 
+import pytest
+
 from ctxtools.retrieval import vocab as vocabmod
 from ctxtools.retrieval.terms import Terms
 from ctxtools.retrieval.vocab import Vocab, VocabCache
@@ -38,6 +40,22 @@ def test_a_vocabulary_counts_and_finds_what_the_bytes_do():
         assert fresh.present(data.lower()) == kept.present_vocab(v), data[:40]
         again = Vocab(v.words, v.freq, v.n)  # as read back from the store
         assert Terms(TERMS).count_vocab(again) == fresh.count(data)
+
+
+def test_a_vocabulary_is_counted_from_its_text_not_a_dict_of_its_words(monkeypatch):
+    """count_vocab searches the lowered words for the terms' texts (with and without
+    their underscores: ``bulk_create`` stands for ``bulkcreate``) and looks at the words
+    found only, as sorting every word into terms and no terms would count them."""
+    texts = [
+        *_texts(),
+        b"bulk_create BULK__CREATE bulkCreate Bulk_Create_Ext x_bulk create\nbulk",
+        b"_bulkcreate_ __create__ b_u_l_k c_reate bulk_create bulk_create\n",
+    ]
+    terms = [*TERMS, "bulkcreate", "bulk_create_ext"]
+    monkeypatch.setattr(Vocab, "counts", lambda self: pytest.fail("a dict of every word"))
+    for data in texts:
+        assert Terms(terms).count_vocab(Vocab.of(data)) == Terms(terms).count(data), data[:40]
+    assert Terms(["bulkcreate"]).count_vocab(Vocab.of(texts[-1])) == ({0: 2}, 6)
 
 
 def _file(tmp_path: Path, text: str) -> tuple[Path, bytes]:
