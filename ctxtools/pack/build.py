@@ -146,19 +146,15 @@ def _no_stage(name: str) -> None:
 def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
     --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
-    no file is a warning). The files are read first: the map's scan then need not read
-    again a file whose content they told (a fresh checkout: every stat is new)."""
-    filt = map_state.path_filter
-    ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
-    ask.path_filter = filt
-    files = Chooser(ask)
-    map_state.read_digests = files.read_digests()
+    no file is a warning)."""
     ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
-    map_state.read_digests = None
     for e in entries:
         e.rank = ranks.get(e.label, 0.0)
-    cache, map_state.scan_cache = map_state.scan_cache, None
-    files.rank(ranks, map_state.defs, cache)
+    filt = map_state.path_filter
+    ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
+    ask.path_filter, ask.map_ranks, ask.map_defs = filt, ranks, map_state.defs
+    ask.map_cache, map_state.scan_cache = map_state.scan_cache, None
+    files = Chooser(ask)
     for glob in filt.unused():
         ledger.warn(f"--include/--exclude {glob!r} matches no file")
     return files

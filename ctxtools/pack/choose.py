@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError
@@ -85,7 +85,7 @@ class FilesRequest:
     """What a ``Chooser`` chooses from, and for what: the candidate ENTRIES, the task's
     words, the pack's request, the ruler and renderer, the files named on purpose, the
     build's LEDGER (the redactions of the files shown go there), the ROOT with the user's
-    PATH_FILTER. (The repo map's part comes later: ``Chooser.rank``.)"""
+    PATH_FILTER, and the repo map's ranks and scanned definitions (rel -> ...)."""
 
     entries: list[FileEntry]
     task_words: str
@@ -96,12 +96,14 @@ class FilesRequest:
     ledger: Ledger
     root: str
     path_filter: PathFilter | None = None
+    map_ranks: dict[str, float] = field(default_factory=dict)
+    map_defs: dict[str, tuple] = field(default_factory=dict)
+    # the map's scan cache, loaded in this run (``MapState.scan_cache``), or None
+    map_cache: object = None
 
 
 class Chooser:
-    """The files section under a token budget (see the module's docstring): made, it has
-    read the candidates; ``rank`` ranks them with the repo map's part; ``fit`` plans and
-    renders them for a budget."""
+    """The files section under a token budget (see the module's docstring)."""
 
     def __init__(self, ask: FilesRequest):
         from ctxtools.analyzer import parse_query
@@ -117,9 +119,11 @@ class Chooser:
         self.entries = {e.label: e for e in ask.entries}
         self.root = ask.root
         self.filt = ask.path_filter
-        self.map_ranks: dict[str, float] = {}
-        self.map_defs: dict[str, tuple] = {}
-        self._scan_cache = None
+        self.map_ranks = ask.map_ranks
+        self.map_defs = ask.map_defs
+        # (taken, not shared: ASK lives on in the caller, and the cache is let go after
+        # the definitions, before the files are ranked)
+        self._scan_cache, ask.map_cache = ask.map_cache, None
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(ask.task_words)
@@ -128,29 +132,9 @@ class Chooser:
             req.stage("reading")
         self.sources = self._sources()
         self.checked: set[str] = set()
-
-    def rank(self, ranks: dict[str, float], defs: dict[str, tuple], scan_cache=None) -> None:
-        """Rank the candidates read, with the repo map's RANKS (label -> rank: the order of
-        a task that reaches no file) and its scanned DEFS (label -> definitions), and its
-        SCAN_CACHE (loaded in this run, or None), where the definitions the map did not scan
-        are looked up (taken, and let go after them, before the files are ranked)."""
-        self.map_ranks, self.map_defs, self._scan_cache = ranks, defs, scan_cache
-        if self.req.stage is not None:
-            self.req.stage("ranking")
+        if req.stage is not None:
+            req.stage("ranking")
         self._rank()
-
-    def read_digests(self) -> dict[str, tuple]:
-        """label -> (size, (mtime_ns, ctime_ns), xxh3-64 of the bytes) of each candidate
-        file read whole here, at the stat its listing took before it was read: what the
-        repo map's scan need not read again (``source.scanset.scan_repository``)."""
-        out = {}
-        for src in self.sources:
-            e = self.entries[src.label]
-            digest = src.digest()
-            stat = e.stat
-            if digest is not None and stat is not None and e.data is None and src.size() == stat[0]:
-                out[src.label] = (stat[0], tuple(stat[1:]), digest)
-        return out
 
     @property
     def notes(self) -> list[Note]:

@@ -40,9 +40,6 @@ class MapState:
         # The map's scan cache, loaded and saved: the files section looks up in it what
         # the map did not scan (past its --max-files cut) instead of loading it again.
         self.scan_cache = None
-        # label -> (size, stamp, xxh3) of the files the pack read before the map is built
-        # (``Chooser.read_digests``): the scan takes their content's hash from it
-        self.read_digests: dict[str, tuple] | None = None
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
@@ -60,7 +57,6 @@ class MapState:
             path_filter=self.path_filter,
             progress=self.req.progress,
             stage=self.req.stage,
-            read_digests=self.read_digests,
         )
         if not self.defs:
             self.defs.update(m.defs)

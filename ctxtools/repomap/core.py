@@ -223,7 +223,7 @@ def build_map(
     names: list[str] | None = None,
     path_filter=None,
     stage=None,
-    read_digests: dict | None = None,
+    contents: dict | None = None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -240,9 +240,9 @@ def build_map(
     PATH_FILTER (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore) leaves files off
     the map: they are never listed, scanned or ranked, and the memos are keyed on it.
     STAGE, when given, is told the name of each step as it begins ("listing", "scanning",
-    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. READ_DIGESTS: rel ->
-    (size, stamp, xxh3) of files the caller read whole in this run at that stat (ctx-pack,
-    which reads its files first): a fresh checkout's scan need not read them again.
+    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. CONTENTS (a dict)
+    gets rel -> the bytes of every file the scan read whole, for a caller that reads the
+    same files next (ctx-pack, in a fresh checkout, where every file is read and hashed).
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -279,9 +279,9 @@ def build_map(
         max_file_size=max_file_size,
         progress=progress,
         listing=listing,
+        contents=contents,
         meanwhile=lazy.preload if _fits_anew(store, root, use_cache) else None,
         keep_cache=keep,
-        read_digests=read_digests,
     )
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []

@@ -93,12 +93,6 @@ class Source:
                 self._holds[n] = n in data
         self._data = None
 
-    def digest(self) -> int | None:
-        """The xxh3-64 of its bytes as read from its file (``scancache.content_hash``'s),
-        once they were let go; None before, or when they are no longer the file's (read
-        again changed, or replaced)."""
-        return self._digest if self._size >= 0 and self.path is not None else None
-
     def size(self) -> int:
         """len(data), without reading it again."""
         return len(self._data) if self._data is not None else self._size

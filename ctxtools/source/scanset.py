@@ -81,9 +81,6 @@ class ScanSet:
     # The scan cache, loaded and saved, when the caller looks up more in it next
     # (``scan_repository(keep_cache=True)``: ctx-pack's files section, not loading it again)
     cache: object = None
-    # rel -> (size, stamp, xxh3) of files the caller read whole at that stat in this run
-    # (``scan_repository(read_digests=...)``): a file whose stat only is new is not read
-    read_digests: dict | None = None
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -295,17 +292,11 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
 
 
 def _payload_for(cand, cache, prescanned: dict, ss: ScanSet, max_file_size: int):
-    """A candidate's payload: from the cache (by its stat, or by the hash of its content
-    as the caller read it at this stat), from the workers' prescan, or read now."""
+    """A candidate's payload: from the cache, from the workers' prescan, or read now."""
     if cache is not None:
         entry = cache.get(cand.rel, cand.size, cand.stamp)
         if entry is not None:
             return entry.payload
-        read = ss.read_digests.get(cand.rel) if ss.read_digests else None
-        if read is not None and read[0] == cand.size and read[1] == cand.stamp:
-            entry = cache.get_by_hash(cand.rel, cand.size, cand.stamp, read[2])
-            if entry is not None:
-                return entry.payload
     done = prescanned.pop(cand.rel, None)
     if done is None:
         return _read_and_scan(cand, cache, ss, max_file_size)
@@ -381,20 +372,15 @@ def scan_repository(
     contents: dict | None = None,
     meanwhile: Callable[[], None] | None = None,
     keep_cache: bool = False,
-    read_digests: dict | None = None,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
     files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here.
     MEANWHILE, when given, is called while worker processes scan (if any do): work of the
     caller's that overlaps theirs. KEEP_CACHE: the scan cache, saved, stays in the result
-    (``ScanSet.cache``) for a caller that looks up more files in it. READ_DIGESTS:
-    rel -> (size, (mtime_ns, ctime_ns), xxh3-64) of files the caller read whole in this run
-    at that stat; a file whose stat matches one is looked up in the cache by that hash
-    (``ScanCache.get_by_hash``) instead of being read again."""
+    (``ScanSet.cache``) for a caller that looks up more files in it."""
     if listing is None:
         listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
-    ss.read_digests = read_digests
     cache = open_cache(root, store) if use_cache else None
     if cache is not None:
         ss.cache_path = str(cache.path)
