@@ -299,7 +299,7 @@ def _damp(raw: dict[str, float]) -> dict[str, float]:
 # "pkg/sub: message", "a, b: message"; Conventional Commits' "type(scope): message"; numpy's
 # and scipy's "BUG: module: message". Kinds of change and tracker keys are no scope.
 _KINDS = frozenset(
-    "fix fixes fixed bug bugfix feat feature chore docs doc test tests refactor perf build ci "
+    "fix fixes fixed bug bugfix feat feature chore docs doc test tests refactor perf build ci "  # noqa: SIM905 (60 words read best as one string)
     "style revert enh maint tst bld api dep rel sty rev wip hotfix release security deps "
     "breaking change update add remove cleanup minor major note todo typ internal".split()
 )

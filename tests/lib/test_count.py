@@ -328,7 +328,8 @@ FIRST = (
         ],
         # tool_use blocks make it Anthropic: a system role is then unknown
         [
-            b'{"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}}]}',
+            b'{"role": "user", "content": '
+            b'[{"type": "tool_use", "id": "a", "name": "n", "input": {}}]}',
             b'{"role": "user", "content": "' + b"a" * 150 + b'", "tool_call_id": 3}',
             b'{"role": "system", "content": "s"}',
         ],

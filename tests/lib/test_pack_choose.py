@@ -146,7 +146,9 @@ def test_files_the_map_did_not_scan_are_scanned_once_and_found_by_content(
 
     counted = []
     real_payload = scanset.scan_payload
-    monkeypatch.setattr(scanset, "scan_payload", lambda *a: counted.append(a[0]) or real_payload(*a))
+    monkeypatch.setattr(
+        scanset, "scan_payload", lambda *a: counted.append(a[0]) or real_payload(*a)
+    )
     again = build_pack(req, ruler=HeuristicRuler())
     assert counted == [] and scanned == []
     assert again.text == first.text

@@ -301,7 +301,9 @@ def _compaction(body: str) -> str:
 def test_a_file_inside_the_subjects_scope_ranks_above_its_twin_outside():
     """The word tsdb is in both files (one's path, the other's text): the scope decides."""
     files = {
-        "storage/compact.go": _compaction("tsdb, tsdb, tsdb: division by zero when a series is stale"),
+        "storage/compact.go": _compaction(
+            "tsdb, tsdb, tsdb: division by zero when a series is stale"
+        ),
         "tsdb/compact.go": _compaction("division by zero when a series is stale"),
     }
     for i in range(12):
@@ -316,7 +318,9 @@ def test_a_file_inside_the_subjects_scope_ranks_above_its_twin_outside():
 def test_evidence_spread_over_a_whole_file_counts_beyond_its_best_chunks():
     """Two files with the same three best chunks: the one whose other chunks also hold the
     task's words ranks first (the whole file's BM25, FIRST_MIX)."""
-    best = "".join(f"def rotate_key_{i}(vault):\n    return vault.rotate(lease)\n\n\n" for i in range(3))
+    best = "".join(
+        f"def rotate_key_{i}(vault):\n    return vault.rotate(lease)\n\n\n" for i in range(3)
+    )
     other = "".join(f"def other_{i}(x):\n    return x + {i}\n\n\n" for i in range(6))
     spread = "".join(f"def renew_{i}(vault):\n    return vault.lease\n\n\n" for i in range(6))
     files = {"a_top.py": best + other, "b_spread.py": best + spread}
@@ -454,7 +458,7 @@ def test_a_file_of_a_scanned_corpus_ranks_as_its_bytes_do():
     task = "with_tax gives the wrong total on an Order"
     plain = [Source(lab, data, _defs(lab, data.decode())) for lab, data in texts.items()]
     vocabs = [Vocab.of(data) for data in texts.values()]
-    files = [(lab, (k,), k, v.n, v) for k, (lab, v) in enumerate(zip(texts, vocabs))]
+    files = [(lab, (k,), k, v.n, v) for k, (lab, v) in enumerate(zip(texts, vocabs, strict=True))]
     corpus, _own = Corpus.build(files)
     kept = []
     for k, (lab, data) in enumerate(texts.items()):

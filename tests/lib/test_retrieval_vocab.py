@@ -341,7 +341,8 @@ def test_a_cache_file_of_the_format_before_is_counted_again_not_misread(tmp_path
     assert len(made) == 3
     assert Terms(["bulk"]).count_vocab(got["m1.py"]) == ({0: 1}, 5)
     rec = Memo(store, str(root), "vocab", tuple, keep=1).load()["index"]
-    assert rec[0] == vocabmod._FORMAT and rec[2]["m1.py"][2] == b"def\nbulk_create_1\nreturn\ncreate\n1"
+    assert rec[0] == vocabmod._FORMAT
+    assert rec[2]["m1.py"][2] == b"def\nbulk_create_1\nreturn\ncreate\n1"
     # A record of this shape under the old number is a miss too (the number decides).
     wrong = {name: (*kept[:2], b"bulk", kept[3][:4], 1) for name, kept in rec[2].items()}
     memo.results = None
