@@ -1005,3 +1005,26 @@ def test_a_module_everybody_imports_is_central_though_its_names_are_not_used():
     scores = rank.centrality(g, pagerank(g.out))
     cfg, other = scores[files.index("pkg/cfg.py")], scores[files.index("pkg/other.py")]
     assert cfg > 3 * other
+
+
+def test_a_listing_within_one_block_keeps_compact_stats_and_says_the_same(tmp_path):
+    """ctx-pack lists its root twice in one block (its files, its map): the second listing
+    reads no stat again, and what the block keeps of each file is the four numbers a
+    listing asks (not a whole os.stat_result), giving the same candidates as a listing
+    outside any block."""
+    root = tmp_path / "r"
+    write(root, "a.py", "def f():\n    return 1\n")
+    write(root, "pkg/b.go", "package pkg\n\nfunc G() int { return 2 }\n")
+    write(root, "data.bin", b"\0\1" * 10)
+
+    def facts(listing):
+        return sorted((c.rel, c.size, c.mtime_ns, c.ctime_ns) for c in listing.candidates)
+
+    outside = facts(listmod.list_files(str(root), language_for))
+    with listmod.one_listing():
+        first = facts(listmod.list_files(str(root), language_for))
+        kept = [v for k, v in listmod._LISTED.get().items() if isinstance(k, str)]
+        second = facts(listmod.list_files(str(root), language_for))
+    assert first == second == outside
+    assert [r for r, *_ in outside] == ["a.py", "pkg/b.go"]
+    assert kept and all(not isinstance(v, os.stat_result) for v in kept)
