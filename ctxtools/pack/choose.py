@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ctxtools.pathfilter import PathFilter
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+_NO_LINES: frozenset[int] = frozenset()  # (every frozenset() is a new 216-byte object)
 _PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
 
 
@@ -39,7 +40,7 @@ def changed_lines(diff: str | None) -> frozenset[int]:
     """The new-side line numbers a diff's hunks add or change (for a pure deletion, the
     line after it)."""
     if not diff:
-        return frozenset()
+        return _NO_LINES
     out: set[int] = set()
     line = 0
     in_hunk = False
