@@ -5,9 +5,9 @@
         --tasks all --json bench/out/pack_quality.json
 
 Tasks (``--tasks dev|heldout|large|all``): the SWE-bench Lite dev instances
-(``../shared/corpus/swe-bench-lite-dev``; the set to tune on), held-out bug-fix commits of
-other projects (``pack_quality/heldout.txt``) and of large ones, 3,000+ files a tree
-(``pack_quality/heldout_large.txt``), both chosen by the rules in ``pack_quality/tasks.py``;
+(``bench/data/swe-bench-lite-dev``, with its licence; the set to tune on), held-out
+bug-fix commits of other projects (``pack_quality/heldout.txt``) and of large ones, 3,000+
+files a tree (``pack_quality/heldout_large.txt``), both chosen by the rules in ``pack_quality/tasks.py``;
 never tune on them. Each task's tree is ``git archive`` of its base commit from a bare
 mirror (``--mirror OWNER/NAME=PATH``, else found under ``--mirrors DIR``, default
 /work/.mirror), kept in ``--corpora``. Each set gets its own tables.

@@ -50,9 +50,9 @@ from pack_quality.gold import is_source
 from pack_quality.trees import TreeError, git
 
 HERE = Path(__file__).resolve().parent
-# The SWE-bench Lite dev split (the set to tune on), in the shared folder beside the
-# clone; a path only: nothing is read until a run asks for the dev tasks.
-DEV = HERE.parents[2] / "shared" / "corpus" / "swe-bench-lite-dev" / "instances.jsonl"
+# The SWE-bench Lite dev split (the set to tune on), carried with its licence in
+# bench/data; a path only: nothing is read until a run asks for the dev tasks.
+DEV = HERE.parent / "data" / "swe-bench-lite-dev" / "instances.jsonl"
 PINNED = HERE / "heldout.txt"
 PINNED_LARGE = HERE / "heldout_large.txt"
 HELDOUT_REPOS = (

