@@ -105,8 +105,8 @@ def main(argv: list[str] | None = None) -> None:
             if out is None:  # a text-only stdout (an embedding test harness)
                 sys.stdout.write(text)
             else:
-                stdio.Checked(out).write(text.encode("utf-8", "surrogateescape"))
-            stdio.Checked(sys.stdout).flush()
+                out.write(text.encode("utf-8", "surrogateescape"))  # (stdio.Checked)
+            sys.stdout.flush()
     except CtxError as exc:
         if isinstance(exc, stdio.OutputError):
             _quiet_broken_pipe()  # what is buffered goes nowhere at exit, quietly

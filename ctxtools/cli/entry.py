@@ -117,7 +117,7 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
                 raise
             try:
                 sys.stdout.flush()
-            except OSError:  # a closed pipe, or the stdout error being said
+            except (OSError, stdio.OutputError):  # a closed pipe, or the error being said
                 _quiet_broken_pipe()
             click.echo(exc.line(name), err=True)
             sys.exit(int(exc.exit_status))
@@ -136,9 +136,8 @@ def make_main(command: click.Command, name: str) -> Callable[..., None]:
         except BrokenPipeError:
             _quiet_broken_pipe()
             sys.exit(1)
-        except OSError as exc:  # a full disk, an I/O error: what was written is not all there
+        except stdio.OutputError as err:  # a full disk, an I/O error: not all was written
             _quiet_broken_pipe()
-            err = stdio.write_failed(exc)
             click.echo(err.line(name), err=True)
             sys.exit(int(err.exit_status))
         sys.exit(rv if isinstance(rv, int) else 0)

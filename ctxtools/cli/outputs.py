@@ -28,12 +28,10 @@ class _TextSink:
 
 
 def stdout_bytes() -> BinaryIO:
-    """Standard output as a binary stream; a write the system refuses (a full disk) is a
-    one-line error (``stdio.Checked``)."""
-    from ctxtools.cli.stdio import Checked
-
+    """Standard output as a binary stream (a write the system refuses is an
+    ``OutputError``: ``stdio.guard`` put ``Checked`` under it)."""
     buf = getattr(sys.stdout, "buffer", None)
-    return Checked(buf if buf is not None else _TextSink(sys.stdout))  # type: ignore[return-value]
+    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
 
 
 def write(text: str) -> None:

@@ -7,10 +7,10 @@ then receive what is meant for stdout, or a child's output -- and Python leaves
 before the command opens anything, points each closed descriptor at /dev/null and puts a
 stream in its place that says so when it is used: reading a closed stdin, or writing a
 closed stdout, is ``ctx-NAME: error: standard input is closed`` and status 1 (stderr closed
-is simply silent). ``checked`` wraps stdout's binary stream so that a write the system
-refuses (a full disk, ``/dev/full``, an I/O error) is the same kind of one line, status 1;
-``flush_failed`` says it for the last flush. A closed pipe (EPIPE) stays the quiet exit
-``entry`` gives it.
+is simply silent). It also puts ``Checked`` under the interpreter's stdout, so that a write
+the system refuses (a full disk, ``/dev/full``, an I/O error) -- every command's output,
+click's ``--help`` too -- is ``OutputError``: the same kind of one line, status 1. A closed
+pipe (EPIPE) stays the quiet exit ``entry`` gives it.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ class _Scripts:
         """Whether REL's name leaves its language to a #! line (and is no secret)."""
         return self.name(rel) and self.secret(rel) is None
 
-    def check(self, listing: Listing, rel: str, path: str, st) -> bool:
+    def check(self, listing: Listing, rel: str, path: str, st: os.stat_result | _Stat) -> bool:
         """Whether the regular file PATH (named REL, stat ST) is a script in a language
         with a scanner: executable or where scripts live (SCRIPT_DIRS), a known
         interpreter's #! line, a head that is not binary. Counted in LISTING as unreadable
