@@ -51,6 +51,24 @@ def test_a_renamed_dotenv_is_left_out_by_its_content(script_runner, tree):
     assert "skipped config.txt" in r.stderr and "dotenv (by its content)" in r.stderr
 
 
+def test_a_dotenv_renamed_to_a_name_the_pack_never_reads(script_runner, tree):
+    # A translation catalogue is left out by its name, unread: its bytes are not sniffed
+    # (the output says why it is out), and they leak nowhere.
+    git(tree, "mv", ".env", "locale.po")
+    r = run(script_runner, "ctx-pack", "-t", "review locale", "--tokens", "6000", ".")
+    assert PW not in r.stdout and PW not in r.stderr
+    assert "dotenv" not in r.stderr and "translation catalogue" in r.stderr
+    # ... unless --include can bring it back: then it is sniffed, and out as a secret.
+    r = run(script_runner, "ctx-pack", "-t", "review locale", "--tokens", "6000",
+            "--include", "*.po", ".")  # fmt: skip
+    assert PW not in r.stdout
+    assert "skipped locale.po" in r.stderr and "dotenv (by its content)" in r.stderr
+    # ... and so it is when it is named.
+    r = run(script_runner, "ctx-pack", "-t", "review locale", "--tokens", "6000", "locale.po")
+    assert PW not in r.stdout
+    assert "skipped locale.po" in r.stderr and "dotenv (by its content)" in r.stderr
+
+
 def test_a_hard_link_to_dotenv_is_left_out(script_runner, tree):
     os.link(tree / ".env", tree / "settings")
     r = run(script_runner, "ctx-pack", "-t", "settings", "--tokens", "6000", "settings", "db.py")
