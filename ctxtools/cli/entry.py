@@ -89,9 +89,46 @@ def _cwd_gone(name: str) -> None:
 
 def make_main(command: click.Command, name: str) -> Callable[..., None]:
     """The console-script entry point for COMMAND: errors become one line and an exit status;
-    Ctrl-C one line (``ctx-NAME: interrupted``) and 130."""
+    Ctrl-C one line (``ctx-NAME: interrupted``) and 130. A console script then leaves at
+    once (``leave``)."""
     invoke_interruptible(command)
+    run = _main(command, name)
 
+    def main(argv: list[str] | None = None) -> None:
+        try:
+            run(argv)
+        except SystemExit as done:
+            leave(name, done.code)
+            raise
+
+    return main
+
+
+def leave(name: str, status: object) -> None:
+    """End the process of console script NAME now with STATUS (an int or None), its output
+    flushed and its exit handlers run, without the interpreter's teardown: freeing every
+    object a pack holds one by one took 60-100 ms after a Django pack had been written.
+    Returns (the caller exits as usual) when this is not NAME's own process -- a test or a
+    library calling the entry point -- or for a status that is a message, or when the
+    flush fails (the usual exit then says what it says of that)."""
+    main = sys.modules.get("__main__")
+    if os.path.basename(getattr(main, "__file__", None) or "") != name:
+        return
+    if status is not None and not isinstance(status, int):
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except Exception:
+        return
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(status or 0)
+
+
+def _main(command: click.Command, name: str) -> Callable[..., None]:
     def main(argv: list[str] | None = None) -> None:
         global _debug
         _debug = False

@@ -747,3 +747,55 @@ def test_a_closed_stdin_does_not_matter_when_files_are_given(tmp_path):
     proc = _run_shell(tmp_path, f"exec '{BIN / 'ctx-count'}' --heuristic a.py <&-")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().isdigit()
+
+
+LEAVING = """
+import atexit, os, sys
+import click
+from ctxtools.cli.entry import make_main
+
+MARKS = sys.argv.pop(1)
+
+class Held:
+    def __del__(self, _open=open, _path=os.path.join(MARKS, "teardown")):
+        _open(_path, "w").close()  # what the interpreter's teardown runs (names bound early)
+
+held = Held()
+atexit.register(lambda: open(os.path.join(MARKS, "atexit"), "w").close())
+
+@click.command()
+@click.argument("status", type=int)
+def demo(status):
+    click.echo("x" * 200_000)  # more than any buffer: all of it must arrive
+    sys.stderr.write("said\\n")
+    return status
+
+main = make_main(demo, "ctx-demo")
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_a_console_script_leaves_without_the_teardown(tmp_path, status):
+    """A command's process ends once its output is flushed and its exit handlers have run:
+    the interpreter's teardown (freeing every object one by one: 60-100 ms after a Django
+    pack) is skipped. Called in-process (a test, a library), the entry point exits as usual."""
+    script = tmp_path / "ctx-demo"
+    script.write_text(LEAVING)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = subprocess.run(
+        [sys.executable, str(script), str(marks), str(status)], capture_output=True, check=False
+    )
+    assert proc.returncode == status, proc.stderr
+    assert proc.stdout == b"x" * 200_000 + b"\n" and proc.stderr == b"said\n"
+    assert sorted(p.name for p in marks.iterdir()) == ["atexit"]  # no teardown ran
+    # the same script under another name is no console script of its own: a usual exit
+    other = tmp_path / "demo.py"
+    other.write_text(LEAVING)
+    proc = subprocess.run(
+        [sys.executable, str(other), str(marks), str(status)], capture_output=True, check=False
+    )
+    assert proc.returncode == status and len(proc.stdout) == 200_001
+    assert sorted(p.name for p in marks.iterdir()) == ["atexit", "teardown"]
