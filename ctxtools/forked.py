@@ -1,8 +1,10 @@
 """Forked worker processes: a function over many items, on this process and a few forked
 children, the results read back in the order given (``forked_results``). ctx-excerpt's
-loader and ctx-repomap's scan of a cold tree use it.
+loader and ctx-repomap's scan of a cold tree use it. And one computation in a child while
+this process goes on (``Background``): ctx-pack's repo map, built while the pack reads.
 
-No child outlives the call, whatever ends it and whenever:
+No child outlives the call, whatever ends it and whenever (``Background``: its
+``close()``):
 
 * a child is forked with SIGINT, SIGTERM and SIGHUP blocked and is known to this process
   before any of them can act here;
@@ -228,3 +230,143 @@ def _grow_pipe(fd: int) -> None:
     if setsize is not None:
         with contextlib.suppress(OSError):
             fcntl.fcntl(fd, setsize, 1 << 20)
+
+
+class Background:
+    """One computation in a forked child while this process goes on: ``START()`` runs
+    there at once and returns (VALUE, STATE); ``first()`` here returns VALUE (or raises what
+    START raised), and then ``ask(request)`` has the child answer ``SERVE(STATE, request)``
+    -- work that needs what START built and would cost this process its rebuilding (a repo
+    map's ranking, fitted to another budget; STATE never crosses the pipe). ``close()``
+    ends the child and restores the signal handlers; use it as a context manager. The child
+    is handled as ``forked_results``'s are: signals, parent death, nothing left behind.
+    Values, requests and answers go through pipes, pickled behind their length."""
+
+    def __init__(self, start: Callable[[], Any], serve: Callable[[Any, Any], Any]):
+        self._ignored = {s for s in ENDING if signal.getsignal(s) == signal.SIG_IGN}
+        arm = _parent_death_signal()
+        self._restore = _install()
+        self.pid = 0
+        up_r, up_w = os.pipe()  # child -> here
+        down_r, down_w = os.pipe()  # here -> child
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+        try:
+            self.pid = os.fork()
+            if self.pid == 0:
+                os.close(up_r)
+                os.close(down_w)
+                self._serve(start, serve, up_w, down_r, arm, mask)
+            _live.add(self.pid)
+        except BaseException:
+            os.close(up_r)
+            os.close(down_w)
+            self._end_signals()
+            raise
+        finally:
+            os.close(up_w)  # (a child never gets here)
+            os.close(down_r)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        _grow_pipe(up_r)
+        self._up = open(up_r, "rb")  # noqa: SIM115 (closed by close())
+        self._down = open(down_w, "wb")  # noqa: SIM115 (closed by close())
+        self._first: tuple[bool, Any] | None = None
+        self._asking = False  # a request sent, its answer not read
+
+    def _serve(self, start, serve, up_w: int, down_r: int, arm, mask) -> None:
+        """In the child: START's value, then an answer to each request until the pipe from
+        the parent closes; leave without running any cleanup (never returns)."""
+        import pickle
+
+        status = 0
+        try:
+            for s in ENDING:
+                signal.signal(s, signal.SIG_IGN if s in self._ignored else signal.SIG_DFL)
+            arm()
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            with open(up_w, "wb") as out, open(down_r, "rb") as inp:
+                try:
+                    value, state = start()
+                    message = pickle.dumps((True, value), protocol=5)
+                except Exception as exc:  # sent to the parent, raised there
+                    state, message = None, pickle.dumps((False, exc), protocol=5)
+                value = None  # (sent: let go)
+                _send(out, message)
+                while True:
+                    head = inp.read(8)
+                    if len(head) != 8:
+                        break  # the parent is done with this child
+                    request = pickle.loads(inp.read(int.from_bytes(head, "little")))
+                    try:
+                        answer = pickle.dumps((True, serve(state, request)), protocol=5)
+                    except Exception as exc:
+                        answer = pickle.dumps((False, exc), protocol=5)
+                    _send(out, answer)
+        except BaseException:  # a closed pipe: the parent stopped early
+            status = 1
+        finally:
+            os._exit(status)
+
+    def first(self) -> Any:
+        """START's value (waiting for it), or what it raised, raised here."""
+        if self._first is None:
+            self._first = self._receive()
+        ok, value = self._first
+        if not ok:
+            raise value
+        return value
+
+    def ask(self, request: Any) -> Any:
+        """SERVE's answer to REQUEST, or what it raised, raised here."""
+        import pickle
+
+        self.first()
+        self._asking = True
+        _send(self._down, pickle.dumps(request, protocol=5))
+        ok, value = self._receive()
+        self._asking = False
+        if not ok:
+            raise value
+        return value
+
+    def _receive(self) -> tuple[bool, Any]:
+        import pickle
+
+        head = self._up.read(8)
+        if len(head) != 8:
+            raise RuntimeError("a worker process ended early")
+        return pickle.loads(self._up.read(int.from_bytes(head, "little")))
+
+    def close(self) -> None:
+        """End the child: told to leave when it has answered all (it then waits for a
+        request, its work saved), killed when it may be at work."""
+        idle = self._first is not None and not self._asking
+        with contextlib.suppress(OSError):
+            self._down.close()  # (an idle child reads the end and leaves)
+        if self.pid in _live:
+            if not idle:
+                with contextlib.suppress(OSError):
+                    os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            _live.discard(self.pid)
+        for f in (self._up, self._down):
+            with contextlib.suppress(OSError):
+                f.close()
+        self._end_signals()
+
+    def _end_signals(self) -> None:
+        for s, h in self._restore.items():
+            signal.signal(s, h)
+        self._restore = {}
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _send(out: BinaryIO, payload: bytes) -> None:
+    out.write(len(payload).to_bytes(8, "little"))
+    out.write(payload)
+    out.flush()

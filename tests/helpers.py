@@ -438,3 +438,18 @@ def run_with_tty_stderr(argv, *, env=None, cwd=None, timeout=120):
     reader.join(timeout)
     proc.stdout.close()
     return proc.wait(timeout), got[0], bytes(seen)
+
+
+def children_of(pid: int) -> list[int]:
+    """The live children of PID, read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found

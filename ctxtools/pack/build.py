@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 
@@ -61,11 +62,13 @@ def build_pack(req: PackRequest, ruler=None, ruler_notes: Sequence[str] = ()) ->
     """Build the pack REQ asks for, counted with RULER (default: the model's encoding)."""
     from ctxtools.source.listing import one_listing
 
-    with one_listing(), collector_paused():  # the root is listed once, for files and map
-        return _build_pack(req, ruler, ruler_notes)
+    with one_listing(), collector_paused(), contextlib.ExitStack() as jobs:
+        # (the root is listed once, for files and map; JOBS ends a map's child however
+        # the pack ends)
+        return _build_pack(req, ruler, ruler_notes, jobs)
 
 
-def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
+def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pack:
     root, root_real = _check_request(req)
     step = req.stage if req.stage is not None else _no_stage
     step("listing")
@@ -79,6 +82,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
     gather.output.check(_option_sources(req))
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, ledger)
     _gather_paths(gather, req, root, ledger)
+    job, filt = _map_job(gather, req, root_real, ruler, task_words, jobs)
 
     entries = load_entries(gather, req, ledger)
     named = sorted(e.label for e in entries if e.named)
@@ -103,9 +107,10 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str]) -> Pack:
 
     # The repo map's ranks (personalised toward the pack's files and the task).
     # One filter for the map and the files: a file kept out of one is kept out of both.
-    filt = load_filter(root_real, req.include, req.exclude)
+    if filt is None:
+        filt = load_filter(root_real, req.include, req.exclude)
     ledger.said(filt.notes)
-    map_state = MapState(req, root, ruler, task_words, pack_rels, named, ledger, filt)
+    map_state = MapState(req, root, ruler, task_words, pack_rels, named, ledger, filt, job)
     files = _chooser(entries, task_words, req, ruler, render, named, ledger, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
@@ -143,17 +148,48 @@ def _no_stage(name: str) -> None:
     """No one is told the steps."""
 
 
+def _map_job(gather, req, root_real: str, ruler, task_words, jobs):
+    """(the map's job, under way in a child, or None; the path filter it was given, or
+    None): started when the map is worth a second CPU, with the focus the pack will have if
+    no file is left out by ``load_entries`` (``MapState`` checks)."""
+    from ctxtools.pack import mapjob
+    from ctxtools.pack.fit import map_focus
+    from ctxtools.pack.model import MAP_TOKENS
+
+    if not mapjob.wanted(req, len(gather.entries)):
+        return None, None
+    try:
+        filt = load_filter(root_real, req.include, req.exclude)
+    except CtxError:
+        return None, None  # (said when the filter is loaded in its turn)
+    focus = map_focus(root_real, *mapjob.expected_focus(gather))
+    job = mapjob.MapJob(req, root_real, ruler, task_words, focus, filt, MAP_TOKENS)
+    jobs.callback(job.close)
+    if req.stage is not None:
+        req.stage("scanning")  # (the map's first step, under way)
+    return job, filt
+
+
 def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
     --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
-    no file is a warning)."""
-    ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
-    for e in entries:
-        e.rank = ranks.get(e.label, 0.0)
+    no file is a warning). A map under way in a child is waited for once the files are
+    read."""
+
+    def take_map():
+        ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
+        for e in entries:
+            e.rank = ranks.get(e.label, 0.0)
+        cache, map_state.scan_cache = map_state.scan_cache, None
+        return ranks, map_state.defs, cache
+
     filt = map_state.path_filter
     ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
-    ask.path_filter, ask.map_ranks, ask.map_defs = filt, ranks, map_state.defs
-    ask.map_cache, map_state.scan_cache = map_state.scan_cache, None
+    ask.path_filter = filt
+    if map_state.job is not None:
+        ask.map_pending = take_map
+    else:
+        ask.map_ranks, ask.map_defs, ask.map_cache = take_map()
     files = Chooser(ask)
     for glob in filt.unused():
         ledger.warn(f"--include/--exclude {glob!r} matches no file")

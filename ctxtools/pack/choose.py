@@ -101,6 +101,9 @@ class FilesRequest:
     map_defs: dict[str, tuple] = field(default_factory=dict)
     # the map's scan cache, loaded in this run (``MapState.scan_cache``), or None
     map_cache: object = None
+    # a map under way in a child: () -> (ranks, definitions, scan cache), called once the
+    # files are read (the three above are then taken from it)
+    map_pending: object = None
 
 
 class Chooser:
@@ -108,6 +111,7 @@ class Chooser:
 
     def __init__(self, ask: FilesRequest):
         from ctxtools.analyzer import parse_query
+        from ctxtools.retrieval.rank import reachable
 
         req = ask.req
         self.req = req
@@ -132,10 +136,15 @@ class Chooser:
         if req.stage is not None:
             req.stage("reading")
         self.sources = self._sources()
+        self._by_label = {s.label: s for s in self.sources}
+        reach = reachable(self.sources, self.query)  # (needs nothing of the map)
+        if ask.map_pending is not None:
+            self.map_ranks, self.map_defs, self._scan_cache = ask.map_pending()
+            ask.map_pending = None
         self.checked: set[str] = set()
         if req.stage is not None:
             req.stage("ranking")
-        self._rank()
+        self._rank(reach)
 
     @property
     def notes(self) -> list[Note]:
@@ -312,12 +321,9 @@ class Chooser:
             _keep_scans(cache)
         return out
 
-    def _rank(self) -> None:
-        from ctxtools.retrieval.rank import reachable
-
-        self._by_label = {s.label: s for s in self.sources}
-        # Definitions are needed only where a term, path, frame or message reaches.
-        defs = self._defs(reachable(self.sources, self.query))
+    def _rank(self, reach: set[str]) -> None:
+        # Definitions are needed only where a term, path, frame or message reaches (REACH).
+        defs = self._defs(reach)
         for s in self.sources:
             s.defs = defs.get(s.label)
         self._rerank()

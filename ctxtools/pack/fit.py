@@ -20,18 +20,32 @@ if TYPE_CHECKING:
 FOCUS_MAX = 200  # more files than this: the map is not personalised toward all of them
 
 
-class MapState:
-    """The repo map of the root, built at most once per budget; a failure is a note."""
+def map_focus(root: str, named: list[str], pack_rels: list[str]) -> list[str]:
+    """The files the map is personalised toward (absolute paths): the named ones, else the
+    pack's own when they are few."""
+    focus = named if named else (pack_rels if len(pack_rels) <= FOCUS_MAX else [])
+    return [os.path.join(os.path.realpath(root), rel) for rel in focus]
 
-    def __init__(self, req, root, ruler, query, pack_rels, named, ledger, path_filter=None):
+
+class MapState:
+    """The repo map of the root, built at most once per budget; a failure is a note. JOB, a
+    ``mapjob.MapJob`` started before the files were checked, is taken when it builds the
+    same map (the same focus), and closed otherwise."""
+
+    def __init__(self, req, root, ruler, query, pack_rels, named, ledger, path_filter=None,
+                 job=None):  # fmt: skip
         self.req = req
         self.path_filter = path_filter  # --exclude and .ctxignore, as for the files
         self.root = root
         self.ruler = ruler
         self.query = query
         self.ledger = ledger
-        focus = named if named else (pack_rels if len(pack_rels) <= FOCUS_MAX else [])
-        self.focus = [os.path.join(os.path.realpath(root), rel) for rel in focus]
+        self.focus = map_focus(root, named, pack_rels)
+        self.job = None
+        if job is not None and (job.focus != self.focus or job.path_filter is not path_filter):
+            job.close()  # it builds another map than this pack's
+        else:
+            self.job = job
         self.ok = req.use_map
         self.left_out: str | None = None if req.use_map else "--no-map"
         self._maps: dict[int, str] = {}
@@ -40,6 +54,12 @@ class MapState:
         # The map's scan cache, loaded and saved: the files section looks up in it what
         # the map did not scan (past its --max-files cut) instead of loading it again.
         self.scan_cache = None
+
+    def close(self) -> None:
+        """The job's child ended (when there is one)."""
+        if self.job is not None:
+            self.job.close()
+            self.job = None
 
     def _build(self, tokens: int):
         from ctxtools.repomap.core import build_map
@@ -65,19 +85,55 @@ class MapState:
         return m
 
     def ranks(self) -> dict[str, float]:
+        if self.job is not None:
+            done = self._job_ranks()
+            if done is not None:
+                return done
         try:
             m = self._build(MAP_TOKENS)
         except ResourceError:
             raise  # out of descriptors or memory: every other read would fail as well
         except (CtxError, OSError) as exc:
-            self.ok = False
-            self.left_out = f"not built ({exc})"
-            self.ledger.warn(f"repository map not built ({exc}); packing without it")
-            return {}
+            return self._failed(str(exc))
         self._maps[MAP_TOKENS] = m.text
         return {f.rel: f.rank for f in m.files}
 
+    def _job_ranks(self) -> dict[str, float] | None:
+        """The ranks from the job's map (its text, definitions and filter use taken too);
+        None when the map must be built here after all (the job is closed)."""
+        try:
+            value = self.job.result()
+        except Exception:  # the child died or raised what building here would raise
+            self.job.close()
+            self.job = None
+            return None
+        if value[0] == "resource":
+            raise ResourceError(value[1])
+        if value[0] == "failed":
+            return self._failed(value[1])
+        _ok, ranks, text, defs, used = value
+        self.defs = defs
+        if self.path_filter is not None:
+            self.path_filter.used.update(used)
+        self._maps[MAP_TOKENS] = text
+        return ranks
+
+    def _failed(self, why: str) -> dict[str, float]:
+        self.ok = False
+        self.left_out = f"not built ({why})"
+        self.ledger.warn(f"repository map not built ({why}); packing without it")
+        return {}
+
     def text(self, tokens: int) -> str:
+        if tokens not in self._maps and self.job is not None:
+            how, text = self.job.text(tokens)
+            if how == "resource":
+                raise ResourceError(text)
+            if how == "failed":
+                self.ok = False
+                self.left_out = f"not built ({text})"
+                return ""
+            self._maps[tokens] = text
         if tokens not in self._maps:
             try:
                 if self.refit is not None:

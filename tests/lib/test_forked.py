@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import children_of
 
 from ctxtools.forked import forked_results
 
@@ -23,21 +24,6 @@ def square(n: int) -> int:
 def slow_square(n: int) -> int:
     time.sleep(0.01)
     return n * n
-
-
-def children_of(pid: int) -> list[int]:
-    """The live children of PID, read from /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append(int(entry))
-    return found
 
 
 def test_the_results_come_in_order_whatever_the_jobs():
@@ -152,3 +138,69 @@ def test_ctrl_c_to_the_group_ends_the_workers_quietly(tmp_path):
     _, err = proc.communicate(timeout=30)
     assert err.count(b"Traceback") == 1
     assert _gone(workers)
+
+
+# --- Background: one computation in a child, then answers from what it built ---------
+
+
+def _build_table():
+    """(value sent, state kept in the child): the child's pid proves where it ran."""
+    table = {n: n * n for n in range(100)}
+    return ("built", os.getpid(), len(table)), table
+
+
+def _look_up(table, n):
+    if n not in table:
+        raise KeyError(f"no square of {n}")
+    return table[n], os.getpid()
+
+
+def test_background_runs_in_a_child_and_answers_from_its_state():
+    from ctxtools.forked import Background
+
+    with Background(_build_table, _look_up) as job:
+        tag, pid, size = job.first()
+        assert (tag, size) == ("built", 100) and pid != os.getpid()
+        assert children_of(os.getpid()) == [pid]
+        assert job.ask(7) == (49, pid)  # from the table the child kept
+        assert job.ask(9) == (81, pid)
+        with pytest.raises(KeyError, match="no square of 500"):
+            job.ask(500)  # raised there, raised here; the child goes on
+        assert job.ask(3) == (9, pid)
+    assert children_of(os.getpid()) == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def _fail():
+    raise ValueError("the map could not be built")
+
+
+def _die():
+    os._exit(3)
+
+
+def test_background_raises_what_the_child_raised_or_that_it_died():
+    from ctxtools.forked import Background
+
+    with Background(_fail, _look_up) as job, pytest.raises(ValueError, match="built"):
+        job.first()
+    with Background(_die, _look_up) as job, pytest.raises(RuntimeError, match="ended early"):
+        job.first()
+    assert children_of(os.getpid()) == []
+
+
+def _slow_start():
+    time.sleep(30)
+    return None, None
+
+
+def test_background_closed_while_at_work_leaves_no_child():
+    from ctxtools.forked import Background
+
+    job = Background(_slow_start, _look_up)
+    assert len(children_of(os.getpid())) == 1
+    began = time.monotonic()
+    job.close()  # killed, not waited for
+    assert time.monotonic() - began < 5
+    assert children_of(os.getpid()) == []
+    job.close()  # twice: nothing more to do

@@ -1,0 +1,135 @@
+"""pack.mapjob: the repo map built in a child while the pack reads gives the pack it gives
+when built in the pack's own process -- whatever the budget (a refit in the child), a
+focus that changes once the files are checked, or a child that dies."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+from helpers import children_of, copy_sources, many_sources
+
+from ctxtools.pack import mapjob
+from ctxtools.pack.build import build_pack
+from ctxtools.pack.model import PackRequest
+from ctxtools.tokens import HeuristicRuler
+
+PW = "Xk29aLmQ0pZr7TbWc3YhN8vD"  # made up, in a password's shape: protects nothing
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    copy_sources(root)  # real modules in five languages
+    many_sources(root / "pkg", 230)  # past FOCUS_MAX: the map is not personalised toward all
+    (root / "docs").mkdir()
+    (root / "docs" / "connect.md").write_text("# Connecting\n\nconnect_7 opens a Link7.\n")
+    (root / ".env").write_text(f"DB_PASSWORD={PW}\n")
+    return root
+
+
+def _record(pack) -> dict:
+    """What a pack says: its text and every row and note."""
+    return {
+        "text": pack.text,
+        "tokens": pack.tokens,
+        "files": pack.files,
+        "dropped": pack.dropped,
+        "notes": pack.notes,
+        "sections": pack.sections,
+    }
+
+
+def _pack(root: Path, store: Path, **extra) -> dict:
+    extra.setdefault("paths", [str(root)])
+    req = PackRequest(
+        task="connect_7 retries forever when Link7 drops the port",
+        root=str(root),
+        store=str(store),
+        **extra,
+    )
+    return _record(build_pack(req, ruler=HeuristicRuler()))
+
+
+@pytest.fixture
+def watched(monkeypatch):
+    """Every map job of the test: each one's calls (result, refits)."""
+    calls: list[str] = []
+    real_result, real_text = mapjob.MapJob.result, mapjob.MapJob.text
+    monkeypatch.setattr(mapjob, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(
+        mapjob.MapJob, "result", lambda self: calls.append("result") or real_result(self)
+    )
+    monkeypatch.setattr(
+        mapjob.MapJob, "text", lambda self, n: calls.append("refit") or real_text(self, n)
+    )
+    return calls
+
+
+def _serial(monkeypatch):
+    monkeypatch.setattr(mapjob, "wanted", lambda req, n: False)
+
+
+@pytest.mark.parametrize("tokens", [1000, 6000])
+def test_the_child_s_map_gives_the_same_pack(tree, tmp_path, monkeypatch, watched, tokens):
+    extra = {"tokens": tokens, "exclude": ["pkg/m0003.py", "nowhere/*"]}
+    store = tmp_path / "store"
+    built = [_pack(tree, store, **extra) for _ in range(2)]  # an empty store, then warm
+    assert watched.count("result") == 2
+    if tokens == 1000:  # less room than the map asks: it is fitted to what is left
+        assert "refit" in watched
+    assert children_of(os.getpid()) == []
+    _serial(monkeypatch)
+    here = tmp_path / "store-here"
+    assert [_pack(tree, here, **extra) for _ in range(2)] == built
+    assert watched.count("result") == 2  # (none more)
+    assert "map" in {s["name"] for s in built[0]["sections"]}
+    assert any("nowhere/*" in n for n in built[0]["notes"])  # no file matched: said the same
+
+
+def test_a_focus_changed_by_the_checks_builds_the_map_here(tree, tmp_path, monkeypatch, watched):
+    # The .env is named, so the job's map is personalised toward it; the checks leave it
+    # out (a secret), so the pack's focus is another: the job is dropped, the map built here.
+    extra = {"tokens": 4000, "paths": [str(tree), str(tree / ".env")]}
+    job_made = []
+    real_init = mapjob.MapJob.__init__
+    monkeypatch.setattr(
+        mapjob.MapJob, "__init__", lambda self, *a: job_made.append(1) or real_init(self, *a)
+    )
+    via_job = _pack(tree, tmp_path / "store", **extra)
+    assert job_made == [1] and watched == []  # started, never asked
+    assert children_of(os.getpid()) == []
+    assert PW not in via_job["text"]
+    _serial(monkeypatch)
+    assert _pack(tree, tmp_path / "store-here", **extra) == via_job
+
+
+def _dies(*args):
+    os._exit(3)
+
+
+def _raises(*args):
+    raise MemoryError("no room for the ranking")
+
+
+@pytest.mark.parametrize("child", [_dies, _raises], ids=["dies", "raises"])
+def test_a_child_that_fails_leaves_the_map_to_this_process(
+    tree, tmp_path, monkeypatch, watched, child
+):
+    monkeypatch.setattr(mapjob, "_build_in_child", child)
+    via_job = _pack(tree, tmp_path / "store", tokens=4000)
+    assert watched == ["result"]
+    assert children_of(os.getpid()) == []
+    _serial(monkeypatch)
+    assert _pack(tree, tmp_path / "store-here", tokens=4000) == via_job
+
+
+def test_a_small_tree_or_one_cpu_keeps_the_map_here(monkeypatch):
+    req = PackRequest(task="x", paths=["."])
+    assert not mapjob.wanted(req, mapjob.PARALLEL_MIN - 1)
+    assert mapjob.wanted(req, mapjob.PARALLEL_MIN) == (mapjob.cpus() > 1)
+    monkeypatch.setattr(mapjob, "cpus", lambda: 1)
+    assert not mapjob.wanted(req, 10 * mapjob.PARALLEL_MIN)
+    assert not mapjob.wanted(dataclasses.replace(req, use_map=False), 10 * mapjob.PARALLEL_MIN)
