@@ -233,16 +233,18 @@ def _grow_pipe(fd: int) -> None:
 
 
 class Background:
-    """One computation in a forked child while this process goes on: ``START()`` runs
-    there at once and returns (VALUE, STATE); ``first()`` here returns VALUE (or raises what
-    START raised), and then ``ask(request)`` has the child answer ``SERVE(STATE, request)``
-    -- work that needs what START built and would cost this process its rebuilding (a repo
-    map's ranking, fitted to another budget; STATE never crosses the pipe). ``close()``
-    ends the child and restores the signal handlers; use it as a context manager. The child
-    is handled as ``forked_results``'s are: signals, parent death, nothing left behind.
-    Values, requests and answers go through pipes, pickled behind their length."""
+    """One computation in a forked child while this process goes on. ``START(post)`` runs
+    there at once; each ``post(value)`` it makes is read here, in order, by ``receive()``
+    (which raises what START raised, once its posts are read) -- a value can be taken while
+    the child still works on the next. START returns STATE, which stays in the child:
+    ``ask(request)`` (once the posts are read) has the child answer ``SERVE(STATE,
+    request)``, work that needs what START built and would cost this process its rebuilding
+    (a repo map's ranking, fitted to another budget). ``close()`` ends the child and
+    restores the signal handlers; use it as a context manager. The child is handled as
+    ``forked_results``'s are: signals, parent death, nothing left behind. Values, requests
+    and answers go through pipes, pickled behind their length."""
 
-    def __init__(self, start: Callable[[], Any], serve: Callable[[Any, Any], Any]):
+    def __init__(self, start: Callable[..., Any], serve: Callable[[Any, Any], Any]):
         self._ignored = {s for s in ENDING if signal.getsignal(s) == signal.SIG_IGN}
         arm = _parent_death_signal()
         self._restore = _install()
@@ -267,14 +269,21 @@ class Background:
             os.close(down_r)
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _grow_pipe(up_r)
-        self._up = open(up_r, "rb")  # noqa: SIM115 (closed by close())
         self._down = open(down_w, "wb")  # noqa: SIM115 (closed by close())
-        self._first: tuple[bool, Any] | None = None
-        self._asking = False  # a request sent, its answer not read
+        self._busy = True  # START may be at work, or a request's answer is not read yet
+        # A thread drains the child's pipe as it writes (its posts can be larger than a
+        # pipe holds, and a child blocked on a full pipe would wait for this process).
+        import queue
+        import threading
+
+        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._reader = threading.Thread(target=_drain, args=(up_r, self._inbox), daemon=True)
+        self._reader.start()
 
     def _serve(self, start, serve, up_w: int, down_r: int, arm, mask) -> None:
-        """In the child: START's value, then an answer to each request until the pipe from
-        the parent closes; leave without running any cleanup (never returns)."""
+        """In the child: START's posts, then (STARTED: its end, or what it raised) an answer
+        to each request until the pipe from the parent closes; leave without running any
+        cleanup (never returns)."""
         import pickle
 
         status = 0
@@ -284,74 +293,84 @@ class Background:
             arm()
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             with open(up_w, "wb") as out, open(down_r, "rb") as inp:
+
+                def post(value: Any) -> None:
+                    _send(out, pickle.dumps((_POST, value), protocol=5))
+
                 try:
-                    value, state = start()
-                    message = pickle.dumps((True, value), protocol=5)
+                    state = start(post)
+                    _send(out, pickle.dumps((_STARTED, None), protocol=5))
                 except Exception as exc:  # sent to the parent, raised there
-                    state, message = None, pickle.dumps((False, exc), protocol=5)
-                value = None  # (sent: let go)
-                _send(out, message)
+                    state = None
+                    _send(out, pickle.dumps((_RAISED, exc), protocol=5))
                 while True:
                     head = inp.read(8)
                     if len(head) != 8:
                         break  # the parent is done with this child
                     request = pickle.loads(inp.read(int.from_bytes(head, "little")))
                     try:
-                        answer = pickle.dumps((True, serve(state, request)), protocol=5)
+                        answer = pickle.dumps((_POST, serve(state, request)), protocol=5)
                     except Exception as exc:
-                        answer = pickle.dumps((False, exc), protocol=5)
+                        answer = pickle.dumps((_RAISED, exc), protocol=5)
                     _send(out, answer)
         except BaseException:  # a closed pipe: the parent stopped early
             status = 1
         finally:
             os._exit(status)
 
-    def first(self) -> Any:
-        """START's value (waiting for it), or what it raised, raised here."""
-        if self._first is None:
-            self._first = self._receive()
-        ok, value = self._first
-        if not ok:
+    def receive(self) -> Any:
+        """START's next post (waiting for it); what START raised, raised here, once its
+        posts are read; LookupError when START ended without another."""
+        kind, value = self._receive()
+        if kind == _STARTED:
+            self._busy = False
+            raise LookupError("the child posted nothing more")
+        if kind == _RAISED:
+            self._busy = False
             raise value
         return value
 
     def ask(self, request: Any) -> Any:
-        """SERVE's answer to REQUEST, or what it raised, raised here."""
+        """SERVE's answer to REQUEST, or what it raised, raised here (START's posts must
+        all have been received)."""
         import pickle
 
-        self.first()
-        self._asking = True
+        if self._busy:  # START's end is still to be read
+            kind, value = self._receive()
+            if kind != _STARTED:
+                raise RuntimeError("a request before the child's posts were read")
+            self._busy = False
+        self._busy = True
         _send(self._down, pickle.dumps(request, protocol=5))
-        ok, value = self._receive()
-        self._asking = False
-        if not ok:
+        kind, value = self._receive()
+        self._busy = False
+        if kind == _RAISED:
             raise value
         return value
 
-    def _receive(self) -> tuple[bool, Any]:
+    def _receive(self) -> tuple[str, Any]:
         import pickle
 
-        head = self._up.read(8)
-        if len(head) != 8:
+        payload = self._inbox.get()
+        if payload is None:
+            self._inbox.put(None)  # (for any later call too)
+            self._busy = False
             raise RuntimeError("a worker process ended early")
-        return pickle.loads(self._up.read(int.from_bytes(head, "little")))
+        return pickle.loads(payload)
 
     def close(self) -> None:
-        """End the child: told to leave when it has answered all (it then waits for a
-        request, its work saved), killed when it may be at work."""
-        idle = self._first is not None and not self._asking
+        """End the child: told to leave when it is idle (waiting for a request, its work
+        saved), killed when it may be at work."""
         with contextlib.suppress(OSError):
             self._down.close()  # (an idle child reads the end and leaves)
         if self.pid in _live:
-            if not idle:
+            if self._busy:
                 with contextlib.suppress(OSError):
                     os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             _live.discard(self.pid)
-        for f in (self._up, self._down):
-            with contextlib.suppress(OSError):
-                f.close()
+        self._reader.join()  # (the child is gone: its pipe is at its end)
         self._end_signals()
 
     def _end_signals(self) -> None:
@@ -364,6 +383,28 @@ class Background:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_POST, _STARTED, _RAISED = "post", "started", "raised"  # what a message from a child is
+
+
+def _drain(fd: int, inbox) -> None:
+    """In a thread: each message on pipe FD (its bytes) into INBOX, then None at its end."""
+    try:
+        with open(fd, "rb") as up:
+            while True:
+                head = up.read(8)
+                if len(head) != 8:
+                    break
+                size = int.from_bytes(head, "little")
+                payload = up.read(size)
+                if len(payload) != size:
+                    break
+                inbox.put(payload)
+    except (OSError, ValueError):
+        pass
+    finally:
+        inbox.put(None)
 
 
 def _send(out: BinaryIO, payload: bytes) -> None:

@@ -176,18 +176,28 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     no file is a warning). A map under way in a child is waited for once the files are
     read."""
 
-    def take_map():
+    def ranked():
         ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
         for e in entries:
             e.rank = ranks.get(e.label, 0.0)
+        return ranks
+
+    def take_map():
+        ranks = ranked()
         cache, map_state.scan_cache = map_state.scan_cache, None
         return ranks, map_state.defs, cache
+
+    def take_job():  # the definitions now, the ranks when first looked up
+        from ctxtools.pack.mapjob import LazyRanks
+
+        defs = map_state.definitions()
+        return take_map() if defs is None else (LazyRanks(ranked), defs, None)
 
     filt = map_state.path_filter
     ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
     ask.path_filter = filt
     if map_state.job is not None:
-        ask.map_pending = take_map
+        ask.map_pending = take_job
     else:
         ask.map_ranks, ask.map_defs, ask.map_cache = take_map()
     files = Chooser(ask)

@@ -42,6 +42,7 @@ class MapState:
         self.ledger = ledger
         self.focus = map_focus(root, named, pack_rels)
         self.job = None
+        self._ranked = False  # the job's ranks and text received
         if job is not None and (job.focus != self.focus or job.path_filter is not path_filter):
             job.close()  # it builds another map than this pack's
         else:
@@ -79,12 +80,14 @@ class MapState:
             stage=self.req.stage,
         )
         if not self.defs:
-            self.defs.update(m.defs)
+            self.defs = dict(m.defs)
             self.scan_cache = m.scanset.cache if m.scanset is not None else None
         self.refit = m.refit
         return m
 
     def ranks(self) -> dict[str, float]:
+        if not self.ok:
+            return {}  # (the job's map failed at its scan: said then)
         if self.job is not None:
             done = self._job_ranks()
             if done is not None:
@@ -98,24 +101,41 @@ class MapState:
         self._maps[MAP_TOKENS] = m.text
         return {f.rel: f.rank for f in m.files}
 
-    def _job_ranks(self) -> dict[str, float] | None:
-        """The ranks from the job's map (its text, definitions and filter use taken too);
-        None when the map must be built here after all (the job is closed)."""
+    def definitions(self):
+        """The job's definitions, once its files are scanned (the globs of the filter its
+        listing used taken too); {} when its map failed (said); None when the map must be
+        built here after all (the job is closed)."""
         try:
-            value = self.job.result()
-        except Exception:  # the child died or raised what building here would raise
-            self.job.close()
-            self.job = None
+            value = self.job.scanned()
+        except Exception:  # the child died, or raised what building here would raise
+            self.close()
             return None
         if value[0] == "resource":
             raise ResourceError(value[1])
         if value[0] == "failed":
-            return self._failed(value[1])
-        _ok, ranks, text, defs, used = value
-        self.defs = defs
+            self.close()
+            self._failed(value[1])
+            return {}
+        _tag, self.defs, used = value
         if self.path_filter is not None:
             self.path_filter.used.update(used)
-        self._maps[MAP_TOKENS] = text
+        return self.defs
+
+    def _job_ranks(self) -> dict[str, float] | None:
+        """The ranks of the job's map (its text at MAP_TOKENS kept); None when the map must
+        be built here after all (the job is closed)."""
+        try:
+            value = self.job.result()
+        except Exception:
+            self.close()
+            return None
+        if value[0] == "resource":
+            raise ResourceError(value[1])
+        if value[0] == "failed":
+            self.close()
+            return self._failed(value[1])
+        _ok, ranks, self._maps[MAP_TOKENS] = value
+        self._ranked = True
         return ranks
 
     def _failed(self, why: str) -> dict[str, float]:
@@ -125,6 +145,8 @@ class MapState:
         return {}
 
     def text(self, tokens: int) -> str:
+        if self.job is not None and not self._ranked:
+            self.ranks()  # (the job's ranks and text, if the files section did not ask)
         if tokens not in self._maps and self.job is not None:
             how, text = self.job.text(tokens)
             if how == "resource":

@@ -1,20 +1,22 @@
 """A pack's repo map, built in a forked child while the pack reads its files.
 
 The map (listing's candidates scanned or looked up in the scan cache, ranked toward the
-task, fitted) and the files section's reading (every candidate read, judged and counted)
-need nothing of each other until the files are ranked, which takes the map's ranks and
-definitions. On a tree of thousands of files each is a few hundred milliseconds of one
-CPU, so with a second CPU the map is built beside the reading (``start``) and the pack
-waits only for what is left of it (``MapState`` takes the job). The child keeps the map's
+task, fitted) and the files section need little of each other: the files are read and
+judged without the map, ranked with its definitions (known once the map's files are
+scanned), and fitted with its ranks and text. On a tree of thousands of files each side is
+a few hundred milliseconds of one CPU, so with a second CPU the map is built beside the
+pack (``MapJob``): the child posts the definitions as soon as it has scanned, then ranks,
+and the pack waits only for what it needs when it needs it. The child keeps the map's
 ranking, and fits it to another budget when the pack asks (``MapJob.text``).
 
-What crosses the pipe: the files' ranks, the map's text at ``MAP_TOKENS``, each file's
-definitions as a ``marshal`` blob (decoded only for the files the pack ranks, a few
-hundred of thousands: ``Definitions``), the globs of the user's filter that matched a file
-the map listed, and a failure's message. The result is the one building the map here gives
-(the same function, on the same listing, with the same ruler): the pack's bytes do not
-depend on where the map was built. Anything unexpected from the child (it died, it raised
-what the map never raises) makes the map be built here after all, as it was before.
+What crosses the pipe: each file's definitions as a ``marshal`` blob (decoded only for the
+files the pack ranks, a few hundred of thousands: ``Definitions``) with the globs of the
+user's filter the map's listing used; then the files' ranks and the map's text at
+``MAP_TOKENS``; or a failure's message. The map is the one building it here gives (the
+same function, on the same listing, with the same ruler), and so is the pack. Anything
+unexpected from the child (it died, it raised what the map never raises) makes the map be
+built here after all, as it was before. (One difference: a map that fails after its scan,
+in the ranking, is said among the notes after the files' notes, not before.)
 """
 
 from __future__ import annotations
@@ -35,13 +37,24 @@ def cpus() -> int:
 
 def wanted(req, candidates: int) -> bool:
     """Whether REQ's map is worth a child: the map is asked for, the tree is big enough
-    for the fork to pay, and a second CPU can run it."""
-    return bool(req.use_map) and candidates >= PARALLEL_MIN and hasattr(os, "fork") and cpus() > 1
+    for the fork to pay, a second CPU can run it, and this is the main thread (ctx-mcp
+    packs in worker threads, beside others: a process is not forked from there)."""
+    import threading
+
+    return (
+        bool(req.use_map)
+        and candidates >= PARALLEL_MIN
+        and hasattr(os, "fork")
+        and cpus() > 1
+        and threading.current_thread() is threading.main_thread()
+    )
 
 
 class MapJob:
     """The map of ROOT (real path) for QUERY and FOCUS (absolute paths), as ``MapState``
-    builds it, under way in a child (``ctxtools.forked.Background``)."""
+    builds it, under way in a child (``ctxtools.forked.Background``). The child posts the
+    definitions as soon as the files are scanned (``scanned``), then the ranks and the
+    text (``result``): the pack ranks its files while the map is still ranked."""
 
     def __init__(self, req, root: str, ruler, query, focus: list[str], path_filter, tokens: int):
         from ctxtools.forked import Background
@@ -50,20 +63,23 @@ class MapJob:
         self.path_filter = path_filter
         self.tokens = tokens
 
-        def start():
-            return _build_in_child(req, root, ruler, query, self.focus, path_filter, tokens)
+        def start(post):
+            return _build_in_child(post, req, root, ruler, query, self.focus, path_filter, tokens)
 
         self._job = Background(start, _refit_in_child(ruler))
 
-    def result(self) -> tuple:
-        """("ok", ranks, text, Definitions, globs used) or ("failed", message) or
-        ("resource", message); raises ``RuntimeError`` (or what the child raised) when the
-        map must be built here instead."""
-        value = self._job.first()
-        if value[0] == "ok":
-            _tag, ranks, text, blobs, used = value
-            return ("ok", ranks, text, Definitions(blobs), used)
+    def scanned(self) -> tuple:
+        """("scanned", Definitions, the filter's globs the map's listing used), or
+        ("failed", message) or ("resource", message); raises ``RuntimeError`` (or what the
+        child raised) when the map must be built here instead."""
+        value = self._job.receive()
+        if value[0] == "scanned":
+            return ("scanned", Definitions(value[1]), value[2])
         return value
+
+    def result(self) -> tuple:
+        """("ok", ranks, text) or ("failed"/"resource", message), after ``scanned``."""
+        return self._job.receive()
 
     def text(self, tokens: int) -> tuple[str, str]:
         """("ok", the map fitted to TOKENS) or ("failed"/"resource", message)."""
@@ -73,11 +89,16 @@ class MapJob:
         self._job.close()
 
 
-def _build_in_child(req, root, ruler, query, focus, path_filter, tokens):
-    """In the child: the map built as ``MapState`` builds it, and (what is sent, the map
-    kept for refits)."""
+def _build_in_child(post, req, root, ruler, query, focus, path_filter, tokens):
+    """In the child: the map built as ``MapState`` builds it, its definitions posted once
+    the files are scanned, then its ranks and text (or a failure); the map's ranking kept
+    for refits."""
     from ctxtools.errors import CtxError, ResourceError
     from ctxtools.repomap.core import build_map
+
+    def scanned(ss) -> None:
+        blobs = {s.rel: marshal.dumps(tuple(map(tuple, s.defs))) for s in ss.scans}
+        post(("scanned", blobs, sorted(path_filter.used) if path_filter is not None else []))
 
     try:
         m = build_map(
@@ -89,15 +110,16 @@ def _build_in_child(req, root, ruler, query, focus, path_filter, tokens):
             store=req.store,
             keep=True,
             path_filter=path_filter,
+            scanned=scanned,
         )
     except ResourceError as exc:
-        return ("resource", str(exc)), None
+        post(("resource", str(exc)))
+        return None
     except (CtxError, OSError) as exc:
-        return ("failed", str(exc)), None
-    ranks = {f.rel: f.rank for f in m.files}
-    blobs = {rel: marshal.dumps(tuple(map(tuple, defs))) for rel, defs in m.defs.items()}
-    used = sorted(path_filter.used) if path_filter is not None else []
-    return ("ok", ranks, m.text, blobs, used), m.refit
+        post(("failed", str(exc)))
+        return None
+    post(("ok", {f.rel: f.rank for f in m.files}, m.text))
+    return m.refit
 
 
 def _refit_in_child(ruler):
@@ -122,6 +144,29 @@ def _definition():
     from ctxtools.source.scan.common import Definition
 
     return functools.partial(tuple.__new__, Definition)
+
+
+class LazyRanks(Mapping):
+    """rel -> the map's rank, asked of LOAD (``MapState.ranks``) when first looked up: the
+    pack ranks its files without them unless nothing in the task reaches a file."""
+
+    def __init__(self, load):
+        self._load = load
+        self._ranks: Mapping[str, float] | None = None
+
+    def _got(self) -> Mapping[str, float]:
+        if self._ranks is None:
+            self._ranks = self._load()
+        return self._ranks
+
+    def __getitem__(self, rel: str) -> float:
+        return self._got()[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._got())
+
+    def __len__(self) -> int:
+        return len(self._got())
 
 
 class Definitions(Mapping):

@@ -223,7 +223,7 @@ def build_map(
     names: list[str] | None = None,
     path_filter=None,
     stage=None,
-    contents: dict | None = None,
+    scanned=None,
 ) -> RepoMap:
     """Build the map of ROOT in at most TOKENS tokens as RULER counts them.
 
@@ -240,9 +240,8 @@ def build_map(
     PATH_FILTER (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore) leaves files off
     the map: they are never listed, scanned or ranked, and the memos are keyed on it.
     STAGE, when given, is told the name of each step as it begins ("listing", "scanning",
-    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. CONTENTS (a dict)
-    gets rel -> the bytes of every file the scan read whole, for a caller that reads the
-    same files next (ctx-pack, in a fresh checkout, where every file is read and hashed).
+    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. SCANNED(ScanSet),
+    when given, is called once the files are scanned and the focus found (ctx-pack's child).
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -279,21 +278,21 @@ def build_map(
         max_file_size=max_file_size,
         progress=progress,
         listing=listing,
-        contents=contents,
         meanwhile=lazy.preload if _fits_anew(store, root, use_cache) else None,
         keep_cache=keep,
     )
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
+    if scanned is not None:
+        scanned(ss)
     step("ranking")
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work: dropped before the fit's layouts are made.
     defs = {s.rel: s.defs for s in ss.scans} if keep else {}
     ss.scans = []
-    header = ""
-    if ss.truncated:
-        header = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
+    cut = f"# truncated: {max_files} of {ss.candidates} files mapped (--max-files)"
+    header = cut if ss.truncated else ""
     step("fitting")
     slot = (store, root, (query, tuple(focus), filter_key)) if use_cache else None
     refit = Refit(ranked, idents, header, slot)

@@ -75,9 +75,6 @@ class ScanSet:
     digests: list[int] | None = None
     # What the scan cache held before for the files scanned anew (``scancache.CacheEntry``).
     replaced: dict = field(default_factory=dict)
-    # When given: rel -> the whole bytes of each file read in this run (for a caller that
-    # reads the same files next, as ctx-pack does)
-    contents: dict | None = None
     # The scan cache, loaded and saved, when the caller looks up more in it next
     # (``scan_repository(keep_cache=True)``: ctx-pack's files section, not loading it again)
     cache: object = None
@@ -274,8 +271,6 @@ def _read_and_scan(cand, cache, ss: ScanSet, max_file_size: int):
         return "unreadable"
     if len(data) > max_file_size:
         return "too large"
-    if ss.contents is not None:
-        ss.contents[cand.rel] = data
     digest = 0
     if cache is not None:
         from ctxtools.source.scancache import content_hash
@@ -369,18 +364,16 @@ def scan_repository(
     max_file_size: int = MAX_FILE_SIZE,
     progress: Progress | None = None,
     listing: listmod.Listing | None = None,
-    contents: dict | None = None,
     meanwhile: Callable[[], None] | None = None,
     keep_cache: bool = False,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
-    files of ROOT. CONTENTS, when given, gets the bytes of each file read whole here.
-    MEANWHILE, when given, is called while worker processes scan (if any do): work of the
-    caller's that overlaps theirs. KEEP_CACHE: the scan cache, saved, stays in the result
-    (``ScanSet.cache``) for a caller that looks up more files in it."""
+    files of ROOT. MEANWHILE, when given, is called while worker processes scan (if any
+    do): work of the caller's that overlaps theirs. KEEP_CACHE: the scan cache, saved,
+    stays in the result (``ScanSet.cache``) for a caller that looks up more files in it."""
     if listing is None:
         listing = list_repository(root)
-    ss = ScanSet(root, listing.via, [], dict(listing.skipped), contents=contents)
+    ss = ScanSet(root, listing.via, [], dict(listing.skipped))
     cache = open_cache(root, store) if use_cache else None
     if cache is not None:
         ss.cache_path = str(cache.path)

@@ -143,10 +143,12 @@ def test_ctrl_c_to_the_group_ends_the_workers_quietly(tmp_path):
 # --- Background: one computation in a child, then answers from what it built ---------
 
 
-def _build_table():
-    """(value sent, state kept in the child): the child's pid proves where it ran."""
+def _build_table(post):
+    """Posts where it runs and what it built, in two steps; keeps the table (its STATE)."""
+    post(("started", os.getpid()))
     table = {n: n * n for n in range(100)}
-    return ("built", os.getpid(), len(table)), table
+    post(("built", len(table)))
+    return table
 
 
 def _look_up(table, n):
@@ -159,9 +161,10 @@ def test_background_runs_in_a_child_and_answers_from_its_state():
     from ctxtools.forked import Background
 
     with Background(_build_table, _look_up) as job:
-        tag, pid, size = job.first()
-        assert (tag, size) == ("built", 100) and pid != os.getpid()
+        tag, pid = job.receive()
+        assert tag == "started" and pid != os.getpid()
         assert children_of(os.getpid()) == [pid]
+        assert job.receive() == ("built", 100)  # the posts, in order
         assert job.ask(7) == (49, pid)  # from the table the child kept
         assert job.ask(9) == (81, pid)
         with pytest.raises(KeyError, match="no square of 500"):
@@ -169,29 +172,39 @@ def test_background_runs_in_a_child_and_answers_from_its_state():
         assert job.ask(3) == (9, pid)
     assert children_of(os.getpid()) == []
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    with Background(_build_table, _look_up) as job:
+        job.receive()
+        job.receive()
+        with pytest.raises(LookupError):
+            job.receive()  # START posted two
 
 
-def _fail():
-    raise ValueError("the map could not be built")
+def _fail(post):
+    post("scanned")
+    raise ValueError("the map could not be ranked")
 
 
-def _die():
+def _die(post):
+    post("scanned")
     os._exit(3)
 
 
 def test_background_raises_what_the_child_raised_or_that_it_died():
     from ctxtools.forked import Background
 
-    with Background(_fail, _look_up) as job, pytest.raises(ValueError, match="built"):
-        job.first()
-    with Background(_die, _look_up) as job, pytest.raises(RuntimeError, match="ended early"):
-        job.first()
+    with Background(_fail, _look_up) as job:
+        assert job.receive() == "scanned"  # what it posted before it failed
+        with pytest.raises(ValueError, match="could not be ranked"):
+            job.receive()
+    with Background(_die, _look_up) as job:
+        assert job.receive() == "scanned"
+        with pytest.raises(RuntimeError, match="ended early"):
+            job.receive()
     assert children_of(os.getpid()) == []
 
 
-def _slow_start():
+def _slow_start(post):
     time.sleep(30)
-    return None, None
 
 
 def test_background_closed_while_at_work_leaves_no_child():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,10 +56,14 @@ def _pack(root: Path, store: Path, **extra) -> dict:
 
 @pytest.fixture
 def watched(monkeypatch):
-    """Every map job of the test: each one's calls (result, refits)."""
+    """Every map job of the test: each one's calls (scanned, result, refits)."""
     calls: list[str] = []
-    real_result, real_text = mapjob.MapJob.result, mapjob.MapJob.text
+    real_scanned, real_result = mapjob.MapJob.scanned, mapjob.MapJob.result
+    real_text = mapjob.MapJob.text
     monkeypatch.setattr(mapjob, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(
+        mapjob.MapJob, "scanned", lambda self: calls.append("scanned") or real_scanned(self)
+    )
     monkeypatch.setattr(
         mapjob.MapJob, "result", lambda self: calls.append("result") or real_result(self)
     )
@@ -77,7 +82,7 @@ def test_the_child_s_map_gives_the_same_pack(tree, tmp_path, monkeypatch, watche
     extra = {"tokens": tokens, "exclude": ["pkg/m0003.py", "nowhere/*"]}
     store = tmp_path / "store"
     built = [_pack(tree, store, **extra) for _ in range(2)]  # an empty store, then warm
-    assert watched.count("result") == 2
+    assert watched.count("scanned") == watched.count("result") == 2
     if tokens == 1000:  # less room than the map asks: it is fitted to what is left
         assert "refit" in watched
     assert children_of(os.getpid()) == []
@@ -106,21 +111,40 @@ def test_a_focus_changed_by_the_checks_builds_the_map_here(tree, tmp_path, monke
     assert _pack(tree, tmp_path / "store-here", **extra) == via_job
 
 
-def _dies(*args):
+def _dies(post, *args):
     os._exit(3)
 
 
-def _raises(*args):
+def _raises(post, *args):
+    raise MemoryError("no room for the scan")
+
+
+def _dies_ranking(post, *args):
+    post(("scanned", {}, []))  # (no definitions: the pack's ranking scans its files itself)
+    os._exit(3)
+
+
+def _raises_ranking(post, *args):
+    post(("scanned", {}, []))
     raise MemoryError("no room for the ranking")
 
 
-@pytest.mark.parametrize("child", [_dies, _raises], ids=["dies", "raises"])
+@pytest.mark.parametrize(
+    ("child", "calls"),
+    [
+        (_dies, ["scanned"]),
+        (_raises, ["scanned"]),
+        (_dies_ranking, ["scanned", "result"]),
+        (_raises_ranking, ["scanned", "result"]),
+    ],
+    ids=["dies", "raises", "dies-ranking", "raises-ranking"],
+)
 def test_a_child_that_fails_leaves_the_map_to_this_process(
-    tree, tmp_path, monkeypatch, watched, child
+    tree, tmp_path, monkeypatch, watched, child, calls
 ):
     monkeypatch.setattr(mapjob, "_build_in_child", child)
     via_job = _pack(tree, tmp_path / "store", tokens=4000)
-    assert watched == ["result"]
+    assert watched == calls
     assert children_of(os.getpid()) == []
     _serial(monkeypatch)
     assert _pack(tree, tmp_path / "store-here", tokens=4000) == via_job
@@ -133,3 +157,10 @@ def test_a_small_tree_or_one_cpu_keeps_the_map_here(monkeypatch):
     monkeypatch.setattr(mapjob, "cpus", lambda: 1)
     assert not mapjob.wanted(req, 10 * mapjob.PARALLEL_MIN)
     assert not mapjob.wanted(dataclasses.replace(req, use_map=False), 10 * mapjob.PARALLEL_MIN)
+    monkeypatch.setattr(mapjob, "cpus", lambda: 2)
+    assert mapjob.wanted(req, mapjob.PARALLEL_MIN)
+    seen = []  # a worker thread (ctx-mcp's): no fork
+    worker = threading.Thread(target=lambda: seen.append(mapjob.wanted(req, 10**6)))
+    worker.start()
+    worker.join()
+    assert seen == [False]
