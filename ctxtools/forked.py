@@ -233,10 +233,12 @@ def _grow_pipe(fd: int) -> None:
 
 
 class Background:
-    """One computation in a forked child while this process goes on. ``START(post)`` runs
-    there at once; each ``post(value)`` it makes is read here, in order, by ``receive()``
-    (which raises what START raised, once its posts are read) -- a value can be taken while
-    the child still works on the next. START returns STATE, which stays in the child:
+    """One computation in a forked child while this process goes on. ``START(post, heard)``
+    runs there at once; each ``post(value)`` it makes is read here, in order, by
+    ``receive()`` (which raises what START raised, once its posts are read) -- a value can
+    be taken while the child still works on the next; ``heard()`` waits there for what this
+    process sends with ``tell(value)`` (None if it never will). START returns STATE, which
+    stays in the child:
     ``ask(request)`` (once the posts are read) has the child answer ``SERVE(STATE,
     request)``, work that needs what START built and would cost this process its rebuilding
     (a repo map's ranking, fitted to another budget). ``close()`` ends the child and
@@ -277,6 +279,7 @@ class Background:
         import threading
 
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._held: list[tuple[str, Any]] = []  # read before their turn (``ask``)
         self._reader = threading.Thread(target=_drain, args=(up_r, self._inbox), daemon=True)
         self._reader.start()
 
@@ -297,8 +300,14 @@ class Background:
                 def post(value: Any) -> None:
                     _send(out, pickle.dumps((_POST, value), protocol=5))
 
+                def heard() -> Any:
+                    head = inp.read(8)
+                    if len(head) != 8:
+                        return None
+                    return pickle.loads(inp.read(int.from_bytes(head, "little")))
+
                 try:
-                    state = start(post)
+                    state = start(post, heard)
                     _send(out, pickle.dumps((_STARTED, None), protocol=5))
                 except Exception as exc:  # sent to the parent, raised there
                     state = None
@@ -330,14 +339,22 @@ class Background:
             raise value
         return value
 
+    def tell(self, value: Any) -> None:
+        """Send VALUE to START, which waits for it with ``heard()``."""
+        import pickle
+
+        _send(self._down, pickle.dumps(value, protocol=5))
+
     def ask(self, request: Any) -> Any:
         """SERVE's answer to REQUEST, or what it raised, raised here (START's posts must
         all have been received)."""
         import pickle
 
         if self._busy:  # START's end is still to be read
-            kind, value = self._receive()
-            if kind != _STARTED:
+            message = self._receive()
+            if message[0] != _STARTED:  # a post, or START's failure: kept for receive()
+                self._held.append(message)
+                self._busy = True
                 raise RuntimeError("a request before the child's posts were read")
             self._busy = False
         self._busy = True
@@ -351,6 +368,8 @@ class Background:
     def _receive(self) -> tuple[str, Any]:
         import pickle
 
+        if self._held:
+            return self._held.pop(0)
         payload = self._inbox.get()
         if payload is None:
             self._inbox.put(None)  # (for any later call too)

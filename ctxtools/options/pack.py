@@ -16,6 +16,7 @@ from ctxtools.options import (
     EXPLAIN,
     FILES_FROM,
     INTEGER,
+    JOBS,
     JSON,
     MEMORY,
     MODEL,
@@ -237,11 +238,16 @@ PACK: tuple[Opt, ...] = (
         mcp=arg(BOOLEAN, "Leave the repository map out.", default=False),
     ),
     Opt(
+        "jobs",
+        help="Processes; 1: the least memory [default: 2 for 500+ files, several CPUs].",
+        decl="jobs_option",
+        field="jobs",
+        cli_only=JOBS,
+    ),
+    Opt(
         "fill",
         ("--fill",),
-        "Fill the budget: take chunks under the relevance floor and past the files' "
-        "36,000-token ceiling too (by default a pack stops where what is left is worth too "
-        "little, and says so).",
+        "Fill the budget past the relevance floor and the files' 36,000-token ceiling.",
         click={"is_flag": True},
         field="fill",
         mcp=arg(

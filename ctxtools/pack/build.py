@@ -191,7 +191,9 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
         from ctxtools.pack.mapjob import LazyRanks
 
         defs = map_state.definitions()
-        return take_map() if defs is None else (LazyRanks(ranked), defs, None)
+        if defs is None:
+            return take_map()
+        return LazyRanks(ranked), defs, map_state.job  # (it looks files up: ``look_up``)
 
     filt = map_state.path_filter
     ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)

@@ -305,12 +305,15 @@ class Chooser:
                 out[lab] = tuple(known[lab])
         wanted -= set(out)
         cache, self._scan_cache = self._scan_cache, None
-        if cache is None and wanted:
+        found = _looked_up(cache, wanted, self.entries)  # (in the map's child, which holds it)
+        if hasattr(cache, "look_up"):
+            cache = None
+        if found is None and cache is None and wanted:
             cache = _open_scan_cache(self.root, self.req.store)
         for lab in sorted(wanted):
             e = self.entries[lab]
             src = by_label[lab]
-            defs = None
+            defs = found.get(lab) if found is not None else None
             if cache is not None and e.path is not None and e.data is None:
                 defs = _cached_defs(cache, lab, e.path, src.data, e.stat)
             if defs is None:
@@ -460,6 +463,22 @@ def _cached_defs(cache, rel: str, path: str, data: bytes, stat: tuple | None = N
             entry = cache.put(rel, size, stamp, digest, scan_payload(rel, data))
     defs = getattr(entry.payload, "defs", None) if entry is not None else None
     return tuple(defs) if defs is not None else None
+
+
+def _looked_up(cache, wanted: set[str], entries) -> dict[str, tuple | None] | None:
+    """The definitions of the files WANTED, looked up as ``_cached_defs`` does by the map's
+    child when CACHE stands for it (``mapjob.MapJob``, asked even for none: the child waits
+    to hear); None otherwise, or when the child cannot answer (the scan cache is then
+    opened here)."""
+    look_up = getattr(cache, "look_up", None)
+    if look_up is None:
+        return None
+    asked = []
+    for lab in sorted(wanted):
+        e = entries[lab]
+        if e.path is not None and e.data is None:
+            asked.append((lab, e.path, e.stat))
+    return look_up(asked)
 
 
 def _keep_scans(cache) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import sys
 from collections.abc import Iterator, Mapping
 
 PARALLEL_MIN = 500  # candidate files below which the map is built in this process
@@ -36,18 +37,18 @@ def cpus() -> int:
 
 
 def wanted(req, candidates: int) -> bool:
-    """Whether REQ's map is worth a child: the map is asked for, the tree is big enough
-    for the fork to pay, a second CPU can run it, and this is the main thread (ctx-mcp
-    packs in worker threads, beside others: a process is not forked from there)."""
+    """Whether REQ's map is worth a child: the map is asked for, --jobs allows a second
+    process, the tree is big enough for the fork to pay and a second CPU can run it (unless
+    --jobs asked for two or more), and this is the main thread (ctx-mcp packs in worker
+    threads, beside others: a process is not forked from there)."""
     import threading
 
-    return (
-        bool(req.use_map)
-        and candidates >= PARALLEL_MIN
-        and hasattr(os, "fork")
-        and cpus() > 1
-        and threading.current_thread() is threading.main_thread()
-    )
+    jobs = getattr(req, "jobs", None)
+    if not req.use_map or jobs == 1 or not hasattr(os, "fork"):
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return jobs is not None or (candidates >= PARALLEL_MIN and cpus() > 1)
 
 
 class MapJob:
@@ -63,10 +64,12 @@ class MapJob:
         self.path_filter = path_filter
         self.tokens = tokens
 
-        def start(post):
-            return _build_in_child(post, req, root, ruler, query, self.focus, path_filter, tokens)
+        def start(post, heard):
+            args = (req, root, ruler, query, self.focus, path_filter, tokens)
+            return _build_in_child(post, heard, *args)
 
         self._job = Background(start, _refit_in_child(ruler))
+        self._looked = False  # the pack's files past the map's cut asked for (once)
 
     def scanned(self) -> tuple:
         """("scanned", Definitions, the filter's globs the map's listing used), or
@@ -79,26 +82,51 @@ class MapJob:
 
     def result(self) -> tuple:
         """("ok", ranks, text) or ("failed"/"resource", message), after ``scanned``."""
+        if not self._looked:
+            self.look_up([])  # (the child waits to hear it before it ranks)
         return self._job.receive()
+
+    def look_up(self, asked: list[tuple]) -> dict[str, tuple | None] | None:
+        """rel -> definitions (or None) of each file ASKED, (rel, path, stat), as the child
+        finds it in the scan cache it loaded (``pack.choose._cached_defs``); asked once,
+        after ``scanned`` and before the child ranks; None when the child cannot answer
+        (the pack then opens the scan cache itself)."""
+        if self._looked:
+            return None
+        self._looked = True
+        try:
+            self._job.tell(asked)
+            _tag, blobs = self._job.receive()
+        except Exception:  # the child died: what comes next says so
+            return None
+        if blobs is None:
+            return None
+        make = _definition()
+        return {
+            rel: None if b is None else tuple(map(make, marshal.loads(b)))
+            for rel, b in blobs.items()
+        }
 
     def text(self, tokens: int) -> tuple[str, str]:
         """("ok", the map fitted to TOKENS) or ("failed"/"resource", message)."""
-        return self._job.ask(tokens)
+        return self._job.ask(("fit", tokens))
 
     def close(self) -> None:
         self._job.close()
 
 
-def _build_in_child(post, req, root, ruler, query, focus, path_filter, tokens):
-    """In the child: the map built as ``MapState`` builds it, its definitions posted once
-    the files are scanned, then its ranks and text (or a failure); the map's ranking kept
-    for refits."""
+def _build_in_child(post, heard, req, root, ruler, query, focus, path_filter, tokens):
+    """In the child: the map built as ``MapState`` builds it; once its files are scanned,
+    their definitions posted, then the pack's files past the map's cut looked up in the
+    scan cache (when the pack has said which: ``MapJob.look_up``), then its ranks and text
+    (or a failure); the map's ranking and scan cache kept for requests."""
     from ctxtools.errors import CtxError, ResourceError
     from ctxtools.repomap.core import build_map
 
     def scanned(ss) -> None:
         blobs = {s.rel: marshal.dumps(tuple(map(tuple, s.defs))) for s in ss.scans}
         post(("scanned", blobs, sorted(path_filter.used) if path_filter is not None else []))
+        post(("defs", _defs_in_child(ss.cache, heard() or [])))
 
     try:
         m = build_map(
@@ -119,22 +147,68 @@ def _build_in_child(post, req, root, ruler, query, focus, path_filter, tokens):
         post(("failed", str(exc)))
         return None
     post(("ok", {f.rel: f.rank for f in m.files}, m.text))
-    return m.refit
+    refit = m.refit
+    del m
+    _give_back()
+    return refit
+
+
+def _give_back() -> None:
+    """In the child, idle from now on but for refits: what the map's build left (the scan
+    cache, the scans, the graph) freed and handed back to the system, so that the two
+    processes together weigh little more than the pack alone (kafka: the child went from
+    99 MB of the pair's 257 to ... after this)."""
+    import gc
+
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None)
+            if hasattr(libc, "malloc_trim"):
+                libc.malloc_trim(0)
+        except (OSError, AttributeError, ImportError):
+            pass
 
 
 def _refit_in_child(ruler):
-    def refit(kept, tokens: int):
+    """In the child, the answer to a request ("fit", tokens): the map fitted to another
+    budget."""
+
+    def serve(state, request):
         from ctxtools.errors import CtxError, ResourceError
         from ctxtools.repomap.core import refit_map
 
         try:
-            return ("ok", refit_map(kept, tokens, ruler))
+            return ("ok", refit_map(state, request[1], ruler))
         except ResourceError as exc:
             return ("resource", str(exc))
         except (CtxError, OSError) as exc:
             return ("failed", str(exc))
 
-    return refit
+    return serve
+
+
+def _defs_in_child(cache, asked) -> dict[str, bytes | None] | None:
+    """What ``pack.choose._cached_defs`` gives for each file ASKED, from the child's scan
+    cache (saved after, as the pack saves it), as marshal blobs; None without a cache."""
+    if cache is None:
+        return None
+    from ctxtools.fsutil import read_whole
+    from ctxtools.pack.choose import _cached_defs, _keep_scans
+
+    out: dict[str, bytes | None] = {}
+    for rel, path, stat in asked:
+        try:
+            data = read_whole(path)
+        except OSError:
+            out[rel] = None  # (the pack scans the bytes it holds)
+            continue
+        defs = _cached_defs(cache, rel, path, data, stat)
+        out[rel] = None if defs is None else marshal.dumps(tuple(map(tuple, defs)))
+    _keep_scans(cache)
+    return out
 
 
 def _definition():

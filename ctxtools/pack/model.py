@@ -59,6 +59,7 @@ class PackRequest:
     min_score: float | None = None
     fill: bool = False  # fill the budget past the relevance floor
     listed: Sequence[str] = ()  # --files-from: candidates, not named
+    jobs: int | None = None  # --jobs: processes (None: 2 for a big tree, several CPUs)
     include: Sequence[str] = ()  # --include GLOB: candidates whatever the noise rules say
     exclude: Sequence[str] = ()  # --exclude GLOB: never candidates
     output: str | None = None  # -o FILE: never a candidate

@@ -143,7 +143,7 @@ def test_ctrl_c_to_the_group_ends_the_workers_quietly(tmp_path):
 # --- Background: one computation in a child, then answers from what it built ---------
 
 
-def _build_table(post):
+def _build_table(post, heard):
     """Posts where it runs and what it built, in two steps; keeps the table (its STATE)."""
     post(("started", os.getpid()))
     table = {n: n * n for n in range(100)}
@@ -179,12 +179,12 @@ def test_background_runs_in_a_child_and_answers_from_its_state():
             job.receive()  # START posted two
 
 
-def _fail(post):
+def _fail(post, heard):
     post("scanned")
     raise ValueError("the map could not be ranked")
 
 
-def _die(post):
+def _die(post, heard):
     post("scanned")
     os._exit(3)
 
@@ -203,7 +203,7 @@ def test_background_raises_what_the_child_raised_or_that_it_died():
     assert children_of(os.getpid()) == []
 
 
-def _slow_start(post):
+def _slow_start(post, heard):
     time.sleep(30)
 
 
@@ -217,3 +217,45 @@ def test_background_closed_while_at_work_leaves_no_child():
     assert time.monotonic() - began < 5
     assert children_of(os.getpid()) == []
     job.close()  # twice: nothing more to do
+
+
+def test_background_asked_before_its_posts_are_read_keeps_them():
+    from ctxtools.forked import Background
+
+    with Background(_build_table, _look_up) as job:
+        with pytest.raises(RuntimeError, match="posts were read"):
+            job.ask(7)  # ("started", pid) is still to be read: kept, not lost
+        assert job.receive()[0] == "started"
+        assert job.receive() == ("built", 100)
+        assert job.ask(7)[0] == 49
+    with Background(_fail, _look_up) as job:
+        assert job.receive() == "scanned"
+        with pytest.raises(RuntimeError, match="posts were read"):
+            job.ask(7)  # START failed: its failure is kept for receive()
+        with pytest.raises(ValueError, match="could not be ranked"):
+            job.receive()
+
+
+def _halfway(post, heard):
+    """Posts a table, waits to hear which entries are wanted, posts them, then goes on."""
+    table = {n: n * n for n in range(10)}
+    post(sorted(table))
+    wanted = heard()
+    post({n: table[n] for n in wanted})
+    post("ranked")
+    return table
+
+
+def test_background_hears_this_process_halfway():
+    from ctxtools.forked import Background
+
+    with Background(_halfway, _look_up) as job:
+        assert job.receive() == list(range(10))
+        job.tell([2, 3])
+        assert job.receive() == {2: 4, 3: 9}
+        assert job.receive() == "ranked"
+        assert job.ask(4)[0] == 16
+    assert children_of(os.getpid()) == []
+    with Background(_halfway, _look_up) as job:
+        job.receive()  # closed while the child waits to hear: it is ended all the same
+    assert children_of(os.getpid()) == []

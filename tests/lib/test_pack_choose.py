@@ -60,7 +60,7 @@ def test_no_cycle_collection_while_a_pack_is_built(tmp_path, monkeypatch):
     seen = []
     real = choose.Chooser._rank
     monkeypatch.setattr(
-        choose.Chooser, "_rank", lambda self, reach: seen.append(gc.isenabled()) or real(self, reach)
+        choose.Chooser, "_rank", lambda self, r: seen.append(gc.isenabled()) or real(self, r)
     )
     assert gc.isenabled()
     plain = build_pack(req, ruler=HeuristicRuler())

@@ -111,21 +111,31 @@ def test_a_focus_changed_by_the_checks_builds_the_map_here(tree, tmp_path, monke
     assert _pack(tree, tmp_path / "store-here", **extra) == via_job
 
 
-def _dies(post, *args):
+def _dies(post, heard, *args):
     os._exit(3)
 
 
-def _raises(post, *args):
+def _raises(post, heard, *args):
     raise MemoryError("no room for the scan")
 
 
-def _dies_ranking(post, *args):
+def _dies_ranking(post, heard, *args):
     post(("scanned", {}, []))  # (no definitions: the pack's ranking scans its files itself)
+    heard()
+    post(("defs", None))  # (no cache: the pack opens it itself)
     os._exit(3)
 
 
-def _raises_ranking(post, *args):
+def _dies_looking_up(post, heard, *args):
     post(("scanned", {}, []))
+    heard()
+    os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
+
+
+def _raises_ranking(post, heard, *args):
+    post(("scanned", {}, []))
+    heard()
+    post(("defs", None))
     raise MemoryError("no room for the ranking")
 
 
@@ -135,9 +145,10 @@ def _raises_ranking(post, *args):
         (_dies, ["scanned"]),
         (_raises, ["scanned"]),
         (_dies_ranking, ["scanned", "result"]),
+        (_dies_looking_up, ["scanned", "result"]),
         (_raises_ranking, ["scanned", "result"]),
     ],
-    ids=["dies", "raises", "dies-ranking", "raises-ranking"],
+    ids=["dies", "raises", "dies-ranking", "dies-looking-up", "raises-ranking"],
 )
 def test_a_child_that_fails_leaves_the_map_to_this_process(
     tree, tmp_path, monkeypatch, watched, child, calls
@@ -159,8 +170,48 @@ def test_a_small_tree_or_one_cpu_keeps_the_map_here(monkeypatch):
     assert not mapjob.wanted(dataclasses.replace(req, use_map=False), 10 * mapjob.PARALLEL_MIN)
     monkeypatch.setattr(mapjob, "cpus", lambda: 2)
     assert mapjob.wanted(req, mapjob.PARALLEL_MIN)
+    # --jobs: 1 keeps the pack in one process; 2 or more forks the map whatever the tree
+    one, two = dataclasses.replace(req, jobs=1), dataclasses.replace(req, jobs=2)
+    assert not mapjob.wanted(one, 10 * mapjob.PARALLEL_MIN)
+    monkeypatch.setattr(mapjob, "cpus", lambda: 1)
+    assert mapjob.wanted(two, 3)
+    assert not mapjob.wanted(dataclasses.replace(two, use_map=False), 3)
+    monkeypatch.setattr(mapjob, "cpus", lambda: 2)
     seen = []  # a worker thread (ctx-mcp's): no fork
     worker = threading.Thread(target=lambda: seen.append(mapjob.wanted(req, 10**6)))
     worker.start()
     worker.join()
     assert seen == [False]
+
+
+def test_files_past_the_map_s_cut_are_looked_up_by_the_child(tree, tmp_path, monkeypatch, watched):
+    # More files than the map takes (--max-files): the pack ranks some the map did not
+    # scan. Their definitions come from the scan cache the child loaded, never loaded here.
+    from ctxtools.pack import choose
+    from ctxtools.repomap.core import build_map
+
+    monkeypatch.setitem(build_map.__wrapped__.__kwdefaults__, "max_files", 40)
+    asked, opened = [], []
+    real_look_up, real_open = mapjob.MapJob.look_up, choose._open_scan_cache
+    monkeypatch.setattr(
+        mapjob.MapJob, "look_up", lambda self, a: asked.append(len(a)) or real_look_up(self, a)
+    )
+    monkeypatch.setattr(choose, "_open_scan_cache", lambda *a: opened.append(1) or real_open(*a))
+    built = [_pack(tree, tmp_path / "store", tokens=6000) for _ in range(2)]
+    assert asked and all(asked) and opened == []
+    _serial(monkeypatch)
+    assert [_pack(tree, tmp_path / "store-here", tokens=6000) for _ in range(2)] == built
+    assert opened == []  # (the map's own cache, handed over in this process)
+
+
+def test_jobs_on_the_command_line(tree, tmp_path, script_runner):
+    """--jobs 1 and --jobs 2 give the same pack (the second built with the map in a child,
+    even for this small tree); a count out of range is a usage error."""
+    args = ["ctx-pack", "-q", "connect_7 drops the port", "--tokens", "3000", "."]
+    env = {**os.environ, "CTX_STORE": str(tmp_path / "store")}
+    one = script_runner.run([*args, "--jobs", "1"], env=env, cwd=tree)
+    two = script_runner.run([*args, "--jobs", "2"], env=env, cwd=tree)
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout == two.stdout and "connect_7" in one.stdout
+    bad = script_runner.run([*args, "--jobs", "0"], env=env, cwd=tree)
+    assert bad.returncode == 2 and "--jobs" in bad.stderr and "Traceback" not in bad.stderr
