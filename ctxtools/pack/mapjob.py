@@ -70,6 +70,7 @@ class MapJob:
 
         self._job = Background(start, _refit_in_child(ruler))
         self._looked = False  # the pack's files past the map's cut asked for (once)
+        self._listening = False  # the child waits to hear them (its map was cut short)
 
     def scanned(self) -> tuple:
         """("scanned", Definitions, the filter's globs the map's listing used), or
@@ -77,22 +78,25 @@ class MapJob:
         child raised) when the map must be built here instead."""
         value = self._job.receive()
         if value[0] == "scanned":
+            self._listening = value[3]
             return ("scanned", Definitions(value[1]), value[2])
         return value
 
     def result(self) -> tuple:
         """("ok", ranks, text) or ("failed"/"resource", message), after ``scanned``."""
-        if not self._looked:
+        if self._listening and not self._looked:
             self.look_up([])  # (the child waits to hear it before it ranks)
         return self._job.receive()
 
     def look_up(self, asked: list[tuple]) -> dict[str, tuple | None] | None:
         """rel -> definitions (or None) of each file ASKED, (rel, path, stat), as the child
         finds it in the scan cache it loaded (``pack.choose._cached_defs``); asked once,
-        after ``scanned`` and before the child ranks; None when the child cannot answer
-        (the pack then opens the scan cache itself)."""
-        if self._looked:
-            return None
+        after ``scanned`` and before the child ranks, when its map was cut short (else the
+        child ranks at once); None when the child cannot answer (the pack then opens the
+        scan cache itself)."""
+        if self._looked or not self._listening:  # (a map not cut short scanned them all:
+            self._looked = True  # one the pack has and the map has not is looked up here)
+            return {} if not asked else None
         self._looked = True
         try:
             self._job.tell(asked)
@@ -125,8 +129,11 @@ def _build_in_child(post, heard, req, root, ruler, query, focus, path_filter, to
 
     def scanned(ss) -> None:
         blobs = {s.rel: marshal.dumps(tuple(map(tuple, s.defs))) for s in ss.scans}
-        post(("scanned", blobs, sorted(path_filter.used) if path_filter is not None else []))
-        post(("defs", _defs_in_child(ss.cache, heard() or [])))
+        used = sorted(path_filter.used) if path_filter is not None else []
+        listening = bool(ss.truncated)  # (only a map cut short leaves files to look up)
+        post(("scanned", blobs, used, listening))
+        if listening:
+            post(("defs", _defs_in_child(ss.cache, heard() or [])))
         ss.cache = None  # (nothing after the lookups needs it: let go before the ranking)
 
     try:

@@ -120,20 +120,20 @@ def _raises(post, heard, *args):
 
 
 def _dies_ranking(post, heard, *args):
-    post(("scanned", {}, []))  # (no definitions: the pack's ranking scans its files itself)
+    post(("scanned", {}, [], True))  # (no definitions: the pack's ranking scans its files itself)
     heard()
     post(("defs", None))  # (no cache: the pack opens it itself)
     os._exit(3)
 
 
 def _dies_looking_up(post, heard, *args):
-    post(("scanned", {}, []))
+    post(("scanned", {}, [], True))
     heard()
     os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
 
 
 def _raises_ranking(post, heard, *args):
-    post(("scanned", {}, []))
+    post(("scanned", {}, [], True))
     heard()
     post(("defs", None))
     raise MemoryError("no room for the ranking")
