@@ -242,6 +242,9 @@ class LazyRanks(Mapping):
     def __getitem__(self, rel: str) -> float:
         return self._got()[rel]
 
+    def get(self, rel: str, default=None):  # (the dict's own: a file's rank is asked often)
+        return self._got().get(rel, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._got())
 
