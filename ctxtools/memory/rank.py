@@ -147,10 +147,13 @@ def rank_memory(
 # The semantic part of a TF-IDF score: SEMANTIC_WEIGHT x (the chunk's cosine with the task
 # - the median cosine over the chunks), when positive. Above the median only, so a task
 # about nothing in the corpus (every cosine alike) gains nothing and the threshold's rule
-# still holds. Measured with bench/bench_memory_eval.py (hit@3 / precision@1 / recall@5):
-# Django's docs set 0.861/0.696/0.665 -> 0.911/0.747/0.718; the libuv set (written for
-# this, before ranking) 0.692/0.500/0.522 -> 0.769/0.577/0.535 (the docstring of
-# bench/bench_semantic.py has the sweep).
+# still holds. Measured with bench/bench_memory_eval.py (hit@3 / precision@1 / recall@5),
+# with the static model: Django's docs set 0.861/0.696/0.665 -> 0.911/0.747/0.718; the
+# libuv set (written for this, before ranking) 0.692/0.500/0.522 -> 0.769/0.577/0.535
+# (the docstring of bench/bench_semantic.py has the sweep). With the encoder (the model
+# when installed): Django 0.962/0.835/0.774, the Cargo book 0.567/0.400/0.422 (0.200 with
+# the static model), libuv (held out, run once) 0.923/0.615/0.628; the weight 1.0 was
+# best of 0.5, 1 and 2 on the first two (bench/bench_semantic_models.py).
 SEMANTIC_WEIGHT = 1.0
 
 
@@ -161,7 +164,8 @@ def _semantic_parts(state, task: str, notes: list[str]) -> list[float] | None:
 
     if not semantic.enabled():
         return None
-    model = semantic.load_memory()
+    path = state.cache.path  # <store>/memory/x.bin, or None (no cache: no store either)
+    model = semantic.load_memory(path.parent.parent if path is not None else None)
     if model is None:
         notes.append(semantic.MISSING)
         return None

@@ -13,6 +13,9 @@ model (``semantic.Model``), it reads words in context: "library" the dependency 
 "Library" the section title are told apart by the sentence around them. Chosen by
 measurement (bench/bench_semantic_models.py, whose docstring has the figures).
 
+Its first load keeps a folded copy of the model in the store (the int8 weights made
+float32 once, in a file onnxruntime maps), which later loads read: see ``open_session``.
+
 Deterministic: one thread (``intra_op_num_threads=1``, sequential execution), one text a
 run (no batch: padding and batch-wide arithmetic would make a text's vector depend on its
 companions), so the same text gives the same bytes.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 NAME = "minilm-l6-v2-int8"  # keys the cached vectors: another model's are never mixed in
 DIM = 384
@@ -67,24 +71,10 @@ class Encoder:
     name = NAME
     dim = DIM
 
-    def __init__(self, model: str, tokenizer: str):
-        import onnxruntime as ort
+    def __init__(self, model: str, tokenizer: str, root=None):
         from tokenizers import Tokenizer
 
-        from ctxtools.memofile import release_large_buffers
-
-        # Loading folds the int8 weights into float32 ones (fast runs), freeing large
-        # buffers on the way; with glibc's mmap threshold fixed they go back to the system
-        # (RSS +98 MB for the session, not +166 MB: bench_semantic_models.py cost).
-        release_large_buffers()
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.log_severity_level = 3  # (errors only: a failed load raises, and is None)
-        self.session = ort.InferenceSession(
-            model, sess_options=opts, providers=["CPUExecutionProvider"]
-        )
+        self.session = open_session(model, root)
         names = {i.name for i in self.session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= names:
             raise ValueError("unexpected model inputs")
@@ -132,13 +122,117 @@ class Encoder:
         return self.embed([text])[0]
 
 
-def load_encoder() -> Encoder | None:
-    """The encoder, or None when the extra's files (or onnxruntime, tokenizers, numpy)
-    are missing or damaged."""
+def load_encoder(root=None) -> Encoder | None:
+    """The encoder, its folded copy kept under ROOT (the store; None: folded in memory
+    each time), or None when the extra's files (or onnxruntime, tokenizers, numpy) are
+    missing or damaged."""
     files = encoder_files()
     if files is None:
         return None
     try:
-        return Encoder(*files)
+        return Encoder(*files, root=root)
     except Exception:  # a runtime missing, a damaged or unexpected file: the static model
         return None
+
+
+# --- the folded model ------------------------------------------------------------------
+# Loading the shipped file folds its int8 weights into float32 ones (the runs are then
+# as fast as a float32 model's): +240 MB of RSS at the peak, +112 MB after. The folded
+# graph is kept once under the store, its weights in a file of their own that onnxruntime
+# maps: a later load takes 0.05 s and +51 MB, peak and after (bench_semantic_models.py).
+# Both ways give the same vectors, bit for bit (the same optimizations: the extended
+# level's fusions, which are onnxruntime's CPU ones, not a processor's).
+
+FOLDED = "weights.bin"  # the folded weights, beside the folded graph ("model.onnx")
+
+
+def folded_dir(root) -> Path:
+    """Where the folded model is kept: by the runtime's version (another may fold or
+    read otherwise) and the shipped file's size."""
+    import onnxruntime as ort
+
+    return Path(root) / "semantic" / f"{NAME}-{MODEL_SIZE}-ort{ort.__version__}"
+
+
+def _options(level_name: str):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level_name)
+    opts.log_severity_level = 3  # (errors only: a failed load raises)
+    return opts
+
+
+def _session(path: str, opts):
+    import onnxruntime as ort
+
+    return ort.InferenceSession(path, sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def open_session(model: str, root=None):
+    """An onnxruntime session of MODEL: from its folded copy under ROOT (made there the
+    first time), or folded in memory when there is no usable store."""
+    from ctxtools.memofile import release_large_buffers
+
+    # (folding frees large buffers; with glibc's mmap threshold fixed, back to the system)
+    release_large_buffers()
+    if root is not None:
+        where = folded_dir(root)
+        if not (where / "model.onnx").is_file():
+            _fold(model, where)
+        if _intact(where):
+            try:
+                return _session(str(where / "model.onnx"), _options("ORT_DISABLE_ALL"))
+            except Exception:  # (a damaged copy: folded again below, in memory)
+                pass
+    return _session(model, _options("ORT_ENABLE_EXTENDED"))
+
+
+def _fold(model: str, where: Path) -> None:
+    """Write MODEL folded into WHERE (a directory made whole or not at all: built beside
+    it, then renamed; another process's made first is kept). An unwritable store is no
+    error: the model is folded in memory instead."""
+    import shutil
+    import tempfile
+
+    tmp = None
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".fold-", dir=where.parent))
+        opts = _options("ORT_ENABLE_EXTENDED")
+        opts.optimized_model_filepath = str(tmp / "model.onnx")
+        ext = "session.optimized_model_external_initializers_"
+        opts.add_session_config_entry(ext + "file_name", FOLDED)
+        opts.add_session_config_entry(ext + "min_size_in_bytes", "1024")
+        _session(model, opts)  # (it writes the folded files as it is made)
+        (tmp / "digest").write_text(_digest(tmp / FOLDED))
+        os.rename(tmp, where)
+        tmp = None
+    except Exception:  # an unwritable store, a lost race: the copy there, or none
+        pass
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _digest(path: Path) -> str:
+    """The xxh3-64 of the file at PATH, read a MiB at a time."""
+    import xxhash
+
+    h = xxhash.xxh3_64()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _intact(where: Path) -> bool:
+    """Whether the folded copy in WHERE is whole: its weights' digest the one written
+    with them (a truncated or altered file would load, or give other vectors)."""
+    try:
+        return (where / "digest").read_text() == _digest(where / FOLDED)
+    except OSError:
+        return False

@@ -87,17 +87,17 @@ def load() -> Model | None:
     return model
 
 
-def load_memory():
+def load_memory(root=None):
     """The model the memory ranking uses, loaded once per process: the sentence encoder
-    (``retrieval.encoder``, the extra's all-MiniLM-L6-v2) when installed, else the static
-    model; None when neither is. (ctx-pack's chunk rerank keeps the static model: it
-    embeds up to 60 files' chunks for a task, which the encoder would take seconds to do
-    cold.)"""
+    (``retrieval.encoder``, the extra's all-MiniLM-L6-v2; its folded copy kept under
+    ROOT, the store) when installed, else the static model; None when neither is.
+    (ctx-pack's chunk rerank keeps the static model: it embeds up to 60 files' chunks for
+    a task, which the encoder would take seconds to do cold.)"""
     if _memory:
         return _memory[0]
     from ctxtools.retrieval.encoder import load_encoder
 
-    model = load_encoder() or load()
+    model = load_encoder(root) or load()
     _memory.append(model)
     return model
 

@@ -259,3 +259,42 @@ def test_stored_vectors_compared_a_block_at_a_time_give_the_whole_matrixs_cosine
     q = vecs[0]
     assert semantic.cosines(q, lazy) == semantic.cosines(q, whole)
     assert semantic.cosines(q, lazy)[keys.index("k3")] != semantic.cosines(q, lazy)[1]
+
+
+def test_the_folded_model_is_kept_in_the_store_and_checked(tmp_path, monkeypatch):
+    """The encoder's folded graph and weights are written once under the store and read
+    from there after (0.05 s, no fold's peak); an altered weights file is not used; every
+    way gives the same vector, bit for bit."""
+    fresh = encoder.load_encoder(None).vector(PARAPHRASE)
+    opened: list[str] = []
+    real = encoder._session
+
+    def spy(path, opts):
+        opened.append(path)
+        return real(path, opts)
+
+    monkeypatch.setattr(encoder, "_session", spy)
+    first = encoder.load_encoder(tmp_path).vector(PARAPHRASE)  # folds, writes, reads back
+    where = encoder.folded_dir(tmp_path)
+    assert sorted(p.name for p in where.iterdir()) == ["digest", "model.onnx", "weights.bin"]
+    assert opened[-1] == str(where / "model.onnx")
+    opened.clear()
+    again = encoder.load_encoder(tmp_path).vector(PARAPHRASE)
+    assert opened == [str(where / "model.onnx")]  # no fold this time
+    assert first.tobytes() == again.tobytes() == fresh.tobytes()
+    with open(where / encoder.FOLDED, "r+b") as f:  # one byte of the weights altered
+        f.seek(4096)
+        byte = f.read(1)
+        f.seek(4096)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    opened.clear()
+    assert encoder.load_encoder(tmp_path).vector(PARAPHRASE).tobytes() == fresh.tobytes()
+    assert opened == [encoder.encoder_files()[0]]  # folded in memory instead
+
+
+def test_an_unwritable_store_folds_the_model_in_memory(tmp_path):
+    root = tmp_path / "store"
+    root.write_text("a file, not a directory")
+    model = encoder.load_encoder(root)
+    assert model is not None and model.vector(PARAPHRASE).any()
+    assert [p.name for p in tmp_path.iterdir()] == ["store"]
