@@ -230,14 +230,16 @@ def embedded(model, texts: list[str], tag: str):
     return mat
 
 
-def lexical(spec: dict):
+def lexical(spec: dict, offtopic: bool = False):
+    """The queries (and with OFFTOPIC, the off-topic ones after them, as {"query": ...}),
+    the chunks in file order, and each query's TF-IDF score of each chunk."""
     from memory_corpus import ensure_docs, ensure_root
 
     from ctxtools.memory import rank_memory
 
     os.chdir(ensure_root(spec) if "root" in spec else ensure_docs())
     store = tempfile.mkdtemp(prefix="ctx-semantic-models-")
-    queries = spec["queries"]
+    queries = spec["queries"] + ([{"query": t} for t in spec["offtopic"]] if offtopic else [])
     ranked = [rank_memory(["."], q["query"], store=store) for q in queries]
     base = sorted(ranked[0].chunks, key=lambda s: (s.chunk.file, s.chunk.start))
     where = {(s.chunk.file, s.chunk.start): i for i, s in enumerate(base)}
@@ -278,6 +280,97 @@ def rank(names: list[str], files: Path | None, variants: list[str]) -> None:
                 for w in WEIGHTS:
                     evaluate(f"tfidf + {w} x {name} ({variant})", queries, base, fused(lex, cos, w))
         os.chdir(cwd)
+
+
+CASCADE_KS = (20, 40, 80, 150)
+
+
+def cascade() -> None:
+    """The memory ranking's cascade (``memory.rank.CANDIDATES``), simulated for each K:
+    the encoder reads only the candidates -- the K best by the cheap score (TF-IDF +
+    WordLlama's part) and, with "+words", the K best by TF-IDF -- and the others keep
+    TF-IDF alone. The median the cosines are taken above: the candidates' ("mid" not
+    said), the candidates' and 32 sections' evenly spaced through the corpus ("mid:
+    cand+sample32"), or the sampled sections' alone ("mid: sample32", "sample64": the
+    library's). Prints hit@3 / precision@1, the sections kept a question and the share
+    of the labelled ones kept (the library's threshold), the off-topic questions' kept
+    sections and the sections encoded a question (the sample's counted in). The vectors
+    are ``rank``'s cached minilm6@128 (raw) and wordllama (prose) ones."""
+    from ctxtools.retrieval import semantic
+
+    os.environ["CTX_SEMANTIC"] = "0"
+    cwd = os.getcwd()
+    enc, wl = load("minilm6@128", None), semantic.load()
+    for path in SETS:
+        spec = json.loads(path.read_text())
+        queries, base, lex = lexical(spec, offtopic=True)
+        n_on = len(spec["queries"])
+        print(f"{path.name}: {n_on} queries, {len(base):,} chunks")
+        emat = embedded(enc, chunk_texts(base, "raw"), f"{path.stem}-raw")
+        wmat = embedded(wl, chunk_texts(base, "prose"), f"{path.stem}-prose")
+        ecos = [semantic.cosines(enc.vector(q["query"]), emat) for q in queries]
+        wcos = [semantic.cosines(wl.vector(semantic.prose(q["query"])), wmat) for q in queries]
+        cheap = fused(lex, wcos, 1.0)
+        n = len(base)
+        variants = [(0, True, "")] + [
+            (k, words, samp)
+            for k in CASCADE_KS
+            for words in (True, False)
+            for samp in ("", "+32", "32", "64")
+        ]
+        for k, words, samp in variants:
+            sample = [i * n // int(samp[-2:]) for i in range(int(samp[-2:]))] if samp else []
+            out, sizes = [], []
+            for i in range(len(queries)):
+                sc, m = _cascaded(
+                    lex[i], cheap[i], ecos[i], k, words, sample, samp[:1] == "+", base
+                )
+                out.append(sc)
+                sizes.append(m)
+            name = "all sections" if k == 0 else f"K {k}"
+            name += " +words" * (k > 0 and words)
+            if samp:
+                name += (" mid: cand+sample" if samp[:1] == "+" else " mid: sample") + samp[-2:]
+            evaluate(name, queries[:n_on], base, out[:n_on])
+            _kept(queries, n_on, base, out, sizes)
+        os.chdir(cwd)
+
+
+def _kept(queries, n_on, base, out, sizes) -> None:
+    from ctxtools.memory.threshold import threshold_for
+
+    kept = []
+    for sc in out:
+        limit = threshold_for("tfidf+semantic", sc, None)["threshold"]
+        kept.append({i for i, x in enumerate(sc) if x > 0 and round(x, 6) >= limit})
+    rel = got = 0
+    for q, ks in zip(queries[:n_on], kept, strict=False):
+        have = {(base[i].chunk.file.removeprefix("./"), base[i].chunk.heading) for i in ks}
+        rel += len(relevant(q))
+        got += len(relevant(q) & have)
+    print(
+        f"  {'':<40} kept/q {sum(map(len, kept[:n_on])) / n_on:.1f}  labelled kept "
+        f"{got / rel:.3f}  off-topic kept {sum(map(len, kept[n_on:]))}; encoded a "
+        f"question {sum(sizes) / len(sizes):.0f} (max {max(sizes)})"
+    )
+
+
+def _cascaded(lex, cheap, cos, k, words, sample, with_cand, base):
+    """The fused scores when the encoder reads the candidates (and SAMPLE for the
+    median); K 0: every section. Also the number of sections encoded."""
+
+    def best(sc):
+        key = lambda i: (-sc[i], base[i].chunk.file, base[i].chunk.start)  # noqa: E731
+        return set(sorted(range(len(sc)), key=key)[:k])
+
+    cand = set(range(len(lex))) if k == 0 else best(cheap) | (best(lex) if words else set())
+    vals = sorted(cos[i] for i in ((cand if with_cand or not sample else set()) | set(sample)))
+    mid = vals[len(vals) // 2]
+    out = [
+        a + max(0.0, c - mid) if i in cand else a
+        for i, (a, c) in enumerate(zip(lex, cos, strict=True))
+    ]
+    return out, len(cand | set(sample))
 
 
 def rss_mb() -> float:
@@ -326,13 +419,15 @@ def cost(name: str, files: Path | None) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=("rank", "cost"))
+    ap.add_argument("what", choices=("rank", "cost", "cascade"))
     ap.add_argument("model", nargs="?", default="minilm6")
     ap.add_argument("--models", default="wordllama,minilm6,minilm3")
     ap.add_argument("--variants", default="raw,prose")
     ap.add_argument("--files", type=Path, default=None)
     args = ap.parse_args()
-    if args.what == "rank":
+    if args.what == "cascade":
+        cascade()
+    elif args.what == "rank":
         rank(args.models.split(","), args.files, args.variants.split(","))
     else:
         cost(args.model, args.files)

@@ -70,6 +70,7 @@ class Encoder:
 
     name = NAME
     dim = DIM
+    bounded = True  # slow (36 ms a text): the memory ranking gives it candidates only
 
     def __init__(self, model: str, tokenizer: str, root=None):
         from tokenizers import Tokenizer
