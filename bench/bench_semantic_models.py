@@ -81,8 +81,32 @@ second core. A memory ranking of the Cargo book with ctx-excerpt --memory: the f
 0.14 -> 59.4 s (1,715 sections embedded, the model folded); warm 0.15 -> 0.40 s, peak
 RSS 37 -> 148 MB.)
 
+The cascade (``cascade``: the encoder reads only the candidates, the others keep TF-IDF;
+``memory.rank.CANDIDATES``). hit@3 / precision@1, sections kept a question / share of
+the labelled sections kept, sections encoded a question (the sample's included); no
+variant keeps a section for an off-topic question:
+
+    Django docs (79 q)            rank        kept       encoded   Cargo (30 q)  kept       encoded
+    all sections (before)         .962/.835   2.2/.481   6,322     .567/.400     1.3/.233   1,715
+    K 80 + words, candidates' med .962/.835   1.7/.404   110       .567/.400     0.6/.151   125
+    K 20 + words, sample's median .962/.835   2.2/.477   91        .567/.367     1.1/.192   96
+    K 20,         sample's median .949/.823   2.2/.468   84        .533/.400     1.0/.192   83
+    K 40 + words, sample's median .962/.835   2.2/.477   118       .533/.367     1.2/.205   126
+    K 80 + words, sample's median .962/.835   2.2/.477   173       .567/.400     1.2/.219   184
+      (chosen)
+    K 80,         sample's median .949/.823   2.2/.472   143       .567/.433     1.2/.219   141
+    K 150 + words, sample's med.  .962/.835   2.2/.481   272       .567/.400     1.2/.219   283
+
+("+ words": the K best by TF-IDF are candidates too; the sample: 64 sections evenly
+spaced. The candidates' own median is biased up and cuts what is kept.) In the library
+(bench_memory_eval.py), K 80: Django .962/.835, recall@5 .774 -> .773; Cargo .567/.400,
+.422 -> .411; libuv (held out, once) .923/.615/.628, unchanged. ctx-excerpt --memory with
+an empty store: Cargo 59.4 -> 7.9 s (peak RSS 297 MB: the model's fold), warm 0.34 s (159
+MB), another question on that store 4.1 s; Django's docs 11.0 s, warm 0.55 s.
+
 Run: .venv/bin/python bench/bench_semantic_models.py rank [--models ...] [--files DIR]
      .venv/bin/python bench/bench_semantic_models.py cost minilm6 [--files DIR]
+     .venv/bin/python bench/bench_semantic_models.py cascade  (after rank: its vectors)
 """
 
 from __future__ import annotations

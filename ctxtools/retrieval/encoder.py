@@ -13,6 +13,9 @@ model (``semantic.Model``), it reads words in context: "library" the dependency 
 "Library" the section title are told apart by the sentence around them. Chosen by
 measurement (bench/bench_semantic_models.py, whose docstring has the figures).
 
+The memory ranking gives it only its candidates (``memory.rank.CANDIDATES``: the best
+sections by the cheaper scores, and a sample for the median), not every section.
+
 Its first load keeps a folded copy of the model in the store (the int8 weights made
 float32 once, in a file onnxruntime maps), which later loads read: see ``open_session``.
 
