@@ -119,7 +119,7 @@ def rank_memory(
         scores = state.score_hashing(qwords)
     elif method == "tfidf":
         scores = state.score_tfidf(qwords)
-    sem = _semantic_parts(state, task, notes) if method == "tfidf" else None
+    sem = _semantic_parts(state, task, notes, scores) if method == "tfidf" else None
     if sem is not None:
         scores = [s + p for s, p in zip(scores, sem, strict=True)]
     chunks = state.chunks()
@@ -147,29 +147,87 @@ def rank_memory(
 # The semantic part of a TF-IDF score: SEMANTIC_WEIGHT x (the chunk's cosine with the task
 # - the median cosine over the chunks), when positive. Above the median only, so a task
 # about nothing in the corpus (every cosine alike) gains nothing and the threshold's rule
-# still holds. Measured with bench/bench_memory_eval.py (hit@3 / precision@1 / recall@5):
-# Django's docs set 0.861/0.696/0.665 -> 0.911/0.747/0.718; the libuv set (written for
-# this, before ranking) 0.692/0.500/0.522 -> 0.769/0.577/0.535 (the docstring of
-# bench/bench_semantic.py has the sweep).
+# still holds. Measured with bench/bench_memory_eval.py (hit@3 / precision@1 / recall@5),
+# with the static model: Django's docs set 0.861/0.696/0.665 -> 0.911/0.747/0.718; the
+# libuv set (written for this, before ranking) 0.692/0.500/0.522 -> 0.769/0.577/0.535
+# (the docstring of bench/bench_semantic.py has the sweep). With the encoder (the model
+# when installed): Django 0.962/0.835/0.774, the Cargo book 0.567/0.400/0.422 (0.200 with
+# the static model), libuv (held out, run once) 0.923/0.615/0.628; the weight 1.0 was
+# best of 0.5, 1 and 2 on the first two (bench/bench_semantic_models.py).
 SEMANTIC_WEIGHT = 1.0
 
 
-def _semantic_parts(state, task: str, notes: list[str]) -> list[float] | None:
+# The encoder reads a section in about 36 ms, so it reads only the candidates: the
+# CANDIDATES best sections by the cheap score (TF-IDF + the static model's part, as ranked
+# before the encoder; about 1 ms a section) and the CANDIDATES best by TF-IDF alone. The
+# others keep TF-IDF alone (no semantic part: the scale every score is on, so the noise
+# floor holds). The median is the corpus's, estimated on SAMPLE sections evenly spaced
+# through it (the same for every task: read once); the candidates' own median, biased up,
+# cut the sections kept (Cargo 1.3 -> 0.6 a question). Every section is read in a corpus
+# of at most CANDIDATES. On the tuning sets (bench/bench_semantic_models.py cascade;
+# hit@3 / precision@1, sections kept a question / share of the labelled ones kept), with
+# every section read: Django 0.962/0.835, 2.2/0.481; Cargo 0.567/0.400, 1.3/0.233. K 20:
+# 0.962/0.835, 2.2/0.477; 0.567/0.367, 1.1/0.192. K 40: 0.962/0.835; 0.533/0.367. K 80:
+# 0.962/0.835, 2.2/0.477; 0.567/0.400, 1.2/0.219 (with the sample, 173 and 184 sections
+# read a question, at most 224). No off-topic question keeps a section. libuv (held out,
+# run once with K 80): 0.923/0.615, recall@5 0.628, as with every section read. Cost
+# (ctx-excerpt --memory, an empty store): the Cargo book 59 s -> 7.9 s, Django's docs
+# (6,322 sections) about 4 min -> 11.0 s; warm 0.34 s and 0.55 s.
+CANDIDATES = 80
+SAMPLE = 64
+
+
+def _semantic_parts(state, task: str, notes: list[str], lex: list[float]) -> list[float] | None:
     """Each chunk's semantic part, or None (the extra missing: said in a note; or turned
-    off with CTX_SEMANTIC=0)."""
+    off with CTX_SEMANTIC=0). LEX: the chunks' TF-IDF scores (the encoder's candidates)."""
     from ctxtools.retrieval import semantic
 
     if not semantic.enabled():
         return None
-    model = semantic.load()
+    path = state.cache.path  # <store>/memory/x.bin, or None (no cache: no store either)
+    model = semantic.load_memory(path.parent.parent if path is not None else None)
     if model is None:
         notes.append(semantic.MISSING)
         return None
-    cos = state.score_semantic(task, model)
+    n = len(lex)
+    if not getattr(model, "bounded", False) or n <= CANDIDATES:  # every chunk read
+        return _above_median(state.score_semantic(task, model))
+    cand = _candidates(state, task, lex)
+    sample = [i * n // SAMPLE for i in range(SAMPLE)]
+    read = sorted(set(cand) | set(sample))
+    cos = dict(zip(read, state.score_semantic(task, model, only=read), strict=True))
+    mid = sorted(cos[i] for i in sample)[SAMPLE // 2]
+    parts = [0.0] * n
+    for i in cand:
+        parts[i] = round(SEMANTIC_WEIGHT * max(0.0, cos[i] - mid), 6)
+    return parts
+
+
+def _above_median(cos: list[float]) -> list[float]:
+    """SEMANTIC_WEIGHT x (each cosine - the median of COS), when positive."""
     if not cos:
         return []
     mid = sorted(cos)[len(cos) // 2]
     return [round(SEMANTIC_WEIGHT * max(0.0, c - mid), 6) for c in cos]
+
+
+def _candidates(state, task: str, lex: list[float]) -> list[int]:
+    """The indexes (ascending) of the chunks the encoder reads: the CANDIDATES best by
+    TF-IDF + the static model's part (TF-IDF alone without the static model) and the
+    CANDIDATES best by TF-IDF; ties go to the earlier chunk."""
+    from ctxtools.retrieval import semantic
+
+    n = len(lex)
+    cheap = lex
+    static = semantic.load()
+    if static is not None:
+        parts = _above_median(state.score_semantic(task, static))
+        cheap = [a + b for a, b in zip(lex, parts, strict=True)]
+
+    def best(scores: list[float]) -> list[int]:
+        return sorted(range(n), key=lambda i: (-scores[i], i))[:CANDIDATES]
+
+    return sorted(set(best(cheap)) | set(best(lex)))
 
 
 def _check_request(method, embed_cmd, embed_timeout, min_score) -> list[str] | None:
@@ -336,34 +394,36 @@ class _State:
         self.stats = (fp, df, norms)
         return tfidf.scores(tfidf.term_counts(qwords), counts, df, norms)
 
-    def score_semantic(self, task: str, model) -> list[float]:
-        """The cosine of the task with every chunk (heading, file name and text, stop
-        words out), chunk vectors from the cache or computed once for new content."""
+    def score_semantic(self, task: str, model, only: list[int] | None = None) -> list[float]:
+        """The cosine of the task with every chunk (with ONLY, the chunks of those indexes,
+        in that order): heading, file name and text, as MODEL prepares them; chunk vectors
+        from the cache or computed once for new content. The cached vectors of the other
+        chunks are kept."""
         from ctxtools.retrieval import semantic
 
         chunks = self.chunks()
+        picked = chunks if only is None else [chunks[i] for i in only]
         self.sem_model = model.name
         if self.cache.path is not None:  # <store>/memory/x.bin: the words' ids by the store's
             model.use_store(self.cache.path.parent.parent)
         todo: dict[str, str] = {}
-        for c, text in chunks:
+        for c, text in picked:
             k = f"{model.name}:{c.digest}"
             if k not in self.sem and k not in self.cache.sem and k not in todo:
                 name = os.path.splitext(c.file)[0].replace("/", " ")
-                todo[k] = semantic.prose(f"{c.heading}\n{name}\n{text}")
+                todo[k] = model.prepare(f"{c.heading}\n{name}\n{text}")
         keys = sorted(todo)
         for k, v in zip(keys, model.embed([todo[k] for k in keys]), strict=True):
             self.sem[k] = semantic.to_bytes(v)
         self.dirty = self.dirty or bool(keys)
+        for c, _ in chunks:  # (kept for the next run: a chunk read before stays read)
+            k = f"{model.name}:{c.digest}"
+            if k not in self.sem and k in self.cache.sem:
+                self.sem[k] = self.cache.sem[k]
         import numpy as np
 
-        rows = []
-        for c, _ in chunks:
-            k = f"{model.name}:{c.digest}"
-            raw = self.sem.get(k) or self.cache.sem[k]
-            self.sem[k] = raw
-            rows.append(semantic.from_bytes(raw))
-        q = model.vector(semantic.prose(task))
+        rows = [semantic.from_bytes(self.sem[f"{model.name}:{c.digest}"]) for c, _ in picked]
+        q = model.vector(model.prepare(task))
         model.save_words()
         return semantic.cosines(q, np.stack(rows)) if rows else []
 

@@ -47,6 +47,7 @@ STORE_MAX = 100_000  # vectors (or words) a store file keeps, the oldest dropped
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
 _TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 _loaded: list = []  # [Model or None]: loaded once per process
+_memory: list = []  # [Encoder, Model or None]: the memory ranking's, loaded once
 
 
 def model_files() -> tuple[str, str] | None:
@@ -83,6 +84,23 @@ def load() -> Model | None:
         except Exception:  # numpy missing, a damaged or unexpected file: the lexical ranking
             model = None
     _loaded.append(model)
+    return model
+
+
+def load_memory(root=None):
+    """The model the memory ranking uses, loaded once per process: the sentence encoder
+    (``retrieval.encoder``, the extra's all-MiniLM-L6-v2; its folded copy kept under
+    ROOT, the store) when installed, else the static model; None when neither is. The
+    encoder reads only the ranking's candidates, which the static model helps choose
+    (``memory.rank.CANDIDATES``). (ctx-pack's chunk rerank keeps the static model: it
+    embeds up to 60 files' chunks for a task, which the encoder would take seconds to do
+    cold.)"""
+    if _memory:
+        return _memory[0]
+    from ctxtools.retrieval.encoder import load_encoder
+
+    model = load_encoder(root) or load()
+    _memory.append(model)
     return model
 
 
@@ -169,6 +187,11 @@ class Model:
             for w, enc in zip(some, encs, strict=True):
                 self.word_ids[w] = tuple(t for t in enc.ids if 0 <= t < rows)
         self.new_words += len(todo)
+
+    def prepare(self, text: str) -> str:
+        """What is embedded of TEXT: ``prose`` of it (a static mean is better without
+        the function words)."""
+        return prose(text)
 
     def embed(self, texts: Sequence[str]):
         """Unit vectors (float32, one row per text) in the order of TEXTS; an empty text

