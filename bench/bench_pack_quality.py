@@ -7,10 +7,10 @@
 Tasks (``--tasks dev|heldout|large|all``): the SWE-bench Lite dev instances
 (``bench/data/swe-bench-lite-dev``, with its licence; the set to tune on), held-out
 bug-fix commits of other projects (``pack_quality/heldout.txt``) and of large ones, 3,000+
-files a tree (``pack_quality/heldout_large.txt``), both chosen by the rules in ``pack_quality/tasks.py``;
-never tune on them. Each task's tree is ``git archive`` of its base commit from a bare
-mirror (``--mirror OWNER/NAME=PATH``, else found under ``--mirrors DIR``, default
-/work/.mirror), kept in ``--corpora``. Each set gets its own tables.
+files a tree (``pack_quality/heldout_large.txt``), both chosen by the rules in
+``pack_quality/tasks.py``; never tune on them. Each task's tree is ``git archive`` of its
+base commit from a bare mirror (``--mirror OWNER/NAME=PATH``, else found under
+``--mirrors DIR``, default /work/.mirror), kept in ``--corpora``. Each set gets its own tables.
 
 Methods, at each of ``--budgets`` (token counts, or a model name such as ``gpt-4o``: that
 model's worker pack budget as ``ctx-count --budget --model`` next to ``--pack-bin`` prints
