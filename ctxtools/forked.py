@@ -273,6 +273,7 @@ class Background:
         _grow_pipe(up_r)
         self._down = open(down_w, "wb")  # noqa: SIM115 (closed by close())
         self._busy = True  # START may be at work, or a request's answer is not read yet
+        self._ended = False  # START's end (or failure) read: no post will come
         # A thread drains the child's pipe as it writes (its posts can be larger than a
         # pipe holds, and a child blocked on a full pipe would wait for this process).
         import queue
@@ -329,13 +330,16 @@ class Background:
 
     def receive(self) -> Any:
         """START's next post (waiting for it); what START raised, raised here, once its
-        posts are read; LookupError when START ended without another."""
+        posts are read; LookupError when START ended without another (and for every call
+        after START's end or failure was read: nothing more will come)."""
+        if self._ended:
+            raise LookupError("the child posts nothing more")
         kind, value = self._receive()
         if kind == _STARTED:
-            self._busy = False
+            self._busy, self._ended = False, True
             raise LookupError("the child posted nothing more")
         if kind == _RAISED:
-            self._busy = False
+            self._busy, self._ended = False, True
             raise value
         return value
 
@@ -350,13 +354,13 @@ class Background:
         all have been received)."""
         import pickle
 
-        if self._busy:  # START's end is still to be read
+        if self._busy and not self._ended:  # START's end is still to be read
             message = self._receive()
             if message[0] != _STARTED:  # a post, or START's failure: kept for receive()
                 self._held.append(message)
                 self._busy = True
                 raise RuntimeError("a request before the child's posts were read")
-            self._busy = False
+            self._busy, self._ended = False, True
         self._busy = True
         _send(self._down, pickle.dumps(request, protocol=5))
         kind, value = self._receive()

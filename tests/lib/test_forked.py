@@ -196,6 +196,8 @@ def test_background_raises_what_the_child_raised_or_that_it_died():
         assert job.receive() == "scanned"  # what it posted before it failed
         with pytest.raises(ValueError, match="could not be ranked"):
             job.receive()
+        with pytest.raises(LookupError):
+            job.receive()  # nothing more will come: said at once, not waited for
     with Background(_die, _look_up) as job:
         assert job.receive() == "scanned"
         with pytest.raises(RuntimeError, match="ended early"):

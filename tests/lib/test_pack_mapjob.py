@@ -132,6 +132,12 @@ def _dies_looking_up(post, heard, *args):
     os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
 
 
+def _raises_looking_up(post, heard, *args):
+    post(("scanned", {}, [], True))
+    heard()
+    raise ValueError("a file the scan cache cannot take")  # (nothing more will be posted)
+
+
 def _raises_ranking(post, heard, *args):
     post(("scanned", {}, [], True))
     heard()
@@ -146,9 +152,17 @@ def _raises_ranking(post, heard, *args):
         (_raises, ["scanned"]),
         (_dies_ranking, ["scanned", "result"]),
         (_dies_looking_up, ["scanned", "result"]),
+        (_raises_looking_up, ["scanned", "result"]),
         (_raises_ranking, ["scanned", "result"]),
     ],
-    ids=["dies", "raises", "dies-ranking", "dies-looking-up", "raises-ranking"],
+    ids=[
+        "dies",
+        "raises",
+        "dies-ranking",
+        "dies-looking-up",
+        "raises-looking-up",
+        "raises-ranking",
+    ],
 )
 def test_a_child_that_fails_leaves_the_map_to_this_process(
     tree, tmp_path, monkeypatch, watched, child, calls
