@@ -20,6 +20,25 @@ from ctxtools.tokens import HeuristicRuler
 PW = "Xk29aLmQ0pZr7TbWc3YhN8vD"  # made up, in a password's shape: protects nothing
 
 
+class Hung(BaseException):
+    """(Not an Exception: the pack would take it for a failed child and build the map.)"""
+
+
+@pytest.fixture(autouse=True)
+def deadline():
+    """A pack that waits on a child for ever fails here instead of hanging the run."""
+    import signal
+
+    def late(signum, frame):
+        raise Hung("a pack waited on its map's child for over 120 s")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(120)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
 @pytest.fixture
 def tree(tmp_path) -> Path:
     root = tmp_path / "repo"
