@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "corpora"
 BIN = Path(sys.executable).parent
 LIB = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-SHARED = ROOT.parent / "shared"
 
 
 def build_corpus(size_mb: int) -> Path:
@@ -148,7 +147,10 @@ def bench_accuracy() -> None:
     from ctxtools.tokens import get_ruler, heuristic_count
 
     ruler = get_ruler(encoding="cl100k_base").ruler
-    prose = "\n".join(p.read_text() for p in sorted((SHARED / "seeds").glob("*.txt")))
+    # English prose written here: the README and the docs (the repository alone, no file
+    # beside the clone)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    prose = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     code = "".join(p.read_text() for p in sorted(LIB.glob("*.py"))[:60])
     js = (ROOT / "tests" / "data" / "jsonpath-cts" / "cts.json").read_text()
     chinese = "".join(

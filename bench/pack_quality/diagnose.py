@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tree", type=Path, required=True)
     ap.add_argument("--id", required=True)
     ap.add_argument("--dev-file", type=Path,
-                    default=HERE.parents[2] / "shared/corpus/swe-bench-lite-dev/instances.jsonl")
+                    default=HERE.parent / "data" / "swe-bench-lite-dev" / "instances.jsonl")
     ap.add_argument("--patch-file", type=Path, help="the gold diff (held-out tasks)")
     ap.add_argument("--text-file", type=Path, help="the task text (held-out tasks)")
     ap.add_argument("--tokens", type=int, default=16000)

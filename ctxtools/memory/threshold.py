@@ -1,7 +1,7 @@
 """Noise floors and the threshold a chunk must clear.
 
 A score is only meaningful above the band that unrelated texts reach. The floors are the
-methods' measured noise bands (``../shared/seeds/002``): 0.40 for the hashing embedder
+methods' measured noise bands (the design's seed 002): 0.40 for the hashing embedder
 (short words share character n-grams, so unrelated texts score 0.1 to 0.35), 0.15 for
 TF-IDF, 0.25 for real embeddings from a command. The corpus adds its own: the median of
 the task's scores over all chunks is what an unrelated chunk of *this* corpus scores for
