@@ -59,6 +59,20 @@ REPO = HERE.parent
 SETS = [HERE / "data" / "memory_eval.json", HERE / "data" / "memory_eval_libuv.json"]
 
 
+def score_rows(ranked) -> tuple[list, list[list[float]]]:
+    """The chunks of memory rankings RANKED (one a query, over the same corpus) in file
+    order, and each ranking's score of each chunk in that order."""
+    base = sorted(ranked[0].chunks, key=lambda s: (s.chunk.file, s.chunk.start))
+    where = {(s.chunk.file, s.chunk.start): i for i, s in enumerate(base)}
+    rows = []
+    for r in ranked:
+        row = [0.0] * len(base)
+        for s in r.chunks:
+            row[where[(s.chunk.file, s.chunk.start)]] = s.score
+        rows.append(row)
+    return base, rows
+
+
 def key(s) -> tuple[str, str]:
     return (s.chunk.file.removeprefix("./"), s.chunk.heading)
 
@@ -138,14 +152,7 @@ def models() -> None:
         store = tempfile.mkdtemp(prefix="ctx-semantic-")
         queries = spec["queries"]
         ranked = [rank_memory(["."], q["query"], store=store) for q in queries]
-        base = sorted(ranked[0].chunks, key=lambda s: (s.chunk.file, s.chunk.start))
-        where = {(s.chunk.file, s.chunk.start): i for i, s in enumerate(base)}
-        lex = []
-        for r in ranked:
-            row = [0.0] * len(base)
-            for s in r.chunks:
-                row[where[(s.chunk.file, s.chunk.start)]] = s.score
-            lex.append(row)
+        base, lex = score_rows(ranked)
         print(f"{path.name}: {len(queries)} queries, {len(base):,} chunks")
         evaluate("tfidf", queries, base, lex)
         sem = {}

@@ -257,6 +257,7 @@ def embedded(model, texts: list[str], tag: str):
 def lexical(spec: dict, offtopic: bool = False):
     """The queries (and with OFFTOPIC, the off-topic ones after them, as {"query": ...}),
     the chunks in file order, and each query's TF-IDF score of each chunk."""
+    from bench_semantic import score_rows
     from memory_corpus import ensure_docs, ensure_root
 
     from ctxtools.memory import rank_memory
@@ -265,14 +266,7 @@ def lexical(spec: dict, offtopic: bool = False):
     store = tempfile.mkdtemp(prefix="ctx-semantic-models-")
     queries = spec["queries"] + ([{"query": t} for t in spec["offtopic"]] if offtopic else [])
     ranked = [rank_memory(["."], q["query"], store=store) for q in queries]
-    base = sorted(ranked[0].chunks, key=lambda s: (s.chunk.file, s.chunk.start))
-    where = {(s.chunk.file, s.chunk.start): i for i, s in enumerate(base)}
-    lex = []
-    for r in ranked:
-        row = [0.0] * len(base)
-        for s in r.chunks:
-            row[where[(s.chunk.file, s.chunk.start)]] = s.score
-        lex.append(row)
+    base, lex = score_rows(ranked)
     return queries, base, lex
 
 

@@ -105,17 +105,9 @@ class MapState:
         """The job's definitions, once its files are scanned (the globs of the filter its
         listing used taken too); {} when its map failed (said); None when the map must be
         built here after all (the job is closed)."""
-        try:
-            value = self.job.scanned()
-        except Exception:  # the child died, or raised what building here would raise
-            self.close()
-            return None
-        if value[0] == "resource":
-            raise ResourceError(value[1])
-        if value[0] == "failed":
-            self.close()
-            self._failed(value[1])
-            return {}
+        value = self._from_job(self.job.scanned)
+        if value is None:
+            return None if self.ok else {}
         _tag, self.defs, used = value
         if self.path_filter is not None:
             self.path_filter.used.update(used)
@@ -124,19 +116,28 @@ class MapState:
     def _job_ranks(self) -> dict[str, float] | None:
         """The ranks of the job's map (its text at MAP_TOKENS kept); None when the map must
         be built here after all (the job is closed)."""
+        value = self._from_job(self.job.result)
+        if value is None:
+            return None if self.ok else {}
+        _ok, ranks, self._maps[MAP_TOKENS] = value
+        self._ranked = True
+        return ranks
+
+    def _from_job(self, ask):
+        """What ASK (one of the job's steps) gives; None when the map is to be built here
+        (the child died or raised: the job is closed) or failed (said: ``ok`` is False)."""
         try:
-            value = self.job.result()
-        except Exception:
+            value = ask()
+        except Exception:  # the child died, or raised what building here would raise
             self.close()
             return None
         if value[0] == "resource":
             raise ResourceError(value[1])
         if value[0] == "failed":
             self.close()
-            return self._failed(value[1])
-        _ok, ranks, self._maps[MAP_TOKENS] = value
-        self._ranked = True
-        return ranks
+            self._failed(value[1])
+            return None
+        return value
 
     def _failed(self, why: str) -> dict[str, float]:
         self.ok = False

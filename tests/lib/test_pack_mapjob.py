@@ -50,18 +50,6 @@ def tree(tmp_path) -> Path:
     return root
 
 
-def _record(pack) -> dict:
-    """What a pack says: its text and every row and note."""
-    return {
-        "text": pack.text,
-        "tokens": pack.tokens,
-        "files": pack.files,
-        "dropped": pack.dropped,
-        "notes": pack.notes,
-        "sections": pack.sections,
-    }
-
-
 def _pack(root: Path, store: Path, **extra) -> dict:
     extra.setdefault("paths", [str(root)])
     req = PackRequest(
@@ -70,7 +58,7 @@ def _pack(root: Path, store: Path, **extra) -> dict:
         store=str(store),
         **extra,
     )
-    return _record(build_pack(req, ruler=HeuristicRuler()))
+    return build_pack(req, ruler=HeuristicRuler()).as_dict()  # (what it says: all of it)
 
 
 @pytest.fixture
