@@ -244,10 +244,12 @@ class Background:
     (a repo map's ranking, fitted to another budget). ``close()`` ends the child and
     restores the signal handlers; use it as a context manager. The child is handled as
     ``forked_results``'s are: signals, parent death, nothing left behind. Values, requests
-    and answers go through pipes, pickled behind their length."""
+    and answers go through pipes, pickled behind their length. With SERVE None the child
+    ends once START has (what it posted stays readable here), and nothing may be asked."""
 
-    def __init__(self, start: Callable[..., Any], serve: Callable[[Any, Any], Any]):
+    def __init__(self, start: Callable[..., Any], serve: Callable[[Any, Any], Any] | None):
         self._ignored = {s for s in ENDING if signal.getsignal(s) == signal.SIG_IGN}
+        self._serve_none = serve is None
         arm = _parent_death_signal()
         self._restore = _install()
         self.pid = 0
@@ -313,7 +315,7 @@ class Background:
                 except Exception as exc:  # sent to the parent, raised there
                     state = None
                     _send(out, pickle.dumps((_RAISED, exc), protocol=5))
-                while True:
+                while serve is not None:
                     head = inp.read(8)
                     if len(head) != 8:
                         break  # the parent is done with this child
@@ -354,6 +356,8 @@ class Background:
         all have been received)."""
         import pickle
 
+        if self._serve_none:
+            raise RuntimeError("this child answers no request")
         if self._busy and not self._ended:  # START's end is still to be read
             message = self._receive()
             if message[0] != _STARTED:  # a post, or START's failure: kept for receive()

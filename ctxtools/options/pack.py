@@ -239,7 +239,7 @@ PACK: tuple[Opt, ...] = (
     ),
     Opt(
         "jobs",
-        help="Processes; 1: the least memory [default: 2 for 500+ files, several CPUs].",
+        help="Processes; 1: the least memory [default: 2 for 500-4,000 code files, 2+ CPUs].",
         decl="jobs_option",
         field="jobs",
         cli_only=JOBS,

@@ -156,7 +156,7 @@ def _map_job(gather, req, root_real: str, ruler, task_words, jobs):
     from ctxtools.pack.fit import map_focus
     from ctxtools.pack.model import MAP_TOKENS
 
-    if not mapjob.wanted(req, len(gather.entries)):
+    if not mapjob.wanted(req, gather.entries):
         return None, None
     try:
         filt = load_filter(root_real, req.include, req.exclude)

@@ -467,9 +467,8 @@ def _cached_defs(cache, rel: str, path: str, data: bytes, stat: tuple | None = N
 
 def _looked_up(cache, wanted: set[str], entries) -> dict[str, tuple | None] | None:
     """The definitions of the files WANTED, looked up as ``_cached_defs`` does by the map's
-    child when CACHE stands for it (``mapjob.MapJob``, asked even for none: the child waits
-    to hear); None otherwise, or when the child cannot answer (the scan cache is then
-    opened here)."""
+    child when CACHE stands for it (``mapjob.MapJob``); None otherwise, or when the child
+    cannot answer (the scan cache is then opened here)."""
     look_up = getattr(cache, "look_up", None)
     if look_up is None:
         return None

@@ -148,18 +148,14 @@ class MapState:
     def text(self, tokens: int) -> str:
         if self.job is not None and not self._ranked:
             self.ranks()  # (the job's ranks and text, if the files section did not ask)
-        if tokens not in self._maps and self.job is not None:
-            how, text = self.job.text(tokens)
-            if how == "resource":
-                raise ResourceError(text)
-            if how == "failed":
-                self.ok = False
-                self.left_out = f"not built ({text})"
-                return ""
-            self._maps[tokens] = text
+        if self.job is not None and tokens not in self._maps and self.refit is None:
+            try:
+                self.refit = self.job.head()  # (the head of the child's ranking)
+            except Exception:  # the child died after its ranks: the map is built here
+                self.close()
         if tokens not in self._maps:
             try:
-                if self.refit is not None:
+                if self.refit is not None and self.refit.covers(tokens):
                     from ctxtools.repomap.core import refit_map
 
                     self._maps[tokens] = refit_map(self.refit, tokens, self.ruler)

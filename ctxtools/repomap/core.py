@@ -133,6 +133,28 @@ class Refit:
     idents: object
     header: str
     slot: tuple | None
+    # When RANKED is the head of a ranking (``upto``): the whole ranking's item count,
+    # and the largest budget whose fit examines no file past the head.
+    items: int | None = None
+    most: int | None = None
+
+    def covers(self, tokens: int) -> bool:
+        """Whether a fit in TOKENS can be made from what is kept."""
+        return self.most is None or tokens <= self.most
+
+    def upto(self, tokens: int) -> Refit:
+        """What fits in at most TOKENS need: the ranked files a fit's layout looks at for
+        TOKENS (a smaller budget looks at no more of them: its layout keeps fewer items, so
+        it stops at the same file or sooner), the whole ranking's item count kept for the
+        test of a map that fits whole. The ranking's tail stays behind (ctx-pack's map
+        child hands the head over and ends)."""
+        from ctxtools.repomap.render import FILL_WINDOW, MapLayout
+
+        items = _items(self.ranked) if self.items is None else self.items
+        if items <= tokens:  # (a map that may fit whole is laid out whole)
+            return self
+        reach = MapLayout(self.ranked, self.idents, limit=tokens + FILL_WINDOW).reach
+        return Refit(self.ranked[:reach], self.idents, self.header, self.slot, items, tokens)
 
     def slot_for(self, tokens: int) -> tuple | None:
         """The fit memo's slot of a fit in TOKENS (as ``build_map`` names it)."""
@@ -240,8 +262,9 @@ def build_map(
     PATH_FILTER (a ``pathfilter.PathFilter``; default: ROOT's .ctxignore) leaves files off
     the map: they are never listed, scanned or ranked, and the memos are keyed on it.
     STAGE, when given, is told the name of each step as it begins ("listing", "scanning",
-    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. SCANNED(ScanSet),
-    when given, is called once the files are scanned and the focus found (ctx-pack's child).
+    "ranking", "fitting"); PROGRESS(done, total) then follows the scan. SCANNED(ScanSet,
+    Listing), when given, is called once the files are scanned and the focus found (ctx-pack's
+    child).
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -285,7 +308,7 @@ def build_map(
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
     if scanned is not None:
-        scanned(ss)
+        scanned(ss, listing)
     step("ranking")
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work: dropped before the fit's layouts are made.
@@ -314,8 +337,10 @@ def refit_map(kept: Refit, tokens: int, ruler) -> str:
     scanned or ranked again, only fitted."""
     _check_limits(tokens, MAX_FILES, MAX_FILE_SIZE)
     lazy = _LazyRuler(ruler, None)
+    if not kept.covers(tokens):
+        raise ValueError(f"a map kept for {kept.most} tokens refitted to {tokens}")
     fitted, _name, _exact = fit_map(
-        kept.ranked, kept.idents, kept.header, tokens, lazy, kept.slot_for(tokens)
+        kept.ranked, kept.idents, kept.header, tokens, lazy, kept.slot_for(tokens), kept.items
     )
     return fitted.text
 
@@ -441,10 +466,13 @@ def _rank_with_memo(ss: ScanSet, focus_rels: list[str], query: str | None, store
     return rank_scans(ss, focus_rels, query, memo)
 
 
-def fit_map(ranked: list, idents, header: str, tokens: int, lazy: _LazyRuler, slot):
+def fit_map(
+    ranked: list, idents, header: str, tokens: int, lazy: _LazyRuler, slot, items=None
+):
     """(``render.Fitted``, ruler name, exact?) of the ranked files in TOKENS tokens. A
     small repository may fit whole with full-width signatures: then they are shown. SLOT
-    (store, root, options) names the fit memo's entry to use, or None."""
+    (store, root, options) names the fit memo's entry to use, or None. ITEMS: the whole
+    ranking's item count when RANKED is its head (``Refit.upto``)."""
     from ctxtools.repomap.render import (
         FILL_WINDOW,
         MAX_SIG_LIMIT,
@@ -455,7 +483,7 @@ def fit_map(ranked: list, idents, header: str, tokens: int, lazy: _LazyRuler, sl
         signature_width,
     )
 
-    n_items = sum(len(f.defs) or f.manifest for f in ranked)
+    n_items = _items(ranked) if items is None else items
     if n_items <= tokens:
         wide = MapLayout(ranked, idents, max_sig=MAX_SIG_LIMIT)
         text = wide.render(wide.items, header)
@@ -500,6 +528,11 @@ def fit_map(ranked: list, idents, header: str, tokens: int, lazy: _LazyRuler, sl
             ),
         )
     return fitted, ruler.name, ruler.exact
+
+
+def _items(ranked: list) -> int:
+    """The items of a ranking: each file's definitions, or one for a manifest."""
+    return sum(len(f.defs) or f.manifest for f in ranked)
 
 
 def _fit_memo(store, root: str, slot: object):

@@ -164,8 +164,10 @@ class MapLayout:
         keyed = []
         top: list[float] = []  # min-heap of the best LIMIT priorities so far
         boost = self.query_idents
+        self.reach = len(self.files)  # the files looked at: the first REACH
         for fpos, f in enumerate(self.files):
             if limit is not None and len(top) >= limit and top[0] > f.rank**RANK_EXP:
+                self.reach = fpos
                 break
             if not f.defs:
                 if f.manifest:

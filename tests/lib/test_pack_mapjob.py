@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import children_of, copy_sources, many_sources
 
-from ctxtools.pack import mapjob
+from ctxtools.pack import fit, mapjob
 from ctxtools.pack.build import build_pack
 from ctxtools.pack.model import PackRequest
 from ctxtools.tokens import HeuristicRuler
@@ -63,21 +63,35 @@ def _pack(root: Path, store: Path, **extra) -> dict:
 
 @pytest.fixture
 def watched(monkeypatch):
-    """Every map job of the test: each one's calls (scanned, result, refits)."""
+    """Every map job of the test: each one's calls (scanned, result) and the map's refits
+    (made here, from what the child handed over)."""
+    from ctxtools.repomap import core
+
     calls: list[str] = []
     real_scanned, real_result = mapjob.MapJob.scanned, mapjob.MapJob.result
-    real_text = mapjob.MapJob.text
+    real_refit = core.refit_map
     monkeypatch.setattr(mapjob, "PARALLEL_MIN", 0)
     monkeypatch.setattr(
         mapjob.MapJob, "scanned", lambda self: calls.append("scanned") or real_scanned(self)
     )
     monkeypatch.setattr(
-        mapjob.MapJob, "result", lambda self: calls.append("result") or real_result(self)
+        mapjob.MapJob,
+        "result",
+        lambda self: _once(self, calls, "result") or real_result(self),
     )
-    monkeypatch.setattr(
-        mapjob.MapJob, "text", lambda self, n: calls.append("refit") or real_text(self, n)
-    )
+
+    def refit(kept, tokens, ruler):
+        calls.append("refit")
+        return real_refit(kept, tokens, ruler)
+
+    monkeypatch.setattr(core, "refit_map", refit)  # (MapState imports it when it refits)
     return calls
+
+
+def _once(job, calls: list[str], name: str) -> None:
+    if not getattr(job, "_watched", False):
+        job._watched = True
+        calls.append(name)
 
 
 def _serial(monkeypatch):
@@ -128,26 +142,33 @@ def _raises(post, heard, *args):
 
 def _dies_ranking(post, heard, *args):
     post(("scanned", {}, [], True))  # (no definitions: the pack's ranking scans its files itself)
-    heard()
     post(("defs", None))  # (no cache: the pack opens it itself)
     os._exit(3)
 
 
+_BUILD = mapjob._build_in_child  # (the real child)
+
+
 def _dies_looking_up(post, heard, *args):
-    post(("scanned", {}, [], True))
-    heard()
-    os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
+    def posts(value):
+        if value[0] == "defs":
+            os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
+        post(value)
+
+    _BUILD(posts, heard, *args)
 
 
 def _raises_looking_up(post, heard, *args):
-    post(("scanned", {}, [], True))
-    heard()
-    raise ValueError("a file the scan cache cannot take")  # (nothing more will be posted)
+    def posts(value):
+        if value[0] == "defs":
+            raise ValueError("a file the scan cache cannot take")  # (nothing more is posted)
+        post(value)
+
+    _BUILD(posts, heard, *args)
 
 
 def _raises_ranking(post, heard, *args):
     post(("scanned", {}, [], True))
-    heard()
     post(("defs", None))
     raise MemoryError("no room for the ranking")
 
@@ -174,6 +195,10 @@ def _raises_ranking(post, heard, *args):
 def test_a_child_that_fails_leaves_the_map_to_this_process(
     tree, tmp_path, monkeypatch, watched, child, calls
 ):
+    from ctxtools.repomap.core import build_map
+
+    # (a map cut short: the child looks up the files past the cut before it ends)
+    monkeypatch.setitem(build_map.__wrapped__.__kwdefaults__, "max_files", 40)
     monkeypatch.setattr(mapjob, "_build_in_child", child)
     via_job = _pack(tree, tmp_path / "store", tokens=4000)
     assert watched == calls
@@ -182,27 +207,69 @@ def test_a_child_that_fails_leaves_the_map_to_this_process(
     assert _pack(tree, tmp_path / "store-here", tokens=4000) == via_job
 
 
+def _dies_after_its_ranks(post, heard, *args):
+    def posts(value):
+        if value[0] == "head":
+            os._exit(3)  # (the pack refits: it builds the map itself)
+        post(value)
+
+    _BUILD(posts, heard, *args)
+
+
+def test_a_child_that_dies_after_its_ranks_leaves_the_refit_here(
+    tree, tmp_path, monkeypatch, watched
+):
+    monkeypatch.setattr(mapjob, "_build_in_child", _dies_after_its_ranks)
+    built = []
+    real_build = fit.MapState._build
+    monkeypatch.setattr(
+        fit.MapState, "_build", lambda self, n: built.append(n) or real_build(self, n)
+    )
+    via_job = _pack(tree, tmp_path / "store", tokens=1000)  # (less room than the map asks)
+    assert watched[:2] == ["scanned", "result"] and built  # (then refitted here)
+    assert children_of(os.getpid()) == []
+    _serial(monkeypatch)
+    assert _pack(tree, tmp_path / "store-here", tokens=1000) == via_job
+
+
+def _labels(n: int, ext: str = ".py") -> list[str]:
+    return [f"pkg/m{i:05d}{ext}" for i in range(n)]
+
+
 def test_a_small_tree_or_one_cpu_keeps_the_map_here(monkeypatch):
     req = PackRequest(task="x", paths=["."])
-    assert not mapjob.wanted(req, mapjob.PARALLEL_MIN - 1)
-    assert mapjob.wanted(req, mapjob.PARALLEL_MIN) == (mapjob.cpus() > 1)
-    monkeypatch.setattr(mapjob, "cpus", lambda: 1)
-    assert not mapjob.wanted(req, 10 * mapjob.PARALLEL_MIN)
-    assert not mapjob.wanted(dataclasses.replace(req, use_map=False), 10 * mapjob.PARALLEL_MIN)
     monkeypatch.setattr(mapjob, "cpus", lambda: 2)
-    assert mapjob.wanted(req, mapjob.PARALLEL_MIN)
+    assert not mapjob.wanted(req, _labels(mapjob.PARALLEL_MIN - 1))
+    assert mapjob.wanted(req, _labels(mapjob.PARALLEL_MIN))
+    monkeypatch.setattr(mapjob, "cpus", lambda: 1)
+    assert not mapjob.wanted(req, _labels(10 * mapjob.PARALLEL_MIN))
+    assert not mapjob.wanted(dataclasses.replace(req, use_map=False), _labels(5000))
+    monkeypatch.setattr(mapjob, "cpus", lambda: 2)
     # --jobs: 1 keeps the pack in one process; 2 or more forks the map whatever the tree
     one, two = dataclasses.replace(req, jobs=1), dataclasses.replace(req, jobs=2)
-    assert not mapjob.wanted(one, 10 * mapjob.PARALLEL_MIN)
+    assert not mapjob.wanted(one, _labels(10 * mapjob.PARALLEL_MIN))
     monkeypatch.setattr(mapjob, "cpus", lambda: 1)
-    assert mapjob.wanted(two, 3)
-    assert not mapjob.wanted(dataclasses.replace(two, use_map=False), 3)
+    assert mapjob.wanted(two, _labels(3))
+    assert not mapjob.wanted(dataclasses.replace(two, use_map=False), _labels(3))
     monkeypatch.setattr(mapjob, "cpus", lambda: 2)
     seen = []  # a worker thread (ctx-mcp's): no fork
-    worker = threading.Thread(target=lambda: seen.append(mapjob.wanted(req, 10**6)))
+    worker = threading.Thread(target=lambda: seen.append(mapjob.wanted(req, _labels(9000))))
     worker.start()
     worker.join()
     assert seen == [False]
+
+
+def test_a_tree_the_map_cuts_short_keeps_the_map_here(monkeypatch):
+    from ctxtools.source.scanset import MAX_FILES
+
+    monkeypatch.setattr(mapjob, "cpus", lambda: 2)
+    req = PackRequest(task="x", paths=["."])
+    code, text = _labels(MAX_FILES + 1), _labels(3 * MAX_FILES, ".txt")
+    assert mapjob.cut_short(code) and not mapjob.wanted(req, code)
+    assert mapjob.wanted(dataclasses.replace(req, jobs=2), code)  # (asked for)
+    # files the map does not scan do not count: the map takes every one it would
+    assert not mapjob.cut_short(text + _labels(MAX_FILES)) and mapjob.wanted(req, text)
+    assert mapjob.cut_short(text + code)
 
 
 def test_files_past_the_map_s_cut_are_looked_up_by_the_child(tree, tmp_path, monkeypatch, watched):

@@ -349,6 +349,35 @@ def test_a_map_refitted_to_another_budget_is_the_map_built_for_it(tmp_path, kw):
         refit_map(kept, 10, ruler)
 
 
+@pytest.mark.parametrize("kw", [{}, {"query": "hub3_f4 leaf_7"}])
+def test_the_head_of_a_ranking_refits_as_the_whole_ranking(tmp_path, monkeypatch, kw):
+    """``Refit.upto``: what a fit in at most N tokens reads of a ranking (ctx-pack's map
+    child hands only that over and ends) gives every smaller budget the same map."""
+    import pickle
+
+    from ctxtools.repomap import render
+    from ctxtools.repomap.core import refit_map
+
+    monkeypatch.setattr(render, "FILL_WINDOW", 100)  # (a fit looks at fewer items)
+    root = tmp_path / "repo"
+    for h in range(20):  # modules everyone calls, ranked first; then the callers' tail
+        body = "".join(f"def hub{h}_f{k}(x):\n    return x + {k}\n\n\n" for k in range(12))
+        write(root, f"hubs/hub{h}.py", body)
+    for i in range(200):
+        calls = "".join(f"    hub{(i + j) % 20}_f{(i * 7 + j) % 12}(v)\n" for j in range(6))
+        write(root, f"leaves/leaf{i}.py", f"def leaf_{i}(v):\n{calls}    return v\n")
+    ruler = HeuristicRuler()
+    m = build_map(str(root), tokens=120, ruler=ruler, use_cache=False, keep=True, **kw)
+    head = pickle.loads(pickle.dumps(m.refit.upto(120)))  # (it crosses a pipe)
+    assert 0 < len(head.ranked) < len(m.refit.ranked) // 4
+    for tokens in (50, 60, 90, 119, 120):
+        built = build_map(str(root), tokens=tokens, ruler=ruler, use_cache=False, **kw)
+        assert refit_map(head, tokens, ruler) == built.text, tokens
+    with pytest.raises(ValueError):
+        refit_map(head, 121, ruler)
+    assert m.refit.upto(10**6) is m.refit  # (a map that may fit whole keeps all)
+
+
 @pytest.mark.process
 def test_command_after_edits_prints_what_a_cold_run_prints(script_runner, tmp_path):
     root = tmp_path / "repo"
