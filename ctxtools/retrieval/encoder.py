@@ -75,7 +75,7 @@ class Encoder:
 
     name = NAME
     dim = DIM
-    bounded = True  # slow (30 ms a text): the memory ranking gives it candidates only
+    bounded = True  # slow (32 ms a text): the memory ranking gives it candidates only
 
     def __init__(self, model: str, tokenizer: str, root=None):
         from tokenizers import Tokenizer
@@ -149,10 +149,11 @@ def load_encoder(root=None) -> Encoder | None:
 # from the graph ``int8graph`` rewrites instead, the weights stay int8 (23 MB): the
 # matrices' products run as onnxruntime's int8 ``MatMulNBits`` (its QDQ fusion, block
 # size and accuracy level pinned here: activations quantized a block of 32 at a time),
-# the embedding tables give their rows only. A first load and every later one: 0.3 s,
-# +74 MB at the peak, +86 MB after 100 texts; 30 ms a text of 128 tokens (it was 36);
-# cosine with the float32 model's vectors 0.9997 and more, the same memory rankings on
-# the tuning sets (bench_semantic_models.py). Nothing is written to the store.
+# the embedding tables give their rows only. Every load, the first as the others: 0.16 s
+# of CPU, +58 MB (+71 MB at the peak after 200 texts; the imports of onnxruntime and
+# tokenizers, +39 MB, apart); 32 ms of CPU a text of 128 tokens (37 ms folded). Vectors
+# within 0.9997 of the float32 model's (cosine), the same memory rankings on the tuning
+# sets (bench_semantic_models.py). Nothing is written to the store.
 
 MATMUL_BLOCK = "32"  # the weights' rows quantized together (onnxruntime's default)
 MATMUL_ACCURACY = "4"  # int8 products (onnxruntime's default for this fusion)
@@ -172,7 +173,7 @@ def _options():
     return opts
 
 
-def _session(model: str, opts):
+def _session(model: str | bytes, opts):
     import onnxruntime as ort
 
     return ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
@@ -187,18 +188,34 @@ def open_session(model: str):
     release_large_buffers()
     with open(model, "rb") as f:
         graph, _ = rewrite(f.read())
-    if not hasattr(os, "memfd_create"):
+    fd = _memory_file(graph)
+    if fd is None:
         return _session(graph, _options())
     # Read from a file in memory, not from bytes: onnxruntime keeps a session's bytes for
     # as long as it lives (23 MB more), a file's it reads and lets go.
-    fd = os.memfd_create("encoder.onnx", getattr(os, "MFD_CLOEXEC", 0))
+    del graph
     try:
-        with open(fd, "wb", closefd=False) as f:
-            f.write(graph)
-        del graph
         return _session(f"/proc/self/fd/{fd}", _options())
     finally:
         os.close(fd)
+
+
+def _memory_file(data: bytes) -> int | None:
+    """A descriptor of a file in memory (Linux's memfd) holding DATA, or None when the
+    system has none."""
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        fd = os.memfd_create("encoder.onnx", getattr(os, "MFD_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        with open(fd, "wb", closefd=False) as f:
+            f.write(data)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 # Before, the first load kept the folded model in the store (``semantic/`` + FOLDED_COPY:
