@@ -318,28 +318,6 @@ def test_the_wire_formats_fields_are_the_message_as_written():
         list(int8graph.fields(b"\x0b"))  # (wire type 3, a group: not read)
 
 
-def test_the_encoders_load_and_vectors_stay_within_150_mb():
-    """Issue 30's bound, in a fresh process: the peak RSS a load and 200 texts add to
-    the process (onnxruntime's and tokenizers' imports included) is under 150 MB (a
-    session of the shipped file as it is, which folds it, takes +217 MB at its load)."""
-    code = (
-        "from ctxtools.retrieval import encoder\n"
-        "def kb(key):\n"
-        "    with open('/proc/self/status') as f:\n"
-        "        return next(int(l.split()[1]) for l in f if l.startswith(key))\n"
-        "before = kb('VmRSS:')\n"
-        "import numpy, onnxruntime, tokenizers\n"
-        "model = encoder.load_encoder(None)\n"
-        "texts = [('uv_loop_t runs the event loop. ' * k)[: 40 * k] for k in range(1, 201)]\n"
-        "assert model.embed(texts).shape == (200, encoder.DIM)\n"
-        "print((kb('VmHWM:') - before) // 1024)\n"
-    )
-    if not sys.platform.startswith("linux"):
-        pytest.skip("reads /proc/self/status")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert 20 < int(out.stdout) < 150, out.stdout
-
-
 def test_an_earlier_versions_folded_copy_is_removed_and_nothing_else(tmp_path):
     """The folded copies an earlier version kept (``semantic/<name>-<size>-ort<version>``:
     a graph, its float32 weights, their digest) are read by nothing now: a load removes
