@@ -221,7 +221,7 @@ def reparse(undo, items, choosers) -> None:
     from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
-    if not mods & {"rank", "terms", "query"}:
+    if not mods & {"rank", "terms", "query", "semantic"}:
         return
     for t, _tree in items:
         ch = choosers.get(t.id)
