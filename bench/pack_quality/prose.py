@@ -2,7 +2,7 @@
 message in their text (``ctxtools.retrieval.semantic.prose_only`` on the analyzer's
 reading), the tasks the semantic signal is used for.
 
-    .venv/bin/python bench/pack_quality/prose.py [--tasks dev|heldout|large|all]
+    .venv/bin/python bench/pack_quality/prose.py [--tasks dev|tune|tune_prose|heldout|large|all]
 
 prints the ids, one a line, for ``bench_pack_quality.py --only ID``.
 """
@@ -22,6 +22,10 @@ from pack_quality.trees import MIRROR_ROOT, TreeError, find_mirror  # noqa: E402
 def tasks_of(kind: str) -> list:
     if kind == "dev":
         return load_dev(DEV)
+    if kind in ("tune", "tune_prose"):  # (pinned by tune.py's rules; trees made as it makes them)
+        from pack_quality.tune import tasks_of as tune_tasks
+
+        return [t for t, _tree in tune_tasks([kind])]
     out = []
     for repo, sha in read_pinned(SETS[kind].pinned):
         mirror = find_mirror(repo, {}, [MIRROR_ROOT])
@@ -40,9 +44,10 @@ def main() -> int:
     from ctxtools.retrieval.semantic import prose_only
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", choices=["dev", "heldout", "large", "all"], default="all")
+    ap.add_argument("--tasks", choices=["dev", "tune", "tune_prose", "heldout", "large", "all"],
+                    default="all")
     args = ap.parse_args()
-    kinds = ["dev", "heldout", "large"] if args.tasks == "all" else [args.tasks]
+    kinds = ["dev", "tune", "heldout", "large"] if args.tasks == "all" else [args.tasks]
     for kind in kinds:
         tasks = tasks_of(kind)
         chosen = [t.id for t in tasks if prose_only(parse_query(t.text))]

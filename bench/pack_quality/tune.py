@@ -15,6 +15,7 @@ the first seven lack (guava, junit5 and nest were refused: snapshots over 500 Mi
 
     .venv/bin/python bench/pack_quality/tune.py --select          # pin tune.txt again
     .venv/bin/python bench/pack_quality/tune.py --budgets 8000,16000 [--set dev,tune]
+    .venv/bin/python bench/pack_quality/tune.py --set tune_prose    # the prose tuning list
 
 The loop builds each task's ``Chooser`` once (in process, the store kept warm under
 ``--store``), then plans and renders the files section for each budget (the budget less
@@ -44,6 +45,7 @@ TUNE_REPOS = (
 TUNE_PER_REPO = 6
 TUNE_MIN_FILES = 1500
 PINNED = HERE / "tune.txt"
+PINNED_PROSE = HERE / "tune_prose.txt"  # the prose tuning list (tune_prose.py's rule)
 OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
 MIRRORS = [Path("/work/.mirror")]
 CORPORA = HERE.parent / "corpora"
@@ -71,10 +73,10 @@ def select(repo: str, mirror: Path) -> list[str]:
     return picked
 
 
-def pinned() -> list[tuple[str, str]]:
-    if not PINNED.is_file():
+def pinned(path: Path = PINNED) -> list[tuple[str, str]]:
+    if not path.is_file():
         return []
-    return [tuple(ln.split()) for ln in PINNED.read_text().splitlines()
+    return [tuple(ln.split()) for ln in path.read_text().splitlines()
             if ln.strip() and not ln.startswith("#")]
 
 
@@ -87,20 +89,28 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
                 continue
             with contextlib.suppress(TreeError):
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
-    if "tune" in sets:
-        for repo, sha in pinned():
-            mirror = find_mirror(repo, {}, MIRRORS)
-            if mirror is None:
-                continue
-            try:
-                t = heldout_task(repo, mirror, sha)
-                t.kind = "tune"
-                tree = materialise(mirror, t.base, CORPORA / "tune" / t.id)
-                check_patch(tree, t.patch)
-            except TreeError as exc:
-                print(f"dropped {repo}@{sha[:12]}: {exc}", file=sys.stderr)
-                continue
-            out.append((t, tree))
+    for kind, path in (("tune", PINNED), ("tune_prose", PINNED_PROSE)):
+        if kind in sets:
+            out += pinned_tasks(kind, pinned(path))
+    return out
+
+
+def pinned_tasks(kind: str, pairs: list[tuple[str, str]]) -> list[tuple[object, Path]]:
+    """The tasks (and their trees, made under CORPORA/tune) of the pinned PAIRS."""
+    out = []
+    for repo, sha in pairs:
+        mirror = find_mirror(repo, {}, MIRRORS)
+        if mirror is None:
+            continue
+        try:
+            t = heldout_task(repo, mirror, sha)
+            t.kind = kind
+            tree = materialise(mirror, t.base, CORPORA / "tune" / t.id)
+            check_patch(tree, t.patch)
+        except TreeError as exc:
+            print(f"dropped {repo}@{sha[:12]}: {exc}", file=sys.stderr)
+            continue
+        out.append((t, tree))
     return out
 
 
@@ -211,7 +221,7 @@ def reparse(undo, items, choosers) -> None:
     from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
-    if not mods & {"rank", "terms", "query"}:
+    if not mods & {"rank", "terms", "query", "semantic"}:
         return
     for t, _tree in items:
         ch = choosers.get(t.id)

@@ -337,7 +337,7 @@ class Chooser:
 
         self.ranking = self.docs = None  # (a ranking again: the last one is let go first)
         self.ranking = rank_sources(
-            self.sources, self.query, fallback=self.map_ranks, semantic=True
+            self.sources, self.query, fallback=self.map_ranks, semantic=True, store=self.req.store
         )
         if self.ranking.note:  # e.g. the semantic extra is missing
             note = Note.parse(self.ranking.note)

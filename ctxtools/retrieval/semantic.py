@@ -405,11 +405,12 @@ class _Rows:
         return out
 
 
-def rerank(ranking, weight: float, task: str | None = None) -> str | None:
+def rerank(ranking, weight: float, task: str | None = None, store=None) -> str | None:
     """Add each read chunk's semantic part to its score, and its file's best to the
     file's, when the task is prose only: WEIGHT x the best term weight x (the chunk's
     cosine with the task - the median cosine of the chunks compared), when positive; the
-    files are sorted again. Returns a note when the extra is missing (None otherwise)."""
+    files are sorted again; the vectors are kept under ``store_root(STORE)``. Returns a
+    note when the extra is missing (None otherwise)."""
     query = ranking.query
     if not weight or not prose_only(query) or not enabled() or not query.words:
         return None
@@ -427,16 +428,16 @@ def rerank(ranking, weight: float, task: str | None = None) -> str | None:
             texts.append(chunk_text(d.label, d.lines, ch.start, ch.end))
             owner.append((d, k))
     try:
-        root = store_root()
+        root = store_root(store)
     except Exception:  # no usable store: embed without one
         root = None
-    store = VectorStore(root, model.name)
+    vectors = VectorStore(root, model.name)
     if root is not None:
         model.use_store(root)
-    keys = store.embed(model, texts)
+    keys = vectors.embed(model, texts)
     del texts  # (the chunks' texts: a few MB, let go before the vectors are compared)
     q = model.vector(prose(task) if task else " ".join(query.words))
-    cos = cosines(q, store.rows(keys))
+    cos = cosines(q, vectors.rows(keys))
     mid = sorted(cos)[len(cos) // 2]
     wmax = max(ranking.weights.values(), default=1.0) or 1.0
     best: dict[str, tuple[float, float]] = {}
@@ -455,6 +456,6 @@ def rerank(ranking, weight: float, task: str | None = None) -> str | None:
             d.score += d.prior * part
             d.why.append(f"semantic +{d.prior * part:.3f} (cosine {c:.3f}, median {mid:.3f})")
     ranking.docs.sort(key=lambda d: (-d.score, d.label))
-    store.save()
+    vectors.save()
     model.save_words()
     return None

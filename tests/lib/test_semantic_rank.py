@@ -134,3 +134,13 @@ def test_without_the_extra_the_pack_is_lexical_with_a_note(repo, script_runner, 
     assert [(f["path"], f["score"]) for f in p["files"]] == [
         (f["path"], f["score"]) for f in off["files"]
     ]
+
+
+def test_the_vectors_are_kept_in_the_store_the_pack_is_given(repo, script_runner, tmp_path):
+    import os
+
+    env_store = Path(os.environ["CTX_STORE"])  # (the autouse fixture's)
+    given = tmp_path / "given"
+    pack(script_runner, PROSE, "--store", str(given))
+    assert list((given / semantic.STORE_DIR).glob(f"{semantic.MODEL}-*.bin"))
+    assert not (env_store / semantic.STORE_DIR).exists()

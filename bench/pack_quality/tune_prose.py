@@ -1,0 +1,85 @@
+"""The prose tuning list: prose-only bug fixes from the tuning set's repositories.
+
+The semantic signal runs only for prose-only tasks (``semantic.prose_only``), and dev +
+tune hold few of them, too few to tune its constants on. This list adds more, chosen by a
+rule written before any of its tasks was run or looked at:
+
+- repositories: the tuning set's (``tune.TUNE_REPOS``, in that order), from their mirrors;
+- commits: those the tuning set's rule takes (``tasks.qualifies`` on HEAD's history, one
+  parent, the parent's tree at least ``tune.TUNE_MIN_FILES`` files), not pinned already
+  in ``tune.txt``, whose task text (``tasks.clean_message`` of the message) is prose only
+  (``prose_only(parse_query(text))`` with the analyzer of the day the list was made);
+- in each repository the first ``PER_REPO`` such commits by commit hash (tune.py's order).
+
+Pinned by commit in ``tune_prose.txt`` (kind "tune_prose"); ``tune.py --set tune_prose``
+and ``prose.py --tasks tune_prose`` read it. Like the tuning set, it is for tuning: the
+held-out sets stay out of it.
+
+    .venv/bin/python bench/pack_quality/tune_prose.py           # pin tune_prose.txt again
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from pack_quality.tasks import clean_message, qualifies  # noqa: E402
+from pack_quality.trees import find_mirror, git  # noqa: E402
+
+PER_REPO = 3
+PINNED = HERE / "tune_prose.txt"
+
+
+def _entries(mirror: Path) -> list[tuple[str, str]]:
+    """(sha, message) of HEAD's non-merge one-parent commits, by hash."""
+    log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
+              git_dir=mirror).stdout.decode(errors="replace")
+    out = []
+    for entry in log.split("\x01"):
+        parts = entry.strip("\n").split("\x00")
+        if len(parts) == 3 and len(parts[1].split()) == 1:
+            out.append((parts[0], parts[2]))
+    return sorted(out)
+
+
+def select(mirror: Path, skip: set[str]) -> list[str]:
+    """The first PER_REPO commits of MIRROR by the rule (the module's docstring)."""
+    from ctxtools.analyzer import parse_query
+    from ctxtools.retrieval.semantic import prose_only
+
+    from pack_quality.tune import TUNE_MIN_FILES, n_files
+
+    picked = []
+    for sha, message in _entries(mirror):
+        if sha in skip or not prose_only(parse_query(clean_message(message))):
+            continue  # (the cheap test first: the same commits as the other order)
+        if qualifies(mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES:
+            picked.append(sha)
+            if len(picked) == PER_REPO:
+                break
+    return picked
+
+
+def main() -> int:
+    from pack_quality.tune import MIRRORS, TUNE_REPOS, pinned
+
+    skip = {s for _r, s in pinned()}
+    pairs = []
+    for repo in TUNE_REPOS:
+        mirror = find_mirror(repo, {}, MIRRORS)
+        if mirror is None:
+            print(f"no mirror of {repo}", file=sys.stderr)
+            continue
+        got = select(mirror, skip)
+        print(f"{repo}: {len(got)}", file=sys.stderr)
+        pairs += [(repo, s) for s in got]
+    PINNED.write_text("# The prose tuning list (tune_prose.py's rule): repository, commit.\n"
+                      + "".join(f"{r} {s}\n" for r, s in pairs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
