@@ -49,7 +49,6 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
     """The first PER_REPO commits of MIRROR by the rule (the module's docstring)."""
     from ctxtools.analyzer import parse_query
     from ctxtools.retrieval.semantic import prose_only
-
     from pack_quality.tune import TUNE_MIN_FILES, n_files
 
     picked = []
