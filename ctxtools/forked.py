@@ -233,48 +233,36 @@ def _grow_pipe(fd: int) -> None:
 
 
 class Background:
-    """One computation in a forked child while this process goes on. ``START(post, heard)``
-    runs there at once; each ``post(value)`` it makes is read here, in order, by
-    ``receive()`` (which raises what START raised, once its posts are read) -- a value can
-    be taken while the child still works on the next; ``heard()`` waits there for what this
-    process sends with ``tell(value)`` (None if it never will). START returns STATE, which
-    stays in the child:
-    ``ask(request)`` (once the posts are read) has the child answer ``SERVE(STATE,
-    request)``, work that needs what START built and would cost this process its rebuilding
-    (a repo map's ranking, fitted to another budget). ``close()`` ends the child and
-    restores the signal handlers; use it as a context manager. The child is handled as
-    ``forked_results``'s are: signals, parent death, nothing left behind. Values, requests
-    and answers go through pipes, pickled behind their length. With SERVE None the child
-    ends once START has (what it posted stays readable here), and nothing may be asked."""
+    """One computation in a forked child while this process goes on. ``START(post)`` runs
+    there at once; each ``post(value)`` it makes is read here, in order, by ``receive()``
+    (which raises what START raised, once its posts are read) -- a value can be taken
+    while the child still works on the next. The child ends once START has (what it
+    posted stays readable here). ``close()`` reaps it (killed if it may still be at work)
+    and restores the signal handlers; use it as a context manager. The child is handled as
+    ``forked_results``'s are: signals, parent death, nothing left behind. Values go
+    through a pipe, pickled behind their length."""
 
-    def __init__(self, start: Callable[..., Any], serve: Callable[[Any, Any], Any] | None):
+    def __init__(self, start: Callable[[Callable[[Any], None]], Any]):
         self._ignored = {s for s in ENDING if signal.getsignal(s) == signal.SIG_IGN}
-        self._serve_none = serve is None
         arm = _parent_death_signal()
         self._restore = _install()
         self.pid = 0
         up_r, up_w = os.pipe()  # child -> here
-        down_r, down_w = os.pipe()  # here -> child
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
         try:
             self.pid = os.fork()
             if self.pid == 0:
                 os.close(up_r)
-                os.close(down_w)
-                self._serve(start, serve, up_w, down_r, arm, mask)
+                self._run(start, up_w, arm, mask)
             _live.add(self.pid)
         except BaseException:
             os.close(up_r)
-            os.close(down_w)
             self._end_signals()
             raise
         finally:
             os.close(up_w)  # (a child never gets here)
-            os.close(down_r)
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _grow_pipe(up_r)
-        self._down = open(down_w, "wb")  # noqa: SIM115 (closed by close())
-        self._busy = True  # START may be at work, or a request's answer is not read yet
         self._ended = False  # START's end (or failure) read: no post will come
         # A thread drains the child's pipe as it writes (its posts can be larger than a
         # pipe holds, and a child blocked on a full pipe would wait for this process).
@@ -282,14 +270,12 @@ class Background:
         import threading
 
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._held: list[tuple[str, Any]] = []  # read before their turn (``ask``)
         self._reader = threading.Thread(target=_drain, args=(up_r, self._inbox), daemon=True)
         self._reader.start()
 
-    def _serve(self, start, serve, up_w: int, down_r: int, arm, mask) -> None:
-        """In the child: START's posts, then (STARTED: its end, or what it raised) an answer
-        to each request until the pipe from the parent closes; leave without running any
-        cleanup (never returns)."""
+    def _run(self, start, up_w: int, arm, mask) -> None:
+        """In the child: START's posts, then its end or what it raised; leave without
+        running any cleanup (never returns)."""
         import pickle
 
         status = 0
@@ -298,33 +284,16 @@ class Background:
                 signal.signal(s, signal.SIG_IGN if s in self._ignored else signal.SIG_DFL)
             arm()
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            with open(up_w, "wb") as out, open(down_r, "rb") as inp:
+            with open(up_w, "wb") as out:
 
                 def post(value: Any) -> None:
                     _send(out, pickle.dumps((_POST, value), protocol=5))
 
-                def heard() -> Any:
-                    head = inp.read(8)
-                    if len(head) != 8:
-                        return None
-                    return pickle.loads(inp.read(int.from_bytes(head, "little")))
-
                 try:
-                    state = start(post, heard)
+                    start(post)
                     _send(out, pickle.dumps((_STARTED, None), protocol=5))
                 except Exception as exc:  # sent to the parent, raised there
-                    state = None
                     _send(out, pickle.dumps((_RAISED, exc), protocol=5))
-                while serve is not None:
-                    head = inp.read(8)
-                    if len(head) != 8:
-                        break  # the parent is done with this child
-                    request = pickle.loads(inp.read(int.from_bytes(head, "little")))
-                    try:
-                        answer = pickle.dumps((_POST, serve(state, request)), protocol=5)
-                    except Exception as exc:
-                        answer = pickle.dumps((_RAISED, exc), protocol=5)
-                    _send(out, answer)
         except BaseException:  # a closed pipe: the parent stopped early
             status = 1
         finally:
@@ -334,64 +303,27 @@ class Background:
         """START's next post (waiting for it); what START raised, raised here, once its
         posts are read; LookupError when START ended without another (and for every call
         after START's end or failure was read: nothing more will come)."""
+        import pickle
+
         if self._ended:
             raise LookupError("the child posts nothing more")
-        kind, value = self._receive()
-        if kind == _STARTED:
-            self._busy, self._ended = False, True
-            raise LookupError("the child posted nothing more")
-        if kind == _RAISED:
-            self._busy, self._ended = False, True
-            raise value
-        return value
-
-    def tell(self, value: Any) -> None:
-        """Send VALUE to START, which waits for it with ``heard()``."""
-        import pickle
-
-        _send(self._down, pickle.dumps(value, protocol=5))
-
-    def ask(self, request: Any) -> Any:
-        """SERVE's answer to REQUEST, or what it raised, raised here (START's posts must
-        all have been received)."""
-        import pickle
-
-        if self._serve_none:
-            raise RuntimeError("this child answers no request")
-        if self._busy and not self._ended:  # START's end is still to be read
-            message = self._receive()
-            if message[0] != _STARTED:  # a post, or START's failure: kept for receive()
-                self._held.append(message)
-                self._busy = True
-                raise RuntimeError("a request before the child's posts were read")
-            self._busy, self._ended = False, True
-        self._busy = True
-        _send(self._down, pickle.dumps(request, protocol=5))
-        kind, value = self._receive()
-        self._busy = False
-        if kind == _RAISED:
-            raise value
-        return value
-
-    def _receive(self) -> tuple[str, Any]:
-        import pickle
-
-        if self._held:
-            return self._held.pop(0)
         payload = self._inbox.get()
         if payload is None:
             self._inbox.put(None)  # (for any later call too)
-            self._busy = False
             raise RuntimeError("a worker process ended early")
-        return pickle.loads(payload)
+        kind, value = pickle.loads(payload)
+        if kind == _STARTED:
+            self._ended = True
+            raise LookupError("the child posted nothing more")
+        if kind == _RAISED:
+            self._ended = True
+            raise value
+        return value
 
     def close(self) -> None:
-        """End the child: told to leave when it is idle (waiting for a request, its work
-        saved), killed when it may be at work."""
-        with contextlib.suppress(OSError):
-            self._down.close()  # (an idle child reads the end and leaves)
+        """End the child: reaped once it has ended, killed when it may be at work."""
         if self.pid in _live:
-            if self._busy:
+            if not self._ended:
                 with contextlib.suppress(OSError):
                     os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):

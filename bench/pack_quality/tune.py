@@ -73,6 +73,27 @@ def select(repo: str, mirror: Path) -> list[str]:
     return picked
 
 
+def select_each(pick, done=frozenset()) -> list[tuple[str, str]]:
+    """(repo, commit) for each of TUNE_REPOS not in DONE, the commits PICK(repo, mirror)
+    gives from its mirror (a repository without one is said and passed)."""
+    pairs = []
+    for repo in TUNE_REPOS:
+        if repo in done:
+            continue
+        mirror = find_mirror(repo, {}, MIRRORS)
+        if mirror is None:
+            print(f"no mirror of {repo}", file=sys.stderr)
+            continue
+        got = pick(repo, mirror)
+        print(f"{repo}: {len(got)}", file=sys.stderr)
+        pairs += [(repo, s) for s in got]
+    return pairs
+
+
+def write_pins(path: Path, title: str, pairs: list[tuple[str, str]]) -> None:
+    path.write_text(f"# {title}: repository, commit.\n" + "".join(f"{r} {s}\n" for r, s in pairs))
+
+
 def pinned(path: Path = PINNED) -> list[tuple[str, str]]:
     if not path.is_file():
         return []
@@ -174,18 +195,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.select:
         pairs = pinned()
-        for repo in TUNE_REPOS:
-            if any(r == repo for r, _s in pairs):
-                continue
-            mirror = find_mirror(repo, {}, MIRRORS)
-            if mirror is None:
-                print(f"no mirror of {repo}", file=sys.stderr)
-                continue
-            got = select(repo, mirror)
-            print(f"{repo}: {len(got)}", file=sys.stderr)
-            pairs += [(repo, s) for s in got]
-        PINNED.write_text("# The tuning set (tune.py's rule): repository, commit.\n"
-                          + "".join(f"{r} {s}\n" for r, s in pairs))
+        pairs += select_each(select, done={r for r, _s in pairs})
+        write_pins(PINNED, "The tuning set (tune.py's rule)", pairs)
         return 0
     budgets = [int(b) for b in args.budgets.split(",")]
     items = tasks_of(args.set.split(","))

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from pack_quality.tasks import clean_message, qualifies  # noqa: E402
-from pack_quality.trees import find_mirror, git  # noqa: E402
+from pack_quality.trees import git  # noqa: E402
 
 PER_REPO = 3
 PINNED = HERE / "tune_prose.txt"
@@ -63,20 +63,11 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
 
 
 def main() -> int:
-    from pack_quality.tune import MIRRORS, TUNE_REPOS, pinned
+    from pack_quality.tune import pinned, select_each, write_pins
 
     skip = {s for _r, s in pinned()}
-    pairs = []
-    for repo in TUNE_REPOS:
-        mirror = find_mirror(repo, {}, MIRRORS)
-        if mirror is None:
-            print(f"no mirror of {repo}", file=sys.stderr)
-            continue
-        got = select(mirror, skip)
-        print(f"{repo}: {len(got)}", file=sys.stderr)
-        pairs += [(repo, s) for s in got]
-    PINNED.write_text("# The prose tuning list (tune_prose.py's rule): repository, commit.\n"
-                      + "".join(f"{r} {s}\n" for r, s in pairs))
+    pairs = select_each(lambda _repo, mirror: select(mirror, skip))
+    write_pins(PINNED, "The prose tuning list (tune_prose.py's rule)", pairs)
     return 0
 
 

@@ -85,13 +85,11 @@ class MapJob:
 
         self.focus = list(focus)
         self.path_filter = path_filter
-        self.tokens = tokens
 
-        def start(post, heard):
-            args = (req, root, ruler, query, self.focus, path_filter, tokens)
-            return _build_in_child(post, heard, *args)
+        def start(post):
+            _build_in_child(post, req, root, ruler, query, self.focus, path_filter, tokens)
 
-        self._job = Background(start, None)  # (it ends once it has posted all)
+        self._job = Background(start)  # (it ends once it has posted all)
         self._cut = False  # its map was cut short (--max-files): it posts the files past
         self._past: tuple | None = None  # (those files' definitions,) once read
         self._outcome: tuple | None = None  # its ranks (or failure), once read
@@ -150,7 +148,7 @@ class MapJob:
         self._job.close()
 
 
-def _build_in_child(post, heard, req, root, ruler, query, focus, path_filter, tokens):
+def _build_in_child(post, req, root, ruler, query, focus, path_filter, tokens):
     """In the child: the map built as ``MapState`` builds it; once its files are scanned,
     their definitions posted (with, when the map was cut short, those of the files past the
     cut: ``_past_the_cut``); then its ranks and text (or a failure), then the head of its

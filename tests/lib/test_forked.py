@@ -140,51 +140,39 @@ def test_ctrl_c_to_the_group_ends_the_workers_quietly(tmp_path):
     assert _gone(workers)
 
 
-# --- Background: one computation in a child, then answers from what it built ---------
+# --- Background: one computation in a child, its posts read here ----------------------
 
 
-def _build_table(post, heard):
-    """Posts where it runs and what it built, in two steps; keeps the table (its STATE)."""
+def _build_table(post):
+    """Posts where it runs and what it built, in two steps."""
     post(("started", os.getpid()))
     table = {n: n * n for n in range(100)}
     post(("built", len(table)))
-    return table
 
 
-def _look_up(table, n):
-    if n not in table:
-        raise KeyError(f"no square of {n}")
-    return table[n], os.getpid()
-
-
-def test_background_runs_in_a_child_and_answers_from_its_state():
+def test_background_runs_in_a_child_and_posts_in_order():
     from ctxtools.forked import Background
 
-    with Background(_build_table, _look_up) as job:
+    with Background(_build_table) as job:
         tag, pid = job.receive()
         assert tag == "started" and pid != os.getpid()
-        assert children_of(os.getpid()) == [pid]
         assert job.receive() == ("built", 100)  # the posts, in order
-        assert job.ask(7) == (49, pid)  # from the table the child kept
-        assert job.ask(9) == (81, pid)
-        with pytest.raises(KeyError, match="no square of 500"):
-            job.ask(500)  # raised there, raised here; the child goes on
-        assert job.ask(3) == (9, pid)
-    assert children_of(os.getpid()) == []
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
-    with Background(_build_table, _look_up) as job:
-        job.receive()
-        job.receive()
         with pytest.raises(LookupError):
             job.receive()  # START posted two
+        with pytest.raises(LookupError):
+            job.receive()  # (and says so again, without waiting)
+        _, status = os.waitpid(pid, 0)  # it ends once START has: reaped here, not killed
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert children_of(os.getpid()) == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
-def _fail(post, heard):
+def _fail(post):
     post("scanned")
     raise ValueError("the map could not be ranked")
 
 
-def _die(post, heard):
+def _die(post):
     post("scanned")
     os._exit(3)
 
@@ -192,72 +180,30 @@ def _die(post, heard):
 def test_background_raises_what_the_child_raised_or_that_it_died():
     from ctxtools.forked import Background
 
-    with Background(_fail, _look_up) as job:
+    with Background(_fail) as job:
         assert job.receive() == "scanned"  # what it posted before it failed
         with pytest.raises(ValueError, match="could not be ranked"):
             job.receive()
         with pytest.raises(LookupError):
             job.receive()  # nothing more will come: said at once, not waited for
-    with Background(_die, _look_up) as job:
+    with Background(_die) as job:
         assert job.receive() == "scanned"
         with pytest.raises(RuntimeError, match="ended early"):
             job.receive()
     assert children_of(os.getpid()) == []
 
 
-def _slow_start(post, heard):
+def _slow_start(post):
     time.sleep(30)
 
 
 def test_background_closed_while_at_work_leaves_no_child():
     from ctxtools.forked import Background
 
-    job = Background(_slow_start, _look_up)
+    job = Background(_slow_start)
     assert len(children_of(os.getpid())) == 1
     began = time.monotonic()
     job.close()  # killed, not waited for
     assert time.monotonic() - began < 5
     assert children_of(os.getpid()) == []
     job.close()  # twice: nothing more to do
-
-
-def test_background_asked_before_its_posts_are_read_keeps_them():
-    from ctxtools.forked import Background
-
-    with Background(_build_table, _look_up) as job:
-        with pytest.raises(RuntimeError, match="posts were read"):
-            job.ask(7)  # ("started", pid) is still to be read: kept, not lost
-        assert job.receive()[0] == "started"
-        assert job.receive() == ("built", 100)
-        assert job.ask(7)[0] == 49
-    with Background(_fail, _look_up) as job:
-        assert job.receive() == "scanned"
-        with pytest.raises(RuntimeError, match="posts were read"):
-            job.ask(7)  # START failed: its failure is kept for receive()
-        with pytest.raises(ValueError, match="could not be ranked"):
-            job.receive()
-
-
-def _halfway(post, heard):
-    """Posts a table, waits to hear which entries are wanted, posts them, then goes on."""
-    table = {n: n * n for n in range(10)}
-    post(sorted(table))
-    wanted = heard()
-    post({n: table[n] for n in wanted})
-    post("ranked")
-    return table
-
-
-def test_background_hears_this_process_halfway():
-    from ctxtools.forked import Background
-
-    with Background(_halfway, _look_up) as job:
-        assert job.receive() == list(range(10))
-        job.tell([2, 3])
-        assert job.receive() == {2: 4, 3: 9}
-        assert job.receive() == "ranked"
-        assert job.ask(4)[0] == 16
-    assert children_of(os.getpid()) == []
-    with Background(_halfway, _look_up) as job:
-        job.receive()  # closed while the child waits to hear: it is ended all the same
-    assert children_of(os.getpid()) == []

@@ -132,15 +132,15 @@ def test_a_focus_changed_by_the_checks_builds_the_map_here(tree, tmp_path, monke
     assert _pack(tree, tmp_path / "store-here", **extra) == via_job
 
 
-def _dies(post, heard, *args):
+def _dies(post, *args):
     os._exit(3)
 
 
-def _raises(post, heard, *args):
+def _raises(post, *args):
     raise MemoryError("no room for the scan")
 
 
-def _dies_ranking(post, heard, *args):
+def _dies_ranking(post, *args):
     post(("scanned", {}, [], True))  # (no definitions: the pack's ranking scans its files itself)
     post(("defs", None))  # (no cache: the pack opens it itself)
     os._exit(3)
@@ -149,25 +149,25 @@ def _dies_ranking(post, heard, *args):
 _BUILD = mapjob._build_in_child  # (the real child)
 
 
-def _dies_looking_up(post, heard, *args):
+def _dies_looking_up(post, *args):
     def posts(value):
         if value[0] == "defs":
             os._exit(3)  # (the pack waits for the files past the map's cut: it opens the cache)
         post(value)
 
-    _BUILD(posts, heard, *args)
+    _BUILD(posts, *args)
 
 
-def _raises_looking_up(post, heard, *args):
+def _raises_looking_up(post, *args):
     def posts(value):
         if value[0] == "defs":
             raise ValueError("a file the scan cache cannot take")  # (nothing more is posted)
         post(value)
 
-    _BUILD(posts, heard, *args)
+    _BUILD(posts, *args)
 
 
-def _raises_ranking(post, heard, *args):
+def _raises_ranking(post, *args):
     post(("scanned", {}, [], True))
     post(("defs", None))
     raise MemoryError("no room for the ranking")
@@ -207,13 +207,13 @@ def test_a_child_that_fails_leaves_the_map_to_this_process(
     assert _pack(tree, tmp_path / "store-here", tokens=4000) == via_job
 
 
-def _dies_after_its_ranks(post, heard, *args):
+def _dies_after_its_ranks(post, *args):
     def posts(value):
         if value[0] == "head":
             os._exit(3)  # (the pack refits: it builds the map itself)
         post(value)
 
-    _BUILD(posts, heard, *args)
+    _BUILD(posts, *args)
 
 
 def test_a_child_that_dies_after_its_ranks_leaves_the_refit_here(
