@@ -10,6 +10,9 @@ engineer skims it:
   is *code-shaped* -- ``snake_case``, ``CamelCase``, dotted, written in backticks or in a
   code block, followed by ``(`` -- weighs more than a plain English word; how much a term
   finally counts is decided by its rarity in the repository (``ctxtools.retrieval.terms``).
+* **phrases**: in a task of plain words (``Query.plain``), two words side by side also
+  make a term of the two joined (``path selector``: ``pathselector``), which a name made
+  of them counts for (``PathSelector``, ``get_path_selector``).
 * **names**: the code-shaped identifiers whole, which a definition's own name may equal.
 * **paths**: file names and paths the task writes (``django/db/models/query.py``,
   ``query.py``) and dotted module paths (``django.db.models.query``).
@@ -39,6 +42,15 @@ from ctxtools.identifiers import is_compound, word_forms
 CODE_WEIGHT = 2.5  # a code-shaped term against a plain word
 PART_WEIGHT = 0.5  # a part of a compound name, against the name whole
 FORM_WEIGHT = 0.5  # another form of a plain word (caching: cache, cached), against the word
+# Two plain words written side by side ("path selector") also stand for the name they
+# make together (``PathSelector``, ``path_selector``, ``getPathSelector``): a term of its
+# own, this weight against a word, as rare in the code as that name is; read in tasks of
+# plain words only (``Query.plain``). Tuned on dev + tune + the prose tuning list
+# (bench/pack_quality/tune.py, 8k/16k/32k): prose list 0 gave 0.425/0.586/0.638, 0.5
+# 0.434/0.601/0.668, 1.0 0.450/0.615/0.676, 1.5 0.477/0.593/0.676; dev unchanged at each,
+# tune 32k 0.691 -> 0.685. Read in every task, 0.5 cost a dev report full of code its fix.
+PHRASE_WEIGHT = 1.0
+_PHRASE_GAP = re.compile(r"[ \t-]{1,3}")
 MAX_TERMS = 120  # the task's most frequent terms, at most (a pasted log has thousands)
 MAX_POINTERS = 200  # paths, and frames, at most: each is matched against every file
 
@@ -200,6 +212,20 @@ class Query:
     def empty(self) -> bool:
         return not (self.terms or self.paths or self.frames or self.messages)
 
+    @property
+    def plain(self) -> bool:
+        """A task of plain words: no code-shaped name, path, stack frame or quoted
+        message (a word read as a name only because a sentence's full stop follows it,
+        "... before saving.", does not count)."""
+        return _plain(self.code, self.names, self.paths, self.frames, self.messages,
+                      self.trailing)
+
+
+def _plain(code, names, paths, frames, messages, trailing) -> bool:
+    if paths or frames or messages:
+        return False
+    return all(t in trailing for t in code) and all(n in trailing for n in names)
+
 
 def _code_shaped(word: str) -> bool:
     core = word.strip("_")
@@ -235,6 +261,8 @@ def _word_terms(task: str) -> tuple:
     prose: set[str] = set()
     trailing: set[str] = set()  # read as names only because a dot follows them
     written: set[str] = set()  # code-shaped by any other sign
+    last: tuple[int, str] | None = None  # (end, word) of the last plain word, for phrases
+    phrases: dict[str, float] = {}
     for m in tokens(task):
         word = m.group()
         end = m.end()
@@ -245,10 +273,12 @@ def _word_terms(task: str) -> tuple:
             or (m.start() > 0 and task[m.start() - 1] == ".")
         )
         low = word.lower()
+        ends = False  # a plain word a sentence's full stop follows
         if not shaped and task.startswith(".", end):
             shaped = True
             if not _word_at(task, end + 1):  # "... before saving." ends a sentence
                 trailing.add(low)
+                ends = True
         elif shaped:
             written.add(low)
         seen.append(low)
@@ -268,10 +298,15 @@ def _word_terms(task: str) -> tuple:
             for form in word_forms(low) if FORM_WEIGHT else ():
                 if not is_stop(form):
                     forms[form] = max(forms.get(form, 0.0), FORM_WEIGHT)
+        plain = (not shaped or ends) and not is_compound(word) and word.isalpha()
+        if (PHRASE_WEIGHT and plain and last is not None
+                and _PHRASE_GAP.fullmatch(task, last[0], m.start())):
+            _add(phrases, last[1] + low, PHRASE_WEIGHT)
+        last = (end, low) if plain else None
     for form, w in forms.items():
         if form not in raw:
             raw[form] = w
-    return raw, code, names, seen, prose, frozenset(trailing - written)
+    return raw, code, names, seen, prose, frozenset(trailing - written), phrases
 
 
 def _versioned(low: str, w: float, raw: dict[str, float], names: dict[str, float]) -> None:
@@ -462,7 +497,7 @@ def without_trailers(task: str) -> str:
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
     task = without_trailers(task)
-    raw, code, names, words, prose, trailing = _word_terms(task)
+    raw, code, names, words, prose, trailing, phrases = _word_terms(task)
     frames = _frames(task)
     for fr in frames:
         if fr.function and not is_stop(fr.function):
@@ -471,13 +506,24 @@ def parse_query(task: str) -> Query:
             raw[low] = raw.get(low, 0.0) + CODE_WEIGHT
             code.add(low)
     terms = _damp(raw)
+    code = frozenset(t for t in code if t in terms)
+    paths, frames, messages = _ends(_paths(task)), _ends(frames), tuple(_messages(task))
+    if _plain(code, names, paths, frames, messages, trailing):
+        # Only a task of plain words reads its phrases as names: where the task writes
+        # its names, they are the evidence (dev: a report full of code lost its fix's
+        # file to "dicom dataset" and "following error" read as names).
+        for phrase in sorted(phrases, key=lambda t: (-phrases[t], t)):
+            if len(terms) >= MAX_TERMS:
+                break  # (the task's own words first: a phrase is an extra reading of two)
+            if phrase not in terms:
+                terms[phrase] = phrases[phrase]
     return Query(
         terms=terms,
-        code=frozenset(t for t in code if t in terms),
+        code=code,
         names={n: w for n, w in sorted(names.items())},
-        paths=_ends(_paths(task)),
-        frames=_ends(frames),
-        messages=tuple(_messages(task)),
+        paths=paths,
+        frames=frames,
+        messages=messages,
         words=tuple(words),
         prose=frozenset(prose),
         scopes=_scopes(task),

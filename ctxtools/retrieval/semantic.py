@@ -300,15 +300,12 @@ RERANK_DOCS = 60  # the best files by words whose chunks are embedded and compar
 
 
 def prose_only(query) -> bool:
-    """A task of plain words: no code-shaped name, path, stack frame or quoted message
-    (where those exist, they are the evidence; a paraphrase has nothing else). A word
-    read as a name only because a sentence's full stop follows it ("... before saving.")
-    does not make a task name code. Widened so on dev + tune: 2 of 76 tasks more are
-    prose only, one rose (hugo 06faee5, 32k 0 -> 0.50), none fell."""
-    if query.paths or query.frames or query.messages:
-        return False
-    ends = query.trailing
-    return all(t in ends for t in query.code) and all(n in ends for n in query.names)
+    """A task of plain words (``Query.plain``): where a task names code, a path, a frame
+    or a message, those are the evidence; a paraphrase has nothing else. (A word read as
+    a name only because a sentence's full stop follows it does not count: widened so on
+    dev + tune, 2 of 76 tasks more are prose only, one rose -- hugo 06faee5, 32k 0 ->
+    0.50 -- none fell.)"""
+    return query.plain
 
 
 def chunk_text(label: str, lines: list[str], start: int, end: int) -> str:

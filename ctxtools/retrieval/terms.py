@@ -4,7 +4,9 @@ A text's words are its runs of letters, digits and ``_`` (bytes >= 0x80 kept ins
 so UTF-8 names stay whole: ``ctxtools.analyzer.tokenizer.WORD_BYTES``); each word counts
 for its lower-cased self and for the parts the analyzer splits it into (``parts``: a
 compound name's words, a CJK run's characters), so ``bulk_create`` and ``BulkCreate`` both
-count for ``bulk``, ``create`` and (as written) ``bulk_create``/``bulkcreate``. The terms
+count for ``bulk``, ``create`` and (as written) ``bulk_create``/``bulkcreate``; any two
+parts side by side count for the two joined (``get_search_results``: ``searchresults``, a
+term a task's phrase "search results" makes). The terms
 come from the analyzer too, so no stop word is ever counted: a task word and a file's word
 meet exactly when the one tokenizer makes them the same. Only the query's terms are counted: a
 ``Terms`` maps each distinct word it meets, once, to the query terms it stands for (most
@@ -74,6 +76,10 @@ class Terms:
                 j = ids.get(joined)
                 if j is not None and j not in found:
                     found.append(j)
+                for a, b in zip(parts, parts[1:]) if len(parts) > 2 else ():
+                    j = ids.get(a + b)  # two parts side by side (a task's phrase)
+                    if j is not None and j not in found:
+                        found.append(j)
             out = tuple(found)
         self._memo[word] = out
         return out

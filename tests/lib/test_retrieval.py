@@ -474,3 +474,84 @@ def test_a_file_of_a_scanned_corpus_ranks_as_its_bytes_do():
     assert tfs == {lab: t for lab, _s, t, _c in _ranked(plain, task)}
     assert tfs["shop/tax.py"][1][0] == 1  # with_tax: once in the redacted file, not twice
     assert len(tfs["shop/tax.py"][1]) == 4  # and 'order' is counted
+
+
+# --- two plain words side by side: the name they make ------------------------------------
+
+
+def test_a_plain_task_reads_two_words_side_by_side_as_the_name_they_make():
+    from ctxtools.analyzer import query as qmod
+
+    assert qmod.PHRASE_WEIGHT > 0
+    q = parse_query("The path selector ignores the excludes of a relation-id loader")
+    assert q.plain
+    for joined in ("pathselector", "relationid", "idloader"):
+        assert q.terms[joined] == qmod.PHRASE_WEIGHT, joined
+    # a stop word or a comma between two words: no phrase
+    assert "ignoresexcludes" not in q.terms and "selectorignores" in q.terms
+    assert "pathselector" not in parse_query("the path, selector").terms
+    assert "pathselector" not in parse_query("the path of the selector").terms
+    # a word a sentence's full stop ends is still a plain word
+    assert "idloader" in parse_query("Fix the relation id loader. It drops rows").terms
+
+
+def test_a_task_that_names_code_reads_no_phrases():
+    """Where a task writes its names, they are the evidence: the side-by-side words of a
+    report full of code (a dev task lost its fix's file to "dicom dataset" read as a
+    name) are no names."""
+    q = parse_query("The path selector ignores `excludes` in PathMatcher")
+    assert not q.plain
+    assert "pathselector" not in q.terms and "path" in q.terms
+    q = parse_query('path selector fails: "no such pattern"')
+    assert q.messages and "pathselector" not in q.terms
+
+
+def test_phrases_never_push_the_tasks_own_words_out():
+    from ctxtools.analyzer.query import MAX_TERMS
+
+    words = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}x" for i in range(MAX_TERMS - 2)]
+    q = parse_query(" ".join(words))
+    assert all(w in q.terms for w in words)
+    assert len(q.terms) <= MAX_TERMS
+
+
+def test_a_name_made_of_the_tasks_two_words_ranks_its_file_first():
+    """"path selector" finds ``PathSelector`` (and ``get_path_selector``: two parts side by
+    side inside a longer name count too), though other files say "path", "selector" and
+    "excludes" apart, and more of the task's words."""
+    java = (
+        "package org.example.impl;\n\nimport java.nio.file.Path;\n\n"
+        "public class PathSelector {\n"
+        "    private final String[] patterns;\n\n"
+        "    public boolean matches(Path p) {\n        return patterns.length == 0;\n    }\n}\n"
+    )
+    noisy = (
+        "package org.example.cli;\n\n/** Options: the path, the selector. */\n"
+        "public class Options{0} {{\n"
+        "    String path; String selector;\n"
+        "    void excludes(String excludes) {{ }}\n}}\n"
+    )
+    files = {"impl/PathSelector.java": java,
+             "tools/select.py": "def get_path_selector(config):\n    return config\n"}
+    for i in range(12):
+        files[f"cli/Options{i}.java"] = noisy.format(i)
+    for i in range(20):
+        files[f"cli/Other{i}.java"] = f"class Other{i} {{ int rows; }}\n"
+    task = "Path selector ignores excludes on Windows"
+    labels = [d.label for d in rank_sources(_sources(files), parse_query(task)).docs]
+    assert set(labels[:2]) == {"impl/PathSelector.java", "tools/select.py"}
+
+
+def test_two_parts_side_by_side_count_for_the_term_they_make_in_every_counting_path():
+    from ctxtools.retrieval.vocab import Vocab
+
+    data = (b"def get_file_name(p):\n    return fileName or getSearchResults(p)\n"
+            b"FILENAME = file_name_of_x\nfilenames = 1\n")  # fmt: skip
+    t = Terms(["filename", "searchresults"])
+    assert t.ids_of(b"get_file_name") == (0,)
+    assert t.ids_of(b"getSearchResults") == (1,)
+    assert t.ids_of(b"file_name_of_x") == (0,)
+    assert t.ids_of(b"filenames") == ()
+    tf, _n = t.count(data)
+    assert tf == {0: 4, 1: 1}
+    assert Terms(["filename", "searchresults"]).count_vocab(Vocab.of(data)) == t.count(data)
