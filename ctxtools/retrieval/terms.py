@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, pairwise
 
 from ctxtools.analyzer.tokenizer import WORD_BYTES as _WORD_BYTES
 from ctxtools.analyzer.tokenizer import parts as _parts
@@ -76,7 +76,7 @@ class Terms:
                 j = ids.get(joined)
                 if j is not None and j not in found:
                     found.append(j)
-                for a, b in zip(parts, parts[1:]) if len(parts) > 2 else ():
+                for a, b in pairwise(parts) if len(parts) > 2 else ():
                     j = ids.get(a + b)  # two parts side by side (a task's phrase)
                     if j is not None and j not in found:
                         found.append(j)
