@@ -28,6 +28,7 @@ def _texts() -> list[bytes]:
         b"\xff\xfe broken \xc3( utf8 bulk_create\x00\x00\x00 NUL run",
         b"",
         b"1234 5678\n" * 50,
+        b"def get_file_name(p):\n    return fileName or getSearchResults(p) or FILE_NAME_X\n",
     ]
     return out
 
@@ -133,7 +134,8 @@ def test_the_corpus_answers_for_every_file_what_each_file_would():
     texts = _texts()
     corpus = _corpus_of(texts)
     again = _read_back(corpus)
-    for terms in (TERMS, ["bulkcreate", "getitem", "é"], ["1234"], []):
+    joined = ["filename", "searchresults"]  # (two parts side by side: get_file_name)
+    for terms in (TERMS, ["bulkcreate", "getitem", "é"], ["1234"], [], joined):
         for c in (corpus, again):
             present, tf = Terms(terms).scan_corpus(c)
             for k, data in enumerate(texts):
@@ -250,7 +252,8 @@ def test_counting_from_the_corpus_words_gives_what_cutting_the_spans_does():
     texts = _texts() + [b"key key key\nkey\nkeys key_key KEY\n", b"set reset set\n  set"]
     corpus = _corpus_of(texts)
     again = _read_back(corpus)
-    for terms in (TERMS + ["key", "set"], ["bulkcreate", "getitem", "é"], ["1234"], []):
+    for terms in (TERMS + ["key", "set"], ["bulkcreate", "getitem", "é"], ["1234"], [],
+                  ["filename", "searchresults"]):
         for c in (corpus, again):
             t = Terms(terms)
             t.scan_corpus(c)
