@@ -12,7 +12,7 @@ engineer skims it:
   finally counts is decided by its rarity in the repository (``ctxtools.retrieval.terms``).
 * **phrases**: in a task of plain words (``Query.plain``), two words side by side also
   make a term of the two joined (``path selector``: ``pathselector``), which a name made
-  of them counts for (``PathSelector``, ``get_path_selector``).
+  of them counts for (``PathSelector``, and inside a longer one: ``get_path_selector``).
 * **names**: the code-shaped identifiers whole, which a definition's own name may equal.
 * **paths**: file names and paths the task writes (``django/db/models/query.py``,
   ``query.py``) and dotted module paths (``django.db.models.query``).
@@ -207,6 +207,9 @@ class Query:
     # names for the lexical ranking (a sentence may end in one), not for telling a task of
     # plain words from one that names code.
     trailing: frozenset[str] = frozenset()
+    # The terms a plain task's side-by-side words made (``pathselector``): two parts side
+    # by side inside a longer name count for them (``getPathSelector``), not for others.
+    phrases: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -508,6 +511,7 @@ def parse_query(task: str) -> Query:
     terms = _damp(raw)
     code = frozenset(t for t in code if t in terms)
     paths, frames, messages = _ends(_paths(task)), _ends(frames), tuple(_messages(task))
+    made: set[str] = set()
     if _plain(code, names, paths, frames, messages, trailing):
         # Only a task of plain words reads its phrases as names: where the task writes
         # its names, they are the evidence (dev: a report full of code lost its fix's
@@ -517,6 +521,7 @@ def parse_query(task: str) -> Query:
                 break  # (the task's own words first: a phrase is an extra reading of two)
             if phrase not in terms:
                 terms[phrase] = phrases[phrase]
+                made.add(phrase)
     return Query(
         terms=terms,
         code=code,
@@ -528,4 +533,5 @@ def parse_query(task: str) -> Query:
         prose=frozenset(prose),
         scopes=_scopes(task),
         trailing=trailing,
+        phrases=frozenset(made),
     )

@@ -4,9 +4,10 @@ A text's words are its runs of letters, digits and ``_`` (bytes >= 0x80 kept ins
 so UTF-8 names stay whole: ``ctxtools.analyzer.tokenizer.WORD_BYTES``); each word counts
 for its lower-cased self and for the parts the analyzer splits it into (``parts``: a
 compound name's words, a CJK run's characters), so ``bulk_create`` and ``BulkCreate`` both
-count for ``bulk``, ``create`` and (as written) ``bulk_create``/``bulkcreate``; any two
-parts side by side count for the two joined (``get_search_results``: ``searchresults``, a
-term a task's phrase "search results" makes). The terms
+count for ``bulk``, ``create`` and (as written) ``bulk_create``/``bulkcreate``; and for a
+term a task's phrase made (``Query.phrases``: "search results", ``searchresults``) any two
+parts side by side count too (``get_search_results``). Only for those: a task word
+``filename`` is not found in every ``ProgramDataBaseFileName`` of a build file. The terms
 come from the analyzer too, so no stop word is ever counted: a task word and a file's word
 meet exactly when the one tokenizer makes them the same. Only the query's terms are counted: a
 ``Terms`` maps each distinct word it meets, once, to the query terms it stands for (most
@@ -37,9 +38,12 @@ B = 0.75
 class Terms:
     """The query's terms (lower-case strings), indexed 0..n-1."""
 
-    def __init__(self, terms: list[str]):
+    def __init__(self, terms: list[str], pairs=()):
         self.terms = list(terms)
         self.ids = {t: i for i, t in enumerate(self.terms)}
+        # the terms two parts side by side count for (a task's phrases), as ids
+        self.pairs = {self.ids[t]: t for t in sorted(pairs) if t in self.ids}
+        self.key = (tuple(self.terms), tuple(self.pairs))  # what the corpus's scans keep
         self.needles = [t.encode("utf-8") for t in self.terms]
         self._memo: dict[bytes, tuple[int, ...]] = {}
         self._yes: set[bytes] = set()  # words that stand for some term
@@ -76,9 +80,9 @@ class Terms:
                 j = ids.get(joined)
                 if j is not None and j not in found:
                     found.append(j)
-                for a, b in pairwise(parts) if len(parts) > 2 else ():
+                for a, b in pairwise(parts) if self.pairs and len(parts) > 2 else ():
                     j = ids.get(a + b)  # two parts side by side (a task's phrase)
-                    if j is not None and j not in found:
+                    if j is not None and j in self.pairs and j not in found:
                         found.append(j)
             out = tuple(found)
         self._memo[word] = out
@@ -172,7 +176,7 @@ class Terms:
         corpus = getattr(vocab, "corpus", None)
         if corpus is None:
             return None
-        got = corpus.scans.get(tuple(self.terms))
+        got = corpus.scans.get(self.key)
         return got[3].get(vocab.slot, []) if got is not None else None
 
     def count_vocab(self, vocab) -> tuple[dict[int, int], int]:
@@ -238,7 +242,7 @@ class Terms:
         found, with the files that hold them, are looked at."""
         if self._scanned is not None and self._scanned[0] is corpus:
             return self._scanned[1]
-        key = tuple(self.terms)
+        key = self.key
         got = corpus.scans.get(key)
         if got is None:
             got = corpus.scans[key] = self._scan(corpus)

@@ -542,16 +542,26 @@ def test_a_name_made_of_the_tasks_two_words_ranks_its_file_first():
     assert set(labels[:2]) == {"impl/PathSelector.java", "tools/select.py"}
 
 
-def test_two_parts_side_by_side_count_for_the_term_they_make_in_every_counting_path():
+def test_two_parts_side_by_side_count_for_a_phrase_term_only():
+    """Inside a longer name, two parts side by side count for a term a task's phrase made
+    (``Query.phrases``); a word the task wrote whole (``filename``) is not found in every
+    ``ProgramDataBaseFileName`` of a build file (a held-out curl task lost its fix's
+    file to the Visual Studio templates that way)."""
     from ctxtools.retrieval.vocab import Vocab
 
     data = (b"def get_file_name(p):\n    return fileName or getSearchResults(p)\n"
-            b"FILENAME = file_name_of_x\nfilenames = 1\n")  # fmt: skip
-    t = Terms(["filename", "searchresults"])
+            b"FILENAME = file_name_of_x\nfilenames = 1\n<ProgramDataBaseFileName/>\n")  # fmt: skip
+    t = Terms(["filename", "searchresults"], pairs={"filename", "searchresults"})
     assert t.ids_of(b"get_file_name") == (0,)
     assert t.ids_of(b"getSearchResults") == (1,)
     assert t.ids_of(b"file_name_of_x") == (0,)
     assert t.ids_of(b"filenames") == ()
-    tf, _n = t.count(data)
-    assert tf == {0: 4, 1: 1}
-    assert Terms(["filename", "searchresults"]).count_vocab(Vocab.of(data)) == t.count(data)
+    assert t.count(data) == ({0: 5, 1: 1}, 13)
+    again = Terms(["filename", "searchresults"], pairs={"filename", "searchresults"})
+    assert again.count_vocab(Vocab.of(data)) == t.count(data)
+    whole = Terms(["filename", "searchresults"])  # not phrases: whole words only
+    assert whole.ids_of(b"get_file_name") == () and whole.ids_of(b"fileName") == (0,)
+    assert whole.count(data) == ({0: 2}, 13)  # fileName, FILENAME
+    q = parse_query("the path selector drops the file name")
+    assert q.phrases == {"pathselector", "selectordrops", "filename"}
+    assert not parse_query("the path selector of `get_x`").phrases
