@@ -302,7 +302,9 @@ def _word_terms(task: str) -> tuple:
                 if not is_stop(form):
                     forms[form] = max(forms.get(form, 0.0), FORM_WEIGHT)
         plain = (not shaped or ends) and not is_compound(word) and word.isalpha()
-        if (PHRASE_WEIGHT and plain and last is not None
+        # (phrases fill only the room the task's own terms leave: once those are
+        # MAX_TERMS, none would be kept, and none is collected)
+        if (PHRASE_WEIGHT and plain and last is not None and len(raw) < MAX_TERMS
                 and _PHRASE_GAP.fullmatch(task, last[0], m.start())):
             _add(phrases, last[1] + low, PHRASE_WEIGHT)
         last = (end, low) if plain else None
