@@ -143,12 +143,24 @@ EXAMPLE_DIRS = frozenset(
     }
 )
 CONFIG_EXTS = frozenset(
-    {".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".conf", ".properties", ".env.example"}
+    {".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".conf", ".properties", ".env.example",
+     # build files: MSBuild's projects, solutions and their imports; Gradle's; CMake's
+     ".vcxproj", ".vcproj", ".csproj", ".fsproj", ".vbproj", ".sln", ".props", ".targets",
+     ".filters", ".gradle", ".cmake"}
 )
 CONFIG_NAMES = frozenset(
     {
         "manifest.in",
         "makefile",
+        "gnumakefile",
+        "makefile.am",
+        "makefile.in",
+        "configure.ac",
+        "cmakelists.txt",
+        "meson.build",
+        "meson_options.txt",
+        "pom.xml",
+        "build.xml",
         "dockerfile",
         "setup.cfg",
         "tox.ini",
@@ -241,12 +253,14 @@ def role(rel: str) -> str:
                 return said
             else:
                 example = True
+    if low in CONFIG_NAMES:  # (by its whole name first: CMakeLists.txt is no document)
+        return "config"
     ext = _ext(low)
     if ext in DOC_EXTS:
         return "docs"
     if example:
         return "example"
-    if ext in CONFIG_EXTS or low.startswith(".") or low in CONFIG_NAMES:
+    if ext in CONFIG_EXTS or low.startswith("."):
         return "config"
     return "source"
 

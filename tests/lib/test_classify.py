@@ -316,7 +316,15 @@ ROLES = {
     ],
     "docs": ["docs/guide.rst", "README.md", "docs/tests/notes.md", "man/ctx.1"],
     "example": ["examples/demo.py", "benchmarks/bench_core.py"],
-    "config": ["pyproject.toml", ".gitignore", "Makefile", "openapi/api_spec.yaml"],
+    "config": [
+        "pyproject.toml", ".gitignore", "Makefile", "openapi/api_spec.yaml",
+        # build files: not source (a pack of a curl report filled with VC project XML), and
+        # CMakeLists.txt is no document though it ends in .txt
+        "CMakeLists.txt", "lib/CMakeLists.txt", "projects/Windows/VC14/lib/libcurl.vcxproj",
+        "projects/Windows/VC14/curl-all.sln", "src/App/App.csproj", "Directory.Build.props",
+        "lib/libcurl.vcxproj.filters", "build.gradle", "settings.gradle", "cmake/FindZstd.cmake",
+        "pom.xml", "maven-core/pom.xml", "meson.build", "Makefile.am", "configure.ac",
+    ],
 }  # fmt: skip
 
 
