@@ -56,16 +56,22 @@ def n_files(mirror: Path, rev: str) -> int:
     return out.count(b"\0")
 
 
-def select(repo: str, mirror: Path) -> list[str]:
+def entries(mirror: Path) -> list[tuple[str, str]]:
+    """(sha, message) of HEAD's non-merge one-parent commits, by hash: the order both
+    tuning lists' rules take commits in."""
     log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
               git_dir=mirror).stdout.decode(errors="replace")
-    entries = []
+    out = []
     for entry in log.split("\x01"):
         parts = entry.strip("\n").split("\x00")
         if len(parts) == 3 and len(parts[1].split()) == 1:
-            entries.append((parts[0], parts[2]))
+            out.append((parts[0], parts[2]))
+    return sorted(out)
+
+
+def select(repo: str, mirror: Path) -> list[str]:
     picked = []
-    for sha, message in sorted(entries):
+    for sha, message in entries(mirror):
         if qualifies(mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES:
             picked.append(sha)
             if len(picked) == TUNE_PER_REPO:

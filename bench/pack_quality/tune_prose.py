@@ -27,32 +27,19 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from pack_quality.tasks import clean_message, qualifies  # noqa: E402
-from pack_quality.trees import git  # noqa: E402
 
 PER_REPO = 3
 PINNED = HERE / "tune_prose.txt"
-
-
-def _entries(mirror: Path) -> list[tuple[str, str]]:
-    """(sha, message) of HEAD's non-merge one-parent commits, by hash."""
-    log = git("log", "--no-merges", "--format=%H%x00%P%x00%B%x01", "HEAD",
-              git_dir=mirror).stdout.decode(errors="replace")
-    out = []
-    for entry in log.split("\x01"):
-        parts = entry.strip("\n").split("\x00")
-        if len(parts) == 3 and len(parts[1].split()) == 1:
-            out.append((parts[0], parts[2]))
-    return sorted(out)
 
 
 def select(mirror: Path, skip: set[str]) -> list[str]:
     """The first PER_REPO commits of MIRROR by the rule (the module's docstring)."""
     from ctxtools.analyzer import parse_query
     from ctxtools.retrieval.semantic import prose_only
-    from pack_quality.tune import TUNE_MIN_FILES, n_files
+    from pack_quality.tune import TUNE_MIN_FILES, entries, n_files
 
     picked = []
-    for sha, message in _entries(mirror):
+    for sha, message in entries(mirror):
         if sha in skip or not prose_only(parse_query(clean_message(message))):
             continue  # (the cheap test first: the same commits as the other order)
         if qualifies(mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES:

@@ -77,7 +77,7 @@ class Engine:
                 read = {d.label for d in rank_sources(unique, self.query).docs}
                 scan([s for s in unique if s.label in read])
         self.ranking = rank_sources(unique, self.query)
-        self.terms = Terms(list(self.query.terms), self.query.phrases)
+        self.terms = Terms.of(self.query)
         self.weights = [self.ranking.weights.get(t, 0.0) for t in self.terms.terms]
         self.docs: dict[str, Doc] = {d.label: d for d in self.ranking.docs}
         self.rest = set(self.ranking.rest)

@@ -63,7 +63,7 @@ def signatures_of(
     if query is not None and query.terms:
         from ctxtools.retrieval.terms import Terms
 
-        terms = Terms(list(query.terms), query.phrases)
+        terms = Terms.of(query)
         weights = [query.terms[t] for t in terms.terms]
         for d in defs:
             tf, _n = terms.count(d.signature.encode("utf-8", "surrogateescape"))

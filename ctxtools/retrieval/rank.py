@@ -290,7 +290,7 @@ def _pointed(sources: list[Source], query: Query):
 def reachable(sources: list[Source], query: Query) -> set[str]:
     """The labels of SOURCES that a term, a path, a frame or a message can reach (the
     files ``rank_sources`` reads, and so the ones whose definitions matter)."""
-    terms = Terms(list(query.terms), query.phrases)
+    terms = Terms.of(query)
     _paths, _frames, reached = _pointed(sources, query)
     return {s.label for s in sources if reached[s.label] or _present(s, terms)}
 
@@ -354,7 +354,7 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
 
 
 def _rank(sources: list[Source], query: Query) -> Ranking:
-    terms = Terms(list(query.terms), query.phrases)
+    terms = Terms.of(query)
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)

@@ -41,9 +41,9 @@ class Terms:
     def __init__(self, terms: list[str], pairs=()):
         self.terms = list(terms)
         self.ids = {t: i for i, t in enumerate(self.terms)}
-        # the terms two parts side by side count for (a task's phrases), as ids
-        self.pairs = {self.ids[t]: t for t in sorted(pairs) if t in self.ids}
-        self.key = (tuple(self.terms), tuple(self.pairs))  # what the corpus's scans keep
+        # the ids of the terms two parts side by side count for (a task's phrases)
+        self.pairs = frozenset(self.ids[t] for t in pairs if t in self.ids)
+        self.key = (tuple(self.terms), tuple(sorted(self.pairs)))  # the corpus's scans' key
         self.needles = [t.encode("utf-8") for t in self.terms]
         self._memo: dict[bytes, tuple[int, ...]] = {}
         self._yes: set[bytes] = set()  # words that stand for some term
@@ -52,6 +52,11 @@ class Terms:
         self._scanned: tuple | None = None  # (a corpus, what scan_corpus found in it)
         self._known = None  # a corpus scanned: its words not in _yes stand for no term
         self._least: list[bytes] | None = None  # ``_least`` of the needles, when first asked
+
+    @classmethod
+    def of(cls, query) -> Terms:
+        """The terms of QUERY (an ``analyzer.Query``), its phrases' among them."""
+        return cls(list(query.terms), query.phrases)
 
     def __len__(self) -> int:
         return len(self.terms)
