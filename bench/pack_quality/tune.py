@@ -261,7 +261,8 @@ def baseline_rows(items, budgets: list[int]) -> list[dict]:
         gold = parse_patch(t.patch)
         if not gold.hunks:
             continue
-        res = run_baseline("bm25-chunk", t.text, tree, budgets, count)
+        res = run_baseline("bm25-chunk", t.text, tree,
+                           {b: (b, "cl100k_base") for b in budgets}, count)
         for b in budgets:
             got = score(gold, res[b]["text"])
             rows.append({"task": t.id, "kind": t.kind, "budget": b,
