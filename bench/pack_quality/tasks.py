@@ -37,6 +37,24 @@ holds at least ``LARGE_MIN_FILES`` (3,000) files, so every task is asked of a la
 the first 10 qualifying commits of each repository by commit hash, as for the first set.
 No date window: the file floor already keeps out the years a project was small, and a
 window would move with the snapshot's date.
+
+The second large held-out set (``LARGE2_REPOS``, pinned in ``heldout_large2.txt``, kind
+"large2"): written on 2026-12-05, after the first large set had been looked at (its misses
+read, one decision informed by it), so that one large set is again untouched. Same task rule
+as the first (``qualifies``, 3,000+ files a tree, the first 10 by commit hash). Repositories:
+none of any other set of this benchmark or of the tuning lists, and none used by another
+bench; for each language, candidates tried in this order and the first one taken whose
+snapshot the fetch tool brings (at most 500 MiB) and whose HEAD tree has at least 3,000
+files:
+
+- Python: zulip/zulip, saltstack/salt, home-assistant/core;
+- Go: grafana/grafana, moby/moby, kubernetes/kubernetes;
+- Rust: denoland/deno, bevyengine/bevy, tokio-rs/tokio;
+- Java: spring-projects/spring-boot, jenkinsci/jenkins, elastic/elasticsearch;
+- JavaScript: eslint/eslint, mrdoob/three.js, nodejs/node;
+- TypeScript: prisma/prisma, storybookjs/storybook, microsoft/vscode;
+- C: git/git, php/php-src;
+- Ruby: discourse/discourse, mastodon/mastodon.
 """
 
 from __future__ import annotations
