@@ -258,12 +258,33 @@ def test_large_set_is_pinned_and_apart_from_the_other_sets():
     assert not names & (swe | dev | {r.split("/")[1] for r in HELDOUT_REPOS})
 
 
+def test_second_large_set_is_pinned_and_apart_from_every_other_set():
+    from pack_quality.tasks import HELDOUT_REPOS, LARGE2_REPOS, LARGE_REPOS, SETS, read_pinned
+    from pack_quality.tune import PINNED_PROSE, TUNE_REPOS, pinned
+
+    spec = SETS["large2"]
+    assert spec.min_files == 3000 and spec.pinned.name == "heldout_large2.txt"
+    pairs = read_pinned(spec.pinned)
+    repos = [r for r, _ in pairs]
+    assert sorted(set(repos)) == sorted(LARGE2_REPOS)
+    assert all(repos.count(r) == 10 for r in LARGE2_REPOS)
+    assert all(len(s) == 40 for _, s in pairs) and len(set(pairs)) == len(pairs)
+    swe = {"django", "sympy", "scikit-learn", "matplotlib", "pytest", "sphinx", "astropy",
+           "xarray", "pylint", "requests", "seaborn", "flask"}
+    dev = {"sqlfluff", "marshmallow", "pvlib-python", "pydicom", "astroid", "pyvista"}
+    others = {r.split("/")[1] for r in (*HELDOUT_REPOS, *LARGE_REPOS, *TUNE_REPOS)}
+    others |= {r.split("/")[1] for r, _s in pinned(PINNED_PROSE)}
+    names = {r.split("/")[1] for r in LARGE2_REPOS}
+    assert not names & (swe | dev | others)
+
+
 def test_budgets_take_a_model_name_and_tasks_take_large():
     import bench_pack_quality as bpq
 
     args = bpq.parse_args(["--tasks", "large", "--budgets", "8000,gpt-4o",
                            "--pack-bin", str(REPO / ".venv" / "bin" / "ctx-pack")])
     assert args.tasks == "large" and args.budgets == [8000, "gpt-4o"]
+    assert bpq.parse_args(["--tasks", "large2"]).tasks == "large2"
     bpq.resolve_budgets(args)
     tokens, encoding = args.sizes["gpt-4o"]
     assert encoding == "o200k_base" and tokens > 32000
