@@ -110,6 +110,7 @@ TEST_DIRS = frozenset(
         "testcases",
         "testsuite",
         "unittests",
+        "t",  # git's and Perl's test directory (t/t7400-submodule-basic.sh, t/basic.t)
     }
 )
 TEST_DIR_SUFFIXES = (".tests", ".test", ".unittests")  # C#'s Foo.Tests/
@@ -120,7 +121,7 @@ TEST_INFIXES = (".test.", ".spec.")  # a.test.ts, a.spec.js, and jest's a.test.t
 # FooTest.java, FooTests.cs, FooSpec.kt, FooSuite.scala: the case matters (Latest.java is none).
 CAMEL_TEST_SUFFIXES = ("Test", "Tests", "Spec", "Suite")
 CAMEL_TEST_EXTS = frozenset({".java", ".kt", ".kts", ".cs", ".swift", ".scala", ".php", ".groovy"})
-TEST_EXTS = frozenset({".bats"})
+TEST_EXTS = frozenset({".bats", ".t"})  # Bats; Perl's and cram's test scripts
 DOC_DIRS = frozenset({"doc", "docs", "documentation", "man", "site", "website"})
 DOC_EXTS = frozenset(
     {".md", ".rst", ".txt", ".adoc", ".asciidoc", ".textile", ".tex", ".html", ".htm"}

@@ -308,11 +308,15 @@ ROLES = {
         "test/run.bats", "src/__snapshots__/Flags.test.tsx.snap", "mod_test.ts",
         "crates/test_utils/Cargo.toml", "test-data/unit/fixtures/alias.pyi",
         "src/sqlfluff/testing/__init__.py", "numpy/testing/print_coercion_tables.py",
+        # git's and Perl's t/: test scripts, their libraries and helpers; Perl's .t files
+        "t/t7400-submodule-basic.sh", "t/lib-git-daemon.sh", "t/unit-tests/t-reftable.c",
+        "lib/Foo/t/basic.t", "tests/cram/merge.t", "xt/author/pod.t",
     ],
     "source": [
         "src/latest.py", "attest.go", "Src/Newtonsoft.Json/JsonConvert.cs",
         "Source/Core/Session.swift", "lib/sinatra/base.rb", "db/db_impl.cc", "src/contest.c",
         "src/Contest.kt", "bin/deploy", "src/unittest/case.py",
+        "src/t.c", "lib/toast/t.go", "git-submodule.sh", "src/at/parse.c",
     ],
     "docs": ["docs/guide.rst", "README.md", "docs/tests/notes.md", "man/ctx.1"],
     "example": ["examples/demo.py", "benchmarks/bench_core.py"],
