@@ -46,6 +46,7 @@ TUNE_PER_REPO = 6
 TUNE_MIN_FILES = 1500
 PINNED = HERE / "tune.txt"
 PINNED_PROSE = HERE / "tune_prose.txt"  # the prose tuning list (tune_prose.py's rule)
+PINNED_PROSE2 = HERE / "tune_prose2.txt"  # its second list (tune_prose.py --second)
 OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
 MIRRORS = [Path("/work/.mirror")]
 CORPORA = HERE.parent / "corpora"
@@ -116,7 +117,8 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
                 continue
             with contextlib.suppress(TreeError):
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
-    for kind, path in (("tune", PINNED), ("tune_prose", PINNED_PROSE)):
+    for kind, path in (("tune", PINNED), ("tune_prose", PINNED_PROSE),
+                       ("tune_prose2", PINNED_PROSE2)):
         if kind in sets:
             out += pinned_tasks(kind, pinned(path))
     return out

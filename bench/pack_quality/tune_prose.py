@@ -16,6 +16,13 @@ and ``prose.py --tasks tune_prose`` read it. Like the tuning set, it is for tuni
 held-out sets stay out of it.
 
     .venv/bin/python bench/pack_quality/tune_prose.py           # pin tune_prose.txt again
+    .venv/bin/python bench/pack_quality/tune_prose.py --second  # pin tune_prose2.txt
+
+The second prose tuning list (kind "tune_prose2", ``tune_prose2.txt``; written 2026-12-05,
+before any of its tasks was run): the same rule, skipping the commits of ``tune.txt`` and of
+the first list, so each repository's next ``PER_REPO``. Made because the first list's 27
+tasks could not tell whether the semantic part helps a pack (the difference between on and
+off was two or three tasks either way).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from pack_quality.tasks import clean_message, qualifies  # noqa: E402
 
 PER_REPO = 3
 PINNED = HERE / "tune_prose.txt"
+PINNED_SECOND = HERE / "tune_prose2.txt"
 
 
 def select(mirror: Path, skip: set[str]) -> list[str]:
@@ -49,12 +57,18 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
     return picked
 
 
-def main() -> int:
+def main(argv=None) -> int:
     from pack_quality.tune import pinned, select_each, write_pins
 
+    second = "--second" in (sys.argv[1:] if argv is None else argv)
     skip = {s for _r, s in pinned()}
+    if second:
+        skip |= {s for _r, s in pinned(PINNED)}
     pairs = select_each(lambda _repo, mirror: select(mirror, skip))
-    write_pins(PINNED, "The prose tuning list (tune_prose.py's rule)", pairs)
+    if second:
+        write_pins(PINNED_SECOND, "The second prose tuning list (tune_prose.py --second)", pairs)
+    else:
+        write_pins(PINNED, "The prose tuning list (tune_prose.py's rule)", pairs)
     return 0
 
 
