@@ -23,6 +23,13 @@ tasks was run): the same rule and repositories, each repository's next ``TUNE_PE
 commits after those of ``tune.txt`` (and none of the prose lists'). Made because a lever's
 gain on 54 tasks is often two or three tasks: a change is kept when it holds on both.
 
+The third tuning set (kind "tune3", ``tune3.txt``; written 2026-12-05 before any of its
+tasks was run): the same rule again, each repository's next ``TUNE_PER_REPO`` commits after
+those of ``tune.txt`` and ``tune2.txt`` (and none of the prose lists'). Made because one
+lever (a coverage factor) rose on the second set and fell on the first at every weight.
+
+    .venv/bin/python bench/pack_quality/tune.py --select-third    # pin tune3.txt
+
 The loop builds each task's ``Chooser`` once (in process, the store kept warm under
 ``--store``), then plans and renders the files section for each budget (the budget less
 ``OVERHEAD`` for the pack's other sections) and scores it against the gold. It prints mean
@@ -54,6 +61,7 @@ PINNED = HERE / "tune.txt"
 PINNED_PROSE = HERE / "tune_prose.txt"  # the prose tuning list (tune_prose.py's rule)
 PINNED_PROSE2 = HERE / "tune_prose2.txt"  # its second list (tune_prose.py --second)
 PINNED_SECOND = HERE / "tune2.txt"  # the second tuning set (--select-second)
+PINNED_THIRD = HERE / "tune3.txt"  # the third tuning set (--select-third)
 OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
 MIRRORS = [Path("/work/.mirror")]
 CORPORA = HERE.parent / "corpora"
@@ -126,7 +134,7 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
                 continue
             with contextlib.suppress(TreeError):
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
-    for kind, path in (("tune", PINNED), ("tune2", PINNED_SECOND),
+    for kind, path in (("tune", PINNED), ("tune2", PINNED_SECOND), ("tune3", PINNED_THIRD),
                        ("tune_prose", PINNED_PROSE), ("tune_prose2", PINNED_PROSE2)):
         if kind in sets:
             out += pinned_tasks(kind, pinned(path))
@@ -200,6 +208,8 @@ def main(argv=None) -> int:
     ap.add_argument("--select", action="store_true")
     ap.add_argument("--select-second", action="store_true",
                     help="pin the second tuning set (tune2.txt): the next commits by the rule")
+    ap.add_argument("--select-third", action="store_true",
+                    help="pin the third tuning set (tune3.txt): the commits after tune2's")
     ap.add_argument("--set", default="dev,tune")
     ap.add_argument("--budgets", default="8000,16000,32000")
     ap.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
@@ -222,6 +232,12 @@ def main(argv=None) -> int:
                          for _r, s in pinned(path))
         pairs = select_each(lambda repo, mirror: select(repo, mirror, skip))
         write_pins(PINNED_SECOND, "The second tuning set (tune.py --select-second)", pairs)
+        return 0
+    if args.select_third:
+        skip = frozenset(s for path in (PINNED, PINNED_SECOND, PINNED_PROSE, PINNED_PROSE2)
+                         for _r, s in pinned(path))
+        pairs = select_each(lambda repo, mirror: select(repo, mirror, skip))
+        write_pins(PINNED_THIRD, "The third tuning set (tune.py --select-third)", pairs)
         return 0
     budgets = [int(b) for b in args.budgets.split(",")]
     items = tasks_of(args.set.split(","))

@@ -278,6 +278,29 @@ def test_second_large_set_is_pinned_and_apart_from_every_other_set():
     assert not names & (swe | dev | others)
 
 
+def test_tuning_lists_are_pinned_six_a_repository_and_share_no_commit():
+    from pack_quality.tune import (
+        PINNED,
+        PINNED_PROSE,
+        PINNED_PROSE2,
+        PINNED_SECOND,
+        PINNED_THIRD,
+        TUNE_PER_REPO,
+        TUNE_REPOS,
+        pinned,
+    )
+
+    lists = {path.name: pinned(path) for path in
+             (PINNED, PINNED_SECOND, PINNED_THIRD, PINNED_PROSE, PINNED_PROSE2)}
+    for name in ("tune.txt", "tune2.txt", "tune3.txt"):
+        repos = [r for r, _s in lists[name]]
+        assert sorted(set(repos)) == sorted(TUNE_REPOS), name
+        assert all(repos.count(r) == TUNE_PER_REPO for r in TUNE_REPOS), name
+    shas = [s for pairs in lists.values() for _r, s in pairs]
+    assert all(len(s) == 40 for s in shas)
+    assert len(set(shas)) == len(shas)  # a commit is in one list at most
+
+
 def test_budgets_take_a_model_name_and_tasks_take_large():
     import bench_pack_quality as bpq
 
