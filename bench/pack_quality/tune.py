@@ -227,17 +227,21 @@ def main(argv=None) -> int:
         pairs += select_each(select, done={r for r, _s in pairs})
         write_pins(PINNED, "The tuning set (tune.py's rule)", pairs)
         return 0
-    if args.select_second:
-        skip = frozenset(s for path in (PINNED, PINNED_PROSE, PINNED_PROSE2)
-                         for _r, s in pinned(path))
-        pairs = select_each(lambda repo, mirror: select(repo, mirror, skip))
-        write_pins(PINNED_SECOND, "The second tuning set (tune.py --select-second)", pairs)
-        return 0
-    if args.select_third:
-        skip = frozenset(s for path in (PINNED, PINNED_SECOND, PINNED_PROSE, PINNED_PROSE2)
-                         for _r, s in pinned(path))
-        pairs = select_each(lambda repo, mirror: select(repo, mirror, skip))
-        write_pins(PINNED_THIRD, "The third tuning set (tune.py --select-third)", pairs)
+    for wanted, path, title, before in (
+        (args.select_second, PINNED_SECOND, "The second tuning set (tune.py --select-second)",
+         (PINNED, PINNED_PROSE, PINNED_PROSE2)),
+        (args.select_third, PINNED_THIRD, "The third tuning set (tune.py --select-third)",
+         (PINNED, PINNED_SECOND, PINNED_PROSE, PINNED_PROSE2)),
+    ):
+        if not wanted:
+            continue
+        if pinned(path):  # a pinned list is never chosen again over itself
+            print(f"tune.py: error: {path.name} is pinned already ({len(pinned(path))} "
+                  "commits); remove it to pin it again", file=sys.stderr)
+            return 2
+        skip = frozenset(s for p in before for _r, s in pinned(p))
+        pairs = select_each(lambda repo, mirror, skip=skip: select(repo, mirror, skip))
+        write_pins(path, title, pairs)
         return 0
     budgets = [int(b) for b in args.budgets.split(",")]
     items = tasks_of(args.set.split(","))

@@ -301,6 +301,18 @@ def test_tuning_lists_are_pinned_six_a_repository_and_share_no_commit():
     assert len(set(shas)) == len(shas)  # a commit is in one list at most
 
 
+def test_a_pinned_tuning_list_is_not_chosen_again(capsys):
+    from pack_quality import tune
+
+    before = {p: p.read_bytes() for p in (tune.PINNED_SECOND, tune.PINNED_THIRD)}
+    for flag in ("--select-second", "--select-third"):
+        assert tune.main([flag]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("tune.py: error: ") and "pinned already (54 commits)" in err
+        assert err.count("\n") == 1
+    assert {p: p.read_bytes() for p in before} == before
+
+
 def test_budgets_take_a_model_name_and_tasks_take_large():
     import bench_pack_quality as bpq
 
