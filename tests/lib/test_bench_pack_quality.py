@@ -243,19 +243,26 @@ def test_large_set_rule_wants_a_tree_of_enough_files(tmp_path):
         raise AssertionError("a 4-file tree made a large task")
 
 
+# SWE-bench's twelve repositories (the hidden tasks) and the dev split's six, by name
+SWE_NAMES = {"django", "sympy", "scikit-learn", "matplotlib", "pytest", "sphinx", "astropy",
+             "xarray", "pylint", "requests", "seaborn", "flask"}
+DEV_NAMES = {"sqlfluff", "marshmallow", "pvlib-python", "pydicom", "astroid", "pyvista"}
+
+
+def _assert_pinned(pairs, repos: tuple, per: int) -> None:
+    """PAIRS (repository, sha) hold PER distinct full shas of each of REPOS, and no other."""
+    got = [r for r, _s in pairs]
+    assert sorted(set(got)) == sorted(repos)
+    assert all(got.count(r) == per for r in repos)
+    assert all(len(s) == 40 for _, s in pairs) and len(set(pairs)) == len(pairs)
+
+
 def test_large_set_is_pinned_and_apart_from_the_other_sets():
     from pack_quality.tasks import HELDOUT_REPOS, LARGE_REPOS, SETS, read_pinned
 
-    pairs = read_pinned(SETS["large"].pinned)
-    repos = [r for r, _ in pairs]
-    assert sorted(set(repos)) == sorted(LARGE_REPOS)
-    assert all(repos.count(r) == 10 for r in LARGE_REPOS)
-    assert all(len(s) == 40 for _, s in pairs) and len(set(pairs)) == len(pairs)
-    swe = {"django", "sympy", "scikit-learn", "matplotlib", "pytest", "sphinx", "astropy",
-           "xarray", "pylint", "requests", "seaborn", "flask"}
-    dev = {"sqlfluff", "marshmallow", "pvlib-python", "pydicom", "astroid", "pyvista"}
+    _assert_pinned(read_pinned(SETS["large"].pinned), LARGE_REPOS, 10)
     names = {r.split("/")[1] for r in LARGE_REPOS}
-    assert not names & (swe | dev | {r.split("/")[1] for r in HELDOUT_REPOS})
+    assert not names & (SWE_NAMES | DEV_NAMES | {r.split("/")[1] for r in HELDOUT_REPOS})
 
 
 def test_second_large_set_is_pinned_and_apart_from_every_other_set():
@@ -264,18 +271,11 @@ def test_second_large_set_is_pinned_and_apart_from_every_other_set():
 
     spec = SETS["large2"]
     assert spec.min_files == 3000 and spec.pinned.name == "heldout_large2.txt"
-    pairs = read_pinned(spec.pinned)
-    repos = [r for r, _ in pairs]
-    assert sorted(set(repos)) == sorted(LARGE2_REPOS)
-    assert all(repos.count(r) == 10 for r in LARGE2_REPOS)
-    assert all(len(s) == 40 for _, s in pairs) and len(set(pairs)) == len(pairs)
-    swe = {"django", "sympy", "scikit-learn", "matplotlib", "pytest", "sphinx", "astropy",
-           "xarray", "pylint", "requests", "seaborn", "flask"}
-    dev = {"sqlfluff", "marshmallow", "pvlib-python", "pydicom", "astroid", "pyvista"}
+    _assert_pinned(read_pinned(spec.pinned), LARGE2_REPOS, 10)
     others = {r.split("/")[1] for r in (*HELDOUT_REPOS, *LARGE_REPOS, *TUNE_REPOS)}
     others |= {r.split("/")[1] for r, _s in pinned(PINNED_PROSE)}
     names = {r.split("/")[1] for r in LARGE2_REPOS}
-    assert not names & (swe | dev | others)
+    assert not names & (SWE_NAMES | DEV_NAMES | others)
 
 
 def test_tuning_lists_are_pinned_six_a_repository_and_share_no_commit():
@@ -293,9 +293,7 @@ def test_tuning_lists_are_pinned_six_a_repository_and_share_no_commit():
     lists = {path.name: pinned(path) for path in
              (PINNED, PINNED_SECOND, PINNED_THIRD, PINNED_PROSE, PINNED_PROSE2)}
     for name in ("tune.txt", "tune2.txt", "tune3.txt"):
-        repos = [r for r, _s in lists[name]]
-        assert sorted(set(repos)) == sorted(TUNE_REPOS), name
-        assert all(repos.count(r) == TUNE_PER_REPO for r in TUNE_REPOS), name
+        _assert_pinned(lists[name], TUNE_REPOS, TUNE_PER_REPO)
     shas = [s for pairs in lists.values() for _r, s in pairs]
     assert all(len(s) == 40 for s in shas)
     assert len(set(shas)) == len(shas)  # a commit is in one list at most
