@@ -118,6 +118,16 @@ def write_pins(path: Path, title: str, pairs: list[tuple[str, str]]) -> None:
     path.write_text(f"# {title}: repository, commit.\n" + "".join(f"{r} {s}\n" for r, s in pairs))
 
 
+def refuse_pinned(path: Path, prog: str) -> bool:
+    """Whether PATH holds a pinned list already, said on stderr: a list pinned by its rule
+    is never chosen again over itself (without the mirrors that would write it empty)."""
+    got = pinned(path)
+    if got:
+        print(f"{prog}: error: {path.name} is pinned already ({len(got)} commits); "
+              "remove it to pin it again", file=sys.stderr)
+    return bool(got)
+
+
 def pinned(path: Path = PINNED) -> list[tuple[str, str]]:
     if not path.is_file():
         return []
@@ -235,9 +245,7 @@ def main(argv=None) -> int:
     ):
         if not wanted:
             continue
-        if pinned(path):  # a pinned list is never chosen again over itself
-            print(f"tune.py: error: {path.name} is pinned already ({len(pinned(path))} "
-                  "commits); remove it to pin it again", file=sys.stderr)
+        if refuse_pinned(path, "tune.py"):
             return 2
         skip = frozenset(s for p in before for _r, s in pinned(p))
         pairs = select_each(lambda repo, mirror, skip=skip: select(repo, mirror, skip))

@@ -58,9 +58,11 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from pack_quality.tune import pinned, select_each, write_pins
+    from pack_quality.tune import pinned, refuse_pinned, select_each, write_pins
 
     second = "--second" in (sys.argv[1:] if argv is None else argv)
+    if second and refuse_pinned(PINNED_SECOND, "tune_prose.py"):
+        return 2
     skip = {s for _r, s in pinned()}
     if second:
         skip |= {s for _r, s in pinned(PINNED)}

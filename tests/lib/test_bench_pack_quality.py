@@ -311,6 +311,17 @@ def test_a_pinned_tuning_list_is_not_chosen_again(capsys):
     assert {p: p.read_bytes() for p in before} == before
 
 
+def test_a_pinned_prose_list_is_not_chosen_again(capsys):
+    from pack_quality import tune_prose
+
+    before = tune_prose.PINNED_SECOND.read_bytes()
+    assert tune_prose.main(["--second"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("tune_prose.py: error: tune_prose2.txt is pinned already (27 commits); "
+                   "remove it to pin it again\n")
+    assert tune_prose.PINNED_SECOND.read_bytes() == before
+
+
 def test_budgets_take_a_model_name_and_tasks_take_large():
     import bench_pack_quality as bpq
 
