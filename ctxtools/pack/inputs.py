@@ -13,6 +13,7 @@ from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest
 
 _GLOB_CHARS = frozenset("*?[")
 LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
+SECRETS_SAID = 5  # secret files found in a directory said one by one; the rest in one line
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -280,21 +281,28 @@ def _may_be_read(e: FileEntry, req: PackRequest) -> bool:
 
 def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
-    are left out (said in LEDGER); secrets in handles and diffs are redacted.
+    are left out (said in LEDGER: a named secret file and the first ``SECRETS_SAID`` found
+    in directories one by one, the rest in one line by kind; every one a drop row); secrets
+    in handles and diffs are redacted.
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
     from ctxtools.secrets.names import secret_content
 
     out: list[FileEntry] = []
+    said, more = 0, {}  # secret files found in a directory: said one by one; the rest, by kind
     for label in sorted(gather.entries):
         e = gather.entries[label]
         kind = secret_filename(label) if e.target_judged else secret_path(label, e.path)
         if kind is None and e.target_judged and not e.deleted and _may_be_read(e, req):
             kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
-            ledger.info(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
             ledger.drop(label, f"secret by name ({kind})")
+            if e.named or said < SECRETS_SAID:
+                ledger.info(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
+                said += not e.named
+            else:
+                more[kind] = more.get(kind, 0) + 1
             continue
         if e.diff:
             e.diff = redact_text(e.diff, label + " (diff)", req, ledger)
@@ -315,6 +323,12 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
         # The bytes are read by the Chooser (which skips binary files and noise) and
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
+    if more:  # a tree of many (test certificates, a .env per service): one line, not one each
+        kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(more.items()))
+        ledger.info(
+            f"skipped {sum(more.values()):,} more file(s): secrets by their names ({kinds}; "
+            "--allow-secrets; --format json lists each under dropped)"
+        )
     if gather.handles:
         from ctxtools.binary import is_binary
         from ctxtools.resolve import HandleReader

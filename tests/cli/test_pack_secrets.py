@@ -177,6 +177,36 @@ def test_memory_never_reads_a_secret_file_nor_follows_a_link_out(script_runner, 
     assert "Settings live in app.py." in r.stdout
 
 
+def test_many_secret_files_in_a_tree_are_one_line_and_every_one_a_drop_row(script_runner, tree):
+    # A tree of a .env per service and a directory of test keys (curl's tests/certs holds
+    # 16): the first five said by name, the rest in one line by kind, each a JSON drop row;
+    # a secret file named as an argument is always said by its name.
+    for i in range(40):
+        write(tree, f"svc{i:02}/.env", DOTENV)
+    for i in range(3):
+        write(tree, f"certs/server{i}.key", "not a real key\n")
+    write(tree, "app.py", "def settings():\n    pass\n")
+    r = run(script_runner, "-t", "settings", "--tokens", "4000", ".")
+    assert "DB_PASSWORD" not in r.stdout
+    one_by_one = [ln for ln in r.stderr.splitlines() if "a secret by its name" in ln]
+    assert one_by_one == [
+        f"ctx-pack: skipped {lab}: a secret by its name ({kind}; --allow-secrets)"
+        for lab, kind in [("certs/server0.key", "private key file"),
+                          ("certs/server1.key", "private key file"),
+                          ("certs/server2.key", "private key file"),
+                          ("svc00/.env", "dotenv"), ("svc01/.env", "dotenv")]
+    ]
+    assert ("ctx-pack: skipped 38 more file(s): secrets by their names (dotenv 38; "
+            "--allow-secrets; --format json lists each under dropped)") in r.stderr
+    r = run(script_runner, "-t", "settings", "--tokens", "4000", "--format", "json",
+            ".", "svc33/.env", ok=False)
+    doc = json.loads(r.stdout)
+    drops = [d for d in doc["dropped"] if d["why"].startswith("secret by name")]
+    assert len(drops) == 43 and "DB_PASSWORD" not in doc["text"]
+    assert "skipped svc33/.env: a secret by its name (dotenv; --allow-secrets)" in r.stderr
+    assert "skipped 37 more file(s)" in r.stderr
+
+
 # --- 3. --changed takes file names literally ----------------------------------------------
 
 
