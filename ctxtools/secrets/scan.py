@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from ctxtools.secrets.rules import FIRST_GENERIC, RULES
 
 MARKER = "[secret redacted: {kind}]"
+# What an output prints before a line (an excerpt's or a pack's gutter ``  12│ ``, a map's
+# ``12:``): kept on each line a redacted block spans, so the output keeps its numbering.
+_GUTTER = re.compile(r"[ \t]*[0-9]+│ ?|[0-9]+:")
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule[0] for rule in RULES))
 
 # ---------------------------------------------------------------------------------------
@@ -478,11 +481,24 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
     return [(start, end, kind) for start, end, _, kind in kept]
 
 
+def _line_breaks(text: str, start: int, end: int) -> str:
+    """The line breaks of TEXT[START:END], each with the gutter that follows it (``_GUTTER``)
+    when the span holds it: a block cut out of an excerpt keeps its lines' numbers."""
+    out = []
+    at = text.find("\n", start, end)
+    while at != -1:
+        m = _GUTTER.match(text, at + 1, end)
+        out.append("\n" + m.group() if m else "\n")
+        at = text.find("\n", at + 1, end)
+    return "".join(out)
+
+
 def redact(text: str) -> tuple[str, list[Finding]]:
     """TEXT with each high-confidence secret replaced by ``[secret redacted: KIND]``, and
     the findings in order. The number of lines is kept: a secret that spans lines becomes
-    one marker followed by as many newlines as it held. Text without secrets comes back
-    as the very same object."""
+    one marker followed by as many newlines as it held (each with the gutter or map number
+    that stood after it: ``_GUTTER``). Text without secrets comes back as the very same
+    object."""
     spans = find_secrets(text)
     if not spans:
         return text, []
@@ -495,7 +511,7 @@ def redact(text: str) -> tuple[str, list[Finding]]:
         out.append(text[pos:start])
         out.append(MARKER.format(kind=kind))
         newlines = text.count("\n", start, end)
-        out.append("\n" * newlines)
+        out.append(_line_breaks(text, start, end) if newlines else "")
         findings.append(Finding(kind, line))
         line += newlines
         pos = end

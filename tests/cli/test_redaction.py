@@ -97,6 +97,24 @@ def test_excerpt_redacts_every_output_form(script_runner, tree, args):
     assert "redacted 1 secret (password; --allow-secrets)" in r.stderr
 
 
+def test_excerpt_of_a_private_key_file_shows_its_numbered_lines_and_no_key(script_runner, tree):
+    # curl's tests/certs/*.key came out of ctx-excerpt whole: the block rule stopped at the
+    # gutter. A key under a name that is not a secret's: excerpt windows what it is given.
+    key = (Path(__file__).parents[1] / "data" / "secrets" / "rsa_traditional.pem").read_text()
+    (tree / "server_key.txt").write_text(key)
+    lines = key.splitlines()
+    for args in ([], ["--head", "3", "--max-windows", "1"], ["--json"]):
+        r = run(script_runner, "ctx-excerpt", "-q", "rsa private", *args, "server_key.txt")
+        assert not any(t in r.stdout for t in lines[1:-1]), args
+        assert "[secret redacted: private key]" in r.stdout
+        assert "redacted 1 secret (private key; --allow-secrets)" in r.stderr
+    r = run(script_runner, "ctx-excerpt", "-q", "rsa private", "server_key.txt")
+    shown = [ln for ln in r.stdout.splitlines() if "│" in ln]
+    assert [ln.split("│")[0].strip() for ln in shown] == [str(i) for i in range(1, len(shown) + 1)]
+    r = run(script_runner, "ctx-excerpt", "-q", "rsa", "--allow-secrets", "server_key.txt")
+    assert lines[1] in r.stdout
+
+
 def test_excerpt_memory_and_allow_secrets(script_runner, tree):
     write(tree, "NOTES.md", f"# Notes\n\n## Deploy with DB_PASSWORD={PW}\n\nRun psql to deploy.\n")
     r = run(script_runner, "ctx-excerpt", "--memory", "NOTES.md", "-q", "deploy psql")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from pathlib import Path
 
@@ -151,6 +152,52 @@ def test_private_key_blocks_become_one_marker_and_keep_their_lines(name):
     assert findings == [Finding("private key", 1)]
     assert out == marker("private key") + "\n" * text.count("\n")
     assert "PRIVATE KEY" not in out
+
+
+def _gutter(lines: list[str], numbers) -> str:
+    width = len(str(max(numbers)))
+    return "".join(f"{n:>{width + 2}}│ {t}\n" for n, t in zip(numbers, lines, strict=True))
+
+
+# A window mark or a cut needs a key of a few lines (pkcs8_ed25519.pem's body is one).
+_SHAPES = [
+    (name, shape)
+    for name in PRIVATE
+    for shape in ("excerpt gutter", "map numbers", "windows", "cut")
+    if shape in ("excerpt gutter", "map numbers") or name != "pkcs8_ed25519.pem"
+]
+
+
+@pytest.mark.parametrize(("name", "shape"), _SHAPES)
+def test_a_key_as_an_output_prints_it_is_redacted_and_keeps_its_numbers(name, shape):
+    # ctx-excerpt prints "  12│ line" and a "⋮" between windows, ctx-repomap "12:line":
+    # the block rule ran into the gutter and stopped at the first line (curl's test
+    # certificates came out of ctx-excerpt whole).
+    lines = (KEYS / name).read_text(encoding="ascii").splitlines()
+    n = len(lines)
+    if shape == "excerpt gutter":
+        text = _gutter(lines, range(1, n + 1))
+    elif shape == "map numbers":
+        text = "".join(f"{i}:{t}\n" for i, t in enumerate(lines, 1))
+    elif shape == "windows":  # lines 1-3, a window mark, the rest
+        width = len(str(n))
+        text = (_gutter(lines[:3], range(1, 4)) + " " * (width + 2) + "⋮\n"
+                + _gutter(lines[4:], range(5, n + 1)))
+    else:  # the excerpt stops inside the block
+        text = _gutter(lines[: n // 2], range(1, n // 2 + 1))
+    out, findings = redact("before\n" + text)
+    assert findings == [Finding("private key", 2)]
+    assert out.count("\n") == text.count("\n") + 1
+    body = [t for t in lines if re.fullmatch(r"[A-Za-z0-9+/=]{16,}", t)]
+    assert body and not any(t in out for t in body)
+    assert "PRIVATE KEY" not in out
+    if shape in ("excerpt gutter", "cut"):  # every line keeps its number
+        got = out.splitlines()[1:]
+        assert [ln.split("│")[0].strip() for ln in got] == [str(i) for i in range(1, len(got) + 1)]
+    if shape == "map numbers":
+        assert [ln.split(":")[0] for ln in out.splitlines()[2:]] == [
+            str(i) for i in range(2, n + 1)
+        ]
 
 
 @pytest.mark.parametrize("name", ["cert.pem", "ed25519_public.pem", "id_ed25519.pub"])
