@@ -50,10 +50,21 @@ class Children:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._procs: set[subprocess.Popen] = set()
+        self._closed = False  # stop_all ran: a command that starts after it is stopped too
 
     def add(self, proc: subprocess.Popen) -> None:
+        """Keep PROC to stop it; stop it now if ``stop_all`` ran while it was starting (a
+        call cancelled, or the server ending, between its spawn and this)."""
         with self._lock:
-            self._procs.add(proc)
+            if not self._closed:
+                self._procs.add(proc)
+                return
+        import signal
+
+        from ctxtools import runner
+
+        with contextlib.suppress(OSError):
+            runner.stop(proc, signal.SIGTERM, grace=1.0)
 
     def discard(self, proc: subprocess.Popen) -> None:
         with self._lock:
@@ -69,6 +80,7 @@ class Children:
         with self._lock:
             procs = list(self._procs)
             self._procs.clear()
+            self._closed = True
         for proc in procs:
             with contextlib.suppress(OSError):
                 runner.stop(proc, signal.SIGTERM, grace=grace)

@@ -26,6 +26,7 @@ import functools
 import logging
 import os
 import signal
+import threading
 import warnings
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -46,6 +47,7 @@ from ctxtools.mcp.wording import for_tool
 
 log = logging.getLogger("ctx-mcp")
 WORKERS = 4  # tool calls running at once (each in a thread)
+EXIT_WAIT = 3.0  # seconds the server, ending, waits for its calls' threads to come back
 HANDLERS = {**tools.HANDLERS, **code.HANDLERS}
 INSTRUCTIONS = (
     "ctxtools: token counts, a handle store and budgeted context for code. Big results "
@@ -116,10 +118,27 @@ class App:
         self.roots = roots
         self.limiter = anyio.CapacityLimiter(WORKERS)
         self.calls: set[Children] = set()
+        self._busy = 0  # tool calls running in their threads (a cancelled one runs on)
+        self._idle = threading.Condition()
 
     def _run_tool(self, env: Env, name: str, args: dict):
-        reply = redacted(HANDLERS[name](env, args))  # every byte a model sees
-        return deliver(env.store, env.session, name, reply, env.inline_max)
+        with self._idle:
+            self._busy += 1
+        try:
+            reply = redacted(HANDLERS[name](env, args))  # every byte a model sees
+            return deliver(env.store, env.session, name, reply, env.inline_max)
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def wait_calls(self, timeout: float = EXIT_WAIT) -> bool:
+        """Wait up to TIMEOUT seconds for the tool calls still in their threads: a command
+        a call started while the server was stopping them is stopped by that call
+        (``Children.add``), which needs the process to live that long. True when none is
+        left."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
 
     async def call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
         name = params.name
@@ -238,6 +257,7 @@ async def _serve(app: App, streams: dict) -> None:
             stopped = app.stop_children()
             if stopped:
                 log.info("stopped %d running command(s)", stopped)
+            app.wait_calls()
             tg.cancel_scope.cancel()
 
 
@@ -247,6 +267,7 @@ def _shutdown(app: App, why: str) -> None:
     What a call was writing to the store is left as a temp file at worst (ctx-stash --gc
     sweeps those); no handle is half-written."""
     stopped = app.stop_children()
+    app.wait_calls()
     log.info("got %s: stopped %d running command(s); exiting", why, stopped)
     logging.shutdown()
     os._exit(0)
