@@ -76,7 +76,9 @@ def cli(ref: str | None, **o) -> int:
 
 
     --redact replaces the secrets in what is shown by '[secret redacted: KIND]' (as
-    ctx-pack and ctx-mcp's read do: the reader is a model) and counts them on stderr.
+    ctx-pack and ctx-mcp's read do: the reader is a model) and counts them on stderr; a
+    private key block anywhere in the payload reads as its marker and blank lines, so a
+    slice of its middle lines shows none of them.
     """
     from ctxtools import projections as pj
     from ctxtools.read import ReadRequest, view
@@ -100,13 +102,13 @@ def cli(ref: str | None, **o) -> int:
         store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes, check_head=check
     )
     red = OutputRedactor(allow=not o["redact"])
-    with payload:
+    with payload, _key_blocks_out(payload, o["redact"] and what != "--count") as shown:
         if what == "--count":
             emit_json(pj.count(payload, ruler_from_options(o, store_root=store.root).ruler))
         elif what == "--introspect":
-            emit_json(red.doc(pj.introspect(payload, label, max_chars=max_chars)))
+            emit_json(red.doc(pj.introspect(shown, label, max_chars=max_chars)))
         else:
-            out = view(payload, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
+            out = view(shown, req, what, max_chars=max_chars, nxt=pj.next_for(label, max_chars))
             if o["as_json"]:
                 from ctxtools.fsutil import json_text
 
@@ -119,6 +121,22 @@ def cli(ref: str | None, **o) -> int:
     warn(*[n.replace("; --allow-secrets", "") for n in red.notes()])
     log_read(store, payload)
     return 0
+
+
+def _key_blocks_out(payload, redact: bool):
+    """PAYLOAD, or with ``--redact`` its copy without key blocks (``secrets.blocks``): a
+    slice of a block's middle lines has nothing the output pass could know it by."""
+    import contextlib
+
+    if not redact:
+        return contextlib.nullcontext(payload)
+    from ctxtools.secrets.blocks import redacted_payload
+
+    copy, note = redacted_payload(payload)
+    if copy is None:
+        return contextlib.nullcontext(payload)
+    warn(f"note: {note}")
+    return copy
 
 
 main = make_main(cli, PROG)

@@ -9,6 +9,7 @@ server turns into the command's one-line message.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from typing import TYPE_CHECKING
 
@@ -99,6 +100,7 @@ def read(env: Env, a: dict) -> Reply:
     from ctxtools.mcp.calls import CallNext
     from ctxtools.read import ReadRequest, view
     from ctxtools.resolve import card_ref, log_read
+    from ctxtools.secrets.blocks import redacted_payload
 
     req = ReadRequest(**{k: a[k] for k in ReadRequest.names() if k in a})
     what = req.projection()
@@ -110,15 +112,21 @@ def read(env: Env, a: dict) -> Reply:
     payload = env.store.open(ref, env.session, verify=a["verify"], touch=False)
     label = payload.label
     with payload:
-        nxt = CallNext(label, max_chars)
-        if what == "--count":
-            text = _json(pj.count(payload, env.ruler()))
-        elif what == "--introspect":
-            text = _json(pj.introspect(payload, label, max_chars=max_chars, nxt=nxt))
-        else:
-            out = view(payload, req, what, max_chars=max_chars, nxt=nxt)
-            text = out.text()
-            notes += [f"note: {n}" for n in out.notes]
+        # Every reply goes to a model: read a copy without key blocks, whose middle lines a
+        # slice could show with nothing the reply's redaction would know them by.
+        copy, blanked = redacted_payload(payload) if what != "--count" else (None, None)
+        if blanked:
+            notes.append(f"note: {blanked}")
+        with copy if copy is not None else contextlib.nullcontext(payload) as shown:
+            nxt = CallNext(label, max_chars)
+            if what == "--count":
+                text = _json(pj.count(payload, env.ruler()))
+            elif what == "--introspect":
+                text = _json(pj.introspect(shown, label, max_chars=max_chars, nxt=nxt))
+            else:
+                out = view(shown, req, what, max_chars=max_chars, nxt=nxt)
+                text = out.text()
+                notes += [f"note: {n}" for n in out.notes]
     log_read(env.store, payload)
     return Reply(text, notes, page=False)
 

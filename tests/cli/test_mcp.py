@@ -373,6 +373,23 @@ def test_secrets_stay_out_of_pack_and_excerpt(repo, store_dir):
         assert any("a secret by its name" in c.text for c in res.content[1:])
 
 
+def test_read_of_a_stored_key_blocks_middle_lines_shows_none(repo, store_dir):
+    """A read's next part can start inside a key block: the tool reads a copy of the payload
+    with the block blanked (the reply's own pass cannot know base64 lines by themselves)."""
+    key = (Path(__file__).parents[1] / "data" / "secrets" / "rsa_traditional.pem").read_text()
+    body = key.splitlines()[1:-1]
+
+    async def go():
+        async with client(store_dir, "--root", str(repo)) as s:
+            await s.call_tool("stash", {"text": "start\n" + key + "end\n", "name": "k"})
+            return [await s.call_tool("read", {"ref": "k", "range": r}) for r in ("5-8", "1-")]
+
+    for res in run(go):
+        assert not res.is_error, text(res)
+        assert not any(line in text(res) for line in body)
+        assert any("redacted 1 block of the payload" in c.text for c in res.content[1:])
+
+
 def test_every_tool_reply_is_redacted_whatever_the_prefix(repo, store_dir):
     """Issue 27: repomap redacted nothing, read served a stored log raw, and an excerpt's
     gutter or a map's prefix defeated the line-start rules."""

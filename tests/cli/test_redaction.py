@@ -144,6 +144,25 @@ def test_read_redacts_on_request(script_runner, tree):
     assert "redacted 1 secret (password)" in r.stderr
 
 
+def test_read_of_a_key_blocks_middle_lines_shows_none_of_them(script_runner, tree):
+    # A slice (--range, --grep) of a stored log's key block held no BEGIN line, so no rule
+    # knew its base64 lines: the payload is read through a copy with the block blanked.
+    key = (Path(__file__).parents[1] / "data" / "secrets" / "rsa_traditional.pem").read_text()
+    body = key.splitlines()[1:-1]
+    log = "deploy: writing the server key\n" + key + "deploy: done\n"
+    stash = script_runner.run(["ctx-stash", "--always", "--name", "keylog"], stdin=_stdin(log))
+    assert stash.returncode == 0, stash.stderr
+    assert body[3] in run(script_runner, "ctx-read", "keylog", "--range", "4-6").stdout
+    for args in (["--range", "4-6"], ["--grep", "[A-Z]"], ["--range", "1-"]):
+        r = run(script_runner, "ctx-read", "keylog", "--redact", *args)
+        assert not any(line in r.stdout for line in body), args
+        assert "redacted 1 block of the payload (private key): read as blank lines" in r.stderr
+    r = run(script_runner, "ctx-read", "keylog", "--redact", "--range", "16-")  # END, then
+    assert r.stdout == "\ndeploy: done\n"  # the block's last line reads blank, in its place
+    r = run(script_runner, "ctx-read", "keylog", "--redact", "--grep", "deploy")
+    assert r.stdout == "1:deploy: writing the server key\n17:deploy: done\n"
+
+
 def _stdin(text: str):
     import io
 

@@ -1,0 +1,94 @@
+"""Secrets that span lines (a private key block), found in a whole payload.
+
+The output pass (``output``) sees only what a command prints. A slice of a stored payload
+(``ctx-read --range 5-9``, a ``--grep`` of it, the MCP ``read`` tool's next part) can show
+the middle lines of a key block without its BEGIN line, and no rule can tell those base64
+lines from any other. So a payload that is read with redaction on is first searched, whole,
+for such blocks (``key_blocks``), and read through a copy in which each is replaced by its
+marker and as many line breaks as it held (``redacted_payload``): every line keeps its
+number, and a slice of the block shows the marker or nothing.
+
+The search is a byte search for the block rules' gates over the payload, then the rules on
+a window after each hit: a payload without a key costs one pass of ``bytes.find``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+# The gates of the rules whose secrets span lines (PEM and SSH2 blocks, PuTTY's lines).
+GATES = (b"PRIVATE KEY", b"Private-Lines:")
+BEFORE = 64  # bytes before a gate where its block may begin ("-----BEGIN RSA " ...)
+WINDOW = 24_000  # bytes after it: more than the longest block a rule takes (20,000)
+PIECE = 1 << 20  # bytes read at a time while searching for the gates
+
+
+def key_blocks(read: Callable[[int, int], bytes], size: int) -> list[tuple[int, int, str]]:
+    """The multi-line secrets of a payload of SIZE bytes that READ(offset, n) gives, as
+    (start, end, kind) byte spans, in order and not overlapping."""
+    from ctxtools.secrets.scan import find_secrets
+
+    spans: list[tuple[int, int, str]] = []
+    for hit in sorted(set(_gate_hits(read, size))):
+        if spans and hit < spans[-1][1]:
+            continue  # inside a block found already (its END line, a header)
+        lo = max(0, hit - BEFORE)
+        data = read(lo, hit - lo + WINDOW)
+        # latin-1: one character a byte, so the rules' offsets are the payload's. Only the
+        # block this hit begins is taken: a later one in the window has a hit of its own,
+        # whose window holds it whole.
+        for start, end, kind in find_secrets(data.decode("latin-1")):
+            fresh = not spans or lo + start >= spans[-1][1]
+            if fresh and lo + start <= hit and data.count(b"\n", start, end):
+                spans.append((lo + start, lo + end, kind))
+    return spans
+
+
+def _gate_hits(read: Callable[[int, int], bytes], size: int) -> list[int]:
+    hits: list[int] = []
+    keep = max(len(g) for g in GATES) - 1  # a gate across two pieces is found in the first
+    pos = 0
+    while pos < size:
+        piece = read(pos, PIECE + keep)
+        for gate in GATES:
+            at = piece.find(gate)
+            while at != -1 and at < PIECE:
+                hits.append(pos + at)
+                at = piece.find(gate, at + 1)
+        pos += PIECE
+    return hits
+
+
+def redacted_payload(payload):
+    """(PAYLOAD (a ``store.Payload``) with each of its ``key_blocks`` replaced by its marker
+    and the line breaks it held, as a new spooled payload under the same label, the note
+    that says so); (None, None) when it holds none."""
+    import tempfile
+
+    from ctxtools.secrets.scan import MARKER
+    from ctxtools.store import open_spooled
+
+    spans = key_blocks(payload.pread, payload.size)
+    if not spans:
+        return None, None
+    with tempfile.TemporaryFile() as fh:
+        pos = 0
+        for start, end, kind in spans:
+            _copy(payload, pos, start, fh.write)
+            block = payload.pread(start, end - start)
+            fh.write(MARKER.format(kind=kind).encode() + b"\n" * block.count(b"\n"))
+            pos = end
+        _copy(payload, pos, payload.size, fh.write)
+        fh.seek(0)
+        copy = open_spooled(fh, label=payload.label)
+    kinds = ", ".join(sorted({kind for _s, _e, kind in spans}))
+    n = len(spans)
+    note = f"redacted {n} block{'s' if n > 1 else ''} of the payload ({kinds}): read as blank lines"
+    return copy, note
+
+
+def _copy(payload, start: int, end: int, write: Callable[[bytes], object]) -> None:
+    while start < end:
+        n = min(PIECE, end - start)
+        write(payload.pread(start, n))
+        start += n

@@ -1,0 +1,76 @@
+"""ctxtools.secrets.blocks: key blocks found in a whole payload, and the payload read
+through a copy without them, so that a slice of a block's middle lines shows nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ctxtools.secrets import blocks
+from ctxtools.secrets.blocks import key_blocks, redacted_payload
+from ctxtools.store import open_bytes
+
+KEYS = Path(__file__).parents[1] / "data" / "secrets"
+RSA = (KEYS / "rsa_traditional.pem").read_text(encoding="ascii")
+EC = (KEYS / "ec.pem").read_text(encoding="ascii")
+BODY = re.compile(r"^[A-Za-z0-9+/=]{16,}$", re.M)
+
+
+def _log(*keys: str, lines: int = 30) -> bytes:
+    parts = [f"step {i}: compiling módulo {i} … ok\n" for i in range(lines)]
+    for k, key in enumerate(keys):
+        parts.insert(5 + k * 10, key)
+    return "".join(parts).encode()
+
+
+def test_blocks_are_found_with_their_byte_spans():
+    data = _log(RSA, EC)
+    got = key_blocks(lambda at, n: data[at : at + n], len(data))
+    assert [kind for _s, _e, kind in got] == ["private key", "private key"]
+    for (start, end, _k), key in zip(got, (RSA, EC), strict=True):
+        assert data[start:end].decode() == key.rstrip("\n")
+
+
+@pytest.mark.parametrize("piece", [64, 100, 1 << 20])
+def test_a_block_across_the_search_pieces_is_found(monkeypatch, piece):
+    monkeypatch.setattr(blocks, "PIECE", piece)
+    data = _log(RSA, lines=40)
+    got = key_blocks(lambda at, n: data[at : at + n], len(data))
+    assert len(got) == 1 and data[got[0][0] : got[0][1]].startswith(b"-----BEGIN RSA")
+
+
+def test_the_copy_keeps_every_line_and_number_and_shows_no_key_line():
+    data = _log(RSA, EC)
+    with open_bytes(data, label="build.log") as payload:
+        copy, note = redacted_payload(payload)
+        with copy:
+            text = copy.pread(0, copy.size).decode()
+            assert copy.lines == payload.lines and copy.label == "build.log"
+    assert note == "redacted 2 blocks of the payload (private key): read as blank lines"
+    assert not BODY.search(text) and "PRIVATE KEY" not in text
+    assert text.count("[secret redacted: private key]") == 2
+    # every line outside the blocks is where it was
+    old, new = data.decode().splitlines(), text.splitlines()
+    assert len(old) == len(new)
+    assert [a for a, b in zip(old, new, strict=True) if a != b and b] == [
+        "-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN EC PRIVATE KEY-----"]
+
+
+def test_a_payload_without_a_key_is_read_as_it_is():
+    cert = (KEYS / "cert.pem").read_bytes()
+    for data in (_log(), cert, b"", b"PRIVATE KEY is a phrase here\n" * 3):
+        with open_bytes(data) as payload:
+            assert redacted_payload(payload) == (None, None)
+
+
+
+def test_blocks_side_by_side_and_one_late_in_a_window_are_each_found_whole(monkeypatch):
+    # Each block is taken from the window its own BEGIN starts: one that begins near the end
+    # of another's window is not cut there.
+    monkeypatch.setattr(blocks, "WINDOW", 1000)  # more than a block (887 bytes)
+    data = ("x\n" * 3 + RSA + EC + "y\n" * 2 + RSA).encode()
+    got = key_blocks(lambda at, n: data[at : at + n], len(data))
+    assert [data[s:e].decode() for s, e, _k in got] == [
+        RSA.rstrip("\n"), EC.rstrip("\n"), RSA.rstrip("\n")]
