@@ -214,6 +214,7 @@ def _excerpt(opts: dict, red) -> int:
         "store": opts["store"],
         "session": opts["session"],
         "unreadable": unreadable,
+        "blank_keys": not opts["allow_secrets"],  # a window may start inside a key block
     }
     if not (opts["as_json"] or opts["tokens"] or opts["sort"] == "score" or opts["explain"]):
         out = stdout_bytes()

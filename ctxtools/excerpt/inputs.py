@@ -74,6 +74,7 @@ class FileResult:
     matches: int | None = None
     source: object = None
     stream: str | bytes | None = None
+    blanked: int = 0  # private key blocks read as blank lines (``iter_excerpts``' BLANK_KEYS)
 
     @property
     def matched(self) -> bool:

@@ -60,11 +60,13 @@ class _Reader:
         signatures: bool,
         unreadable: Mapping[str, str],
         handles: HandleReader,
+        blank_keys: bool = False,
     ):
         self.query = query
         self.signatures = signatures
         self.unreadable = unreadable
         self.handles = handles
+        self.blank_keys = blank_keys
 
     def __call__(self, inp: Input) -> FileResult:
         label = inp.label
@@ -97,7 +99,12 @@ class _Reader:
             return FileResult(label, BINARY)
         if len(data) > LARGE_FILE:
             return FileResult(label, OK, stream=data)
-        return FileResult(label, OK, source=Source(label, data))
+        blanked = 0
+        if self.blank_keys:  # a window may start inside a key block, past its BEGIN line
+            from ctxtools.secrets.blocks import blank_key_blocks
+
+            data, blanked = blank_key_blocks(data)
+        return FileResult(label, OK, source=Source(label, data), blanked=blanked)
 
     def _file(self, path: str) -> bytes | None:
         """The bytes of the file at PATH, None when it is over 512 KB (b"\\0" when such a
@@ -162,7 +169,7 @@ def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult
             return FileResult(res.label, UNREADABLE, error=err, exit_status=1)
     if ex.binary:
         return FileResult(res.label, BINARY)
-    return FileResult(res.label, OK, ex, matches=ex.matches)
+    return FileResult(res.label, OK, ex, matches=ex.matches, blanked=res.blanked)
 
 
 def _scan_definitions(sources: list[Source], jobs: int) -> None:
@@ -195,6 +202,7 @@ def iter_excerpts(
     unreadable: Mapping[str, str] | None = None,
     render: bool = False,
     show_unmatched: bool = True,
+    blank_keys: bool = False,
 ) -> Iterator[FileResult]:
     """Each input read, ranked with the others and cut down (or its signatures, with
     SIGNATURES), in the order given, as a FileResult; the definitions scanned (or the
@@ -204,7 +212,10 @@ def iter_excerpts(
     reference; ``session`` that of the handles (None: $CTX_SESSION or "default").
     UNREADABLE is ``find_unreadable``'s answer when the caller has it already. With
     RENDER, ok results carry their text, not the excerpt (no text for a file with no
-    match unless SHOW_UNMATCHED).
+    match unless SHOW_UNMATCHED). With BLANK_KEYS, each private key block of an input held
+    whole (up to ``LARGE_FILE``) reads as its redaction marker and blank lines
+    (``secrets.blocks``): what is printed goes to a model, and a window that starts inside
+    a block has nothing the output's redaction could know its lines by.
     """
     from ctxtools.retrieval.window import window_query
 
@@ -213,7 +224,7 @@ def iter_excerpts(
     inputs = [as_input(s) for s in sources]
     if unreadable is None:
         unreadable = find_unreadable(inputs)
-    reader = _Reader(query, signatures, unreadable, HandleReader(store, session))
+    reader = _Reader(query, signatures, unreadable, HandleReader(store, session), blank_keys)
     jobs = jobs or 1
     if signatures and jobs > 1 and len(inputs) > 1 and all(i.path for i in inputs):
         loaded = list(forked_results(reader, inputs, jobs, chunk=workers.CHUNK))

@@ -83,6 +83,10 @@ class FileNotes:
             self.note(f"error: {res.error}")
         elif res.status == BINARY:
             self.note(res.note or "")
+        if res.blanked:
+            n = res.blanked
+            self.note(f"note: {res.label}: redacted {n} private key block{'s' if n > 1 else ''} "
+                      "(read as blank lines; --allow-secrets)")
         return res.status == OK
 
 

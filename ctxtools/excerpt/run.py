@@ -245,9 +245,10 @@ def excerpt_sources(
     unreadable: Mapping[str, str] | None = None,
     on_file: Callable[[FileResult], None] | None = None,
     unmatched: str = "show",
+    blank_keys: bool = False,
 ) -> ExcerptRun:
     """Excerpt every input for QUERY, a task's text or a ``Query`` (see ``iter_excerpts``
-    for SIGNATURES, JOBS, STORE, SESSION, UNREADABLE), fit the whole text into BUDGET
+    for SIGNATURES, JOBS, STORE, SESSION, UNREADABLE, BLANK_KEYS), fit the whole text into BUDGET
     tokens of RULER when a budget is given, and order the files: SORT "given", or "score"
     (best first, ties in the order given).
 
@@ -285,6 +286,7 @@ def excerpt_sources(
         store=store,
         session=session,
         unreadable=unreadable,
+        blank_keys=blank_keys,
     ):
         if on_file is not None:
             on_file(res)

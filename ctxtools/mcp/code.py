@@ -68,6 +68,7 @@ def excerpt(env: Env, a: dict) -> Reply:
         session=env.session,
         unmatched=default_unmatched(len(inputs), a["signatures"]),
         on_file=lambda res: _binary_note(res, notes),
+        blank_keys=True,  # a reply goes to a model (and is redacted: mcp.results.redacted)
     )
     for k, line in enumerate(run.drop_notes()):
         notes.append(f"--tokens {tokens}: {line}" if k == 0 else line)

@@ -59,6 +59,24 @@ def _gate_hits(read: Callable[[int, int], bytes], size: int) -> list[int]:
     return hits
 
 
+def blank_key_blocks(data: bytes) -> tuple[bytes, int]:
+    """(DATA with each of its ``key_blocks`` replaced by its marker and the line breaks it
+    held, how many): a file ctx-excerpt windows, whose window may start inside a block.
+    DATA itself when it holds none."""
+    from ctxtools.secrets.scan import MARKER
+
+    spans = key_blocks(lambda at, n: data[at : at + n], len(data))
+    if not spans:
+        return data, 0
+    out, pos = [], 0
+    for start, end, kind in spans:
+        marker = MARKER.format(kind=kind).encode()
+        out += [data[pos:start], marker, b"\n" * data.count(b"\n", start, end)]
+        pos = end
+    out.append(data[pos:])
+    return b"".join(out), len(spans)
+
+
 def redacted_payload(payload):
     """(PAYLOAD (a ``store.Payload``) with each of its ``key_blocks`` replaced by its marker
     and the line breaks it held, as a new spooled payload under the same label, the note

@@ -107,12 +107,29 @@ def test_excerpt_of_a_private_key_file_shows_its_numbered_lines_and_no_key(scrip
         r = run(script_runner, "ctx-excerpt", "-q", "rsa private", *args, "server_key.txt")
         assert not any(t in r.stdout for t in lines[1:-1]), args
         assert "[secret redacted: private key]" in r.stdout
-        assert "redacted 1 secret (private key; --allow-secrets)" in r.stderr
+        assert ("server_key.txt: redacted 1 private key block (read as blank lines; "
+                "--allow-secrets)") in r.stderr
     r = run(script_runner, "ctx-excerpt", "-q", "rsa private", "server_key.txt")
     shown = [ln for ln in r.stdout.splitlines() if "│" in ln]
     assert [ln.split("│")[0].strip() for ln in shown] == [str(i) for i in range(1, len(shown) + 1)]
     r = run(script_runner, "ctx-excerpt", "-q", "rsa", "--allow-secrets", "server_key.txt")
     assert lines[1] in r.stdout
+
+
+def test_excerpt_window_that_starts_inside_a_key_block_shows_none_of_it(script_runner, tree):
+    # A build log that printed a key: the window around the error starts mid-block, past
+    # its BEGIN line, where no rule can know base64 lines for a key.
+    key = (Path(__file__).parents[1] / "data" / "secrets" / "rsa_traditional.pem").read_text()
+    body = key.splitlines()[1:-1]
+    steps = "".join(f"step {i} ok\n" for i in range(30))
+    (tree / "build.log").write_text(steps + key + "ERROR: handshake failed\n" + steps)
+    args = ("-q", "handshake error", "--window", "8", "--head", "0", "build.log")
+    r = run(script_runner, "ctx-excerpt", *args)
+    assert "ERROR: handshake failed" in r.stdout and "  46│ " in r.stdout
+    assert not any(line in r.stdout for line in body)
+    r = run(script_runner, "ctx-excerpt", *args, "--json")
+    assert not any(line in r.stdout for line in body)
+    assert body[-1] in run(script_runner, "ctx-excerpt", *args, "--allow-secrets").stdout
 
 
 def test_excerpt_memory_and_allow_secrets(script_runner, tree):

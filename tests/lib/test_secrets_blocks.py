@@ -74,3 +74,12 @@ def test_blocks_side_by_side_and_one_late_in_a_window_are_each_found_whole(monke
     got = key_blocks(lambda at, n: data[at : at + n], len(data))
     assert [data[s:e].decode() for s, e, _k in got] == [
         RSA.rstrip("\n"), EC.rstrip("\n"), RSA.rstrip("\n")]
+
+
+def test_blank_key_blocks_keeps_the_lines_of_a_file_and_nothing_of_its_keys():
+    data = _log(RSA, EC)
+    out, n = blocks.blank_key_blocks(data)
+    assert n == 2 and out.count(b"\n") == data.count(b"\n") and not BODY.search(out.decode())
+    assert out.count(b"[secret redacted: private key]") == 2
+    plain = _log()
+    assert blocks.blank_key_blocks(plain) == (plain, 0)
