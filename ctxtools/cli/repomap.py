@@ -128,6 +128,9 @@ def cli(
 
     from ctxtools.cli.progress import PATIENCE, Progress
 
+    if query is not None and _no_usable_word(query):
+        warn(f"note: no usable word in --query {query!r} (stop-words and one-letter words are "
+             "ignored): the map is ranked by structure alone")
     filt = load_filter(directory, exclude=exclude)
     bar = Progress.start("listing", unit="files", min_total=200, patience=PATIENCE, tick=True)
     try:
@@ -170,6 +173,15 @@ def cli(
     else:
         write(red.text(result.text))
     warn(*red.notes())
+
+
+def _no_usable_word(query: str) -> bool:
+    """Whether QUERY gives the map's ranking nothing to look for (as the map reads it:
+    ``repomap.rank.personalisation``)."""
+    from ctxtools.analyzer import read_task
+
+    task = read_task(query)
+    return not task.words and not task.tokens
 
 
 def _listed(directory: str, files_from: str, null: bool) -> list[str]:

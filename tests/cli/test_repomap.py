@@ -125,6 +125,16 @@ def test_focus_and_query_options(script_runner, repo):
     assert r.stdout.startswith("core/lib.rs:\n")
 
 
+def test_a_query_with_no_usable_word_says_the_map_is_by_structure(script_runner, repo):
+    plain = script_runner.run(["ctx-repomap", str(repo)])
+    for query in ("the a of", "", "  "):
+        r = script_runner.run(["ctx-repomap", str(repo), "--query", query])
+        assert r.returncode == 0 and r.stdout == plain.stdout
+        assert f"note: no usable word in --query {query!r}" in r.stderr
+    r = script_runner.run(["ctx-repomap", str(repo), "--query", "start the Engine"])
+    assert "no usable word" not in r.stderr
+
+
 def test_focus_relative_to_the_directory(script_runner, repo, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = script_runner.run(["ctx-repomap", "repo", "--focus", "web/app.tsx"])
