@@ -128,9 +128,7 @@ def cli(
 
     from ctxtools.cli.progress import PATIENCE, Progress
 
-    if query is not None and _no_usable_word(query):
-        warn(f"note: no usable word in --query {query!r} (stop-words and one-letter words are "
-             "ignored): the map is ranked by structure alone")
+    _say_if_no_usable_word(query)
     filt = load_filter(directory, exclude=exclude)
     bar = Progress.start("listing", unit="files", min_total=200, patience=PATIENCE, tick=True)
     try:
@@ -175,13 +173,17 @@ def cli(
     warn(*red.notes())
 
 
-def _no_usable_word(query: str) -> bool:
-    """Whether QUERY gives the map's ranking nothing to look for (as the map reads it:
+def _say_if_no_usable_word(query: str | None) -> None:
+    """A note when QUERY gives the map's ranking nothing to look for (as the map reads it:
     ``repomap.rank.personalisation``)."""
+    if query is None:
+        return
     from ctxtools.analyzer import read_task
 
     task = read_task(query)
-    return not task.words and not task.tokens
+    if not task.words and not task.tokens:
+        warn(f"note: no usable word in --query {query!r} (stop-words and one-letter words are "
+             "ignored): the map is ranked by structure alone")
 
 
 def _listed(directory: str, files_from: str, null: bool) -> list[str]:
