@@ -315,6 +315,26 @@ def effective_role_shares(
     return shares
 
 
+def unknown_role(
+    role: str | None, table: ProfileTable | None = None, overrides: Mapping[str, int] | None = None
+) -> str | None:
+    """What to say of ROLE when neither DESIGN.md's table, TABLE's ``[roles]`` nor OVERRIDES
+    (``--role-share``) names it (a typo gets the default share and a worker's pack in
+    silence otherwise); None for a known role or none."""
+    if not role:
+        return None
+    key = role.strip().lower()
+    known = set(effective_role_shares(table, overrides)) | UNLISTED_ROLES
+    if key in known:
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(key, sorted(known - UNLISTED_ROLES), n=1, cutoff=0.75)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return (f"--role {role!r} is not a known role ({hint}a profiles file's [roles] or "
+            f"--role-share names one): a worker's pack, {DEFAULT_ROLE_SHARE}% of the budget")
+
+
 def role_share(role: str | None, shares: Mapping[str, int] | None = None) -> int:
     """A role's share of the budget, in percent: from SHARES when it names the role (an
     override, see ``effective_role_shares``), else DESIGN.md's table; no role is a worker."""

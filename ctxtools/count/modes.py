@@ -174,7 +174,10 @@ def budget_output(profile, table, opts) -> Output:
         error = budget.floor_error(
             hint="a model with a larger window, another --role, or fewer reserves"
         )
-    return Output([], doc, text, [], error)
+    from ctxtools.profiles import unknown_role
+
+    unknown = unknown_role(opts["role"], table, shares)
+    return Output([f"note: {unknown}"] if unknown else [], doc, text, [], error)
 
 
 def count_texts(inputs, ruler, opts, *, stdin, check, bar=None) -> list[tuple[str, dict]]:

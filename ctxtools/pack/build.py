@@ -230,6 +230,9 @@ def _budget_and_ruler(req: PackRequest, ruler, ledger: Ledger):
     if req.tokens is None:
         profile = prof.resolve(req.model or "default", table)
     budget = compute_budget(req, profile, table)
+    unknown = prof.unknown_role(req.role, table, req.role_shares)
+    if unknown:
+        ledger.note(unknown)
     if ruler is None:
         from ctxtools.tokens import get_ruler
 

@@ -174,6 +174,14 @@ def test_non_openai_model_is_marked_approximate(script_runner):
     assert "approximate" in r.stderr
 
 
+def test_budget_says_an_unknown_role(script_runner):
+    r = script_runner.run(["ctx-count", "--budget", "--model", "gpt-4o", "--role", "revewer"])
+    assert r.returncode == 0
+    assert "--role 'revewer' is not a known role (did you mean 'reviewer'?" in r.stderr
+    r = script_runner.run(["ctx-count", "--budget", "--model", "gpt-4o", "--role", "reviewer"])
+    assert "not a known role" not in r.stderr
+
+
 def test_budget_text_and_json(script_runner):
     r = script_runner.run(
         ["ctx-count", "--budget", "--model", "qwen2.5-coder:32b", "--role", "reviewer"]

@@ -513,6 +513,25 @@ def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, 
     assert r.returncode == 2
 
 
+def test_an_unknown_role_is_said_with_the_nearest_one_and_its_share(script_runner, repo, tmp_path):
+    # --role explroer got a worker's pack at 75% without a word.
+    base = ["-q", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
+    r = pack(script_runner, *base, "--role", "explroer")
+    note = ("note: --role 'explroer' is not a known role (did you mean 'explorer'? a profiles "
+            "file's [roles] or --role-share names one): a worker's pack, 75% of the budget")
+    assert note in r.stderr and note in json.loads(r.stdout)["notes"]
+    assert json.loads(r.stdout)["budget"]["role_share"] == 75
+    for known in (["--role", "Explorer"], ["--role", "placeholder"],
+                  ["--role", "triage", "--role-share", "triage=60"]):
+        assert "not a known role" not in pack(script_runner, *base, *known).stderr, known
+    user = tmp_path / "profiles.toml"
+    user.write_text("[roles]\ntriage = 40\n")
+    r = pack(script_runner, *base, "--role", "triage", "--profiles-file", str(user))
+    assert "not a known role" not in r.stderr
+    r = pack(script_runner, *base, "--role", "qqq")
+    assert "--role 'qqq' is not a known role (a profiles file's" in r.stderr
+
+
 # --- descriptors and resource limits (issue 21, item 13) -------------------------------------
 
 
