@@ -161,17 +161,44 @@ def excerpt_pieces(
     scorer = LineWindows(
         engine.terms, engine.weights, options.window, options.max_windows, avg, engine.known
     )
+    gated = False  # (with blank_keys) a key block's gate seen: its lines are looked for
+    gates = _key_gates() if options.blank_keys else ()
     for line, data, mid in pieces():
         scorer.add(line, data, mid)
+        if gates and not gated:
+            gated = any(g in data for g in gates)
     windows, omitted, n = scorer.finish()
     found = bool(windows) or omitted > 0
     spans = _spans(windows, n, options) if found else _unmatched_spans(n, options)
     lines = collect_lines(pieces(), spans, options.max_line_chars)
+    blanked = _blank_keys(lines, pieces) if gated else 0
     if not found:
-        return Excerpt(n, spans, lines, size=size)
+        return Excerpt(n, spans, lines, size=size, blanked=blanked)
     matched = engine.order(engine.terms.terms[i] for i in scorer.matched)
     score = doc.score if doc is not None else file_score(windows)
-    return Excerpt(n, spans, lines, matched, score, omitted, size=size, matches=scorer.hit_lines)
+    return Excerpt(n, spans, lines, matched, score, omitted, size=size,
+                   matches=scorer.hit_lines, blanked=blanked)
+
+
+def _key_gates() -> tuple[bytes, ...]:
+    from ctxtools.secrets.blocks import GATES
+
+    return GATES
+
+
+def _blank_keys(lines: dict[int, str], pieces) -> int:
+    """Blank, in LINES (the shown lines of a streamed text), those of its private key
+    blocks (the first shows the marker); the number of blocks in the text. One more pass
+    over PIECES, made only when the scoring pass saw a block's gate: a window may start
+    inside a block, where nothing tells its lines apart."""
+    from ctxtools.secrets.blocks import key_block_lines
+    from ctxtools.secrets.scan import MARKER
+
+    blocks = key_block_lines(pieces())
+    for first, last, kind in blocks:
+        for n in [n for n in lines if first <= n <= last]:
+            lines[n] = MARKER.format(kind=kind) if n == first else ""
+    return len(blocks)
 
 
 def excerpt_bytes(engine: Engine, data: bytes, options: ExcerptOptions) -> Excerpt:

@@ -169,7 +169,7 @@ def _cut(engine: Engine, res: FileResult, options: ExcerptOptions) -> FileResult
             return FileResult(res.label, UNREADABLE, error=err, exit_status=1)
     if ex.binary:
         return FileResult(res.label, BINARY)
-    return FileResult(res.label, OK, ex, matches=ex.matches, blanked=res.blanked)
+    return FileResult(res.label, OK, ex, matches=ex.matches, blanked=res.blanked or ex.blanked)
 
 
 def _scan_definitions(sources: list[Source], jobs: int) -> None:
@@ -220,6 +220,8 @@ def iter_excerpts(
     from ctxtools.retrieval.window import window_query
 
     options = options or ExcerptOptions()
+    if blank_keys and not options.blank_keys:  # (a large text is streamed: see _blank_keys)
+        options = replace(options, blank_keys=True)
     query = query if isinstance(query, Query) else window_query(query)
     inputs = [as_input(s) for s in sources]
     if unreadable is None:

@@ -26,6 +26,7 @@ class ExcerptOptions:
     tail: int = 40
     ignore_case: bool = False
     max_line_chars: int = 500
+    blank_keys: bool = False  # a streamed text's key blocks shown blank (``iter_excerpts``)
 
     def as_dict(self) -> dict:
         """The options as --json shows them (``max_line_chars`` is not an option there)."""
@@ -76,6 +77,7 @@ class Excerpt:
     binary: bool = False
     size: int = 0
     matches: int = 0
+    blanked: int = 0  # private key blocks shown as blank lines (``ExcerptOptions.blank_keys``)
 
     @property
     def windows(self) -> tuple[Span, ...]:

@@ -77,6 +77,35 @@ def blank_key_blocks(data: bytes) -> tuple[bytes, int]:
     return b"".join(out), len(spans)
 
 
+def key_block_lines(pieces) -> list[tuple[int, int, str]]:
+    """(first line, last line, kind) of each key block of a text read as PIECES (``(first
+    line, bytes, ...)`` of complete lines, in order, as ctx-excerpt streams a large file):
+    each block is searched for in the piece it begins in and the ``WINDOW`` bytes after it,
+    so one that runs on into the next pieces is found whole, and found once."""
+    out: list[tuple[int, int, str]] = []
+
+    def search(first: int, data: bytes, upto: int) -> None:
+        for start, end, kind in key_blocks(lambda at, n: data[at : at + n], len(data)):
+            if start < upto:
+                a = first + data.count(b"\n", 0, start)
+                out.append((a, a + data.count(b"\n", start, end), kind))
+
+    def settle(pending: list[tuple[int, bytes]]) -> None:
+        first, data = pending.pop(0)
+        if any(g in data for g in GATES):
+            after = b"".join(d for _f, d in pending)[:WINDOW]
+            search(first, data + after, len(data))
+
+    pending: list[tuple[int, bytes]] = []  # pieces waiting for WINDOW bytes after them
+    for piece in pieces:
+        pending.append((piece[0], piece[1]))
+        while pending and sum(len(d) for _f, d in pending[1:]) >= WINDOW:
+            settle(pending)
+    while pending:
+        settle(pending)
+    return out
+
+
 def redacted_payload(payload):
     """(PAYLOAD (a ``store.Payload``) with each of its ``key_blocks`` replaced by its marker
     and the line breaks it held, as a new spooled payload under the same label, the note

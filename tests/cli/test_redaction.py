@@ -132,6 +132,22 @@ def test_excerpt_window_that_starts_inside_a_key_block_shows_none_of_it(script_r
     assert body[-1] in run(script_runner, "ctx-excerpt", *args, "--allow-secrets").stdout
 
 
+def test_excerpt_of_a_large_streamed_log_blanks_a_key_block_too(script_runner, tree):
+    # Over 512 KB a text is streamed in pieces, never held whole: its key blocks are found
+    # piece by piece and its shown lines inside them blanked.
+    key = (Path(__file__).parents[1] / "data" / "secrets" / "rsa_traditional.pem").read_text()
+    body = key.splitlines()[1:-1]
+    steps = "".join(f"[{i:08d}] INFO step ok\n" for i in range(30000))
+    (tree / "ci.log").write_text(steps + key + "ERROR: handshake failed\n" + steps[:1000])
+    assert (tree / "ci.log").stat().st_size > 512 * 1024
+    args = ("-q", "handshake error", "--window", "8", "ci.log")
+    r = run(script_runner, "ctx-excerpt", *args)
+    assert "ERROR: handshake failed" in r.stdout
+    assert not any(line in r.stdout for line in body)
+    assert "ci.log: redacted 1 private key block (read as blank lines" in r.stderr
+    assert body[-1] in run(script_runner, "ctx-excerpt", *args, "--allow-secrets").stdout
+
+
 def test_excerpt_memory_and_allow_secrets(script_runner, tree):
     write(tree, "NOTES.md", f"# Notes\n\n## Deploy with DB_PASSWORD={PW}\n\nRun psql to deploy.\n")
     r = run(script_runner, "ctx-excerpt", "--memory", "NOTES.md", "-q", "deploy psql")

@@ -83,3 +83,21 @@ def test_blank_key_blocks_keeps_the_lines_of_a_file_and_nothing_of_its_keys():
     assert out.count(b"[secret redacted: private key]") == 2
     plain = _log()
     assert blocks.blank_key_blocks(plain) == (plain, 0)
+
+
+@pytest.mark.parametrize("block", [256, 700, 1 << 20])
+def test_key_block_lines_of_a_streamed_text_find_each_block_once_across_pieces(block):
+    import io
+
+    from ctxtools.excerpt.source import pieces_of_stream
+
+    text = "".join(f"line {i}\n" for i in range(1, 41)) + RSA + "after\n" + EC + "end\n"
+    rsa_first = 41
+    rsa_last = rsa_first + RSA.count("\n") - 1
+    ec_first = rsa_last + 2
+    got = blocks.key_block_lines(pieces_of_stream(io.BytesIO(text.encode()), block))
+    assert got == [(rsa_first, rsa_last, "private key"),
+                   (ec_first, ec_first + EC.count("\n") - 1, "private key")]
+    lines = text.splitlines()
+    assert lines[rsa_first - 1].startswith("-----BEGIN RSA") and lines[rsa_last - 1].startswith(
+        "-----END RSA")
