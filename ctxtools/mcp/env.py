@@ -99,6 +99,7 @@ class Env:
     allow_run: bool = False
     rulers: Rulers | None = None
     children: Children = field(default_factory=Children)
+    key_blocks: dict = field(default_factory=dict)  # stored payload's SHA-256 -> its key blocks
 
     @classmethod
     def make(cls, store_dir, session: str, roots: Roots, **kw: Any) -> Env:

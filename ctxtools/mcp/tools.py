@@ -114,7 +114,9 @@ def read(env: Env, a: dict) -> Reply:
     with payload:
         # Every reply goes to a model: read a copy without key blocks, whose middle lines a
         # slice could show with nothing the reply's redaction would know them by.
-        copy, blanked = redacted_payload(payload) if what != "--count" else (None, None)
+        copy, blanked = (
+            redacted_payload(payload, env.key_blocks) if what != "--count" else (None, None)
+        )
         if blanked:
             notes.append(f"note: {blanked}")
         with copy if copy is not None else contextlib.nullcontext(payload) as shown:

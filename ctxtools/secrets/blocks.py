@@ -106,16 +106,23 @@ def key_block_lines(pieces) -> list[tuple[int, int, str]]:
     return out
 
 
-def redacted_payload(payload):
+def redacted_payload(payload, known: dict | None = None):
     """(PAYLOAD (a ``store.Payload``) with each of its ``key_blocks`` replaced by its marker
     and the line breaks it held, as a new spooled payload under the same label, the note
-    that says so); (None, None) when it holds none."""
+    that says so); (None, None) when it holds none. KNOWN (a dict kept between calls, as
+    ctx-mcp keeps it) remembers each stored payload's blocks by its SHA-256: a paging
+    reader does not search a 100 MB log again for every part."""
     import tempfile
 
     from ctxtools.secrets.scan import MARKER
     from ctxtools.store import open_spooled
 
-    spans = key_blocks(payload.pread, payload.size)
+    sha = (payload.record or {}).get("sha256") if known is not None else None
+    spans = known.get(sha) if sha else None
+    if spans is None:
+        spans = key_blocks(payload.pread, payload.size)
+        if sha:
+            known[sha] = spans
     if not spans:
         return None, None
     with tempfile.TemporaryFile() as fh:

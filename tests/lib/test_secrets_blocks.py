@@ -101,3 +101,23 @@ def test_key_block_lines_of_a_streamed_text_find_each_block_once_across_pieces(b
     lines = text.splitlines()
     assert lines[rsa_first - 1].startswith("-----BEGIN RSA") and lines[rsa_last - 1].startswith(
         "-----END RSA")
+
+
+def test_known_blocks_are_not_searched_again_for_the_same_stored_payload(monkeypatch):
+    # ctx-mcp pages a stored log part by part: its blocks are searched once, by SHA-256.
+    calls = []
+    real = blocks.key_blocks
+    monkeypatch.setattr(blocks, "key_blocks", lambda *a: calls.append(1) or real(*a))
+    known: dict = {}
+    for data, sha in ((_log(RSA), "a" * 64), (_log(), "b" * 64)):
+        for _ in range(3):
+            with open_bytes(data) as payload:
+                payload.record["sha256"] = sha
+                copy, note = redacted_payload(payload, known)
+                if copy is not None:
+                    copy.close()
+                assert (note is None) == (sha == "b" * 64)
+    assert len(calls) == 2 and known["b" * 64] == [] and len(known["a" * 64]) == 1
+    with open_bytes(_log(RSA)) as payload:  # no SHA-256 (stdin content): searched each time
+        redacted_payload(payload, known)[0].close()
+    assert len(calls) == 3
