@@ -19,7 +19,8 @@ from collections.abc import Callable
 # The gates of the rules whose secrets span lines (PEM and SSH2 blocks, PuTTY's lines).
 GATES = (b"PRIVATE KEY", b"Private-Lines:")
 BEFORE = 64  # bytes before a gate where its block may begin ("-----BEGIN RSA " ...)
-WINDOW = 24_000  # bytes after it: more than the longest block a rule takes (20,000)
+SPAN_MAX = 60_000  # more than the longest block a rule takes (PuTTY's 400 lines, gutters)
+WINDOW = 256 * 1024  # bytes the rules read at a time, from a gate on
 PIECE = 1 << 20  # bytes read at a time while searching for the gates
 
 
@@ -29,18 +30,25 @@ def key_blocks(read: Callable[[int, int], bytes], size: int) -> list[tuple[int, 
     from ctxtools.secrets.scan import find_secrets
 
     spans: list[tuple[int, int, str]] = []
+    done = 0  # the text before this was searched by a window that held its blocks whole
     for hit in sorted(set(_gate_hits(read, size))):
-        if spans and hit < spans[-1][1]:
-            continue  # inside a block found already (its END line, a header)
+        if hit < done:
+            continue
         lo = max(0, hit - BEFORE)
-        data = read(lo, hit - lo + WINDOW)
-        # latin-1: one character a byte, so the rules' offsets are the payload's. Only the
-        # block this hit begins is taken: a later one in the window has a hit of its own,
-        # whose window holds it whole.
+        data = read(lo, WINDOW)
+        # A block that begins before LIMIT ends inside this window: taken whole. One that
+        # begins after it is left to the next window (its own BEGIN line holds a gate). So
+        # a text dense with gates ("PRIVATE KEY not set" on every line) is read by the
+        # rules about once, not once a hit.
+        limit = lo + len(data) if lo + len(data) >= size else lo + len(data) - SPAN_MAX
+        # latin-1: one character a byte, so the rules' offsets are the payload's
         for start, end, kind in find_secrets(data.decode("latin-1")):
+            if lo + start >= limit:
+                break
             fresh = not spans or lo + start >= spans[-1][1]
-            if fresh and lo + start <= hit and data.count(b"\n", start, end):
+            if fresh and data.count(b"\n", start, end):
                 spans.append((lo + start, lo + end, kind))
+        done = max(limit, hit + 1)
     return spans
 
 

@@ -69,7 +69,8 @@ def test_a_payload_without_a_key_is_read_as_it_is():
 def test_blocks_side_by_side_and_one_late_in_a_window_are_each_found_whole(monkeypatch):
     # Each block is taken from the window its own BEGIN starts: one that begins near the end
     # of another's window is not cut there.
-    monkeypatch.setattr(blocks, "WINDOW", 1000)  # more than a block (887 bytes)
+    monkeypatch.setattr(blocks, "WINDOW", 2000)
+    monkeypatch.setattr(blocks, "SPAN_MAX", 900)  # more than a block (887 bytes)
     data = ("x\n" * 3 + RSA + EC + "y\n" * 2 + RSA).encode()
     got = key_blocks(lambda at, n: data[at : at + n], len(data))
     assert [data[s:e].decode() for s, e, _k in got] == [
@@ -121,3 +122,20 @@ def test_known_blocks_are_not_searched_again_for_the_same_stored_payload(monkeyp
     with open_bytes(_log(RSA)) as payload:  # no SHA-256 (stdin content): searched each time
         redacted_payload(payload, known)[0].close()
     assert len(calls) == 3
+
+
+def test_a_text_dense_with_gates_is_read_by_the_rules_about_once(monkeypatch):
+    # "PRIVATE KEY" on every line of a 5 MB log: each hit read a window of its own (500 KB
+    # took a second). Now a window holds every block that begins before its last SPAN_MAX
+    # bytes, and the next starts past them.
+    import ctxtools.secrets.scan as scan
+
+    scanned = []
+
+    orig = scan.find_secrets
+    monkeypatch.setattr(scan, "find_secrets", lambda t: scanned.append(len(t)) or orig(t))
+    line = "warning: PRIVATE KEY not set for worker 7\n"
+    data = (line * 120_000 + RSA + line * 1000).encode()
+    got = key_blocks(lambda at, n: data[at : at + n], len(data))
+    assert [data[s:e].decode() for s, e, _k in got] == [RSA.rstrip("\n")]
+    assert sum(scanned) < 1.5 * len(data)
