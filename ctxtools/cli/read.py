@@ -130,13 +130,12 @@ def _key_blocks_out(payload, redact: bool):
 
     if not redact:
         return contextlib.nullcontext(payload)
-    from ctxtools.secrets.blocks import redacted_payload
+    from ctxtools.secrets.blocks import without_key_blocks
 
-    copy, note = redacted_payload(payload)
-    if copy is None:
-        return contextlib.nullcontext(payload)
-    warn(f"note: {note}")
-    return copy
+    shown, note = without_key_blocks(payload)
+    if note:
+        warn(f"note: {note}")
+    return shown
 
 
 main = make_main(cli, PROG)

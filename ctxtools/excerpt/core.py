@@ -162,7 +162,9 @@ def excerpt_pieces(
         engine.terms, engine.weights, options.window, options.max_windows, avg, engine.known
     )
     gated = False  # (with blank_keys) a key block's gate seen: its lines are looked for
-    gates = _key_gates() if options.blank_keys else ()
+    gates: tuple[bytes, ...] = ()
+    if options.blank_keys:
+        from ctxtools.secrets.blocks import GATES as gates
     for line, data, mid in pieces():
         scorer.add(line, data, mid)
         if gates and not gated:
@@ -178,12 +180,6 @@ def excerpt_pieces(
     score = doc.score if doc is not None else file_score(windows)
     return Excerpt(n, spans, lines, matched, score, omitted, size=size,
                    matches=scorer.hit_lines, blanked=blanked)
-
-
-def _key_gates() -> tuple[bytes, ...]:
-    from ctxtools.secrets.blocks import GATES
-
-    return GATES
 
 
 def _blank_keys(lines: dict[int, str], pieces) -> int:

@@ -212,10 +212,11 @@ def iter_excerpts(
     reference; ``session`` that of the handles (None: $CTX_SESSION or "default").
     UNREADABLE is ``find_unreadable``'s answer when the caller has it already. With
     RENDER, ok results carry their text, not the excerpt (no text for a file with no
-    match unless SHOW_UNMATCHED). With BLANK_KEYS, each private key block of an input held
-    whole (up to ``LARGE_FILE``) reads as its redaction marker and blank lines
-    (``secrets.blocks``): what is printed goes to a model, and a window that starts inside
-    a block has nothing the output's redaction could know its lines by.
+    match unless SHOW_UNMATCHED). With BLANK_KEYS, each private key block of an input reads
+    as its redaction marker and blank lines (``secrets.blocks``; a text held whole before
+    it is windowed, a streamed one in its shown lines): what is printed goes to a model,
+    and a window that starts inside a block has nothing the output's redaction could know
+    its lines by.
     """
     from ctxtools.retrieval.window import window_query
 

@@ -100,7 +100,7 @@ def read(env: Env, a: dict) -> Reply:
     from ctxtools.mcp.calls import CallNext
     from ctxtools.read import ReadRequest, view
     from ctxtools.resolve import card_ref, log_read
-    from ctxtools.secrets.blocks import redacted_payload
+    from ctxtools.secrets.blocks import without_key_blocks
 
     req = ReadRequest(**{k: a[k] for k in ReadRequest.names() if k in a})
     what = req.projection()
@@ -114,12 +114,14 @@ def read(env: Env, a: dict) -> Reply:
     with payload:
         # Every reply goes to a model: read a copy without key blocks, whose middle lines a
         # slice could show with nothing the reply's redaction would know them by.
-        copy, blanked = (
-            redacted_payload(payload, env.key_blocks) if what != "--count" else (None, None)
+        reading, blanked = (
+            without_key_blocks(payload, env.key_blocks)
+            if what != "--count"
+            else (contextlib.nullcontext(payload), None)
         )
         if blanked:
             notes.append(f"note: {blanked}")
-        with copy if copy is not None else contextlib.nullcontext(payload) as shown:
+        with reading as shown:
             nxt = CallNext(label, max_chars)
             if what == "--count":
                 text = _json(pj.count(payload, env.ruler()))

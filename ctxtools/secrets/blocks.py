@@ -71,18 +71,29 @@ def blank_key_blocks(data: bytes) -> tuple[bytes, int]:
     """(DATA with each of its ``key_blocks`` replaced by its marker and the line breaks it
     held, how many): a file ctx-excerpt windows, whose window may start inside a block.
     DATA itself when it holds none."""
-    from ctxtools.secrets.scan import MARKER
-
-    spans = key_blocks(lambda at, n: data[at : at + n], len(data))
+    if not any(g in data for g in GATES):  # (most files: no copy, no search)
+        return data, 0
+    read = lambda at, n: data[at : at + n]  # noqa: E731
+    spans = key_blocks(read, len(data))
     if not spans:
         return data, 0
-    out, pos = [], 0
-    for start, end, kind in spans:
-        marker = MARKER.format(kind=kind).encode()
-        out += [data[pos:start], marker, b"\n" * data.count(b"\n", start, end)]
-        pos = end
-    out.append(data[pos:])
-    return b"".join(out), len(spans)
+    return b"".join(_blanked(read, len(data), spans)), len(spans)
+
+
+def _blanked(read: Callable[[int, int], bytes], size: int, spans):
+    """The text READ gives, in pieces of at most ``PIECE`` bytes, with each of SPANS (of
+    ``key_blocks``) as its marker and the line breaks it held."""
+    from ctxtools.secrets.scan import MARKER
+
+    pos = 0
+    for start, end, kind in [*spans, (size, size, None)]:
+        while pos < start:
+            n = min(PIECE, start - pos)
+            yield read(pos, n)
+            pos += n
+        if kind is not None:
+            yield MARKER.format(kind=kind).encode() + b"\n" * read(start, end - start).count(b"\n")
+            pos = end
 
 
 def key_block_lines(pieces) -> list[tuple[int, int, str]]:
@@ -122,7 +133,6 @@ def redacted_payload(payload, known: dict | None = None):
     reader does not search a 100 MB log again for every part."""
     import tempfile
 
-    from ctxtools.secrets.scan import MARKER
     from ctxtools.store import open_spooled
 
     sha = (payload.record or {}).get("sha256") if known is not None else None
@@ -134,13 +144,8 @@ def redacted_payload(payload, known: dict | None = None):
     if not spans:
         return None, None
     with tempfile.TemporaryFile() as fh:
-        pos = 0
-        for start, end, kind in spans:
-            _copy(payload, pos, start, fh.write)
-            block = payload.pread(start, end - start)
-            fh.write(MARKER.format(kind=kind).encode() + b"\n" * block.count(b"\n"))
-            pos = end
-        _copy(payload, pos, payload.size, fh.write)
+        for part in _blanked(payload.pread, payload.size, spans):
+            fh.write(part)
         fh.seek(0)
         copy = open_spooled(fh, label=payload.label)
     kinds = ", ".join(sorted({kind for _s, _e, kind in spans}))
@@ -149,8 +154,10 @@ def redacted_payload(payload, known: dict | None = None):
     return copy, note
 
 
-def _copy(payload, start: int, end: int, write: Callable[[bytes], object]) -> None:
-    while start < end:
-        n = min(PIECE, end - start)
-        write(payload.pread(start, n))
-        start += n
+def without_key_blocks(payload, known: dict | None = None):
+    """(a context manager that gives PAYLOAD, or its ``redacted_payload`` copy and closes
+    it, the note that says so or None): what a reader of a slice reads through."""
+    import contextlib
+
+    copy, note = redacted_payload(payload, known)
+    return (copy if copy is not None else contextlib.nullcontext(payload)), note
