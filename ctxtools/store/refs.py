@@ -165,9 +165,21 @@ def card_ref(card: dict) -> str:
     return f"ctx:{sess}/{card['name']}{at}"
 
 
+# Bytes of a payload's head that the preview's redaction reads: a secret that begins in the
+# preview's first characters is whole in them (the longest token format is a few hundred).
+PREVIEW_READ = 1024
+
+
 def make_preview(head: bytes, chars: int = PREVIEW_CHARS) -> str:
-    text = head[: chars * 4 + 16].decode("utf-8", "replace")
-    text = " ".join(text.split())
+    """The card's glimpse of a payload: its first CHARS characters, each whitespace run as
+    one space. The card is what a model reads of a stored log, so a secret there (a token in
+    an ``env`` dump, the BEGIN line and first base64 lines of a key) is replaced by its
+    marker first, on the head's own lines: the rules need them, and cutting first would
+    leave the head of a token that no rule matches any more."""
+    from ctxtools.secrets.scan import redact
+
+    text = head[: max(PREVIEW_READ, chars * 4 + 16)].decode("utf-8", "replace")
+    text = " ".join(redact(text)[0].split())
     if len(text) > chars:
         return text[:chars].rstrip() + "\u2026"
     return text

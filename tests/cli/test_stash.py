@@ -48,6 +48,43 @@ def test_big_input_becomes_a_card(script_runner, store_dir):
     assert HandleStore(store_dir).read_bytes("tests") == PYTEST_LOG
 
 
+def _rand(n: int, seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    return "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+                   for _ in range(n))
+
+
+@pytest.mark.parametrize(
+    "head, kind",
+    [
+        # an env dump: the first line's value would be the card's first characters
+        ("GITHUB_TOKEN=ghp_{t}\nHOME=/root\n", "GitHub token"),
+        ("token ghp_{t} loaded\n", "GitHub token"),
+        # a key printed by a CI step: its BEGIN line and first base64 line fill the preview
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAA"
+         "AAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACB{t}\n", "private key"),
+    ],
+)
+def test_a_secret_in_the_first_lines_is_not_on_the_card(script_runner, store_dir, head, kind):
+    """The card is what the model reads of a stored log: its preview shows the marker, the
+    payload itself is stored byte for byte (ctx-read gives it back)."""
+    secret = _rand(36, 7)
+    data = head.replace("{t}", secret).encode() + PYTEST_LOG
+    card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "env"], data))
+    assert f"[secret redacted: {kind}]" in card["repr_preview"]
+    assert secret[:8] not in card["repr_preview"] and "b3BlbnNz" not in card["repr_preview"]
+    assert HandleStore(store_dir).read_bytes("env") == data
+
+
+def test_a_plain_preview_is_unchanged_by_the_redaction(script_runner, store_dir):
+    card = card_of(run_bytes(script_runner, ["ctx-stash"], PYTEST_LOG))
+    assert card["repr_preview"] == (
+        "tests/test_auth.py::test_login_0 FAILED tests/test_auth.py::test_login_1\u2026"
+    )
+
+
 def test_small_input_passes_through(script_runner, store_dir):
     data = b"3 passed in 0.01s\n\xff raw byte kept\n"
     r = run_bytes(script_runner, ["ctx-stash"], data)
