@@ -25,16 +25,25 @@ def _binary(name: str) -> bool:
 
 def plain_size(names: list[str]) -> int | None:
     """The bytes of the files NAMES (``-``, stdin, counts 0), or None when one cannot be
-    read or is binary."""
+    read, is binary, or is not a regular file: a pipe (``<(make 2>&1)``, a FIFO) can be
+    read once only, and the binary probe here would take its head from the count."""
+    import stat
+
     from ctxtools.fsutil import unreadable_reason
 
     size = 0
     for name in names:
         if name == "-":
             continue
-        if unreadable_reason(name, check_access=True) is not None or _binary(name):
+        if unreadable_reason(name, check_access=True) is not None:
             return None
-        size += os.path.getsize(name)
+        try:
+            st = os.stat(name)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode) or _binary(name):
+            return None
+        size += st.st_size
     return size
 
 

@@ -50,17 +50,36 @@ def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progr
 
     from ctxtools.binary import BINARY_PROBE, is_binary
     from ctxtools.tokens import count_stream
+    from ctxtools.tokens.stream import Prefixed
 
     with open(path, "rb") as fh:
+        stream = fh
         if not count_binary:
             head = fh.read(BINARY_PROBE)
             if is_binary(head):
-                size = os.fstat(fh.fileno()).st_size
+                size = _size(fh, head)
                 if progress is not None:
                     progress(size)
                 return binary_row(size)
-            fh.seek(0)
-        return count_stream(fh, ruler, jobs=jobs, progress=progress).as_dict()
+            # the head read is counted from memory: a pipe (``<(make 2>&1)``, a FIFO)
+            # cannot be read from its start again
+            stream = Prefixed(head, fh)
+        return count_stream(stream, ruler, jobs=jobs, progress=progress).as_dict()
+
+
+def _size(fh, head: bytes) -> int:
+    """The bytes of the open file FH, of which HEAD was read: its size, or for a pipe (which
+    has none) what it holds, read to its end."""
+    import os
+    import stat
+
+    st = os.fstat(fh.fileno())
+    if not stat.S_ISFIFO(st.st_mode):
+        return st.st_size
+    size = len(head)
+    while block := fh.read(1 << 20):
+        size += len(block)
+    return size
 
 
 def binary_note(rows: list[Row]) -> str | None:

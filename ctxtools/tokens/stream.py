@@ -104,7 +104,7 @@ def iter_text_pieces(
 SMALL_INPUT = 4096  # bytes: too short to hold a run worth cutting; counted in one piece
 
 
-class _Prefixed:
+class Prefixed:
     """A binary stream that first returns bytes already read from another."""
 
     def __init__(self, head: bytes, rest: BinaryIO):
@@ -133,7 +133,7 @@ def _tiktoken_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> 
                 yield text
             return
         head += more
-    yield from _cut_pieces(_Prefixed(head, stream), counts, ruler, progress)
+    yield from _cut_pieces(Prefixed(head, stream), counts, ruler, progress)
 
 
 def _cut_pieces(stream, counts: Counts, ruler: TiktokenRuler, progress) -> Iterator:

@@ -1113,3 +1113,58 @@ def test_tree_outside_git_and_its_errors(script_runner, tmp_path, monkeypatch):
     # a usage gate over the whole tree
     r = script_runner.run(["ctx-count", "--tree", "--limit", "5", "--fail-over", "50"])
     assert r.returncode == 3 and "over the limit of 50%" in r.stderr
+
+
+def _count_through_pipe(args: list[str], data: bytes) -> subprocess.CompletedProcess:
+    """ctx-count ARGS with the read end of a pipe holding DATA as its last argument (what
+    ``ctx-count <(make 2>&1)`` gives it: /dev/fd/N), written by a thread as it is read."""
+    import threading
+
+    r, w = os.pipe()
+
+    def feed():
+        import contextlib
+
+        with contextlib.suppress(BrokenPipeError), os.fdopen(w, "wb") as out:
+            out.write(data)  # (a reader that stops early is the test's failure, not this)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        exe = str(Path(sys.executable).parent / "ctx-count")
+        return subprocess.run(
+            [exe, *args, f"/dev/fd/{r}"], pass_fds=(r,), capture_output=True, timeout=60
+        )
+    finally:
+        os.close(r)
+        writer.join()
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("args", [[], ["--json"], ["--jobs", "1"]])
+def test_a_pipe_is_counted_whole(tmp_path, args):
+    """A pipe can be read once: the plain call's binary probe took its first 8 KB from the
+    count (a short log counted 0), and the click command's probe seeked back on it (an
+    error). Counted as the same bytes in a file are."""
+    data = LOG * 400 + "\n".join(str(i) for i in range(20_000)).encode()
+    path = tmp_path / "log.txt"
+    path.write_bytes(data)
+    want = exact(data.decode())
+    got = _count_through_pipe(args, data)
+    assert got.returncode == 0, got.stderr
+    if args == ["--json"]:
+        row = json.loads(got.stdout)["files"][0]
+        assert (row["tokens"], row["bytes"]) == (want, len(data))
+    else:
+        assert got.stdout.decode() == f"{want}\n"
+    assert got.stderr == b""
+
+
+@pytest.mark.process
+def test_a_short_piped_log_and_a_binary_pipe():
+    got = _count_through_pipe([], LOG)
+    assert got.stdout.decode() == f"{exact(LOG.decode())}\n"
+    blob = bytes(range(256)) * 40  # NUL bytes: binary
+    got = _count_through_pipe(["--json"], blob)
+    row = json.loads(got.stdout)["files"][0]
+    assert row["binary"] is True and row["bytes"] == len(blob)  # read to its end: no size
