@@ -46,7 +46,6 @@ def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progr
     """The counts of the file at PATH (a row's dict). A binary file (``binary.is_binary``
     on its head) gets ``binary_row`` unless COUNT_BINARY; PROGRESS(n) is told the bytes
     read (a binary file's size at once). OSError when it cannot be read."""
-    import os
 
     from ctxtools.binary import BINARY_PROBE, is_binary
     from ctxtools.tokens import count_stream
