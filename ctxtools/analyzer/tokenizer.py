@@ -60,14 +60,35 @@ STOP_WORDS = frozenset(
     last recent hi hello thanks thank seem seems think know currently current
     bug bugs fix fixes fixed fixing issue issues implement implements implemented implementing
     make makes making need needs needed want wants wanted see seen look looks something
-    anything everything thing things way ways code function functions method methods
-    traceback fail fails failed failing failure version versions
-    expected actual result results work works working worked broken break breaks happen
-    happens happened problem problems reproduce reproduced behaviour behavior
-    use used uses using instead example examples case cases like correct correctly
-    incorrect wrong right true false none null get gets set sets new old allow allows
-    support supported tried try trying get_
+    anything everything thing things way ways
+    work works working worked happen happens happened problem problems reproduce reproduced
+    instead like tried try trying get_
     py js ts tsx jsx rs cpp hpp java md txt
+    """
+    )
+    + _wordlist(
+        """
+    code function functions method methods
+    traceback fail fails failed failing failure version versions
+    expected actual result results broken break breaks behaviour behavior
+    use used uses using example examples case cases correct correctly
+    incorrect wrong right true false none null get gets set sets new old allow allows
+    support supported
+    """
+    )
+)
+# Of those, the words a text can also be *about*: a build log's FAILED, a null, a
+# version. A query of nothing else means them (``ctx-excerpt -q FAILED test.log``), so a
+# text with no other word keeps these (``tokens``); "fix the bug in it" still has none.
+SUBJECT_WORDS = frozenset(
+    _wordlist(
+        """
+    code function functions method methods
+    traceback fail fails failed failing failure version versions
+    expected actual result results broken break breaks behaviour behavior
+    use used uses using example examples case cases correct correctly
+    incorrect wrong right true false none null get gets set sets new old allow allows
+    support supported
     """
     )
 )
@@ -150,14 +171,21 @@ def location_spans(text: str) -> list[tuple[int, int]]:
 
 
 def tokens(text: str) -> Iterator[re.Match]:
-    """The matches of TEXT's tokens that are not stop words, in order."""
+    """The matches of TEXT's tokens that are not stop words, in order; for a text with no
+    other, its ``SUBJECT_WORDS`` (a log searched for FAILED, a null)."""
     elsewhere = location_spans(text)
     if "```" in text or "line " in text:
         elsewhere = sorted(elsewhere + [m.span() for m in _BOILERPLATE_RE.finditer(text)])
+    subject = []
     for m in TOKEN_RE.finditer(text):
-        if is_stop(m.group()) or (elsewhere and in_regions(m.start(), elsewhere)):
+        if elsewhere and in_regions(m.start(), elsewhere):
             continue
-        yield m
+        if not is_stop(m.group()):
+            yield m
+            subject = None
+        elif subject is not None and m.group().lower() in SUBJECT_WORDS:
+            subject.append(m)
+    yield from subject or ()
 
 
 @lru_cache(maxsize=65536)

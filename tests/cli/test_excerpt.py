@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -811,3 +812,19 @@ def test_excerpt_and_pack_show_the_same_best_window(
         assert max(chunks, key=lambda c: c["score"]) == best_in_pack[f["path"]], f["path"]
     again = script_runner.run(["ctx-excerpt", "-q", task, "--json", *files])
     assert again.stdout == ex.stdout  # the same bytes on a rerun
+
+
+@pytest.mark.parametrize("query", ["FAILED", "failure traceback"])
+def test_a_log_can_be_searched_for_the_words_reports_are_phrased_in(script_runner, tmp_path, query):
+    """FAILED, null, traceback are words a bug report is phrased in (no term beside its
+    other words), but a query of nothing else means them: ctx-excerpt -q FAILED refused a
+    pytest log ("no usable word", exit 2)."""
+    lines = [f"tests/test_api.py::test_case_{i} PASSED" for i in range(400)]
+    lines[250] = "tests/test_api.py::test_case_250 FAILED"
+    lines[300] = "E   failure: Traceback of the worker follows"
+    (tmp_path / "test.log").write_text("\n".join(lines) + "\n")
+    r = script_runner.run(["ctx-excerpt", "-q", query, "--max-windows", "1", "test.log"],
+                          cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    want = 251 if query == "FAILED" else 301
+    assert re.search(rf"^ +{want}│ ", r.stdout, re.M), r.stdout
