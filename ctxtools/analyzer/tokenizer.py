@@ -7,7 +7,9 @@ CJK character (CJK prose has no spaces: each character is a word of its own). A 
 dropped when it is a *stop word* (``is_stop``): one character (a CJK one aside), a
 number, an English function word or a word tasks are phrased in rather than about
 (``STOP_WORDS``, compared lower-cased), or a keyword that is only syntax
-(``CODE_KEYWORDS``, compared as written). Words inside the part of an absolute path
+(``CODE_KEYWORDS``, compared as written) -- except that a text with no other word keeps
+its ``SUBJECT_WORDS``, the stop words a text can be about (``FAILED``, ``null``). Words
+inside the part of an absolute path
 that only says where a file was on someone's machine (``/home/ann/venv/lib/python3.10/
 site-packages/``), and the syntax of a Python traceback (``Traceback (most recent call
 last):``, ``File "…", line 12, in``) or a code block's language tag, are no tokens either.
