@@ -16,6 +16,16 @@ LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candid
 SECRETS_SAID = 5  # secret files found in a directory said one by one; the rest in one line
 
 
+def _is_pipe(path: str) -> bool:
+    """Whether PATH opens a pipe (a process substitution's /dev/fd/N, a FIFO)."""
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
@@ -123,7 +133,12 @@ class Gatherer:
         try:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
-            if os.path.islink(path):
+            if _is_pipe(path):  # /dev/fd/63 of <(cmd): a link to "pipe:[N]", no path
+                self.missing.append(
+                    f"{arg}: a pipe, not a file: store its output with ctx-stash --name NAME "
+                    "and name the handle"
+                )
+            elif os.path.islink(path):
                 self.missing.append(f"{arg}: broken or looping symbolic link")
             else:
                 self.missing.append(f"{arg}: {exc.strerror or 'cannot be read'}")

@@ -669,3 +669,28 @@ def test_short_t_misuses_are_usage_errors(script_runner, repo, args, said):
     r = pack(script_runner, *args, "core/lexer.rs", ok=False)
     assert r.returncode == 2
     assert r.stderr.startswith(f"ctx-pack: error: {said}") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.process
+def test_a_pipe_given_as_a_path_is_named_as_one(tmp_path):
+    """ctx-pack --task T <(make 2>&1) gets /dev/fd/N, a link to a pipe with no path: it said
+    "broken or looping symbolic link". It says what it is and where such output goes."""
+    import sys
+
+    (tmp_path / "a.py").write_text("def total(xs):\n    return sum(xs)\n")
+    r, w = os.pipe()
+    os.write(w, b"build failed in total\n")
+    os.close(w)
+    exe = str(Path(sys.executable).parent / "ctx-pack")
+    try:
+        got = subprocess.run(
+            [exe, "--task", "the total is wrong", "--tokens", "2000", f"/dev/fd/{r}"],
+            cwd=tmp_path, pass_fds=(r,), capture_output=True, text=True, timeout=60,
+            env={**os.environ, "CTX_STORE": str(tmp_path / "store")},
+        )
+    finally:
+        os.close(r)
+    assert got.returncode == 1
+    assert got.stdout == ""
+    assert got.stderr.startswith(f"ctx-pack: error: /dev/fd/{r}: a pipe, not a file: ")
+    assert "ctx-stash --name NAME" in got.stderr and got.stderr.count("\n") == 1
