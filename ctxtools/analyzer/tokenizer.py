@@ -40,12 +40,29 @@ def _wordlist(text: str) -> list[str]:
     return text.split()
 
 
+# Words a bug report is phrased in that a text can also be *about*: a build log's FAILED,
+# a null, a version. Stop words (below), except that a text of nothing else means them
+# (``ctx-excerpt -q FAILED test.log``) and keeps them (``tokens``).
+SUBJECT_WORDS = frozenset(
+    _wordlist(
+        """
+    code function functions method methods
+    traceback fail fails failed failing failure version versions
+    expected actual result results broken break breaks behaviour behavior
+    use used uses using example examples case cases correct correctly
+    incorrect wrong right true false none null get gets set sets new old allow allows
+    support supported
+    """
+    )
+)
+
 # English function words; the words a task is phrased in rather than about ("fix",
 # "implement", "please"); the words a bug report is phrased in ("expected", "actual",
-# "reproduce", "happens"). Compared lower-cased: "The" and "the" both go. Words that are
-# a topic in a text about code ("error", "test", "file", "value", "return") are no stop
-# words: how common they are in a corpus is its BM25 or TF-IDF weight's business.
-STOP_WORDS = frozenset(
+# "reproduce", "happens": SUBJECT_WORDS). Compared lower-cased: "The" and "the" both go.
+# Words that are a topic in a text about code ("error", "test", "file", "value", "return")
+# are no stop words: how common they are in a corpus is its BM25 or TF-IDF weight's
+# business. "fix the bug in it" has no word at all.
+STOP_WORDS = SUBJECT_WORDS | frozenset(
     _wordlist(
         """
     a about above after again against all already also am an and any are aren as at be
@@ -66,31 +83,6 @@ STOP_WORDS = frozenset(
     work works working worked happen happens happened problem problems reproduce reproduced
     instead like tried try trying get_
     py js ts tsx jsx rs cpp hpp java md txt
-    """
-    )
-    + _wordlist(
-        """
-    code function functions method methods
-    traceback fail fails failed failing failure version versions
-    expected actual result results broken break breaks behaviour behavior
-    use used uses using example examples case cases correct correctly
-    incorrect wrong right true false none null get gets set sets new old allow allows
-    support supported
-    """
-    )
-)
-# Of those, the words a text can also be *about*: a build log's FAILED, a null, a
-# version. A query of nothing else means them (``ctx-excerpt -q FAILED test.log``), so a
-# text with no other word keeps these (``tokens``); "fix the bug in it" still has none.
-SUBJECT_WORDS = frozenset(
-    _wordlist(
-        """
-    code function functions method methods
-    traceback fail fails failed failing failure version versions
-    expected actual result results broken break breaks behaviour behavior
-    use used uses using example examples case cases correct correctly
-    incorrect wrong right true false none null get gets set sets new old allow allows
-    support supported
     """
     )
 )
