@@ -1,0 +1,89 @@
+"""Where a pack's misses are, measured from what it shows: for every task of the tuning
+sets, the files section rendered at each budget (as ``tune.py`` renders it) and each missed
+gold line's distance to the nearest line the pack shows of the same file.
+
+    .venv/bin/python bench/pack_quality/gaps.py [--set dev,tune,tune2,tune3]
+        [--budgets 8000,16000,32000] [--store /tmp/tune-store]
+
+A task that misses is put in one bucket by its worst missed line: its file not shown at
+all; or the distance (<= 2, <= 5, <= 10, <= 25, > 25 lines) to the nearest shown line.
+A lever that widens shown code toward its neighbours can win only the near buckets; the
+files not shown at all are a ranking question. The tasks of the near buckets are listed.
+Measured on the tuning sets only (the fifteenth session's note has the figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from pack_quality import tune  # noqa: E402
+from pack_quality.gold import parse_patch, shown_lines  # noqa: E402
+
+BUCKETS = ((2, "<= 2 lines"), (5, "<= 5"), (10, "<= 10"), (25, "<= 25"))
+NEAR = 10  # a miss this close to shown lines is listed by task
+
+
+def missed_lines(gold, text: str) -> list[tuple[str, int, int | None]]:
+    """(path, line, distance to the nearest shown line of its file or None) of each gold
+    line the rendered TEXT does not show."""
+    shown = shown_lines(text)
+    out = []
+    for path in gold.files:
+        seen = shown.get(path, set())
+        ordered = sorted(seen)
+        for n in gold.lines_of(path):
+            if n not in seen:
+                out.append((path, n, min((abs(n - s) for s in ordered), default=None)))
+    return out
+
+
+def bucket(missed: list[tuple[str, int, int | None]]) -> str:
+    """The bucket of a task whose missed lines are MISSED (its worst line decides)."""
+    if not missed:
+        return "complete"
+    if any(d is None for _p, _n, d in missed):
+        return "file not shown"
+    worst = max(d for _p, _n, d in missed)
+    return next((name for limit, name in BUCKETS if worst <= limit), "> 25")
+
+
+def main(argv=None) -> int:
+    from ctxtools.pack.choose_render import render_plan
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", default="dev,tune,tune2,tune3")
+    ap.add_argument("--budgets", default="8000,16000,32000")
+    ap.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
+    args = ap.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    counts = {b: Counter() for b in budgets}
+    near: dict[int, list[str]] = {b: [] for b in budgets}
+    for t, tree in tune.tasks_of(args.set.split(",")):
+        gold = parse_patch(t.patch)
+        if not gold.hunks:
+            continue
+        ch = tune.build_chooser(t.text, tree, args.store, max(budgets))
+        for b in budgets:
+            missed = missed_lines(gold, render_plan(ch, b - tune.OVERHEAD).text)
+            counts[b][bucket(missed)] += 1
+            dists = [d for _p, _n, d in missed]
+            if missed and None not in dists and max(dists) <= NEAR:
+                near[b].append(f"{t.id} ({len(missed)} lines, at most {max(dists)} away)")
+    order = ["complete", *(name for _l, name in BUCKETS), "> 25", "file not shown"]
+    print(f"{'budget':>8}  " + "  ".join(f"{name:>14}" for name in order))
+    for b in budgets:
+        print(f"{b:>8}  " + "  ".join(f"{counts[b][name]:>14}" for name in order))
+    for b in budgets:
+        if near[b]:
+            print(f"{b}: within {NEAR} lines of what is shown: " + "; ".join(near[b]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
