@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "tests" / "data" / "compact"  # the runs and their licence, copied from shared/
+CORPUS = REPO / "tests" / "data" / "compact"  # the runs and their licence, copied into the clone
 CORPUS = CORPUS / "openhands-multi-swe-bench-output.jsonl"
 OUT = REPO / "bench" / "corpora" / "compact"
 BIN = Path(sys.executable).parent / "ctx-compact"

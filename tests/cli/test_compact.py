@@ -1073,12 +1073,13 @@ def test_transcripts_are_read_from_the_clone_alone():
     """The real runs and their licence live in tests/data/compact; no test reaches beside the
     repository for them."""
     assert CORPUS.is_relative_to(DATA) and (CORPUS.parent / "LICENSE-OpenHands").is_file()
-    beside = "/".join(("shared", "corpus", "transcripts"))
     tests = Path(__file__).resolve().parents[1]
-    offenders = [
-        str(p.relative_to(tests))
+    offenders = [  # every line naming the runs' file names it under tests/data/compact
+        f"{p.relative_to(tests)}:{n}"
         for p in sorted(tests.rglob("*.py"))
-        if beside in p.read_text(encoding="utf-8")
+        if not p.is_relative_to(DATA)
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if CORPUS.name in line and 'DATA / "compact"' not in line
     ]
     assert offenders == []
 
