@@ -250,6 +250,25 @@ def resolve(model: str, table: ProfileTable | None = None) -> Profile:
     return _profile(model, {}, table.default, "default", "default")
 
 
+def unknown_model_note(
+    model: str, profile: Profile, table: ProfileTable | None = None
+) -> str | None:
+    """The note for MODEL when no profile of its own gave PROFILE (``matched_by`` size or
+    default), with the closest profile names of TABLE: a typo (``gpt4o``) would otherwise
+    get the default window in silence. None when a profile, its name or a family matched."""
+    if profile.matched_by not in ("default", "size"):
+        return None
+    import difflib
+
+    names = sorted((table or load_profiles()).models)
+    near = difflib.get_close_matches(model.strip().lower(), names, n=2, cutoff=0.75)
+    hint = f" (closest: {', '.join(near)})" if near else ""
+    return (
+        f"note: no profile for {model!r}{hint}; using the {profile.matched} profile "
+        f"({profile.context_limit:,} tokens)"
+    )
+
+
 def list_profiles(table: ProfileTable | None = None) -> list[dict]:
     """Every named model and family, the size buckets and the default, for
     ``ctx-count --profiles`` (sorted, deterministic)."""

@@ -208,7 +208,7 @@ _FIELDS += ("min_path_share", "summarizer_timeout")
 
 def _compact(file, kw) -> int:
     from ctxtools.compact.elide import StoreStash
-    from ctxtools.compact.run import compact_options, compact_transcript
+    from ctxtools.compact.run import compact_options, compact_transcript, model_note
     from ctxtools.compact.transcript import head_error, load
     from ctxtools.config import store_root
 
@@ -220,6 +220,9 @@ def _compact(file, kw) -> int:
         summarizer=kw["summarizer"],
         **{name: kw[name] for name in _FIELDS},
     )
+    note = model_note(kw["model"], kw["limit"])
+    if note:
+        warn(note)
     root = store_root(kw["store"])
     data = read_json_source(_source(file), head_error, whole="compacted")
     tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])

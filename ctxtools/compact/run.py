@@ -52,6 +52,18 @@ def model_window(
     return limit, encoding
 
 
+def model_note(model: str | None, limit: int | None) -> str | None:
+    """What to say of MODEL when it is the window (no LIMIT) and no profile of its own
+    matched it (``profiles.unknown_model_note``): a typo is not compacted to the default
+    window in silence."""
+    if not model or limit is not None:
+        return None
+    from ctxtools import profiles as prof
+
+    table = prof.load_profiles()
+    return prof.unknown_model_note(model, prof.resolve(model, table), table)
+
+
 def compact_options(
     model: str | None,
     limit: int | None,

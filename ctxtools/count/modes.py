@@ -215,12 +215,10 @@ def profile_of(model: str | None, table, limit: int | None) -> tuple[object | No
     if not model:
         return None, []
     from ctxtools import profiles as prof
-    from ctxtools.count.report import unknown_model_note
 
     profile = prof.resolve(model, table)
-    if profile.matched_by in ("default", "size") and limit is None:
-        return profile, [unknown_model_note(model, profile)]
-    return profile, []
+    note = prof.unknown_model_note(model, profile, table) if limit is None else None
+    return profile, [note] if note else []
 
 
 def profiles_output(table, opts) -> Output:

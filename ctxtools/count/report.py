@@ -282,14 +282,6 @@ def usage(tokens: int, profile, limit: int | None, ruler) -> dict | None:
     }
 
 
-def unknown_model_note(model: str, profile) -> str:
-    """The note for a model without a profile of its own (``matched_by`` default or size)."""
-    return (
-        f"note: no profile for {model!r}; using the {profile.matched} profile "
-        f"({fmt(profile.context_limit)} tokens)"
-    )
-
-
 def usage_line(use: dict) -> str:
     """The text line after the counts: tokens · percent of the window (model)."""
     return (

@@ -168,7 +168,7 @@ def compact(env: Env, a: dict) -> Reply:
     import orjson
 
     from ctxtools.compact.elide import StoreStash
-    from ctxtools.compact.run import compact_options, compact_transcript
+    from ctxtools.compact.run import compact_options, compact_transcript, model_note
     from ctxtools.compact.transcript import load
 
     given = a["transcript"]
@@ -180,7 +180,8 @@ def compact(env: Env, a: dict) -> Reply:
     opts, encoding = compact_options(a["model"] or env.model, a["limit"], None, **fields)
     fmt = a["format"] or "auto"
     tr = load(data, None if fmt == "auto" else fmt)
-    notes: list[str] = []
+    said = model_note(a["model"] or env.model, a["limit"])
+    notes: list[str] = [said] if said else []
     stash = StoreStash(env.store.root, opts.session)
     ruler = env.ruler(encoding)
     run = compact_transcript(

@@ -40,9 +40,11 @@ def count(env: Env, a: dict) -> Reply:
     if model:
         from ctxtools import profiles as prof
 
-        profile = prof.resolve(model, prof.load_profiles(None))
-        if profile.matched_by in ("default", "size") and a["limit"] is None:
-            notes.append(report.unknown_model_note(model, profile))
+        table = prof.load_profiles(None)
+        profile = prof.resolve(model, table)
+        note = prof.unknown_model_note(model, profile, table) if a["limit"] is None else None
+        if note:
+            notes.append(note)
     encoding = profile.encoding if profile else None
     ruler = env.ruler(encoding)
     notes += [f"note: {n}" for n in env.ruler_notes(encoding)]

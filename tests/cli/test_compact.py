@@ -575,6 +575,20 @@ def test_model_gives_the_window(script_runner, runs):
     assert strict_problems(json.loads(res.stdout), "openai") == []
 
 
+def test_a_model_without_a_profile_is_said(script_runner):
+    """--model gpt4o (a typo) compacted to the default window without a word; ctx-count
+    said it. The same note, with the closest profile names; --limit decides the window
+    instead, and then nothing is said."""
+    data = json.dumps([{"role": "user", "content": "fix the bug"}]).encode()
+    res = compact(script_runner, data, "--model", "gpt4o")
+    assert res.returncode == 0, res.stderr
+    assert ("ctx-compact: note: no profile for 'gpt4o' (closest: gpt-4o, gpt-4); using the "
+            "default profile (16,384 tokens)") in res.stderr
+    assert "no profile for" not in compact(script_runner, data, "--model", "gpt-4o").stderr
+    limited = compact(script_runner, data, "--model", "gpt4o", "--limit", "9000")
+    assert "no profile for" not in limited.stderr
+
+
 def test_without_limit_or_model_the_default_profile_counts(script_runner):
     """Issue 20.8: ctx-compact takes the window ctx-pack and ctx-count --budget take, the
     default profile's, when given neither --model nor --limit (its --help says so)."""

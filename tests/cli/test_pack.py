@@ -513,6 +513,24 @@ def test_role_shares_from_the_command_line_and_the_profiles_file(script_runner, 
     assert r.returncode == 2
 
 
+def test_a_model_without_a_profile_is_said_with_the_closest_names(script_runner, repo):
+    # --model gpt4o (a typo of gpt-4o) packed to the default 16,384-token window in silence,
+    # where ctx-count said it: the same note now, with the profile names it is close to.
+    base = ["-q", "tokenize", "core/lexer.rs", "--json"]
+    r = pack(script_runner, *base, "--model", "gpt4o")
+    note = ("note: no profile for 'gpt4o' (closest: gpt-4o, gpt-4); using the default "
+            "profile (16,384 tokens)")
+    assert note in r.stderr and note in json.loads(r.stdout)["notes"]
+    assert json.loads(r.stdout)["budget"]["context_limit"] == 16_384
+    for known in ("gpt-4o", "GPT-4o", "openai/gpt-4o-2024-08-06"):
+        assert "no profile for" not in pack(script_runner, *base, "--model", known).stderr
+    # --tokens decides the budget: the model's window is not used, so nothing is said
+    r = pack(script_runner, *base, "--model", "gpt4o", "--tokens", "2000")
+    assert "no profile for" not in r.stderr
+    r = pack(script_runner, *base, "--model", "zzqx")
+    assert "note: no profile for 'zzqx'; using the default profile (16,384 tokens)" in r.stderr
+
+
 def test_an_unknown_role_is_said_with_the_nearest_one_and_its_share(script_runner, repo, tmp_path):
     # --role explroer got a worker's pack at 75% without a word.
     base = ["-q", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]

@@ -316,3 +316,45 @@ def test_parse_role_share(text, pair):
 def test_parse_role_share_refuses(text):
     with pytest.raises(UsageError):
         profiles.parse_role_share(text)
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("gpt4o", "note: no profile for 'gpt4o' (closest: gpt-4o, gpt-4); using the default "
+                  "profile (16,384 tokens)"),
+        ("zzqx", "note: no profile for 'zzqx'; using the default profile (16,384 tokens)"),
+        ("gpt-4o", None),  # a profile
+        ("openai/gpt-4o-2024-08-06", None),  # a profile's name in it
+    ],
+)
+def test_a_model_no_profile_matched_is_said_with_the_closest_names(model, said):
+    table = profiles.load_profiles()
+    assert profiles.unknown_model_note(model, profiles.resolve(model, table), table) == said
+
+
+def test_a_size_bucket_is_said_as_the_profile_used(tmp_path):
+    user = tmp_path / "p.toml"
+    user.write_text("[sizes.7b]\ncontext_limit = 12000\n")
+    table = profiles.load_profiles(user)
+    prof = profiles.resolve("someones-7b-chat", table)
+    assert prof.matched_by == "size"
+    assert profiles.unknown_model_note("someones-7b-chat", prof, table) == (
+        "note: no profile for 'someones-7b-chat'; using the 7b profile (12,000 tokens)"
+    )
+
+
+def test_the_mcp_compact_tool_says_it_too(tmp_path):
+    import json
+
+    from ctxtools.mcp.code import compact
+    from ctxtools.mcp.env import Env
+    from ctxtools.mcp.roots import Roots
+
+    env = Env.make(tmp_path / "store", "s", Roots([str(tmp_path)]))
+    args = {"transcript": [{"role": "user", "content": "fix the bug"}], "model": "gpt4o",
+            "limit": None, "format": None, "force": False, "at": None, "keep_recent": None,
+            "repair": False}
+    notes = json.loads(compact(env, args).text)["notes"]
+    assert notes[0].startswith("note: no profile for 'gpt4o' (closest: gpt-4o")
+    assert json.loads(compact(env, {**args, "model": "gpt-4o"}).text)["notes"] == []
