@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from ctxtools.store import Payload
 
 
+DEPTH_MAX = 1024  # the nesting orjson parses (deeper is valid JSON it refuses)
+
+
 def _json_error(label: str, exc: Exception, line: int | None = None) -> InputError:
     msg = str(getattr(exc, "msg", None) or exc).split("\n", 1)[0]
     lineno = getattr(exc, "lineno", None)
@@ -28,6 +31,11 @@ def _json_error(label: str, exc: Exception, line: int | None = None) -> InputErr
         return InputError(
             f"{label}: a number{where} is beyond what --jsonpath reads (a 64-bit integer or "
             "a double)"
+        )
+    if msg == "depth limit exceeded":  # orjson: valid JSON, nested past what it reads
+        return InputError(
+            f"{label}: the JSON nests more than {DEPTH_MAX:,} levels deep{where}, deeper than "
+            "--jsonpath reads"
         )
     return InputError(f"{label} is not valid JSON{where}: {msg}")
 
@@ -105,7 +113,7 @@ def _load_jsonl(p: Payload) -> list[Any]:
         try:
             out.append(orjson.loads(raw))
         except orjson.JSONDecodeError as exc:
-            if exc.msg == "number is infinity when parsed as double":
+            if exc.msg in ("number is infinity when parsed as double", "depth limit exceeded"):
                 raise _json_error(p.label, exc, line=i) from None
             raise InputError(
                 f"{p.label} is not valid JSON Lines: line {i}: {str(exc.msg).splitlines()[0]}"

@@ -65,3 +65,23 @@ def test_a_long_integer_under_the_limit_still_counts(script_runner, tmp_path):
     path.write_text(json.dumps([{"role": "user", "content": "hi", "n": 10**4000}]))
     r = script_runner.run(["ctx-count", "--messages", "--json", str(path)])
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b'{"a":' * 1025 + b"1" + b"}" * 1025, "at line 1, column 5122"),
+        (b'{"a": 1}\n' + b"[" * 1025 + b"]" * 1025 + b"\n", "at line 2"),
+    ],
+)
+def test_json_nested_past_what_jsonpath_reads_is_said_to_be_that(script_runner, data, where):
+    # Valid JSON (RFC 8259 sets no depth) that orjson refuses past 1,024 levels was called
+    # "not valid JSON ... depth limit exceeded"; 1,024 levels are read.
+    r = run_bytes(script_runner, ["ctx-read", "--jsonpath", "$..a"], data)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"ctx-read: error: stdin: the JSON nests more than 1,024 levels deep {where}, deeper "
+        "than --jsonpath reads\n"
+    )
+    ok = run_bytes(script_runner, ["ctx-read", "--jsonpath", "$[0]"], b"[" * 1024 + b"]" * 1024)
+    assert ok.returncode == 0, ok.stderr
