@@ -126,6 +126,47 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
+class _Ending(BaseException):
+    """SIGTERM or SIGHUP met while a temporary file was being written (``temp_guard``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_ending(signum: int, _frame: object) -> None:
+    raise _Ending(signum)
+
+
+@contextlib.contextmanager
+def temp_guard():
+    """While a temporary file is written and put in place: SIGTERM or SIGHUP -- a CI job's
+    timeout, a closed terminal -- whose default ends the process at once, leaving the file
+    behind (a stash of stdin: hundreds of MB in the store until ``--gc``), first unwinds
+    the block, whose ``except BaseException`` removes the file, and then ends the process by
+    that signal as the default would have. Only for a signal whose disposition is the
+    default (a caller's own handler, ``nohup``'s ignore, stay in charge; an enclosing guard
+    is one), and only in the main thread (the one that takes signals)."""
+    import signal
+    import threading
+
+    sigs = []
+    if threading.current_thread() is threading.main_thread():
+        sigs = [s for s in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) == signal.SIG_DFL]
+    for s in sigs:
+        signal.signal(s, _raise_ending)
+    try:
+        yield
+    except _Ending as ending:
+        for s in sigs:
+            signal.signal(s, signal.SIG_DFL)
+        os.kill(os.getpid(), ending.signum)
+        raise SystemExit(128 + ending.signum) from None  # (only when the signal is blocked)
+    finally:
+        for s in sigs:
+            signal.signal(s, signal.SIG_DFL)
+
+
 def write_temp(
     directory: str | os.PathLike,
     data: bytes | list[bytes],
@@ -140,6 +181,11 @@ def write_temp(
     With LIKE (a file's stat), it takes that file's owner (where this process may set it)
     and permission bits instead of MODE (``kept_mode``: set-id bits too, when the owner
     is kept). Raises OSError, and then leaves nothing behind."""
+    with temp_guard():
+        return _write_temp(directory, data, durable, mode, like)
+
+
+def _write_temp(directory, data, durable: bool, mode: int, like) -> str:
     tmp = temp_path(directory)
     fd = create_temp(tmp, mode)
     try:
@@ -208,13 +254,14 @@ def replace_file(
     files are that; a path a user names goes through ``write_output``, which decides.
     """
     directory = os.path.dirname(path) or "."
-    tmp = write_temp(directory, data, durable=durable, mode=mode, like=like)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with temp_guard():
+        tmp = write_temp(directory, data, durable=durable, mode=mode, like=like)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     if durable:
         fsync_dir(directory)
 

@@ -76,6 +76,12 @@ def put_many(store: StoreRoot, items: Iterable[tuple[bytes, dict]]) -> list[dict
         return []
     disk.ensure_dir(store.root, store.blobs_dir)
     disk.ensure_dir(store.root, store.sessions_dir)
+    with fsutil.temp_guard():  # (the writing threads take no signal: this one does)
+        _write_batch(store, prepared, blobs)
+    return [public_card(item.record) for item in prepared]
+
+
+def _write_batch(store: StoreRoot, prepared: list, blobs) -> None:
     temps = _Temps()
     try:
         try:
@@ -89,7 +95,6 @@ def put_many(store: StoreRoot, items: Iterable[tuple[bytes, dict]]) -> list[dict
     except BaseException:
         temps.remove()
         raise
-    return [public_card(item.record) for item in prepared]
 
 
 def prepare(

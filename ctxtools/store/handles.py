@@ -123,7 +123,8 @@ class HandleStore(StoreRoot):
         if head:
             stream = Chain(head, stream)  # type: ignore[assignment]
         disk.ensure_dir(self.root, self.blobs_dir)
-        return self._put(stream, name, session, type, (exit_status, incomplete))
+        with fsutil.temp_guard():  # a SIGTERM while stdin streams in leaves no temp file
+            return self._put(stream, name, session, type, (exit_status, incomplete))
 
     def _put(
         self,

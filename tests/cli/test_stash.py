@@ -552,6 +552,56 @@ def test_sigkill_midway(tmp_path, store_dir):
     assert not [p for p in (store_dir / "blobs").rglob("*") if p.is_file()]
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_midway_leaves_no_temp_file(store_dir, sig):
+    """A CI job's timeout (SIGTERM) or a closed terminal (SIGHUP) while stdin streams in
+    left the partial blob (hundreds of MB) in the store until --gc. The process still ends
+    by the signal, as before; the temporary file goes with it, and what was stored stays."""
+    kept = subprocess.run([BIN / "ctx-stash", "--name", "kept"], input=PYTEST_LOG,
+                          capture_output=True, check=True)
+    p = subprocess.Popen(
+        [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    p.stdin.write(PYTEST_LOG * 200)
+    p.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if [t for t in (store_dir / "blobs").glob(".tmp-*") if t.stat().st_size]:
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("the stash never began writing")
+    p.send_signal(sig)
+    assert p.wait(timeout=30) == -sig  # ended by the signal, as its default does
+    p.stdin.close()
+    p.stdout.close()
+    assert not list(store_dir.rglob(".tmp-*"))
+    r = subprocess.run([BIN / "ctx-read", "victim"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no handle default/victim" in r.stderr
+    st = HandleStore(store_dir)
+    assert st.card("kept") == json.loads(kept.stdout)
+    assert st.read_bytes("kept", verify=True) == PYTEST_LOG
+
+
+def test_an_ignored_sighup_stays_ignored_while_stdin_streams(store_dir):
+    # nohup ctx-stash: the signal is ignored before the guard, which leaves it so
+    p = subprocess.Popen(
+        [BIN / "ctx-stash", "--name", "nohup"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )
+    p.stdin.write(PYTEST_LOG * 50)
+    p.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((store_dir / "blobs").glob(".tmp-*")):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGHUP)
+    p.stdin.write(PYTEST_LOG)
+    p.stdin.close()
+    assert p.wait(timeout=30) == 0
+    assert json.loads(p.stdout.read())["bytes"] == len(PYTEST_LOG) * 51
+    p.stdout.close()
+
+
 # --- signals while -- CMD runs (real processes) ----------------------------------------------
 
 CHILD = """

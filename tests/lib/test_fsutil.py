@@ -271,3 +271,56 @@ def test_read_whole_is_what_reading_the_file_gives(tmp_path):
         read_whole(tmp_path / "missing")
     with pytest.raises(IsADirectoryError):
         read_whole(tmp_path)
+
+
+def test_the_temp_guard_takes_only_default_signals_and_gives_them_back():
+    import signal
+    import threading
+
+    from ctxtools import fsutil
+
+    def mine(_s, _f):
+        pass
+
+    old = signal.signal(signal.SIGHUP, mine)
+    try:
+        with fsutil.temp_guard():
+            assert signal.getsignal(signal.SIGHUP) is mine  # a caller's handler stays
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, mine)
+            with fsutil.temp_guard():  # nested: the outer guard is the one in charge
+                inner = signal.getsignal(signal.SIGTERM)
+            assert signal.getsignal(signal.SIGTERM) is inner
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) is mine
+        seen = []
+
+        def in_thread():
+            with fsutil.temp_guard():
+                seen.append(signal.getsignal(signal.SIGTERM))
+
+        t = threading.Thread(target=in_thread)
+        t.start()
+        t.join()
+        assert seen == [signal.SIG_DFL]  # a worker thread takes no signal: nothing set
+    finally:
+        signal.signal(signal.SIGHUP, old)
+
+
+def test_a_sigterm_inside_the_guard_removes_the_temp_file_then_ends_by_it(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import os, signal, sys\n"
+        "from ctxtools import fsutil\n"
+        "class Boom(list):\n"
+        "    def __iter__(self):\n"
+        "        yield b'x' * 1000\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        yield b'y'\n"
+        "fsutil.replace_file(sys.argv[1] + '/out', Boom())\n"
+        "print('not reached')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True)
+    assert r.returncode == -15 and r.stdout == b""
+    assert list(tmp_path.iterdir()) == []
