@@ -220,6 +220,20 @@ def _git(root: str, *args: str) -> subprocess.CompletedProcess:
         raise CtxError(f"--changed needs git: {exc.strerror or exc}") from None
 
 
+def _why_no_rev(root: str) -> str | None:
+    """What may explain a revision missing from ROOT's repository: no commit yet, or a
+    shallow clone (a CI checkout's usual depth of 1 holds neither HEAD~1 nor origin/main)."""
+    if _git(root, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+        return "the repository has no commit yet"
+    shallow = _git(root, "rev-parse", "--is-shallow-repository")
+    if shallow.returncode == 0 and shallow.stdout.strip() == b"true":
+        return (
+            "this clone is shallow and may not hold it: git fetch --deepen=50 or git fetch "
+            "origin main, or clone with history, e.g. actions/checkout's fetch-depth: 0"
+        )
+    return None
+
+
 def changed_files(root: str, rev: str) -> list[tuple[str, str | None, bool]]:
     """(relative path, diff hunks or None, deleted) for every file under ROOT that differs
     from REV in the work tree, and every untracked file git does not ignore; sorted."""
@@ -230,7 +244,7 @@ def changed_files(root: str, rev: str) -> list[tuple[str, str | None, bool]]:
         raise UsageError(f"--changed {rev!r}: not a revision")
     check = _git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}")
     if check.returncode != 0:
-        raise InputError(f"--changed {rev}: no such revision in {root}")
+        raise InputError(f"--changed {rev}: no such revision in {root}", hint=_why_no_rev(root))
     names = _git(root, "diff", "--relative", "--name-status", "-z", "--no-renames", rev, "--", ".")
     if names.returncode != 0:
         msg = names.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -319,7 +319,39 @@ def test_changed_outside_a_git_work_tree_is_a_clean_error(script_runner, tmp_pat
 def test_changed_with_an_unknown_revision(script_runner, repo):
     r = pack(script_runner, "-q", "review", "--changed", "no-such-rev", ok=False)
     assert r.returncode == 1
-    assert "no such revision" in r.stderr
+    assert r.stderr == "ctx-pack: error: --changed no-such-rev: no such revision in .\n"
+
+
+def test_changed_in_a_shallow_clone_or_an_empty_repository_says_why(script_runner, tmp_path):
+    # A CI checkout is a clone of depth 1: neither HEAD~1 nor origin/main is in it, and
+    # "no such revision" alone left the user to guess.
+    src = tmp_path / "src"
+    src.mkdir()
+    git(src, "init", "-q", "-b", "main")
+    for k in range(3):
+        (src / "a.py").write_text(f"x = {k}\n")
+        git(src, "add", "a.py")
+        git(src, "commit", "-q", "-m", f"c{k}")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{src}", str(clone))
+    (clone / "a.py").write_text("x = 9\n")
+    shallow = ("this clone is shallow and may not hold it: git fetch --deepen=50 or git fetch "
+               "origin main, or clone with history, e.g. actions/checkout's fetch-depth: 0")
+    for rev in ("HEAD~1", "v1.0"):
+        r = script_runner.run(["ctx-pack", "-q", "review", "--changed", rev, "."], cwd=clone)
+        assert r.returncode == 1
+        assert r.stderr == f"ctx-pack: error: --changed {rev}: no such revision in . ({shallow})\n"
+    r = script_runner.run(["ctx-pack", "-q", "review", "--changed", "HEAD", "."], cwd=clone)
+    assert r.returncode == 0, r.stderr  # what the clone holds still works
+    assert "x = 9" in r.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    (empty / "a.py").write_text("x = 1\n")
+    r = script_runner.run(["ctx-pack", "-q", "review", "--changed", "HEAD", "."], cwd=empty)
+    assert r.returncode == 1
+    assert r.stderr == ("ctx-pack: error: --changed HEAD: no such revision in . (the "
+                        "repository has no commit yet)\n")
 
 
 # --- bad input -----------------------------------------------------------------------------
