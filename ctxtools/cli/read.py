@@ -10,6 +10,7 @@ from ctxtools.cli.inputs import stdin_bytes
 from ctxtools.cli.outputs import emit_json, warn, write
 from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
+from ctxtools.errors import NotFoundError, UsageError
 from ctxtools.options.read import READ
 
 PROG = "ctx-read"
@@ -98,9 +99,14 @@ def cli(ref: str | None, **o) -> int:
     if what == "--jsonpath":  # stdin that cannot be JSON is refused before it is spooled
         from ctxtools.projections.jsonview import check_head as check
 
-    payload, label = open_input(
-        store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes, check_head=check
-    )
+    try:
+        payload, label = open_input(
+            store, ref, session=o["session"], verify=o["verify"], stdin=stdin_bytes,
+            check_head=check,
+        )
+    except (NotFoundError, UsageError) as exc:
+        _a_file_is_no_handle(exc, ref)
+        raise
     red = OutputRedactor(allow=not o["redact"])
     with payload, _key_blocks_out(payload, o["redact"] and what != "--count") as shown:
         if what == "--count":
@@ -121,6 +127,20 @@ def cli(ref: str | None, **o) -> int:
     warn(*[n.replace("; --allow-secrets", "") for n in red.notes()])
     log_read(store, payload)
     return 0
+
+
+def _a_file_is_no_handle(exc, ref: str | None) -> None:
+    """A REF that is no handle but names a file (``ctx-read build.log``, ``./x``, ``/tmp/y``:
+    "no handle", "invalid session '.'", "bad handle reference") is said to be one, with the
+    two commands that read it."""
+    import os
+    import shlex
+
+    if not ref or ref == "-" or ref.lstrip().startswith("{") or not os.path.isfile(ref):
+        return
+    q = shlex.quote(ref)
+    exc.hint = (f"{ref} is a file, and ctx-read reads stored handles: ctx-read < {q} reads "
+                f"it, ctx-stash --name NAME < {q} stores it")
 
 
 def _key_blocks_out(payload, redact: bool):

@@ -826,3 +826,31 @@ def test_json_is_the_read_as_one_document(script_runner):
     cut = json.loads(script_runner.run(["ctx-read", "j", "--max-chars", "50", "--json"]).stdout)
     assert plain.stdout == cut["text"] + cut["next"] + "\n"
     assert "--range" in cut["next"]
+
+
+def test_a_file_given_for_a_handle_is_said_to_be_one(script_runner, tmp_path, log):
+    # `ctx-read build.log` said "no handle", `ctx-read ./build.log` "invalid session '.'"
+    # and `ctx-read /tmp/build.log` "bad handle reference": three errors, none saying why.
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "build.log").write_bytes(LOG)
+    (tmp_path / "build.log").write_bytes(LOG)
+    cases = [
+        ("logs/build.log", 1, "no handle logs/build.log"),
+        ("./logs/build.log", 2, "bad handle reference"),  # (three parts)
+        ("./build.log", 2, "invalid session '.'"),
+        (str(tmp_path / "logs" / "build.log"), 2, "bad handle reference"),
+    ]
+    for ref, status, said in cases:
+        r = script_runner.run(["ctx-read", ref], cwd=tmp_path)
+        assert r.returncode == status, r.stderr
+        assert r.stderr.startswith(f"ctx-read: error: {said}"), r.stderr
+        assert (f"({ref} is a file, and ctx-read reads stored handles: ctx-read < {ref} reads "
+                f"it, ctx-stash --name NAME < {ref} stores it") in r.stderr
+        assert r.stderr.count("\n") == 1
+    # a handle of that name wins over the file; a name that is neither keeps its hint
+    (tmp_path / "log").write_bytes(b"the file\n")
+    r = script_runner.run(["ctx-read", "log", "--head", "1"], cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == LOG.splitlines(keepends=True)[0].decode()
+    r = script_runner.run(["ctx-read", "nope"], cwd=tmp_path)
+    assert r.stderr == ("ctx-read: error: no handle default/nope (ctx-stash --list shows the "
+                        "handles of a session)\n")
