@@ -26,15 +26,27 @@ DIALECTS = ("rfc9535", "ng")
 # stops at 1,024 levels), with the interpreter's stack raised to match while a query runs.
 MAX_DEPTH = 1100
 STACK_FRAMES = 20_000
+MAX_SEGMENTS = 10_000  # a query's segments (.a, [0], ..b): the engine nests one a segment
 
 
 class JSONPathError(InputError):
     """An invalid JSONPath query (exit 1)."""
 
 
+SHOWN_CHARS = 200  # a query longer than this is shown by its head and its length
+
+
+def _shown(expr: str) -> str:
+    """EXPR as an error line quotes it: whole up to ``SHOWN_CHARS``, else its head (a 60 KB
+    query made a 60 KB error line)."""
+    if len(expr) <= SHOWN_CHARS:
+        return repr(expr)
+    return f"{expr[: SHOWN_CHARS // 2]!r}… ({len(expr):,} characters)"
+
+
 def _too_deep(expr: str) -> InputError:
     return InputError(
-        f"the document is nested too deeply for JSONPath {expr!r} (more than {MAX_DEPTH} "
+        f"the document is nested too deeply for JSONPath {_shown(expr)} (more than {MAX_DEPTH} "
         "levels, or more than the engine can follow)",
         hint="query a part of it, e.g. $.key or $[0], instead of a descendant (..) query",
     )
@@ -71,8 +83,8 @@ def _rfc_error(expr: str, exc: Exception) -> JSONPathError:
         msg = msg[:cut]
     index = getattr(token, "index", None)
     if isinstance(index, int):
-        return JSONPathError(f"invalid JSONPath {expr!r} at column {index + 1}: {msg}")
-    return JSONPathError(f"invalid JSONPath {expr!r}: {msg}")
+        return JSONPathError(f"invalid JSONPath {_shown(expr)} at column {index + 1}: {msg}")
+    return JSONPathError(f"invalid JSONPath {_shown(expr)}: {msg}")
 
 
 def compile_query(expr: str, dialect: str = "rfc9535") -> Any:
@@ -83,15 +95,26 @@ def compile_query(expr: str, dialect: str = "rfc9535") -> Any:
         import jsonpath_rfc9535
 
         try:
-            return _rfc_env().compile(expr)
+            compiled = _rfc_env().compile(expr)
         except jsonpath_rfc9535.JSONPathError as exc:
             raise _rfc_error(expr, exc) from None
         except OverflowError:
             raise JSONPathError(
-                f"invalid JSONPath {expr!r}: a number is out of range (not finite)"
+                f"invalid JSONPath {_shown(expr)}: a number is out of range (not finite)"
             ) from None
-        except (RecursionError, ValueError) as exc:
-            raise JSONPathError(f"invalid JSONPath {expr!r}: {exc}") from None
+        except RecursionError:
+            raise JSONPathError(
+                f"JSONPath {_shown(expr)} nests (brackets, ! or functions) more deeply than "
+                "the parser follows"
+            ) from None
+        except ValueError as exc:
+            raise JSONPathError(f"invalid JSONPath {_shown(expr)}: {exc}") from None
+        if len(compiled.segments) > MAX_SEGMENTS:  # (each one a level the engine follows)
+            raise JSONPathError(
+                f"JSONPath {_shown(expr)} has {len(compiled.segments):,} segments, more than "
+                f"the {MAX_SEGMENTS:,} a query may have"
+            )
+        return compiled
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
     from jsonpath_ng.ext import parse
 
@@ -99,7 +122,7 @@ def compile_query(expr: str, dialect: str = "rfc9535") -> Any:
         return parse(expr)
     except (JsonPathLexerError, JsonPathParserError, Exception) as exc:  # noqa: BLE001
         text = " ".join(str(exc).split())
-        raise JSONPathError(f"invalid JSONPath {expr!r} (jsonpath-ng): {text}") from None
+        raise JSONPathError(f"invalid JSONPath {_shown(expr)} (jsonpath-ng): {text}") from None
 
 
 def query(doc: Any, expr: str, dialect: str = "rfc9535") -> list[Match]:
@@ -134,4 +157,4 @@ def _query(compiled: Any, doc: Any, expr: str, dialect: str) -> list[Match]:
     except RecursionError:
         raise
     except Exception as exc:  # noqa: BLE001 - jsonpath-ng raises bare exceptions at run time
-        raise JSONPathError(f"JSONPath {expr!r} failed (jsonpath-ng): {exc}") from None
+        raise JSONPathError(f"JSONPath {_shown(expr)} failed (jsonpath-ng): {exc}") from None

@@ -149,3 +149,32 @@ def test_too_deep_blames_the_data():
     with pytest.raises(InputError) as exc:
         query(doc, "$..*")
     assert str(exc.value).startswith("the document is nested too deeply for JSONPath '$..*'")
+
+
+def test_a_query_too_long_or_too_nested_is_said_to_be_that_in_a_short_line():
+    # '$' + '.a' x 20,000 blamed the document ("nested too deeply") though the document was
+    # flat; every error line quoted the whole query (60 KB); a filter nested 5,000 deep said
+    # Python's "maximum recursion depth exceeded while calling a Python object".
+    from ctxtools.jsonpath import MAX_SEGMENTS, query
+
+    doc = {"a": {"b": 1}}
+    long_path = "$" + ".a" * (MAX_SEGMENTS + 1)
+    with pytest.raises(InputError) as exc:
+        query(doc, long_path)
+    said = str(exc.value)
+    assert said == (f"JSONPath {long_path[:100]!r}… ({len(long_path):,} characters) has "
+                    f"10,001 segments, more than the 10,000 a query may have")
+    assert query(doc, "$" + ".a" * MAX_SEGMENTS) == []  # the most a query may have still runs
+    nested = "$[?" + "(" * 5000 + "@.b" + ")" * 5000 + "]"
+    with pytest.raises(InputError) as exc:
+        query(doc, nested)
+    assert str(exc.value) == (f"JSONPath {nested[:100]!r}… (10,007 characters) nests "
+                              "(brackets, ! or functions) more deeply than the parser follows")
+    bad = "$[?@.b == " + "-" * 3000 + "1]"
+    with pytest.raises(InputError) as exc:
+        query(doc, bad)
+    assert len(str(exc.value)) < 300 and "at column 11" in str(exc.value)
+    short = "$[?@.b == ]"
+    with pytest.raises(InputError) as exc:
+        query(doc, short)
+    assert str(exc.value).startswith(f"invalid JSONPath {short!r} at column")  # whole
