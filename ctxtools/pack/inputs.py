@@ -44,6 +44,7 @@ class OutputGuard:
         self.identity = None  # only a regular file is an input's other name (not a tty)
         if self.output and os.path.isfile(self.output):
             self.identity = file_identity(self.output)
+        self._earlier: bool | None = None
 
     def names(self, path: str, real: bool = False) -> bool:
         """Whether PATH (already resolved when REAL) is the output file."""
@@ -58,6 +59,23 @@ class OutputGuard:
         if self.real is None or self.identity is None:
             return False
         return _inside(self.real, os.path.realpath(directory))
+
+    def earlier_pack(self) -> bool:
+        """Whether the existing output file is what ctx-pack writes (a pack, a part of a
+        split one) or empty: a file it may replace though a directory holds it. Any other
+        file would be destroyed (``-o src/app.py .``, ``-o README.md .``)."""
+        if self._earlier is None:
+            from ctxtools.pack.choose import looks_like_pack
+
+            try:
+                with open(self.output, "rb") as fh:  # type: ignore[arg-type]
+                    data = fh.read(MAX_FILE_BYTES + 1)
+            except OSError:
+                data = b"?"  # unreadable: not known to be a pack
+            self._earlier = not data.strip() or (
+                len(data) <= MAX_FILE_BYTES and looks_like_pack(data)
+            )
+        return self._earlier
 
     def error(self, what: str) -> UsageError:
         return UsageError(
@@ -97,6 +115,8 @@ class Gatherer:
         if self.output.names(real, real=True):
             if named or why == LISTED:  # the user named it: the pack would destroy it
                 raise self.output.error(f"{why} {rel}")
+            if not self.output.earlier_pack():  # a source file a directory turned up
+                raise self.output.error(f"{rel}, which ctx-pack did not write")
             return  # a file a directory or a glob turned up (an earlier pack): left out
         old = self.entries.get(rel)
         if old is not None:
@@ -195,6 +215,8 @@ class Gatherer:
             if not _inside(real, self.root_real) or not os.path.isfile(real):
                 continue
             if diff is None and self.output.names(real, real=True):
+                if not self.output.earlier_pack():
+                    raise self.output.error(f"changed {rel}, which ctx-pack did not write")
                 continue  # an untracked -o target (an earlier pack): no input, left out
             self.add_file(real, True, "changed")  # a tracked one is refused there
             entry = self.entries.get(_rel(real, self.root_real))

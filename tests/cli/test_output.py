@@ -1,5 +1,6 @@
-"""`-o FILE` (ctx-pack is the one command with it): never over one of the run's inputs,
-whatever name reaches it, and an existing file keeps its mode (issue 27, items 1 and 15)."""
+"""`-o FILE`: never over one of the run's inputs, whatever name reaches it, and an existing
+file keeps its mode (issue 27, items 1 and 15). ctx-pack's guard is the library's; ctx-excerpt,
+ctx-read, ctx-repomap and ctx-compact share the CLI's (``refuse_output_over_input``)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,29 @@ def test_o_over_an_earlier_pack_in_the_packed_directory_still_works(script_runne
         assert (tree / "o" / "pack.md").read_text() == before
 
 
+def test_o_over_a_source_file_of_the_packed_directory_is_refused(script_runner, tree):
+    # `ctx-pack -q ... -o o/work.py o/` replaced work.py with the pack: a file a directory
+    # turned up was taken for an earlier pack without looking at it. Only a pack (any
+    # format, a part of a split one) or an empty file is now replaced in a packed directory.
+    for output in ("o/work.py", "o/../o/work.py", str(tree / "o" / "work.py")):
+        r = refused(script_runner, "-q", "fix important", "o/", "-o", output)
+        assert "(o/work.py, which ctx-pack did not write)" in r.stderr
+        same_as_work(tree, "o/work.py")
+    r = refused(script_runner, "-q", "fix important", ".", "-o", "o/other.py")
+    assert "(o/other.py, which ctx-pack did not write)" in r.stderr
+    assert (tree / "o" / "other.py").read_text() == "def other():\n    return 2\n"
+    for fmt, name in (("json", "o/p.json"), ("xml", "o/p.xml"), ("markdown", "o/p.md")):
+        first = script_runner.run(["ctx-pack", "-q", "fix important", "--format", fmt, "o/",
+                                   "-o", name])
+        assert first.returncode == 0, first.stderr
+        again = script_runner.run(["ctx-pack", "-q", "fix important", "--format", fmt, "o/",
+                                   "-o", name])
+        assert again.returncode == 0, again.stderr  # its own earlier pack: replaced
+    (tree / "o" / "empty.md").write_text("")
+    r = script_runner.run(["ctx-pack", "-q", "fix important", "o/", "-o", "o/empty.md"])
+    assert r.returncode == 0 and "important_total" in (tree / "o" / "empty.md").read_text()
+
+
 @pytest.mark.parametrize("mode", [0o4755, 0o2750, 0o1777, 0o640, 0o6711])
 def test_o_over_an_existing_file_keeps_its_mode_exactly(script_runner, tree, mode):
     target = tree / "out.md"
@@ -116,3 +140,53 @@ def test_kept_mode_drops_a_set_id_bit_whose_owner_was_not_kept():
     assert kept_mode(old, other_user) == 0o2755
     assert kept_mode(old, other_group) == 0o4755
 
+
+
+def _other_refused(r, found: str) -> None:
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+    assert f"is an input of this run ({found}); nothing was written" in r.stderr
+
+
+def test_the_other_commands_never_write_over_an_input(script_runner, tree):
+    # ctx-excerpt -o work.py work.py and ctx-repomap -o src/x.py . replaced the file they
+    # read with their output: the guard was ctx-pack's alone.
+    os.link(tree / "o" / "work.py", tree / "hard.py")
+    for output in ("o/work.py", "hard.py", str(tree / "o" / "work.py")):
+        r = script_runner.run(["ctx-excerpt", "-q", "important", "-o", output, "o/work.py"])
+        _other_refused(r, "FILE o/work.py")
+    (tree / "list").write_text("o/work.py\n")
+    r = script_runner.run(["ctx-excerpt", "-q", "important", "--files-from", "list",
+                           "-o", "o/work.py"])
+    _other_refused(r, "--files-from entry o/work.py")
+    r = script_runner.run(["ctx-excerpt", "-q", "important", "--files-from", "list", "-o", "list"])
+    _other_refused(r, "--files-from list")
+    r = script_runner.run(["ctx-repomap", "-o", "o/other.py", "."])
+    _other_refused(r, "o/other.py, a file of the mapped directory")
+    transcript = tree / "t.json"
+    transcript.write_text('[{"role": "user", "content": "hi"}]')
+    r = script_runner.run(["ctx-compact", "--limit", "1000", "t.json", "-o", "t.json"])
+    _other_refused(r, "FILE t.json")
+    assert transcript.read_text() == '[{"role": "user", "content": "hi"}]'
+    same_as_work(tree, "o/work.py")
+    assert (tree / "o" / "other.py").read_text() == "def other():\n    return 2\n"
+    # a file that is no input is written as before, a map beside the code included
+    for argv in (["ctx-excerpt", "-q", "important", "o/work.py", "-o", "out.md"],
+                 ["ctx-repomap", ".", "-o", "o/MAP.md"]):
+        r = script_runner.run(argv)
+        assert r.returncode == 0, r.stderr
+    assert "important_total" in (tree / "out.md").read_text()
+    assert "work.py" in (tree / "o" / "MAP.md").read_text()
+
+
+def test_ctx_read_never_writes_over_the_file_on_its_stdin(tree):
+    exe = Path(sys.executable).parent / "ctx-read"
+    with open(tree / "o" / "work.py", "rb") as fh:  # `ctx-read --head 1 < f -o f`
+        r = subprocess.run([exe, "--head", "1", "-o", "o/work.py"], stdin=fh,
+                           capture_output=True, text=True)
+    _other_refused(r, "standard input")
+    same_as_work(tree, "o/work.py")
+    with open(tree / "o" / "work.py", "rb") as fh:
+        r = subprocess.run([exe, "--head", "1", "-o", "head.txt"], stdin=fh,
+                           capture_output=True, text=True)
+    assert r.returncode == 0 and (tree / "head.txt").read_text() == WORK.splitlines()[0] + "\n"

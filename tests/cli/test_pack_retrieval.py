@@ -239,8 +239,19 @@ def test_the_makefile_target_run_twice_gives_the_same_pack(script_runner, shop):
     # a changed file git tracks is an input: -o over it is refused, its changes kept
     orders = (shop / "shop/orders.py").read_bytes()
     r = script_runner.run([*args[:-3], "-o", str(shop / "shop/orders.py"), "."])
+    assert r.returncode == 2
+    assert "is an input of this pack (shop/orders.py, which ctx-pack did not write)" in r.stderr
+    assert (shop / "shop/orders.py").read_bytes() == orders
+    r = script_runner.run([*args[:-3], "-o", str(shop / "shop/orders.py")])  # changes alone
     assert r.returncode == 2 and "is an input of this pack (changed shop/orders.py)" in r.stderr
     assert (shop / "shop/orders.py").read_bytes() == orders
+    # an untracked new source file is a change too: -o over it was taken for an earlier
+    # pack and the new file replaced
+    write(shop, "shop/fresh.py", "def fresh():\n    return 1\n")
+    r = script_runner.run([*args[:-3], "-o", str(shop / "shop/fresh.py")])
+    assert r.returncode == 2, r.stderr
+    assert "(changed shop/fresh.py, which ctx-pack did not write)" in r.stderr
+    assert (shop / "shop/fresh.py").read_text() == "def fresh():\n    return 1\n"
 
 
 def test_an_earlier_pack_in_the_tree_is_not_a_candidate(script_runner, shop):
