@@ -107,11 +107,36 @@ def write_parts(output: str, parts: list[Part]) -> list[str]:
     from ctxtools.fsutil import write_output
 
     paths = part_paths(output, len(parts))
+    for path in paths:
+        if _not_a_part(path):
+            from ctxtools.errors import UsageError
+
+            raise UsageError(
+                f"-o {output}: {path} exists and is not a part ctx-pack wrote; nothing was "
+                "written",
+                hint="move it, or write the parts under another -o name",
+            )
     for path, part in zip(paths, parts, strict=True):
         problem = write_output(path, part.text.encode("utf-8", "surrogateescape"))
         if problem:
             raise InputError(f"-o {output}: cannot write {path} ({problem})")
     return paths
+
+
+def _not_a_part(path: str) -> bool:
+    """Whether PATH is a regular file a part may not replace: a part's name is derived
+    from ``-o``, not given, so only an earlier part (or an empty file) is written over --
+    ``notes.1.md`` of a packed tree is somebody's notes."""
+    import os
+
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return True
+    return bool(head.strip()) and not looks_like_part(head)
 
 
 def stale_part(output: str, total: int) -> str | None:

@@ -91,6 +91,27 @@ def test_split_parts_in_a_packed_directory_are_not_packed_again(script_runner, t
     assert any(d["what"] == "pack.2.md" for d in doc["dropped"])
 
 
+def test_a_part_never_replaces_a_file_that_is_no_part(script_runner, tree):
+    # -o notes.md --split wrote its first part over the tree's own notes.1.md: a part's name
+    # is derived, not given, so only an earlier part (or an empty file) may be replaced
+    notes = "# Notes, part one\n\nkeep these\n"
+    (tree / "notes.2.md").write_text(notes)
+    r = pack(script_runner, "--split", "800", "-o", "notes.md", ok=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.endswith(
+        "ctx-pack: error: -o notes.md: notes.2.md exists and is not a part ctx-pack wrote; "
+        "nothing was written (move it, or write the parts under another -o name; see "
+        "ctx-pack --help)\n"
+    )
+    assert (tree / "notes.2.md").read_text() == notes
+    assert not (tree / "notes.1.md").exists()  # none written, not even the first
+    (tree / "notes.2.md").unlink()
+    pack(script_runner, "--split", "800", "-o", "notes.md")
+    first = (tree / "notes.1.md").read_bytes()
+    pack(script_runner, "--split", "800", "-o", "notes.md")  # its own parts: replaced
+    assert (tree / "notes.1.md").read_bytes() == first
+
+
 @pytest.mark.process
 @pytest.mark.parametrize(
     ("args", "words"),
