@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ctxtools.errors import CtxError
 from ctxtools.pack.ledger import Drop, Ledger, Note
-from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest
+from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest, looks_like_pack
 
 if TYPE_CHECKING:
     from ctxtools.pack.choose_render import FilesFit
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _NO_LINES: frozenset[int] = frozenset()  # (every frozenset() is a new 216-byte object)
-_PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
 
 
 def changed_lines(diff: str | None) -> frozenset[int]:
@@ -61,19 +60,6 @@ def changed_lines(diff: str | None) -> frozenset[int]:
         elif c == " ":
             line += 1
     return frozenset(out)
-
-
-def looks_like_pack(data: bytes) -> bool:
-    """Whether DATA is a pack ctx-pack wrote (Markdown, XML or JSON)."""
-    head = data[:64].lstrip()
-    if head.startswith(b"<pack>\n"):
-        return True
-    if head.startswith(b'{"budget":'):
-        return b'"sections":' in data[:4096]
-    text = data[:32].decode("utf-8", "replace")
-    if text.startswith("[ctx-pack: part "):  # a part of a split pack (pack.split)
-        return True
-    return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
 
 
 VOCAB_MIN_FILES = 50  # candidates from which their vocabularies are kept between packs

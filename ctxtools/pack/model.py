@@ -249,3 +249,19 @@ def _explain_chunks(row: dict) -> list[str]:
     if len(scored) > EXPLAIN_CHUNKS:
         out.append(f"     and {len(scored) - EXPLAIN_CHUNKS} more chunks")
     return out
+
+
+_PACK_HEADS = ("# Instructions\n", "# Skills\n", "# Memory\n", "# Repository map\n", "# Files\n")
+
+
+def looks_like_pack(data: bytes) -> bool:
+    """Whether DATA is a pack ctx-pack wrote (Markdown, XML or JSON)."""
+    head = data[:64].lstrip()
+    if head.startswith(b"<pack>\n"):
+        return True
+    if head.startswith(b'{"budget":'):
+        return b'"sections":' in data[:4096]
+    text = data[:32].decode("utf-8", "replace")
+    if text.startswith("[ctx-pack: part "):  # a part of a split pack (pack.split)
+        return True
+    return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data

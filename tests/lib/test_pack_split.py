@@ -10,7 +10,7 @@ from helpers import copy_sources
 
 from ctxtools.errors import UsageError
 from ctxtools.pack import PackRequest, build_pack
-from ctxtools.pack.choose import looks_like_pack
+from ctxtools.pack.model import looks_like_pack
 from ctxtools.pack.split import (
     MARKER,
     joined,
