@@ -528,7 +528,9 @@ def test_sixteen_concurrent_cli_stashes(tmp_path, store_dir):
     assert [e["id"] for e in st.entries()] == ["default/same"]
 
 
-def test_sigkill_midway(tmp_path, store_dir):
+def _victim_midway(store_dir, sig: int) -> int:
+    """A ctx-stash of stdin named victim, sent SIG once its temporary file has bytes (the
+    pipe left open); its exit status."""
     p = subprocess.Popen(
         [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
@@ -539,10 +541,18 @@ def test_sigkill_midway(tmp_path, store_dir):
         if [t for t in (store_dir / "blobs").glob(".tmp-*") if t.stat().st_size]:
             break
         time.sleep(0.01)
-    p.kill()
-    p.wait(timeout=30)
+    else:
+        p.kill()
+        pytest.fail("the stash never began writing")
+    p.send_signal(sig)
+    status = p.wait(timeout=30)
     p.stdin.close()
     p.stdout.close()
+    return status
+
+
+def test_sigkill_midway(tmp_path, store_dir):
+    _victim_midway(store_dir, signal.SIGKILL)
     r = subprocess.run([BIN / "ctx-read", "victim"], capture_output=True, text=True)
     assert r.returncode == 1 and "no handle default/victim" in r.stderr
     assert len(list((store_dir / "blobs").glob(".tmp-*"))) == 1
@@ -559,22 +569,7 @@ def test_sigterm_or_sighup_midway_leaves_no_temp_file(store_dir, sig):
     by the signal, as before; the temporary file goes with it, and what was stored stays."""
     kept = subprocess.run([BIN / "ctx-stash", "--name", "kept"], input=PYTEST_LOG,
                           capture_output=True, check=True)
-    p = subprocess.Popen(
-        [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    p.stdin.write(PYTEST_LOG * 200)
-    p.stdin.flush()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if [t for t in (store_dir / "blobs").glob(".tmp-*") if t.stat().st_size]:
-            break
-        time.sleep(0.01)
-    else:
-        pytest.fail("the stash never began writing")
-    p.send_signal(sig)
-    assert p.wait(timeout=30) == -sig  # ended by the signal, as its default does
-    p.stdin.close()
-    p.stdout.close()
+    assert _victim_midway(store_dir, sig) == -sig  # ended by the signal, as its default does
     assert not list(store_dir.rglob(".tmp-*"))
     r = subprocess.run([BIN / "ctx-read", "victim"], capture_output=True, text=True)
     assert r.returncode == 1 and "no handle default/victim" in r.stderr
