@@ -171,22 +171,26 @@ def output_option(func: Callable) -> Callable:
 
 def refuse_output_over_input(output: str | None, kw: dict) -> None:
     """A usage error, before anything is read or written, when -o OUTPUT is one of the
-    run's inputs (KW, the command's arguments): a FILE argument, the --files-from list or a
-    file it names (ctx-excerpt), the transcript (ctx-compact), a source file of the mapped
-    directory (ctx-repomap), or standard input redirected from it (``ctx-read --head 5 < f
-    -o f``) -- by any name (a link, another spelling). ctx-pack's own guard is the library's
-    (``pack.inputs.OutputGuard``): it also knows the files a pack finds."""
+    run's inputs, KW being the command's arguments (``overwrite.input_named`` decides):
+    ctx-excerpt's FILEs and --files-from, ctx-compact's transcript, ctx-read's and the
+    others' standard input, ctx-repomap's directory. (ctx-pack's guard is the library's
+    ``pack.inputs.OutputGuard``: it also knows the files a pack finds.)"""
     if not output or output == "-":
         return
-    import os
+    from ctxtools.overwrite import input_named
 
-    try:
-        st = os.stat(output)
-    except (OSError, ValueError):
-        return  # nothing there yet: nothing to lose
-    if not os.path.isfile(output):
-        return  # a terminal, /dev/null, a FIFO: written through, nothing replaced
-    found = _input_named(output, (st.st_dev, st.st_ino), kw)
+    files = [f for f in (*(kw.get("files") or ()), kw.get("file")) if f not in (None, "-")]
+    listed = kw.get("files_from")
+    reads_stdin = (
+        ("files" in kw and (not kw["files"] or "-" in kw["files"]) and not listed)
+        or listed == "-"
+        or ("ref" in kw and kw["ref"] in (None, "-"))
+        or ("file" in kw and kw["file"] in (None, "-"))
+    )
+    found = input_named(
+        output, files=files, files_from=listed, null=bool(kw.get("null")),
+        reads_stdin=reads_stdin, tree=kw.get("directory"),
+    )
     if found is not None:
         from ctxtools.errors import UsageError
 
@@ -194,65 +198,6 @@ def refuse_output_over_input(output: str | None, kw: dict) -> None:
             f"-o {output} is an input of this run ({found}); nothing was written",
             hint="write to another file",
         )
-
-
-def _input_named(output: str, target: tuple, kw: dict) -> str | None:
-    import os
-
-    from ctxtools.fsutil import file_identity
-
-    named = [(f"FILE {f}", f) for f in kw.get("files") or () if f != "-"]
-    listed = kw.get("files_from")
-    if listed not in (None, "-"):
-        named.append((f"--files-from {listed}", listed))
-        try:
-            with open(listed, "rb") as fh:
-                raw = fh.read(1 << 24)
-        except OSError:
-            raw = b""
-        for name in raw.split(b"\0" if kw.get("null") else b"\n"):
-            name = name.strip(b"\r") if not kw.get("null") else name
-            if name:
-                named.append((f"--files-from entry {os.fsdecode(name)}", os.fsdecode(name)))
-    if kw.get("file") not in (None, "-"):
-        named.append((f"FILE {kw['file']}", kw["file"]))
-    for label, path in named:
-        if file_identity(path) == target:
-            return label
-    reads_stdin = (
-        ("files" in kw and (not kw["files"] or "-" in kw["files"]) and not listed)
-        or listed == "-"
-        or ("ref" in kw and kw["ref"] in (None, "-"))
-        or ("file" in kw and kw["file"] in (None, "-"))
-    )
-    if reads_stdin:
-        try:
-            st = os.fstat(0)
-        except OSError:
-            st = None
-        if st is not None and (st.st_dev, st.st_ino) == target:
-            return "standard input"
-    tree = kw.get("directory")
-    if tree is not None:
-        return _mapped_file(output, tree)
-    return None
-
-
-def _mapped_file(output: str, tree: str) -> str | None:
-    """OUTPUT's name in TREE when it is a file there that ctx-repomap reads (a source file
-    of a mapped language, a manifest), else None."""
-    import os
-
-    from ctxtools.source.listing import is_manifest
-    from ctxtools.source.scan import language_for
-
-    real, root = os.path.realpath(output), os.path.realpath(tree)
-    if not real.startswith(root.rstrip(os.sep) + os.sep):
-        return None
-    rel = os.path.relpath(real, root).replace(os.sep, "/")
-    if language_for(rel) or is_manifest(rel):
-        return f"{rel}, a file of the mapped directory"
-    return None
 
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

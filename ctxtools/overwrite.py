@@ -1,0 +1,82 @@
+"""Whether an output file is one of a run's inputs: ``-o FILE`` must never replace what
+the run reads (ctx-excerpt's files, ctx-compact's transcript, the file on standard input, a
+source file of the directory ctx-repomap maps), by any name -- a hard or symbolic link,
+another spelling of the path. ctx-pack's own guard (``pack.inputs.OutputGuard``) also knows
+the files a pack finds in its directories and the earlier packs it may replace."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+LIST_MAX = 1 << 24  # bytes of a --files-from list read to find the files it names
+
+
+def input_named(
+    output: str,
+    *,
+    files: Iterable[str] = (),
+    files_from: str | None = None,
+    null: bool = False,
+    reads_stdin: bool = False,
+    tree: str | None = None,
+) -> str | None:
+    """Which input OUTPUT is, in words (``FILE x``, ``--files-from entry x``, ``standard
+    input``, ``x, a file of the mapped directory``), or None. Only an existing regular file
+    can be one: a terminal, ``/dev/null`` or a FIFO is written through, nothing replaced.
+    FILES are the run's file arguments, FILES_FROM its list of more (``-``: stdin; NUL
+    between names with NULL), READS_STDIN whether it reads standard input, TREE the
+    directory it maps."""
+    try:
+        st = os.stat(output)
+    except (OSError, ValueError):
+        return None  # nothing there yet: nothing to lose
+    if not os.path.isfile(output):
+        return None
+    target = (st.st_dev, st.st_ino)
+    for label, path in _named(files, files_from, null):
+        if _identity(path) == target:
+            return label
+    if reads_stdin and _identity(0) == target:
+        return "standard input"
+    return _mapped_file(output, tree) if tree is not None else None
+
+
+def _named(files: Iterable[str], files_from: str | None, null: bool) -> list[tuple[str, str]]:
+    named = [(f"FILE {f}", f) for f in files]
+    if files_from in (None, "-"):
+        return named
+    named.append((f"--files-from {files_from}", files_from))
+    try:
+        with open(files_from, "rb") as fh:
+            raw = fh.read(LIST_MAX)
+    except OSError:
+        return named
+    for name in raw.split(b"\0" if null else b"\n"):
+        name = name if null else name.rstrip(b"\r")
+        if name:
+            named.append((f"--files-from entry {os.fsdecode(name)}", os.fsdecode(name)))
+    return named
+
+
+def _identity(path: str | int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(path) if isinstance(path, int) else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _mapped_file(output: str, tree: str) -> str | None:
+    """OUTPUT's name in TREE when it is a file there that ctx-repomap reads (a source file
+    of a mapped language, a manifest), else None."""
+    from ctxtools.source.listing import is_manifest
+    from ctxtools.source.scan import language_for
+
+    real, root = os.path.realpath(output), os.path.realpath(tree)
+    if not real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    if language_for(rel) or is_manifest(rel):
+        return f"{rel}, a file of the mapped directory"
+    return None
