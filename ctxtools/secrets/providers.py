@@ -65,6 +65,22 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("Notion token", "ntn_", r"ntn_[0-9]{11}[A-Za-z0-9]{35}" + E),
     ("OpenShift token", "sha256~", r"sha256~[A-Za-z0-9_\-]{43}" + E),
     ("Perplexity key", "pplx-", r"pplx-[A-Za-z0-9]{48}" + E),
+    # The model APIs a coding agent's environment carries: Groq (gsk_ and 52), xAI (xai-
+    # and 80), Replicate (r8_ and 37), OpenRouter (sk-or-v1- and 64 hex), the many
+    # OpenAI-compatible APIs whose keys are sk- and 32 hex (DeepSeek's among them), and
+    # the agents' tools: LangSmith (lsv2_pt_/lsv2_sk_, 32 hex, _, 10 hex), Tavily (tvly-),
+    # Firecrawl (fc- and 32 hex), Pinecone (pcsk_, a short id, _, the key); Google's
+    # OAuth access tokens (ya29.).
+    ("Groq key", "gsk_", r"gsk_[A-Za-z0-9]{52}" + E),
+    ("xAI key", "xai-", r"xai-[A-Za-z0-9]{80}" + E),
+    ("Replicate token", "r8_", r"r8_[A-Za-z0-9]{37}" + E),
+    ("OpenRouter key", "sk-or-v1-", r"sk-or-v1-" + HEX + r"{64}" + E),
+    ("API key (sk-)", "sk-[a-f0-9]{32}", r"sk-" + HEX + r"{32}" + E),
+    ("LangSmith key", "lsv2_", r"lsv2_(?:pt|sk)_" + HEX + r"{32}_" + HEX + r"{10}" + E),
+    ("Tavily key", "tvly-", r"tvly-(?:[a-z]{3,4}-)?[A-Za-z0-9]{32,}" + E),
+    ("Firecrawl key", "fc-[a-f0-9]{32}", r"fc-" + HEX + r"{32}" + E),
+    ("Pinecone key", "pcsk_", r"pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,}" + E),
+    ("Google OAuth token", r"ya29\.", r"ya29\.[A-Za-z0-9_\-]{30,}" + E),
     ("PlanetScale token", "pscale_", r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}" + E),
     ("RubyGems key", "rubygems_", r"rubygems_" + HEX + r"{48}" + E),
     (
@@ -166,6 +182,13 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
         r"hooks\.slack\.com/",
         r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_+/\-]{20,}",
     ),
+    # Discord webhooks: the URL (the channel's id and the webhook's token) is the credential.
+    (
+        "Discord webhook",
+        r"discord(?:app)?\.com/api/webhooks/",
+        r"(?:https?://)?(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+        r"[A-Za-z0-9_\-]{60,68}" + E,
+    ),
     # Cursor-style and other secrets with well-known prefixes of code hosts.
     ("Bitbucket token", "ATCTT3", r"ATCTT3[A-Za-z0-9_=\-]{24,}" + E),
 )
@@ -176,7 +199,7 @@ NO_EDGE = frozenset(
 
 # Checks of a match beyond its edge: a Twitter bearer token opens with a run of "A"s, and
 # so does base64 of zero bytes (test fixtures, empty images): a token's characters vary.
-_MORE_CHECKS = {"Twitter bearer token": ("varied",)}
+_MORE_CHECKS = {"Twitter bearer token": ("varied",), "API key (sk-)": ("hex-mix",)}
 
 PROVIDERS: tuple[tuple[str, str, str, str | int, tuple[str, ...]], ...] = tuple(
     (

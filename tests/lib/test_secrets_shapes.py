@@ -79,6 +79,22 @@ PROVIDER_TOKENS = [
     ("Notion token", "ntn_" + rand(11, string.digits) + rand(35)),
     ("OpenShift token", "sha256~" + rand(43, URLSAFE)),
     ("Perplexity key", "pplx-" + rand(48)),
+    ("Groq key", "gsk_" + rand(52)),
+    ("xAI key", "xai-" + rand(80)),
+    ("Replicate token", "r8_" + rand(37)),
+    ("OpenRouter key", "sk-or-v1-" + rand(64, HEX)),
+    ("API key (sk-)", "sk-" + rand(32, HEX)),
+    ("LangSmith key", "lsv2_pt_" + rand(32, HEX) + "_" + rand(10, HEX)),
+    ("LangSmith key", "lsv2_sk_" + rand(32, HEX, 1) + "_" + rand(10, HEX, 1)),
+    ("Tavily key", "tvly-" + rand(32)),
+    ("Tavily key", "tvly-dev-" + rand(32, ALNUM, 1)),
+    ("Firecrawl key", "fc-" + rand(32, HEX)),
+    ("Pinecone key", "pcsk_" + rand(5) + "_" + rand(64)),
+    ("Google OAuth token", "ya29." + rand(150, URLSAFE)),
+    (
+        "Discord webhook",
+        "https://discord.com/api/webhooks/1184923847561234567/" + rand(68, URLSAFE),
+    ),
     ("PlanetScale token", "pscale_tkn_" + rand(43, URLSAFE)),
     ("RubyGems key", "rubygems_" + rand(48, HEX)),
     ("Brevo key", "xkeysib-" + rand(64, HEX) + "-" + rand(16)),
@@ -298,6 +314,14 @@ def test_everyday_shapes_only_the_value_goes(text, left):
         "self.api_key = self.module.params. get('api_key')",
         # optional chaining (playwright's mcp/config.ts)
         "const browserToken = browser.launchOptions?.channel ?? browser?.browserName;",
+        # near misses of the model APIs' formats: inside a word, short, no letter in hex
+        "risk-0123456789abcdef0123456789abcdef (a task id)",
+        "sk-01234567890123456789012345678901",
+        "gsk_" + "a1" * 25 + " is short",
+        "xai-grok-2-1212",
+        "fc-" + "ab12" * 7,
+        "lsv2_pt_notakey",
+        "the ya29. prefix marks a Google access token",
     ],
 )
 def test_code_and_templates_are_not_secrets(text):
