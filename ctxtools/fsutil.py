@@ -180,12 +180,8 @@ def write_temp(
     DURABLE; its path.
     With LIKE (a file's stat), it takes that file's owner (where this process may set it)
     and permission bits instead of MODE (``kept_mode``: set-id bits too, when the owner
-    is kept). Raises OSError, and then leaves nothing behind."""
-    with temp_guard():
-        return _write_temp(directory, data, durable, mode, like)
-
-
-def _write_temp(directory, data, durable: bool, mode: int, like) -> str:
+    is kept). Raises OSError, and then leaves nothing behind. (Its callers, ``replace_file``
+    and a batch of stashes, hold ``temp_guard`` around it and the rename after it.)"""
     tmp = temp_path(directory)
     fd = create_temp(tmp, mode)
     try:

@@ -27,17 +27,15 @@ def input_named(
     FILES are the run's file arguments, FILES_FROM its list of more (``-``: stdin; NUL
     between names with NULL), READS_STDIN whether it reads standard input, TREE the
     directory it maps."""
-    try:
-        st = os.stat(output)
-    except (OSError, ValueError):
-        return None  # nothing there yet: nothing to lose
+    from ctxtools.fsutil import file_identity
+
     if not os.path.isfile(output):
-        return None
-    target = (st.st_dev, st.st_ino)
+        return None  # nothing there yet, or nothing a write replaces
+    target = file_identity(output)
     for label, path in _named(files, files_from, null):
-        if _identity(path) == target:
+        if file_identity(path) == target:
             return label
-    if reads_stdin and _identity(0) == target:
+    if reads_stdin and _stdin_identity() == target:
         return "standard input"
     return _mapped_file(output, tree) if tree is not None else None
 
@@ -59,10 +57,11 @@ def _named(files: Iterable[str], files_from: str | None, null: bool) -> list[tup
     return named
 
 
-def _identity(path: str | int) -> tuple[int, int] | None:
+def _stdin_identity() -> tuple[int, int] | None:
+    """(device, inode) of what standard input is (``fsutil.file_identity``'s, for fd 0)."""
     try:
-        st = os.fstat(path) if isinstance(path, int) else os.stat(path)
-    except (OSError, ValueError):
+        st = os.fstat(0)
+    except OSError:
         return None
     return st.st_dev, st.st_ino
 

@@ -229,8 +229,9 @@ def _budget_and_ruler(req: PackRequest, ruler, ledger: Ledger):
     profile = None
     if req.tokens is None:
         profile = prof.resolve(req.model or "default", table)
-        if req.model:
-            ledger.said(filter(None, [prof.unknown_model_note(req.model, profile, table)]))
+        note = prof.unknown_model_note(req.model, profile, table) if req.model else None
+        if note:
+            ledger.said([note])
     budget = compute_budget(req, profile, table)
     unknown = prof.unknown_role(req.role, table, req.role_shares)
     if unknown:

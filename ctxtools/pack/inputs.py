@@ -9,7 +9,7 @@ import subprocess
 from ctxtools.errors import CtxError, InputError, UsageError
 from ctxtools.fsutil import check_resource, file_identity
 from ctxtools.pack.ledger import Ledger
-from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest, looks_like_pack
+from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest, replaceable
 
 _GLOB_CHARS = frozenset("*?[")
 LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
@@ -65,14 +65,7 @@ class OutputGuard:
         split one) or empty: a file it may replace though a directory holds it. Any other
         file would be destroyed (``-o src/app.py .``, ``-o README.md .``)."""
         if self._earlier is None:
-            try:
-                with open(self.output, "rb") as fh:  # type: ignore[arg-type]
-                    data = fh.read(MAX_FILE_BYTES + 1)
-            except OSError:
-                data = b"?"  # unreadable: not known to be a pack
-            self._earlier = not data.strip() or (
-                len(data) <= MAX_FILE_BYTES and looks_like_pack(data)
-            )
+            self._earlier = replaceable(self.output)  # type: ignore[arg-type]
         return self._earlier
 
     def error(self, what: str) -> UsageError:

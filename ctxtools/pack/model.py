@@ -265,3 +265,16 @@ def looks_like_pack(data: bytes) -> bool:
     if text.startswith("[ctx-pack: part "):  # a part of a split pack (pack.split)
         return True
     return text.startswith(_PACK_HEADS) and b"\n# Task\n" in data
+
+
+def replaceable(path: str) -> bool:
+    """Whether the existing file PATH is one ctx-pack may write over though no one named it
+    (a file of a packed directory that ``-o`` names, a ``--split`` part's path): empty, or
+    a pack it wrote in any format, a part of a split one included. Any other file -- and
+    one that cannot be read, or is larger than a pack input may be -- is somebody's."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return False
+    return not data.strip() or (len(data) <= MAX_FILE_BYTES and looks_like_pack(data))

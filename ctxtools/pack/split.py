@@ -103,14 +103,17 @@ def part_paths(output: str, total: int) -> list[str]:
 def write_parts(output: str, parts: list[Part]) -> list[str]:
     """Write PARTS to ``part_paths(OUTPUT)``, each as ``-o`` writes a file (a new or
     regular file replaced atomically, ``fsutil.replace_file``); the paths written."""
+    import os
+
     from ctxtools.errors import InputError
     from ctxtools.fsutil import write_output
+    from ctxtools.pack.model import replaceable
 
     paths = part_paths(output, len(parts))
+    # A part's name is derived from -o, not given: notes.1.md of a packed tree is
+    # somebody's notes, replaced only when it is empty or ctx-pack's own.
     for path in paths:
-        if _not_a_part(path):
-            from ctxtools.errors import UsageError
-
+        if os.path.isfile(path) and not replaceable(path):
             raise UsageError(
                 f"-o {output}: {path} exists and is not a part ctx-pack wrote; nothing was "
                 "written",
@@ -121,22 +124,6 @@ def write_parts(output: str, parts: list[Part]) -> list[str]:
         if problem:
             raise InputError(f"-o {output}: cannot write {path} ({problem})")
     return paths
-
-
-def _not_a_part(path: str) -> bool:
-    """Whether PATH is a regular file a part may not replace: a part's name is derived
-    from ``-o``, not given, so only an earlier part (or an empty file) is written over --
-    ``notes.1.md`` of a packed tree is somebody's notes."""
-    import os
-
-    if not os.path.isfile(path):
-        return False
-    try:
-        with open(path, "rb") as f:
-            head = f.read(64)
-    except OSError:
-        return True
-    return bool(head.strip()) and not looks_like_part(head)
 
 
 def stale_part(output: str, total: int) -> str | None:
