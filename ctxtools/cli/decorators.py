@@ -253,7 +253,16 @@ def store_options(func: Callable) -> Callable:
 
 def ruler_options(func: Callable) -> Callable:
     """The ruler: ``--encoding``, ``--tokenizer``, ``--heuristic``, ``--exact``
-    (``ruler_from_options`` makes the ruler from them)."""
+    (``ruler_from_options`` makes the ruler from them). What is wrong with them and can be
+    known without loading a tokenizer is an error before the command runs, whether or not
+    this run counts (ctx-excerpt and ctx-read count only with --tokens or --count)."""
+    import functools
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        check_ruler_options(kwargs)
+        return func(*args, **kwargs)
+
     return _apply(
         [
             click.option(
@@ -280,7 +289,17 @@ def ruler_options(func: Callable) -> Callable:
                 help="Fail (exit 1) instead of falling back to the heuristic.",
             ),
         ]
-    )(func)
+    )(run)
+
+
+def check_ruler_options(kw: dict) -> None:
+    """``tokens.choice.check_choice`` on the ruler options in KW (nothing imported when none
+    is given)."""
+    picked = {k: kw.get(k) for k in ("encoding", "tokenizer", "heuristic", "exact")}
+    if any(picked.values()):
+        from ctxtools.tokens.choice import check_choice
+
+        check_choice(**picked)
 
 
 def int_option(

@@ -67,13 +67,14 @@ def count_file(path: str, ruler, *, count_binary: bool = False, jobs=None, progr
 
 
 def _size(fh, head: bytes) -> int:
-    """The bytes of the open file FH, of which HEAD was read: its size, or for a pipe (which
-    has none) what it holds, read to its end."""
+    """The bytes of the open file FH, of which HEAD was read: a regular file's size, or for
+    a pipe or a device (which have none: /dev/zero's is 0) what it holds, read to its end,
+    as ``wc -c`` does (an endless device ends by Ctrl-C)."""
     import os
     import stat
 
     st = os.fstat(fh.fileno())
-    if not stat.S_ISFIFO(st.st_mode):
+    if stat.S_ISREG(st.st_mode):
         return st.st_size
     size = len(head)
     while block := fh.read(1 << 20):

@@ -53,8 +53,7 @@ def get_ruler(
     if tokenizer:
         return RulerChoice(HFRuler(load_hf_tokenizer(tokenizer), tokenizer))
     if heuristic:
-        if exact:
-            raise TokenizerError("--heuristic and --exact contradict each other")
+        _check_heuristic(exact)
         return RulerChoice(HeuristicRuler())
     name = encoding or DEFAULT_ENCODING
     if name == HEURISTIC:
@@ -65,11 +64,7 @@ def get_ruler(
         from ctxtools.tokens.local import local_ruler
 
         return RulerChoice(local_ruler(name))
-    if name not in OFFLINE_ENCODINGS and name not in _KNOWN_ONLINE_ONLY:
-        raise TokenizerError(
-            f"unknown encoding {name!r}",
-            hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS)) + "; " + _local_names(),
-        )
+    _check_encoding_name(name)
     try:
         return RulerChoice(TiktokenRuler(load_encoding(name, store_root), allow_special))
     except TokenizerError as exc:
@@ -78,6 +73,45 @@ def get_ruler(
         return RulerChoice(
             HeuristicRuler(),
             [f"no exact {name} counter ({exc}); counts are approximate (heuristic)"],
+        )
+
+
+def check_choice(
+    *,
+    encoding: str | None = None,
+    tokenizer: str | None = None,
+    heuristic: bool = False,
+    exact: bool = False,
+) -> None:
+    """Raise the TokenizerError ``get_ruler`` would raise for these options and can know
+    without loading anything: contradicting flags, a tokenizer file that is not there, an
+    encoding no one knows. A command that counts only with some other option (--tokens)
+    asks this first, so that a mistyped ruler option is said whether or not it is used."""
+    if tokenizer:
+        from ctxtools.tokens.loading import tokenizer_file
+
+        tokenizer_file(tokenizer)
+        return
+    if heuristic:
+        _check_heuristic(exact)
+        return
+    name = encoding or DEFAULT_ENCODING
+    from ctxtools.tokens.local import LOCAL
+
+    if name != HEURISTIC and name not in LOCAL:
+        _check_encoding_name(name)
+
+
+def _check_heuristic(exact: bool) -> None:
+    if exact:
+        raise TokenizerError("--heuristic and --exact contradict each other")
+
+
+def _check_encoding_name(name: str) -> None:
+    if name not in OFFLINE_ENCODINGS and name not in _KNOWN_ONLINE_ONLY:
+        raise TokenizerError(
+            f"unknown encoding {name!r}",
+            hint="known: " + ", ".join(sorted(OFFLINE_ENCODINGS)) + "; " + _local_names(),
         )
 
 

@@ -183,7 +183,9 @@ class _Ranks(dict):
         return (mergeable_ranks, (self.name, self.store_root))
 
 
-def load_hf_tokenizer(path: str):
+def tokenizer_file(path: str) -> Path:
+    """The tokenizer.json PATH names (the file, or the one in the directory), or a
+    TokenizerError saying why there is none. Nothing is loaded."""
     p = Path(path)
     if not p.exists():
         raise TokenizerError(f"tokenizer file not found: {path}")
@@ -192,6 +194,11 @@ def load_hf_tokenizer(path: str):
         if not candidate.is_file():
             raise TokenizerError(f"{path} is a directory with no tokenizer.json in it")
         p = candidate
+    return p
+
+
+def load_hf_tokenizer(path: str):
+    p = tokenizer_file(path)
     from tokenizers import Tokenizer
 
     try:

@@ -799,3 +799,30 @@ def test_a_console_script_leaves_without_the_teardown(tmp_path, status):
     )
     assert proc.returncode == status and len(proc.stdout) == 200_001
     assert sorted(p.name for p in marks.iterdir()) == ["atexit", "teardown"]
+
+
+RULER_MISTAKES = [
+    (["--tokenizer", "no-such-tokenizer.json"], "tokenizer file not found: no-such-tokenizer.json"),
+    (["--exact", "--heuristic"], "--heuristic and --exact contradict each other"),
+    (["--encoding", "o300k_base"], "unknown encoding 'o300k_base'"),
+]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("flags,said", RULER_MISTAKES)
+@pytest.mark.parametrize(
+    "argv",
+    [["ctx-excerpt", "README.md", "-q", "install"], ["ctx-read"], ["ctx-count", "README.md"]],
+    ids=["excerpt-without-tokens", "read-without-count", "count"],
+)
+def test_a_mistaken_ruler_option_is_said_even_when_the_run_does_not_count(
+    script_runner, argv, flags, said
+):
+    """ctx-excerpt without --tokens and ctx-read without --count make no ruler: a typo in
+    --tokenizer or --encoding, or two flags that contradict, were silently ignored there."""
+    root = Path(__file__).resolve().parents[2]
+    r = script_runner.run([*argv, *flags], stdin=__import__("io").StringIO("hello\n"), cwd=root)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert r.stdout == ""
+    line = r.stderr.strip()
+    assert "\n" not in line and line.startswith(f"{argv[0]}: error: {said}")

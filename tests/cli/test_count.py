@@ -1168,3 +1168,24 @@ def test_a_short_piped_log_and_a_binary_pipe():
     got = _count_through_pipe(["--json"], blob)
     row = json.loads(got.stdout)["files"][0]
     assert row["binary"] is True and row["bytes"] == len(blob)  # read to its end: no size
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="a system without /dev/zero")
+def test_an_endless_device_is_read_as_wc_reads_it_until_ctrl_c():
+    """/dev/zero has no size (its stat says 0): it is read to its end, as a pipe is, not
+    reported as "binary (0 bytes)" at once; Ctrl-C ends it with 130 and one line."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ctx-count"), "/dev/zero"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.5)
+    assert proc.poll() is None, proc.communicate()  # still reading, no answer made up
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert out == b"" and b"0 bytes" not in err and b"Traceback" not in err
+    assert err.decode().strip() == "ctx-count: interrupted"
