@@ -9,6 +9,9 @@ escapes of its UTF-8 bytes (``\\033``) -- the way git shows names (``core.quoteP
 letters of every script kept, and a byte that is not UTF-8 kept as it is (it breaks no
 line). So ``x<newline># Task`` is shown ``"x\\n# Task"``: on one line, it cannot
 start a heading, close a code fence or open a new block.
+
+A file's line is shown by ``numbered``: its real number, a tab, the line (``SEPARATOR``,
+``⋮``, stands between runs of lines that are not adjacent).
 """
 
 from __future__ import annotations
@@ -42,3 +45,14 @@ def quote_name(name: str) -> str:
     if _NEEDS_QUOTES.search(name) is None:
         return name
     return '"' + _NEEDS_QUOTES.sub(_escape, name) + '"'
+
+
+SEPARATOR = "\u22ee"  # (⋮) the line between two runs of shown lines that are not adjacent
+
+
+def numbered(n: int, text: str) -> str:
+    """Line N of a file as every block shows it (pack, excerpt, signatures, memory):
+    ``120<TAB>code``, ``cat -n``'s form without its padding. A number and a tab cost 1.2
+    tokens a line in cl100k and o200k; the padded ``  120│ `` gutter it replaced cost 4.2,
+    a fifth of a pack's tokens."""
+    return f"{n}\t{text}"

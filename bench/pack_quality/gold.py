@@ -129,7 +129,7 @@ def parse_patch(patch: str, keep=is_source) -> Gold:
 
 
 _HEADER = re.compile(r"^==> (.+?) <==")
-_NUMBERED = re.compile(r"^\s*(\d+)│")
+_NUMBERED = re.compile(r"^(\d+)\t|^\s*(\d+)│")  # a shown line: ``12<TAB>``, or ``  12│ `` before
 
 
 def shown_lines(text: str) -> dict[str, set[int]]:
@@ -145,7 +145,7 @@ def shown_lines(text: str) -> dict[str, set[int]]:
         elif line.startswith("```") and current is not None:
             current = None
         elif current is not None and (m := _NUMBERED.match(line)):
-            shown[current].add(int(m.group(1)))
+            shown[current].add(int(m.group(1) or m.group(2)))
     return shown
 
 

@@ -78,8 +78,9 @@ def cli(**opts) -> int:
     Each file starts with a header naming it, the query terms it holds, the definitions
     it shows (the most relevant first) and how many more windows above the floor
     --max-windows left out (in a text without definitions, counted among the candidates
-    kept); each line is printed as '  120│ code'; a '⋮' line stands between windows that
-    are not adjacent. A line longer than 500 characters is cut and ends with
+    kept); each line is printed as its number, a tab and the line ('120<TAB>code', as
+    cat -n prints it without padding); a '⋮' line stands between windows that are not
+    adjacent. A line longer than 500 characters is cut and ends with
     '…[+N chars]'. Lines are counted at newline bytes, so CRLF files and invalid UTF-8
     (shown as U+FFFD) keep their real line numbers. A file name is shown as it is unless
     it holds a control character (a newline, a tab...), a double quote or a backslash:

@@ -47,7 +47,6 @@ _MODULES = {  # module -> the names it gives the package
     "core": ("Engine", "excerpt_file", "excerpt_stream", "excerpt_text"),
     "render": (
         "excerpt_dict",
-        "gutter_width",
         "render_all",
         "render_body",
         "render_excerpt",

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxtools.excerpt.model import Excerpt, Span
-from ctxtools.excerpt.render import gutter_width, render_excerpt
+from ctxtools.excerpt.render import render_excerpt
+from ctxtools.quoting import numbered
 from ctxtools.retrieval.plan import MAX_MISSES, by_relevance
 
 
@@ -124,9 +125,8 @@ def fit_budget(
 
 def _window_cost(ex: Excerpt, span: Span, count: Callable[[str], int]) -> int:
     """What a window adds to its file's text (its lines, and a separator line)."""
-    w = gutter_width(ex.line_count)
     rows = range(span.start, span.end + 1)
-    return count("\n".join(f"{n:>{w}}│ {ex.lines.get(n, '')}" for n in rows)) + 2
+    return count("\n".join(numbered(n, ex.lines.get(n, "")) for n in rows)) + 2
 
 
 def _dropped(items, units, taken: list[int]) -> list[Dropped]:

@@ -188,15 +188,14 @@ def memory_notes(ranking: Ranking) -> list[str]:
 def render_memory(kept: Sequence[Scored]) -> str:
     """The qualifying sections, best first, each under ``==> FILE:START-END § HEADING <==
     score S`` with its lines numbered, separated by a blank line."""
-    from ctxtools.quoting import quote_name
+    from ctxtools.quoting import numbered, quote_name
 
     blocks = []
     for s in kept:
         c = s.chunk
         title = f" § {c.heading}" if c.heading else ""
-        width = max(5, len(str(c.end)) + 1)
         lines = s.text.split("\n")
-        body = "".join(f"{n:>{width}}│ {line}\n" for n, line in enumerate(lines, c.start))
+        body = "".join(numbered(n, line) + "\n" for n, line in enumerate(lines, c.start))
         name = quote_name(c.file)
         blocks.append(f"==> {name}:{c.start}-{c.end}{title} <== score {s.score:.3f}\n{body}")
     return "\n".join(blocks)

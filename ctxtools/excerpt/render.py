@@ -1,8 +1,8 @@
 """Rendering: one file's block as ctx-excerpt prints it, and its JSON form.
 
 A block is a header (``==> LABEL <== 120 lines; matched: a, b; shown: Cache.get, ...``,
-made by ``header`` alone), then each shown line as ``  120│ code``, with a ``⋮`` line
-between spans that are not adjacent.
+made by ``header`` alone), then each shown line as its real number, a tab and the line
+(``numbered``), with a ``⋮`` line between spans that are not adjacent.
 """
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ from itertools import repeat
 
 from ctxtools.excerpt.model import Excerpt, Span
 from ctxtools.fsutil import json_text
-from ctxtools.quoting import quote_name
+from ctxtools.quoting import SEPARATOR, numbered, quote_name
 
 HEADER_NAMES = 6  # definitions a header names, the most relevant first
 
 
-def gutter_width(line_count: int) -> int:
-    """Width of the line-number column: the file's largest number, plus two spaces."""
-    return len(str(max(line_count, 1))) + 2
 
 
 def frame(label: str, parts: Sequence[str]) -> str:
@@ -67,11 +64,6 @@ def render_header(ex: Excerpt, label: str) -> str:
     return header(label, ex.line_count, ex.matched, tail, ex.omitted, shown_names(ex))
 
 
-def separator(width: int) -> str:
-    """The line shown between two spans that are not adjacent."""
-    return "⋮".rjust(width)
-
-
 def _with_gaps(spans: Sequence[Span]) -> Iterator[tuple[Span, bool]]:
     """Each span, and whether a separator line goes before it."""
     prev_end = None
@@ -80,35 +72,33 @@ def _with_gaps(spans: Sequence[Span]) -> Iterator[tuple[Span, bool]]:
         prev_end = span.end
 
 
-_GUTTERS: dict[int, list[str]] = {}
+_GUTTERS: list[str] = [""]
 GUTTER_CACHE_LINES = 20_000
 
 
-def _gutters(width: int, upto: int) -> list[str]:
-    """``["", "    1│ ", "    2│ ", ...]`` up to UPTO, made once per width."""
-    cache = _GUTTERS.setdefault(width, [""])
+def _gutters(upto: int) -> list[str]:
+    """``["", "1\t", "2\t", ...]`` up to UPTO (``numbered``'s prefixes), made once."""
+    cache = _GUTTERS
     if len(cache) <= upto:
-        cache.extend(f"{n:>{width}}│ " for n in range(len(cache), max(upto + 1, 2 * len(cache))))
+        cache.extend(numbered(n, "") for n in range(len(cache), max(upto + 1, 2 * len(cache))))
     return cache
 
 
 def render_body(ex: Excerpt) -> list[str]:
-    """The shown lines as ``  120│ code``, with a ``⋮`` line between non-adjacent spans."""
-    w = gutter_width(ex.line_count)
+    """The shown lines (``numbered``), with a ``⋮`` line between non-adjacent spans."""
     out: list[str] = []
     lines = ex.lines
-    sep = separator(w)
     last = ex.spans[-1].end if ex.spans else 0
-    gutters = _gutters(w, last) if last <= GUTTER_CACHE_LINES else None
+    gutters = _gutters(last) if last <= GUTTER_CACHE_LINES else None
     for span, gap in _with_gaps(ex.spans):
         if gap:
-            out.append(sep)
+            out.append(SEPARATOR)
         numbers = range(span.start, span.end + 1)
         texts = map(lines.get, numbers, repeat(""))
         if gutters is not None:
             out.extend(map(str.__add__, gutters[span.start : span.end + 1], texts))
         else:  # a huge file: no cache of millions of gutters
-            out.extend(f"{n:>{w}}│ {t}" for n, t in zip(numbers, texts, strict=True))
+            out.extend(map(numbered, numbers, texts))
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxtools.excerpt.model import Span
-from ctxtools.excerpt.render import frame, gutter_width
+from ctxtools.excerpt.render import frame
+from ctxtools.quoting import numbered
 from ctxtools.fsutil import json_text
 
 
@@ -77,7 +78,8 @@ def signatures_of(
 
 
 def render_signatures(sig: Signatures, label: str) -> str:
-    """A file's header, then ``  120│ def verify(token)`` per definition, indented by scope."""
+    """A file's header, then ``120<TAB>def verify(token)`` per definition (``numbered``),
+    indented by scope."""
     n = sig.line_count
     parts = []
     if sig.too_large:
@@ -92,10 +94,9 @@ def render_signatures(sig: Signatures, label: str) -> str:
     if sig.matched:
         parts.append("matched: " + ", ".join(sig.matched))
     out = [frame(label, parts)]
-    w = gutter_width(n)
     for d in sig.definitions:
         depth = d.scope.count(".") + 1 if d.scope else 0
-        out.append(f"{d.line:>{w}}│ {'  ' * depth}{d.signature}")
+        out.append(numbered(d.line, "  " * depth + d.signature))
     out.append("")
     return "\n".join(out)
 

@@ -2,7 +2,7 @@
 
 A file's block is the excerpt format every command shares: a header
 ``==> path <== 812 lines; rank 2; shown: QuerySet.bulk_create, _batched_insert`` and the
-shown lines as ``  120│ code`` with real numbers, ``⋮`` between runs that are not
+shown lines as ``120<TAB>code`` with real numbers, ``⋮`` between runs that are not
 adjacent. Blocks come sorted by path (a byte-stable order; the header gives the rank),
 then the paths of the files ranked next, best first.
 """
@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import ctxtools.retrieval.plan as _plan
-from ctxtools.excerpt.render import frame, gutter_width, separator
+from ctxtools.excerpt.render import frame
+from ctxtools.quoting import SEPARATOR, numbered
 from ctxtools.pack.ledger import Drop, Note
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
@@ -22,14 +23,13 @@ HEADER_NAMES = 6
 
 def _body(sh: Shown) -> list[str]:
     doc = sh.doc
-    w = gutter_width(len(doc.lines))
     out: list[str] = []
     gaps = sh.how != "signatures"  # signature lines say by their numbers what is between
     for k, (a, b) in enumerate(sh.spans()):
         if k and gaps:
-            out.append(separator(w))
+            out.append(SEPARATOR)
         for n in range(a, b + 1):
-            out.append(f"{n:>{w}}│ {cut(doc.lines[n - 1])}")
+            out.append(numbered(n, cut(doc.lines[n - 1])))
     return out
 
 

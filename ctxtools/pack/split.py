@@ -33,8 +33,8 @@ PART_RE = re.compile(rb"\A\[ctx-pack: part [0-9]+ of [0-9]+\]\n")
 MARKER = "\n----- 8< ----- ctx-pack: cut here ----- 8< -----\n\n"
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,})(.*)$")
 _GAP_RE = re.compile(r"^\s*[0-9]*\s*⋮")
-_MAP_FILE_RE = re.compile(r"^[^\s0-9│⋮].*:$")  # a repo map's file line: "path/to/file.py:"
-_CODE_RE = re.compile(r"^\s*[0-9]+│(.*)$")  # an excerpt line: its number, the gutter, code
+_MAP_FILE_RE = re.compile(r"^[^\s0-9⋮].*:$")  # a repo map's file line: "path/to/file.py:"
+_CODE_RE = re.compile(r"^[0-9]+\t(.*)$")  # a shown line (``quoting.numbered``): number, tab, code
 # How good a boundary the place before a line is, best first: a section heading; a block
 # (a file, an instruction file, a memory chunk); a gap between the chunks shown or a
 # definition at the left margin after a blank line; one indented a level (a method) after
@@ -172,7 +172,7 @@ def _lines(text: str) -> list[_Line]:
             cut = DEFINITION
         elif prev_code_blank and body.strip():
             indent = len(body) - len(body.lstrip())
-            cut = DEFINITION if indent <= 1 else MEMBER if indent <= 5 else PARAGRAPH
+            cut = DEFINITION if indent == 0 else MEMBER if indent <= 4 else PARAGRAPH
         else:
             cut = LINE
         out.append(_Line(line, cut, fence))

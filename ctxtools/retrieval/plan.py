@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ctxtools.quoting import numbered
 from ctxtools.retrieval.rank import Doc
 
 FILL = 0.97
@@ -87,7 +88,7 @@ def doc_imports(doc: Doc) -> tuple[int, ...]:
 
 
 class Costs:
-    """Tokens of a doc's lines as rendered (``  120│ code``), counted once each."""
+    """Tokens of a doc's lines as rendered (``excerpt.render.numbered``), counted once each."""
 
     def __init__(self, count: Callable[[str], int]):
         self.count = count
@@ -99,8 +100,7 @@ class Costs:
             cache = self._lines[doc.label] = [None] * (len(doc.lines) + 1)
         c = cache[n]
         if c is None:
-            width = len(str(max(len(doc.lines), 1))) + 2
-            c = cache[n] = self.count(f"{n:>{width}}│ {cut(doc.lines[n - 1])}\n")
+            c = cache[n] = self.count(numbered(n, cut(doc.lines[n - 1])) + "\n")
         return c
 
     def lines(self, doc: Doc, numbers) -> int:

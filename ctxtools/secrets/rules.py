@@ -45,13 +45,13 @@ _PEM_BEGIN = (
 )
 # A body character: base64, whitespace, a header's ": , . -", a string literal's quotes and
 # escaped newlines, and what an output puts before each line (an excerpt's or a pack's
-# gutter ``  12│ ``, the ``⋮`` between two windows, a map's ``12:``, a diff's ``+``); never
-# "-----", so a body cannot run into the next BEGIN or END line and each BEGIN costs at
-# most one pass over its own body.
+# ``12<TAB>`` or earlier ``  12│ ``, the ``⋮`` between two windows, a map's ``12:``, a
+# diff's ``+``); never "-----", so a body cannot run into the next BEGIN or END line and
+# each BEGIN costs at most one pass over its own body.
 _PEM_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\\"'│⋮]|-(?!----))"
 # Between two lines of a block as an output prints them: the line break and the next
 # line's gutter or window mark.
-_PEM_SEP = r"(?:\s|\\n|[\"'+]|\d+│|⋮)+"
+_PEM_SEP = r"(?:\s|\\n|[\"'+]|\d+[│\t]|⋮)+"
 _PEM_HAS_BODY = r"(?=" + _PEM_BODY + r"{0,400}?[A-Za-z0-9+/]{40})"
 PEM = _PEM_BEGIN + _PEM_HAS_BODY + _PEM_BODY + r"{0,20000}-----END (?P=label)-----"
 # A block cut short (a truncated file, an excerpt): BEGIN, then its header and base64
@@ -60,7 +60,7 @@ PEM_CUT = (
     _PEM_BEGIN
     + _PEM_HAS_BODY
     + r"(?:" + _PEM_SEP + r"(?:[A-Za-z0-9+/=]{16,}|[A-Za-z][A-Za-z-]*:[^\n\\\"']*))+"
-    + r"(?:(?:\s|\d+│)*[A-Za-z0-9+/=]{1,15}(?=\s*\Z))?"  # a last line cut mid-way by the end
+    + r"(?:(?:\s|\d+[│\t])*[A-Za-z0-9+/=]{1,15}(?=\s*\Z))?"  # a last line cut mid-way by the end
 )
 # The SSH2 (RFC 4716 style) encrypted key of some commercial SSH clients: four dashes and
 # spaces around its BEGIN and END lines; the same body rule, or cut short.
@@ -71,7 +71,10 @@ SSH2 = (
     r"(?:---- END SSH2 ENCRYPTED PRIVATE KEY ----)?"
 )
 # PuTTY's .ppk: the private part is the base64 lines that follow "Private-Lines: N".
-PUTTY = r"Private-Lines: *\d+\r?\n(?:(?:[ \t]*\d+│ ?)?[A-Za-z0-9+/=]{1,128}(?:\r?\n|\Z)){1,400}"
+PUTTY = (
+    r"Private-Lines: *\d+\r?\n"
+    r"(?:(?:[ \t]*\d+│ ?|\d+\t)?[A-Za-z0-9+/=]{1,128}(?:\r?\n|\Z)){1,400}"
+)
 
 # Keys whose value is a credential in config files and code: the key's last word (or
 # words) names one: DB_PASSWORD, db-password, client_secret, apiKey, SECRET_KEY, token,

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from ctxtools.secrets.rules import FIRST_GENERIC, RULES
 
 MARKER = "[secret redacted: {kind}]"
-# What an output prints before a line (an excerpt's or a pack's gutter ``  12│ ``, a map's
-# ``12:``): kept on each line a redacted block spans, so the output keeps its numbering.
-_GUTTER = re.compile(r"[ \t]*[0-9]+│ ?|[0-9]+:")
+# What an output prints before a line (an excerpt's or a pack's number and tab ``12\t``,
+# the padded ``  12│ `` of earlier versions, a map's ``12:``): kept on each line a redacted
+# block spans, so the output keeps its numbering.
+_GUTTER = re.compile(r"[ \t]*[0-9]+│ ?|[0-9]+[\t:]")
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule[0] for rule in RULES))
 
 # ---------------------------------------------------------------------------------------

@@ -331,7 +331,7 @@ def test_excerpt_memory_prints_what_a_pack_would_pick(script_runner, repo):
     ]
     first = kept[0]
     lines = (repo / first["file"]).read_text().split("\n")
-    assert f"{first['start']:>5}│ {lines[first['start'] - 1]}" in out
+    assert f"\n{first['start']}\t{lines[first['start'] - 1]}\n" in out
 
 
 def test_excerpt_memory_json(script_runner, repo):

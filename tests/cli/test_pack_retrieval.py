@@ -112,8 +112,8 @@ def shown_lines(text: str) -> dict[str, set[int]]:
     for line in text.split("\n"):
         if line.startswith("==> ") and " <==" in line:
             cur = out.setdefault(line[4 : line.index(" <==")], set())
-        elif cur is not None and "│" in line and line.split("│")[0].strip().isdigit():
-            cur.add(int(line.split("│")[0]))
+        elif cur is not None and "\t" in line and line.split("\t")[0].isdigit():
+            cur.add(int(line.split("\t")[0]))
     return out
 
 

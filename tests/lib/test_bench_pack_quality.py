@@ -74,8 +74,8 @@ def test_is_source_leaves_out_tests_docs_and_changelogs():
 
 
 def _pack(path: str, numbers: list[int]) -> str:
-    body = "\n".join(f"{n:>5}│ line {n}" for n in numbers)
-    return f"# Files\n\n```text\n==> {path} <== 99 lines\n{body}\n```\n\n# Task\n\n  11│ x\n"
+    body = "\n".join(f"{n}\tline {n}" for n in numbers)
+    return f"# Files\n\n```text\n==> {path} <== 99 lines\n{body}\n```\n\n# Task\n\n11\tx\n"
 
 
 def test_score_line_recall_complete_and_file_recall():
@@ -144,10 +144,10 @@ def test_render_block_marks_gaps_like_ctx_pack():
     assert render_block(sf, [(1, 2), (10, 10)]).splitlines() == [
         "```text",
         "==> a.py <== 12 lines",
-        "   1│ l1",
-        "   2│ l2",
-        "   ⋮",
-        "  10│ l10",
+        "1\tl1",
+        "2\tl2",
+        "⋮",
+        "10\tl10",
         "```",
     ]
 

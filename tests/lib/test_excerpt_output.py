@@ -178,7 +178,7 @@ def test_memory_sections_render_and_json(tmp_path):
     assert text.startswith(f"==> {c.file}:{c.start}-{c.end}")
     assert f" <== score {first.score:.3f}\n" in text
     numbered = text.split("\n", 1)[1].split("\n")[0]
-    assert numbered.lstrip().startswith(f"{c.start}│ ")
+    assert numbered.startswith(f"{c.start}\t")
     doc = memory_dict(ranking)
     assert [r["text"] for r in doc["results"]] == [s.text for s in kept]
     assert memory_notes(ranking) == list(ranking.notes)

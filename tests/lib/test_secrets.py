@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import ctxtools
+from ctxtools.quoting import numbered
 from ctxtools.secrets import KINDS, Finding, find_secrets, redact, secret_filename
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -154,46 +155,54 @@ def test_private_key_blocks_become_one_marker_and_keep_their_lines(name):
     assert "PRIVATE KEY" not in out
 
 
-def _gutter(lines: list[str], numbers) -> str:
+def _gutter(lines: list[str], numbers, padded: bool = False) -> str:
+    """LINES numbered as a pack or an excerpt prints them (``12<TAB>``), or PADDED as they
+    were printed before (``  12│ ``: text of an earlier version is redacted as well)."""
+    if not padded:
+        return "".join(numbered(n, t) + "\n" for n, t in zip(numbers, lines, strict=True))
     width = len(str(max(numbers)))
     return "".join(f"{n:>{width + 2}}│ {t}\n" for n, t in zip(numbers, lines, strict=True))
+
+
+def _number_of(line: str) -> str:
+    return line.split("\t")[0] if "\t" in line else line.split("│")[0].strip()
 
 
 # A window mark or a cut needs a key of a few lines (pkcs8_ed25519.pem's body is one).
 _SHAPES = [
     (name, shape)
     for name in PRIVATE
-    for shape in ("excerpt gutter", "map numbers", "windows", "cut")
-    if shape in ("excerpt gutter", "map numbers") or name != "pkcs8_ed25519.pem"
+    for shape in ("excerpt gutter", "padded gutter", "map numbers", "windows", "cut", "padded cut")
+    if shape in ("excerpt gutter", "padded gutter", "map numbers")
+    or name != "pkcs8_ed25519.pem"
 ]
 
 
 @pytest.mark.parametrize(("name", "shape"), _SHAPES)
 def test_a_key_as_an_output_prints_it_is_redacted_and_keeps_its_numbers(name, shape):
-    # ctx-excerpt prints "  12│ line" and a "⋮" between windows, ctx-repomap "12:line":
-    # the block rule ran into the gutter and stopped at the first line (curl's test
-    # certificates came out of ctx-excerpt whole).
+    # ctx-excerpt prints "12<TAB>line" ("  12│ line" before) and a "⋮" between windows,
+    # ctx-repomap "12:line": the block rule ran into the gutter and stopped at the first
+    # line (curl's test certificates came out of ctx-excerpt whole).
     lines = (KEYS / name).read_text(encoding="ascii").splitlines()
     n = len(lines)
-    if shape == "excerpt gutter":
-        text = _gutter(lines, range(1, n + 1))
+    padded = shape.startswith("padded")
+    if shape in ("excerpt gutter", "padded gutter"):
+        text = _gutter(lines, range(1, n + 1), padded)
     elif shape == "map numbers":
         text = "".join(f"{i}:{t}\n" for i, t in enumerate(lines, 1))
     elif shape == "windows":  # lines 1-3, a window mark, the rest
-        width = len(str(n))
-        text = (_gutter(lines[:3], range(1, 4)) + " " * (width + 2) + "⋮\n"
-                + _gutter(lines[4:], range(5, n + 1)))
+        text = _gutter(lines[:3], range(1, 4)) + "⋮\n" + _gutter(lines[4:], range(5, n + 1))
     else:  # the excerpt stops inside the block
-        text = _gutter(lines[: n // 2], range(1, n // 2 + 1))
+        text = _gutter(lines[: n // 2], range(1, n // 2 + 1), padded)
     out, findings = redact("before\n" + text)
     assert findings == [Finding("private key", 2)]
     assert out.count("\n") == text.count("\n") + 1
     body = [t for t in lines if re.fullmatch(r"[A-Za-z0-9+/=]{16,}", t)]
     assert body and not any(t in out for t in body)
     assert "PRIVATE KEY" not in out
-    if shape in ("excerpt gutter", "cut"):  # every line keeps its number
+    if shape in ("excerpt gutter", "padded gutter", "cut", "padded cut"):  # numbers kept
         got = out.splitlines()[1:]
-        assert [ln.split("│")[0].strip() for ln in got] == [str(i) for i in range(1, len(got) + 1)]
+        assert [_number_of(ln) for ln in got] == [str(i) for i in range(1, len(got) + 1)]
     if shape == "map numbers":
         assert [ln.split(":")[0] for ln in out.splitlines()[2:]] == [
             str(i) for i in range(2, n + 1)

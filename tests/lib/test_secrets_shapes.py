@@ -161,6 +161,7 @@ TEMPLATES = [
     "2024-05-01 INFO rotated to {} today\n",
     "@@ -1 +1,2 @@\n+SERVICE={}\n",
     "12:HANDLE={}\n",
+    "41\t    client.login('{}')\n",
     "  41│     client.login('{}')\n",
     '    "tok = \\"{}\\"\\n",\n',
     "      - SERVICE={}\n",
@@ -260,6 +261,7 @@ SHAPES = [
     # Item 6's prefixes: a diff hunk's "+", the map's "1:", an excerpt's gutter.
     (f"+DB_PASSWORD={SECRET}\n", "+DB_PASSWORD={}\n"),
     (f"1:DB_PASSWORD={SECRET}\n", "1:DB_PASSWORD={}\n"),
+    (f"12\tDB_PASSWORD={SECRET}\n", "12\tDB_PASSWORD={}\n"),
     (f"  12│ DB_PASSWORD={SECRET}\n", "  12│ DB_PASSWORD={}\n"),
     # A form's next field, a cookie's next attribute: the value ends before them.
     (f"curl -d user=ci&pass={SECRET}&submit=1\n", "curl -d user=ci&pass={}&submit=1\n"),
