@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from ctxtools.excerpt.model import Span
 from ctxtools.excerpt.render import frame
-from ctxtools.quoting import numbered
 from ctxtools.fsutil import json_text
+from ctxtools.quoting import numbered
 
 
 @dataclass(frozen=True)

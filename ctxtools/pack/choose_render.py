@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import ctxtools.retrieval.plan as _plan
 from ctxtools.excerpt.render import frame
-from ctxtools.quoting import SEPARATOR, numbered
 from ctxtools.pack.ledger import Drop, Note
+from ctxtools.quoting import SEPARATOR, numbered
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
 EXPLAIN_NEXT = 50  # ranked files left out that the record names one by one
