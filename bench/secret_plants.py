@@ -163,7 +163,7 @@ PLACES: dict[str, str] = {
     "toml": '[service]\n{L} = "{V}"\n',
     "diff hunk": "@@ -1,2 +1,3 @@\n DEBUG=1\n+{U}={V}\n",
     "map prefix": "settings.env\n1:{U}={V}\n",
-    "excerpt gutter": "  41  DEBUG = True\n  42  {L} = '{V}'\n",
+    "excerpt gutter": "41\tDEBUG = True\n42\t{L} = '{V}'\n",  # quoting.numbered's form
     "ipynb cell": '   "source": [\n    "{L} = \\"{V}\\"\\n",\n   ]\n',
     "compose list": "    environment:\n      - {U}={V}\n",
     "mid-line": "RUN env {U}={V} ./deploy.sh\n",

@@ -33,6 +33,16 @@ def _body(sh: Shown) -> list[str]:
     return out
 
 
+def _why_cut(p: Plan) -> str:
+    """Why a file of plan P shows less than all its lines: the budget, or the floor or the
+    files' ceiling that ended the pack with budget to spare."""
+    if p.stopped == "floor" and p.under:
+        return "the rest is under the relevance floor; --fill packs it"
+    if p.stopped == "ceiling" and p.under:
+        return f"the files' ceiling of {_plan.FLOOR_TOKENS:,} tokens; --fill packs more"
+    return "the budget holds no more"
+
+
 def _header(sh: Shown, rank: int) -> str:
     doc = sh.doc
     n = len(doc.lines)
@@ -253,9 +263,7 @@ def _record_left_out(ch, p: Plan, blocks, out: FilesFit) -> None:
             )
         elif d.named and len(sh.lines) < len(d.lines):
             shown = f"{len(sh.lines):,} of {len(d.lines):,} lines shown"
-            out.notes.append(
-                Note(f"named file {d.label}: {shown} (the budget holds no more)", "note")
-            )
+            out.notes.append(Note(f"named file {d.label}: {shown} ({_why_cut(p)})", "note"))
     for lab in p.paths:
         if ch.entries[lab].named:
             out.notes.append(Note(f"named file {lab}: its path only (nothing more fits)", "note"))

@@ -660,3 +660,23 @@ def test_without_fill_the_files_stop_at_the_ceiling_and_fill_goes_past(
     ceiling = [d for d in doc["dropped"] if "ceiling" in d["why"]]
     assert ceiling and "--fill" in ceiling[0]["why"]
     assert not any("ceiling" in d["why"] for d in filled["dropped"])
+
+
+def test_a_named_file_cut_by_the_floor_says_so_not_the_budget(script_runner, tmp_path):
+    """A changed file shown in part with 99% of a 100k budget left was said to be cut by
+    "the budget": the relevance floor cut it, and --fill is what brings the rest."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, "a.py", "def f(): pass\n")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-q", "-m", "init")
+    write(repo, "a.py", "def f(): pass\ndef g(): pass\n")
+    args = ["ctx-pack", "-q", "fix g", "--changed", "-t", "100000"]
+    r = script_runner.run(args, cwd=repo)
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if "named file a.py" in ln]
+    assert notes and all("budget" not in ln for ln in notes), r.stderr
+    assert "under the relevance floor; --fill packs it" in notes[0]
+    full = script_runner.run([*args, "--fill"], cwd=repo)
+    assert "named file a.py" not in full.stderr and "1\tdef f(): pass" in full.stdout
