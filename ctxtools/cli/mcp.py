@@ -47,8 +47,8 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     its first lines and the read call for the next part. Files are read only under the
     roots (--root, else the client's roots, else the working directory).
 
-    Exit status: 0 after EOF or SIGTERM; 1 the mcp package is missing or the store
-    cannot be used; 2 usage error (a --root that is not a directory).
+    Exit status: 0 after EOF or SIGTERM; 130 after Ctrl-C (SIGINT); 1 the mcp package is
+    missing or the store cannot be used; 2 usage error (a --root that is not a directory).
 
     \b
     Examples:

@@ -262,7 +262,9 @@ async def _serve(app: App, streams: dict) -> None:
 
 
 def _shutdown(app: App, why: str) -> None:
-    """Stop the commands under way and end the process now, status 0. Not a cancellation:
+    """Stop the commands under way and end the process now: status 130 after SIGINT (Ctrl-C,
+    as every ctx command), else 0 (SIGTERM, SIGHUP: a client stopping its server). Not a
+    cancellation:
     the transport's reader thread may sit in a read of stdin that nothing can interrupt.
     What a call was writing to the store is left as a temp file at worst (ctx-stash --gc
     sweeps those); no handle is half-written."""
@@ -270,7 +272,7 @@ def _shutdown(app: App, why: str) -> None:
     app.wait_calls()
     log.info("got %s: stopped %d running command(s); exiting", why, stopped)
     logging.shutdown()
-    os._exit(0)
+    os._exit(130 if why == "SIGINT" else 0)
 
 
 def serve(

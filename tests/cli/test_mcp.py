@@ -537,15 +537,17 @@ def _alive(marker: str) -> bool:
     return found.returncode == 0
 
 
-@pytest.mark.parametrize("how", ["eof", "sigterm"])
+@pytest.mark.parametrize("how", ["eof", "sigterm", "sigint"])
 def test_eof_or_sigterm_mid_call_ends_the_server_and_its_child(repo, store_dir, how):
-    marker = "31.4159" if how == "eof" else "27.1828"
+    """EOF or SIGTERM (a client stopping its server) end it with 0; Ctrl-C with 130, as
+    every ctx command (it said 0 when started in a session of its own)."""
+    marker = {"eof": "31.4159", "sigterm": "27.1828", "sigint": "16.1803"}[how]
     with _start_sleeper(store_dir, repo, marker) as proc:
         if how == "eof":
             proc.stdin.close()
         else:
-            proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=15) == 0
+            proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGINT)
+        assert proc.wait(timeout=15) == (130 if how == "sigint" else 0)
         assert not _alive(marker)
         assert "Traceback" not in proc.stderr.read().decode()
 
