@@ -156,8 +156,13 @@ def load(data: bytes, fmt: str | None = None) -> Transcript:
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
             raise InputError(f"message {i + 1} is not a JSON object")
-        if not isinstance(msg.get("role"), str):
-            raise InputError(f'message {i + 1} has no "role"')
+        role = msg.get("role")
+        if not isinstance(role, str):
+            what = "has no" if role is None else f"has a JSON {_json_kind(role)} for its"
+            raise InputError(
+                f'message {i + 1} {what} "role"'
+                + ("" if role is None else " (a string: user, assistant, ...)")
+            )
     if fmt in (None, "auto"):
         fmt = detect_format(messages, wrapper)
     elif fmt == OPENAI and _block_types(messages) & {"tool_use", "tool_result"}:
@@ -567,3 +572,12 @@ def _links_anthropic(messages: list[dict]) -> Links:
                         Problem("unanswered", j, f"tool_use {uid!r} has no result", uid)
                     )
     return out
+
+
+def _json_kind(value) -> str:
+    """What VALUE is in JSON's words (a list is an array, a dict an object)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {list: "array", dict: "object"}.get(type(value), type(value).__name__)

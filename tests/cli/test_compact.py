@@ -660,6 +660,8 @@ def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
         (b'{"role": "user"}\n{"role": "user", oops}\n', "invalid JSON at line 2"),
         (b'[{"role": "wizard", "content": "x"}]', "unknown role 'wizard'"),
         (b'[{"content": "x"}]', 'message 1 has no "role"'),
+        (b'[{"role": ["user"], "content": "x"}]', 'message 1 has a JSON array for its "role"'),
+        (b'[{"role": 7, "content": "x"}]', 'message 1 has a JSON number for its "role" (a str'),
         (b"[1, 2]", "message 1 is not a JSON object"),
         (b'{"foo": 1}', "not a transcript"),
         (b'[{"role": "user", "content": "\xff\xfe"}]', "invalid UTF-8"),
