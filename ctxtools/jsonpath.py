@@ -14,6 +14,7 @@ one-line message naming the position of the error in the query.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,13 +59,36 @@ _ENV: Any = None
 def _rfc_env() -> Any:
     global _ENV
     if _ENV is None:
-        from jsonpath_rfc9535 import JSONPathEnvironment
+        import sys
+
+        from jsonpath_rfc9535 import JSONPathEnvironment, JSONPathSyntaxError
+        from jsonpath_rfc9535.filter_expressions import IntegerLiteral
+        from jsonpath_rfc9535.parse import Parser
+
+        class _Parser(Parser):
+            def parse_integer_literal(self, stream: Any) -> Any:
+                """An integer literal of digits as it is written: the library reads it
+                through a double, and a document's integers are read exact."""
+                text = stream.current.value
+                if _PLAIN_INT.fullmatch(text) is None:  # an exponent, or not valid
+                    return super().parse_integer_literal(stream)
+                try:
+                    return IntegerLiteral(stream.current, value=int(text))
+                except ValueError:  # past the interpreter's limit: quadratic to convert
+                    most = sys.get_int_max_str_digits()
+                    raise JSONPathSyntaxError(
+                        f"an integer literal of more than {most:,} digits", token=stream.current
+                    ) from None
 
         class _Env(JSONPathEnvironment):
             max_recursion_depth = MAX_DEPTH
+            parser_class = _Parser
 
         _ENV = _Env()
     return _ENV
+
+
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True)

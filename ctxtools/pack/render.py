@@ -1,4 +1,16 @@
-"""How a pack's sections and parts are written: Markdown (default) or XML."""
+"""How a pack's sections and parts are written: Markdown (default) or XML.
+
+The XML is well-formed XML 1.0. ``&``, ``<`` and ``>`` are escaped as entities (and ``"``
+in an attribute), and a character XML 1.0 cannot hold, not even as a character reference
+-- a control character other than tab, newline and carriage return, U+FFFE, U+FFFF, or a
+byte that is not UTF-8 (a file name's, held as a lone surrogate) -- is written as the C
+escape the name rule (``ctxtools.quoting.quote_name``) uses: ``\\a \\b \\v \\f``, else
+the octal escapes of its bytes (``\\033``; ``\\377`` for the byte 0xFF; ``\\357\\277\\276``
+for U+FFFE). A name shown without quotes holds no backslash of its own (the name rule
+quotes one that does), so ``bad\\377name.py`` is the name with the byte 0xFF; in a file's
+text, the file's own backslashes are not doubled. Text without such characters is written
+as it was.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +32,25 @@ def _fence(text: str, info: str = "") -> str:
 
 
 def _xml_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _NOT_XML_RE.sub(_c_escape, text)
+
+
+# What XML 1.0 cannot hold (its Char production), lone surrogates included.
+_NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_C_NAMED = {"\a": "\\a", "\b": "\\b", "\v": "\\v", "\f": "\\f"}
+
+
+def _c_escape(m: re.Match) -> str:
+    """The character M matched as the name rule's C escape (see above)."""
+    ch = m.group()
+    named = _C_NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape holds it
+        return f"\\{code - 0xDC00:03o}"
+    return "".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass"))
 
 
 def _xml_attr(text: str) -> str:

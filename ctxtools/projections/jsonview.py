@@ -29,8 +29,8 @@ def _json_error(label: str, exc: Exception, line: int | None = None) -> InputErr
         where = ""
     if msg == "number is infinity when parsed as double":  # orjson: past a double's range
         return InputError(
-            f"{label}: a number{where} is beyond what --jsonpath reads (a 64-bit integer or "
-            "a double)"
+            f"{label}: a number{where} is beyond what --jsonpath reads (an integer of up to "
+            f"{_int_digits_max():,} digits or a double)"
         )
     if msg == "depth limit exceeded":  # orjson: valid JSON, nested past what it reads
         return InputError(
@@ -81,7 +81,7 @@ def _load_json(p: Payload) -> Any:
             raise jsonbound.too_big(p.label, jsonbound.JSON_DOCUMENT_MAX)
     data = b"".join(p.iter_bytes())
     try:
-        return orjson.loads(data)
+        return _loads(data)
     except orjson.JSONDecodeError as exc:
         if kind != "json" and data.lstrip()[:1] in (b"{", b"["):
             try:
@@ -111,7 +111,7 @@ def _load_jsonl(p: Payload) -> list[Any]:
         if not raw.strip():
             continue
         try:
-            out.append(orjson.loads(raw))
+            out.append(_loads(raw))
         except orjson.JSONDecodeError as exc:
             if exc.msg in ("number is infinity when parsed as double", "depth limit exceeded"):
                 raise _json_error(p.label, exc, line=i) from None
@@ -121,26 +121,114 @@ def _load_jsonl(p: Payload) -> list[Any]:
     return out
 
 
+# orjson reads an integer below -2**63 or above 2**64 - 1 as a double, its digits changed:
+# one of 20 digits or more, or a negative one of 19. Such a run of digits that may be a
+# number (after the start, '[', ',', ':' or a space, before the end, ']', '}', ',' or a
+# space, and out of that range) sends the document to the json module, which keeps an
+# integer exact, once orjson has checked it with those runs blanked. The runs are found at
+# C speed in the document's marks: a digit as '0', '"' and '-' as they are, any other
+# byte as '.' (a letter is told from a space after).
+_MARKS = bytes(0x30 if 0x30 <= b <= 0x39 else b if b in b'"-' else 0x2E for b in range(256))
+_LEADS = (b"." + b"0" * 20, b".-" + b"0" * 19)
+_MARK_RUN_RE = re.compile(rb"0+")
+_BEFORE = (b"", b"[", b",", b":", b" ", b"\t", b"\n", b"\r")
+_AFTER = (b"", b"]", b"}", b",", b" ", b"\t", b"\n", b"\r")
+
+
+def _int_digits_max() -> int:
+    """The most digits an integer is read with: the interpreter's limit (its conversion is
+    quadratic past it), 4,300 unless set otherwise."""
+    import sys
+
+    return sys.get_int_max_str_digits() or 4300
+
+
+def _long_ints(data: bytes) -> list[tuple[int, int]]:
+    """The spans of DATA that may be an integer orjson reads as a double (see above)."""
+    marks = b"." + data.translate(_MARKS)  # data[i] is marks[i + 1]
+    spans = []
+    for lead in _LEADS:
+        at = marks.find(lead)
+        while at >= 0:  # the number is data[at:end], its digits marks[digits : end + 1]
+            digits = at + 1 + (lead[1] == 0x2D)  # (0x2D: '-')
+            end = _MARK_RUN_RE.match(marks, digits).end() - 1
+            if (
+                data[at - 1 : at] in _BEFORE
+                and data[end : end + 1] in _AFTER
+                and (end + 1 - digits > 20 or not -(2**63) <= int(data[at:end]) < 2**64)
+            ):
+                spans.append((at, end))
+            at = marks.find(lead, end + 1)
+    return spans
+
+
+def _loads(data: bytes) -> Any:
+    """DATA read as JSON (orjson.JSONDecodeError when it is not): by orjson, but an integer
+    past 64 bits exact. One of more than ``_int_digits_max()`` digits is left as it is,
+    for orjson to refuse as past a double."""
+    import orjson
+
+    spans = _long_ints(data)
+    if not spans:
+        return orjson.loads(data)
+    most = _int_digits_max()
+    blanked = bytearray(data)
+    for start, end in spans:
+        if end - start - (data[start] == 0x2D) <= most:  # (0x2D: '-')
+            blanked[start:end] = b"0".ljust(end - start)
+    orjson.loads(blanked)  # its errors, at the same places
+    import json
+    import sys
+
+    from ctxtools.jsonpath import STACK_FRAMES
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, STACK_FRAMES))  # orjson reads 1,024 levels
+    try:
+        return json.loads(data)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _exact_ints(item: Any) -> Any:
+    """ITEM with every integer orjson cannot write (past 64 bits) as its digits."""
+    import orjson
+
+    if isinstance(item, dict):
+        return {k: _exact_ints(v) for k, v in item.items()}
+    if isinstance(item, list):
+        return [_exact_ints(v) for v in item]
+    if type(item) is int and not -(2**63) <= item < 2**64:
+        return orjson.Fragment(str(item))
+    return item
+
+
 def _dump_json(item: Any) -> str:
-    """ITEM as compact JSON (orjson; the standard library past orjson's 255 levels)."""
+    """ITEM as compact JSON (orjson, an integer past 64 bits written whole; the standard
+    library past orjson's 255 levels)."""
     import orjson
 
     try:
         return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        import json
-        import sys
+        pass
+    import json
+    import sys
 
-        from ctxtools.jsonpath import STACK_FRAMES
+    from ctxtools.jsonpath import STACK_FRAMES
 
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, STACK_FRAMES))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, STACK_FRAMES))
+    try:
         try:
-            return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise InputError(f"a match cannot be shown as JSON: {exc}") from None
-        finally:
-            sys.setrecursionlimit(limit)
+            return orjson.dumps(_exact_ints(item), option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:
+            pass  # past orjson's 255 levels
+        return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InputError(f"a match cannot be shown as JSON: {exc}") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def jsonpath_view(

@@ -178,3 +178,16 @@ def test_a_query_too_long_or_too_nested_is_said_to_be_that_in_a_short_line():
     with pytest.raises(InputError) as exc:
         query(doc, short)
     assert str(exc.value).startswith(f"invalid JSONPath {short!r} at column")  # whole
+
+
+def test_an_integer_literal_is_read_exact_not_through_a_double():
+    # The library read 10**30 in a filter as int(1e30), 1000000000000000019884624838656,
+    # which matches no integer of a document read exact.
+    doc = [10**30, 10**30 + 1, int(1e30), 2**64, 2**64 + 1]
+    assert [m.value for m in query(doc, "$[?@ == 1000000000000000000000000000000]")] == [10**30]
+    above = [10**30, 10**30 + 1, int(1e30), 2**64 + 1]
+    assert [m.value for m in query(doc, "$[?@ > 18446744073709551616]")] == above
+    assert [m.value for m in query(doc, "$[?@ == 1e30]")] == [int(1e30)]  # an exponent: a double
+    assert [m.value for m in query([0, 1], "$[?@ == -0]")] == [0]
+    with pytest.raises(JSONPathError, match="at column 9: invalid integer literal"):
+        compile_query("$[?@ == 01]")
