@@ -288,6 +288,19 @@ def json_text(text: str) -> str:
     return data.decode("utf-8", "replace")
 
 
+def json_texts(obj):
+    """OBJ (dicts, lists, tuples, scalars) with every string in it, keys too, as
+    ``json_text`` makes it: what a JSON writer can write when a name or a file's text holds
+    bytes that are not UTF-8."""
+    if isinstance(obj, str):
+        return json_text(obj)
+    if isinstance(obj, dict):
+        return {json_texts(k): json_texts(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_texts(v) for v in obj]
+    return obj
+
+
 def require_directory(path: str, label: str, hint: str | None = None) -> None:
     """Raise the one-line error for a LABEL (e.g. "--root x") that is not a directory:
     NotFoundError when nothing is there, InputError when something else is."""

@@ -47,7 +47,12 @@ def json_dumps(obj: object, *, pretty: bool = False) -> bytes:
     import orjson
 
     option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
-    return orjson.dumps(obj, option=option)
+    try:
+        return orjson.dumps(obj, option=option)
+    except TypeError:  # a string holding a byte that is not UTF-8: U+FFFD (json_text)
+        from ctxtools.fsutil import json_texts
+
+        return orjson.dumps(json_texts(obj), option=option)
 
 
 def emit_json(obj: object, *, pretty: bool = False) -> None:

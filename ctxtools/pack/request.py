@@ -145,7 +145,12 @@ def document(pack: Pack, fmt: str, split: int | None, ruler) -> tuple[bytes, lis
         doc = pack.as_dict()
         if parts is not None:
             doc["parts"] = [p.as_dict() for p in parts]
-        return orjson.dumps(doc, option=orjson.OPT_APPEND_NEWLINE), parts
+        try:
+            return orjson.dumps(doc, option=orjson.OPT_APPEND_NEWLINE), parts
+        except TypeError:  # a name or a text with a byte that is not UTF-8: U+FFFD there
+            from ctxtools.fsutil import json_texts
+
+            return orjson.dumps(json_texts(doc), option=orjson.OPT_APPEND_NEWLINE), parts
     text = pack.text if parts is None else splitting.joined(parts)
     return text.encode("utf-8", "surrogateescape"), parts
 

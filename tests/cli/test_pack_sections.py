@@ -272,3 +272,32 @@ def test_secrets_in_instructions_and_diffs_are_redacted(script_runner, tree):
     r = run(script_runner, "-q", "review", "--changed")
     assert AWS_EXAMPLE_KEY not in r.stdout
     assert r.stdout.count("[secret redacted:") >= 2
+
+
+@pytest.mark.process
+def test_a_name_that_is_not_utf8_gives_json_not_a_traceback(script_runner, tmp_path):
+    """ctx-pack --format json of a tree holding a file whose name has the byte 0xFF ended in
+    a traceback (orjson cannot write the lone surrogate the name is held as): the JSON shows
+    the byte as U+FFFD, as every command's JSON does, and the text keeps the byte."""
+    import os
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    name = os.fsdecode(b"bad\xffname.py")
+    (root / name).write_text("def frobnicate_rows():\n    return 1\n", encoding="utf-8")
+    r = script_runner.run(["ctx-pack", "-q", "fix frobnicate_rows", "-f", "json", "."], cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    doc = json.loads(r.stdout)
+    assert [f["path"] for f in doc["files"]] == ["bad\ufffdname.py"]
+    assert "==> bad\ufffdname.py <==" in doc["text"]
+    plain = script_runner.run(["ctx-pack", "-q", "fix frobnicate_rows", "."], cwd=root)
+    assert plain.returncode == 0 and "1\tdef frobnicate_rows():" in plain.stdout
+
+
+def test_json_output_of_a_string_with_a_byte_that_is_not_utf8():
+    from ctxtools.cli.outputs import json_dumps
+
+    assert json_dumps({"bad\udcffkey": ["x\udcfe", 1]}) == (
+        '{"bad\ufffdkey":["x\ufffd",1]}\n'.encode()
+    )
