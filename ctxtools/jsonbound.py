@@ -16,6 +16,7 @@ two JSON parsers before it failed "at line 1, column 1". Here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import BinaryIO, NamedTuple
 
@@ -194,3 +195,36 @@ def too_big(label: str, limit: int) -> InputError:
         f"{label}: one JSON document over {size} is not parsed (the limit)",
         hint="give JSON Lines (one value a line), or split it",
     )
+
+
+# orjson reads an integer below -2**63 or above 2**64 - 1 as a double, its digits changed:
+# one of 20 digits or more, or a negative one of 19. Such a run of digits that may be a
+# number (after the start, '[', ',', ':' or a space, before the end, ']', '}', ',' or a
+# space, and out of that range) sends a reader (``projections.jsonview``,
+# ``compact.transcript``) to the json module, which keeps an integer exact. The runs are
+# found at C speed in the document's marks: a digit as '0', '"' and '-' as they are, any
+# other byte as '.' (a letter is told from a space after).
+_MARKS = bytes(0x30 if 0x30 <= b <= 0x39 else b if b in b'"-' else 0x2E for b in range(256))
+_LEADS = (b"." + b"0" * 20, b".-" + b"0" * 19)
+_MARK_RUN_RE = re.compile(rb"0+")
+_BEFORE = (b"", b"[", b",", b":", b" ", b"\t", b"\n", b"\r")
+_AFTER = (b"", b"]", b"}", b",", b" ", b"\t", b"\n", b"\r")
+
+
+def long_int_spans(data: bytes) -> list[tuple[int, int]]:
+    """The spans of DATA that may be an integer orjson reads as a double (see above)."""
+    marks = b"." + data.translate(_MARKS)  # data[i] is marks[i + 1]
+    spans = []
+    for lead in _LEADS:
+        at = marks.find(lead)
+        while at >= 0:  # the number is data[at:end], its digits marks[digits : end + 1]
+            digits = at + 1 + (lead[1] == 0x2D)  # (0x2D: '-')
+            end = _MARK_RUN_RE.match(marks, digits).end() - 1
+            if (
+                data[at - 1 : at] in _BEFORE
+                and data[end : end + 1] in _AFTER
+                and (end + 1 - digits > 20 or not -(2**63) <= int(data[at:end]) < 2**64)
+            ):
+                spans.append((at, end))
+            at = marks.find(lead, end + 1)
+    return spans

@@ -76,15 +76,20 @@ class Transcript:
 def _loads(data: bytes) -> tuple[object, bool]:
     import orjson
 
-    try:
-        return orjson.loads(data), False
-    except orjson.JSONDecodeError as exc:
-        if exc.msg == "unexpected content after document":  # JSON Lines, or worse: the
-            # json module would not read it either -- and decoding it all costs a copy
-            doc = data[: exc.pos + 1].decode("utf-8", "replace")
-            raise json.JSONDecodeError("Extra data", doc, len(doc) - 1) from None
-    # The json module accepts what orjson refuses (integers beyond 64 bits, lone surrogate
-    # escapes) and gives the line/column of real syntax errors.
+    from ctxtools.jsonbound import long_int_spans
+
+    # orjson reads an integer past 64 bits as a double, its digits changed: a transcript
+    # holding one is read and written by the json module, which keeps it exact.
+    if not long_int_spans(data):
+        try:
+            return orjson.loads(data), False
+        except orjson.JSONDecodeError as exc:
+            if exc.msg == "unexpected content after document":  # JSON Lines, or worse: the
+                # json module would not read it either -- and decoding it all costs a copy
+                doc = data[: exc.pos + 1].decode("utf-8", "replace")
+                raise json.JSONDecodeError("Extra data", doc, len(doc) - 1) from None
+    # The json module accepts what orjson refuses (lone surrogate escapes) and gives the
+    # line/column of real syntax errors.
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -121,20 +121,6 @@ def _load_jsonl(p: Payload) -> list[Any]:
     return out
 
 
-# orjson reads an integer below -2**63 or above 2**64 - 1 as a double, its digits changed:
-# one of 20 digits or more, or a negative one of 19. Such a run of digits that may be a
-# number (after the start, '[', ',', ':' or a space, before the end, ']', '}', ',' or a
-# space, and out of that range) sends the document to the json module, which keeps an
-# integer exact, once orjson has checked it with those runs blanked. The runs are found at
-# C speed in the document's marks: a digit as '0', '"' and '-' as they are, any other
-# byte as '.' (a letter is told from a space after).
-_MARKS = bytes(0x30 if 0x30 <= b <= 0x39 else b if b in b'"-' else 0x2E for b in range(256))
-_LEADS = (b"." + b"0" * 20, b".-" + b"0" * 19)
-_MARK_RUN_RE = re.compile(rb"0+")
-_BEFORE = (b"", b"[", b",", b":", b" ", b"\t", b"\n", b"\r")
-_AFTER = (b"", b"]", b"}", b",", b" ", b"\t", b"\n", b"\r")
-
-
 def _int_digits_max() -> int:
     """The most digits an integer is read with: the interpreter's limit (its conversion is
     quadratic past it), 4,300 unless set otherwise."""
@@ -143,32 +129,15 @@ def _int_digits_max() -> int:
     return sys.get_int_max_str_digits() or 4300
 
 
-def _long_ints(data: bytes) -> list[tuple[int, int]]:
-    """The spans of DATA that may be an integer orjson reads as a double (see above)."""
-    marks = b"." + data.translate(_MARKS)  # data[i] is marks[i + 1]
-    spans = []
-    for lead in _LEADS:
-        at = marks.find(lead)
-        while at >= 0:  # the number is data[at:end], its digits marks[digits : end + 1]
-            digits = at + 1 + (lead[1] == 0x2D)  # (0x2D: '-')
-            end = _MARK_RUN_RE.match(marks, digits).end() - 1
-            if (
-                data[at - 1 : at] in _BEFORE
-                and data[end : end + 1] in _AFTER
-                and (end + 1 - digits > 20 or not -(2**63) <= int(data[at:end]) < 2**64)
-            ):
-                spans.append((at, end))
-            at = marks.find(lead, end + 1)
-    return spans
-
-
 def _loads(data: bytes) -> Any:
     """DATA read as JSON (orjson.JSONDecodeError when it is not): by orjson, but an integer
     past 64 bits exact. One of more than ``_int_digits_max()`` digits is left as it is,
     for orjson to refuse as past a double."""
     import orjson
 
-    spans = _long_ints(data)
+    from ctxtools.jsonbound import long_int_spans
+
+    spans = long_int_spans(data)
     if not spans:
         return orjson.loads(data)
     most = _int_digits_max()

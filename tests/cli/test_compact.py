@@ -1304,3 +1304,22 @@ def test_explain_does_not_go_with_accept_or_evict(script_runner, tmp_path):
     for args in (["--accept", str(f), str(f)], ["--evict", "--max-entries", "1"]):
         res = compact(script_runner, b"", *args, "--explain")
         assert res.returncode == 2 and "--explain goes with a compaction" in res.stderr
+
+
+@pytest.mark.parametrize("shape", ["list", "jsonl"])
+def test_an_integer_past_64_bits_keeps_its_digits(script_runner, store_dir, shape):
+    """orjson reads 123456789012345678901234567890 as a double: a compacted transcript
+    carried 1.2345678901234568e+29 for a message's numeric id, a value changed in
+    passing (and -9223372036854775809, one past a 64-bit integer, too)."""
+    msgs = [{"role": "user", "content": "hello " * 200, "id": 123456789012345678901234567890}]
+    msgs += [{"role": "assistant", "content": "word " * 300} for _ in range(20)]
+    msgs += [{"role": "user", "content": "last", "seq": -9223372036854775809}]
+    if shape == "list":
+        data = json.dumps(msgs).encode()
+    else:
+        data = b"".join(json.dumps(m).encode() + b"\n" for m in msgs)
+    r = compact(script_runner, data, "--limit", "2000", "--force")
+    assert r.returncode == 0, r.stderr
+    assert b'"id":123456789012345678901234567890' in r.stdout.encode()
+    assert b'"seq":-9223372036854775809' in r.stdout.encode()
+    assert b"e+29" not in r.stdout.encode()
