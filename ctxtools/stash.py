@@ -5,7 +5,8 @@
 * ``stash_or_pass`` is the threshold pass-through: an input of at most THRESHOLD
   characters comes back as it is, anything longer is stored and its card returned.
 * ``list_records`` and ``list_table`` are --list (JSON, and the aligned table);
-  ``gc_budget`` and ``gc_summary`` are --gc's budget and its words; ``human_size`` and
+  ``gc_budget`` and ``gc_summary`` are --gc's budget and its words (``gc_held_note``,
+  ``gc_session_note`` its notes); ``human_size`` and
   ``age`` are their units.
 
 Nothing here prints: the command writes what these return.
@@ -219,6 +220,26 @@ def gc_budget(max_bytes: str | None, max_entries: int | None) -> tuple[int | Non
 def gc_damaged_note(bad: dict) -> str:
     """The warning --gc gives for a damaged card it keeps."""
     return f"warning: damaged card kept (gc does not remove it): {bad['error']}"
+
+
+def gc_held_note(report: dict) -> str | None:
+    """The one note --gc gives when a damaged card made it keep unreferenced blobs (REPORT's
+    ``unreferenced_kept``); None when it kept none."""
+    held = report.get("unreferenced_kept", 0)
+    if not held:
+        return None
+    return (
+        f"note: {held} unreferenced blobs kept: a damaged card may point at one of them "
+        "(repair the card or remove it with ctx-stash --rm, then --gc again)"
+    )
+
+
+def gc_session_note(session: str) -> str:
+    """The note --gc gives when --session was typed: gc works on the whole store."""
+    return (
+        f"note: --gc works on the whole store, not only session {session}: its limits are "
+        "the store's, and any session's handles may be evicted (--dry-run shows which)"
+    )
 
 
 def gc_summary(report: dict, *, dry_run: bool) -> str:

@@ -173,11 +173,15 @@ def refuse_output_over_input(output: str | None, kw: dict) -> None:
     """A usage error, before anything is read or written, when -o OUTPUT is one of the
     run's inputs, KW being the command's arguments (``overwrite.input_named`` decides):
     ctx-excerpt's FILEs and --files-from, ctx-compact's transcript, ctx-read's and the
-    others' standard input, ctx-repomap's directory. (ctx-pack's guard is the library's
+    others' standard input, ctx-repomap's directory; or when it is in the store, the
+    command's --store (CTX_STORE, else the default root), by any name
+    (``overwrite.store_file_named``). (ctx-pack's guard is the library's
     ``pack.inputs.OutputGuard``: it also knows the files a pack finds.)"""
     if not output or output == "-":
         return
-    from ctxtools.overwrite import input_named
+    from ctxtools.config import store_root
+    from ctxtools.errors import UsageError
+    from ctxtools.overwrite import input_named, store_file_named
 
     files = [f for f in (*(kw.get("files") or ()), kw.get("file")) if f not in (None, "-")]
     listed = kw.get("files_from")
@@ -192,11 +196,15 @@ def refuse_output_over_input(output: str | None, kw: dict) -> None:
         reads_stdin=reads_stdin, tree=kw.get("directory"),
     )
     if found is not None:
-        from ctxtools.errors import UsageError
-
         raise UsageError(
             f"-o {output} is an input of this run ({found}); nothing was written",
             hint="write to another file",
+        )
+    stored = store_file_named(output, store_root(kw.get("store")))
+    if stored is not None:
+        raise UsageError(
+            f"-o {output} is {stored}; nothing was written",
+            hint="write to a file outside the store",
         )
 
 
@@ -207,20 +215,44 @@ def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def _store_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """ctx-repomap's --store, whose cache every run opens: a file, or a path under one, is
+    the store's own error (``StoreRoot.check_root``: the line ctx-stash gives, exit 1), not
+    click's, which named --store when the value came from CTX_STORE. An empty value is left
+    as it is: it means the default root."""
+    import os
+
+    if value and value.strip() and not ctx.resilient_parsing and not os.path.isdir(value):
+        from ctxtools.store.root import StoreRoot
+
+        StoreRoot(value).check_root()  # nothing there yet is fine: the first write makes it
+    return value
+
+
+def _complete_dir(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """A shell completes a directory there (click's type no longer says it: it would refuse a
+    file in click's words)."""
+    return click.Path(file_okay=False).shell_complete(ctx, param, incomplete)
+
+
 def store_option(
     help: str = "Store root [env CTX_STORE; default ${XDG_CACHE_HOME:-~/.cache}/ctxtools].",
     *,
     cache_only: bool = False,
 ) -> Callable:
     """``--store DIR`` ($CTX_STORE). CACHE_ONLY (ctx-repomap, which keeps only its cache there):
-    click refuses a file, and an empty value means the default root."""
+    a root that is a file is the store's error before the run, and an empty value means the
+    default root."""
     if cache_only:
         return click.option(
             "--store",
             "store",
             envvar="CTX_STORE",
-            type=click.Path(file_okay=False),
+            type=click.Path(),
+            metavar="DIRECTORY",
             default=None,
+            callback=_store_dir,
+            shell_complete=_complete_dir,
             help=help,
         )
     return click.option(

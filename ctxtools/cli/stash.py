@@ -34,7 +34,8 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     Up to --threshold characters pass through unchanged (nothing stored); a bigger input is
     stored and its card printed, one JSON line of a few dozen bytes whatever the size. With
     -- CMD ARGS... ctx-stash runs the command, stores its output and exits with its
-    status. ctx-read pages a handle back in; --list, --rm and --gc look after the store.
+    status. ctx-read pages a handle back in; --list and --rm look after a session's
+    handles, --gc after the whole store (every session: its budget is the store's).
 
     Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
     does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
@@ -84,9 +85,13 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     100 handles; also removes blobs no card refers to and temp files of killed writers --
     only its own files, blobs/ab/<sha256>[.idx] and .tmp-<pid>-<12 hex>, nothing else;
     --dry-run takes no write lock, so it works on a read-only store; --json: {dry_run,
-    evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes, damaged}), --path
-    (the store root). A damaged card is skipped with a warning by --list and reported,
-    not removed, by --gc; --rm removes it.
+    evicted, blobs_removed, bytes_freed, temp_removed, kept, kept_bytes, damaged,
+    unreferenced_kept}), --path (the store root). --list and --rm work on --session;
+    --gc works on the whole store, every session: its budget is the store's, so a
+    --session typed with it is ignored (with a note). A damaged card is skipped with a
+    warning by --list and reported, not removed, by --gc, which then removes no
+    unreferenced blob either (it may be the card's; counted as unreferenced_kept); --rm
+    removes it.
 
     Names and sessions: 1-128 of A-Z a-z 0-9 . _ - starting with a letter or digit.
     """
@@ -113,7 +118,8 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
         for ident in store.remove(list(args), session=opts["session"]):
             write(f"removed ctx:{ident}\n")
     elif mode == "gc":
-        _gc(store, opts)
+        typed = ctx.get_parameter_source("session") == click.core.ParameterSource.COMMANDLINE
+        _gc(store, opts, typed_session=typed)
     elif mode == "command":
         return _run(store, command, opts)
     else:
@@ -192,7 +198,9 @@ def _list(store, opts: dict) -> None:
         write(stash.list_table(entries, all_sessions=opts["all_sessions"], now=time.time()))
 
 
-def _gc(store, opts: dict) -> None:
+def _gc(store, opts: dict, *, typed_session: bool) -> None:
+    """--gc: the store's budget, store-wide; TYPED_SESSION (--session on the command line, not
+    CTX_SESSION) gets a note saying so."""
     from ctxtools import stash
 
     max_bytes, max_entries = stash.gc_budget(opts["max_bytes"], opts["max_entries"])
@@ -202,11 +210,16 @@ def _gc(store, opts: dict) -> None:
         strategy=opts["strategy"],
         dry_run=opts["dry_run"],
     )
+    if typed_session:
+        warn(stash.gc_session_note(opts["session"]))
     if opts["as_json"]:
         emit_json({"dry_run": opts["dry_run"], **report})
         return
     for bad in report["damaged"]:
         warn(stash.gc_damaged_note(bad))
+    held = stash.gc_held_note(report)
+    if held:
+        warn(held)
     write(stash.gc_summary(report, dry_run=opts["dry_run"]))
 
 

@@ -8,6 +8,7 @@ fdatasync, ``os.replace``, directory fsync). This module adds what only the stor
 * ``lock`` -- ``flock`` on ``ROOT/.lock``: writers share it, gc/rm/compaction take it alone;
   ``look_lock`` takes it alone for a dry run, through a read-only descriptor;
 * ``store_error`` -- an ``OSError`` as the store's one-line ``StoreError``;
+  ``not_a_directory`` -- the one error for a root that is a file (or under one);
 * ``tmp_is_dead`` -- whether a temporary file is a leftover that gc may remove.
 """
 
@@ -40,6 +41,15 @@ def store_error(root: Path, exc: OSError, doing: str) -> StoreError:
     )
 
 
+def not_a_directory(root: Path, *, parent: bool = False) -> StoreError:
+    """The one error for a store ROOT that is a file (PARENT: a directory above it is),
+    whichever command meets it."""
+    return StoreError(
+        f"store root {root} is not a directory" + (" (a parent is a file)" if parent else ""),
+        hint="point --store or CTX_STORE at a directory",
+    )
+
+
 def ensure_dir(root: Path, path: Path) -> None:
     """Create the store ROOT (mode 0700) and the directory PATH under it, if missing."""
     try:
@@ -47,16 +57,10 @@ def ensure_dir(root: Path, path: Path) -> None:
         try:
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except FileExistsError:  # exists and is not a directory
-            raise StoreError(
-                f"store root {root} is not a directory",
-                hint="point --store or CTX_STORE at a directory",
-            ) from None
+            raise not_a_directory(root) from None
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
     except NotADirectoryError as exc:
-        raise StoreError(
-            f"store root {root} is not a directory (a parent is a file)",
-            hint="point --store or CTX_STORE at a directory",
-        ) from exc
+        raise not_a_directory(root, parent=True) from exc
     except OSError as exc:
         raise store_error(root, exc, "create directories") from exc
 

@@ -2,12 +2,17 @@
 
 Under the store's exclusive lock: the cards are ranked by an eviction strategy
 (``ctxtools.store.evict``) against a ``GcBudget``; the victims' cards go; then every blob
-and ``.idx`` that no remaining card (nor a damaged card that still names a valid sha256)
-refers to, and every temporary file whose writer is gone (``disk.tmp_is_dead``), is
-removed -- the store's own files only: a blob is ``blobs/ab/<sha256>`` (and its ``.idx``),
-a temporary file ``.tmp-<pid>-<12 hex digits>``, and a file of any other name is left;
-last the access log is compacted to the handles kept. A dry run removes nothing and
-reports the same figures, counting the same files.
+and ``.idx`` that no remaining card refers to, and every temporary file whose writer is
+gone (``disk.tmp_is_dead``), is removed -- the store's own files only: a blob is
+``blobs/ab/<sha256>`` (and its ``.idx``), a temporary file ``.tmp-<pid>-<12 hex digits>``,
+and a file of any other name is left; last the access log is compacted to the handles
+kept. A dry run removes nothing and reports the same figures, counting the same files.
+
+A damaged card (one that cannot be read back) is reported, never removed, and while there is
+one no unreferenced blob is removed either: which blob a damaged card points at cannot be
+known for sure (its sha256 may be the damage), and a blob removed is gone for good, whereas
+the card may be repaired. Those blobs are counted as ``unreferenced_kept``; the next gc
+after the card is repaired or removed (``ctx-stash --rm``) sweeps them.
 """
 
 from __future__ import annotations
@@ -41,13 +46,14 @@ def gc(
     """Evict handles over budget, then remove unreferenced blobs and dead temp files.
 
     Returns {"evicted": [ids], "blobs_removed": n, "bytes_freed": n, "temp_removed": n,
-    "kept": n, "kept_bytes": n, "damaged": [{"id", "error"}]}.
+    "kept": n, "kept_bytes": n, "damaged": [{"id", "error"}], "unreferenced_kept": n (blobs
+    no card refers to, kept because a card is damaged)}.
     """
     from ctxtools.store import evict
 
     store.check_root()
     if not store.root.is_dir():
-        return _report([], [], (0, 0, 0), [])
+        return _report([], [], (0, 0, 0, 0), [])
     # A dry run writes nothing, so it needs no write access: not even to the lock file.
     held = disk.look_lock(store.root) if dry_run else disk.lock(store.root, exclusive=True)
     with held:
@@ -58,14 +64,13 @@ def gc(
         vset = set(victims)
         kept = [e for e in entries if e["id"] not in vset]
         referenced = {e["card"]["sha256"] for e in kept}
-        # A damaged card is reported, not removed; its blob stays while it is there.
-        referenced.update(sha for _id, _msg, sha in damaged if sha)
         if not dry_run:
             for vid in victims:
                 s, n = vid.split("/", 1)
                 with contextlib.suppress(FileNotFoundError):
                     store.card_path(s, n).unlink()
-        swept = _sweep(store, referenced, dry_run)
+        # A damaged card is reported, not removed; while one is there, no blob goes.
+        swept = _sweep(store, referenced, dry_run, keep_blobs=bool(damaged))
         if not dry_run and store.access_log.exists():
             keep = {tuple(e["id"].split("/", 1)) for e in kept}
             with contextlib.suppress(OSError, StoreError):
@@ -76,10 +81,10 @@ def gc(
 def _report(
     victims: list[str],
     kept: list[dict],
-    swept: tuple[int, int, int],
+    swept: tuple[int, int, int, int],
     damaged: list[tuple[str, str, str | None]],
 ) -> dict:
-    blobs_removed, freed, temp_removed = swept
+    blobs_removed, freed, temp_removed, blobs_held = swept
     return {
         "evicted": victims,
         "blobs_removed": blobs_removed,
@@ -88,14 +93,18 @@ def _report(
         "kept": len(kept),
         "kept_bytes": sum(e["size_bytes"] for e in kept),
         "damaged": [{"id": i, "error": msg} for i, msg, _sha in damaged],
+        "unreferenced_kept": blobs_held,
     }
 
 
-def _sweep(store: StoreRoot, referenced: set[str], dry_run: bool) -> tuple[int, int, int]:
+def _sweep(
+    store: StoreRoot, referenced: set[str], dry_run: bool, *, keep_blobs: bool = False
+) -> tuple[int, int, int, int]:
     """Remove (unless DRY_RUN) the dead temp files and the blobs and indexes that no
-    sha256 in REFERENCED names: (blobs removed, bytes freed, temp files removed). Only the
+    sha256 in REFERENCED names, those only counted with KEEP_BLOBS (a card is damaged):
+    (blobs removed, bytes freed, temp files removed, unreferenced blobs kept). Only the
     store's own files are looked at (``_store_files``): anything else is left, uncounted."""
-    blobs_removed = freed = temp_removed = 0
+    blobs_removed = freed = temp_removed = blobs_held = 0
     now_t = time.time()
     for path, sha in _store_files(store):
         if sha is None:
@@ -105,10 +114,13 @@ def _sweep(store: StoreRoot, referenced: set[str], dry_run: bool) -> tuple[int, 
             continue
         if sha in referenced:
             continue
-        if not path.name.endswith(".idx"):
-            blobs_removed += 1
+        blob = not path.name.endswith(".idx")
+        if keep_blobs:
+            blobs_held += blob
+            continue
+        blobs_removed += blob
         freed += _remove(path, dry_run)
-    return blobs_removed, freed, temp_removed
+    return blobs_removed, freed, temp_removed, blobs_held
 
 
 def _remove(path: Path, dry_run: bool) -> int:

@@ -24,7 +24,8 @@ whole on every open (``payload.stored_payload``). ``verify=True`` re-hashes the 
 with SHA-256.
 
 A card read back is checked (``refs.card_problem``). A damaged card is an ``IntegrityError``
-for a read of it; listings and gc skip it and say so. The access log and frecency
+for a read of it; listings and gc skip it and say so (and while one is there, gc removes no
+unreferenced blob: it may be the damaged card's). The access log and frecency
 (``access``), gc (``gc``, ``evict``) are the store's housekeeping, called through this class.
 
 The library never prints; errors are ``ctxtools.errors`` exceptions.
@@ -381,7 +382,8 @@ class HandleStore(StoreRoot):
         """Evict handles over budget, then remove unreferenced blobs and dead temp files.
 
         Returns {"evicted": [ids], "blobs_removed": n, "bytes_freed": n, "temp_removed": n,
-        "kept": n, "kept_bytes": n, "damaged": [{"id", "error"}]} (see ``ctxtools.store.gc``).
+        "kept": n, "kept_bytes": n, "damaged": [{"id", "error"}], "unreferenced_kept": n}
+        (see ``ctxtools.store.gc``: while a card is damaged, no unreferenced blob goes).
         """
         from ctxtools.store.gc import gc
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ctxtools.errors import IntegrityError, StoreError
 from ctxtools.fsutil import TMP_PREFIX
+from ctxtools.store import disk
 from ctxtools.store.refs import NAME_RE, card_problem, card_sha, validate_name, validate_session
 from ctxtools.store.sniff import json_loads
 
@@ -44,12 +45,19 @@ class StoreRoot:
         return self.sessions_dir / validate_session(session) / f"{validate_name(name)}.json"
 
     def check_root(self) -> None:
-        """StoreError when the root exists but is not a directory (nothing to list or gc)."""
-        if self.root.exists() and not self.root.is_dir():
-            raise StoreError(
-                f"store root {self.root} is not a directory",
-                hint="point --store or CTX_STORE at a directory",
-            )
+        """StoreError when the root is a file or lies under one (nothing to read, list or
+        gc there: ``disk.not_a_directory``, the message every command gives). A root that
+        does not exist yet is fine: the first write makes it."""
+        import stat
+
+        try:
+            mode = os.stat(self.root).st_mode
+        except NotADirectoryError:
+            raise disk.not_a_directory(self.root, parent=True) from None
+        except OSError:
+            return
+        if not stat.S_ISDIR(mode):
+            raise disk.not_a_directory(self.root)
 
     # cards
     def _load_record(self, session: str, name: str) -> dict | None:
@@ -59,6 +67,7 @@ class StoreRoot:
         except FileNotFoundError:
             return None
         except NotADirectoryError:
+            self.check_root()  # the root itself is a file (or under one): say so, not "no handle"
             return None
         except OSError as exc:
             raise StoreError(f"cannot read card {path}: {exc.strerror or exc}") from exc

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_bytes
 
 WORK = "def important_total(rows):\n    return sum(r.amount for r in rows)\n"
 
@@ -190,3 +191,54 @@ def test_ctx_read_never_writes_over_the_file_on_its_stdin(tree):
         r = subprocess.run([exe, "--head", "1", "-o", "head.txt"], stdin=fh,
                            capture_output=True, text=True)
     assert r.returncode == 0 and (tree / "head.txt").read_text() == WORK.splitlines()[0] + "\n"
+
+
+def _store_refused(r, what: str) -> None:
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+    assert f"is {what}; nothing was written (write to a file outside the store" in r.stderr
+
+
+@pytest.mark.process
+def test_o_never_writes_in_the_store_by_any_name(script_runner, tree, store_dir):
+    # ctx-read h --head 3 -o $CTX_STORE/blobs/xx/<blob> replaced the blob: h and every
+    # handle sharing it were lost (exit 0).
+    from ctxtools.store import HandleStore
+
+    data = "".join(f"line {i}\n" for i in range(3000)).encode()
+    st = HandleStore(store_dir)
+    sha = st.put_bytes(data, name="h")["sha256"]
+    st.put_bytes(data, name="h_copy")  # the same blob
+    blob = st.blob_path(sha)
+    os.link(blob, tree / "hard")
+    (tree / "soft").symlink_to(blob)
+    (tree / "into").symlink_to(store_dir)
+    inside = f"inside the store {store_dir}"
+    linked = f"the store's file blobs/{sha[:2]}/{sha} by another name (a hard link)"
+    for output, what in (
+        (str(blob), inside),
+        ("soft", inside),
+        ("into/blobs/x", inside),
+        (str(store_dir / "sessions" / "default" / "forged.json"), inside),
+        (str(store_dir), inside),
+        ("hard", linked),
+    ):
+        _store_refused(script_runner.run(["ctx-read", "h", "--head", "3", "-o", output]), what)
+    for argv in (
+        ["ctx-excerpt", "-q", "important", "o/work.py"],
+        ["ctx-repomap", "."],
+        ["ctx-compact", "--limit", "1000", "-"],
+    ):
+        _store_refused(run_bytes(script_runner, [*argv, "-o", str(blob)], b"[]"), inside)
+        _store_refused(run_bytes(script_runner, [*argv, "-o", "hard"], b"[]"), linked)
+    assert blob.read_bytes() == data and (tree / "hard").read_bytes() == data
+    assert not (store_dir / "sessions" / "default" / "forged.json").exists()
+    assert not (store_dir / "blobs" / "x").exists()
+    for name in ("h", "h_copy"):
+        assert st.read_bytes(name) == data
+    # the store is the command's own: another --store's files are written as any file
+    other = tree / "other-store"
+    r = script_runner.run(["ctx-read", "h", "--head", "1", "--store", str(other), "-o", "x"])
+    assert r.returncode == 1  # no handle h there; the guard let -o through
+    r = script_runner.run(["ctx-read", "h", "--head", "1", "-o", "out.txt"])
+    assert r.returncode == 0 and (tree / "out.txt").read_text() == "line 0\n"

@@ -325,8 +325,12 @@ def test_store_root_under_a_file(script_runner, tmp_path, monkeypatch):
     assert r.stderr.startswith("ctx-stash: error: store root")
     assert "not a directory" in r.stderr
     assert f.read_text() == "precious"
-    r = script_runner.run(["ctx-read", "x"])
-    assert r.returncode == 1 and "no handle default/x" in r.stderr
+    r = script_runner.run(["ctx-read", "x"])  # not "no handle": the store's own error
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-read: error: store root {f / 'store'} is not a directory (a parent is a file) "
+        "(point --store or CTX_STORE at a directory)\n"
+    )
 
 
 @pytest.mark.script_launch_mode("inprocess")  # monkeypatches the library
@@ -769,10 +773,10 @@ def test_damaged_card_is_skipped_not_fatal(script_runner, store_dir, field, valu
     assert report["damaged"] == [
         {"id": "default/bad", "error": f"handle default/bad: its card {path} is damaged ({reason})"}
     ]
-    assert report["blobs_removed"] == (0 if field != "sha256" else 1)
-    if field != "sha256":
-        assert files() == before  # nothing touched
-        assert st.blob_path(bad_sha).exists()
+    # the damaged card's blob (even when its sha256 is the damage) stays: nothing touched
+    assert (report["blobs_removed"], report["unreferenced_kept"]) == (0, 1)
+    assert files() == before
+    assert st.blob_path(bad_sha).exists()
     r = script_runner.run(["ctx-stash", "--rm", "bad"])
     assert r.returncode == 0 and not path.exists()
 
@@ -948,3 +952,95 @@ def test_random_bytes_are_stashed_as_binary(script_runner, store_dir):
     # text with a few bytes that are not UTF-8 stays text
     card = card_of(run_bytes(script_runner, ["ctx-stash", "--name", "log"], PYTEST_LOG + b"\xff"))
     assert card["type"] == "text"
+
+
+# --- gc beside a damaged card, gc and --session, a store root that is a file -----------------
+
+
+def test_gc_removes_no_blob_while_a_card_is_damaged(script_runner, store_dir):
+    # gc kept the damaged card but deleted its blob as "unreferenced": the card, once
+    # repaired, pointed at nothing.
+    st = HandleStore(store_dir)
+    st.put_bytes(PYTEST_LOG, name="d")
+    st.put_bytes(b"gone\n" * 500, name="evicted")
+    st.remove(["evicted"])  # its blob is unreferenced now
+    path = _card_file(store_dir, "d")
+    good = path.read_bytes()
+    rec = json.loads(good)
+    rec["sha256"] = "zz"  # the damage is the very field that names the blob
+    path.write_text(json.dumps(rec))
+    blobs = sorted((store_dir / "blobs").rglob("*"))
+    r = script_runner.run(["ctx-stash", "--gc"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("removed 0 handles, 0 unreferenced blobs")
+    assert r.stderr.splitlines()[1:] == [
+        "ctx-stash: note: 2 unreferenced blobs kept: a damaged card may point at one of them "
+        "(repair the card or remove it with ctx-stash --rm, then --gc again)"
+    ]
+    assert sorted((store_dir / "blobs").rglob("*")) == blobs
+    report = json.loads(script_runner.run(["ctx-stash", "--gc", "--json"]).stdout)
+    assert (report["blobs_removed"], report["unreferenced_kept"]) == (0, 2)
+    path.write_bytes(good)  # repaired: the handle reads again
+    assert st.read_bytes("d") == PYTEST_LOG
+    report = json.loads(script_runner.run(["ctx-stash", "--gc", "--json"]).stdout)
+    assert (report["blobs_removed"], report["unreferenced_kept"]) == (1, 0)  # "evicted"'s
+    assert st.read_bytes("d") == PYTEST_LOG
+
+
+def test_gc_is_store_wide_and_a_typed_session_is_told(script_runner, store_dir, monkeypatch):
+    # ctx-stash --session A --gc evicted session B's handles without a word, while --list
+    # and --rm keep to --session: the budget is the store's, and the user is told so.
+    def two_sessions():
+        run_bytes(script_runner, ["ctx-stash", "--session", "A", "--name", "x"], PYTEST_LOG)
+        run_bytes(script_runner, ["ctx-stash", "--session", "B", "--name", "y"], PYTEST_LOG * 2)
+
+    note = (
+        "ctx-stash: note: --gc works on the whole store, not only session A: its limits are "
+        "the store's, and any session's handles may be evicted (--dry-run shows which)\n"
+    )
+    two_sessions()
+    gc = ["ctx-stash", "--session", "A", "--gc", "--max-entries", "0"]
+    r = script_runner.run([*gc, "--dry-run"])
+    assert r.returncode == 0 and r.stderr == note
+    assert r.stdout.splitlines()[:2] == ["would evict A/x", "would evict B/y"]
+    r = script_runner.run([*gc, "--json"])
+    assert r.returncode == 0 and r.stderr == note
+    assert json.loads(r.stdout)["evicted"] == ["A/x", "B/y"]
+    two_sessions()
+    monkeypatch.setenv("CTX_SESSION", "A")  # a session from the environment was not typed
+    r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "0"])
+    assert r.returncode == 0 and r.stderr == ""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ctx-stash", "--list"],
+        ["ctx-stash", "--name", "x", "--always", "--", "true"],
+        ["ctx-read", "h"],
+        ["ctx-repomap", "."],
+        ["ctx-compact", "--limit", "1000", "--force", "t.json"],
+    ],
+)
+def test_a_store_root_that_is_a_file_is_one_error_everywhere(
+    script_runner, tmp_path, monkeypatch, argv
+):
+    # CTX_STORE naming a file: ctx-repomap said "invalid value for '--store'" (an option
+    # nobody typed, exit 2), ctx-read "no handle default/h"; ctx-stash said what it is.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("def f():\n    pass\n")
+    turn = '{"role": "%s", "content": "%s"}'
+    turns = [turn % (("user", "assistant")[i % 2], "word " * 400) for i in range(12)]
+    (tmp_path / "t.json").write_text("[" + ", ".join(turns) + "]")
+    f = tmp_path / "storefile"
+    f.write_text("not a store")
+    for root, why in ((f, ""), (f / "sub", " (a parent is a file)")):
+        monkeypatch.setenv("CTX_STORE", str(root))
+        r = script_runner.run(argv)
+        assert (r.returncode, r.stdout) == (1, ""), r.stderr
+        assert r.stderr == (
+            f"{argv[0]}: error: store root {root} is not a directory{why} "
+            "(point --store or CTX_STORE at a directory)\n"
+        )
+    assert f.read_text() == "not a store"

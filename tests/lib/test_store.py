@@ -1214,3 +1214,41 @@ def test_put_stream_marks_an_incomplete_payload(st):
     whole = st.put_stream(io.BytesIO(b"whole\n"), name="whole", incomplete=lambda: None)
     assert "incomplete" not in whole
     assert st.card("cut") == card
+
+
+# --- gc beside a damaged card; a root that is a file, read -------------------------------------
+
+
+@pytest.mark.parametrize("damage", [b"{not json", b'{"sha256": "zz"}'])
+def test_gc_keeps_unreferenced_blobs_while_a_card_is_damaged(st, damage):
+    card = st.put_bytes(LOG, name="d")
+    st.put_bytes(b"other\n" * 500, name="o")
+    st.remove(["o"])
+    path = st.card_path("default", "d")
+    good = path.read_bytes()
+    path.write_bytes(damage)
+    blob_files = [f for f in _files(st.root) if f[0].startswith("blobs/")]
+    for dry_run in (True, False):
+        report = st.gc(dry_run=dry_run)
+        assert (report["blobs_removed"], report["unreferenced_kept"]) == (0, 2)
+        assert [d["id"] for d in report["damaged"]] == ["default/d"]
+    assert [f for f in _files(st.root) if f[0].startswith("blobs/")] == blob_files
+    path.write_bytes(good)
+    assert st.read_bytes("d") == LOG and st.blob_path(card["sha256"]).exists()
+    report = st.gc()
+    assert (report["blobs_removed"], report["unreferenced_kept"]) == (1, 0)
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_reading_from_a_root_that_is_a_file_says_so(tmp_path, under):
+    f = tmp_path / "file"
+    f.write_text("i am a file")
+    root = f / "sub" if under else f
+    for call in (lambda s: s.read_bytes("h"), lambda s: s.card("h"), lambda s: s.entries()):
+        with pytest.raises(StoreError, match="is not a directory") as exc:
+            call(HandleStore(root))
+        assert exc.value.message == (
+            f"store root {root} is not a directory" + (" (a parent is a file)" if under else "")
+        )
+        assert exc.value.hint == "point --store or CTX_STORE at a directory"
+    assert f.read_text() == "i am a file"
