@@ -140,3 +140,15 @@ def _linked_in(top: str, identity: tuple[int, int]) -> str | None:
             if (st.st_dev, st.st_ino) == identity:
                 return entry.path
     return None
+
+
+def empty_output(output: str | None) -> None:
+    """A usage error for ``-o ''``: an empty file name, which wrote to stdout unsaid (an unset
+    shell variable, ``-o "$OUT"``), where an empty --store is refused."""
+    if output == "":
+        from ctxtools.errors import UsageError
+
+        raise UsageError(
+            "-o was given an empty file name; nothing was written",
+            hint="name a file; without -o, or with -o -, the output goes to stdout",
+        )

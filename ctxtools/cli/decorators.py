@@ -154,6 +154,9 @@ def output_option(func: Callable) -> Callable:
     @functools.wraps(func)
     def run(*args, **kwargs):
         output = kwargs.pop("output")
+        from ctxtools.overwrite import empty_output
+
+        empty_output(output)
         refuse_output_over_input(output, kwargs)
         with output_to(output):
             return func(*args, **kwargs)
@@ -164,8 +167,8 @@ def output_option(func: Callable) -> Callable:
         "output",
         metavar="FILE",
         help="Write to FILE instead of stdout (a regular file is replaced atomically; a FIFO "
-        "or /dev/stdout is written through; a directory or socket, or one of the run's "
-        "inputs, is refused).",
+        "or /dev/stdout is written through; a directory or socket, one of the run's "
+        "inputs or a file in the store is refused).",
     )(run)
 
 

@@ -80,6 +80,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
 
     gather = Gatherer(req, root, root_real, ledger)
     gather.output.check(_option_sources(req))
+    gather.output.check_store(req.store)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, ledger)
     _gather_paths(gather, req, root, ledger)
     job, filt = _map_job(gather, req, root_real, ruler, task_words, jobs)

@@ -81,6 +81,22 @@ class OutputGuard:
             if self.names(path) or (os.path.isdir(path) and self.under(path)):
                 raise self.error(label)
 
+    def check_store(self, store: str | os.PathLike | None) -> None:
+        """Raise a usage error when the output lies in the store (--store, CTX_STORE, else
+        the default root) by any name (``overwrite.store_file_named``): a blob written over
+        is every handle that shares it lost."""
+        if self.output is None:
+            return
+        from ctxtools.config import store_root
+        from ctxtools.overwrite import store_file_named
+
+        where = store_file_named(self.output, store_root(store))
+        if where is not None:
+            raise UsageError(
+                f"-o {self.output} is {where}; nothing was written",
+                hint="write to a file outside the store",
+            )
+
 
 class Gatherer:
     """Turns the request's paths, mentions and changes into FileEntry records; what it

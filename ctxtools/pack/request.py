@@ -119,7 +119,11 @@ OLD_T_NOTE = (
 
 def check_output(output: str | None, files_from: str | None, task_from_stdin: bool) -> None:
     """Refuse -o OUTPUT when it is the --files-from list or standard input (the library
-    checks the files and options it reads itself)."""
+    checks the files and options it reads itself); and an empty name
+    (``overwrite.empty_output``)."""
+    from ctxtools.overwrite import empty_output
+
+    empty_output(output)
     if not output or output == "-":
         return
     from ctxtools.pack.inputs import OutputGuard

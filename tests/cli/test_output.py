@@ -228,6 +228,7 @@ def test_o_never_writes_in_the_store_by_any_name(script_runner, tree, store_dir)
         ["ctx-excerpt", "-q", "important", "o/work.py"],
         ["ctx-repomap", "."],
         ["ctx-compact", "--limit", "1000", "-"],
+        ["ctx-pack", "-q", "important work", "o"],
     ):
         _store_refused(run_bytes(script_runner, [*argv, "-o", str(blob)], b"[]"), inside)
         _store_refused(run_bytes(script_runner, [*argv, "-o", "hard"], b"[]"), linked)
@@ -242,3 +243,23 @@ def test_o_never_writes_in_the_store_by_any_name(script_runner, tree, store_dir)
     assert r.returncode == 1  # no handle h there; the guard let -o through
     r = script_runner.run(["ctx-read", "h", "--head", "1", "-o", "out.txt"])
     assert r.returncode == 0 and (tree / "out.txt").read_text() == "line 0\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ctx-pack", "-q", "important work", "o"],
+        ["ctx-read", "h"],
+        ["ctx-excerpt", "-q", "important", "o/work.py"],
+        ["ctx-repomap", "."],
+        ["ctx-compact", "--limit", "1000", "-"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_an_empty_output_name_is_refused_not_taken_for_stdout(script_runner, tree, argv):
+    """-o "$OUT" with OUT unset wrote to stdout without a word, where an empty --store is
+    a usage error: an empty -o is one too, before anything is read."""
+    r = run_bytes(script_runner, [*argv, "-o", ""], b"[]")
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and r.stderr.count("\n") == 1
+    assert "-o was given an empty file name; nothing was written" in r.stderr
