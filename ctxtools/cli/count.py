@@ -65,7 +65,11 @@ def cli(ctx: click.Context, **opts) -> int:
     <|endoftext|> count as ordinary text unless --allow-special.
 
     FILE arguments may be '-' for stdin; --files-from FILE reads names (one a line, or
-    NUL-separated with -0, as from git ls-files -z). Invalid UTF-8 is counted with U+FFFD in
+    NUL-separated with -0, as from git ls-files -z); --files-from - with the FILE - is a
+    usage error (stdin is read once). A file name is shown as it is unless it holds a
+    control character (a newline, a tab...), a double quote or a backslash: then it is
+    shown in double quotes with C escapes, as ctx-excerpt shows it, so one file is one
+    line. Invalid UTF-8 is counted with U+FFFD in
     place of bad bytes. A binary file (a NUL byte in its first 8 KiB, or mostly bytes that
     are not UTF-8) is reported by its bytes only, 0 tokens, with a note; --count-binary
     counts it as text. Standard input is always counted as text. A missing file is an
@@ -86,6 +90,9 @@ def cli(ctx: click.Context, **opts) -> int:
     --head N and --tail N print the first or last N tokens of one input instead (a
     character a token boundary splits is left out whole; bytes that are not UTF-8 come back
     as they were); --ids prints its token ids, --decode reads ids and prints their text.
+    With a tiktoken encoding, --head reads about N tokens' worth of the input, --tail
+    reads a file from its end (a pipe is read through, only its end kept), and --ids
+    prints the ids a piece at a time: memory stays bounded whatever the input's size.
 
     With --model (or --limit), a usage line follows: tokens, percent of the window, and
     the model. From 80% a warning with the share used goes to stderr; for a transcript
@@ -174,22 +181,21 @@ def cli(ctx: click.Context, **opts) -> int:
 
 def _tokens(ruler, opts) -> int:
     """--head, --tail, --ids, --decode: one input's tokens, not its count."""
-    from ctxtools.cli.inputs import read_source_bytes
+    from ctxtools.cli.inputs import opened
     from ctxtools.cli.outputs import stdout_bytes
-    from ctxtools.count.modes import tokens_of
+    from ctxtools.count.modes import ids_output, tokens_of
 
     sources = resolve_sources(opts["files"], opts["files_from"], opts["null"])
     if len(sources) != 1:
         raise UsageError("--head, --tail, --ids and --decode take one input (a FILE or stdin)")
-    out = tokens_of(ruler, read_source_bytes(sources[0]), sources[0].label, opts)
-    if isinstance(out, list):  # --ids
-        if opts["as_json"]:
-            emit_json(out)
-            return 0
-        out = (" ".join(map(str, out)) + "\n").encode()
+    notes: list[str] = []
     stream = stdout_bytes()
-    stream.write(out)
+    with opened(sources[0]) as source:
+        out = tokens_of(ruler, source, sources[0].label, opts, notes)
+        for data in [out] if isinstance(out, bytes) else ids_output(out, opts["as_json"]):
+            stream.write(data)
     stream.flush()
+    warn(*(f"note: not exact: {n}" for n in notes))
     return 0
 
 

@@ -5,12 +5,13 @@ path that cannot be read as a file."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from ctxtools.errors import InputError, NotFoundError
+from ctxtools.errors import InputError, NotFoundError, UsageError
 
 if TYPE_CHECKING:  # loaded when a command reads its inputs, not for --help
     from ctxtools.resolve import FileArg
@@ -41,11 +42,17 @@ def read_names(files_from: str, null: bool) -> list[str]:
 def resolve_sources(
     files: tuple[str, ...] | list[str], files_from: str | None = None, null: bool = False
 ) -> list[FileArg]:
-    """FILE arguments and --files-from as a list of sources; nothing at all means stdin."""
+    """FILE arguments and --files-from as a list of sources; nothing at all means stdin.
+    Standard input is read once: a usage error when the list and a FILE both come from it."""
     from ctxtools.resolve import STDIN, FileArg
 
     if null and files_from is None:
         raise click.UsageError("-0/--null goes with --files-from")
+    if files_from == "-" and "-" in files:
+        raise UsageError(
+            "--files-from - and the FILE - cannot both read standard input",
+            hint="give one of them stdin, the other a file",
+        )
     names = list(files)
     if files_from is not None:
         names.extend(read_names(files_from, null))
@@ -73,11 +80,19 @@ def stdin_bytes() -> BinaryIO:
 
 def check_file(path: str, directory_hint: str = "give files, or use ctx-repomap for trees") -> None:
     """Raise a one-line error for a path that cannot be read as a file (DIRECTORY_HINT:
-    what to do instead when it is a directory)."""
-    if os.path.isdir(path):
+    what to do instead when it is a directory), saying why: no such file, a loop of
+    symbolic links, a directory, no permission."""
+    try:
+        is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}: no such file") from None
+    except OSError as exc:
+        from ctxtools.fsutil import check_resource
+
+        check_resource(exc, path)
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    if is_dir:
         raise InputError(f"{path}: is a directory", hint=directory_hint)
-    if not os.path.exists(path):
-        raise NotFoundError(f"{path}: no such file")
     if not os.access(path, os.R_OK):
         raise InputError(f"{path}: permission denied")
 
@@ -91,6 +106,15 @@ def open_source(src: FileArg) -> BinaryIO:
         return open(src.path, "rb")
     except OSError as exc:
         raise InputError(f"{src.path}: {exc.strerror or exc}") from None
+
+
+def opened(src: FileArg):
+    """SRC as a binary stream, in a context manager that closes a file (never stdin)."""
+    if src.path is None:
+        import contextlib
+
+        return contextlib.nullcontext(stdin_bytes())
+    return open_source(src)
 
 
 def read_path_bytes(path: str) -> bytes:

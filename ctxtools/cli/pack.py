@@ -245,6 +245,11 @@ def cli(**opts) -> int:
     if task is None:
         raise UsageError("no task", hint='give -q/--task "what to do"; -q - reads it from stdin')
     task_from_stdin = task == "-"
+    if task_from_stdin and opts["files_from"] == "-":
+        raise UsageError(
+            "-q/--task - and --files-from - cannot both read standard input",
+            hint="give one of them stdin, the other a file",
+        )
     if task_from_stdin:
         from ctxtools.cli.inputs import read_source_bytes
         from ctxtools.resolve import STDIN

@@ -53,21 +53,37 @@ def tokens_mode(opts: Mapping) -> bool:
     return True
 
 
-def tokens_of(ruler, data: bytes, label: str, opts: Mapping) -> bytes | list[int]:
-    """One input's DATA as the tokens options ask: its text (``--decode``: of the ids it
-    holds; ``--head``/``--tail``: its first or last N tokens), or its token ids
-    (``--ids``)."""
+def tokens_of(ruler, stream, label: str, opts: Mapping, notes: list[str]):
+    """One input, the binary STREAM, as the tokens options ask: its text (``--decode``: of
+    the ids it holds; ``--head``/``--tail``: its first or last N tokens, reading about N
+    tokens' worth of it, or keeping only its end), or an iterator of its token ids a piece
+    at a time (``--ids``). NOTES hears where a cut could not be proven exact."""
     from ctxtools.tokens import ids as tok
 
     if opts["decode"]:
-        return tok.decode(ruler, tok.parse_ids(data, label))
+        return tok.decode(ruler, tok.parse_ids(stream.read(), label, ruler))
     if opts["head"] is not None:
-        data = tok.head(ruler, data, opts["head"])
+        data = tok.head_of(ruler, stream, opts["head"], notes)
     elif opts["tail"] is not None:
-        data = tok.tail(ruler, data, opts["tail"])
+        data = tok.tail_of(ruler, stream, opts["tail"], notes)
+    else:
+        return tok.iter_ids(ruler, stream, notes)
     if opts["ids"]:
-        return tok.encode(ruler, data.decode("utf-8", "replace"))
+        return iter([tok.encode(ruler, data.decode("utf-8", "replace"))])
     return data
+
+
+def ids_output(pieces, as_json: bool):
+    """The bytes that print the ids of PIECES (lists of ids), as they come: separated by
+    spaces and ended by a newline, or a JSON array (``--json``)."""
+    sep = "," if as_json else " "
+    yield b"[" if as_json else b""
+    started = False
+    for ids in pieces:
+        if ids:
+            yield ((sep if started else "") + sep.join(map(str, ids))).encode()
+            started = True
+    yield b"]\n" if as_json else b"\n"
 
 
 def uncountable(paths: list[str | None], missing_ok: bool) -> tuple[dict[str, str], list[str]]:
@@ -113,7 +129,8 @@ def counts_output(rows, sources, bad: dict, absent: list[str], profile, ruler, o
     counted = report.Report(rows, profile=profile, ruler=ruler, **{k: opts[k] for k in keys})
     before = [f"error: {why}" for why in bad.values()]
     if absent:
-        before.append(f"note: not present, not counted (--missing-ok): {', '.join(absent)}")
+        names = ", ".join(map(report.shown, absent))
+        before.append(f"note: not present, not counted (--missing-ok): {names}")
     before += [f"note: not exact: {n}" for n in counted.not_exact]
     doc = text = None
     if opts["as_json"]:

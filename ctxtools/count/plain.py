@@ -51,6 +51,7 @@ def count_plain(names: list[str], heuristic: bool, stdin) -> tuple[str, list[str
     """What the plain call over NAMES prints, and its notes for stderr (a count that could
     not be proven exact); None when the click command must run it (the ruler has a note, a
     file fails before STDIN was read). An error after stdin was read is raised."""
+    from ctxtools.count.report import format_counts, shown
     from ctxtools.errors import CtxError, InputError
     from ctxtools.tokens import count_stream, get_ruler
 
@@ -79,9 +80,7 @@ def count_plain(names: list[str], heuristic: bool, stdin) -> tuple[str, list[str
             if not stdin_read:
                 return None
             raise
-        rows.append((name, counts.tokens))
+        rows.append((shown(name), counts.tokens))
         if not counts.exact:
             notes.extend(f"not exact: {n}" for n in counts.notes if f"not exact: {n}" not in notes)
-    from ctxtools.count.report import format_counts
-
     return format_counts(rows, sum(n for _, n in rows), len(names)), notes

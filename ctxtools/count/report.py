@@ -27,7 +27,8 @@ def pct(p: float) -> str:
 
 def format_counts(rows: list[tuple[str, int | str]], total: int, n_sources: int) -> str:
     """The plain output: the count of one input, or wc-style lines and a total. A count
-    given as a string (``-`` for a binary file) is shown as it is."""
+    given as a string (``-`` for a binary file) is shown as it is. The labels are shown as
+    given: a file name as ``shown`` shows it."""
     if len(rows) == 1 and n_sources == 1:
         n = rows[0][1]
         return f"{0 if isinstance(n, str) else n}\n"
@@ -35,6 +36,17 @@ def format_counts(rows: list[tuple[str, int | str]], total: int, n_sources: int)
     lines = [f"{n:>{width}} {label}\n" for label, n in rows]
     lines.append(f"{total:>{width}} total\n")
     return "".join(lines)
+
+
+def shown(name: str) -> str:
+    """A file name as the toolkit shows it in text (``quoting.quote_name``: a name with a
+    newline stays on its line). A name of printable characters without a quote or a
+    backslash is shown as it is: the plain call (``count_fast``) does not load the rule."""
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    from ctxtools.quoting import quote_name
+
+    return quote_name(name)
 
 
 def binary_row(size: int) -> dict:
@@ -90,7 +102,7 @@ def binary_note(rows: list[Row]) -> str | None:
     size = sum(row["bytes"] for _, row in rows if row.get("binary"))
     if len(binary) == 1:
         return (
-            f"note: {binary[0]}: binary ({fmt(size)} bytes), not counted in tokens "
+            f"note: {shown(binary[0])}: binary ({fmt(size)} bytes), not counted in tokens "
             "(--count-binary counts it as text)"
         )
     return (
@@ -333,12 +345,12 @@ def over_limits(
         return over
     if single:
         label = big[0][0]
-        where = "" if label == "-" else f"{label}: "
+        where = "" if label == "-" else f"{shown(label)}: "
         over.append(
             f"{where}{fmt(big[0][1])} tokens, over the limit of {fmt(fail_above)} (--fail-above)"
         )
         return over
-    named = ", ".join(f"{label} ({fmt(n)})" for label, n in big[:10])
+    named = ", ".join(f"{shown(label)} ({fmt(n)})" for label, n in big[:10])
     more = f" and {len(big) - 10} more" if len(big) > 10 else ""
     over.append(f"{len(big)} of {len(rows)} inputs over {fmt(fail_above)} tokens: {named}{more}")
     return over
@@ -388,9 +400,9 @@ class Report:
     def text(self, n_sources: int) -> str:
         """The plain output: the counts (``format_counts``), then the usage line."""
         pairs = [
-            (f"{label} (binary, {fmt(row['bytes'])} bytes)", "-")
+            (f"{shown(label)} (binary, {fmt(row['bytes'])} bytes)", "-")
             if row.get("binary")
-            else (label, row["tokens"])
+            else (shown(label), row["tokens"])
             for label, row in self.rows
         ]
         out = format_counts(pairs, self.total["tokens"], n_sources)

@@ -146,7 +146,10 @@ def _fmt(n: int) -> str:
 
 def render(tree: TreeCount, *, depth: int, top: int) -> str:
     """The tree as text: ``TOKENS  SHARE  PATH`` lines, directories down to DEPTH levels,
-    at most TOP entries a directory; then the TOP heaviest files."""
+    at most TOP entries a directory; then the TOP heaviest files. Names are shown as
+    ``quoting.quote_name`` shows them."""
+    from ctxtools.quoting import quote_name
+
     total = tree.top.counts["tokens"]
     rows: list[tuple[str, str, str]] = []
 
@@ -154,11 +157,12 @@ def render(tree: TreeCount, *, depth: int, top: int) -> str:
         return f"{100 * n / total:.1f}%" if total else "-"
 
     def label(node: Node) -> str:
+        name = quote_name(node.name)
         if node.is_dir:
-            return f"{node.name}  ({_fmt(node.files)} file{'s' if node.files != 1 else ''})"
+            return f"{name}  ({_fmt(node.files)} file{'s' if node.files != 1 else ''})"
         if node.counts.get("binary"):
-            return f"{node.name}  (binary, {_fmt(node.counts['bytes'])} bytes)"
-        return node.name
+            return f"{name}  (binary, {_fmt(node.counts['bytes'])} bytes)"
+        return name
 
     def tokens(node: Node) -> str:
         return "-" if node.counts.get("binary") else _fmt(node.counts["tokens"])
@@ -179,7 +183,8 @@ def render(tree: TreeCount, *, depth: int, top: int) -> str:
             if kid.is_dir:
                 walk(kid, prefix + ("    " if last else "│   "), level + 1)
 
-    rows.append((_fmt(total), share(total), f"{tree.root}  ({_fmt(tree.top.files)} files)"))
+    root = quote_name(tree.root)
+    rows.append((_fmt(total), share(total), f"{root}  ({_fmt(tree.top.files)} files)"))
     walk(tree.top, "", 0)
     heavy = tree.files()[:top]
     w1 = max(len(r[0]) for r in rows)
@@ -188,7 +193,7 @@ def render(tree: TreeCount, *, depth: int, top: int) -> str:
     if heavy:
         out.append("\nheaviest files:\n")
         w = max(len(tokens(n)) for n in heavy)
-        out.extend(f"{tokens(n):>{w}}  {n.path}\n" for n in heavy)
+        out.extend(f"{tokens(n):>{w}}  {quote_name(n.path)}\n" for n in heavy)
     return "".join(out)
 
 

@@ -8,15 +8,28 @@ tokens, and counts at most N tokens itself. Bytes that are not UTF-8 are counted
 
 ``encode`` gives the ids of a text; ``decode`` the bytes of a list of ids (``parse_ids``
 reads them as written: whitespace- or comma-separated whole numbers).
+
+``head_of``, ``tail_of`` and ``iter_ids`` do the same for a stream of any size, read in the
+pieces ``ctxtools.tokens.cutter`` cuts it into (where no pre-token spans, or at a checked
+junction inside a long run), so that the pieces' ids joined are the whole text's ids: a
+head reads about its N tokens, a tail keeps only the input's last pieces (a regular file is
+read from its end), the ids come a piece at a time. A tiktoken encoding only; any other
+exact ruler reads the whole text, as before.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import re
+from collections import deque
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from ctxtools.errors import InputError, TokenizerError, UsageError
 
 _ID_SEP = re.compile(rb"[\s,]+")
+_BAD_BYTE = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, after surrogateescape
 
 
 def _needs_exact(ruler, what: str) -> None:
@@ -30,10 +43,12 @@ def _needs_exact(ruler, what: str) -> None:
 def _texts(data: bytes) -> tuple[str, str]:
     """(DATA with surrogates for its bad bytes, the same with U+FFFD): one character each
     for every bad byte, so positions in one are positions in the other."""
-    kept = data.decode("utf-8", "surrogateescape")
-    if not any(0xDC80 <= ord(c) <= 0xDCFF for c in kept):
-        return kept, kept
-    return kept, "".join("\ufffd" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in kept)
+    try:
+        kept = data.decode("utf-8")
+    except UnicodeDecodeError:
+        kept = data.decode("utf-8", "surrogateescape")
+        return kept, _BAD_BYTE.sub("\ufffd", kept)
+    return kept, kept
 
 
 def encode(ruler, text: str) -> list[int]:
@@ -50,7 +65,9 @@ def _chars_of_ids(ruler, ids: list[int]) -> int:
     return len(decode(ruler, ids).decode("utf-8", "ignore")) if ids else 0
 
 
-def _cut(ruler, data: bytes, n: int, *, from_end: bool) -> bytes:
+def _cut(ruler, data: bytes, n: int, *, from_end: bool, ids: list[int] | None = None) -> bytes:
+    """The first (last, FROM_END) N tokens of DATA; IDS, when given, are DATA's ids (its
+    bad bytes counted as U+FFFD each)."""
     _needs_exact(ruler, "--tail" if from_end else "--head")
     kept, counted = _texts(data)
     if ruler.kind == "tokenizers":
@@ -62,7 +79,8 @@ def _cut(ruler, data: bytes, n: int, *, from_end: bool) -> bytes:
         spans = enc.offsets
         part = kept[spans[-n][0] :] if from_end else kept[: spans[n - 1][1]]
         return part.encode("utf-8", "surrogateescape")
-    ids = encode(ruler, counted)
+    if ids is None:
+        ids = encode(ruler, counted)
     if n >= len(ids):
         return data
     take = n
@@ -86,38 +104,58 @@ def tail(ruler, data: bytes, n: int) -> bytes:
     return _cut(ruler, data, n, from_end=True)
 
 
-def parse_ids(data: bytes, where: str) -> list[int]:
-    """The token ids written in DATA (whitespace or commas between them; JSON's [ ] too)."""
+def parse_ids(data: bytes, where: str, ruler=None) -> list[int]:
+    """The token ids written in DATA (whitespace or commas between them; JSON's [ ] too).
+    A whole number too long to be an id is out of RULER's range."""
+    if ruler is not None:
+        _needs_exact(ruler, "--decode")
     body = data.strip().removeprefix(b"[").removesuffix(b"]")
     ids = []
     for word in _ID_SEP.split(body.strip()):
         if not word:
             continue
-        if not word.isdigit() or len(word) > 12:
+        if not word.isdigit():
             shown = word[:40].decode("utf-8", "replace")
             raise InputError(f"{where}: not a token id: {shown!r}", hint="give whole numbers")
+        if len(word) > 12:
+            shown = word[:40].decode() + ("..." if len(word) > 40 else "")
+            raise _out_of_range(shown, ruler)
         ids.append(int(word))
     return ids
+
+
+def _vocabulary(ruler) -> tuple[str, int]:
+    """RULER's vocabulary: its name and its number of ids."""
+    if ruler.kind == "tiktoken":
+        return ruler.encoding.name, ruler.encoding.n_vocab
+    return ruler.path, ruler.tokenizer.get_vocab_size(with_added_tokens=True)
+
+
+def _out_of_range(shown: str, ruler) -> TokenizerError:
+    if ruler is None or ruler.kind not in ("tiktoken", "tokenizers"):
+        return TokenizerError(f"token id {shown} is out of range")
+    name, size = _vocabulary(ruler)
+    return TokenizerError(f"token id {shown} is out of range: {name}'s ids are 0 to {size - 1:,}")
 
 
 def decode(ruler, ids: list[int]) -> bytes:
     """The bytes the tokens IDS spell under RULER (raw: a character may be cut at either end)."""
     _needs_exact(ruler, "--decode")
-    if ruler.kind == "tiktoken":
-        enc = ruler.encoding
-        bad = next((i for i in ids if i >= enc.n_vocab), None)
-        try:
-            if bad is None:
-                return enc.decode_bytes(ids)
-        except KeyError:
-            bad = next((i for i in ids if _missing(enc, i)), ids[0])
-        raise TokenizerError(f"token id {bad} is not in {enc.name} (0 to {enc.n_vocab - 1:,})")
-    tok = ruler.tokenizer
-    size = tok.get_vocab_size(with_added_tokens=True)
+    name, size = _vocabulary(ruler)
     bad = next((i for i in ids if i >= size), None)
     if bad is not None:
-        raise TokenizerError(f"token id {bad} is not in {ruler.path} (0 to {size - 1:,})")
-    return tok.decode(ids, skip_special_tokens=False).encode("utf-8", "surrogateescape")
+        raise _out_of_range(str(bad), ruler)
+    if ruler.kind == "tiktoken":
+        enc = ruler.encoding
+        try:
+            return enc.decode_bytes(ids)
+        except KeyError:
+            hole = next((i for i in ids if _missing(enc, i)), ids[0])
+        raise TokenizerError(
+            f"{hole} is not a token id of {name}: a hole in its range 0 to {size - 1:,} "
+            "that no token has"
+        )
+    return ruler.tokenizer.decode(ids, skip_special_tokens=False).encode("utf-8", "surrogateescape")
 
 
 def _missing(enc, i: int) -> bool:
@@ -126,3 +164,231 @@ def _missing(enc, i: int) -> bool:
     except KeyError:
         return True
     return False
+
+
+# --- a stream's tokens, read in pieces ---------------------------------------------------
+
+EDGE_CHUNK = 1 << 18  # bytes a piece for the first or last N tokens (more for a big N)
+TAIL_WINDOW = 1 << 16  # the first window read from a file's end for --tail (then 4x, ...)
+
+
+def streamable(ruler) -> bool:
+    """Whether RULER's ids of a text are the ids of its pieces joined, at the cutter's cuts
+    (a tiktoken encoding; not a tokenizer.json, which may normalise the whole text, nor an
+    NFC ruler, whose pattern is not the one the cuts are proven for)."""
+    from ctxtools.tokens.rulers import TiktokenRuler
+
+    return isinstance(ruler, TiktokenRuler)
+
+
+def _cutter(ruler, stream: BinaryIO, report, chunk: int, raw: bool):
+    """A ``cutter.Cutter`` over STREAM that also tells each piece's ids and, with RAW, its
+    bytes, with bad bytes counted one U+FFFD each (as ``head``/``tail`` count them)."""
+    from ctxtools.tokens.cutter import Cutter
+    from ctxtools.tokens.loading import window_encoder
+    from ctxtools.tokens.stream import READ_BLOCK
+
+    class IdCutter(Cutter):
+        # Every piece the cutter yields is tallied by one ``_text(start, end)`` call just
+        # before it is yielded (the pieces' tallies add up to the input's characters); a
+        # counted piece of a run is made by ``_settle`` or, cut where no exact cut was
+        # found, from ``_encode_any``'s ids. So the last of each is that piece's.
+        span = b""
+        ids: list[int] = []
+
+        def _text(self, start: int, end: int, tally: bool = True) -> str:
+            if not raw:
+                return super()._text(start, end, tally)
+            data = self._bytes(start, end)
+            if tally:
+                self.span = data
+            return _texts(data)[1]
+
+        def _settle(self, section):
+            self.ids = section.tokens
+            return super()._settle(section)
+
+        def _encode_any(self, text: str) -> list[int]:
+            self.ids = super()._encode_any(text)
+            return self.ids
+
+    return IdCutter(
+        stream,
+        report,
+        chunk=chunk,
+        block=min(READ_BLOCK, max(chunk, 1 << 16)),
+        encoding=ruler.encoding,
+        encode=ruler.encode,
+        allow_special=ruler.allow_special,
+        window_encoder=lambda: window_encoder(ruler.name),
+    )
+
+
+def _pieces(ruler, stream: BinaryIO, report, *, chunk: int, raw: bool):
+    """(bytes, ids) of the consecutive pieces of STREAM (bytes only with RAW), cut where the
+    ids of the pieces joined are the ids of the whole (REPORT says where that could not be
+    proven: ``cuts.CutReport``)."""
+    cutter = _cutter(ruler, stream, report, chunk, raw)
+    for piece in cutter.pieces():
+        if piece.text is not None:
+            ids = ruler.encode(piece.text)
+        else:
+            ids = cutter.ids
+            if len(ids) != piece.tokens:  # the cutter no longer works as _cutter says
+                raise RuntimeError("the cutter's counted piece has no ids")
+        yield cutter.span, ids
+
+
+def _notes(report, notes: list[str]) -> None:
+    if not report.exact:
+        notes.extend(n for n in report.all_notes() if n not in notes)
+
+
+def iter_ids(ruler, stream: BinaryIO, notes: list[str], chunk: int = 0) -> Iterator[list[int]]:
+    """The ids of STREAM's text (UTF-8, bad bytes as U+FFFD), a piece at a time, in bounded
+    memory: joined, they are ``encode`` of the whole text. NOTES hears, once the stream is
+    read, where a piece could not be cut at a proven boundary (the ids there may differ from
+    one encoding of the whole by a few)."""
+    _needs_exact(ruler, "token ids")
+    if not streamable(ruler):  # read whole: its pieces' ids need not join to the whole's
+        yield encode(ruler, stream.read().decode("utf-8", "replace"))
+        return
+    from ctxtools.tokens.cuts import CutReport
+    from ctxtools.tokens.stream import CHUNK_BYTES
+
+    report = CutReport()
+    for _data, ids in _pieces(ruler, stream, report, chunk=chunk or CHUNK_BYTES, raw=False):
+        yield ids
+    _notes(report, notes)
+
+
+def head_of(ruler, stream: BinaryIO, n: int, notes: list[str], chunk: int = 0) -> bytes:
+    """``head`` of what STREAM holds, reading only about its first N tokens: pieces are read
+    until they hold more than N tokens (NOTES: as ``iter_ids``'s)."""
+    _needs_exact(ruler, "--head")
+    if not streamable(ruler):
+        return head(ruler, stream.read(), n)
+    from ctxtools.tokens.cuts import CutReport
+
+    report = CutReport()
+    chunk = chunk or _edge_chunk(n)
+    parts: list[bytes] = []
+    ids: list[int] = []
+    for data, got in _pieces(ruler, stream, report, chunk=chunk, raw=True):
+        parts.append(data)
+        ids.extend(got)
+        if len(ids) > n:
+            break
+    _notes(report, notes)
+    return _cut(ruler, b"".join(parts), n, from_end=False, ids=ids)
+
+
+def tail_of(ruler, stream: BinaryIO, n: int, notes: list[str], chunk: int = 0) -> bytes:
+    """``tail`` of what STREAM holds, in memory bounded by its last N tokens: a regular
+    file is read from its end, from a proven cut with more than N tokens after it (looked
+    for in windows four times larger each time); anything else (a pipe, or a file whose end
+    is one long run) is read through, only its last pieces kept (NOTES: as
+    ``iter_ids``'s)."""
+    _needs_exact(ruler, "--tail")
+    if not streamable(ruler):
+        return tail(ruler, stream.read(), n)
+    chunk = chunk or _edge_chunk(n)
+    size = _file_size(stream)
+    if size is not None:
+        found = _tail_from_end(ruler, stream, size, n, notes, chunk)
+        if found is not None:
+            return found
+        stream.seek(0)
+    return _last_tokens(ruler, stream, n, notes, chunk)[0]
+
+
+def _last_tokens(ruler, stream: BinaryIO, n: int, notes: list[str], chunk: int):
+    """(``tail`` of STREAM read through, keeping only its last pieces; how many tokens it
+    holds)."""
+    from array import array
+
+    from ctxtools.tokens.cuts import CutReport
+
+    report = CutReport()
+    kept: deque[tuple[bytes, array]] = deque()  # the last pieces, their ids 4 bytes each
+    total = held = 0
+    for data, got in _pieces(ruler, stream, report, chunk=chunk, raw=True):
+        kept.append((data, array("I", got)))
+        total += len(got)
+        held += len(got)
+        while held - len(kept[0][1]) > n:
+            held -= len(kept.popleft()[1])
+    _notes(report, notes)
+    data = b"".join(part for part, _ in kept)
+    ids = [i for _, got in kept for i in got]
+    return _cut(ruler, data, n, from_end=True, ids=ids), total
+
+
+def _edge_chunk(n: int) -> int:
+    from ctxtools.tokens.stream import CHUNK_BYTES
+
+    return min(CHUNK_BYTES, max(EDGE_CHUNK, 16 * n))
+
+
+def _tail_from_end(ruler, stream, size: int, n: int, notes: list[str], chunk: int):
+    """``tail`` of the regular file STREAM of SIZE bytes, read from the first proven cut
+    (where no pre-token spans: the ids after it are the whole's) of a window at its end
+    with more than N tokens after it; None when no window smaller than the file has one."""
+    from ctxtools.tokens.cuts import CutReport
+
+    probe = _cutter(ruler, io.BytesIO(), CutReport(), chunk, raw=True)
+    rules = (probe.allow_special, probe._cased, probe._specials)  # the cutter's own rules
+    window, searched = max(TAIL_WINDOW, 16 * n), 0
+    while window < size:
+        # the cuts the smaller windows had room for were looked at already
+        cut = _first_cut(stream, size - window + 4, size - searched + 4, rules)
+        if cut >= 0:
+            stream.seek(cut)
+            said: list[str] = []
+            found, total = _last_tokens(ruler, stream, n, said, chunk)
+            if total > n:
+                notes.extend(x for x in said if x not in notes)
+                return found
+        window, searched = window * 4, window
+    return None
+
+
+def _first_cut(stream, lo: int, hi: int, rules) -> int:
+    """The first rule cut (``cuts.find_rule_cut`` with RULES) at an offset of the file
+    STREAM in [LO, HI), LO >= 4 (a cut is judged by the bytes before it), or -1; read a
+    block at a time."""
+    from ctxtools.tokens.cuts import find_rule_cut
+    from ctxtools.tokens.stream import READ_BLOCK
+
+    at = lo
+    while at < hi:
+        end = min(at + READ_BLOCK, hi)
+        stream.seek(at - 4)
+        data = stream.read(end - at + 4)
+        if len(data) > 4 and not _one_kind(data[3:]):
+            cut = find_rule_cut(data, 4, len(data), *rules)
+            if cut >= 0:
+                return at - 4 + cut
+        at = end
+    return -1
+
+
+def _one_kind(data: bytes) -> bool:
+    """Whether DATA is all of one kind of byte (``runs``' classes): no rule cut lies inside
+    such a run, which the regular expressions of ``cuts`` would take long to find."""
+    from ctxtools.tokens import runs
+
+    return not data or runs._uniform(data, runs._BYTE_KIND[data[0]])
+
+
+def _file_size(stream: BinaryIO) -> int | None:
+    """The size of STREAM when it is a regular file read from its start, else None."""
+    import stat
+
+    try:
+        st = os.fstat(stream.fileno())
+        if stat.S_ISREG(st.st_mode) and stream.seekable() and stream.tell() == 0:
+            return st.st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass
+    return None

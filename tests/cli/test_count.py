@@ -291,6 +291,77 @@ def test_missing_file_and_directory(script_runner, tmp_path):
     )
 
 
+@pytest.mark.process
+def test_a_symlink_loop_is_named_as_what_it_is(script_runner, tmp_path):
+    """It said "no such file" (ctx-excerpt said what the system says)."""
+    (tmp_path / "loopA").symlink_to("loopB")
+    (tmp_path / "loopB").symlink_to("loopA")
+    loop = str(tmp_path / "loopA")
+    for args in ([loop], ["--head", "3", loop], ["--sort", "name", loop]):
+        r = script_runner.run(["ctx-count", *args])
+        assert (r.returncode, r.stdout) == (1, "")
+        assert r.stderr == f"ctx-count: error: {loop}: Too many levels of symbolic links\n"
+
+
+@pytest.mark.script_launch_mode("inprocess")  # a stdin that fails the test when read
+@pytest.mark.parametrize("cmd", [["ctx-count"], ["ctx-excerpt", "--query", "parse_header"]])
+def test_files_from_stdin_and_the_file_stdin_is_a_usage_error(script_runner, tmp_path, cmd):
+    """Both read stdin: the list got it all and the FILE - nothing, exit 0 and no word."""
+    from helpers import endless_stdin
+
+    (tmp_path / "a.py").write_text("def parse_header(x):\n    return x\n")
+    stdin = endless_stdin(str(tmp_path / "a.py").encode() + b"\n", limit=-1)  # never read
+    r = script_runner.run([*cmd, "--files-from", "-", "-"], stdin=stdin)
+    assert r.returncode == 2 and r.stdout == ""
+    name = cmd[0]
+    assert r.stderr == (
+        f"{name}: error: --files-from - and the FILE - cannot both read standard input "
+        f"(give one of them stdin, the other a file; see {name} --help)\n"
+    )
+    assert stdin.buffer.raw.given == 0
+
+
+@pytest.mark.parametrize("args", [[], ["--heuristic"], ["--sort", "name"]])
+def test_a_name_with_a_newline_is_shown_on_one_line(script_runner, tmp_path, args):
+    """One file is one line, its name quoted with C escapes as ctx-excerpt, ctx-pack and
+    ctx-repomap show it (the plain call, without click, too)."""
+    code = "def f():\n    pass\n"
+    (tmp_path / "main.py").write_text(code)
+    (tmp_path / "new\nline.py").write_text(code)
+    (tmp_path / 'say "hi"\t.bin').write_bytes(b"\0" * 10)
+    n = heuristic_count(code) if args == ["--heuristic"] else exact(code)
+    w = len(str(2 * n))
+    r = script_runner.run(["ctx-count", *args, "main.py", "new\nline.py"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f'{n:>{w}} main.py\n{n:>{w}} "new\\nline.py"\n{2 * n} total\n'
+    r = script_runner.run(["ctx-count", *args, "main.py", 'say "hi"\t.bin'], cwd=tmp_path)
+    assert r.stdout.splitlines()[1].lstrip() == '- "say \\"hi\\"\\t.bin" (binary, 10 bytes)'
+    assert r.stderr == (
+        'ctx-count: note: "say \\"hi\\"\\t.bin": binary (10 bytes), not counted in tokens '
+        "(--count-binary counts it as text)\n"
+    )
+    r = script_runner.run(["ctx-count", *args, "--fail-above", "1", "new\nline.py"], cwd=tmp_path)
+    assert r.returncode == 3 and r.stderr.count("\n") == 1
+    assert '"new\\nline.py": ' in r.stderr
+
+
+def test_the_tree_shows_a_name_with_a_newline_on_one_line(script_runner, tmp_path):
+    code = "def f():\n    pass\n"
+    (tmp_path / "sub\ndir").mkdir()
+    (tmp_path / "sub\ndir" / "new\nline.py").write_text(code * 3)
+    (tmp_path / "main.py").write_text(code)
+    r = script_runner.run(["ctx-count", "--tree", "."], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 + 3 + 1 + 2  # root, 2 entries + 1 inside, blank, title, 2 files
+    assert lines[1].endswith('├── "sub\\ndir/"  (1 file)')
+    assert lines[2].endswith('│   └── "new\\nline.py"')
+    assert lines[-2].endswith('  "sub\\ndir/new\\nline.py"')
+    assert lines[-1].endswith("  main.py")
+    doc = json.loads(script_runner.run(["ctx-count", "--tree", ".", "--json"], cwd=tmp_path).stdout)
+    assert doc["heaviest"][0]["path"] == "sub\ndir/new\nline.py"  # JSON escapes it itself
+
+
 def test_files_from_with_missing_files_and_keep_going(script_runner, tmp_path):
     good = tmp_path / "good.txt"
     good.write_text("hello world\n")

@@ -4,10 +4,12 @@ encode and decode_bytes are the oracle."""
 
 from __future__ import annotations
 
-import pytest
-from helpers import run_bytes
+import os
 
-from ctxtools.tokens import get_ruler
+import pytest
+from helpers import DATA, endless_stdin, run_bytes
+
+from ctxtools.tokens import get_ruler, ids
 
 LOG = (
     "tests/test_auth.py::test_token_expiry FAILED\n"
@@ -115,8 +117,20 @@ def test_decode_reads_commas_brackets_and_lines(script_runner):
         (["--ids", "--budget"], b"", 2, "--budget does not go with"),
         (["--head", "2", "a", "b"], b"", 2, "take one input"),
         (["--decode"], b"12 x7", 1, "-: not a token id: 'x7'"),
-        (["--decode"], b"100277", 1, "token id 100277 is not in cl100k_base (0 to 100,276)"),
+        (["--decode"], b"100277", 1, "token id 100277 is out of range: cl100k_base's ids"),
         (["--head", "-1"], b"x", 2, "-1 is below the minimum of 0"),
+        (
+            ["--decode"],
+            b"1 100256 2",
+            1,
+            "100256 is not a token id of cl100k_base: a hole in its range 0 to 100,276 ",
+        ),
+        (
+            ["--decode"],
+            b"999999999999999999999999",
+            1,
+            "token id 999999999999999999999999 is out of range: cl100k_base's ids are 0 to ",
+        ),
     ],
 )
 def test_misuses_are_one_line(script_runner, args, stdin, status, said):
@@ -125,3 +139,79 @@ def test_misuses_are_one_line(script_runner, args, stdin, status, said):
     assert r.stderr.startswith("ctx-count: error: ") and r.stderr.count("\n") == 1
     assert said in r.stderr
     assert r.stdout == ""
+
+
+# --- inputs of any size: read in pieces, the same bytes as one encoding of the whole -------
+
+
+def real_text() -> bytes:
+    """A build log in Chinese and Japanese with Latin-1 bytes in it, code in six languages,
+    Korean, and bytes that are not UTF-8 (a CJK character cut short among them)."""
+    parts = [(DATA / "golden" / "inputs" / "build.log").read_bytes()]
+    parts += [p.read_bytes() for p in sorted((DATA / "excerpt").iterdir())]
+    parts.append("한국어 문장입니다. 这是中文，有标点。\n".encode() * 30)
+    parts.append(b"caf\xe9 \xff\xfe tail \xe4\xb8 cut\n")
+    return b"".join(parts) * 30  # about 1.4 MB: more than one piece
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("args", [[], ["--model", "gpt-4o"]])
+def test_big_real_text_gives_the_bytes_and_ids_of_one_encoding(script_runner, tmp_path, args):
+    ruler = get_ruler(encoding="o200k_base" if args else "cl100k_base").ruler
+    data = real_text()
+    f = tmp_path / "mixed.log"
+    f.write_bytes(data)
+    whole = ids.encode(ruler, data.decode("utf-8", "replace"))
+    r = run_bytes(script_runner, ["ctx-count", *args, "--ids", str(f)], b"")
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout == " ".join(map(str, whole)) + "\n"
+    for n in (3, 40_000):
+        for flag, oracle in (("--head", ids.head), ("--tail", ids.tail)):
+            r = run_bytes(script_runner, ["ctx-count", *args, flag, str(n), str(f)], b"")
+            assert raw(r) == oracle(ruler, data, n), (flag, n)
+            piped = run_bytes(script_runner, ["ctx-count", *args, flag, str(n)], data)
+            assert raw(piped) == raw(r), (flag, n)
+
+
+@pytest.mark.script_launch_mode("inprocess")  # an endless stdin: only a stream can be that
+def test_head_of_an_endless_input_reads_only_its_beginning(script_runner):
+    """--head 5 of a 50 MB line took 57 s and 2.5 GB: it read and encoded all of it."""
+    line = b"2026-12-01 10:00:00 INFO src/app.py: request served in 12 ms\n"
+    stdin = endless_stdin(line)  # the test fails past 4 MiB read
+    r = script_runner.run(["ctx-count", "--head", "5"], stdin=stdin)
+    assert r.returncode == 0, r.stderr
+    assert raw(r) == ids.head(get_ruler().ruler, line * 2, 5)
+    assert stdin.buffer.raw.given <= 1 << 20
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="a system without /dev/zero")
+@pytest.mark.parametrize("args", [["--tail", "5"], ["--ids"]])
+def test_an_endless_device_is_read_in_bounded_memory_until_ctrl_c(args):
+    """--tail and --ids of /dev/zero grew past 5 GB in seconds and Ctrl-C did not end
+    them: now they run in the memory of a plain count (here within 512 MiB of address space)
+    and end with 130 and one line."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    def half_a_gib() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 29, 1 << 29))
+
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ctx-count"), *args, "/dev/zero"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=half_a_gib,
+    )
+    time.sleep(3)
+    assert proc.poll() is None, proc.communicate()  # still reading, within its memory
+    proc.send_signal(signal.SIGINT)
+    try:
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.decode() == "ctx-count: interrupted\n"

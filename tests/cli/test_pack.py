@@ -449,6 +449,24 @@ def test_task_read_from_stdin(script_runner, repo):
     assert "==> core/lexer.rs <==" in r.stdout
 
 
+@pytest.mark.script_launch_mode("inprocess")  # a stdin that fails the test when read
+@pytest.mark.parametrize(
+    "args", [["-q", "-", "--files-from", "-"], ["--files-from", "-", "--task", "-"]]
+)
+def test_task_and_file_list_cannot_both_come_from_stdin(script_runner, repo, args):
+    """Both read stdin: one got it all, the other nothing, and the pack said nothing."""
+    from helpers import endless_stdin
+
+    stdin = endless_stdin(b"src/auth.py\n", limit=-1)  # nothing may be read
+    r = script_runner.run(["ctx-pack", *args], stdin=stdin)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-pack: error: -q/--task - and --files-from - cannot both read standard input "
+        "(give one of them stdin, the other a file; see ctx-pack --help)\n"
+    )
+    assert stdin.buffer.raw.given == 0
+
+
 def test_output_file_is_written_whole_and_bad_output_path_fails(script_runner, repo, tmp_path):
     target = tmp_path / "pack.md"
     r = pack(script_runner, "-q", "tokenize", "core/lexer.rs", "-o", str(target))

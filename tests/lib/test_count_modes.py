@@ -41,16 +41,29 @@ def test_check_options_says_whether_the_call_prints_tokens():
 
 
 def test_tokens_of_cuts_and_converts_one_input():
+    import io
+
     from ctxtools.tokens import get_ruler
 
     ruler = get_ruler(encoding="cl100k_base").ruler
     text = b"hello world, hello again"
-    ids = modes.tokens_of(ruler, text, "-", _options("--ids"))
-    assert isinstance(ids, list) and len(ids) > 2
-    first = modes.tokens_of(ruler, text, "-", _options("--head", "2"))
-    assert first == b"hello world"
+    notes: list[str] = []
+
+    def tokens_of(data: bytes, *argv: str):
+        return modes.tokens_of(ruler, io.BytesIO(data), "-", _options(*argv), notes)
+
+    ids = [i for piece in tokens_of(text, "--ids") for i in piece]
+    assert len(ids) > 2
+    assert tokens_of(text, "--head", "2") == b"hello world"
+    assert tokens_of(text, "--tail", "2") == b" hello again"
     again = " ".join(map(str, ids)).encode()
-    assert modes.tokens_of(ruler, again, "-", _options("--decode")) == text
+    assert tokens_of(again, "--decode") == text
+    printed = b"".join(modes.ids_output(iter([ids[:2], [], ids[2:]]), as_json=False))
+    assert printed == again + b"\n"
+    printed = b"".join(modes.ids_output(iter([ids[:2], [], ids[2:]]), as_json=True))
+    assert printed == b"[" + again.replace(b" ", b",") + b"]\n"
+    assert b"".join(modes.ids_output(iter([]), as_json=True)) == b"[]\n"
+    assert notes == []
 
 
 def test_counts_output_orders_stderr_and_ends_with_the_gate(tmp_path):
