@@ -291,8 +291,12 @@ def test_a_name_that_is_not_utf8_gives_json_not_a_traceback(script_runner, tmp_p
     doc = json.loads(r.stdout)
     assert [f["path"] for f in doc["files"]] == ["bad\ufffdname.py"]
     assert "==> bad\ufffdname.py <==" in doc["text"]
-    plain = script_runner.run(["ctx-pack", "-q", "fix frobnicate_rows", "."], cwd=root)
-    assert plain.returncode == 0 and "1\tdef frobnicate_rows():" in plain.stdout
+    out = tmp_path / "pack.md"  # (a file: the text keeps the byte, which is no UTF-8)
+    plain = script_runner.run(["ctx-pack", "-q", "fix frobnicate_rows", "-o", str(out), "."],
+                              cwd=root)  # fmt: skip
+    assert plain.returncode == 0, plain.stderr
+    assert b"==> bad\xffname.py <==" in out.read_bytes()
+    assert b"1\tdef frobnicate_rows():" in out.read_bytes()
 
 
 def test_json_output_of_a_string_with_a_byte_that_is_not_utf8():
