@@ -10,7 +10,7 @@ import click
 from ctxtools import defaults
 from ctxtools.cli.decorators import CONTEXT_SETTINGS
 from ctxtools.cli.entry import make_main
-from ctxtools.cli.inputs import check_file, resolve_sources, stdin_bytes
+from ctxtools.cli.inputs import check_file, opened, resolve_sources, stdin_bytes
 from ctxtools.cli.outputs import emit_json, warn, write
 from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
@@ -181,7 +181,6 @@ def cli(ctx: click.Context, **opts) -> int:
 
 def _tokens(ruler, opts) -> int:
     """--head, --tail, --ids, --decode: one input's tokens, not its count."""
-    from ctxtools.cli.inputs import opened
     from ctxtools.cli.outputs import stdout_bytes
     from ctxtools.count.modes import ids_output, tokens_of
 
@@ -233,10 +232,9 @@ def _emit(out) -> None:
 
 
 def _count_messages(sources, ruler, opts) -> list[tuple[str, dict]]:
-    from ctxtools.cli.jsoninput import json_source
     from ctxtools.count.modes import count_messages
 
-    return count_messages(sources, ruler, json_source)
+    return count_messages(sources, ruler, opened)
 
 
 def _count_texts(sources, ruler, opts) -> list[tuple[str, dict]]:

@@ -154,9 +154,6 @@ def output_option(func: Callable) -> Callable:
     @functools.wraps(func)
     def run(*args, **kwargs):
         output = kwargs.pop("output")
-        from ctxtools.overwrite import empty_output
-
-        empty_output(output)
         refuse_output_over_input(output, kwargs)
         with output_to(output):
             return func(*args, **kwargs)
@@ -180,11 +177,13 @@ def refuse_output_over_input(output: str | None, kw: dict) -> None:
     command's --store (CTX_STORE, else the default root), by any name
     (``overwrite.store_file_named``). (ctx-pack's guard is the library's
     ``pack.inputs.OutputGuard``: it also knows the files a pack finds.)"""
-    if not output or output == "-":
+    if output is None or output == "-":
         return
     from ctxtools.config import store_root
     from ctxtools.errors import UsageError
-    from ctxtools.overwrite import input_named, store_file_named
+    from ctxtools.overwrite import empty_output, input_named, store_file_named
+
+    empty_output(output)  # (-o '': an empty name)
 
     files = [f for f in (*(kw.get("files") or ()), kw.get("file")) if f not in (None, "-")]
     listed = kw.get("files_from")

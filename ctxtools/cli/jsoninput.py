@@ -4,19 +4,12 @@ one document at most ``JSON_DOCUMENT_MAX`` bytes (ctx-count --messages, ctx-comp
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
-from ctxtools.cli.inputs import open_source, stdin_bytes
+from ctxtools.cli.inputs import opened
 
 if TYPE_CHECKING:
     from ctxtools.resolve import FileArg
-
-
-def json_source(src: FileArg):
-    """SRC opened as a binary stream (a context manager), for a reader that goes by
-    ``jsonbound``'s bounds itself."""
-    return open_source(src) if src.path else contextlib.nullcontext(stdin_bytes())
 
 
 def read_json_source(
@@ -29,7 +22,7 @@ def read_json_source(
     from ctxtools.jsonbound import read_json, read_json_head, read_up_to, too_big_lines
 
     label = src.path or "stdin"
-    with json_source(src) as stream:
+    with opened(src) as stream:
         if whole is None:
             return read_json(stream, label, error, containers=containers)
         data, lines = read_json_head(stream, label, error, containers=containers)
