@@ -81,9 +81,9 @@ def cli(**opts) -> int:
     pack never exceeds it. Files and handles named as arguments or @-mentions are never
     dropped silently; secrets are redacted; --explain shows where the tokens went.
 
-    Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a budget below the
-    floor, a named file that cannot fit, --changed outside a git work tree, an unknown
-    @skill:NAME, a missing --memory path), 2 usage error.
+    Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a model's budget
+    below the floor, a named file that cannot fit, --changed outside a git work tree, an
+    unknown @skill:NAME, a missing --memory path), 2 usage error (--tokens below 512 too).
 
     \b
     Examples:
