@@ -187,6 +187,19 @@ def fail_opening(monkeypatch, suffix: str, errno_: int) -> None:
     monkeypatch.setattr(builtins, "open", failing(builtins.open))
 
 
+def small_cutter(monkeypatch) -> None:
+    """Make the tiktoken cutter's reads and runs small (``ctxtools.tokens.runs``' tunables),
+    so that texts of some tens of KB are cut into many pieces and every kind of cut (rules,
+    runs, windows, moved junctions) falls inside them."""
+    from ctxtools.tokens import runs, stream
+
+    monkeypatch.setattr(stream, "READ_BLOCK", 700)
+    monkeypatch.setattr(runs, "RUN_PROBE", 128)
+    monkeypatch.setattr(runs, "RUN_MARGIN", 64)
+    monkeypatch.setattr(runs, "RUN_WINDOW", 1_000)
+    monkeypatch.setattr(runs, "LOOKBACK", 200)
+
+
 # --- endless input --------------------------------------------------------------------------
 
 

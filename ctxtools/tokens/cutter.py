@@ -33,7 +33,13 @@ class Cutter(RunCounting):
     All offsets are absolute (from the start of the stream); ``buf`` holds the bytes from
     ``base`` on. ``encode`` is the ruler's tiktoken encode (ordinary, or with special
     tokens allowed); ``window_encoder()`` returns a linear-time encoder for text inside a
-    run, or None (tiktoken then encodes those windows too, more slowly).
+    run, or None (tiktoken then encodes those windows too, more slowly). ``decode`` turns
+    a span's bytes into the text that is encoded and tallied: by default UTF-8 with one
+    U+FFFD for each bad sequence, as every count reads it (``ctxtools.tokens.ids`` gives
+    one for each bad byte, as its head and tail count them).
+
+    ``pieces()`` yields what to count; ``pieces_with_ids()`` yields each piece's bytes and
+    token ids instead, for a caller that needs the tokens themselves, not their count.
     """
 
     def __init__(
@@ -48,6 +54,7 @@ class Cutter(RunCounting):
         allow_special: bool,
         window_encoder: Callable[[], Callable[[str], list[int]] | None],
         progress: Callable[[int], None] | None = None,
+        decode: Callable[[bytes], str] | None = None,
     ):
         self.stream = stream
         self.report = report
@@ -60,6 +67,7 @@ class Cutter(RunCounting):
         self._window: Callable[[str], list[int]] | None = None
         self._window_loaded = False
         self.progress = progress
+        self.decode = decode or _utf8
         self.buf = bytearray()
         self.base = 0
         self.eof = False
@@ -71,8 +79,12 @@ class Cutter(RunCounting):
             self._specials = re.compile(
                 b"|".join(re.escape(t.encode()) for t in sorted(encoding.special_tokens_set))
             )
+        # the arguments of cuts.find_rule_cut after the bounds: this cutter's rule cuts
+        self.rules = (allow_special, self._cased, self._specials)
         self._skip_runs_until = 0  # a run found not countable as a run is passed as text
         self._forced_at = -1
+        self._span = (0, 0)  # where the piece last tallied lies (see _text)
+        self._counted: list[int] = []  # the ids of the counted piece last made
 
     # --- the buffer, in absolute offsets -------------------------------------------------
 
@@ -121,7 +133,12 @@ class Cutter(RunCounting):
         return c + self.base if c >= 0 else -1
 
     def _text(self, start: int, end: int, tally: bool = True) -> str:
-        text = self._bytes(start, end).decode("utf-8", "replace")
+        """The text of [start, end). TALLY says it is a piece about to be yielded: each
+        piece is tallied once, just before it is yielded, which is how pieces_with_ids
+        knows its bytes."""
+        text = self.decode(self._bytes(start, end))
+        if tally:
+            self._span = (start, end)
         if tally and text:
             rep = self.report
             rep.chars += len(text)
@@ -130,6 +147,15 @@ class Cutter(RunCounting):
         return text
 
     # --- the main loop -------------------------------------------------------------------
+
+    def pieces_with_ids(self) -> Iterator[tuple[bytes, list[int]]]:
+        """Each piece as its bytes and its token ids: a piece of text encoded with
+        ``encode``, a counted one with the ids it was counted from. Joined, the ids are
+        those of the whole text (as ``decode`` reads it), except where the report says a
+        cut is not exact."""
+        for piece in self.pieces():
+            ids = self._counted if piece.text is None else self.encode(piece.text)
+            yield self._bytes(*self._span), ids
 
     def pieces(self) -> Iterator[Piece]:
         pos = 0
@@ -155,7 +181,7 @@ class Cutter(RunCounting):
             cut = end if end - pos <= chunk and self.eof else self._next_cut(pos, end)
             if pending is None and cut == self._forced_at:
                 # one long pre-token, maybe: count it in linear time (it is inexact anyway)
-                yield Piece(tokens=len(self._encode_any(self._text(pos, cut))))
+                yield self._counted_piece(self._encode_any(self._text(pos, cut)))
             elif pending is None:
                 yield Piece(text=self._text(pos, cut))
             else:
@@ -163,6 +189,11 @@ class Cutter(RunCounting):
                 yield self._settle(section)
                 pending = None
             pos = cut
+
+    def _counted_piece(self, ids: list[int]) -> Piece:
+        """The piece of the tokens IDS, counted here (its ids kept for pieces_with_ids)."""
+        self._counted = ids
+        return Piece(tokens=len(ids))
 
     def _normal(self, start: int, end: int) -> Iterator[Piece]:
         """Pieces of [start, end): no long run in it, and end is a rule cut."""
@@ -225,3 +256,8 @@ class Cutter(RunCounting):
             "total may differ from one encoding of the whole by a few tokens"
         )
         return c
+
+
+def _utf8(data: bytes) -> str:
+    """The default ``decode``: bad bytes as U+FFFD, as every count reads them."""
+    return data.decode("utf-8", "replace")

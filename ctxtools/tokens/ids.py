@@ -182,37 +182,13 @@ def streamable(ruler) -> bool:
 
 
 def _cutter(ruler, stream: BinaryIO, report, chunk: int, raw: bool):
-    """A ``cutter.Cutter`` over STREAM that also tells each piece's ids and, with RAW, its
-    bytes, with bad bytes counted one U+FFFD each (as ``head``/``tail`` count them)."""
+    """A ``cutter.Cutter`` over STREAM for RULER; with RAW, its text counts each bad byte
+    as one U+FFFD (as ``head``/``tail`` count them), else as every count does."""
     from ctxtools.tokens.cutter import Cutter
     from ctxtools.tokens.loading import window_encoder
     from ctxtools.tokens.stream import READ_BLOCK
 
-    class IdCutter(Cutter):
-        # Every piece the cutter yields is tallied by one ``_text(start, end)`` call just
-        # before it is yielded (the pieces' tallies add up to the input's characters); a
-        # counted piece of a run is made by ``_settle`` or, cut where no exact cut was
-        # found, from ``_encode_any``'s ids. So the last of each is that piece's.
-        span = b""
-        ids: list[int] = []
-
-        def _text(self, start: int, end: int, tally: bool = True) -> str:
-            if not raw:
-                return super()._text(start, end, tally)
-            data = self._bytes(start, end)
-            if tally:
-                self.span = data
-            return _texts(data)[1]
-
-        def _settle(self, section):
-            self.ids = section.tokens
-            return super()._settle(section)
-
-        def _encode_any(self, text: str) -> list[int]:
-            self.ids = super()._encode_any(text)
-            return self.ids
-
-    return IdCutter(
+    return Cutter(
         stream,
         report,
         chunk=chunk,
@@ -221,22 +197,20 @@ def _cutter(ruler, stream: BinaryIO, report, chunk: int, raw: bool):
         encode=ruler.encode,
         allow_special=ruler.allow_special,
         window_encoder=lambda: window_encoder(ruler.name),
+        decode=_counted_text if raw else None,
     )
 
 
+def _counted_text(data: bytes) -> str:
+    """DATA as ``head``/``tail`` count it: one U+FFFD for each byte that is not UTF-8."""
+    return _texts(data)[1]
+
+
 def _pieces(ruler, stream: BinaryIO, report, *, chunk: int, raw: bool):
-    """(bytes, ids) of the consecutive pieces of STREAM (bytes only with RAW), cut where the
-    ids of the pieces joined are the ids of the whole (REPORT says where that could not be
-    proven: ``cuts.CutReport``)."""
-    cutter = _cutter(ruler, stream, report, chunk, raw)
-    for piece in cutter.pieces():
-        if piece.text is not None:
-            ids = ruler.encode(piece.text)
-        else:
-            ids = cutter.ids
-            if len(ids) != piece.tokens:  # the cutter no longer works as _cutter says
-                raise RuntimeError("the cutter's counted piece has no ids")
-        yield cutter.span, ids
+    """(bytes, ids) of the consecutive pieces of STREAM (their text as RAW says, see
+    ``_cutter``), cut where the ids of the pieces joined are the ids of the whole (REPORT
+    says where that could not be proven: ``cuts.CutReport``)."""
+    yield from _cutter(ruler, stream, report, chunk, raw).pieces_with_ids()
 
 
 def _notes(report, notes: list[str]) -> None:
@@ -337,7 +311,7 @@ def _tail_from_end(ruler, stream, size: int, n: int, notes: list[str], chunk: in
     from ctxtools.tokens.cuts import CutReport
 
     probe = _cutter(ruler, io.BytesIO(), CutReport(), chunk, raw=True)
-    rules = (probe.allow_special, probe._cased, probe._specials)  # the cutter's own rules
+    rules = probe.rules  # the cutter's own rules
     window, searched = max(TAIL_WINDOW, 16 * n), 0
     while window < size:
         # the cuts the smaller windows had room for were looked at already

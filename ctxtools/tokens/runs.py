@@ -18,7 +18,8 @@ the tests compare them), the pieces at a run's ends by tiktoken.
 
 ``RunCounting`` is the part of ``ctxtools.tokens.cutter.Cutter`` that does this; it works
 on the cutter's buffer (``buf``, ``base``, ``_at``, ``_bytes``, ``_find``, ``_text``,
-``_fill``, ``_keep_from``) and its ``report``.
+``_fill``, ``_keep_from``), its ``report``, and makes a settled section's piece with its
+``_counted_piece``.
 """
 
 from __future__ import annotations
@@ -315,7 +316,7 @@ class RunCounting:
     def _settle(self, section: Section) -> Piece:
         """Count a section whose both junctions are checked."""
         self._text(section.start, section.end)  # tallies its characters and newlines
-        return Piece(tokens=len(section.tokens))
+        return self._counted_piece(section.tokens)
 
     def _chain(self, prev: Section, start: int, end: int, encode, floor: int):
         """Encode [start, end) after ``prev`` (which ends at start). While the two tokens

@@ -16,9 +16,9 @@ import random
 import tracemalloc
 
 import pytest
-from helpers import DATA, Endless
+from helpers import DATA, Endless, small_cutter
 
-from ctxtools.tokens import get_ruler, ids, runs, stream
+from ctxtools.tokens import get_ruler, ids
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 CHUNK = 3_000  # bytes a piece here (1 MiB in a run)
@@ -26,11 +26,7 @@ CHUNK = 3_000  # bytes a piece here (1 MiB in a run)
 
 @pytest.fixture
 def small(monkeypatch):
-    monkeypatch.setattr(stream, "READ_BLOCK", 700)
-    monkeypatch.setattr(runs, "RUN_PROBE", 128)
-    monkeypatch.setattr(runs, "RUN_MARGIN", 64)
-    monkeypatch.setattr(runs, "RUN_WINDOW", 1_000)
-    monkeypatch.setattr(runs, "LOOKBACK", 200)
+    small_cutter(monkeypatch)
     monkeypatch.setattr(ids, "TAIL_WINDOW", 2_000)
 
 

@@ -13,9 +13,10 @@ import json
 import random
 
 import pytest
+from helpers import small_cutter
 
 from ctxtools import tokens
-from ctxtools.tokens import cutter, runs, stream
+from ctxtools.tokens import cutter, stream
 from ctxtools.tokens.cuts import find_rule_cut
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
@@ -23,12 +24,8 @@ ENCODINGS = ["cl100k_base", "o200k_base"]
 
 @pytest.fixture
 def small(monkeypatch):
+    small_cutter(monkeypatch)
     monkeypatch.setattr(stream, "CHUNK_BYTES", 3_000)
-    monkeypatch.setattr(stream, "READ_BLOCK", 700)
-    monkeypatch.setattr(runs, "RUN_PROBE", 128)
-    monkeypatch.setattr(runs, "RUN_MARGIN", 64)
-    monkeypatch.setattr(runs, "RUN_WINDOW", 1_000)
-    monkeypatch.setattr(runs, "LOOKBACK", 200)
 
 
 def shapes() -> dict[str, bytes]:
