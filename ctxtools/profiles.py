@@ -161,14 +161,35 @@ def load_profiles(user_file: str | os.PathLike | None = None) -> ProfileTable:
     path = user_file or os.environ.get("CTX_PROFILES") or None
     if path:
         p = Path(path)
-        if not p.is_file():
-            raise NotFoundError(f"profiles file not found: {path}")
+        raw = _read_profiles_file(p, str(path))
         try:
-            data = tomllib.loads(p.read_bytes().decode("utf-8"))
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}: not a valid TOML profiles file: {exc}") from None
         _merge(table, data, str(p))
     return table
+
+
+MAX_PROFILES_BYTES = 1 << 20  # a profiles file is a few KB; more is not one
+
+
+def _read_profiles_file(p: Path, shown: str) -> bytes:
+    """The bytes of the profiles file P (SHOWN in messages): a regular file, or a pipe
+    (``--profiles-file <(...)``) or /dev/null; at most MAX_PROFILES_BYTES of it."""
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_PROFILES_BYTES + 1)
+    except FileNotFoundError:
+        raise NotFoundError(f"profiles file not found: {shown}") from None
+    except IsADirectoryError:
+        raise InputError(f"profiles file is a directory: {shown}") from None
+    except OSError as exc:
+        raise InputError(f"profiles file cannot be read: {shown} ({exc.strerror})") from None
+    if len(raw) > MAX_PROFILES_BYTES:
+        raise InputError(
+            f"{shown}: over {MAX_PROFILES_BYTES // (1 << 20)} MB, not a profiles file"
+        )
+    return raw
 
 
 def _profile(name: str, entry: dict, base: dict, matched_by: str, matched: str) -> Profile:

@@ -747,6 +747,51 @@ def test_bad_role_shares_are_usage_errors(script_runner, args, message):
     assert message in r.stderr and r.stdout == ""
 
 
+def test_a_profiles_file_may_be_a_pipe_or_dev_null(script_runner, tmp_path):
+    """``--profiles-file <(...)`` (a pipe) and /dev/null are read, not called missing."""
+    r = script_runner.run(["ctx-count", "--profiles", "--profiles-file", os.devnull])
+    assert r.returncode == 0, r.stderr
+    assert any(line.startswith("gpt-4o") for line in r.stdout.splitlines())
+    fifo = tmp_path / "p.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(  # the writer a shell's process substitution would be
+        [sys.executable, "-c", f"open({str(fifo)!r}, 'w').write("
+         "'[models.house]\\ncontext_limit = 32000\\n')"]
+    )
+    try:
+        r = script_runner.run(
+            ["ctx-count", "--budget", "--model", "house", "--json", "--profiles-file", str(fifo)]
+        )
+    finally:
+        proc.wait(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["context_limit"] == 32_000
+
+
+def test_a_profiles_file_that_is_not_one_is_one_line(script_runner, tmp_path):
+    """A directory (click's check, also of $CTX_PROFILES; the library's own for its
+    callers), a file far too large to be a profiles file (/dev/zero would never end) and
+    a missing one are one-line errors."""
+    from ctxtools.errors import InputError
+    from ctxtools.profiles import load_profiles
+
+    env = {**os.environ, "CTX_PROFILES": str(tmp_path)}
+    r = script_runner.run(["ctx-count", "--profiles"], env=env)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is a directory" in r.stderr
+    with pytest.raises(InputError, match="profiles file is a directory"):
+        load_profiles(tmp_path)
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
+    r = script_runner.run(["ctx-count", "--profiles", "--profiles-file", str(big)])
+    assert (r.returncode, r.stderr) == (
+        1, f"ctx-count: error: {big}: over 1 MB, not a profiles file\n"
+    )
+    r = script_runner.run(["ctx-count", "--profiles", "--profiles-file", str(tmp_path / "no")])
+    assert (r.returncode, r.stderr) == (
+        1, f"ctx-count: error: profiles file not found: {tmp_path / 'no'}\n"
+    )
+
+
 def test_bad_roles_table_in_profiles_file(script_runner, tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[roles]\nreviewer = 250\n")
