@@ -112,18 +112,41 @@ def write_failed(exc: OSError) -> OutputError:
 
 
 class Checked:
-    """Stdout's binary stream, its refused writes turned into ``OutputError``."""
+    """Stdout's binary stream, its refused writes turned into ``OutputError``, and every
+    write whole: under ``python -u`` (``PYTHONUNBUFFERED``, set in many containers) the
+    stream is the raw file, whose write may take only part of the bytes (a pipe, a disk
+    filling up) and returns how many -- the rest was silently lost, with status 0."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, data) -> int:
         try:
-            return self._stream.write(data)
+            return self._write_all(data)
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise write_failed(exc) from None
+
+    def _write_all(self, data) -> int:
+        done = self._stream.write(data)
+        view = memoryview(data).cast("B")
+        size = len(view)
+        while done is None or done < size:  # a raw stream's short write (None: would block)
+            if done is None:
+                done = 0
+                _wait_writable(self._stream)
+                continue
+            n = self._stream.write(view[done:])
+            if n == 0:
+                import errno
+
+                raise OSError(errno.EIO, "the output took no more bytes")
+            if n is not None:
+                done += n
+            else:
+                _wait_writable(self._stream)
+        return size
 
     def flush(self) -> None:
         try:
@@ -135,6 +158,13 @@ class Checked:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def _wait_writable(stream) -> None:
+    """Until STREAM's descriptor (non-blocking, full) takes bytes again."""
+    import select
+
+    select.select([], [stream.fileno()], [])
 
 
 def _check_stdout() -> None:

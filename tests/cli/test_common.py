@@ -826,3 +826,56 @@ def test_a_mistaken_ruler_option_is_said_even_when_the_run_does_not_count(
     assert r.stdout == ""
     line = r.stderr.strip()
     assert "\n" not in line and line.startswith(f"{argv[0]}: error: {said}")
+
+
+class _Trickle:
+    """A raw stream as ``python -u`` gives stdout: each write takes at most 1,000 bytes,
+    and the first one, as a full non-blocking pipe does, none (None)."""
+
+    def __init__(self):
+        self.got = bytearray()
+        self.calls = 0
+
+    def write(self, data):
+        self.calls += 1
+        if self.calls == 1:
+            return None
+        part = bytes(memoryview(data).cast("B")[:1000])
+        self.got += part
+        return len(part)
+
+    def fileno(self):
+        return os.open(os.devnull, os.O_WRONLY)  # writable at once, for the wait
+
+
+def test_a_short_write_is_finished_not_dropped():
+    """Under ``python -u`` stdout is the raw file: a write may take part of the bytes and
+    say how many. ``Checked`` writes the rest (the rest was lost, with status 0)."""
+    from ctxtools.cli.stdio import Checked
+
+    raw = _Trickle()
+    data = bytes(range(256)) * 40
+    assert Checked(raw).write(data) == len(data)
+    assert bytes(raw.got) == data and raw.calls > 10
+
+
+def test_under_python_u_a_pipe_closed_midway_is_not_a_success(tmp_path):
+    """``PYTHONUNBUFFERED=1 ctx-count --head N big | head -c 10``: the reader goes while a
+    1.3 MB write is blocked, the kernel reports the part it took; the command must not
+    then exit 0 as if all of it had been written (it did, in silence)."""
+    import time
+
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"".join(b"%07d abcdefghijklmnopqrstuvwxyz\n" % i for i in range(40_000)))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "CTX_STORE": str(tmp_path / "store")}
+    proc = subprocess.Popen(
+        [str(BIN / "ctx-count"), "--head", "1000000", str(big)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )
+    assert proc.stdout.read(10)
+    time.sleep(0.5)  # the writer is now blocked inside its one big write
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 1, err
+    assert b"Traceback" not in err
