@@ -191,9 +191,12 @@ def tokenizer_file(path: str) -> Path:
         raise TokenizerError(f"tokenizer file not found: {path}")
     if p.is_dir():
         candidate = p / "tokenizer.json"
-        if not candidate.is_file():
+        if not candidate.exists():
             raise TokenizerError(f"{path} is a directory with no tokenizer.json in it")
         p = candidate
+    if not p.is_file():  # a pipe would block (past Ctrl-C, inside tokenizers), /dev/zero
+        # would fill the memory: a tokenizer.json is a file
+        raise TokenizerError(f"{p if p != Path(path) else path} is not a regular file")
     return p
 
 

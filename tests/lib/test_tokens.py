@@ -254,6 +254,40 @@ def test_bad_tokenizer_files(tmp_path):
         tokens.get_ruler(tokenizer=str(tmp_path))
 
 
+def test_a_tokenizer_that_is_not_a_regular_file_is_refused_unread(tmp_path):
+    """A pipe would block inside tokenizers, holding the interpreter, past Ctrl-C (and
+    /dev/zero filled the memory, 24 GB, then the OOM killer: not run here for that
+    reason): neither is read, each is named. In a child process with a timeout, so that a
+    regression fails instead of hanging the run."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "tok.fifo"
+    os.mkfifo(fifo)
+    holder = tmp_path / "model"
+    holder.mkdir()
+    (holder / "tokenizer.json").symlink_to(fifo)
+    code = (
+        "import sys\n"
+        "from ctxtools import tokens\n"
+        "from ctxtools.errors import TokenizerError\n"
+        "for path in sys.argv[1:]:\n"
+        "    try:\n"
+        "        tokens.get_ruler(tokenizer=path)\n"
+        "    except TokenizerError as exc:\n"
+        "        print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(fifo), str(holder)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.stdout.splitlines() == [
+        f"{fifo} is not a regular file",
+        f"{holder / 'tokenizer.json'} is not a regular file",
+    ], done.stderr
+
+
 def test_buffer_count_equals_the_token_list_even_with_lone_surrogates():
     """The count path that skips the token list gives what encode_ordinary/encode give."""
     plain = tokens.get_ruler().ruler
