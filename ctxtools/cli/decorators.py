@@ -78,6 +78,15 @@ def standard_options(func: Callable) -> Callable:
     )(func)
 
 
+def _named_list(ctx, param, value):
+    """An empty --files-from name (``--files-from "$LIST"`` with LIST unset) is a usage
+    error: ctx-repomap mapped the whole directory instead, the others said ": no such
+    file"."""
+    if value == "":
+        raise click.BadParameter("an empty file name (name the list, or '-' for stdin)")
+    return value
+
+
 def files_from_options(func: Callable) -> Callable:
     """``--files-from FILE`` and ``-0/--null``: the inputs listed in FILE."""
     return _apply(
@@ -87,6 +96,7 @@ def files_from_options(func: Callable) -> Callable:
                 "files_from",
                 type=click.Path(allow_dash=True, dir_okay=False),
                 default=None,
+                callback=_named_list,
                 help="Read file names from FILE, one a line ('-' for stdin).",
             ),
             click.option(

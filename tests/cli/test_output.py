@@ -263,3 +263,22 @@ def test_an_empty_output_name_is_refused_not_taken_for_stdout(script_runner, tre
     assert r.returncode == 2, r.stderr
     assert r.stdout == "" and r.stderr.count("\n") == 1
     assert "-o was given an empty file name; nothing was written" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ctx-pack", "-q", "important work"],
+        ["ctx-excerpt", "-q", "important"],
+        ["ctx-repomap", "."],
+        ["ctx-count"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_an_empty_files_from_name_is_refused(script_runner, tree, argv):
+    """--files-from "$LIST" with LIST unset: ctx-repomap mapped the whole directory with
+    status 0, the others said ': no such file'. A usage error in each, before any work."""
+    r = run_bytes(script_runner, [*argv, "--files-from", ""], b"")
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and r.stderr.count("\n") == 1
+    assert "'--files-from': an empty file name" in r.stderr
