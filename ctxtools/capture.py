@@ -48,20 +48,34 @@ class Interrupted(CtxError):
 
 class _PipeReader:
     """Reads the child's output as it arrives (os.read), optionally copying it to TEE and
-    telling PROGRESS the bytes read."""
+    telling PROGRESS the bytes read.
+
+    A copy to TEE that fails (a closed pipe, a full disk, a closed descriptor) stops the
+    copying only, as with GNU tee: the output is still read to its end and stored -- a
+    reader that stopped would leave the command blocked on a full pipe and ctx-stash
+    waiting for it. ``tee_error`` keeps that failure; nothing is said of it (it is stderr
+    that failed), and the card and exit status are those of the command."""
 
     def __init__(
         self, fd: int, tee: BinaryIO | None, progress: Callable[[int], None] | None = None
     ) -> None:
         self.fd = fd
         self.tee = tee
+        self.tee_error: Exception | None = None
         self.progress = progress
+
+    def _copy(self, data: bytes) -> None:
+        assert self.tee is not None
+        try:
+            self.tee.write(data)
+            self.tee.flush()
+        except (OSError, ValueError) as exc:  # ValueError: a closed stream
+            self.tee, self.tee_error = None, exc
 
     def read1(self, n: int = -1) -> bytes:
         data = os.read(self.fd, 1 << 16 if n < 0 else min(n, 1 << 20))
         if data and self.tee is not None:
-            self.tee.write(data)
-            self.tee.flush()
+            self._copy(data)
         if data and self.progress is not None:
             self.progress(len(data))
         return data
@@ -132,15 +146,20 @@ def run_and_stash(
                 incomplete=incomplete,
             )
         except BaseException:
-            watch.disarm()
             if watch.proc is not None:
                 # A store error: let the command finish (draining its output) rather than
-                # kill it half-way -- unless a signal already asked it to stop.
-                with contextlib.suppress(OSError):
+                # kill it half-way -- unless a signal already asked it to stop. A signal
+                # that comes meanwhile is still passed on (the watch is armed until the
+                # command is reaped); should the drain fail, the command is killed rather
+                # than waited for with its pipe full.
+                try:
                     while reader is not None and reader.read1(1 << 16):
                         pass
+                except OSError:
+                    runner.kill(watch.proc)
                 watch.proc.wait()
                 watch.finish()
+            watch.disarm()
             raise
         finally:
             if watch.proc is not None and watch.proc.stdout is not None:

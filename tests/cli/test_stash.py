@@ -254,6 +254,74 @@ def test_command_tee(store_dir):
     assert json.loads(out.stdout)["lines"] == 2
 
 
+SEQ = b"".join(b"%d\n" % i for i in range(1, 200001))  # 1.2 MB: many times a pipe's buffer
+
+
+def _tee_read_back(name: str) -> None:
+    """ctx-read finds the handle NAME whole: the output of ``seq 200000``."""
+    got = subprocess.run(
+        [BIN / "ctx-read", name, "--count"], capture_output=True, timeout=60, check=True
+    )
+    count = json.loads(got.stdout)
+    assert (count["lines"], count["bytes"]) == (200000, len(SEQ))
+    tail = subprocess.run(
+        [BIN / "ctx-read", name, "--tail", "1"], capture_output=True, timeout=60, check=True
+    )
+    assert b"200000" in tail.stdout
+
+
+def test_command_tee_stderr_closed_early(tmp_path, store_dir):
+    # A hostile tester: `ctx-stash --tee -- seq 200000 2> >(head -c 10)`. The reader of the
+    # output stopped at the first failed copy to stderr (EPIPE), nobody drained the pipe,
+    # seq blocked on it and ctx-stash waited for seq forever, deaf to SIGTERM and Ctrl-C,
+    # storing nothing. A failed copy stops the copying only, as with GNU tee.
+    out = tmp_path / "card"
+    with out.open("wb") as card_file:
+        proc = subprocess.Popen(
+            [BIN / "ctx-stash", "--tee", "--name", "t8", "--", "seq", "200000"],
+            stdout=card_file,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        try:
+            assert proc.stderr is not None
+            assert proc.stderr.read(10) == b"1\n2\n3\n4\n5\n"
+            proc.stderr.close()  # the reader goes away: the tee's next write gets EPIPE
+            code = proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert code == 0  # the command's status: a traceback or an error would say 1
+    card = json.loads(out.read_bytes())  # the card alone: one JSON line, no traceback
+    assert out.read_bytes().count(b"\n") == 1
+    assert (card["name"], card["exit_status"], card["bytes"]) == ("t8", 0, len(SEQ))
+    assert "incomplete" not in card
+    assert HandleStore(store_dir).read_bytes("t8") == SEQ
+    _tee_read_back("t8")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_command_tee_stderr_full(store_dir):
+    # `2>/dev/full`: every copy to stderr fails (ENOSPC). ctx-stash said nothing, stored
+    # nothing and exited 1; the capture must go on, the card be printed as usual and
+    # ctx-stash exit with the command's status.
+    with open("/dev/full", "wb") as full:
+        out = subprocess.run(
+            [BIN / "ctx-stash", "--tee", "--name", "t1", "--", "sh", "-c", "seq 200000; exit 3"],
+            stdout=subprocess.PIPE,
+            stderr=full,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+        )
+    assert out.returncode == 3
+    card = json.loads(out.stdout)
+    assert out.stdout.count(b"\n") == 1
+    assert (card["name"], card["exit_status"], card["bytes"]) == ("t1", 3, len(SEQ))
+    assert HandleStore(store_dir).read_bytes("t1") == SEQ
+    _tee_read_back("t1")
+
+
 def test_command_killed_by_signal(store_dir):
     out = subprocess.run(
         [BIN / "ctx-stash", "--name", "k", "--", "sh", "-c", "echo hi; kill -TERM $$"],
