@@ -48,7 +48,8 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     roots (--root, else the client's roots, else the working directory).
 
     Exit status: 0 after EOF or SIGTERM; 130 after Ctrl-C (SIGINT); 1 the mcp package is
-    missing or the store cannot be used; 2 usage error (a --root that is not a directory).
+    missing, the store cannot be used, or stdout is closed or fails (a client that went
+    away: quietly); 2 usage error (a --root that is not a directory).
 
     \b
     Examples:
@@ -83,7 +84,9 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     with the line the command would print (ctx-read: error: stale handle ...), naming the
     tool's arguments where the command names its flags (range 0-3, not --range 0-3); the
     server never stops on bad input. It ends on EOF or SIGTERM, stopping the commands run
-    started, with status 0.
+    started, with status 0; when its stdout refuses a write, with status 1: quietly when
+    the client went away (a closed pipe), else with the one line every command prints
+    (cannot write to standard output: No space left on device).
 
     Needs the mcp package: pip install '.[mcp]' in a clone of ctxtools (or the command
     ctx-mcp prints when it is missing, which installs it beside ctx-mcp).
@@ -96,6 +99,9 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
         raise InputError("the MCP server needs the mcp package", hint=_install_hint()) from None
+    import sys
+
+    sys.stdout.writelines([])  # a closed stdout: its one line now (stdio.guard), not served to
     _log_to_stderr()
     serve(
         list(roots),

@@ -16,7 +16,9 @@ handles as resources.
   stdout carries the protocol only (fd 1 points at stderr while serving, so a child's
   stray output cannot corrupt it); logs go to stderr. EOF on stdin or SIGTERM
   ends the server: the commands ``run`` started are stopped (their process groups), and
-  it exits 0.
+  it exits 0. A stdout that refuses a write ends it too, as it ends every command: a
+  client that went away (EPIPE) quietly, another failure (a full disk) with the one line
+  ``cannot write to standard output: ...``; status 1.
 """
 
 from __future__ import annotations
@@ -301,4 +303,25 @@ def serve(
         allow_run=allow_run,
     )
     app = App(env, RootsSource(explicit, cwd))
-    anyio.run(_serve, app, streams or {})
+    try:
+        anyio.run(_serve, app, streams or {})
+    except BaseException as exc:
+        gone = _client_gone(exc)
+        if gone is None:
+            raise
+        if isinstance(gone, BrokenPipeError):
+            raise BrokenPipeError(gone.errno, gone.strerror) from None  # make_main: quiet, 1
+        from ctxtools.cli.stdio import write_failed
+
+        raise write_failed(gone) from None
+
+
+def _client_gone(exc: BaseException) -> OSError | None:
+    """The write error when EXC (the task groups' exception group) is stdout failing and
+    nothing else; None when it is not."""
+    if isinstance(exc, wire.ClientGone):
+        return exc.error
+    if not isinstance(exc, BaseExceptionGroup):
+        return None
+    found = [_client_gone(e) for e in exc.exceptions]
+    return found[0] if found and all(found) else None

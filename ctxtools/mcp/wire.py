@@ -17,6 +17,10 @@ The answers go to stdout under the same lock as the SDK's own lines, so no line 
 Standard input and output are served from private duplicates while fd 0 reads the null
 device and fd 1 writes to stderr, so a tool's child process cannot read the client's
 requests or corrupt the protocol with stray output.
+
+A write to stdout that the system refuses (the client went away: EPIPE; a full disk) is
+``ClientGone``: the server ends at once, without waiting for stdin, and ``server.serve``
+turns it into the one-line exit every command makes of a failing stdout.
 """
 
 from __future__ import annotations
@@ -136,9 +140,18 @@ def judge(line: str) -> Verdict:
     return Verdict(reply=json.dumps(_error(INVALID_REQUEST, why, _usable_id(obj))))
 
 
+class ClientGone(Exception):
+    """Stdout refused a write: ERROR, the OSError (BrokenPipeError: the client closed its
+    end)."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
 class LockedWriter:
     """The SDK's stdout, one whole line at a time (the SDK's lines and the wire's
-    answers share it)."""
+    answers share it); a refused write is ``ClientGone``."""
 
     def __init__(self, out: Any):
         self.out = out
@@ -146,8 +159,11 @@ class LockedWriter:
 
     async def write(self, text: str) -> None:
         async with self.lock:
-            await self.out.write(text)
-            await self.out.flush()
+            try:
+                await self.out.write(text)
+                await self.out.flush()
+            except OSError as exc:
+                raise ClientGone(exc) from exc
 
     async def flush(self) -> None:
         return None
@@ -165,7 +181,10 @@ class JudgedLines:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        async for raw in self.in_:
+        # each line read in a thread the server need not wait for when it ends before EOF
+        # (stdout gone): nothing interrupts a read of stdin
+        readline = getattr(self.in_, "wrapped", self.in_).readline
+        while raw := await anyio.to_thread.run_sync(readline, abandon_on_cancel=True):
             verdict = judge(raw)
             if verdict.reply is not None:
                 await self.writer.write(verdict.reply + "\n")
@@ -173,6 +192,9 @@ class JudgedLines:
                 log.warning("%s", verdict.logged)
             if verdict.line is not None:
                 yield verdict.line
+
+
+_KEPT: list[Any] = []  # the stdin files served (private_stdio)
 
 
 @contextlib.contextmanager
@@ -199,10 +221,13 @@ def private_stdio() -> Iterator[tuple[Any, Any]]:
             files.append(io.TextIOWrapper(binary, encoding="utf-8", errors="replace"))
         yield anyio.wrap_file(files[0]), anyio.wrap_file(files[1])
     finally:
-        for f in files:
+        # stdin's file is left as it is (and kept, so that no collection closes a buffer
+        # under it): an abandoned read of it may hold its lock for ever (JudgedLines)
+        _KEPT.extend(files[:1])
+        for f in files[1:]:
             with contextlib.suppress(Exception):
                 f.flush()
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, OSError):  # (OSError: stdout failing)
                 f.detach()
         for fd, private in saved:
             with contextlib.suppress(OSError):

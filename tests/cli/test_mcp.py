@@ -582,6 +582,70 @@ def _talk(proc: subprocess.Popen) -> list[bytes]:
     return out + proc.stdout.read().splitlines()
 
 
+# --- a stdout that cannot take the answers: one line or none, status 1, no traceback -------
+
+
+def _ended(proc: subprocess.Popen, timeout: float = 30) -> tuple[int, str]:
+    """PROC's exit status and stderr (killed, and the test failed, after TIMEOUT seconds)."""
+    try:
+        status = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        err = proc.stderr.read().decode()
+        pytest.fail(f"ctx-mcp still ran {timeout} s on; stderr: {err[-2000:]}")
+    return status, proc.stderr.read().decode()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_stdout_is_one_line_and_status_1(store_dir, tmp_path):
+    """A hostile tester's report: stdout on /dev/full was a 93-line exception group."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.Popen(
+            [EXE, "--root", str(tmp_path)],
+            stdin=subprocess.PIPE,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **_env(store_dir)},
+        )
+    with proc:
+        _send(proc, INIT)
+        proc.stdin.close()
+        status, err = _ended(proc)
+    assert "Traceback" not in err, err
+    assert err == "ctx-mcp: error: cannot write to standard output: No space left on device\n"
+    assert status == 1
+
+
+def test_a_client_gone_before_the_answer_ends_the_server_quietly_with_1(store_dir, tmp_path):
+    """The client closed its end of stdout (it died) before the server answered: was a
+    79-line traceback ending in BrokenPipeError. Now the quiet status 1 of every command
+    whose pipe is closed (| head -1), and at once: stdin is still open, and the server does
+    not wait for its EOF."""
+    with _raw(store_dir, "--root", str(tmp_path)) as proc:
+        proc.stdout.close()
+        _send(proc, INIT)
+        status, err = _ended(proc)
+    assert "Traceback" not in err, err
+    assert err == ""
+    assert status == 1
+
+
+def test_a_closed_stdout_is_one_line_and_status_1(store_dir, tmp_path):
+    """ctx-mcp >&-: was served to nothing with status 0; now the line of every command."""
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" >&-', EXE, "--root", str(tmp_path)],
+        input=(json.dumps(INIT) + "\n").encode(),
+        capture_output=True,
+        env={**os.environ, **_env(store_dir)},
+        timeout=30,
+    )
+    err = done.stderr.decode()
+    assert "Traceback" not in err, err
+    assert err == ("ctx-mcp: error: standard output is closed (redirect it to a file or a pipe)\n")
+    assert done.returncode == 1
+
+
 # --- a second, independent client: the MCP Inspector's command-line mode ------------------
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
