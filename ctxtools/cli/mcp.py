@@ -103,15 +103,25 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
 
     sys.stdout.writelines([])  # a closed stdout: its one line now (stdio.guard), not served to
     _log_to_stderr()
-    serve(
-        list(roots),
-        store=store,
-        session=session,
-        model=model,
-        allow_run=allow_run,
-        inline_max=inline_max,
-        streams=_streams(),
-    )
+    from ctxtools.mcp.wire import ClientGone
+
+    try:
+        serve(
+            list(roots),
+            store=store,
+            session=session,
+            model=model,
+            allow_run=allow_run,
+            inline_max=inline_max,
+            streams=_streams(),
+        )
+    except ClientGone as gone:
+        err = gone.error
+        if isinstance(err, BrokenPipeError):  # the client went away: the quiet exit, 1
+            raise BrokenPipeError(err.errno, err.strerror) from None
+        from ctxtools.cli.stdio import write_failed
+
+        raise write_failed(err) from None
     return 0
 
 

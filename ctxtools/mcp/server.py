@@ -16,9 +16,9 @@ handles as resources.
   stdout carries the protocol only (fd 1 points at stderr while serving, so a child's
   stray output cannot corrupt it); logs go to stderr. EOF on stdin or SIGTERM
   ends the server: the commands ``run`` started are stopped (their process groups), and
-  it exits 0. A stdout that refuses a write ends it too, as it ends every command: a
-  client that went away (EPIPE) quietly, another failure (a full disk) with the one line
-  ``cannot write to standard output: ...``; status 1.
+  it exits 0. A stdout that refuses a write ends it too: ``serve`` raises
+  ``wire.ClientGone`` (the task groups' exception group unwrapped), which ctx-mcp ends
+  as every command ends on a failing stdout.
 """
 
 from __future__ import annotations
@@ -309,11 +309,7 @@ def serve(
         gone = _client_gone(exc)
         if gone is None:
             raise
-        if isinstance(gone, BrokenPipeError):
-            raise BrokenPipeError(gone.errno, gone.strerror) from None  # make_main: quiet, 1
-        from ctxtools.cli.stdio import write_failed
-
-        raise write_failed(gone) from None
+        raise wire.ClientGone(gone) from None  # (the command's layer says it: cli.mcp)
 
 
 def _client_gone(exc: BaseException) -> OSError | None:
