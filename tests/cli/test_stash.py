@@ -603,8 +603,20 @@ def test_sixteen_concurrent_cli_stashes(tmp_path, store_dir):
 def _victim_midway(store_dir, sig: int) -> int:
     """A ctx-stash of stdin named victim, sent SIG once its temporary file has bytes (the
     pipe left open); its exit status."""
+    # What the worker process holds (a handler or mask an earlier in-process test left),
+    # said if the victim outlives its signal; the child starts from the defaults either
+    # way: this is about a signal whose disposition is the default.
+    held = (signal.getsignal(sig) if sig != signal.SIGKILL else None,
+            signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+    def defaults():
+        if sig != signal.SIGKILL:  # (which has no disposition to set)
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+
     p = subprocess.Popen(
-        [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        [BIN / "ctx-stash", "--name", "victim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        preexec_fn=defaults,
     )
     p.stdin.write(PYTEST_LOG * 200)
     p.stdin.flush()
@@ -617,9 +629,15 @@ def _victim_midway(store_dir, sig: int) -> int:
         p.kill()
         pytest.fail("the stash never began writing")
     p.send_signal(sig)
-    status = p.wait(timeout=30)
-    p.stdin.close()
-    p.stdout.close()
+    try:
+        status = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()  # (a hang must not leave a child that fails the next tests too)
+        p.wait()
+        pytest.fail(f"ctx-stash outlived signal {sig} for 30 s; the worker held {held}")
+    finally:
+        p.stdin.close()
+        p.stdout.close()
     return status
 
 
