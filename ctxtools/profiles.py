@@ -176,9 +176,11 @@ MAX_PROFILES_BYTES = 1 << 20  # a profiles file is a few KB; more is not one
 def _read_profiles_file(p: Path, shown: str) -> bytes:
     """The bytes of the profiles file P (SHOWN in messages): a regular file, or a pipe
     (``--profiles-file <(...)``) or /dev/null; at most MAX_PROFILES_BYTES of it."""
+    from ctxtools.fsutil import read_at_most
+
     try:
         with open(p, "rb") as fh:
-            raw = fh.read(MAX_PROFILES_BYTES + 1)
+            raw = read_at_most(fh, MAX_PROFILES_BYTES + 1)
     except FileNotFoundError:
         raise NotFoundError(f"profiles file not found: {shown}") from None
     except IsADirectoryError:

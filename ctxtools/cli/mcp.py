@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ctxtools import defaults
@@ -99,8 +101,6 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
         raise InputError("the MCP server needs the mcp package", hint=_install_hint()) from None
-    import sys
-
     sys.stdout.writelines([])  # a closed stdout: its one line now (stdio.guard), not served to
     _log_to_stderr()
     from ctxtools.mcp.wire import ClientGone
@@ -128,7 +128,6 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
 def _log_to_stderr() -> None:
     """The server's and the SDK's log records, one line each on stderr (never stdout)."""
     import logging
-    import sys
 
     from ctxtools.cli.entry import debug_enabled
 
@@ -143,8 +142,6 @@ def _log_to_stderr() -> None:
 def _streams() -> dict:
     """stdin and stdout as the SDK's transport takes them when they are not real files
     (an embedding harness); empty when they are (the SDK then claims fds 0 and 1)."""
-    import sys
-
     try:
         sys.stdin.fileno()
         sys.stdout.fileno()
@@ -162,7 +159,6 @@ def _install_hint() -> str:
     """The command that installs the mcp extra's requirement into the interpreter ctx-mcp
     runs on, with the version range the package declares."""
     import shlex
-    import sys
     from importlib import metadata
 
     spec = "mcp"

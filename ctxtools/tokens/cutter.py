@@ -72,15 +72,9 @@ class Cutter(RunCounting):
         self.base = 0
         self.eof = False
         self._compat: dict[tuple[int, int], bool] = {}
-        # o200k splits letters by case (cl100k does not): see _alpha_start_ok
-        self._cased = "Lu" in getattr(encoding, "_pat_str", "Lu")
-        self._specials = None
-        if allow_special and getattr(encoding, "special_tokens_set", None):
-            self._specials = re.compile(
-                b"|".join(re.escape(t.encode()) for t in sorted(encoding.special_tokens_set))
-            )
         # the arguments of cuts.find_rule_cut after the bounds: this cutter's rule cuts
-        self.rules = (allow_special, self._cased, self._specials)
+        self.rules = rule_args(encoding, allow_special)
+        self._cased = self.rules[1]  # (RunCounting's question: do letters split by case?)
         self._skip_runs_until = 0  # a run found not countable as a run is passed as text
         self._forced_at = -1
         self._span = (0, 0)  # where the piece last tallied lies (see _text)
@@ -122,14 +116,7 @@ class Cutter(RunCounting):
         return i + self.base if i >= 0 else -1
 
     def _rule_cut(self, lo: int, hi: int) -> int:
-        c = find_rule_cut(
-            self.buf,
-            lo - self.base,
-            hi - self.base,
-            self.allow_special,
-            self._cased,
-            self._specials,
-        )
+        c = find_rule_cut(self.buf, lo - self.base, hi - self.base, *self.rules)
         return c + self.base if c >= 0 else -1
 
     def _text(self, start: int, end: int, tally: bool = True) -> str:
@@ -256,6 +243,19 @@ class Cutter(RunCounting):
             "total may differ from one encoding of the whole by a few tokens"
         )
         return c
+
+
+def rule_args(encoding, allow_special: bool) -> tuple:
+    """The arguments of ``cuts.find_rule_cut`` after the bounds, for ENCODING: whether
+    special-token strings are tokens, whether letters split by case (o200k does, cl100k
+    does not: see ``_alpha_start_ok``), and the special tokens' pattern (or None)."""
+    cased = "Lu" in getattr(encoding, "_pat_str", "Lu")
+    specials = None
+    if allow_special and getattr(encoding, "special_tokens_set", None):
+        specials = re.compile(
+            b"|".join(re.escape(t.encode()) for t in sorted(encoding.special_tokens_set))
+        )
+    return allow_special, cased, specials
 
 
 def _utf8(data: bytes) -> str:

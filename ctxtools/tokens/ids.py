@@ -308,10 +308,9 @@ def _tail_from_end(ruler, stream, size: int, n: int, notes: list[str], chunk: in
     """``tail`` of the regular file STREAM of SIZE bytes, read from the first proven cut
     (where no pre-token spans: the ids after it are the whole's) of a window at its end
     with more than N tokens after it; None when no window smaller than the file has one."""
-    from ctxtools.tokens.cuts import CutReport
+    from ctxtools.tokens.cutter import rule_args
 
-    probe = _cutter(ruler, io.BytesIO(), CutReport(), chunk, raw=True)
-    rules = probe.rules  # the cutter's own rules
+    rules = rule_args(ruler.encoding, ruler.allow_special)  # the cutter's own rules
     window, searched = max(TAIL_WINDOW, 16 * n), 0
     while window < size:
         # the cuts the smaller windows had room for were looked at already
@@ -350,9 +349,9 @@ def _first_cut(stream, lo: int, hi: int, rules) -> int:
 def _one_kind(data: bytes) -> bool:
     """Whether DATA is all of one kind of byte (``runs``' classes): no rule cut lies inside
     such a run, which the regular expressions of ``cuts`` would take long to find."""
-    from ctxtools.tokens import runs
+    from ctxtools.tokens.runs import one_kind
 
-    return not data or runs._uniform(data, runs._BYTE_KIND[data[0]])
+    return one_kind(data)
 
 
 def _file_size(stream: BinaryIO) -> int | None:

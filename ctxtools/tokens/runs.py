@@ -53,6 +53,11 @@ for _b in range(256):
         _BYTE_KIND.append(PUNCT)
 
 
+def one_kind(data: bytes | bytearray) -> bool:
+    """Whether DATA is all of one kind of byte (empty: yes)."""
+    return not data or _uniform(data, _BYTE_KIND[data[0]])
+
+
 def _uniform(chunk: bytes | bytearray, kind: str) -> bool:
     if kind == ALPHA:
         return chunk.isalpha()

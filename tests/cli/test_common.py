@@ -832,9 +832,10 @@ class _Trickle:
     """A raw stream as ``python -u`` gives stdout: each write takes at most 1,000 bytes,
     and the first one, as a full non-blocking pipe does, none (None)."""
 
-    def __init__(self):
+    def __init__(self, sink):
         self.got = bytearray()
         self.calls = 0
+        self.sink = sink  # a descriptor that is writable at once, for the wait
 
     def write(self, data):
         self.calls += 1
@@ -845,7 +846,7 @@ class _Trickle:
         return len(part)
 
     def fileno(self):
-        return os.open(os.devnull, os.O_WRONLY)  # writable at once, for the wait
+        return self.sink.fileno()
 
 
 def test_a_short_write_is_finished_not_dropped():
@@ -853,9 +854,10 @@ def test_a_short_write_is_finished_not_dropped():
     say how many. ``Checked`` writes the rest (the rest was lost, with status 0)."""
     from ctxtools.cli.stdio import Checked
 
-    raw = _Trickle()
     data = bytes(range(256)) * 40
-    assert Checked(raw).write(data) == len(data)
+    with open(os.devnull, "wb") as sink:
+        raw = _Trickle(sink)
+        assert Checked(raw).write(data) == len(data)
     assert bytes(raw.got) == data and raw.calls > 10
 
 
