@@ -14,12 +14,14 @@ from ctxtools.defaults import SESSION as DEFAULT_SESSION
 
 
 def default_store_root() -> Path:
-    """``$CTX_STORE``, else ``${XDG_CACHE_HOME:-~/.cache}/ctxtools``."""
+    """``$CTX_STORE``, else ``${XDG_CACHE_HOME:-~/.cache}/ctxtools``. A relative
+    XDG_CACHE_HOME is ignored, as the XDG Base Directory spec says (it is invalid): it would
+    put a store under whatever the working directory is."""
     env = os.environ.get("CTX_STORE")
     if env:
         return Path(env)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "ctxtools"
 
 

@@ -78,13 +78,16 @@ def standard_options(func: Callable) -> Callable:
     )(func)
 
 
-def _named_list(ctx, param, value):
-    """An empty --files-from name (``--files-from "$LIST"`` with LIST unset) is a usage
-    error: ctx-repomap mapped the whole directory instead, the others said ": no such
-    file"."""
-    if value == "":
-        raise click.BadParameter("an empty file name (name the list, or '-' for stdin)")
-    return value
+def name_type():
+    """The click type of an option whose value names something (a model, an encoding, a
+    role, a glob, a command): an empty value is a usage error (``types.Name``)."""
+    return _types().Name()
+
+
+def path_type(*, empty: str = "empty", **keywords):
+    """``click.Path(**KEYWORDS)`` for an option that names a file or a directory: an empty
+    name is a usage error saying EMPTY (``types.NamedPath``)."""
+    return _types().NamedPath(empty=empty, **keywords)
 
 
 def files_from_options(func: Callable) -> Callable:
@@ -94,9 +97,14 @@ def files_from_options(func: Callable) -> Callable:
             click.option(
                 "--files-from",
                 "files_from",
-                type=click.Path(allow_dash=True, dir_okay=False),
+                # --files-from "$LIST" with LIST unset: ctx-repomap mapped the whole directory,
+                # the others said ": no such file"
+                type=path_type(
+                    allow_dash=True,
+                    dir_okay=False,
+                    empty="an empty file name (name the list, or '-' for stdin)",
+                ),
                 default=None,
-                callback=_named_list,
                 help="Read file names from FILE, one a line ('-' for stdin).",
             ),
             click.option(
@@ -129,6 +137,7 @@ def role_options(func: Callable) -> Callable:
         [
             click.option(
                 "--role",
+                type=name_type(),
                 default=None,
                 shell_complete=complete("complete_role"),
                 help="Role whose share of the pack budget applies [default: worker].",
@@ -220,21 +229,27 @@ def refuse_output_over_input(output: str | None, kw: dict) -> None:
         )
 
 
+_EMPTY_STORE = "empty: give the store's directory"
+
+
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """An empty --store is a usage error (it would make a store in the current directory)."""
+    """A --store of blanks is a usage error, as an empty one is (its type's): it would make a
+    store in the current directory."""
     if value is not None and not value.strip():
-        raise click.BadParameter("empty: give the store's directory", ctx, param)
+        raise click.BadParameter(_EMPTY_STORE, ctx, param)
     return value
 
 
 def _store_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """ctx-repomap's --store, whose cache every run opens: a file, or a path under one, is
     the store's own error (``StoreRoot.check_root``: the line ctx-stash gives, exit 1), not
-    click's, which named --store when the value came from CTX_STORE. An empty value is left
-    as it is: it means the default root."""
+    click's, which named --store when the value came from CTX_STORE. An empty or blank
+    value is a usage error, as for every command (an empty CTX_STORE is unset: the default
+    root)."""
     import os
 
-    if value and value.strip() and not ctx.resilient_parsing and not os.path.isdir(value):
+    value = _store_path(ctx, param, value)
+    if value and not ctx.resilient_parsing and not os.path.isdir(value):
         from ctxtools.store.root import StoreRoot
 
         StoreRoot(value).check_root()  # nothing there yet is fine: the first write makes it
@@ -252,15 +267,17 @@ def store_option(
     *,
     cache_only: bool = False,
 ) -> Callable:
-    """``--store DIR`` ($CTX_STORE). CACHE_ONLY (ctx-repomap, which keeps only its cache there):
-    a root that is a file is the store's error before the run, and an empty value means the
-    default root."""
+    """``--store DIR`` ($CTX_STORE). An empty or blank value is a usage error; an empty
+    CTX_STORE is unset: the default root (``config.default_store_root``, which ignores a
+    relative XDG_CACHE_HOME: docs/DESIGN.md says so, ctx-pack's --help has no line to spare).
+    CACHE_ONLY (ctx-repomap, which keeps only its cache there): a root that is a file is the
+    store's error before the run."""
     if cache_only:
         return click.option(
             "--store",
             "store",
             envvar="CTX_STORE",
-            type=click.Path(),
+            type=path_type(empty=_EMPTY_STORE),
             metavar="DIRECTORY",
             default=None,
             callback=_store_dir,
@@ -271,7 +288,7 @@ def store_option(
         "--store",
         "store",
         envvar="CTX_STORE",
-        type=click.Path(),  # the store itself says clearly what is wrong with it
+        type=path_type(empty=_EMPTY_STORE),  # the store itself says what else is wrong
         default=None,
         callback=_store_path,
         help=help,
@@ -287,6 +304,7 @@ def store_options(func: Callable) -> Callable:
                 "--session",
                 "session",
                 envvar="CTX_SESSION",
+                type=name_type(),
                 default=defaults.SESSION,
                 show_default=True,
                 help="Session the handles belong to [env CTX_SESSION].",
@@ -312,13 +330,14 @@ def ruler_options(func: Callable) -> Callable:
             click.option(
                 "--encoding",
                 envvar="CTX_ENCODING",
+                type=name_type(),
                 default=None,
                 shell_complete=complete("complete_encoding"),
                 help="tiktoken encoding: cl100k_base (default) or o200k_base [env CTX_ENCODING].",
             ),
             click.option(
                 "--tokenizer",
-                type=click.Path(),
+                type=path_type(),
                 default=None,
                 help="Count with a Hugging Face tokenizer.json (exact for that model).",
             ),
@@ -367,6 +386,7 @@ def model_option(help: str = "Model profile [env CTX_MODEL].") -> Callable:
     return click.option(
         "--model",
         envvar="CTX_MODEL",
+        type=name_type(),
         default=None,
         help=help,
         shell_complete=complete("complete_model"),
@@ -393,7 +413,7 @@ def profiles_file_option(help: str) -> Callable:
     return click.option(
         "--profiles-file",
         envvar="CTX_PROFILES",
-        type=click.Path(dir_okay=False),
+        type=path_type(dir_okay=False),
         default=None,
         help=help,
     )
@@ -418,7 +438,7 @@ def explain_option(help: str) -> Callable:
 
 def exclude_option(help: str) -> Callable:
     """``--exclude GLOB``, repeatable: files no listing shows (``ctxtools.pathfilter``)."""
-    return click.option("--exclude", multiple=True, metavar="GLOB", help=help)
+    return click.option("--exclude", type=name_type(), multiple=True, metavar="GLOB", help=help)
 
 
 def keep_going_option(help: str) -> Callable:

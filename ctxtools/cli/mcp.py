@@ -10,6 +10,7 @@ from ctxtools import defaults
 from ctxtools.cli.decorators import (
     CONTEXT_SETTINGS,
     model_option,
+    path_type,
     standard_options,
     store_options,
     whole,
@@ -22,7 +23,7 @@ from ctxtools.cli.entry import make_main
     "--root",
     "roots",
     multiple=True,
-    type=click.Path(file_okay=False),
+    type=path_type(file_okay=False),
     metavar="DIR",
     help="A directory the tools may read (repeatable) [default: the client's roots, else "
     "the working directory].",
@@ -50,8 +51,8 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
     roots (--root, else the client's roots, else the working directory).
 
     Exit status: 0 after EOF or SIGTERM; 130 after Ctrl-C (SIGINT); 1 the mcp package is
-    missing, the store cannot be used, or stdout is closed or fails (a client that went
-    away: quietly); 2 usage error (a --root that is not a directory).
+    missing, the store cannot be used, stdin is closed, or stdout is closed or fails (a
+    client that went away: quietly); 2 usage error (a --root that is not a directory).
 
     \b
     Examples:
@@ -101,6 +102,10 @@ def cli(roots: tuple[str, ...], store, session, model, allow_run, inline_max) ->
         if exc.name is None or not exc.name.startswith(("mcp", "anyio", "pydantic")):
             raise
         raise InputError("the MCP server needs the mcp package", hint=_install_hint()) from None
+    from ctxtools.cli.stdio import stdin_closed
+
+    if stdin_closed():  # (the SDK would read /dev/null: an EOF, served with status 0, unsaid)
+        raise InputError("standard input is closed", hint="an MCP client writes its requests there")
     sys.stdout.writelines([])  # a closed stdout: its one line now (stdio.guard), not served to
     _log_to_stderr()
     from ctxtools.mcp.wire import ClientGone

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ctxtools.cli.types import Above
+from ctxtools.cli.types import Above, Name, NamedPath
 from ctxtools.defaults import MAX_TIMEOUT
 from ctxtools.errors import UsageError
 
@@ -18,6 +18,7 @@ _OPTIONS = (
     ),
     click.option(
         "--embed-cmd",
+        type=Name(),
         default=None,
         metavar="CMD",
         help="A command (no shell) reading JSON-lines texts, writing JSON-lines vectors; "
@@ -43,7 +44,7 @@ _OPTIONS = (
 def memory_option(help: str):
     """``--memory PATH`` (repeatable): memory files or directories; what it does is HELP."""
     return click.option(
-        "--memory", "memory", multiple=True, type=click.Path(), metavar="PATH", help=help
+        "--memory", "memory", multiple=True, type=NamedPath(), metavar="PATH", help=help
     )
 
 

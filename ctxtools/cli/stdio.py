@@ -105,6 +105,13 @@ def guard() -> None:
             sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
 
 
+def stdin_closed() -> bool:
+    """Whether ``guard`` found standard input closed (descriptor 0 is /dev/null now, and
+    reading ``sys.stdin`` the one-line error): for a command that hands descriptor 0 to
+    another reader, which would take /dev/null for an input that ended at once (ctx-mcp)."""
+    return isinstance(sys.stdin, _ClosedBinary)
+
+
 def write_failed(exc: OSError) -> OutputError:
     """The one-line error for a write to stdout that the system refused."""
     reason = os.strerror(exc.errno) if exc.errno else str(exc)

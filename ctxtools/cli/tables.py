@@ -3,11 +3,13 @@ decorator that declares every option of a command, in the table's order (``--hel
 
 An entry whose ``decl`` is ``"option"`` becomes ``click.option(*flags, name, ...)`` (an
 ``"argument"``, ``click.argument(name, ...)``) with its type (``("whole", MIN, MAX)``,
-``("range", MIN, MAX)``, ``("above", MIN, MAX)``, ``("finite", KEYWORDS)``, ``("size",)``,
-``("choice", VALUES)``, ``("path", KEYWORDS)``) and its other click keywords; an entry that names a
-shared declaration gets it (with the entry's help and click keywords where the declaration
-takes them; a bundle such as ``store_options``, once for all its entries). HOOKS give an
-option click-only keywords by name (``cls``: a parser class).
+``("range", MIN, MAX)``, ``("above", MIN, MAX)``, ``("finite", KEYWORDS)``, ``("size", MIN)``,
+``("choice", VALUES)``, ``("path", KEYWORDS)``; ``("name",)`` and ``("named_path", KEYWORDS)``
+for a value that names something, which may not be empty: ``types.Name``, ``types.NamedPath``)
+and its other click keywords; an entry that names a shared declaration gets it (with the
+entry's help and click keywords where the declaration takes them; a bundle such as
+``store_options``, once for all its entries). HOOKS give an option click-only keywords by
+name (``cls``: a parser class).
 """
 
 from __future__ import annotations
@@ -62,12 +64,16 @@ def _type(spec: tuple):
         return click.Choice(list(rest[0]))
     if kind == "path":
         return click.Path(**rest[0])
+    if kind in ("name", "named_path"):
+        from ctxtools.cli.types import Name, NamedPath
+
+        return Name() if kind == "name" else NamedPath(**rest[0])
     if kind == "range":
         return click.IntRange(min=rest[0], max=rest[1])
     if kind == "size":
         from ctxtools.cli.types import Size
 
-        return Size()
+        return Size(*rest)
     if kind == "above":
         from ctxtools.cli.types import Above
 

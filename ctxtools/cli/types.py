@@ -52,6 +52,35 @@ class Above(FiniteFloat):
         return number
 
 
+class _Named:
+    """The value of an option that names something (a model, an encoding, a role, a file, a
+    directory, a glob, a program): an empty one is a usage error, ``invalid value for
+    '--model': empty``, not the option left out -- ``--model "$MODEL"`` with MODEL unset
+    silently got the default. (An empty environment variable never gets here: click takes
+    ``CTX_MODEL=`` as unset.) EMPTY is what the error says instead of ``empty``."""
+
+    def __init__(self, *args, empty: str = "empty", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.empty = empty
+
+    def convert(self, value, param, ctx):
+        if value == "":
+            self.fail(self.empty, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class Name(_Named, click.types.StringParamType):
+    """A name (a model, an encoding, a role, a glob, a command): any text but the empty one.
+    --help shows it as TEXT, as a plain string option."""
+
+    name = "text"
+
+
+class NamedPath(_Named, click.Path):
+    """``click.Path`` (its keywords), but an empty name is a usage error (see ``_Named``):
+    ``--root ''`` was the working directory, ``--profiles-file ''`` no file at all."""
+
+
 class _Parsed(click.ParamType):
     """A value that a library function parses: its ``UsageError`` becomes click's usage error
     (exit 2, naming the option). A value that is not a string is already parsed."""
@@ -85,14 +114,25 @@ class RoleShare(_Parsed):
 
 
 class Size(_Parsed):
-    """A size in bytes: ``524288``, ``512K``, ``1M`` (``fsutil.parse_size``)."""
+    """A size in bytes: ``524288``, ``512K``, ``1M`` (``fsutil.parse_size``; a fraction of a
+    byte is dropped: ``1.5`` is 1), at least MIN bytes."""
 
     name = "SIZE"
+
+    def __init__(self, min: int = 0):
+        self.min = min
 
     def parse(self, text: str) -> int:
         from ctxtools.fsutil import parse_size
 
         return parse_size(text)
+
+    def convert(self, value, param, ctx):
+        size = super().convert(value, param, ctx)
+        if size < self.min:
+            unit = "byte" if self.min == 1 else "bytes"
+            self.fail(f"{value!r} is below the minimum of {self.min:,} {unit}", param, ctx)
+        return size
 
     def message(self, text: str, exc: Exception) -> str:
         if "maximum" in str(exc):

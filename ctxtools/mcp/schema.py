@@ -5,8 +5,8 @@ Argument names are the command-line flags' (``--max-chars`` is ``max_chars``, ``
 is ``ident``), so an agent's habits from the shell carry over. ``check_args`` refuses an
 unknown argument, a missing one, a value of the wrong kind or out of the schema's
 bounds (``minimum``, ``exclusiveMinimum``, ``maximum``: the command line's) and a NUL
-character in a name or a path with one line naming the argument (a UsageError, as
-click's would be on the command line); it returns the arguments with the schema's
+character in, or an empty, name or path with one line naming the argument (a UsageError,
+as click's would be on the command line); it returns the arguments with the schema's
 defaults filled in.
 """
 
@@ -190,10 +190,19 @@ def _check_value(tool: str, key: str, spec: dict, value: Any) -> None:
         strings = value if isinstance(value, list) else [value]
         if any(isinstance(v, str) and "\0" in v for v in strings):
             raise UsageError(f"argument {key!r} must not hold a NUL character")
+        if key not in _ARGV and "" in strings:  # (a name left empty is not one left out)
+            if isinstance(value, list):
+                raise UsageError(f"argument {key!r} must not hold an empty string")
+            raise UsageError(f"argument {key!r} must not be empty")
 
 
-# Arguments whose strings are content, not names: a NUL in them is data.
+# Arguments whose strings are content, not names: a NUL in them is data, and so is an
+# empty one. Every other string names something (a model, a role, a path, a glob, a
+# handle): an empty one is refused, as the command line refuses --model '' (it was taken
+# for the argument left out: model "" counted with the server's model).
 _FREE_TEXT = frozenset({"text", "task", "query", "transcript", "grep", "jsonpath"})
+# A command's argv: an empty argument is an argument (printf '', git commit -m '').
+_ARGV = frozenset({"command"})
 
 
 def _check_range(key: str, spec: dict, value: int | float) -> None:

@@ -395,7 +395,7 @@ def scan_repository(
     too_large = ss.skipped.get("too large", 0)
     if too_large:
         ss.notes.append(
-            f"skipped {too_large} file(s) over {max_file_size // 1024} KiB"
+            f"skipped {too_large} file(s) over {shown_size(max_file_size)}"
             " (generated or data; raise --max-file-size to map them)"
         )
     from ctxtools.source.scan import grammar_note
@@ -409,3 +409,15 @@ def scan_repository(
     if not kept:
         ss.notes.append("no source files to map")
     return ss
+
+
+def shown_size(size: int) -> str:
+    """SIZE in bytes as a note shows it, exactly: in the largest binary unit that holds it
+    with at most two decimals (``512 KiB``, ``1.5 KiB``, ``1 TiB``), else in bytes
+    (``1,000 bytes``, ``1 byte``). ``size // 1024`` KiB said ``over 0 KiB`` for
+    ``--max-file-size 1.5`` (1 byte) and ``over 1073741824 KiB`` for 1T."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size * 100 % (1 << shift) == 0:
+            whole, cents = divmod(size * 100 >> shift, 100)
+            return f"{whole:,}{f'.{cents:02d}'.rstrip('0') if cents else ''} {unit}"
+    return f"{size:,} byte{'' if size == 1 else 's'}"
