@@ -288,6 +288,22 @@ def json_text(text: str) -> str:
     return data.decode("utf-8", "replace")
 
 
+def json_name(name: str, key: str = "path") -> dict:
+    """A file NAME as a JSON record holds it: ``{KEY: json_text(NAME)}``; and when NAME
+    holds a byte that is not UTF-8 (shown there as U+FFFD, so that two such names may look
+    alike and neither can be opened by it), also ``KEY_quoted``: the name as every text
+    output shows it (``quoting.quote_name``: ``"b\\377.py"``, in its double quotes), from
+    which a script gets the name's bytes back by undoing the C escapes between the quotes
+    -- ``codecs.escape_decode(q[1:-1].encode())[0]`` in Python, ``printf '%b'`` in a
+    shell. A name that is valid UTF-8 has no ``KEY_quoted``: KEY is the name itself."""
+    shown = json_text(name)
+    if shown == name:
+        return {key: name}
+    from ctxtools.quoting import quote_name
+
+    return {key: shown, f"{key}_quoted": quote_name(name)}
+
+
 def json_texts(obj):
     """OBJ (dicts, lists, tuples, scalars) with every string in it, keys too, as
     ``json_text`` makes it: what a JSON writer can write when a name or a file's text holds
@@ -301,9 +317,27 @@ def json_texts(obj):
     return obj
 
 
+def check_cwd(path: str, label: str | None = None) -> None:
+    """Raise NotFoundError, naming LABEL (default: PATH, as ``quoting.quote_name`` shows
+    it) and the cause, when PATH is relative and the working directory it is relative to was
+    removed (a checkout deleted and made again under the shell): PATH then names nothing,
+    whatever is on disk -- not "no such file", which would send the user looking for it. An
+    absolute PATH needs no working directory: nothing is raised."""
+    if os.path.isabs(path) or current_dir() is not None:
+        return
+    from ctxtools.quoting import quote_name
+
+    raise NotFoundError(
+        f"{label or quote_name(path)}: relative, and the current directory no longer exists",
+        hint="cd to a directory that does, or give an absolute path",
+    )
+
+
 def require_directory(path: str, label: str, hint: str | None = None) -> None:
     """Raise the one-line error for a LABEL (e.g. "--root x") that is not a directory:
-    NotFoundError when nothing is there, InputError when something else is."""
+    NotFoundError when nothing is there (or PATH is relative to a working directory that
+    was removed, ``check_cwd``), InputError when something else is."""
+    check_cwd(path, label)
     if os.path.isdir(path):
         return
     from ctxtools.errors import InputError
@@ -430,31 +464,49 @@ def _write_through(path: str, data: bytes) -> None:
 
 
 def unreadable_reason(path: str, *, check_access: bool = False) -> str | None:
-    """Why PATH cannot be read as a file (a one-line reason), or None.
+    """Why PATH cannot be read as a file (a one-line reason naming it as
+    ``quoting.quote_name`` shows it), or None.
 
     One stat per path, since thousands of names can come through --files-from. With
     CHECK_ACCESS, also whether this process may read it (one more system call).
     """
     import stat
 
+    from ctxtools.quoting import quote_name
+
+    shown = quote_name(path)
     try:
         if stat.S_ISDIR(os.stat(path).st_mode):
-            return f"{path}: is a directory"
+            return f"{shown}: is a directory"
     except FileNotFoundError:
-        return f"{path}: no such file"
+        if not os.path.isabs(path) and current_dir() is None:
+            return f"{shown}: relative, and the current directory no longer exists"
+        return f"{shown}: no such file"
     except OSError as exc:
         check_resource(exc, path)
-        return f"{path}: {exc.strerror or exc}"
+        return f"{shown}: {exc.strerror or exc}"
     if check_access and not os.access(path, os.R_OK):
-        return f"{path}: permission denied"
+        return f"{shown}: permission denied"
     return None
 
 
+def current_dir() -> str | None:
+    """The working directory, or None when it was removed (``os.getcwd`` fails): a
+    relative path then names nothing, an absolute one is as good as ever."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return None
+
+
 def unreadable_error(bad: Mapping[str, str], hint: str | None = None) -> NotFoundError:
-    """One error naming the unreadable paths BAD (path -> reason), the first ten.
-    The HINT goes with a list of several; one path gets its reason alone."""
+    """One error naming the unreadable paths BAD (path -> reason), the first ten (as
+    ``quoting.quote_name`` shows them). The HINT goes with a list of several; one path
+    gets its reason alone."""
     if len(bad) == 1:
         return NotFoundError(next(iter(bad.values())))
-    names = list(bad)
+    from ctxtools.quoting import quote_name
+
+    names = [quote_name(n) for n in bad]
     listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
     return NotFoundError(f"{len(names)} files cannot be read: {listed}", hint=hint)

@@ -3,12 +3,16 @@
 A name is shown as it is unless it holds a character that could break the line it is on
 or be taken for structure: a control character (U+0000-U+001F, U+007F-U+009F, so a
 newline, a tab, an escape), a line or paragraph separator (U+2028, U+2029), a double
-quote or a backslash. Such a name is shown in double quotes, with C escapes: ``\\"``,
-``\\\\``, ``\\a \\b \\t \\n \\v \\f \\r``, and every other such character as the octal
-escapes of its UTF-8 bytes (``\\033``) -- the way git shows names (``core.quotePath``),
-letters of every script kept, and a byte that is not UTF-8 kept as it is (it breaks no
-line). So ``x<newline># Task`` is shown ``"x\\n# Task"``: on one line, it cannot
-start a heading, close a code fence or open a new block.
+quote, a backslash, or a byte that is not UTF-8 (``os.fsdecode`` holds it as a lone
+surrogate, U+DC80-U+DCFF). Such a name is shown in double quotes, with C escapes:
+``\\"``, ``\\\\``, ``\\a \\b \\t \\n \\v \\f \\r``, a byte that is not UTF-8 as
+its own octal escape (``b\\377.py``, the byte 0xFF), and every other such character as
+the octal escapes of its UTF-8 bytes (``\\033``) -- the way git shows names
+(``core.quotePath``), letters of every script kept. So ``x<newline># Task`` is shown
+``"x\\n# Task"``: on one line, it cannot start a heading, close a code fence or open a
+new block; and every name is shown as valid UTF-8 (a model's API, a pipe decoding
+UTF-8), its bytes given back by undoing the escapes (``codecs.escape_decode`` of the
+text between the quotes, as UTF-8).
 
 A file's line is shown by ``numbered``: its real number, a tab, the line (``SEPARATOR``,
 ``⋮``, stands between runs of lines that are not adjacent).
@@ -18,7 +22,9 @@ from __future__ import annotations
 
 import re
 
-_NEEDS_QUOTES = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029"\\\\]')
+# A lone surrogate too: U+DC80-U+DCFF is a byte that is not UTF-8 (surrogateescape); the
+# others stand for no byte (a name from JSON's "\\ud800"), shown as surrogatepass's bytes.
+_NEEDS_QUOTES = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"\\\\]')
 _NAMED = {
     '"': '\\"',
     "\\": "\\\\",
@@ -37,7 +43,10 @@ def _escape(m: re.Match) -> str:
     named = _NAMED.get(ch)
     if named is not None:
         return named
-    return "".join(f"\\{b:03o}" for b in ch.encode("utf-8"))
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape holds it
+        return f"\\{code - 0xDC00:03o}"
+    return "".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass"))
 
 
 def quote_name(name: str) -> str:

@@ -67,6 +67,7 @@ from dataclasses import dataclass
 from ctxtools.binary import is_binary
 from ctxtools.errors import InputError, NotFoundError, UsageError
 from ctxtools.fsutil import check_resource, require_directory
+from ctxtools.quoting import quote_name
 
 SKILL_FILE = "SKILL.md"
 SKILL_LIMIT = 256 << 10  # bytes read from one SKILL.md
@@ -125,7 +126,9 @@ def load_skills(skills_dir: str | os.PathLike) -> tuple[list[Skill], list[str]]:
             continue
         key = skill.name.casefold()
         if key in taken:
-            notes.append(f"{rel}: skill name {skill.name!r} already taken by {taken[key]}; skipped")
+            taker = quote_name(taken[key])
+            what = f"{quote_name(rel)}: skill name {skill.name!r}"
+            notes.append(f"{what} already taken by {taker}; skipped")
             continue
         taken[key] = rel
         skills.append(skill)
@@ -146,36 +149,36 @@ def _load_one(base: str, rel: str, folder: str, notes: list[str]) -> Skill | Non
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
+        notes.append(f"{quote_name(rel)}: cannot be read ({exc.strerror or exc}); skipped")
         return None
     real = os.path.realpath(path)
     if not _inside(real, base):
-        notes.append(f"{rel}: resolves outside the skills directory; skipped")
+        notes.append(f"{quote_name(rel)}: resolves outside the skills directory; skipped")
         return None
     try:
         st = os.stat(real)
         if not stat.S_ISREG(st.st_mode):
-            notes.append(f"{rel}: not a regular file; skipped")
+            notes.append(f"{quote_name(rel)}: not a regular file; skipped")
             return None
         with open(real, "rb") as fh:
             data = fh.read(SKILL_LIMIT + 1)
     except FileNotFoundError:
-        notes.append(f"{rel}: a broken symlink; skipped")
+        notes.append(f"{quote_name(rel)}: a broken symlink; skipped")
         return None
     except OSError as exc:
         check_resource(exc, real)
-        notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
+        notes.append(f"{quote_name(rel)}: cannot be read ({exc.strerror or exc}); skipped")
         return None
     if is_binary(data):
-        notes.append(f"{rel}: binary file; skipped")
+        notes.append(f"{quote_name(rel)}: binary file; skipped")
         return None
     cut = ""
     if len(data) > SKILL_LIMIT:
         data = data[:SKILL_LIMIT]
         nl = data.rfind(b"\n")
         data = data[: nl + 1] if nl >= 0 else data
-        cut = f"[… {st.st_size - len(data):,} bytes of {rel} left out]\n"
-        notes.append(f"{rel}: over {SKILL_LIMIT:,} bytes; the body is cut there")
+        cut = f"[… {st.st_size - len(data):,} bytes of {quote_name(rel)} left out]\n"
+        notes.append(f"{quote_name(rel)}: over {SKILL_LIMIT:,} bytes; the body is cut there")
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     return _parse_skill(text, rel, folder, cut, notes)
 
@@ -190,20 +193,20 @@ def _parse_skill(text: str, rel: str, folder: str, cut: str, notes: list[str]) -
     lines = text.splitlines(keepends=True)
     fm_lines, taken, error = split_front_matter(lines)
     if error is not None:
-        notes.append(f"{rel}: malformed front matter ({error}); skipped")
+        notes.append(f"{quote_name(rel)}: malformed front matter ({error}); skipped")
         return None
     meta: dict[str, str | list[str]] = {}
     if fm_lines is None:
-        notes.append(f"{rel}: no front matter; named {folder!r}, no description")
+        notes.append(f"{quote_name(rel)}: no front matter; named {folder!r}, no description")
     else:
         try:
             meta = parse_front_matter(fm_lines, ("name", "description"))
         except FrontMatterError as exc:
-            notes.append(f"{rel}: malformed front matter ({exc}); skipped")
+            notes.append(f"{quote_name(rel)}: malformed front matter ({exc}); skipped")
             return None
     name = meta.get("name", "")
     if not isinstance(name, str):
-        notes.append(f"{rel}: malformed front matter (name is a list); skipped")
+        notes.append(f"{quote_name(rel)}: malformed front matter (name is a list); skipped")
         return None
     name = name.strip() or folder
     if not NAME_RE.match(name):
@@ -217,10 +220,10 @@ def _parse_skill(text: str, rel: str, folder: str, cut: str, notes: list[str]) -
         desc = " ".join(desc)
     desc = " ".join(desc.split())
     if not desc and fm_lines is not None:
-        notes.append(f"{rel}: no description in front matter; matched by its name only")
+        notes.append(f"{quote_name(rel)}: no description in front matter; matched by its name only")
     if len(desc) > DESCRIPTION_LIMIT:
         desc = desc[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
-        notes.append(f"{rel}: description over {DESCRIPTION_LIMIT} characters; cut")
+        notes.append(f"{quote_name(rel)}: description over {DESCRIPTION_LIMIT} characters; cut")
     body = "".join(lines[taken:]).lstrip("\r\n").rstrip()
     body = body + "\n" + cut if body else cut
     return Skill(name, desc, rel, body)

@@ -27,7 +27,8 @@ MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 # The bottom floor (docs/ARCHITECTURE.md): disk, the caches' one file format, the ruler,
 # processes and the fan-out to them, whether bytes are text, what the user excludes,
-# secrets, what a text's words are, the defaults, errors, the store's root.
+# secrets, what a text's words are, the defaults, errors, the store's root, how a name is
+# shown (quoting: fsutil's and the listing's messages name files by its rule).
 BOTTOM = (
     "store",
     "tokens",
@@ -44,6 +45,7 @@ BOTTOM = (
     "errors",
     "config",
     "lazy",
+    "quoting",
 )
 # What every command shares about source code: listing, scanners, scan cache, classify.
 SOURCE = ("source",)

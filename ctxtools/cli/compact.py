@@ -8,7 +8,7 @@ from ctxtools.cli.decorators import CONTEXT_SETTINGS
 from ctxtools.cli.entry import make_main
 from ctxtools.cli.inputs import open_source
 from ctxtools.cli.jsoninput import read_json_source
-from ctxtools.cli.outputs import json_dumps, warn, write_bytes
+from ctxtools.cli.outputs import deliver, json_dumps, warn, write_bytes
 from ctxtools.cli.ruler import ruler_from_options
 from ctxtools.cli.tables import options
 from ctxtools.errors import UsageError
@@ -232,6 +232,7 @@ def _compact(file, kw) -> int:
         tr, choice.ruler, opts, stash, repair=kw["repair"], original=data, on_note=warn
     )
     write_bytes(run.output)
+    deliver()  # (written before the summary says what was: a failed write is the one line)
     warn(*run.compaction_notes)
     if kw["quiet_old"]:
         warn("note: -q is --quiet in ctx-compact only (elsewhere it is --query): type --quiet")

@@ -274,11 +274,16 @@ def _tree(ruler, profile, opts) -> int:
     from ctxtools.cli.remote import local_tree
     from ctxtools.count import modes
     from ctxtools.count import tree as count_tree
+    from ctxtools.fsutil import check_cwd
     from ctxtools.pathfilter import load_filter
+    from ctxtools.quoting import quote_name
 
     root, shown = local_tree(modes.tree_root(opts))
+    check_cwd(root)
     if not os.path.isdir(root):
-        raise InputError(f"{root}: not a directory", hint="--tree counts a directory's files")
+        raise InputError(
+            f"{quote_name(root)}: not a directory", hint="--tree counts a directory's files"
+        )
     filt = load_filter(root, exclude=opts["exclude"])
     bar = Progress.start("counting", unit="files", min_total=defaults.PROGRESS_MIN_FILES)
     try:

@@ -81,20 +81,26 @@ def stdin_bytes() -> BinaryIO:
 def check_file(path: str, directory_hint: str = "give files, or use ctx-repomap for trees") -> None:
     """Raise a one-line error for a path that cannot be read as a file (DIRECTORY_HINT:
     what to do instead when it is a directory), saying why: no such file, a loop of
-    symbolic links, a directory, no permission."""
+    symbolic links, a directory, no permission, a relative path in a working directory
+    that was removed. The path is named as ``quoting.quote_name`` shows it."""
+    from ctxtools.fsutil import check_cwd
+    from ctxtools.quoting import quote_name
+
+    check_cwd(path)
+    shown = quote_name(path)
     try:
         is_dir = stat.S_ISDIR(os.stat(path).st_mode)
     except FileNotFoundError:
-        raise NotFoundError(f"{path}: no such file") from None
+        raise NotFoundError(f"{shown}: no such file") from None
     except OSError as exc:
         from ctxtools.fsutil import check_resource
 
         check_resource(exc, path)
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
+        raise InputError(f"{shown}: {exc.strerror or exc}") from None
     if is_dir:
-        raise InputError(f"{path}: is a directory", hint=directory_hint)
+        raise InputError(f"{shown}: is a directory", hint=directory_hint)
     if not os.access(path, os.R_OK):
-        raise InputError(f"{path}: permission denied")
+        raise InputError(f"{shown}: permission denied")
 
 
 def open_source(src: FileArg) -> BinaryIO:

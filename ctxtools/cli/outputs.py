@@ -1,6 +1,7 @@
 """What every ctx-* command writes: stdout as bytes (``write``, ``write_bytes``), one JSON
 document (``json_dumps``, ``emit_json``), ``-o FILE``'s collected stdout (``output_to``),
-and ``warn``, the only way a note reaches stderr."""
+the output written before what is said of it (``deliver``), and ``warn``, the only way a
+note reaches stderr."""
 
 from __future__ import annotations
 
@@ -69,10 +70,31 @@ def warn(*messages: str, prefix: str = "") -> None:
         click.echo(f"{name}: {prefix}{message}", err=True)
 
 
+class _Collected:
+    """What ``output_to`` collects for -o OUTPUT in BUF, and whether it was written."""
+
+    def __init__(self, output: str, buf) -> None:
+        self.output = output
+        self.buf = buf
+        self.written = False
+
+    def write(self) -> None:
+        from ctxtools.fsutil import write_output
+
+        self.written = True
+        problem = write_output(self.output, self.buf.getvalue())
+        if problem:
+            raise InputError(f"-o {self.output}: cannot write ({problem})")
+
+
+_COLLECTING: list[_Collected] = []  # the -o files being collected, innermost last
+
+
 @contextlib.contextmanager
 def output_to(output: str | None):
     """Stdout collected while the block runs, then written to OUTPUT (``-``/None: stdout
-    as usual); a file that cannot be written is a one-line error (exit 1)."""
+    as usual); a file that cannot be written is a one-line error (exit 1). Written when the
+    block ends without an error, or earlier by ``deliver``."""
     if not output or output == "-":
         yield
         return
@@ -81,14 +103,30 @@ def output_to(output: str | None):
     buf = io.BytesIO()
     saved = sys.stdout
     sys.stdout = io.TextIOWrapper(buf, encoding="utf-8", errors="surrogateescape")
+    collected = _Collected(output, buf)
+    _COLLECTING.append(collected)
     try:
         yield
         sys.stdout.flush()
     finally:
+        _COLLECTING.remove(collected)
         sys.stdout.detach()
         sys.stdout = saved
-    from ctxtools.fsutil import write_output
+    if not collected.written:
+        collected.write()
 
-    problem = write_output(output, buf.getvalue())
-    if problem:
-        raise InputError(f"-o {output}: cannot write ({problem})")
+
+def deliver() -> None:
+    """The command's output, complete, written now, before what it says of it on stderr (a
+    summary line), so that a write that fails is the one line the run prints: under ``-o
+    FILE`` the file is written (an ``InputError``, exit 1, when it cannot be), else stdout
+    is flushed (``stdio.OutputError``, exit 1, when the system refuses it: a full disk).
+    Under -o, the file is written even if the command then ends with an error (ctx-compact's
+    exit 4 still writes its output); nothing written to stdout after this call goes to it."""
+    if _COLLECTING:
+        sys.stdout.flush()
+        collected = _COLLECTING[-1]
+        if not collected.written:
+            collected.write()
+        return
+    sys.stdout.flush()

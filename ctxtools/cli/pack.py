@@ -254,7 +254,9 @@ def cli(**opts) -> int:
         from ctxtools.cli.inputs import read_source_bytes
         from ctxtools.resolve import STDIN
 
-        task = read_source_bytes(STDIN).decode("utf-8", "replace")
+        # (as an argument's bytes come: one that is not UTF-8 kept as a lone surrogate,
+        # so that an @-mention of such a name resolves; the pack shows it as U+FFFD)
+        task = read_source_bytes(STDIN).decode("utf-8", "surrogateescape")
     fmt = output_format(opts["fmt"], opts["as_json"])
     warn(*check_options(opts, fmt))
     _remote(opts)

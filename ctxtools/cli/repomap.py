@@ -204,7 +204,7 @@ def _listed(directory: str, files_from: str, null: bool) -> list[str]:
             names.append(rel.replace(os.sep, "/"))
     if outside:
         warn(
-            f"note: {len(outside):,} listed names outside {directory} left out: "
+            f"note: {len(outside):,} listed names outside {quote_name(directory)} left out: "
             + ", ".join(quote_name(n) for n in outside[:3])
             + (" ..." if len(outside) > 3 else "")
         )

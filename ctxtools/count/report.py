@@ -365,14 +365,15 @@ def count_document(
     messages: bool,
 ) -> dict:
     """The ``--json`` document. DESCRIBED is ``ruler.describe()`` (counter, kind, exact);
-    MISSING the labels of the inputs that could not be read."""
-    from ctxtools.fsutil import json_text
+    MISSING the labels of the inputs that could not be read. A file's name is
+    ``fsutil.json_name``'s: ``path``, and ``path_quoted`` when it is not UTF-8."""
+    from ctxtools.fsutil import json_name, json_text
 
     doc = dict(described)
     if (use and use["approximate"]) or tot.get("exact") is False:
         doc["exact"] = False
     doc["counted"] = "messages" if messages else "text"
-    doc["files"] = [{"path": json_text(label), **row} for label, row in rows]
+    doc["files"] = [{**json_name(label), **row} for label, row in rows]
     doc["total"] = tot
     if use:
         doc["usage"] = use

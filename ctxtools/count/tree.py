@@ -206,9 +206,9 @@ def notes(tree: TreeCount) -> list[str]:
 
 
 def _node_json(node: Node, *, depth: int, top: int, level: int) -> dict:
-    from ctxtools.fsutil import json_text
+    from ctxtools.fsutil import json_name
 
-    doc: dict = {"path": json_text(node.path or "."), **node.counts}
+    doc: dict = {**json_name(node.path or "."), **node.counts}
     if not node.is_dir:
         return doc
     doc["files"] = node.files
@@ -226,16 +226,18 @@ def _node_json(node: Node, *, depth: int, top: int, level: int) -> dict:
 
 def document(tree: TreeCount, described: dict, *, depth: int, top: int) -> dict:
     """``--tree --json``: the ruler (DESCRIBED), the root, how files were listed, the total,
-    the tree as ``render`` shows it, the TOP heaviest files and what was skipped."""
-    from ctxtools.fsutil import json_text
+    the tree as ``render`` shows it, the TOP heaviest files and what was skipped. A name is
+    ``fsutil.json_name``'s: ``path`` (``root``), and ``path_quoted`` (``root_quoted``) when
+    it is not UTF-8."""
+    from ctxtools.fsutil import json_name
 
     doc = dict(described)
     if tree.not_exact:
         doc["exact"] = False
-    doc["root"] = json_text(tree.root)
+    doc.update(json_name(tree.root, "root"))
     doc["files_listed_by"] = tree.via
     doc["total"] = {**tree.top.counts, "files": tree.top.files}
     doc["tree"] = _node_json(tree.top, depth=depth, top=top, level=0)
-    doc["heaviest"] = [{"path": json_text(n.path), **n.counts} for n in tree.files()[:top]]
+    doc["heaviest"] = [{**json_name(n.path), **n.counts} for n in tree.files()[:top]]
     doc["skipped"] = tree.skipped
     return doc

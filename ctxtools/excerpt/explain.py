@@ -9,6 +9,7 @@ from ctxtools.excerpt.inputs import OK
 from ctxtools.excerpt.loader import render_item
 from ctxtools.excerpt.model import Excerpt
 from ctxtools.explanation import Explanation, Item
+from ctxtools.quoting import quote_name
 
 if TYPE_CHECKING:
     from ctxtools.excerpt.run import ExcerptRun
@@ -18,7 +19,8 @@ def explain(run: ExcerptRun) -> Explanation:
     """The Explanation of RUN: each shown file (its score, its tokens when the run had a
     ruler) with its spans and why each is there; then the windows and files the budget
     dropped, the windows past --max-windows, the files where nothing matched that are not
-    shown, and the inputs skipped (binary, unreadable)."""
+    shown, and the inputs skipped (binary, unreadable). A file is named as ``quote_name``
+    shows it."""
     from ctxtools.retrieval.plan import FLOOR
 
     opts = run.options
@@ -51,11 +53,11 @@ def _file(label: str, item, count) -> Item:
     if not isinstance(item, Excerpt):  # --signatures
         n = len(item.definitions)
         matched = f"; {item.matches:,} match {', '.join(item.matched)}" if item.matched else ""
-        return Item(label, f"{n:,} definitions{matched}", round(item.score, 3), tokens)
+        return Item(quote_name(label), f"{n:,} definitions{matched}", round(item.score, 3), tokens)
     matched = ", ".join(item.matched)
     why = f"matched {matched}" if matched else "nothing matched: its head and tail"
     parts = [_span(span, item) for span in item.spans]
-    return Item(label, why, round(item.score, 3), tokens, parts)
+    return Item(quote_name(label), why, round(item.score, 3), tokens, parts)
 
 
 def _span(span, item: Excerpt) -> Item:
@@ -86,12 +88,12 @@ def _left_out(run: ExcerptRun) -> list[Item]:
     out = []
     for d in run.dropped:
         if d.kind == "window":
-            what = f"{d.label} window {d.start}-{d.end}"
+            what = f"{quote_name(d.label)} window {d.start}-{d.end}"
             why = f"over --tokens {run.budget:,}: the least relevant windows go first"
             out.append(Item(what, why, d.score))
         else:
             why = "over --tokens: " + ("a weak file" if d.matched else "nothing matched")
-            out.append(Item(f"{d.label} (whole file)", why, d.score))
+            out.append(Item(f"{quote_name(d.label)} (whole file)", why, d.score))
     budget_cut: dict[str, int] = {}
     for d in run.dropped:
         budget_cut[d.label] = budget_cut.get(d.label, 0) + (d.kind == "window")
@@ -100,13 +102,14 @@ def _left_out(run: ExcerptRun) -> list[Item]:
         past = item.omitted - budget_cut.get(label, 0) if isinstance(item, Excerpt) else 0
         if past > 0:
             why = f"above the floor, past --max-windows {run.options.max_windows}"
-            out.append(Item(f"{label}: {past:,} more windows", why))
+            out.append(Item(f"{quote_name(label)}: {past:,} more windows", why))
     shown = {label for label, _ in run.shown} | {d.label for d in run.dropped}
     for r in run.results:
         if r.status != OK:
             error = f" ({r.error})" if r.error else ""
-            out.append(Item(r.label, f"skipped: {r.status}{error}"))
+            out.append(Item(quote_name(r.label), f"skipped: {r.status}{error}"))
         elif r.label not in shown and not r.matched:
             mode = "named in the closing list" if run.unmatched_mode == "name" else "left out"
-            out.append(Item(r.label, f"nothing matched ({mode}; --unmatched show shows it)"))
+            why = f"nothing matched ({mode}; --unmatched show shows it)"
+            out.append(Item(quote_name(r.label), why))
     return out

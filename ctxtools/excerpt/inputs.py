@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ctxtools.errors import CtxError
 from ctxtools.excerpt.model import Excerpt
 from ctxtools.excerpt.signatures import Signatures
-from ctxtools.fsutil import json_text, unreadable_reason
+from ctxtools.fsutil import json_name, json_text, unreadable_reason
 from ctxtools.fsutil import unreadable_error as unreadable_error  # re-exported
 from ctxtools.resolve import is_handle_ref
 
@@ -103,7 +103,7 @@ class FileResult:
 
     def as_dict(self) -> dict:
         """The JSON record of a skipped input (ok ones are written by ``ExcerptRun``)."""
-        doc = {"path": json_text(self.label), "status": self.status}
+        doc = {**json_name(self.label), "status": self.status}
         if self.status == UNREADABLE:
             doc["error"] = json_text(self.error or "")
         return doc

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from itertools import repeat
 
 from ctxtools.excerpt.model import Excerpt, Span
-from ctxtools.fsutil import json_text
+from ctxtools.fsutil import json_name
 from ctxtools.quoting import SEPARATOR, numbered, quote_name
 
 HEADER_NAMES = 6  # definitions a header names, the most relevant first
@@ -116,7 +116,8 @@ def render_all(items: Sequence[tuple[str, Excerpt]]) -> str:
 
 
 def excerpt_dict(ex: Excerpt, label: str) -> dict:
-    """The JSON form of one file (see ctx-excerpt --help for the schema)."""
+    """The JSON form of one file (see ctx-excerpt --help for the schema); a LABEL that is
+    not UTF-8 is ``fsutil.json_name``'s: ``path`` with U+FFFD, and ``path_quoted``."""
     spans = []
     for s in ex.spans:
         text = "".join(ex.lines.get(n, "") + "\n" for n in range(s.start, s.end + 1))
@@ -132,7 +133,7 @@ def excerpt_dict(ex: Excerpt, label: str) -> dict:
             }
         )
     return {
-        "path": json_text(label),
+        **json_name(label),
         "status": "ok",
         "lines": ex.line_count,
         "bytes": ex.size,

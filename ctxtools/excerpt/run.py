@@ -42,7 +42,7 @@ from ctxtools.excerpt.loader import iter_excerpts, render_item
 from ctxtools.excerpt.model import ExcerptOptions
 from ctxtools.excerpt.render import excerpt_dict
 from ctxtools.excerpt.signatures import signatures_dict
-from ctxtools.fsutil import json_text
+from ctxtools.fsutil import json_name, json_text
 
 if TYPE_CHECKING:
     from ctxtools.store import HandleStore
@@ -203,7 +203,7 @@ class ExcerptRun:
             "exact": ruler.exact if ruler is not None else None,
             "dropped": [
                 {
-                    "path": json_text(d.label),
+                    **json_name(d.label),
                     "kind": d.kind,
                     "start": d.start,
                     "end": d.end,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ctxtools.excerpt.model import Span
 from ctxtools.excerpt.render import frame
-from ctxtools.fsutil import json_text
+from ctxtools.fsutil import json_name
 from ctxtools.quoting import numbered
 
 
@@ -103,7 +103,7 @@ def render_signatures(sig: Signatures, label: str) -> str:
 
 def signatures_dict(sig: Signatures, label: str) -> dict:
     return {
-        "path": json_text(label),
+        **json_name(label),
         "status": "too_large" if sig.too_large else "ok",
         "lines": sig.line_count,
         "bytes": sig.size,

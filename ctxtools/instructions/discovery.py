@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxtools.instructions.context import Context
+from ctxtools.quoting import quote_name
 
 CANDIDATES = (
     "AGENTS.md",
@@ -46,22 +47,22 @@ def resolve(ctx: Context, rel: str) -> Found | None:
     except NotADirectoryError:
         return None
     except OSError as exc:
-        ctx.notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
+        ctx.notes.append(f"{quote_name(rel)}: cannot be read ({exc.strerror or exc}); skipped")
         return None
     real = os.path.realpath(path)
     if not _inside(real, ctx.root):
-        ctx.notes.append(f"{rel}: a symlink to outside the root; skipped")
+        ctx.notes.append(f"{quote_name(rel)}: a symlink to outside the root; skipped")
         return None
     try:
         st = os.stat(real)
     except FileNotFoundError:
-        ctx.notes.append(f"{rel}: a broken symlink; skipped")
+        ctx.notes.append(f"{quote_name(rel)}: a broken symlink; skipped")
         return None
     except OSError as exc:  # ELOOP: a symlink loop
-        ctx.notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); skipped")
+        ctx.notes.append(f"{quote_name(rel)}: cannot be read ({exc.strerror or exc}); skipped")
         return None
     if not stat.S_ISREG(st.st_mode):
-        ctx.notes.append(f"{rel}: not a regular file; skipped")
+        ctx.notes.append(f"{quote_name(rel)}: not a regular file; skipped")
         return None
     key = os.path.relpath(real, ctx.root).replace(os.sep, "/")
     return Found(rel, real, st.st_size, key, (st.st_dev, st.st_ino))

@@ -19,6 +19,7 @@ from ctxtools.instructions.frontmatter import (
     parse_front_matter,
 )
 from ctxtools.instructions.gates import Gate, file_gate
+from ctxtools.quoting import quote_name
 
 SCAN_LIMIT = 4 << 20  # raw bytes read from one file at most (skipping gated-out sections)
 FRONT_MATTER_KEYS = ("paths", "globs", "alwaysApply")  # the keys read; others pass unread
@@ -72,7 +73,7 @@ def _pieces(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes, bool]]:
 
 
 def _marker(left: int, path: str, reason: str) -> str:
-    return f"[… {commas(left)} bytes of {path} left out: {reason}]\n"
+    return f"[… {commas(left)} bytes of {quote_name(path)} left out: {reason}]\n"
 
 
 def _fit_prefix(src: bytes, avail: int) -> tuple[str, int]:
@@ -98,11 +99,12 @@ def _fit_prefix(src: bytes, avail: int) -> tuple[str, int]:
 
 def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> ReadText | str:
     """Read one instruction file under its BUDGET: a ReadText, or why there is none."""
+    shown = quote_name(found.rel)
     try:
         fh = open(found.real, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         check_resource(exc, found.real)
-        ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
+        ctx.notes.append(f"{shown}: cannot be read ({exc.strerror or exc}); skipped")
         return _SKIPPED
     ctx.gate_notes = 0
     with fh:
@@ -110,12 +112,12 @@ def read_file(ctx: Context, found: Found, budget: int, cap_reason: str) -> ReadT
             return _read_open(ctx, fh, found.rel, found.size, budget, cap_reason)
         except OSError as exc:
             check_resource(exc, found.real)
-            ctx.notes.append(f"{found.rel}: cannot be read ({exc.strerror or exc}); skipped")
+            ctx.notes.append(f"{shown}: cannot be read ({exc.strerror or exc}); skipped")
             return _SKIPPED
         finally:
             if ctx.gate_notes > GATE_NOTE_LIMIT:
                 more = ctx.gate_notes - GATE_NOTE_LIMIT
-                ctx.notes.append(f"{found.rel}: {more} more malformed gates; sections ungated")
+                ctx.notes.append(f"{shown}: {more} more malformed gates; sections ungated")
 
 
 def _front_matter(
@@ -143,7 +145,7 @@ def _front_matter(
     try:
         gate, always = file_gate(parse_front_matter(lines, FRONT_MATTER_KEYS))
     except FrontMatterError as exc:
-        ctx.notes.append(f"{rel}: malformed front matter ({exc}); read as ungated")
+        ctx.notes.append(f"{quote_name(rel)}: malformed front matter ({exc}); read as ungated")
         return first, len(first), None, False
     return first, len(first), gate, always
 
@@ -153,7 +155,7 @@ def _read_open(
 ) -> ReadText | str:
     head = fh.read(BINARY_PROBE)
     if is_binary(head):
-        ctx.notes.append(f"{rel}: binary file; skipped")
+        ctx.notes.append(f"{quote_name(rel)}: binary file; skipped")
         return _SKIPPED
     fh.seek(0)
     limit = max(budget, 4096) + 1

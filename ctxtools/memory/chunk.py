@@ -188,11 +188,15 @@ def discover(paths, notes: list[str], allow_secrets: bool = False) -> list[tuple
     naming all of them. A file that is a secret by its name or its link target's
     (``ctxtools.secrets.secret_path``) is left out, said in NOTES, unless ALLOW_SECRETS."""
     from ctxtools.errors import NotFoundError
+    from ctxtools.fsutil import check_cwd
+    from ctxtools.quoting import quote_name
 
+    for p in paths:
+        check_cwd(p, f"--memory {quote_name(p)}")
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         raise NotFoundError(
-            "--memory: no such file or directory: " + ", ".join(missing),
+            "--memory: no such file or directory: " + ", ".join(map(quote_name, missing)),
             hint="give Markdown or text files, or directories holding them",
         )
     found: dict[str, str] = {}
@@ -214,23 +218,24 @@ def discover(paths, notes: list[str], allow_secrets: bool = False) -> list[tuple
                         outside += 1
                     elif os.path.isfile(full):
                         found.setdefault(_label(full), real)
+            shown = quote_name(p)
             if other:
-                notes.append(f"--memory {p}: {other} file(s) skipped (not .md, .txt or .rst)")
+                notes.append(f"--memory {shown}: {other} file(s) skipped (not .md, .txt or .rst)")
             if outside:
                 notes.append(
-                    f"--memory {p}: {outside} file(s) skipped (a symbolic link out of {p})"
+                    f"--memory {shown}: {outside} file(s) skipped (a symbolic link out of {shown})"
                 )
         elif os.path.isfile(p):
             found.setdefault(_label(p), os.path.realpath(p))
         else:
-            notes.append(f"--memory {p}: skipped (not a regular file)")
+            notes.append(f"--memory {quote_name(p)}: skipped (not a regular file)")
     seen: set[str] = set()
     out = []
     for label in sorted(found):
         real = found[label]
         kind = None if allow_secrets else _secret(label, real)
         if kind is not None:
-            notes.append(f"memory: skipped {label}: a secret by its name ({kind})")
+            notes.append(f"memory: skipped {quote_name(label)}: a secret by its name ({kind})")
         elif real not in seen:
             seen.add(real)
             out.append((label, real))
@@ -244,7 +249,12 @@ def _secret(label: str, real: str) -> str | None:
 
 
 def _label(path: str) -> str:
-    rel = os.path.relpath(path)
+    """PATH relative to the working directory when it is under it, else absolute (as it
+    is when the working directory was removed: ``check_cwd`` let only absolute ones by)."""
+    from ctxtools.fsutil import current_dir
+
+    cwd = current_dir()
+    rel = os.path.relpath(path, cwd) if cwd is not None else path
     if rel.startswith(".." + os.sep) or rel == "..":
         rel = os.path.abspath(path)
     return rel.replace(os.sep, "/")

@@ -13,6 +13,7 @@ from ctxtools.analyzer.mentions import Mention, variants
 from ctxtools.mentions.basenames import MAX_INDEX_ENTRIES, BasenameIndex
 from ctxtools.mentions.common import clean_rel, stem
 from ctxtools.mentions.uselog import UseLog, frecency
+from ctxtools.quoting import quote_name
 
 CLOSEST = 5  # closest names offered for an unresolved mention
 
@@ -33,12 +34,13 @@ class Resolution:
         if self.path is None or len(self.candidates) < 2:
             return None
         others = [p for p in self.candidates if p != self.path]
-        listed = ", ".join(others[:shown])
+        listed = ", ".join(quote_name(p) for p in others[:shown])
         more = f" and {len(others) - shown:,} more" if len(others) > shown else ""
-        example = unique_suffix(others[0], self.candidates)
+        example = quote_name(unique_suffix(others[0], self.candidates))
         return (
-            f"@{self.mention.raw} is ambiguous ({self.reason}); took {self.path}, not "
-            f"{listed}{more}: write more of the path to choose, e.g. @{example}"
+            f"@{quote_name(self.mention.raw)} is ambiguous ({self.reason}); took "
+            f"{quote_name(self.path)}, not {listed}{more}: write more of the path to "
+            f"choose, e.g. @{example}"
         )
 
 
@@ -272,7 +274,7 @@ class MentionResolver:
                 break
         capped = f" among the first {self.max_entries} files" if self.index_truncated else ""
         if close:
-            reason = f"not found{capped}; closest: {', '.join(close)}"
+            reason = f"not found{capped}; closest: {', '.join(map(quote_name, close))}"
         else:
             reason = f"not found{capped}; nothing close"
         return Resolution(mention, None, candidates, reason)

@@ -29,6 +29,7 @@ from ctxtools.pack.model import (
 from ctxtools.pack.redact import PackRedactor
 from ctxtools.pack.render import Renderer
 from ctxtools.pathfilter import load_filter
+from ctxtools.quoting import quote_name
 
 
 def compute_budget(req: PackRequest, profile, table=None) -> dict:
@@ -218,7 +219,7 @@ def _check_request(req: PackRequest) -> tuple[str, str]:
     if not req.task or not req.task.strip():
         raise UsageError("the task is empty", hint='give --task "what to do"')
     root = req.root or "."
-    require_directory(root, f"--root {root}")
+    require_directory(root, f"--root {quote_name(root)}")
     return root, os.path.realpath(root)
 
 
@@ -289,7 +290,7 @@ def _check_fit(tokens: int, total_budget: int, files: Chooser) -> None:
     if files.failed_named:
         raise CtxError(
             "named file(s) do not fit the budget even as signatures: "
-            + ", ".join(files.failed_named),
+            + ", ".join(map(quote_name, files.failed_named)),
             hint="raise the budget, name fewer files, or --allow-drop",
         )
 
@@ -333,7 +334,7 @@ def _mentions(req: PackRequest, gather: Gatherer, root_real: str, ledger: Ledger
             res = resolver.resolve(m)
             mention_log.append({"mention": m.raw, "path": res.path, "reason": res.reason})
             if res.path is None:
-                ledger.warn(f"@{m.raw} not resolved: {res.reason}")
+                ledger.warn(f"@{quote_name(m.raw)} not resolved: {res.reason}")
                 continue
             if res.ambiguity():
                 ledger.note(res.ambiguity())
@@ -345,7 +346,10 @@ def _mentions(req: PackRequest, gather: Gatherer, root_real: str, ledger: Ledger
 def _path_problems(gather: Gatherer, req: PackRequest, root: str, ledger: Ledger) -> None:
     """Missing paths and paths outside the root: one error naming them all, or with
     keep_going a warning each."""
-    problems = gather.missing + [f"{p}: outside the root {root}" for p in gather.outside]
+    shown = quote_name(root)
+    problems = gather.missing + [
+        f"{quote_name(p)}: outside the root {shown}" for p in gather.outside
+    ]
     if not problems:
         return
     if not req.keep_going:
@@ -369,7 +373,7 @@ def _trim_fixed(
         label, _ = sec.parts.pop()
         if sec.name == "memory" and memory_info is not None:
             _memory_left_out(memory_info, label, "over the pack budget")
-        ledger.drop(f"{sec.name}: {label}", "over the budget")
+        ledger.drop(f"{sec.name}: {quote_name(label)}", "over the budget")
         if not sec.parts:
             fixed.remove(sec)
             del fixed_tokens[sec.name]
@@ -408,7 +412,7 @@ def _without_instruction_files(
     kept = []
     for e in entries:
         if e.label in whole and not e.named and e.path is not None:
-            ledger.drop(e.label, "shown whole under instructions")
+            ledger.drop(quote_name(e.label), "shown whole under instructions")
         else:
             kept.append(e)
     return kept
@@ -430,12 +434,12 @@ def _fixed_sections(
     ins = load_instructions(root_real, pack_rels or None, include_readme=req.include_readme)
     ledger.said(ins.notes)
     for d in ins.dropped:
-        where = d["path"] + (f" § {d['section']}" if d.get("section") else "")
+        where = quote_name(d["path"]) + (f" § {d['section']}" if d.get("section") else "")
         ledger.drop(f"instructions: {where}", d["reason"])
     parts = []
     whole = set()  # instruction files shown whole: not shown again among the files
     for f in ins.files:
-        text = redact_text(f.text, f.path, req, ledger)
+        text = redact_text(f.text, quote_name(f.path), req, ledger)
         parts.append((f.path, render.instruction(f.path, text)))
         if not f.truncated and len(f.text.encode("utf-8")) == f.size:
             whole.add(f.path)
@@ -450,7 +454,7 @@ def _fixed_sections(
         return fixed, whole
     from ctxtools.skills import UnknownSkillError, choose_skills, load_skills
 
-    require_directory(req.skills_dir, f"--skills {req.skills_dir}")
+    require_directory(req.skills_dir, f"--skills {quote_name(req.skills_dir)}")
     skills, skill_notes = load_skills(req.skills_dir)
     ledger.said(skill_notes)
     try:

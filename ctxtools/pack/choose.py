@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from ctxtools.errors import CtxError
 from ctxtools.pack.ledger import Drop, Ledger, Note
 from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest, looks_like_pack
+from ctxtools.quoting import quote_name
 
 if TYPE_CHECKING:
     from ctxtools.pack.choose_render import FilesFit
@@ -165,8 +166,9 @@ class Chooser:
             from ctxtools.fsutil import check_resource
 
             check_resource(exc, e.label)  # a resource limit is an error, not a skip
-            self.base_notes.append(Note(f"skipped {e.label}: {exc.strerror or exc}"))
-            self.skipped.append(Drop(e.label, "unreadable"))
+            shown = quote_name(e.label)
+            self.base_notes.append(Note(f"skipped {shown}: {exc.strerror or exc}"))
+            self.skipped.append(Drop(shown, "unreadable"))
             return None
 
     def _keep(self, e, data: bytes, counts: dict[str, int], said: str | None) -> bool:
@@ -177,8 +179,8 @@ class Chooser:
 
         if e.named:
             if is_binary(data):
-                self.base_notes.append(Note(f"skipped {e.label}: binary file"))
-                self.skipped.append(Drop(e.label, "binary"))
+                self.base_notes.append(Note(f"skipped {quote_name(e.label)}: binary file"))
+                self.skipped.append(Drop(quote_name(e.label), "binary"))
                 return False
             return True
         if said == "included":
@@ -218,7 +220,7 @@ class Chooser:
 
     def _skip(self, label: str, reason: str, counts: dict[str, int]) -> bool:
         counts[reason] = counts.get(reason, 0) + 1
-        self.skipped.append(Drop(label, reason))
+        self.skipped.append(Drop(quote_name(label), reason))
         return False
 
     def _sources(self) -> list:
@@ -397,7 +399,7 @@ class Chooser:
             e = self.entries[s.label]
             if e.data is not None:
                 continue  # handles were redacted when they were read
-            red = redact_bytes(s.data, s.label, self.req, self.ledger)
+            red = redact_bytes(s.data, quote_name(s.label), self.req, self.ledger)
             if red is not s.data:
                 s.data = red
                 s.present = None

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import ctxtools.retrieval.plan as _plan
 from ctxtools.excerpt.render import frame
+from ctxtools.fsutil import json_name
 from ctxtools.pack.ledger import Drop, Note
-from ctxtools.quoting import SEPARATOR, numbered
+from ctxtools.quoting import SEPARATOR, numbered, quote_name
 from ctxtools.retrieval.plan import Costs, Plan, Shown, cut, plan
 
 EXPLAIN_NEXT = 50  # ranked files left out that the record names one by one
@@ -154,7 +155,7 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
         texts.append(block)
         doc = sh.doc if sh is not None else None
         row = {
-            "path": lab,
+            **_name(lab),
             "named": e.named,
             "why": e.why,
             "shown": how,
@@ -202,7 +203,7 @@ def _path_row(ch, lab: str, ranks) -> dict:
     e = ch.entries[lab]
     doc = next((d for d in ch.docs if d.label == lab), None)
     return {
-        "path": lab,
+        **_name(lab),
         "named": e.named,
         "why": e.why,
         "shown": "path",
@@ -212,22 +213,34 @@ def _path_row(ch, lab: str, ranks) -> dict:
     }
 
 
+def _name(lab: str) -> dict:
+    """A row's name: ``path``, the label as it is (the pack's JSON holds it as
+    ``fsutil.json_text`` makes it), and ``path_quoted`` for a label that is not UTF-8
+    (``fsutil.json_name``: the name as the text shows it, its bytes given back)."""
+    quoted = json_name(lab).get("path_quoted")
+    return {"path": lab} if quoted is None else {"path": lab, "path_quoted": quoted}
+
+
 def _named_left_out(ch, p: Plan, over: list[str], blocks, out: FilesFit) -> None:
     for lab in sorted(set(p.unlisted_named) | {x for x in over if x not in blocks}):
         e = ch.entries[lab]
         if not e.named or lab in blocks or lab in p.paths:
             continue
         if ch.req.allow_drop:
-            out.dropped.append(Drop(lab, "named, but not even its path fits (--allow-drop)"))
+            shown = quote_name(lab)
+            out.dropped.append(Drop(shown, "named, but not even its path fits (--allow-drop)"))
             out.notes.append(
-                Note(f"dropped named file {lab}: not even its path fits (--allow-drop)", "warning")
+                Note(
+                    f"dropped named file {shown}: not even its path fits (--allow-drop)",
+                    "warning",
+                )
             )
         else:
             out.failed_named.append(lab)
     for lab in over:
         if lab in blocks:
             continue
-        out.dropped.append(Drop(f"{lab} (diff)", "diff over the budget"))
+        out.dropped.append(Drop(f"{quote_name(lab)} (diff)", "diff over the budget"))
 
 
 def _record_left_out(ch, p: Plan, blocks, out: FilesFit) -> None:
@@ -249,7 +262,7 @@ def _record_left_out(ch, p: Plan, blocks, out: FilesFit) -> None:
     listed = set(p.paths)
     rest = [d for d in ch.docs if d.label not in blocks and d.label not in listed]
     for d in rest[:EXPLAIN_NEXT]:
-        out.dropped.append(Drop(d.label, f"ranked lower (score {d.score:.3g})"))
+        out.dropped.append(Drop(quote_name(d.label), f"ranked lower (score {d.score:.3g})"))
     if len(rest) > EXPLAIN_NEXT:
         out.dropped.append(Drop(f"{len(rest) - EXPLAIN_NEXT:,} more ranked files", "ranked lower"))
     blind = sum(1 for lab in (*ch.ranking.rest, *ch.ranking.blind) if lab not in listed)
@@ -258,12 +271,13 @@ def _record_left_out(ch, p: Plan, blocks, out: FilesFit) -> None:
     for sh in p.shown:
         d = sh.doc
         if d.named and sh.how == "signatures":
-            out.notes.append(
-                Note(f"named file {d.label}: its signatures only (its body does not fit)", "note")
-            )
+            what = f"named file {quote_name(d.label)}: its signatures only"
+            out.notes.append(Note(f"{what} (its body does not fit)", "note"))
         elif d.named and len(sh.lines) < len(d.lines):
             shown = f"{len(sh.lines):,} of {len(d.lines):,} lines shown"
-            out.notes.append(Note(f"named file {d.label}: {shown} ({_why_cut(p)})", "note"))
+            what = f"named file {quote_name(d.label)}"
+            out.notes.append(Note(f"{what}: {shown} ({_why_cut(p)})", "note"))
     for lab in p.paths:
         if ch.entries[lab].named:
-            out.notes.append(Note(f"named file {lab}: its path only (nothing more fits)", "note"))
+            what = f"named file {quote_name(lab)}"
+            out.notes.append(Note(f"{what}: its path only (nothing more fits)", "note"))

@@ -7,9 +7,10 @@ import os
 import subprocess
 
 from ctxtools.errors import CtxError, InputError, UsageError
-from ctxtools.fsutil import check_resource, file_identity
+from ctxtools.fsutil import check_cwd, check_resource, file_identity
 from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest, replaceable
+from ctxtools.quoting import quote_name
 
 _GLOB_CHARS = frozenset("*?[")
 LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
@@ -139,36 +140,40 @@ class Gatherer:
         if is_handle_ref(arg):
             self.add_handle(arg, named=named, why=why)
             return
+        check_cwd(arg)  # (a relative ARG where the working directory was removed)
         path = os.path.abspath(arg)
         if not os.path.lexists(path) and _GLOB_CHARS & set(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                self.missing.append(f"{arg}: no file matches")
+                self.missing.append(f"{quote_name(arg)}: no file matches")
                 return
             links_out = 0
             for m in matches:
                 if os.path.islink(m) and not _inside(os.path.realpath(m), self.root_real):
                     links_out += 1  # skipped as a directory's listing skips it, not an error
                     continue
-                self._add_existing(m, arg, named=False, why=f"glob {arg}")
+                self._add_existing(m, arg, named=False, why=f"glob {quote_name(arg)}")
             if links_out:
-                self.ledger.info(f"{arg}: {links_out} file(s) skipped (symlink outside the root)")
+                self.ledger.info(
+                    f"{quote_name(arg)}: {links_out} file(s) skipped (symlink outside the root)"
+                )
             return
         self._add_existing(path, arg, named=named, why=why)
 
     def _add_existing(self, path: str, arg: str, named: bool, why: str) -> None:
+        shown = quote_name(arg)
         try:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
             if _is_pipe(path):  # /dev/fd/63 of <(cmd): a link to "pipe:[N]", no path
                 self.missing.append(
-                    f"{arg}: a pipe, not a file: store its output with ctx-stash --name NAME "
-                    "and name the handle"
+                    f"{shown}: a pipe, not a file: store its output with ctx-stash --name "
+                    "NAME and name the handle"
                 )
             elif os.path.islink(path):
-                self.missing.append(f"{arg}: broken or looping symbolic link")
+                self.missing.append(f"{shown}: broken or looping symbolic link")
             else:
-                self.missing.append(f"{arg}: {exc.strerror or 'cannot be read'}")
+                self.missing.append(f"{shown}: {exc.strerror or 'cannot be read'}")
             return
         if not _inside(real, self.root_real):
             self.outside.append(arg)
@@ -177,10 +182,10 @@ class Gatherer:
             self.add_directory(real, arg)
             return
         if not os.path.isfile(real):
-            self.missing.append(f"{arg}: not a regular file")
+            self.missing.append(f"{shown}: not a regular file")
             return
         if not os.access(real, os.R_OK):
-            self.missing.append(f"{arg}: permission denied")
+            self.missing.append(f"{shown}: permission denied")
             return
         self.add_file(real, named, why)
 
@@ -193,12 +198,13 @@ class Gatherer:
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
         for cand in listing.candidates:
-            self.add_file(cand.path, False, f"directory {arg}", prefix + cand.rel, judged=True)
+            why = f"directory {quote_name(arg)}"
+            self.add_file(cand.path, False, why, prefix + cand.rel, judged=True)
             entry = self.entries.get(prefix + cand.rel)
             if entry is not None and entry.path == cand.path:
                 entry.stat = (cand.size, cand.mtime_ns, cand.ctime_ns)
         for reason, n in sorted(listing.skipped.items()):
-            self.ledger.info(f"{arg}: {n} file(s) skipped ({reason})")
+            self.ledger.info(f"{quote_name(arg)}: {n} file(s) skipped ({reason})")
 
     def add_handle(self, ref: str, named: bool, why: str) -> None:
         if ref not in self.handles:
@@ -355,15 +361,16 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
         if kind is None and e.target_judged and not e.deleted and _may_be_read(e, req):
             kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
-            ledger.drop(label, f"secret by name ({kind})")
+            shown = quote_name(label)
+            ledger.drop(shown, f"secret by name ({kind})")
             if e.named or said < SECRETS_SAID:
-                ledger.info(f"skipped {label}: a secret by its name ({kind}; --allow-secrets)")
+                ledger.info(f"skipped {shown}: a secret by its name ({kind}; --allow-secrets)")
                 said += not e.named
             else:
                 more[kind] = more.get(kind, 0) + 1
             continue
         if e.diff:
-            e.diff = redact_text(e.diff, label + " (diff)", req, ledger)
+            e.diff = redact_text(e.diff, quote_name(label) + " (diff)", req, ledger)
         if e.deleted:
             out.append(e)
             continue
@@ -371,12 +378,14 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
             size = e.stat[0] if e.stat is not None else os.path.getsize(e.path)
         except OSError as exc:
             check_resource(exc, e.path)
-            ledger.info(f"skipped {label}: {exc.strerror or exc}")
-            ledger.drop(label, "unreadable")
+            ledger.info(f"skipped {quote_name(label)}: {exc.strerror or exc}")
+            ledger.drop(quote_name(label), "unreadable")
             continue
         if size > MAX_FILE_BYTES:
-            ledger.info(f"skipped {label}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB")
-            ledger.drop(label, "too large")
+            ledger.info(
+                f"skipped {quote_name(label)}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB"
+            )
+            ledger.drop(quote_name(label), "too large")
             continue
         # The bytes are read by the Chooser (which skips binary files and noise) and
         # searched for secrets when the file is shown (pack.choose).

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxtools.defaults import SKILL_MAX_EXPANDED
+from ctxtools.quoting import quote_name
 
 SECTIONS = ("instructions", "skills", "memory", "map", "files", "task")
 FORMATS = ("markdown", "xml", "json")
@@ -116,7 +117,9 @@ class Pack:
     memory: dict | None = None  # with --memory: the ranking and what went in (explain)
 
     def as_dict(self) -> dict:
-        """The ``--format json`` document (``text`` is the Markdown pack it describes)."""
+        """The ``--format json`` document (``text`` is the Markdown pack it describes). A
+        file row's name that is not UTF-8 has U+FFFD in ``path`` and the name as the text
+        shows it in ``path_quoted`` (``fsutil.json_name``: its bytes come back from it)."""
         return {
             "budget": self.budget,
             "tokens": self.tokens,
@@ -163,8 +166,8 @@ class Pack:
             for f in self.files:
                 mark = "*" if f["named"] else " "
                 lines.append(
-                    f" {mark}{f['path']}  {f['tokens']:,}  {_bar(f['tokens'], total, width)}"
-                    f"  [{f['shown']}]"
+                    f" {mark}{quote_name(f['path'])}  {f['tokens']:,}"
+                    f"  {_bar(f['tokens'], total, width)}  [{f['shown']}]"
                 )
                 lines.extend(_explain_chunks(f))
         if self.memory is not None:
@@ -172,7 +175,7 @@ class Pack:
         if self.mentions:
             lines.append("mentions")
             for m in self.mentions:
-                lines.append(f"  @{m['mention']}: {m['reason']}")
+                lines.append(f"  @{quote_name(m['mention'])}: {m['reason']}")
         if self.dropped:
             lines.append(f"dropped ({len(self.dropped):,})")
             # Whole files and sections first, then windows from the best one down: the
@@ -212,7 +215,7 @@ def _explain_memory(mem: dict) -> list[str]:
     for c in mem["chunks"][:EXPLAIN_MEMORY]:
         mark = "+" if c["in_pack"] else "-"
         lines.append(
-            f"  {mark} {c['score']:.3f}  {c['file']}:{c['start']}-{c['end']}"
+            f"  {mark} {c['score']:.3f}  {quote_name(c['file'])}:{c['start']}-{c['end']}"
             f"{' § ' + c['heading'] if c['heading'] else ''}: {c['why']}"
         )
     if len(mem["chunks"]) > EXPLAIN_MEMORY:

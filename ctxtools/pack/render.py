@@ -3,13 +3,12 @@
 The XML is well-formed XML 1.0. ``&``, ``<`` and ``>`` are escaped as entities (and ``"``
 in an attribute), and a character XML 1.0 cannot hold, not even as a character reference
 -- a control character other than tab, newline and carriage return, U+FFFE, U+FFFF, or a
-byte that is not UTF-8 (a file name's, held as a lone surrogate) -- is written as the C
-escape the name rule (``ctxtools.quoting.quote_name``) uses: ``\\a \\b \\v \\f``, else
-the octal escapes of its bytes (``\\033``; ``\\377`` for the byte 0xFF; ``\\357\\277\\276``
-for U+FFFE). A name shown without quotes holds no backslash of its own (the name rule
-quotes one that does), so ``bad\\377name.py`` is the name with the byte 0xFF; in a file's
-text, the file's own backslashes are not doubled. Text without such characters is written
-as it was.
+byte that is not UTF-8 (held as a lone surrogate) -- is written as the C escape the name
+rule (``ctxtools.quoting.quote_name``) uses: ``\\a \\b \\v \\f``, else the octal escapes
+of its bytes (``\\033``; ``\\377`` for the byte 0xFF; ``\\357\\277\\276`` for U+FFFE). A
+name's control characters and bytes that are not UTF-8 never get here: the name rule has
+quoted and escaped them (``"bad\\377name.py"``, the name with the byte 0xFF); in a file's
+text, the file's own backslashes are not doubled. Text without such characters is written as it was.
 """
 
 from __future__ import annotations
@@ -164,7 +163,11 @@ class Renderer:
         return _fence(body, "text")
 
     def task(self, task: str) -> str:
-        task, rows = self._redact(task, "task")
+        """The task as given, but for a byte that is not UTF-8 (an argument's, held as a
+        lone surrogate): U+FFFD, as in a file's text -- the pack is valid UTF-8."""
+        from ctxtools.fsutil import json_text
+
+        task, rows = self._redact(json_text(task), "task")
         if self.xml:
             return self._part(_xml_escape(_nl(task)), rows)
         return self._part(_nl(task), rows)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from ctxtools import defaults
 from ctxtools.collector import collector_paused
 from ctxtools.errors import InputError, UsageError
-from ctxtools.fsutil import json_text
+from ctxtools.fsutil import current_dir, json_name, json_text
+from ctxtools.quoting import quote_name
 from ctxtools.source.scanset import (
     MAX_FILE_SIZE,
     MAX_FILES,
@@ -81,7 +82,10 @@ class RepoMap:
         return cls(root, *head, *shown, edges, scanset, notes, from_memo)
 
     def to_json(self) -> dict:
-        """The --json document as a dict (see ``json_bytes`` for a leaner way to print it)."""
+        """The --json document as a dict (see ``json_bytes`` for a leaner way to print it).
+        A name that is not UTF-8 -- the root, a file's path -- is ``fsutil.json_name``'s:
+        U+FFFD in ``path`` (``root``), and ``path_quoted`` (``root_quoted``), the name as the
+        map's text shows it, from which its bytes come back."""
         doc = self._json_head()
         doc["files"] = [_file_json(f) for f in self.files]
         return doc
@@ -106,7 +110,7 @@ class RepoMap:
     def _json_head(self) -> dict:
         ss = self.scanset
         return {
-            "root": json_text(self.root),
+            **json_name(self.root, "root"),
             "budget": self.budget,
             "tokens": self.tokens,
             "counter": self.ruler,
@@ -166,7 +170,7 @@ class Refit:
 
 def _file_json(f) -> dict:
     return {
-        "path": json_text(f.rel),
+        **json_name(f.rel),
         "rank": round(f.rank, 9),
         "language": f.language,
         "definitions": [
@@ -185,14 +189,15 @@ def _file_json(f) -> dict:
 
 
 def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) -> list[str]:
-    """Focus paths (relative to ROOT, or to the current directory) as mapped relative paths;
-    a directory stands for the mapped files under it."""
+    """Focus paths (relative to ROOT, or to the current directory while there is one) as
+    mapped relative paths; a directory stands for the mapped files under it."""
     mapped = [s.rel for s in ss.scans]
     root_real = os.path.realpath(root)
+    cwd = current_dir()
     out: list[str] = []
     for item in focus:
         rels = []
-        for base in (root, os.getcwd()):
+        for base in (root, cwd) if cwd is not None else (root,):
             cand = os.path.realpath(os.path.join(base, item))
             if os.path.exists(cand):
                 rel = os.path.relpath(cand, root_real).replace(os.sep, "/")
@@ -200,14 +205,16 @@ def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) ->
                     rels.append(rel)
                 break
         if not rels:
-            raise InputError(f"--focus {item}: no such file under {root}")
+            raise InputError(f"--focus {quote_name(item)}: no such file under {quote_name(root)}")
         rel = rels[0]
         if rel == ".":
             out.extend(mapped)
             continue
         hits = [m for m in mapped if m == rel or m.startswith(rel + "/")]
         if not hits:
-            ss.notes.append(f"--focus {item}: not a mapped file (no scanner, skipped or ignored)")
+            ss.notes.append(
+                f"--focus {quote_name(item)}: not a mapped file (no scanner, skipped or ignored)"
+            )
         out.extend(hits)
     return sorted(set(out))
 
@@ -433,7 +440,7 @@ def _result_memo(store, root: str, spec: object, options: tuple, listing):
             spec,
             tokens,
             focus,
-            os.getcwd() if focus else None,
+            current_dir() if focus else None,  # (a focus may be relative to it)
             query,
             max_files,
             max_file_size,

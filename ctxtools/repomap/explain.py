@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ctxtools.explanation import Explanation, Item
+from ctxtools.quoting import quote_name
 
 if TYPE_CHECKING:
     from ctxtools.repomap.core import RepoMap
@@ -17,9 +18,9 @@ SYMBOLS_SHOWN = 8  # symbols named per shown file before "... and N more"
 
 def shown_lines(m: RepoMap) -> dict[str, set[int]]:
     """{file: the line numbers of its symbols the map's text shows}, from the text itself
-    (a file's header is its path and a colon, a manifest's its bare path; a symbol line
-    starts with its number)."""
-    rels = {f.rel for f in m.files}
+    (a file's header is its path as ``quote_name`` shows it and a colon, a manifest's its
+    bare path; a symbol line starts with its number)."""
+    rels = {quote_name(f.rel): f.rel for f in m.files}
     shown: dict[str, set[int]] = {}
     current = None
     for line in m.text.splitlines():
@@ -27,11 +28,11 @@ def shown_lines(m: RepoMap) -> dict[str, set[int]]:
         if hit and current is not None:
             shown[current].add(int(hit.group(1)))
         elif line.endswith(":") and line[:-1] in rels:
-            current = line[:-1]
+            current = rels[line[:-1]]
             shown.setdefault(current, set())
         elif line in rels:  # a manifest (pyproject.toml, go.mod): a bare path
             current = None
-            shown.setdefault(line, set())
+            shown.setdefault(rels[line], set())
     return shown
 
 
@@ -40,8 +41,9 @@ def explain(m: RepoMap, *, focus=(), query: str | None = None) -> Explanation:
     the shown files in rank order, each with its PageRank, how many of its symbols are
     shown and the best of them with their scores; then the mapped files the budget left
     out, the symbols of shown files it left out, and the files never mapped (skipped by
-    reason, or past --max-files)."""
-    toward = [f"--focus {', '.join(focus)}" if focus else "", "--query" if query else ""]
+    reason, or past --max-files). A file is named as ``quote_name`` shows it."""
+    focused = ", ".join(quote_name(f) for f in focus)
+    toward = [f"--focus {focused}" if focus else "", "--query" if query else ""]
     toward = [t for t in toward if t]
     summary = (
         f"{len(m.files):,} files ranked by PageRank over the references between them"
@@ -56,7 +58,7 @@ def explain(m: RepoMap, *, focus=(), query: str | None = None) -> Explanation:
         lines = shown.get(f.rel)
         if lines is None:
             why = f"rank {k:,} of {len(m.files):,}: below the files the budget took"
-            left_out.append(Item(f.rel, why, round(f.rank, 6)))
+            left_out.append(Item(quote_name(f.rel), why, round(f.rank, 6)))
             continue
         parts = []
         for d, score in sorted(zip(f.defs, f.scores, strict=True), key=lambda p: -p[1]):
@@ -64,10 +66,11 @@ def explain(m: RepoMap, *, focus=(), query: str | None = None) -> Explanation:
                 why = "shown: among its file's best-referenced symbols"
                 parts.append(Item(f"{d.line}: {d.kind} {d.name}", why, round(score, 6)))
         why = f"rank {k:,}; {len(lines):,} of {len(f.defs):,} symbols shown"
-        chosen.append(Item(f.rel, why, round(f.rank, 6), parts=parts))
+        chosen.append(Item(quote_name(f.rel), why, round(f.rank, 6), parts=parts))
         if len(lines) < len(f.defs):
             n = len(f.defs) - len(lines)
-            left_out.append(Item(f"{f.rel}: {n:,} symbols", "lower scores than the budget took"))
+            what = f"{quote_name(f.rel)}: {n:,} symbols"
+            left_out.append(Item(what, "lower scores than the budget took"))
     ss = m.scanset
     for reason, n in sorted(ss.skipped.items()):
         left_out.append(Item(f"{n:,} file(s)", f"not mapped: {reason}"))

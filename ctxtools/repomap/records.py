@@ -31,12 +31,13 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # ctxtools/
 @functools.cache
 def code_fingerprint() -> str:
     """xxh3 of the source of the map (this package) and of what it stands on (``source``,
-    ``binary.py``): new code, new results."""
+    ``binary.py``, ``quoting.py``: how its names are shown): new code, new results."""
     return files_fingerprint(
         [
             *sorted((_PACKAGE / "repomap").glob("**/*.py")),
             *sorted((_PACKAGE / "source").glob("**/*.py")),
             _PACKAGE / "binary.py",
+            _PACKAGE / "quoting.py",
         ]
     )
 

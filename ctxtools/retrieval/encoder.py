@@ -119,7 +119,11 @@ class Encoder:
     def _vector(self, text: str):
         import numpy as np
 
-        ids = np.array([self.tokenizer.encode(text[:MAX_CHARS]).ids], dtype=np.int64)
+        from ctxtools.fsutil import json_text
+
+        # (a byte that is not UTF-8 -- a file name's, a lone surrogate -- as U+FFFD: the
+        # tokenizer takes valid text only)
+        ids = np.array([self.tokenizer.encode(json_text(text[:MAX_CHARS])).ids], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if self.types:
             feed["token_type_ids"] = np.zeros_like(ids)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ctxtools import defaults
 from ctxtools.errors import InputError, ResourceError
-from ctxtools.fsutil import check_resource, read_at_most
+from ctxtools.fsutil import check_cwd, check_resource, read_at_most
 from ctxtools.source import listing as listmod
 from ctxtools.source.classify import content_noise
 from ctxtools.source.scan.common import Definition
@@ -87,12 +87,15 @@ def list_repository(root: str, names: list[str] | None = None, path_filter=None)
     """The files of ROOT that may go on the map, or of NAMES under it (``listing.list_files``),
     less what PATH_FILTER excludes (default: ROOT's .ctxignore, ``pathfilter.load_filter``)."""
     from ctxtools.pathfilter import load_filter
+    from ctxtools.quoting import quote_name
     from ctxtools.source.scan import language_for
 
+    check_cwd(root)
     if not os.path.isdir(root):
+        shown = quote_name(root)
         if os.path.exists(root):
-            raise InputError(f"{root}: not a directory", hint="give the repository's directory")
-        raise InputError(f"{root}: no such directory")
+            raise InputError(f"{shown}: not a directory", hint="give the repository's directory")
+        raise InputError(f"{shown}: no such directory")
     if path_filter is None:
         path_filter = load_filter(root)
     return listmod.list_files(

@@ -665,11 +665,13 @@ def test_ctrl_c_while_the_context_closes_is_interrupted_not_aborted(capsys):
 
 
 @pytest.mark.parametrize(
-    ("name", "args"), [("ctx-pack", "--task 'where is x' ."), ("ctx-repomap", "")]
+    ("name", "args", "named"),
+    [("ctx-pack", "--task 'where is x' .", "--root ."), ("ctx-repomap", "", ".")],
 )
-def test_a_removed_working_directory_is_one_line_and_exit_1(tmp_path, name, args):
+def test_a_removed_working_directory_is_one_line_and_exit_1(tmp_path, name, args, named):
     """The shell's directory was deleted under it (a checkout removed and cloned again): a
-    relative path cannot be resolved; the command says so in one line, no traceback."""
+    relative path cannot be resolved; the command says so in one line naming it (ctx-pack's
+    --root and ctx-repomap's DIRECTORY default to "."), no traceback."""
     gone = tmp_path / "checkout"
     gone.mkdir()
     (gone / "a.py").write_text("def x():\n    return 1\n")
@@ -682,7 +684,10 @@ def test_a_removed_working_directory_is_one_line_and_exit_1(tmp_path, name, args
     )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == b""
-    said = "the current directory no longer exists (cd to a directory that does)"
+    said = (
+        f"{named}: relative, and the current directory no longer exists "
+        "(cd to a directory that does, or give an absolute path)"
+    )
     assert proc.stderr == f"{name}: error: {said}\n".encode()
     # nothing written but the ruler's own cache (the encoding's ranks, a derived file)
     written = [p for p in store.rglob("*") if p.is_file()] if store.exists() else []

@@ -873,13 +873,14 @@ def test_json_with_a_file_name_that_is_not_utf8(script_runner, tmp_path):
     assert r.returncode == 1  # the missing one
     doc = json.loads(r.stdout)
     assert doc["files"][0]["path"] == f"{tmp_path}/caf\ufffd-\ufffd.txt"
+    assert doc["files"][0]["path_quoted"] == f'"{tmp_path}/caf\\351-\\377.txt"'
     assert doc["files"][0]["tokens"] == exact(LOG.decode())
     assert doc["missing"] == [f"{tmp_path}/gone-\ufffd.txt"]
-    # plain text keeps the name's own bytes
+    # plain text shows the name by the name rule (quoted, each such byte's octal escape):
+    # valid UTF-8 (it was the name's own bytes)
     r = run_bytes(script_runner, ["ctx-count", "--files-from", str(listing), "--keep-going"])
-    assert os.fsencode(str(tmp_path)) + b"/caf\xe9-\xff.txt" in r.stdout.encode(
-        "utf-8", "surrogateescape"
-    )
+    assert f' "{tmp_path}/caf\\351-\\377.txt"\n' in r.stdout
+    r.stdout.encode("utf-8")
 
 
 def _unprivileged(argv: list[str]) -> list[str]:

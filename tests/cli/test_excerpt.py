@@ -566,7 +566,8 @@ def test_unmatched_usage_errors(script_runner, src, args, message):
 @pytest.mark.process
 def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypatch):
     """Issue 11: a name with undecodable bytes was a TypeError in --json; it is shown with
-    U+FFFD there (as ctx-repomap does), and as its own bytes in text."""
+    U+FFFD there (as ctx-repomap does), with "path_quoted" the name as the text shows it:
+    quoted, each such byte's octal escape (the name rule; the text showed its own bytes)."""
     import os
 
     monkeypatch.chdir(tmp_path)
@@ -578,6 +579,7 @@ def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypa
     assert j.returncode == 0, j.stderr
     (f,) = json.loads(j.stdout)["files"]
     assert f["path"] == "caf\ufffd.py" and f["matched"] == ["verify_token", "verify", "token"]
+    assert f["path_quoted"] == '"caf\\351.py"'
     s = script_runner.run(["ctx-excerpt", "--signatures", "--json", name])
     assert s.returncode == 0, s.stderr
     (f,) = json.loads(s.stdout)["files"]
@@ -599,16 +601,15 @@ def test_json_of_a_file_whose_name_is_not_utf8(script_runner, tmp_path, monkeypa
     assert k.returncode == 1
     doc = json.loads(k.stdout)
     assert doc["unmatched"] == ["other.py"]
-    assert (
-        doc["files"][-1]["path"] == "caf\ufffd.pyx" and "caf\ufffd.pyx" in doc["files"][-1]["error"]
-    )
+    assert doc["files"][-1]["path"] == "caf\ufffd.pyx"
+    assert doc["files"][-1]["error"] == '"caf\\351.pyx": no such file'
     b = script_runner.run(
         ["ctx-excerpt", "--json", "--tokens", "5", "--heuristic", "--ident", "verify_token", name]
     )
     assert b.returncode == 0, b.stderr
     assert json.loads(b.stdout)["budget"]["dropped"][-1]["path"] == "caf\ufffd.py"
     t = run_bytes(script_runner, ["ctx-excerpt", "--ident", "verify_token", name], b"")
-    assert t.stdout.startswith("==> caf\udce9.py <== 2 lines")
+    assert t.stdout.startswith('==> "caf\\351.py" <== 2 lines')
 
 
 # --- descriptors and resource limits (issue 21, item 13) -------------------------------------

@@ -278,7 +278,9 @@ def test_secrets_in_instructions_and_diffs_are_redacted(script_runner, tree):
 def test_a_name_that_is_not_utf8_gives_json_not_a_traceback(script_runner, tmp_path):
     """ctx-pack --format json of a tree holding a file whose name has the byte 0xFF ended in
     a traceback (orjson cannot write the lone surrogate the name is held as): the JSON shows
-    the byte as U+FFFD, as every command's JSON does, and the text keeps the byte."""
+    the byte as U+FFFD, as every command's JSON does, with the name as the text shows it in
+    "path_quoted"; the text shows it by the name rule, quoted and escaped (it was the raw
+    byte: no UTF-8)."""
     import os
 
     root = tmp_path / "proj"
@@ -290,12 +292,13 @@ def test_a_name_that_is_not_utf8_gives_json_not_a_traceback(script_runner, tmp_p
     assert "Traceback" not in r.stderr
     doc = json.loads(r.stdout)
     assert [f["path"] for f in doc["files"]] == ["bad\ufffdname.py"]
-    assert "==> bad\ufffdname.py <==" in doc["text"]
-    out = tmp_path / "pack.md"  # (a file: the text keeps the byte, which is no UTF-8)
+    assert [f["path_quoted"] for f in doc["files"]] == ['"bad\\377name.py"']
+    assert '==> "bad\\377name.py" <==' in doc["text"]
+    out = tmp_path / "pack.md"
     plain = script_runner.run(["ctx-pack", "-q", "fix frobnicate_rows", "-o", str(out), "."],
                               cwd=root)  # fmt: skip
     assert plain.returncode == 0, plain.stderr
-    assert b"==> bad\xffname.py <==" in out.read_bytes()
+    assert b'==> "bad\\377name.py" <==' in out.read_bytes() and b"\xff" not in out.read_bytes()
     assert b"1\tdef frobnicate_rows():" in out.read_bytes()
 
 

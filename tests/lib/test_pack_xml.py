@@ -1,7 +1,8 @@
 """ctx-pack's XML is well-formed XML 1.0 whatever a tree holds (ctxtools.pack.render): a
-character XML 1.0 cannot hold -- a form feed in a source file, an escape, U+FFFE, a byte of
-a file name that is not UTF-8 -- is written as the name rule's C escape; text without one
-is written as it was. The XML was printed with them raw, exit 0."""
+character XML 1.0 cannot hold -- a form feed in a source file, an escape, U+FFFE, a lone
+surrogate -- is written as the name rule's C escape; text without one is written as it was
+(a file name is shown by the name rule itself: a byte that is not UTF-8 quoted and escaped).
+The XML was printed with them raw, exit 0."""
 
 from __future__ import annotations
 
@@ -44,8 +45,12 @@ def test_every_part_of_an_xml_pack_is_xml_whatever_its_text():
         ]
     )
     root = _parsed(pack)
-    texts = [e.text for e in root.iter() if e.text and e.text.strip()]
+    task = root.find("task")
+    texts = [e.text for e in root.iter() if e is not task and e.text and e.text.strip()]
     assert texts and all(SHOWN in t for t in texts), texts
+    # The task's lone surrogates (an argument's bytes that are not UTF-8) are U+FFFD, as
+    # in a file's text: what XML cannot hold of the rest is escaped as everywhere.
+    assert task.text.strip() == SHOWN.split("\\377")[0] + "\ufffd" * 6 + "."
     names = [root.find(w).get(a) for w, a in NAMES]
     assert names == [f'"AGENTS{SHOWN}md"', f'"{SHOWN}"', f'"n{SHOWN}md"', *[f'"{SHOWN}"'] * 2]
     one_line = SHOWN.split("v", 1)[1]  # (a label's other controls are spaces: _one_line)
@@ -93,13 +98,15 @@ def test_an_xml_pack_of_a_hostile_tree_is_well_formed(tmp_path):
     assert b"Traceback" not in proc.stderr
     root = ET.fromstring(proc.stdout)  # was: not well-formed (invalid token)
     files = {f.get("path"): f.text for f in root.iterfind("files/file")}
-    assert set(files) == {"m.py", "bad\\377name.py"}
+    assert set(files) == {"m.py", '"bad\\377name.py"'}  # (the name rule: quoted, escaped)
     assert "\n3\t\\f\n" in files["m.py"] and "'\\033[0m\\357\\277\\276'" in files["m.py"]
-    assert "==> bad\\377name.py <==" in files["bad\\377name.py"]
-    assert "bad\\377name.py:" in root.find("repomap").text
-    # Markdown is not XML: the bytes are shown as they are, as before
+    assert '==> "bad\\377name.py" <==' in files['"bad\\377name.py"']
+    assert '"bad\\377name.py":' in root.find("repomap").text
+    # Markdown is not XML: a file's text is shown as it is, as before; its name by the
+    # name rule, valid UTF-8 (it was the raw byte)
     md = subprocess.run(args[:-3] + ["."], cwd=tmp_path / "t", capture_output=True, timeout=120)
-    assert md.returncode == 0 and b"bad\xffname.py" in md.stdout and b"\n3\t\x0c\n" in md.stdout
+    assert md.returncode == 0 and b'"bad\\377name.py"' in md.stdout
+    assert b"\n3\t\x0c\n" in md.stdout and b"\xff" not in md.stdout
 
 
 def test_an_ordinary_pack_is_the_same_xml_as_before(tmp_path, monkeypatch):

@@ -21,13 +21,28 @@ from ctxtools.quoting import quote_name
         ("tab\there\r", '"tab\\there\\r"'),
         ("\x1b[31mred", '"\\033[31mred"'),
         ("line\u2028sep", '"line\\342\\200\\250sep"'),
-        ("bad\udcffbyte", "bad\udcffbyte"),
-        ("bad\udcff\nbyte", '"bad\udcff\\nbyte"'),
+        ("bad\udcffbyte", '"bad\\377byte"'),
+        ("bad\udcff\nbyte", '"bad\\377\\nbyte"'),
+        ("caf\u00e9\udce9", '"caf\u00e9\\351"'),
+        ("lone\ud800", '"lone\\355\\240\\200"'),
     ],
 )
 def test_quote_name(name, shown):
     assert quote_name(name) == shown
     assert "\n" not in quote_name(name)
+    quote_name(name).encode("utf-8")  # valid UTF-8: no lone surrogate left
+
+
+@pytest.mark.parametrize(
+    "raw", [b"b\xff.py", b"caf\xc3\xa9\xe9 \\ \"q\".py", b"x\n\x1b[0m\t.py", b"plain.py"]
+)
+def test_a_quoted_name_gives_its_bytes_back(raw):
+    import codecs
+    import os
+
+    shown = quote_name(os.fsdecode(raw))
+    inner = shown[1:-1] if shown.startswith('"') else shown
+    assert codecs.escape_decode(inner.encode("utf-8"))[0] == raw
 
 
 def test_every_place_a_pack_prints_a_name_quotes_it():
