@@ -14,6 +14,9 @@ new block; and every name is shown as valid UTF-8 (a model's API, a pipe decodin
 UTF-8), its bytes given back by undoing the escapes (``codecs.escape_decode`` of the
 text between the quotes, as UTF-8).
 
+A name in a command the user is told to run (a hint: ``ctx-read < FILE``) is a shell word,
+``shell_word``: quoted so that a shell gives the program the name's bytes back.
+
 A file's line is shown by ``numbered``: its real number, a tab, the line (``SEPARATOR``,
 ``⋮``, stands between runs of lines that are not adjacent).
 """
@@ -54,6 +57,42 @@ def quote_name(name: str) -> str:
     if _NEEDS_QUOTES.search(name) is None:
         return name
     return '"' + _NEEDS_QUOTES.sub(_escape, name) + '"'
+
+
+# What a shell word may hold as it is (shlex.quote's safe set).
+_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+# What a quoted shell word cannot hold as a character a user can paste: a control
+# character, a line separator, a byte that is not UTF-8, a lone surrogate.
+_SHELL_RAW = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_DOLLAR_ESCAPED = re.compile("[\\\\']|" + _SHELL_RAW.pattern)  # ... and \\ and ' in $'...'
+
+
+def _dollar_escape(m: re.Match) -> str:
+    ch = m.group()
+    if ch in "\\'":
+        return "\\" + ch
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape holds it
+        return f"\\{code - 0xDC00:03o}"
+    return "".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass"))
+
+
+def shell_word(arg: str) -> str:
+    """ARG as one word of a command a user pastes into a POSIX shell, which gives the
+    program ARG's bytes back: as it is when it holds only ``[A-Za-z0-9_@%+=:,./-]``; in
+    single quotes, or in double quotes when it holds a single quote (``"it's"`` reads
+    better than ``'it'"'"'s'``); and in dollar-single quotes with octal escapes when it
+    holds a character a terminal would not show (a control character, a line separator)
+    or a byte that is not UTF-8: ``$'b\\377.py'`` (bash, zsh, ksh, busybox sh and
+    POSIX.1-2024's sh) -- quoted otherwise, such a name printed raw would make the hint
+    invalid UTF-8 and a terminal would hide or mangle it."""
+    if arg and _SHELL_SAFE.fullmatch(arg):
+        return arg
+    if _SHELL_RAW.search(arg):
+        return "$'" + _DOLLAR_ESCAPED.sub(_dollar_escape, arg) + "'"
+    if "'" not in arg:
+        return f"'{arg}'"
+    return '"' + re.sub(r'(["\\$`])', r"\\\1", arg) + '"'
 
 
 SEPARATOR = "\u22ee"  # (⋮) the line between two runs of shown lines that are not adjacent

@@ -134,13 +134,14 @@ def _a_file_is_no_handle(exc, ref: str | None) -> None:
     "no handle", "invalid session '.'", "bad handle reference") is said to be one, with the
     two commands that read it."""
     import os
-    import shlex
+
+    from ctxtools.quoting import quote_name, shell_word
 
     if not ref or ref == "-" or ref.lstrip().startswith("{") or not os.path.isfile(ref):
         return
-    q = shlex.quote(ref)
-    exc.hint = (f"{ref} is a file, and ctx-read reads stored handles: ctx-read < {q} reads "
-                f"it, ctx-stash --name NAME < {q} stores it")
+    q = shell_word(ref)
+    exc.hint = (f"{quote_name(ref)} is a file, and ctx-read reads stored handles: "
+                f"ctx-read < {q} reads it, ctx-stash --name NAME < {q} stores it")
 
 
 def _key_blocks_out(payload, redact: bool):

@@ -259,9 +259,9 @@ def encoding_of(encoding: str | None, profile, from_env: bool) -> str | None:
 
 def tree_hint(path: str) -> str:
     """What to type to count the files under the directory PATH."""
-    import shlex
+    from ctxtools.quoting import shell_word
 
-    return f"give files, or count the files under it: ctx-count --tree {shlex.quote(path)}"
+    return f"give files, or count the files under it: ctx-count --tree {shell_word(path)}"
 
 
 def count_messages(sources, ruler, opener) -> list[tuple[str, dict]]:

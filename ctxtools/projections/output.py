@@ -3,12 +3,11 @@ exact command that shows the next part of a cut output (``Next``)."""
 
 from __future__ import annotations
 
-import re
-import shlex
 from dataclasses import dataclass, field
 
 from ctxtools import defaults
 from ctxtools.errors import UsageError
+from ctxtools.quoting import shell_word
 
 MAX_CHARS_DEFAULT = defaults.MAX_CHARS
 MAX_CHARS_CEILING = defaults.MAX_CHARS_CEILING
@@ -62,10 +61,8 @@ class Next:
 
 
 def shell_quote(arg: str) -> str:
-    """ARG quoted for a POSIX shell, readably: 'single quotes' unless it holds one."""
-    if "'" not in arg:
-        return shlex.quote(arg)
-    return '"' + re.sub(r'(["\\$`])', r"\\\1", arg) + '"'
+    """ARG quoted for a POSIX shell, readably (``quoting.shell_word``)."""
+    return shell_word(arg)
 
 
 def next_for(ref: str | None, max_chars: int = MAX_CHARS_DEFAULT) -> Next:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctxtools import defaults
 from ctxtools.errors import UsageError
+from ctxtools.quoting import quote_name
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -70,8 +71,9 @@ def validate_name(name: str, what: str = "name") -> str:
         reason = "empty" if name == "" else "invalid"
         if isinstance(name, str) and len(name) > 128:
             reason = f"too long ({len(name)} characters, at most 128)"
+        quoted = quote_name(shown)  # (a byte that is not UTF-8, a control character)
         raise UsageError(
-            f"{reason} {what} {shown!r}",
+            f"{reason} {what} {quoted if quoted != shown else repr(shown)}",
             hint=f"a {what} is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit",
         )
     return name

@@ -317,3 +317,32 @@ def test_repomap_and_count_tree_in_a_removed_directory_with_absolute_paths(tmp_p
     r = run(tmp_path, "ctx-count", "--tree", str(tree), pre=gone)
     assert r.returncode == 0, r.stderr
     assert "── a.py" in utf8(r.stdout)
+
+
+def test_a_hint_names_a_file_that_is_not_utf8_as_a_shell_reads_it(tmp_path):
+    # ctx-read FILE (a file, not a handle) says how to read it: the command it gives must
+    # be valid UTF-8 and, pasted into bash, must read that very file.
+    (tmp_path / "w").mkdir()
+    name = b"f\xff.txt"
+    with open(os.path.join(os.fsencode(str(tmp_path / "w")), name), "wb") as fh:
+        fh.write(b"one\ntwo\n")
+    proc = run(tmp_path, "ctx-read", name, cwd=tmp_path / "w")
+    assert proc.returncode == 2
+    line = utf8(proc.stderr)
+    assert line.count("\n") == 1
+    assert "$'f\\377.txt'" in line
+    cmd = line.split("ctx-read < ", 1)[1].split(" reads it", 1)[0]
+    path = f"{BIN}:{os.environ['PATH']}"
+    env = {**os.environ, "CTX_STORE": str(tmp_path / "store"), "PATH": path}
+    got = subprocess.run(["bash", "-c", f"ctx-read < {cmd}"], cwd=tmp_path / "w", env=env,
+                         capture_output=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == b"one\ntwo\n"
+
+
+def test_a_handle_name_that_is_not_utf8_is_refused_in_one_readable_line(tmp_path):
+    proc = run(tmp_path, "ctx-stash", "--name", b"a\xffb", stdin=b"x\n" * 10)
+    assert proc.returncode == 2
+    line = utf8(proc.stderr)  # was: invalid name 'a\udcffb' (Python's repr)
+    assert line.startswith('ctx-stash: error: invalid name "a\\377b" (')
+    assert line.count("\n") == 1

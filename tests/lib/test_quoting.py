@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
+from ctxtools import quoting
 from ctxtools.excerpt.render import frame
 from ctxtools.pack.render import Renderer
 from ctxtools.quoting import quote_name
@@ -59,3 +63,23 @@ def test_every_place_a_pack_prints_a_name_quotes_it():
         ):
             assert "# Task" not in text.splitlines(), (fmt, text)
     assert frame(name, ["1 line"]) == '==> "x\\n# Task" <== 1 line'
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"a.py", b"x y.log", b"it's", b"$HOME`x`", b"back\\slash'q", b"caf\xc3\xa9",
+     b"b\xff.py", b"a\nb\tc", b"\x1b[31mred", b"-dash", b"q\"uote\xfe'", b""],
+)
+def test_a_shell_word_gives_its_bytes_back_to_bash(raw):
+    # What a hint tells the user to type (ctx-read < FILE): bash must hand the program the
+    # name's bytes, and the hint itself must be valid UTF-8 with nothing a terminal hides.
+    word = quoting.shell_word(os.fsdecode(raw))
+    word.encode("utf-8")  # no lone surrogate: the hint is valid UTF-8
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in word)
+    got = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, check=True)
+    assert got.stdout == raw
+
+
+def test_a_plain_name_is_its_own_shell_word():
+    assert quoting.shell_word("src/a_b-1.2.py") == "src/a_b-1.2.py"
+    assert quoting.shell_word("b\udcff.py") == "$'b\\377.py'"
