@@ -167,7 +167,9 @@ def json_option(
 def output_option(func: Callable) -> Callable:
     """``-o/--output FILE``: what the command writes to stdout goes to FILE instead, by
     ``fsutil.write_output``'s rules (the same for every command that writes a document),
-    and only when the command ends without an error."""
+    when the command ends without an error -- or earlier, when the command calls
+    ``outputs.deliver`` to have it written before it says what it wrote (ctx-compact's
+    summary; its exit 4 still writes the file)."""
     import functools
 
     @functools.wraps(func)
