@@ -179,8 +179,9 @@ class Chooser:
 
         if e.named:
             if is_binary(data):
-                self.base_notes.append(Note(f"skipped {quote_name(e.label)}: binary file"))
-                self.skipped.append(Drop(quote_name(e.label), "binary"))
+                shown = quote_name(e.label)
+                self.base_notes.append(Note(f"skipped {shown}: binary file"))
+                self.skipped.append(Drop(shown, "binary"))
                 return False
             return True
         if said == "included":

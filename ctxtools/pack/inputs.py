@@ -343,6 +343,13 @@ def _may_be_read(e: FileEntry, req: PackRequest) -> bool:
     return e.named or bool(req.include) or noise_by_name(e.label) is None
 
 
+def _skipped(ledger: Ledger, label: str, why: str, reason: str) -> None:
+    """A file left out of the pack: its note (WHY) and its dropped row (REASON)."""
+    shown = quote_name(label)
+    ledger.info(f"skipped {shown}: {why}")
+    ledger.drop(shown, reason)
+
+
 def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
     are left out (said in LEDGER: a named secret file and the first ``SECRETS_SAID`` found
@@ -378,14 +385,10 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
             size = e.stat[0] if e.stat is not None else os.path.getsize(e.path)
         except OSError as exc:
             check_resource(exc, e.path)
-            ledger.info(f"skipped {quote_name(label)}: {exc.strerror or exc}")
-            ledger.drop(quote_name(label), "unreadable")
+            _skipped(ledger, label, str(exc.strerror or exc), "unreadable")
             continue
         if size > MAX_FILE_BYTES:
-            ledger.info(
-                f"skipped {quote_name(label)}: {size:,} bytes, over {MAX_FILE_BYTES >> 20} MB"
-            )
-            ledger.drop(quote_name(label), "too large")
+            _skipped(ledger, label, f"{size:,} bytes, over {MAX_FILE_BYTES >> 20} MB", "too large")
             continue
         # The bytes are read by the Chooser (which skips binary files and noise) and
         # searched for secrets when the file is shown (pack.choose).

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ctxtools import defaults
 from ctxtools.errors import UsageError
-from ctxtools.quoting import shell_word
+from ctxtools.quoting import shell_word as shell_quote  # re-exported: ARG for a POSIX shell
 
 MAX_CHARS_DEFAULT = defaults.MAX_CHARS
 MAX_CHARS_CEILING = defaults.MAX_CHARS_CEILING
@@ -58,11 +58,6 @@ class Next:
         if self.base is None:
             return f"ctx-read {tail} (on the same stdin, or stash it first)"
         return f"{self.base} {tail}"
-
-
-def shell_quote(arg: str) -> str:
-    """ARG quoted for a POSIX shell, readably (``quoting.shell_word``)."""
-    return shell_word(arg)
 
 
 def next_for(ref: str | None, max_chars: int = MAX_CHARS_DEFAULT) -> Next:
