@@ -2,8 +2,10 @@
 
 ``copy_option`` is the option for a command whose output is what it writes to stdout
 (under ``output_option``, it sees what ``-o`` writes): that output is kept as it is
-written and, when the command ends without an error, copied. ``copy_flag`` is the bare
-option, for a command that copies its document itself (ctx-pack).
+written and, when the command ends without an error, delivered (stdout flushed, or the -o
+file written: ``outputs.deliver``) and then copied, so a clipboard that fails never costs
+the output. ``copy_flag`` is the bare option, for a command that copies its document
+itself (ctx-pack, which writes its output first too).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def copy_option(func: Callable) -> Callable:
         with teed() as kept:
             status = func(*args, **kwargs)
         if not status:
+            from ctxtools.cli.outputs import deliver
+
+            deliver()  # the output first: a clipboard that fails must not cost it
             copy(kept.getvalue())
         return status
 

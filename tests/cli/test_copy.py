@@ -174,6 +174,21 @@ def test_no_tool_is_one_line_and_exit_1(script_runner, tree, tmp_path, monkeypat
     assert len([x for x in r.stderr.splitlines() if "error" in x]) == 1
 
 
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_failed_copy_still_writes_the_o_file(script_runner, tree, tmp_path, monkeypatch, name):
+    """The output is delivered before the clipboard is tried: under -o a clipboard that
+    fails costs the file nothing (ctx-excerpt and ctx-repomap wrote no file at all)."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    out = tmp_path / "out.txt"
+    plain = script_runner.run([*COMMANDS[name], "-o", str(tmp_path / "plain.txt")])
+    assert plain.returncode == 0, plain.stderr
+    r = script_runner.run([*COMMANDS[name], "--copy", "-o", str(out)])
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[-1].startswith(f"{name}: error: --copy: no clipboard tool")
+    assert out.read_bytes() == (tmp_path / "plain.txt").read_bytes()
+    assert out.stat().st_size > 0
+
+
 def test_a_tool_without_its_display_says_so(tmp_path):
     bin_dir = _fake(tmp_path, "xclip", "exit 0\n")
     with pytest.raises(Exception, match="found xclip but DISPLAY is unset"):
