@@ -107,8 +107,9 @@ def cli(**opts) -> int:
     --skill-max-expanded), the Repository map (ranked toward the pack's files and the
     task: 900 tokens when the files leave room, less when not), Files (the lines the task
     is about, with real line numbers, sorted by path, each header giving the file's rank
-    and what is shown; with --changed, its diff hunks first; then the paths of the next
-    files), and the Task, last and verbatim. Stable content first, volatile last: the
+    and what is shown; a line longer than 500 characters is cut and ends with
+    '…[+N chars]', and the header counts such lines; with --changed, its diff hunks
+    first; then the paths of the next files), and the Task, last and verbatim. Stable content first, volatile last: the
     same inputs give the same bytes, so a serving engine reuses the prefix.
 
     How files are chosen: the task is read for the strongest pointers first -- paths and
@@ -223,7 +224,8 @@ def cli(**opts) -> int:
     --format json prints {"budget": {...terms, "tokens"}, "tokens", "counter", "exact",
     "sections": [{"name", "tokens", "parts": [{"label", "tokens"}]}], "files": [{"path",
     "named", "why", "shown" (whole, definitions, signatures, path, diff), "tokens",
-    "score", "rank", "lines", "chunks", "reasons", "matched", "diff"}], "dropped": [{"what",
+    "score", "rank", "lines", "lines_cut" (when a shown line was cut), "chunks", "reasons",
+    "matched", "diff"}], "dropped": [{"what",
     "why"}], "mentions": [{"mention", "path", "reason"}], "redactions": [{"where", "line",
     "kind"}], "notes": [...], "memory": null or {"method", "requested", "threshold":
     {"threshold", "floor", "median", "margin", "best", "share", "rule"}, "budget", "tokens", "kept",

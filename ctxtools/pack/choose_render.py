@@ -44,7 +44,15 @@ def _why_cut(p: Plan) -> str:
     return "the budget holds no more"
 
 
-def _header(sh: Shown, rank: int) -> str:
+def _cut_lines(sh: Shown) -> int:
+    """How many of the lines SH shows are cut (longer than ``MAX_LINE_CHARS``)."""
+    lines = sh.doc.lines
+    return sum(1 for n in sh.lines if len(lines[n - 1]) > _plan.MAX_LINE_CHARS)
+
+
+def _header(sh: Shown, rank: int, cut_lines: int = 0) -> str:
+    """The block's header; a file whose shown lines are cut says so (a "whole file" with a
+    line cut is not all of the file's text)."""
     doc = sh.doc
     n = len(doc.lines)
     parts = [f"{n} line" + ("" if n == 1 else "s"), f"rank {rank}"]
@@ -68,6 +76,11 @@ def _header(sh: Shown, rank: int) -> str:
                 ": " + ", ".join(names[:HEADER_NAMES]) + (f" and {more} more" if more > 0 else "")
             )
         parts.append(shown)
+    if cut_lines:
+        parts.append(
+            f"{cut_lines} line{'' if cut_lines == 1 else 's'} cut at "
+            f"{_plan.MAX_LINE_CHARS} characters"
+        )
     return frame(doc.label, parts)
 
 
@@ -124,7 +137,7 @@ def render_plan(ch, budget: int) -> FilesFit:
     blocks: dict[str, tuple[str, str, Shown | None]] = {}
     for sh in p.shown:
         lab = sh.doc.label
-        block = "\n".join([_header(sh, ranks[lab]), *_body(sh), ""])
+        block = "\n".join([_header(sh, ranks[lab], _cut_lines(sh)), *_body(sh), ""])
         blocks[lab] = (sh.how, ch.render.file(lab, block, diffs.get(lab)), sh)
     for lab, diff in diffs.items():
         if lab not in blocks:
@@ -165,6 +178,9 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
         }
         if sh is not None:
             row["lines"] = len(sh.lines)
+            cut_lines = _cut_lines(sh)
+            if cut_lines:
+                row["lines_cut"] = cut_lines
             row["chunks"] = [_chunk_label(doc, k) for k in sorted(sh.chunks)]
             if doc.parts:
                 row["chunk_scores"] = [_chunk_score(doc, k) for k in sorted(sh.chunks)]

@@ -762,3 +762,28 @@ def test_a_pipe_given_as_a_path_is_named_as_one(tmp_path):
     assert got.stdout == ""
     assert got.stderr.startswith(f"ctx-pack: error: /dev/fd/{r}: a pipe, not a file: ")
     assert "ctx-stash --name NAME" in got.stderr and got.stderr.count("\n") == 1
+
+
+def test_a_whole_file_with_a_cut_line_says_so(script_runner, tmp_path, monkeypatch):
+    """A line over 500 characters is cut in a pack ('…[+N chars]'): a file shown whole
+    with such a line says how many were cut, in its header and in JSON's "lines_cut"
+    (it said "whole file" of a text it did not show whole); a file with no long line
+    says nothing of it."""
+    monkeypatch.chdir(tmp_path)
+    blob = "q" * 12_000
+    (tmp_path / "long.py").write_text(
+        f'def alpha_table():\n    s = "{blob}"\n    t = "{blob[:600]}"\n    return s + t\n'
+    )
+    (tmp_path / "short.py").write_text("def alpha_table_short():\n    return 1\n")
+    r = script_runner.run(["ctx-pack", "-q", "alpha_table", "long.py", "short.py"])
+    assert r.returncode == 0, r.stderr
+    headers = [ln for ln in r.stdout.splitlines() if ln.startswith("==> ")]
+    assert "==> long.py <== 4 lines; rank 1; whole file; 2 lines cut at 500 characters" in headers
+    assert any(h.startswith("==> short.py <==") and "cut" not in h for h in headers)
+    line = f'    s = "{blob}"'
+    assert f"2\t{line[:500]}…[+{len(line) - 500} chars]\n" in r.stdout
+    j = script_runner.run(["ctx-pack", "-q", "alpha_table", "--format", "json", "long.py",
+                           "short.py"])
+    rows = {f["path"]: f for f in json.loads(j.stdout)["files"]}
+    assert rows["long.py"]["lines_cut"] == 2
+    assert "lines_cut" not in rows["short.py"]
