@@ -52,6 +52,7 @@ class MapState:
         self._maps: dict[int, str] = {}
         self.defs: dict[str, tuple] = {}  # rel -> definitions, from the map's scans
         self.refit = None  # what fitting the same map to another budget needs
+        self.mapped: int | None = None  # the files the map ranked (known once it ranked)
         # The map's scan cache, loaded and saved: the files section looks up in it what
         # the map did not scan (past its --max-files cut) instead of loading it again.
         self.scan_cache = None
@@ -91,6 +92,7 @@ class MapState:
         if self.job is not None:
             done = self._job_ranks()
             if done is not None:
+                self.mapped = len(done)
                 return done
         try:
             m = self._build(MAP_TOKENS)
@@ -99,6 +101,7 @@ class MapState:
         except (CtxError, OSError) as exc:
             return self._failed(str(exc))
         self._maps[MAP_TOKENS] = m.text
+        self.mapped = len(m.files)
         return {f.rel: f.rank for f in m.files}
 
     def definitions(self):
@@ -215,6 +218,7 @@ def fit_rounds(parts: Assembly, files: Chooser, map_state: MapState, files_budge
     map_cap = MAP_TOKENS
     fitted_for = None
     used = 0
+    nothing_to_map = False  # the map had room and ranked no file: nothing to map
     target = files_budget  # what the files may take of the room: the map has the rest
     for _round in range(FIT_ROUNDS):
         if fitted_for != files_budget:
@@ -238,6 +242,7 @@ def fit_rounds(parts: Assembly, files: Chooser, map_state: MapState, files_budge
             map_text = map_state.text(map_budget)
             if map_text:
                 out.map_section = render.section("map", render.repomap(map_text))
+            nothing_to_map = not map_text and map_state.mapped == 0
         out.text = parts.document(out.map_section, out.files_section)
         out.tokens = count(out.text)
         if out.tokens <= parts.total_budget:
@@ -252,5 +257,9 @@ def fit_rounds(parts: Assembly, files: Chooser, map_state: MapState, files_budge
         else:
             break
     if map_state.ok and not out.map_section:
-        map_state.left_out = "no room left after the files"
+        map_state.left_out = (
+            "nothing to map (no source file the map's scanners read)"
+            if nothing_to_map
+            else "no room left after the files"
+        )
     return out

@@ -787,3 +787,19 @@ def test_a_whole_file_with_a_cut_line_says_so(script_runner, tmp_path, monkeypat
     rows = {f["path"]: f for f in json.loads(j.stdout)["files"]}
     assert rows["long.py"]["lines_cut"] == 2
     assert "lines_cut" not in rows["short.py"]
+
+
+def test_a_tree_with_nothing_to_map_says_so_not_no_room(script_runner, tmp_path, monkeypatch):
+    """The map left out of a pack whose tree holds no file the map's scanners read is
+    "nothing to map", not "no room left after the files" (said of a 187-token pack)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("the alpha table is rebuilt nightly\n")
+    r = script_runner.run(["ctx-pack", "-q", "alpha table", "--format", "json", "."])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {"what": "repository map",
+            "why": "nothing to map (no source file the map's scanners read)"} in data["dropped"]
+    assert data["tokens"] < 200
+    (tmp_path / "alpha.py").write_text("def alpha_table():\n    return 1\n")
+    r = script_runner.run(["ctx-pack", "-q", "alpha table", "--format", "json", "."])
+    assert not [d for d in json.loads(r.stdout)["dropped"] if d["what"] == "repository map"]
