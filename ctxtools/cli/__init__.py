@@ -14,8 +14,6 @@ only when SIGINT has Python's default handler (an ignored SIGINT stays ignored).
 import os as _os
 import signal as _signal
 import sys as _sys
-from collections.abc import Callable
-from typing import Any
 
 
 def _name() -> str:
@@ -28,6 +26,15 @@ def _interrupted_early(_signum: int, _frame: object) -> None:
         _os.write(2, f"{_name()}: interrupted\n".encode())
     finally:
         _os._exit(130)
+
+
+# Installed before anything else is imported (``typing`` alone takes ~10 ms, and a Ctrl-C
+# inside it was a traceback).
+if _name() != "ctxtools" and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _interrupted_early)
+
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
 
 
 def take_over_interrupts() -> None:
@@ -80,6 +87,3 @@ def say_interrupted(name: str) -> None:
     except (OSError, ValueError):
         pass
 
-
-if _name() != "ctxtools" and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-    _signal.signal(_signal.SIGINT, _interrupted_early)

@@ -198,3 +198,28 @@ def test_ctrl_c_while_a_command_is_still_importing(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", script, str(BIN)], capture_output=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (130, b"ctx-repomap: interrupted\n")
+
+
+def test_ctrl_c_during_the_packages_own_first_imports(tmp_path):
+    """A Ctrl-C while ``ctxtools.cli`` itself imports what it needs (``typing``: ~10 ms of
+    every start) is the one line and 130 too: the early handler is installed before any
+    such import (it was installed after them, and a tester's Ctrl-C at 50 ms printed a
+    traceback from inside ``typing``). The SIGINT is sent by an import hook the moment
+    ``typing`` is looked for."""
+    script = (
+        "import os, signal, sys, time\n"
+        "sys.argv[0] = os.path.join(sys.argv[1], 'ctx-count')\n"
+        "for name in [m for m in sys.modules if m == 'typing' or m.startswith('typing.')]:\n"
+        "    del sys.modules[name]\n"
+        "class Hook:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'typing':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "            time.sleep(0.5)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Hook())\n"
+        "import ctxtools.cli\n"
+        "time.sleep(30)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(BIN)], capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, b"ctx-count: interrupted\n")
