@@ -392,7 +392,7 @@ def scan_repository(
             ss.cache = cache
     if ss.truncated:
         ss.notes.append(
-            f"truncated: mapped the first {max_files} of {total} files "
+            f"truncated: mapped the first {max_files} of {ss.candidates} files "
             "(shallowest paths first; raise --max-files to map more)"
         )
     too_large = ss.skipped.get("too large", 0)

@@ -155,6 +155,19 @@ def test_max_files_truncation_is_said_twice(script_runner, repo):
     assert "truncated: mapped the first 3 of 9 files" in r.stderr
 
 
+def test_the_truncation_counts_the_same_files_in_its_header_note_and_json(script_runner, repo):
+    """A file over --max-file-size is not a candidate of the map: the stderr note counted it
+    ("of 10 files") where the header and JSON did not ("of 9")."""
+    write(repo, "big.py", "def big():\n    pass\n" + "# pad\n" * 400)
+    r = script_runner.run(["ctx-repomap", str(repo), "--max-files", "3", "--max-file-size", "1K"])
+    assert r.returncode == 0
+    assert r.stdout.startswith("# truncated: 3 of 9 files mapped (--max-files)\n")
+    assert "truncated: mapped the first 3 of 9 files" in r.stderr
+    j = script_runner.run(["ctx-repomap", str(repo), "--max-files", "3", "--max-file-size", "1K",
+                           "--json"])
+    assert json.loads(j.stdout)["candidates"] == 9
+
+
 def test_max_file_size_with_units(script_runner, repo):
     write(repo, "big.py", "def big():\n    pass\n" + "# pad\n" * 400)
     r = script_runner.run(["ctx-repomap", str(repo), "--max-file-size", "1K", "--json"])
