@@ -188,27 +188,41 @@ def _say_if_no_usable_word(query: str | None) -> None:
 
 def _listed(directory: str, files_from: str, null: bool) -> list[str]:
     """The --files-from names as paths relative to DIRECTORY (as git ls-files in it prints
-    them); a name outside it is a note, and left out."""
+    them); a name outside it, or of nothing (a file deleted since the list was made), is
+    a note naming the first three, and left out."""
     import os
 
     from ctxtools.cli.inputs import read_names
-    from ctxtools.quoting import quote_name
 
     base = os.path.abspath(directory)
-    names, outside = [], []
+    names, outside, missing = [], [], []
     for name in read_names(files_from, null):
-        rel = os.path.relpath(os.path.abspath(name), base)
+        path = os.path.abspath(name)
+        rel = os.path.relpath(path, base)
         if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
             outside.append(name)
+        elif not os.path.lexists(path):
+            missing.append(name)
         else:
             names.append(rel.replace(os.sep, "/"))
-    if outside:
-        warn(
-            f"note: {len(outside):,} listed names outside {quote_name(directory)} left out: "
-            + ", ".join(quote_name(n) for n in outside[:3])
-            + (" ..." if len(outside) > 3 else "")
-        )
+    _left_out(outside, f"outside {_quoted(directory)}")
+    _left_out(missing, "not found")
     return names
+
+
+def _quoted(name: str) -> str:
+    from ctxtools.quoting import quote_name
+
+    return quote_name(name)
+
+
+def _left_out(names: list[str], why: str) -> None:
+    if names:
+        warn(
+            f"note: {len(names):,} listed names {why} left out: "
+            + ", ".join(_quoted(n) for n in names[:3])
+            + (" ..." if len(names) > 3 else "")
+        )
 
 
 main = make_main(cli, "ctx-repomap")

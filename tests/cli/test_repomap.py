@@ -435,3 +435,14 @@ def test_files_from_maps_the_listed_files_only(script_runner, repo, monkeypatch)
     assert r.returncode == 0
     assert r.stderr == "ctx-repomap: note: 1 listed names outside store left out: ../outside.py\n"
     assert "handles.py" in r.stdout
+    # a listed file that is not there (deleted since the list was made) is named, not
+    # counted among the "unreadable" ones
+    r = script_runner.run(
+        ["ctx-repomap", ".", "--files-from", "-"],
+        stdin=io.StringIO("store/handles.py\nstore/gone.py\n--help.py\n"),
+    )
+    assert r.returncode == 0
+    assert r.stderr == (
+        "ctx-repomap: note: 2 listed names not found left out: store/gone.py, --help.py\n"
+    )
+    assert "handles.py" in r.stdout
