@@ -113,8 +113,9 @@ PACK: tuple[Opt, ...] = (
         ("-o", "--output"),
         "Write the pack to FILE instead of stdout, replaced atomically; a FILE the pack "
         "reads is refused (the manual has the rules for FIFOs, devices and links).",
-        type=("path", {"dir_okay": False, "allow_dash": True}),
-        click={"default": None},
+        # (a directory is refused when it is written, exit 1, as every command's -o is)
+        type=("path", {"allow_dash": True}),
+        click={"default": None, "metavar": "FILE"},
         field="output",
         cli_only=OUTPUT,
     ),

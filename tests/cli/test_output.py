@@ -268,6 +268,28 @@ def test_an_empty_output_name_is_refused_not_taken_for_stdout(script_runner, tre
 @pytest.mark.parametrize(
     "argv",
     [
+        ["ctx-pack", "-q", "important work", "o"],
+        ["ctx-excerpt", "-q", "important", "o/work.py"],
+        ["ctx-repomap", "."],
+        ["ctx-compact", "--limit", "1000", "-"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_o_naming_a_directory_is_the_same_failure_in_every_command(script_runner, tree, argv):
+    """-o DIR: one line, exit 1, the directory untouched, in every command (ctx-pack's was
+    click's usage error, exit 2, where the others said 'cannot write', exit 1)."""
+    (tree / "outdir").mkdir()
+    r = run_bytes(script_runner, [*argv, "-o", "outdir"], b'[{"role": "user", "content": "hi"}]')
+    assert r.returncode == 1, r.stderr
+    line = f"{argv[0]}: error: -o outdir: cannot write (is a directory)"
+    assert r.stderr.splitlines()[-1] == line
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    assert list((tree / "outdir").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
         ["ctx-pack", "-q", "important work"],
         ["ctx-excerpt", "-q", "important"],
         ["ctx-repomap", "."],
