@@ -355,7 +355,11 @@ def _path_problems(gather: Gatherer, req: PackRequest, root: str, ledger: Ledger
     if not req.keep_going:
         shown = "; ".join(problems[:5])
         more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
-        raise NotFoundError(shown + more, hint="fix the paths, or --keep-going to pack the rest")
+        fix = "fix the paths" if not gather.outside else (
+            "--root DIR, a directory that holds them" if not gather.missing
+            else "fix the paths (--root DIR for those outside it)"
+        )
+        raise NotFoundError(shown + more, hint=f"{fix}, or --keep-going to pack the rest")
     for p in problems:
         ledger.warn(f"skipped {p}")
 

@@ -374,6 +374,12 @@ def test_paths_outside_the_root_are_refused(script_runner, repo, tmp_path):
     r = pack(script_runner, "-q", "elsewhere", str(outside), ok=False)
     assert r.returncode == 1
     assert "outside the root" in r.stderr
+    # the hint names what packs it (it said "fix the paths", of a path that was right)
+    assert r.stderr.endswith(
+        "(--root DIR, a directory that holds them, or --keep-going to pack the rest)\n"
+    )
+    r = pack(script_runner, "-q", "elsewhere", "--root", str(tmp_path), str(outside))
+    assert "def elsewhere" in r.stdout
     (repo / "link.py").symlink_to(outside)
     r = pack(script_runner, "-q", "elsewhere", "link.py", ok=False)
     assert r.returncode == 1 and "outside the root" in r.stderr
