@@ -49,7 +49,8 @@ def cli(**opts) -> int:
     ask for more (ctx-read --range, an editor's go-to-line). When nothing in a file
     matches, its last lines stand in for them.
 
-    The files are ranked as ctx-pack ranks a repository's (one engine, the same scores):
+    The files are ranked as ctx-pack ranks a repository's (one engine: over the same
+    files, the same scores; ctx-pack counts a word's rarity over the whole repository):
     --query TEXT is read by ctx-pack's analyzer (words, the parts of snake_case and
     camelCase names, code-shaped names, paths, stack-trace frames, quoted messages; its
     stop-words are left out, case does not matter), --ident NAME adds a name as it is (a
