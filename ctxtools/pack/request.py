@@ -93,7 +93,9 @@ def short_t(value: str | None, task: str | None, tokens: int | None) -> tuple[st
     a whole number and no task is an error that says what to type."""
     if value is None:
         return task, False
-    if not value.strip().isdigit():
+    # (a signed whole number is a budget too: --tokens' own check says what is wrong with
+    # -5, where "-t is --tokens, a whole number" said it was no number)
+    if not value.strip().lstrip("+-").isdigit() or value.strip()[1:2] in ("+", "-"):
         if task is not None:
             raise UsageError(
                 f"-t {value!r}: -t is --tokens, a whole number",

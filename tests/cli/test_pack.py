@@ -737,6 +737,9 @@ def test_short_t_with_text_is_still_the_task_with_a_note(script_runner, repo):
         (["-q", "x", "-t", "abc"], "-t 'abc': -t is --tokens, a whole number"),
         (["-q", "x", "-t", "900", "--tokens", "800"], "-t and --tokens both give the budget"),
         (["-q", "x", "-t", "0"], "invalid value for '-t' / '--tokens': 0 is below the minimum"),
+        # a negative number is a budget that is too small, not "no whole number"
+        (["-q", "x", "-t", "-5"], "invalid value for '-t' / '--tokens': -5 is below the minimum"),
+        (["-q", "x", "-t", "--5"], "-t '--5': -t is --tokens, a whole number"),
     ],
 )
 def test_short_t_misuses_are_usage_errors(script_runner, repo, args, said):
