@@ -374,7 +374,8 @@ def unknown_role(
     near = difflib.get_close_matches(key, sorted(known - UNLISTED_ROLES), n=1, cutoff=0.75)
     hint = f"did you mean {near[0]!r}? " if near else ""
     return (f"--role {role!r} is not a known role ({hint}a profiles file's [roles] or "
-            f"--role-share names one): a worker's pack, {DEFAULT_ROLE_SHARE}% of the budget")
+            f"--role-share names one): packed as a worker's, in {DEFAULT_ROLE_SHARE}% of the "
+            "budget (an unnamed role's share; a worker has 100%)")
 
 
 def role_share(role: str | None, shares: Mapping[str, int] | None = None) -> int:

@@ -592,7 +592,8 @@ def test_an_unknown_role_is_said_with_the_nearest_one_and_its_share(script_runne
     base = ["-q", "tokenize", "core/lexer.rs", "--model", "gpt-4o", "--json"]
     r = pack(script_runner, *base, "--role", "explroer")
     note = ("note: --role 'explroer' is not a known role (did you mean 'explorer'? a profiles "
-            "file's [roles] or --role-share names one): a worker's pack, 75% of the budget")
+            "file's [roles] or --role-share names one): packed as a worker's, in 75% of the "
+            "budget (an unnamed role's share; a worker has 100%)")
     assert note in r.stderr and note in json.loads(r.stdout)["notes"]
     assert json.loads(r.stdout)["budget"]["role_share"] == 75
     for known in (["--role", "Explorer"], ["--role", "placeholder"],
