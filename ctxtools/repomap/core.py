@@ -197,15 +197,18 @@ def resolve_focus(root: str, focus: list[str] | tuple[str, ...], ss: ScanSet) ->
     out: list[str] = []
     for item in focus:
         rels = []
+        found = False  # it exists (perhaps outside ROOT)
         for base in (root, cwd) if cwd is not None else (root,):
             cand = os.path.realpath(os.path.join(base, item))
             if os.path.exists(cand):
+                found = True
                 rel = os.path.relpath(cand, root_real).replace(os.sep, "/")
                 if not rel.startswith(".."):
                     rels.append(rel)
                 break
         if not rels:
-            raise InputError(f"--focus {quote_name(item)}: no such file under {quote_name(root)}")
+            why = "not under" if found else "no such file under"
+            raise InputError(f"--focus {quote_name(item)}: {why} {quote_name(root)}")
         rel = rels[0]
         if rel == ".":
             out.extend(mapped)

@@ -244,6 +244,15 @@ def test_missing_focus_file(script_runner, repo):
     assert "--focus nope.py: no such file" in r.stderr
 
 
+def test_a_focus_file_outside_the_directory_is_said_to_be_outside(script_runner, repo, tmp_path):
+    """It said "no such file under DIR" of a file that exists, elsewhere."""
+    (tmp_path / "elsewhere.py").write_text("def elsewhere():\n    pass\n")
+    r = script_runner.run(["ctx-repomap", str(repo), "--focus", str(tmp_path / "elsewhere.py")])
+    assert r.returncode == 1
+    where = tmp_path / "elsewhere.py"
+    assert r.stderr == f"ctx-repomap: error: --focus {where}: not under {repo}\n"
+
+
 def test_unmapped_focus_file_is_a_note(script_runner, repo):
     r = script_runner.run(["ctx-repomap", str(repo), "--focus", "vendor/dep.py"])
     assert r.returncode == 0
