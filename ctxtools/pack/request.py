@@ -171,9 +171,16 @@ def write_document(output: str, data: bytes, parts: list | None, fmt: str) -> li
         from ctxtools.pack import split as splitting
 
         splitting.write_parts(output, parts)
-        stale = splitting.stale_part(output, len(parts))
+        from ctxtools.quoting import quote_name
+
+        stale = [quote_name(p) for p in splitting.stale_parts(output, len(parts))]
+        if len(stale) == 1:
+            return [f"note: {stale[0]} is a part of an earlier, longer split (left as it was)"]
         if stale:
-            return [f"note: {stale} is a part of an earlier, longer split (left as it was)"]
+            return [
+                f"note: {stale[0]} to {stale[-1]} ({len(stale)} files) are parts of an earlier, "
+                "longer split (left as they were: remove them before reading the parts together)"
+            ]
         return []
     problem = write_output(output, data)
     if problem:

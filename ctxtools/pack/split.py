@@ -126,16 +126,23 @@ def write_parts(output: str, parts: list[Part]) -> list[str]:
     return paths
 
 
-def stale_part(output: str, total: int) -> str | None:
-    """The part file after the last one written, when an earlier, longer split left it."""
+def stale_parts(output: str, total: int, most: int = 100_000) -> list[str]:
+    """The part files after the last one written (``TOTAL``), one after another, that an
+    earlier, longer split left (each a regular file that begins as a part does)."""
     import os
 
-    path = part_paths(output, total + 1)[-1]
-    try:
-        with open(path, "rb") as f:
-            return path if os.path.isfile(path) and looks_like_part(f.read(64)) else None
-    except OSError:
-        return None
+    stem = part_paths(output, 1)[0][: -len(".1.md")]
+    out: list[str] = []
+    for k in range(total + 1, total + 1 + most):
+        path = f"{stem}.{k}.md"
+        try:
+            with open(path, "rb") as f:
+                if not (os.path.isfile(path) and looks_like_part(f.read(64))):
+                    break
+        except OSError:
+            break
+        out.append(path)
+    return out
 
 
 def _lines(text: str) -> list[_Line]:
