@@ -86,7 +86,11 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     _gather_paths(gather, req, root, ledger)
     job, filt = _map_job(gather, req, root_real, ruler, task_words, jobs)
 
-    entries = load_entries(gather, req, ledger)
+    # One filter for the map and the files: a file kept out of one is kept out of both,
+    # and one the user excluded is never read, for secrets or anything else.
+    if filt is None:
+        filt = load_filter(root_real, req.include, req.exclude)
+    entries = load_entries(gather, req, ledger, filt.excluded)
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
 
@@ -108,9 +112,6 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
     # The repo map's ranks (personalised toward the pack's files and the task).
-    # One filter for the map and the files: a file kept out of one is kept out of both.
-    if filt is None:
-        filt = load_filter(root_real, req.include, req.exclude)
     ledger.said(filt.notes)
     map_state = MapState(req, root, ruler, task_words, pack_rels, named, ledger, filt, job)
     files = _chooser(entries, task_words, req, ruler, render, named, ledger, map_state)

@@ -350,11 +350,15 @@ def _skipped(ledger: Ledger, label: str, why: str, reason: str) -> None:
     ledger.drop(shown, reason)
 
 
-def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[FileEntry]:
+def load_entries(
+    gather: Gatherer, req: PackRequest, ledger: Ledger, excluded=None
+) -> list[FileEntry]:
     """Check every planned file and read every handle: secrets by name and oversized files
     are left out (said in LEDGER: a named secret file and the first ``SECRETS_SAID`` found
     in directories one by one, the rest in one line by kind; every one a drop row); secrets
-    in handles and diffs are redacted.
+    in handles and diffs are redacted. A file a directory or glob turned up that the user's
+    filter EXCLUDED (``PathFilter.excluded``) is passed on unchecked and unread: the Chooser
+    counts it among the excluded, and nothing else is said of it.
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
@@ -364,6 +368,9 @@ def load_entries(gather: Gatherer, req: PackRequest, ledger: Ledger) -> list[Fil
     said, more = 0, {}  # secret files found in a directory: said one by one; the rest, by kind
     for label in sorted(gather.entries):
         e = gather.entries[label]
+        if excluded is not None and not e.named and not e.diff and excluded(label):
+            out.append(e)  # (left out by the Chooser, by name: never read)
+            continue
         kind = secret_filename(label) if e.target_judged else secret_path(label, e.path)
         if kind is None and e.target_judged and not e.deleted and _may_be_read(e, req):
             kind = secret_content(e.path, label)  # a renamed or hard-linked .env

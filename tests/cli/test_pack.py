@@ -813,3 +813,20 @@ def test_a_tree_with_nothing_to_map_says_so_not_no_room(script_runner, tmp_path,
     (tmp_path / "alpha.py").write_text("def alpha_table():\n    return 1\n")
     r = script_runner.run(["ctx-pack", "-q", "alpha table", "--format", "json", "."])
     assert not [d for d in json.loads(r.stdout)["dropped"] if d["what"] == "repository map"]
+
+
+def test_an_excluded_file_is_only_counted_as_excluded(script_runner, tmp_path, monkeypatch):
+    """--exclude keeps a file out unread: an excluded file over 32 MB was still checked and
+    said ("skipped t/huge.py: ... over 32 MB") beside the count of excluded files."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "good.py").write_text("def good():\n    pass\n")
+    with open(tmp_path / "t" / "huge.py", "wb") as f:
+        f.truncate(40 << 20)  # (sparse: no disk used)
+    r = script_runner.run(["ctx-pack", "-q", "good", "--exclude", "huge.py", "t"])
+    assert r.returncode == 0, r.stderr
+    assert "over 32 MB" not in r.stderr and "huge.py" not in r.stderr
+    assert "left out 1 file(s): excluded (--exclude or .ctxignore)" in r.stderr
+    assert "def good" in r.stdout
+    r = script_runner.run(["ctx-pack", "-q", "good", "t"])  # not excluded: said as before
+    assert "skipped t/huge.py: 41,943,040 bytes, over 32 MB" in r.stderr
