@@ -363,6 +363,8 @@ def write_output(path: str, data: bytes) -> str | None:
     """
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
+        if os.path.exists(directory):  # (m1.py/x: a file where a directory was meant)
+            return f"not a directory: {directory}"
         return f"no such directory: {directory}"
     how, where = output_plan(path)
     try:

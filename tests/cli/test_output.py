@@ -304,3 +304,13 @@ def test_an_empty_files_from_name_is_refused(script_runner, tree, argv):
     assert r.returncode == 2, r.stderr
     assert r.stdout == "" and r.stderr.count("\n") == 1
     assert "'--files-from': an empty file name" in r.stderr
+
+
+def test_o_under_a_file_says_it_is_not_a_directory(script_runner, tree):
+    """-o work.py/x: the parent is a file, not missing (it said 'no such directory')."""
+    r = script_runner.run(["ctx-excerpt", "-q", "important", "o/work.py", "-o", "o/work.py/x"])
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"ctx-excerpt: error: -o o/work.py/x: cannot write (not a directory: {tree}/o/work.py)\n"
+    )
+    assert (tree / "o" / "work.py").read_text() == WORK
