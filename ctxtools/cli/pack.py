@@ -109,8 +109,9 @@ def cli(**opts) -> int:
     is about, with real line numbers, sorted by path, each header giving the file's rank
     and what is shown; a line longer than 500 characters is cut and ends with
     '…[+N chars]', and the header counts such lines; with --changed, its diff hunks
-    first; then the paths of the next files), and the Task, last and verbatim. Stable content first, volatile last: the
-    same inputs give the same bytes, so a serving engine reuses the prefix.
+    first; then the paths of the next files), and the Task, last and verbatim. Stable
+    content first, volatile last: the same inputs give the same bytes, so a serving engine
+    reuses the prefix.
 
     How files are chosen: the task is read for the strongest pointers first -- paths and
     file names, stack-trace frames (Python, JavaScript, Java, Go, Rust: the frame's line
