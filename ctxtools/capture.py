@@ -116,7 +116,7 @@ def run_and_stash(
     Raises CommandNotFoundError (127), CommandNotExecutableError (126) and the store's
     errors (then the command is stopped too).
     """
-    store.check_writable()
+    store.check_writable(session)  # (a session the store does not write: refused first)
     reader: _PipeReader | None = None
     with runner.watching(forward=True) as watch:
         try:

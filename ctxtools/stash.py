@@ -151,7 +151,10 @@ def age(seconds: float) -> str:
 
 
 def damaged_note(message: str) -> str:
-    """The warning --list gives for a card it skips."""
+    """The warning --list gives for a card it skips, or a session (its MESSAGE starts
+    ``session NAME:``: a directory the store does not read, ``StoreRoot.session_dir``)."""
+    if message.startswith("session "):
+        return f"warning: skipped {message}"
     return f"warning: skipped a damaged card: {message}"
 
 
@@ -218,7 +221,10 @@ def gc_budget(max_bytes: str | None, max_entries: int | None) -> tuple[int | Non
 
 
 def gc_damaged_note(bad: dict) -> str:
-    """The warning --gc gives for a damaged card it keeps."""
+    """The warning --gc gives for a damaged card it keeps, or a session it does not read
+    (an id without a ``/``: a session directory that is a link)."""
+    if "/" not in bad["id"]:
+        return f"warning: skipped {bad['error']} (gc removes nothing there)"
     return f"warning: damaged card kept (gc does not remove it): {bad['error']}"
 
 
@@ -228,6 +234,12 @@ def gc_held_note(report: dict) -> str | None:
     held = report.get("unreferenced_kept", 0)
     if not held:
         return None
+    if any("/" not in bad["id"] for bad in report.get("damaged", ())):
+        return (
+            f"note: {held} unreferenced blobs kept: a damaged card, or a card of a session "
+            "the store does not read, may point at one of them (repair or remove it, then "
+            "--gc again)"
+        )
     return (
         f"note: {held} unreferenced blobs kept: a damaged card may point at one of them "
         "(repair the card or remove it with ctx-stash --rm, then --gc again)"

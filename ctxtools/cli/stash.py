@@ -39,8 +39,9 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
 
     Exit status: 0 stored or passed through; with -- CMD the command's status (127 when it
     does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
-    errors (read-only, full, not a directory), unknown handles, input that is not what
-    --type says; 2 usage errors (bad names, conflicting options, an empty --store).
+    errors (read-only, full, not a directory, a symbolic link inside the store: the store
+    follows none below its root), unknown handles, input that is not what --type says; 2
+    usage errors (bad names, conflicting options, an empty --store).
 
     \b
     Examples:

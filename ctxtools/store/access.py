@@ -47,8 +47,9 @@ def record_access(store: StoreRoot, session: str, name: str, when: float | None)
     try:
         if not store.root.is_dir():
             return
-        with disk.lock(store.root):
-            fd = os.open(store.access_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with disk.lock(store.root):  # (a link there is not followed: nothing is logged)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(store.access_log, flags, 0o600)
             try:
                 os.write(fd, line)
                 size = os.fstat(fd).st_size
@@ -67,7 +68,7 @@ def access_stats(store: StoreRoot, with_times: bool = False) -> dict:
 
     stats: dict = {}
     try:
-        data = store.access_log.read_bytes()
+        data = disk.read_file(store.access_log)  # (not through a link)
     except OSError:
         return stats
     for raw in data.splitlines():

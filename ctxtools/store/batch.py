@@ -15,9 +15,12 @@ Cheaper than one put each, in four steps:
    are renamed into place and each of their directories fsync'ed once, and only then the
    cards (and their directories).
 
-A killed batch therefore leaves at most temporary files (``gc`` removes them) and cards
-whose blobs are complete and durable; a failed one (StoreError) removes its temporary files
-and may have put some cards in place, each of them whole.
+Every directory written to is made (or checked) first, before any file: a session or a
+blob directory that is a symbolic link is refused (``StoreRoot.make_dir``) and nothing is
+written. A killed batch therefore leaves at most temporary files (``gc`` removes them) and
+cards whose blobs are complete and durable; a failed one (StoreError) removes its temporary
+files, and the blobs it placed where there were none that no card refers to
+(``StoreRoot.drop_unreferenced``), and may have put some cards in place, each of them whole.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ctxtools import fsutil
+from ctxtools.errors import StoreError
 from ctxtools.store import disk
 from ctxtools.store.lineindex import INDEX_MIN_BYTES, Indexer, index_stream
 from ctxtools.store.refs import (
@@ -74,24 +78,30 @@ def put_many(store: StoreRoot, items: Iterable[tuple[bytes, dict]]) -> list[dict
     prepared, blobs = prepare(items, time.time())
     if not prepared:
         return []
-    disk.ensure_dir(store.root, store.blobs_dir)
-    disk.ensure_dir(store.root, store.sessions_dir)
+    order = plan(store, prepared, blobs)
+    for directory in sorted({d for d, _jobs in order}):  # (none of them a link)
+        store.make_dir(*directory.relative_to(store.root).parts)
     with fsutil.temp_guard():  # (the writing threads take no signal: this one does)
-        _write_batch(store, prepared, blobs)
+        _write_batch(store, prepared, order)
     return [public_card(item.record) for item in prepared]
 
 
-def _write_batch(store: StoreRoot, prepared: list, blobs) -> None:
+def _write_batch(store: StoreRoot, prepared: list, order: list) -> None:
     temps = _Temps()
+    placed: list[str] = []  # the blobs this batch put where there were none
     try:
         try:
-            temps.run(plan(store, prepared, blobs), threads=len(prepared) > 2)
+            temps.run(order, threads=len(prepared) > 2)
         except OSError as exc:
             raise disk.store_error(store.root, exc, "write") from exc
-        with disk.lock(store.root):
-            _place_blobs(store, temps.blobs)
-            # Every blob is durable and in place: now the cards may appear.
-            _place_cards(store, prepared, temps.cards)
+        try:
+            with disk.lock(store.root):
+                _place_blobs(store, temps.blobs, placed)
+                # Every blob is durable and in place: now the cards may appear.
+                _place_cards(store, prepared, temps.cards)
+        except StoreError:
+            store.drop_unreferenced(placed)  # (those the cards placed refer to stay)
+            raise
     except BaseException:
         temps.remove()
         raise
@@ -173,8 +183,7 @@ class _Temps:
                     f.cancel()  # after a failure, the tasks not yet started
 
     def write(self, directory: Path, jobs: list[_BlobJob | _CardJob]) -> None:
-        """One task: the temp files of JOBS in DIRECTORY."""
-        directory.mkdir(mode=0o700, exist_ok=True)
+        """One task: the temp files of JOBS in DIRECTORY (made before: ``put_many``)."""
         for job in jobs:
             if isinstance(job, _BlobJob):
                 tmp = self._temp(directory, job.data, durable=True)
@@ -196,11 +205,16 @@ class _Temps:
                 os.unlink(tmp)
 
 
-def _place_blobs(store: StoreRoot, blob_tmp: dict[str, tuple[str, str | None]]) -> None:
-    """Rename the blobs (and their indexes) into place; fsync each directory once."""
+def _place_blobs(
+    store: StoreRoot, blob_tmp: dict[str, tuple[str, str | None]], placed: list[str]
+) -> None:
+    """Rename the blobs (and their indexes) into place; fsync each directory once. The
+    sha256 of each blob that was not there before goes in PLACED."""
     try:
         blob_dirs = set()
         for sha, (tmp, itmp) in blob_tmp.items():
+            if not os.path.lexists(store.blob_path(sha)):
+                placed.append(sha)
             if itmp is not None:
                 os.replace(itmp, store.idx_path(sha))
             os.replace(tmp, store.blob_path(sha))

@@ -12,7 +12,13 @@ A damaged card (one that cannot be read back) is reported, never removed, and wh
 one no unreferenced blob is removed either: which blob a damaged card points at cannot be
 known for sure (its sha256 may be the damage), and a blob removed is gone for good, whereas
 the card may be repaired. Those blobs are counted as ``unreferenced_kept``; the next gc
-after the card is repaired or removed (``ctx-stash --rm``) sweeps them.
+after the card is repaired or removed (``ctx-stash --rm``) sweeps them. A session directory
+that is a symbolic link counts as damaged (``StoreRoot.records``): its cards are not read.
+
+Nothing is looked at or removed through a symbolic link: every directory is reached from
+the root one name at a time without following one (``disk.open_dir``), and a file is
+removed by its name in that directory -- a link in the store is left alone, whatever it
+points at.
 """
 
 from __future__ import annotations
@@ -22,7 +28,6 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 from ctxtools.errors import StoreError
 from ctxtools.fsutil import TMP_NAME_RE
@@ -67,8 +72,10 @@ def gc(
         if not dry_run:
             for vid in victims:
                 s, n = vid.split("/", 1)
-                with contextlib.suppress(FileNotFoundError):
-                    store.card_path(s, n).unlink()
+                try:
+                    store.unlink_card(s, n)  # (through no link)
+                except OSError as exc:
+                    raise disk.store_error(store.root, exc, "remove a card") from exc
         # A damaged card is reported, not removed; while one is there, no blob goes.
         swept = _sweep(store, referenced, dry_run, keep_blobs=bool(damaged))
         if not dry_run and store.access_log.exists():
@@ -106,30 +113,31 @@ def _sweep(
     store's own files are looked at (``_store_files``): anything else is left, uncounted."""
     blobs_removed = freed = temp_removed = blobs_held = 0
     now_t = time.time()
-    for path, sha in _store_files(store):
+    for fd, name, sha in _store_files(store):
         if sha is None:
-            if disk.tmp_is_dead(path.name, path, now_t):
+            if disk.tmp_is_dead(name, None, now_t, dir_fd=fd):
                 temp_removed += 1
-                freed += _remove(path, dry_run)
+                freed += _remove(fd, name, dry_run)
             continue
         if sha in referenced:
             continue
-        blob = not path.name.endswith(".idx")
+        blob = not name.endswith(".idx")
         if keep_blobs:
             blobs_held += blob
             continue
         blobs_removed += blob
-        freed += _remove(path, dry_run)
+        freed += _remove(fd, name, dry_run)
     return blobs_removed, freed, temp_removed, blobs_held
 
 
-def _remove(path: Path, dry_run: bool) -> int:
-    """Remove PATH (unless DRY_RUN); the bytes that frees (0 when it cannot be seen)."""
+def _remove(fd: int, name: str, dry_run: bool) -> int:
+    """Remove the file NAME of the directory FD (unless DRY_RUN); the bytes that frees (0
+    when it cannot be seen)."""
     size = 0
     with contextlib.suppress(OSError):
-        size = path.stat().st_size
+        size = os.stat(name, dir_fd=fd, follow_symlinks=False).st_size
         if not dry_run:
-            path.unlink()
+            os.unlink(name, dir_fd=fd)
     return size
 
 
@@ -137,43 +145,61 @@ _SHARD_RE = re.compile(r"[0-9a-f]{2}")
 _BLOB_RE = re.compile(r"([0-9a-f]{64})(\.idx)?")
 
 
-def _store_files(store: StoreRoot) -> Iterator[tuple[Path, str | None]]:
-    """The files gc may remove, as (path, the sha256 of a blob or an index; None for a
-    temporary file): ``blobs/ab/<sha256 starting ab>`` and its ``.idx``, and the toolkit's
-    temporary files (``.tmp-<pid>-<12 hex>``) in the directories it writes them to -- the
-    root, ``blobs/``, ``blobs/ab/``, ``sessions/`` and ``sessions/<session>/``. Nothing
-    else, at any depth: a file of another name is somebody else's."""
-    dirs = [store.root, store.blobs_dir]
-    dirs += [d for d in _subdirs(store.blobs_dir) if _SHARD_RE.fullmatch(d.name)]
-    dirs.append(store.sessions_dir)
-    dirs += [d for d in _subdirs(store.sessions_dir) if NAME_RE.fullmatch(d.name)]
-    for d in dirs:
-        shard = d.parent == store.blobs_dir
-        for entry in _files_in(d):
-            if TMP_NAME_RE.fullmatch(entry.name):
-                yield Path(entry.path), None
-                continue
-            m = _BLOB_RE.fullmatch(entry.name) if shard else None
-            if m and m.group(1).startswith(d.name):
-                yield Path(entry.path), m.group(1)
+def _store_files(store: StoreRoot) -> Iterator[tuple[int, str, str | None]]:
+    """The files gc may remove, as (the descriptor of their directory, name, the sha256 of
+    a blob or an index; None for a temporary file): ``blobs/ab/<sha256 starting ab>`` and
+    its ``.idx``, and the toolkit's temporary files (``.tmp-<pid>-<12 hex>``) in the
+    directories it writes them to -- the root, ``blobs/``, ``blobs/ab/``, ``sessions/`` and
+    ``sessions/<session>/``. Nothing else, at any depth: a file of another name is somebody
+    else's, and a directory that is a symbolic link is not the store's (``disk.open_dir``
+    reaches none through one). Each descriptor is open while its files are yielded."""
+    dirs: list[tuple[str, ...]] = [(), ("blobs",)]
+    dirs += [("blobs", n) for n in _subdirs(store, ("blobs",)) if _SHARD_RE.fullmatch(n)]
+    dirs.append(("sessions",))
+    dirs += [("sessions", n) for n in _subdirs(store, ("sessions",)) if NAME_RE.fullmatch(n)]
+    for rel in dirs:
+        fd = _open(store, rel)
+        if fd is None:
+            continue
+        try:
+            shard = len(rel) == 2 and rel[0] == "blobs"
+            for name in _files_in(fd):
+                if TMP_NAME_RE.fullmatch(name):
+                    yield fd, name, None
+                    continue
+                m = _BLOB_RE.fullmatch(name) if shard else None
+                if m and m.group(1).startswith(rel[1]):
+                    yield fd, name, m.group(1)
+        finally:
+            os.close(fd)
 
 
-def _subdirs(path: Path) -> list[Path]:
-    """The real directories (no symlinks) in PATH, by name."""
+def _open(store: StoreRoot, rel: tuple[str, ...]) -> int | None:
+    """The directory REL of the store, open; None when it is missing or not the store's."""
     try:
-        with os.scandir(path) as it:
-            return sorted(
-                (Path(e.path) for e in it if e.is_dir(follow_symlinks=False)),
-                key=lambda p: p.name,
-            )
+        return disk.open_dir(store.root, rel)
+    except StoreError:  # a link (or a file) where a directory of the store belongs
+        return None
+
+
+def _subdirs(store: StoreRoot, rel: tuple[str, ...]) -> list[str]:
+    """The names of the real directories (no symlinks) in the store's directory REL."""
+    fd = _open(store, rel)
+    if fd is None:
+        return []
+    try:
+        with os.scandir(fd) as it:
+            return sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
     except OSError:
         return []
+    finally:
+        os.close(fd)
 
 
-def _files_in(path: Path) -> list[os.DirEntry]:
-    """The regular files (no symlinks) in PATH, by name."""
+def _files_in(fd: int) -> list[str]:
+    """The names of the regular files (no symlinks) in the directory FD, sorted."""
     try:
-        with os.scandir(path) as it:
-            return sorted((e for e in it if e.is_file(follow_symlinks=False)), key=lambda e: e.name)
+        with os.scandir(fd) as it:
+            return sorted(e.name for e in it if e.is_file(follow_symlinks=False))
     except OSError:
         return []

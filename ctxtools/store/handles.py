@@ -13,8 +13,18 @@ Layout under the store root (created with mode 0700 on the first write)::
 Every write goes to a temporary file in the target's filesystem, is fsync'ed and then
 ``os.replace``d into place (``ctxtools.fsutil``), so a killed writer leaves at most a
 ``.tmp-<pid>-*`` file that no card refers to (``gc`` removes it once that process is gone).
-The blob is in place before its card is written, so a visible card always has its bytes.
-``put_many`` (``ctxtools.store.batch``) writes a batch the same way with less waiting.
+The blob is in place before its card is written, so a visible card always has its bytes;
+when the card then cannot be written (a full disk, a read-only session directory), a blob
+this write placed where there was none is removed again unless a card refers to it
+(``StoreRoot.drop_unreferenced``: a concurrent stash of the same bytes may have). ``put_many``
+(``ctxtools.store.batch``) writes a batch the same way with less waiting.
+
+The store makes no symbolic link and follows none below its root (the root itself is the
+user's to name): its directories are reached one name at a time without following a link
+(``disk.open_dir``), its cards, blobs and indexes are opened without following one
+(``disk.open_file``), and a card is removed by its name in its session's directory. A
+session directory that is a link is refused (StoreError, exit 1) and skipped by listings
+and gc; a card that is a link is damaged (``--rm`` removes the link itself).
 
 Integrity: at stash time we record SHA-256 and xxh3-128 of the whole payload, and xxh3-64 of
 every 1 MiB block in the ``.idx`` file (which also carries its own checksum and the payload's
@@ -79,9 +89,12 @@ class HandleStore(StoreRoot):
             root = default_store_root()
         super().__init__(root)
 
-    def check_writable(self) -> None:
-        """Raise StoreError now if a stash could not be written (before running anything)."""
-        disk.ensure_dir(self.root, self.blobs_dir)
+    def check_writable(self, session: str | None = None) -> None:
+        """Raise StoreError now if a stash (into SESSION, when given) could not be written
+        (before running anything)."""
+        if session is not None:
+            self.check_session(session)
+        self.make_dir("blobs")
         tmp = fsutil.temp_path(self.blobs_dir)
         try:
             os.close(fsutil.create_temp(tmp))
@@ -123,7 +136,8 @@ class HandleStore(StoreRoot):
         validate_type(type)
         if head:
             stream = Chain(head, stream)  # type: ignore[assignment]
-        disk.ensure_dir(self.root, self.blobs_dir)
+        self.check_session(session)  # a session that is a link: refused before any byte
+        self.make_dir("blobs")
         with fsutil.temp_guard():  # a SIGTERM while stdin streams in leaves no temp file
             return self._put(stream, name, session, type, (exit_status, incomplete))
 
@@ -153,8 +167,18 @@ class HandleStore(StoreRoot):
             # Streaming ran unlocked (a long -- CMD must not hold up gc); putting the blob
             # and its card in place is done under the shared lock, so gc -- which takes it
             # alone -- never sees a blob whose card is about to be written.
-            with disk.lock(self.root):
-                return self._commit(tmp, ix, detected, name, session, exit_status, incomplete)
+            placed: list[str] = []
+            try:
+                with disk.lock(self.root):
+                    return self._commit(
+                        tmp, ix, detected, name, (session, exit_status, incomplete), placed
+                    )
+            except StoreError:
+                # No card: the blob this run placed where there was none goes again, unless
+                # another stash of the same bytes referred to it meanwhile (under the
+                # exclusive lock, once the shared one is let go: ``drop_unreferenced``).
+                self.drop_unreferenced(placed)
+                raise
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -172,25 +196,30 @@ class HandleStore(StoreRoot):
         ix: Indexer,
         detected: str,
         name: str | None,
-        session: str,
-        exit_status: int | None,
-        incomplete: str | None = None,
+        marks: tuple[str, int | None, str | None],
+        placed: list[str],
     ) -> dict:
+        """Put the blob streamed to TMP in place, then its card; MARKS are (session,
+        exit_status, incomplete). The blob's sha256 goes in PLACED when there was no blob
+        of it before (the caller removes it again if the card cannot be written)."""
+        session, exit_status, incomplete = marks
         sha = ix.sha256
         final = self.blob_path(sha)
+        record = make_record(ix, detected, name, session, exit_status, time.time(), incomplete)
+        path = self.card_path(session, record["name"])
+        # Every directory written to is checked (made) right before: none is a link.
+        self.make_dir("blobs", sha[:2])
+        self.make_dir("sessions", session)
         try:
-            final.parent.mkdir(mode=0o700, exist_ok=True)
+            if not os.path.lexists(final):
+                placed.append(sha)
             # The index is derived and checks itself: no fsync (the blob's is enough).
             fsutil.replace_file(self.idx_path(sha), ix.index().to_bytes(), durable=False)
             os.replace(tmp, final)
             fsutil.fsync_dir(final.parent)
         except OSError as exc:
             raise disk.store_error(self.root, exc, "write") from exc
-        record = make_record(ix, detected, name, session, exit_status, time.time(), incomplete)
-        path = self.card_path(session, record["name"])
-        disk.ensure_dir(self.root, self.sessions_dir)
         try:
-            path.parent.mkdir(mode=0o700, exist_ok=True)
             fsutil.replace_file(path, card_bytes(record))
         except OSError as exc:
             raise disk.store_error(self.root, exc, "write the card") from exc
@@ -232,12 +261,19 @@ class HandleStore(StoreRoot):
     def blob_path_for_prefix_exists(self, prefix: str) -> bool:
         """Whether some stored blob's SHA-256 starts with PREFIX (an earlier version may
         still be there until gc; a prefix of no blob at all was never stashed)."""
-        d = self.blobs_dir / prefix[:2]
         try:
-            with os.scandir(d) as it:
+            fd = disk.open_dir(self.root, ("blobs", prefix[:2]))
+        except StoreError:
+            return False
+        if fd is None:
+            return False
+        try:
+            with os.scandir(fd) as it:
                 return any(e.name.startswith(prefix) and not e.name.endswith(".idx") for e in it)
         except OSError:
             return False
+        finally:
+            os.close(fd)
 
     def card(self, ref: str | Ref, session: str = DEFAULT_SESSION) -> dict:
         """The current card of REF (raises NotFoundError / StaleHandleError)."""
@@ -276,13 +312,9 @@ class HandleStore(StoreRoot):
         record = self.record(r)
         retried = False
         while True:
-            path = self.blob_path(record["sha256"])
-            try:
-                return record, open(path, "rb")  # noqa: SIM115 - owned by the Payload
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            fh = self._blob_file(r, record["sha256"])
+            if fh is not None:
+                return record, fh
             now = self._load_record(r.session, r.name)
             if now is None:
                 now = self.record(r)  # NotFoundError: removed meanwhile
@@ -300,6 +332,29 @@ class HandleStore(StoreRoot):
                     hint="read it again",
                 )
             record, retried = now, True
+
+    def _blob_file(self, r: Ref, sha: str) -> BinaryIO | None:
+        """The blob SHA (of R's card), open; None when it is not there. Reached through
+        no link (``disk.open_dir``, ``disk.open_file``): one there is the store's damage."""
+        path = self.blob_path(sha)
+        fd = disk.open_dir(self.root, ("blobs", sha[:2]))
+        if fd is None:
+            return None
+        try:
+            bfd = disk.open_file(sha, fd)
+        except FileNotFoundError:
+            return None
+        except disk.NotRegularFile as exc:
+            raise IntegrityError(
+                f"handle ctx:{r.session}/{r.name}: its blob {path} is {exc.strerror}, "
+                "which the store does not read",
+                hint="re-stash it",
+            ) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
+        return open(bfd, "rb")  # noqa: SIM115 - owned by the Payload
 
     def read_bytes(self, ref: str | Ref, session: str = DEFAULT_SESSION, **flags: bool) -> bytes:
         """The whole verified payload of REF; FLAGS are ``open``'s (``verify``, ``touch``).
@@ -361,10 +416,9 @@ class HandleStore(StoreRoot):
         removed = []
         with disk.lock(self.root, exclusive=True):
             for r in parsed:
-                try:
-                    self.card_path(r.session, r.name).unlink()
-                except FileNotFoundError:
-                    continue
+                try:  # (never through a link: ``unlink_card``)
+                    if not self.unlink_card(r.session, r.name):
+                        continue
                 except OSError as exc:
                     raise disk.store_error(self.root, exc, "remove a card") from exc
                 removed.append(f"{r.session}/{r.name}")

@@ -23,6 +23,7 @@ import xxhash
 
 from ctxtools import fsutil
 from ctxtools.errors import InputError, IntegrityError, StoreError
+from ctxtools.store import disk
 from ctxtools.store.lineindex import INDEX_MIN_BYTES, Indexer, LineIndex, feed_stream, index_stream
 from ctxtools.store.sniff import detect_type_head
 
@@ -451,8 +452,8 @@ def _stored_index(record: dict, fh: BinaryIO, ipath: Path, label: str) -> LineIn
     index = None
     small = int(record.get("bytes", 0)) < INDEX_MIN_BYTES
     if not small:
-        try:
-            index = LineIndex.from_bytes(ipath.read_bytes())
+        try:  # (a link there is not followed: ``disk.read_file``; rebuilt, it is replaced)
+            index = LineIndex.from_bytes(disk.read_file(ipath))
         except OSError:
             index = None
     if index is not None and (

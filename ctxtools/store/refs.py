@@ -19,8 +19,6 @@ from ctxtools.errors import UsageError
 from ctxtools.quoting import quote_name
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ctxtools.store.lineindex import Indexer
 
 DEFAULT_SESSION = defaults.SESSION
@@ -247,13 +245,13 @@ def card_problem(record: object, session: str, name: str) -> str | None:
     return None
 
 
-def card_sha(path: Path) -> str | None:
-    """The sha256 a (damaged) card file names, when it names a valid one."""
+def card_sha(data: bytes) -> str | None:
+    """The sha256 a (damaged) card file's bytes DATA name, when they name a valid one."""
     import orjson
 
     try:
-        rec = orjson.loads(path.read_bytes())
-    except (OSError, ValueError):
+        rec = orjson.loads(data)
+    except ValueError:
         return None
     sha = rec.get("sha256") if isinstance(rec, dict) else None
     return sha if isinstance(sha, str) and SHA256_RE.fullmatch(sha) else None

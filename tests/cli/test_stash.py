@@ -459,6 +459,105 @@ def test_read_only_store_directory(script_runner, store_dir, monkeypatch):
     assert HandleStore(store_dir).read_bytes("keep") == PYTEST_LOG
 
 
+@pytest.mark.script_launch_mode("inprocess")  # monkeypatches the library
+def test_a_card_that_cannot_be_written_leaves_no_blob(script_runner, store_dir, monkeypatch):
+    """The blob goes in place before its card; when the card then cannot be written (a
+    full disk, a read-only session directory), the blob this run placed goes again -- the
+    message says nothing was changed, and a full disk is not left fuller."""
+    import errno
+
+    card_of(run_bytes(script_runner, ["ctx-stash", "--name", "keep"], PYTEST_LOG))
+    before = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+    real = os.replace
+
+    def full(src, dst, **kw):
+        if str(dst).endswith("/fit5000.json"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        return real(src, dst, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", full)
+        r = run_bytes(script_runner, ["ctx-stash", "--name", "fit5000"], PYTEST_LOG * 3)
+        r2 = run_bytes(script_runner, ["ctx-stash", "--name", "fit5000"], PYTEST_LOG)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"ctx-stash: error: cannot write the card in store {store_dir}: no space left on "
+        "device (nothing was changed; free space, fix permissions or use --store DIR)\n"
+    )
+    assert r2.returncode == 1  # the same bytes as "keep": its blob stays
+    after = sorted((p, p.read_bytes()) for p in store_dir.rglob("*") if p.is_file())
+    assert after == before
+    assert script_runner.run(["ctx-read", "keep", "--verify", "--count", "--heuristic"]).success
+
+
+def _outside_session(store_dir: Path, tmp_path: Path) -> Path:
+    """sessions/ext, a link to a directory outside the store with a file there that
+    looks like a (damaged) card."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.json").write_text('{"x": 1}\n')
+    (store_dir / "sessions" / "ext").symlink_to(outside)
+    return outside
+
+
+@pytest.mark.process
+def test_a_session_that_is_a_link_is_refused(script_runner, store_dir, tmp_path):
+    """A session directory that is a symbolic link is not the store's: --rm, a stash, a
+    read and --list --session refuse it (exit 1, one line), --list and --gc of the whole
+    store skip it with a note; nothing outside the store is read, written or removed."""
+    _stash(script_runner, "a", PYTEST_LOG)
+    outside = _outside_session(store_dir, tmp_path)
+    (tmp_path / "in.txt").write_bytes(PYTEST_LOG)
+    link = store_dir / "sessions" / "ext"
+    line = (
+        f"session ext: {link} is a symbolic link, not a session directory of the store's "
+        "(the store reads, writes and removes nothing through it: remove it, or use "
+        "another --session)\n"
+    )
+    for args in (
+        ["ctx-stash", "--session", "ext", "--rm", "victim"],
+        ["ctx-stash", "--session", "ext", "--name", "newcard", str(tmp_path / "in.txt")],
+        ["ctx-stash", "--session", "ext", "--list"],
+        ["ctx-read", "ext/victim"],
+        # a command is refused before it runs: it would be run for nothing
+        ["ctx-stash", "--session", "ext", "--name", "ran", "--", "touch", str(tmp_path / "ran")],
+    ):
+        r = script_runner.run(args)
+        assert (r.returncode, r.stdout) == (1, ""), args
+        assert r.stderr == f"{args[0]}: error: {line}", args
+    assert not (tmp_path / "ran").exists()
+    r = script_runner.run(["ctx-stash", "--list", "--all-sessions"])
+    assert r.returncode == 0 and r.stdout.startswith("default/a ")
+    note = f"session ext: {link} is a symbolic link, not a session directory of the store's"
+    assert r.stderr == f"ctx-stash: warning: skipped {note}\n"
+    r = script_runner.run(["ctx-stash", "--gc", "--max-entries", "0"])
+    assert r.returncode == 0 and r.stdout.startswith("evicted default/a\n")
+    assert r.stderr.startswith(
+        f"ctx-stash: warning: skipped {note} (gc removes nothing there)\n"
+        "ctx-stash: note: 1 unreferenced blobs kept: "
+    )
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.json"]
+    assert (outside / "victim.json").read_text() == '{"x": 1}\n'
+
+
+@pytest.mark.process
+def test_a_card_that_is_a_fifo_does_not_hang_a_listing(store_dir):
+    """A card file that is a FIFO (or a link, a directory) is a damaged card, not a file
+    to wait on: --list and --gc go on, --rm removes it."""
+    env = {**os.environ, "CTX_STORE": str(store_dir)}
+    stash = [BIN / "ctx-stash", "--always", "--name", "a"]
+    subprocess.run(stash, input=b"x\n", env=env, check=True)
+    os.mkfifo(store_dir / "sessions" / "default" / "f.json")
+    for args in (["--list"], ["--gc"], ["--rm", "f"]):
+        r = subprocess.run(
+            [BIN / "ctx-stash", *args], capture_output=True, text=True, env=env, timeout=30
+        )
+        assert r.returncode == 0, (args, r.stderr)
+        if args != ["--rm", "f"]:
+            assert "its card" in r.stderr and "is not a regular file" in r.stderr
+    assert not os.path.lexists(store_dir / "sessions" / "default" / "f.json")
+
+
 # --- housekeeping --------------------------------------------------------------------------
 
 
