@@ -41,6 +41,27 @@ def ruler_from_options(
         allow_special=allow_special,
         store_root=store_root,
     )
+    unused = _unused_encoding(opts)
+    if unused:
+        choice.notes.insert(0, unused)
     if note_prefix is not None:
         warn(*choice.notes, prefix=note_prefix)
     return choice
+
+
+def _unused_encoding(opts: Mapping) -> str | None:
+    """What to say of an --encoding typed on the command line beside --tokenizer or
+    --heuristic, which rule it out (``get_ruler``'s order): it was taken in silence. (From
+    CTX_ENCODING it says nothing: a flag beats the environment.)"""
+    import click
+
+    beside = "--tokenizer" if opts.get("tokenizer") else None
+    if beside is None and opts.get("heuristic"):
+        beside = "--heuristic"
+    if beside is None or not opts.get("encoding"):
+        return None
+    ctx = click.get_current_context(silent=True)
+    typed = click.core.ParameterSource.COMMANDLINE
+    if ctx is None or ctx.get_parameter_source("encoding") != typed:
+        return None
+    return f"--encoding {opts['encoding']} is not used: {beside} counts"

@@ -349,3 +349,28 @@ def test_default_store_root_ignores_what_is_not_an_absolute_path(tmp_path, monke
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", xdg)
     assert default_store_root() == tmp_path / ".cache" / "ctxtools"
+
+
+# --- an --encoding that another ruler option rules out --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ctx-count", "a.py"],
+        ["ctx-pack", "-q", "compute total", "a.py"],
+        ["ctx-repomap", "."],
+    ],
+    ids=lambda a: a[0],
+)
+def test_an_encoding_beside_heuristic_is_said_to_be_unused(script_runner, tree, argv, monkeypatch):
+    """--heuristic --encoding o200k_base counted with the heuristic (the documented order:
+    --tokenizer, --heuristic, --encoding) and said nothing of the encoding typed; from
+    CTX_ENCODING it stays silent (a flag beats the environment)."""
+    r = script_runner.run([*argv, "--heuristic", "--encoding", "o200k_base"])
+    assert r.returncode == 0, r.stderr
+    assert "--encoding o200k_base is not used: --heuristic counts\n" in r.stderr
+    monkeypatch.setenv("CTX_ENCODING", "o200k_base")
+    r = script_runner.run([*argv, "--heuristic"])
+    assert r.returncode == 0, r.stderr
+    assert "is not used" not in r.stderr
