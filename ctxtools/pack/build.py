@@ -91,6 +91,10 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     if filt is None:
         filt = load_filter(root_real, req.include, req.exclude)
     entries = load_entries(gather, req, ledger, filt.excluded)
+    if (req.paths or req.listed) and not gather.entries and not gather.handles:
+        # (FILES that hold nothing: a pack without files, said)
+        shown = ", ".join(quote_name(p) for p in [*req.paths, *req.listed][:3])
+        ledger.note(f"no file to pack: nothing was found in {shown}")
     named = sorted(e.label for e in entries if e.named)
     pack_rels = [e.label for e in entries if e.path is not None or e.deleted]
 

@@ -830,3 +830,18 @@ def test_an_excluded_file_is_only_counted_as_excluded(script_runner, tmp_path, m
     assert "def good" in r.stdout
     r = script_runner.run(["ctx-pack", "-q", "good", "t"])  # not excluded: said as before
     assert "skipped t/huge.py: 41,943,040 bytes, over 32 MB" in r.stderr
+
+
+def test_a_pack_of_an_empty_directory_says_it_found_nothing(script_runner, tmp_path, monkeypatch):
+    """A pack of a directory with nothing in it was the task alone, status 0, and not a
+    word on why."""
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    r = script_runner.run(["ctx-pack", "-q", "where is the redirect followed", "empty"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith("# Task\n\nwhere is the redirect followed\n")
+    assert "# Files" not in r.stdout
+    assert "ctx-pack: note: no file to pack: nothing was found in empty\n" in r.stderr
+    (tmp_path / "empty" / "a.py").write_text("def follow_redirect():\n    pass\n")
+    r = script_runner.run(["ctx-pack", "-q", "where is the redirect followed", "empty"])
+    assert "no file to pack" not in r.stderr and "def follow_redirect" in r.stdout
