@@ -18,9 +18,19 @@ start, imports and the ruler's encoding load), and, for each real transcript, to
 before/after at a --limit that needs only stage 1 and one that needs stage 2. Targets (issue
 6): the 10,000-message transcript in under 1 s, peak memory under 300 MB.
 
-Last, the store writes of the all-distinct 10,000-message compaction alone, in this process:
+Then the store writes of the all-distinct 10,000-message compaction alone, in this process:
 the handles it stashes written as one ``HandleStore.put_many`` batch and, for comparison, by
 one ``put_bytes`` after another (fresh stores; creating files is what those writes cost).
+
+Last (``--at-limit``, or ``--only-limit``), inputs up to the 48 MiB input limit, built in a
+temporary directory: one message of 5, 20 and 45 MB of ``x``, one of 20 MB of real lines
+(this repository's Python files, repeated), and ~47.8 MiB transcripts of the 10,000-message
+one's steps repeated (all ASCII, and with a non-ASCII mark in every tool result: Python
+holds such a text in 2 bytes a character). Each is run through ``ctx-compact`` (default
+window; for the transcripts also --limit 128,000, stage 2, and 16,000,000, stage 1 over all
+of it) and ``ctx-count --messages``, with this run's wall time and peak RSS (``os.wait4``
+of the command alone). A one-message input's count is checked against plain ``ctx-count``
+of its text plus 7 (4 for the message, 3 for the reply). Target: under 300 MB.
 """
 
 from __future__ import annotations
@@ -204,13 +214,120 @@ def store_writes(path: Path, limit: int) -> None:
         )
 
 
+# A process forked from this one starts with this one's pages counted in its peak RSS:
+# each command is started by a small Python that reports its child's own peak (as time does).
+_PEAK = (
+    "import os, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[2], sys.argv[2:])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "with open(sys.argv[1], 'w') as f:\n"
+    "    f.write(f'{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}')\n"
+)
+
+
+def own_run(argv: list[str], store: str) -> tuple[float, float, int, bytes, str]:
+    """(seconds, this run's own peak RSS in MB, exit status, stdout, stderr) of ARGV."""
+    env = dict(os.environ, CTX_STORE=store)
+    with tempfile.TemporaryDirectory() as tmp:
+        said = Path(tmp) / "peak"
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", _PEAK, str(said), *argv],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+        )
+        dt = time.perf_counter() - t0
+        peak_kb, status = (int(v) for v in said.read_text().split())
+    return dt, peak_kb / 1024, status, proc.stdout, proc.stderr.decode()
+
+
+def build_at_limit(where: Path, steps_from: Path) -> dict[str, tuple[Path, str | None]]:
+    """The inputs of ``at_limit`` in WHERE: name -> (transcript, its one text or None)."""
+    files: dict[str, tuple[Path, str | None]] = {}
+    lines = "".join(
+        p.read_text(encoding="utf-8") for p in sorted((REPO / "ctxtools").rglob("*.py"))
+    )
+    texts = {f"x {n} MB": "x" * (n * 1_000_000) for n in (5, 20, 45)}
+    texts["real lines 20 MB"] = (lines * (20_000_000 // len(lines) + 1))[:20_000_000]
+    for name, text in texts.items():
+        p = where / (name.replace(" ", "-") + ".json")
+        p.write_text(json.dumps([{"role": "user", "content": text}]), encoding="utf-8")
+        files[name] = (p, text)
+    msgs = json.loads(steps_from.read_text(encoding="utf-8"))
+    head, body = msgs[:2], msgs[2:]
+    target = int(47.8 * (1 << 20))
+    for mark in ("", " ✓"):
+        out, size, copy = list(head), 2, 0
+        while size < target - 300_000:
+            for m in body:
+                if m["role"] == "assistant" and size >= target - 300_000:
+                    break
+                m = dict(m)
+                if m["role"] == "tool":
+                    m["content"] = f"{m['content']}{mark} #{copy}"
+                line = json.dumps(m, ensure_ascii=False)
+                out.append(m)
+                size += len(line.encode()) + 1
+            copy += 1
+        p = where / f"transcript-47.8MiB{'-marked' if mark else ''}.json"
+        p.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+        files[f"{len(out):,} messages{', non-ASCII' if mark else ''}"] = (p, None)
+    return files
+
+
+def at_limit(steps_from: Path) -> None:
+    """Wall time and peak memory of ctx-compact and ctx-count --messages near 48 MiB."""
+    count = BIN.parent / "ctx-count"
+    print()
+    print("== at the 48 MiB input limit: wall time, this run's peak RSS ==")
+    with tempfile.TemporaryDirectory(prefix="bench-compact-limit-") as tmp:
+        where = Path(tmp)
+        for name, (path, text) in build_at_limit(where, steps_from).items():
+            size = path.stat().st_size
+            runs = [("ctx-compact", [str(BIN), str(path), "--json-report"])]
+            if text is None:
+                for limit in ("128000", "16000000"):
+                    runs.append((f"ctx-compact --limit {limit}", runs[0][1] + ["--limit", limit]))
+            runs.append(("ctx-count --messages", [str(count), "--messages", "--json", str(path)]))
+            if text is not None:
+                (where / "text").write_text(text, encoding="utf-8")
+                runs.append(("ctx-count (its text)", [str(count), str(where / "text")]))
+            tokens = {}
+            for label, argv in runs:
+                store = tempfile.mkdtemp(prefix="bench-compact-", dir=tmp)
+                dt, peak, rc, out, err = own_run(argv, store)
+                shutil.rmtree(store, ignore_errors=True)
+                if label.startswith("ctx-compact"):
+                    rep = json.loads([ln for ln in err.splitlines() if ln.startswith("{")][-1])
+                    tokens[label] = rep["tokens_before"]
+                elif label.startswith("ctx-count --"):
+                    tokens[label] = json.loads(out)["total"]["tokens"]
+                else:
+                    tokens[label] = int(out) + 7
+                print(
+                    f"{name:28} {size / 1e6:5.1f} MB  {label:28} exit {rc}  {dt:6.2f} s  "
+                    f"peak {peak:5.0f} MB  tokens {tokens[label]:,}"
+                )
+            if text is not None:
+                same = len(set(tokens.values())) == 1
+                print(f"{'':28} counts {'equal' if same else 'DIFFER'} (plain + 7)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=10000)
     ap.add_argument("--limit", type=int, default=128000)
+    ap.add_argument("--at-limit", action="store_true", help="also the inputs near 48 MiB")
+    ap.add_argument("--only-limit", action="store_true", help="only the inputs near 48 MiB")
     args = ap.parse_args()
     files = build(args.messages)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    if args.only_limit:
+        at_limit(files["long-10k-unique"])
+        return 0
 
     print(f"== {args.messages:,}-message transcripts, --limit {args.limit:,} ==")
     for name in ("long-10k", "long-10k-unique", "long-10k (anthropic)"):
@@ -254,6 +371,8 @@ def main() -> int:
             )
     if _WARM is not None:
         shutil.rmtree(_WARM, ignore_errors=True)
+    if args.at_limit:
+        at_limit(files["long-10k-unique"])
     return 0
 
 

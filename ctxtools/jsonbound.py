@@ -140,10 +140,12 @@ def read_json_head(
     *,
     containers: bool = False,
     limit: int | None = None,
+    lines_held: bool = False,
 ) -> tuple[bytes, bool]:
     """``read_json``, but for JSON Lines only their head is read: (the bytes read, whether
     they are the head of JSON Lines, whose rest the caller reads from STREAM a line at a
-    time)."""
+    time). LINES_HELD: the caller holds JSON Lines to LIMIT too, so a document past it is
+    not told to come as JSON Lines."""
     limit = JSON_DOCUMENT_MAX if limit is None else limit
     head = read_up_to(stream, JSON_SNIFF_BYTES)
     if len(head) < JSON_SNIFF_BYTES:  # all of it: its parser says what is wrong, if anything
@@ -155,7 +157,7 @@ def read_json_head(
         return head, True
     data = head + read_up_to(stream, limit + 1 - len(head))
     if len(data) > limit:
-        raise too_big(label, limit)
+        raise too_big(label, limit, lines=not lines_held)
     return data, False
 
 
@@ -188,12 +190,13 @@ def size_text(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
 
-def too_big(label: str, limit: int) -> InputError:
-    """The error for one JSON document over LIMIT bytes."""
+def too_big(label: str, limit: int, lines: bool = True) -> InputError:
+    """The error for one JSON document over LIMIT bytes; LINES: JSON Lines are read past
+    it (the hint offers them only then: ctx-compact holds them to the limit too)."""
     size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
     return InputError(
         f"{label}: one JSON document over {size} is not parsed (the limit)",
-        hint="give JSON Lines (one value a line), or split it",
+        hint="give JSON Lines (one value a line), or split it" if lines else "split the input",
     )
 
 

@@ -50,8 +50,10 @@ def cli(file, accept, evict, **kw):
     "system". Fields ctx-compact does not know pass through untouched. A UTF-8 byte
     order mark before the JSON is skipped and not written back. An input whose first 64
     KiB cannot begin a transcript is refused there, before the rest is read; a transcript
-    over 48 MiB, JSON or JSON Lines, is refused once that much is read (the limit keeps
-    the work under 300 MB of memory); --accept reads at most 64 MiB of each text.
+    over 48 MiB, JSON or JSON Lines, is refused once that much is read (split it): the
+    limit keeps the work under 300 MB of memory, or up to 370 MB when most messages hold
+    a character past U+FFFF such as an emoji (Python keeps every character of such a
+    text in 4 bytes); --accept reads at most 64 MiB of each text.
 
     Tokens are counted with the ruler (--encoding, default the model's) over each message's
     text, tool-call names and arguments, plus 4 tokens a message and 3 for the reply, as the
@@ -59,8 +61,11 @@ def cli(file, accept, evict, **kw):
     `ctx-count FILE` counts too (a
     transcript far over its window is counted from the end only as far as needed: the
     older messages can only be dropped, and the total before is then an estimate,
-    "tokens_before_exact": false in the report). Below
-    --at percent of the window (--limit, else --model's; neither: the default profile's
+    "tokens_before_exact": false in the report). A message's text is counted as ctx-count
+    counts a file's: a long one in pieces, to the same count, in time and memory that grow
+    with it only linearly (one 45 MB message: 2 s, 190 MB); where a cut in a text past
+    256K characters cannot be proven exact, a note on stderr says so, as ctx-count's does.
+    Below --at percent of the window (--limit, else --model's; neither: the default profile's
     16,384 tokens, the window ctx-pack and ctx-count --budget take too; ctx-count --profiles
     lists them) the output is the input, byte for byte,
     with a note on stderr, unless --force. Compaction aims 5 points below --at; when it cannot

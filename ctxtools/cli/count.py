@@ -82,7 +82,11 @@ def cli(ctx: click.Context, **opts) -> int:
     list, {"messages": [...]} or JSON Lines) or Anthropic messages with a top-level
     "system" -- counted as ctx-compact and the chat APIs count it: the text the model reads
     (content, tool-call names and arguments, tool results) plus 4 tokens of framing a
-    message and 3 for the reply. Use --messages to see how full a conversation's window is;
+    message and 3 for the reply. A message's text is counted as a file's is, a long one in
+    pieces (the counting takes memory that does not grow with it): a one-message
+    transcript counts its text's count plus 7; where a cut in a text past 256K characters
+    cannot be proven exact, the count says it is not ("exact": false and a note), as a
+    file's does. Use --messages to see how full a conversation's window is;
     an input whose first 64 KiB cannot begin a transcript fails there, and one JSON
     document (or one line of JSON Lines) over 48 MiB is refused; JSON Lines are read and
     counted a line at a time, whatever their size.

@@ -25,7 +25,7 @@ def read_json_source(
     with opened(src) as stream:
         if whole is None:
             return read_json(stream, label, error, containers=containers)
-        data, lines = read_json_head(stream, label, error, containers=containers)
+        data, lines = read_json_head(stream, label, error, containers=containers, lines_held=True)
         if not lines:
             return data
         from ctxtools.jsonbound import JSON_DOCUMENT_MAX as limit

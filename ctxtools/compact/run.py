@@ -92,8 +92,9 @@ def compact_options(
 class CompactRun:
     """What ``compact_transcript`` did. ``repaired``: {"removed", "added"} when a repair
     changed the transcript. ``notes``: about the transcript as it came (problems left
-    alone, repairs); ``compaction_notes``: compaction's own, except ``headroom`` (why it
-    could not get under the target, when it could not)."""
+    alone, repairs, a long text whose count is not proven exact); ``compaction_notes``:
+    compaction's own, except ``headroom`` (why it could not get under the target, when it
+    could not)."""
 
     transcript: Transcript
     outcome: Outcome
@@ -219,8 +220,8 @@ def compact_transcript(
     unless REPAIR: then orphans are dropped (stashed first) and calls answered with a
     placeholder. Other places the API may reject are left as they are, with a note.
     ON_NOTE sees those notes as they arise, before compaction starts (they are also in
-    ``notes``). ORIGINAL is the input's bytes, written back as they are when nothing
-    changes."""
+    ``notes``; a count not proven exact is said once compaction has counted). ORIGINAL
+    is the input's bytes, written back as they are when nothing changes."""
     from ctxtools.compact.elide import repair as repair_links
 
     if not tr.messages:  # nothing to compact, and nothing either API would take
@@ -260,5 +261,8 @@ def compact_transcript(
             f"repaired: removed {len(fixed.removed)} orphaned tool result(s), "
             f"answered {len(fixed.added)} call(s) without a result"
         )
-    outcome = compact(tr, TokenCounter(ruler), opts, stash)
+    counter = TokenCounter(ruler)
+    outcome = compact(tr, counter, opts, stash)
+    for text in counter.notes:  # a long text's count not proven exact (as ctx-count says it)
+        note(f"note: not exact: {text}")
     return CompactRun(tr, outcome, ruler, original, repaired, notes)

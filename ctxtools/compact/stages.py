@@ -16,6 +16,7 @@ runs them in this order; only ``apply`` writes to the stash):
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -79,12 +80,21 @@ class Options:
 
 
 class Candidate(NamedTuple):
-    """A tool result stage 1 may elide: message INDEX, BLOCK (None: the whole message)."""
+    """A tool result stage 1 may elide: message INDEX, BLOCK (None: the whole message).
+    What would be stashed is not kept here (``result_data`` makes it again for the chosen
+    ones): every result of a transcript held as bytes, for the few elided, cost as much
+    memory as the results themselves."""
 
     index: int
     block: int | None
-    data: bytes  # what would be stashed
     saving: int  # tokens its placeholder saves
+
+
+def result_data(tr: Transcript, index: int, block: int | None) -> bytes:
+    """The bytes stashed for the tool result of message INDEX, BLOCK (as ``elidable``)."""
+    msg = tr.messages[index]
+    content = msg.get("content") if block is None else msg["content"][block].get("content", "")
+    return content_bytes(content)
 
 
 @dataclass(frozen=True)
@@ -201,7 +211,7 @@ def _count_from_end(
                 data = content_bytes(content)
                 saving = rtok - counter.text(placeholder(data, predict_ref(opts.session, data)))
                 if saving > 0:
-                    candidates.append(Candidate(j, bi, data, saving))
+                    candidates.append(Candidate(j, bi, saving))
                     post -= saving
             tokens[j] = pre
             pre_sum += pre
@@ -224,20 +234,20 @@ def _count_from_end(
 class Elisions:
     """Stage 1's plan: the results to elide, oldest first until under the target."""
 
-    chosen: dict[int, dict[int | None, tuple[bytes, int]]]  # message -> block -> (data, saving)
+    chosen: dict[int, dict[int | None, int]]  # message -> block -> saving
     tokens: list[int]  # each message's tokens with them elided
     total: float  # the transcript's tokens with them elided (inf: not all were counted)
 
 
 def plan_elisions(m: Measurement, opts: Options) -> Elisions:
     """Elide M's candidates, oldest first, until under the target (``force``: all of them)."""
-    chosen: dict[int, dict[int | None, tuple[bytes, int]]] = {}
+    chosen: dict[int, dict[int | None, int]] = {}
     tokens = list(m.tokens)
     total = m.head_tokens + m.counted
     for c in reversed(m.candidates):
         if m.exact and total <= m.target and not opts.force:
             break
-        chosen.setdefault(c.index, {})[c.block] = (c.data, c.saving)
+        chosen.setdefault(c.index, {})[c.block] = c.saving
         tokens[c.index] -= c.saving
         total -= c.saving
     # not all counted: over the target even with every candidate elided
@@ -276,11 +286,13 @@ def droppable(tr: Transcript, m: Measurement, elisions: Elisions) -> Span:
 
 class CutChoice(NamedTuple):
     """A cut and its digest: CUT is the first message kept after the head (None: no cut is
-    allowed); LINES, the dropped messages as JSON Lines; FITS, under the target."""
+    allowed); DROPPED, the messages after the head up to CUT as JSON Lines (one buffer,
+    not a line each then a copy of them all: 48 MiB of messages cost that twice); FITS,
+    under the target."""
 
     cut: int | None
     digest: str | None
-    lines: list[bytes]
+    dropped: bytes
     fits: bool
 
 
@@ -298,7 +310,7 @@ def find_cut(
     head = m.layout.head
     facts = Facts()
     sha = hashlib.sha256()
-    lines: list[bytes] = []
+    dropped = io.BytesIO()  # the span as JSON Lines (getvalue() hands the buffer over)
     fed = head + 1
     kept_tok = kept_n = 0  # what the --keep-tool messages of the span keep
 
@@ -321,9 +333,10 @@ def find_cut(
         while fed < k:
             msg = msgs[fed]
             facts.add_message(msg, span.results, tr.format)
-            line = dumps_message(msg, tr.stdjson) + b"\n"
-            lines.append(line)
-            sha.update(line)
+            line = dumps_message(msg, tr.stdjson)
+            for part in (line, b"\n"):
+                dropped.write(part)
+                sha.update(part)
             if fed in span.kept_parts:
                 kept_tok += counter.message(span.kept_parts[fed])
                 kept_n += 1
@@ -332,17 +345,17 @@ def find_cut(
         if lower <= m.target:
             text = digest(k)
             if lower + counter.text(text) <= m.target:
-                return CutChoice(k, text, lines, True)
+                return CutChoice(k, text, dropped.getvalue(), True)
     if not m.layout.cuts:
-        return CutChoice(None, None, lines, False)
+        return CutChoice(None, None, b"", False)
     # Nothing fits with the full digest: drop all that may go, tighten the digest.
     last = m.layout.last_cut
     lower = m.head_tokens + span.suffix[last] + MESSAGE_OVERHEAD + kept_tok
     for scale in DIGEST_SCALES:
         text = digest(last, scale)
         if lower + counter.text(text) <= m.target:
-            return CutChoice(last, text, lines, True)
-    return CutChoice(last, text, lines, False)
+            return CutChoice(last, text, dropped.getvalue(), True)
+    return CutChoice(last, text, dropped.getvalue(), False)
 
 
 @dataclass(frozen=True)
@@ -361,8 +374,7 @@ class Cut:
         index = choice.cut
         assert index is not None and choice.digest is not None
         kept = [span.kept_parts[j] for j in range(head + 1, index) if j in span.kept_parts]
-        dropped = b"".join(choice.lines[: index - head - 1])
-        return cls(head, index, choice.digest, dropped, kept)
+        return cls(head, index, choice.digest, choice.dropped, kept)
 
     def report(self) -> dict:
         return {
@@ -494,9 +506,11 @@ def apply(
     head = m.layout.head
     start = head + 1 if cut is None else cut.index
     puts: dict[str, tuple[bytes, str | None]] = {}
+    datas: dict[tuple[int, int | None], bytes] = {}  # each elided result's, once a content
     for i in range(start, len(msgs)):
-        for data, _saving in elisions.chosen.get(i, {}).values():
-            puts.setdefault(handle_name(data), (data, None))
+        for bi in elisions.chosen.get(i, {}):
+            data = result_data(tr, i, bi)
+            datas[i, bi] = puts.setdefault(handle_name(data), (data, None))[0]
     if cut is not None:
         puts.setdefault(handle_name(cut.dropped), (cut.dropped, "jsonl"))
     refs = _put_all(stash, puts)
@@ -508,7 +522,8 @@ def apply(
         msg = msgs[i]
         if i in elisions.chosen:
             blocks: dict[int | None, str] = {}
-            for bi, (data, saving) in elisions.chosen[i].items():
+            for bi, saving in elisions.chosen[i].items():
+                data = datas[i, bi]
                 ref = refs[handle_name(data)]
                 handles.append(ref)
                 blocks[bi] = placeholder(data, ref)

@@ -32,6 +32,8 @@ import json
 import sys
 from dataclasses import dataclass, field
 
+from ctxtools.compact import jsonout
+from ctxtools.compact.textcount import count_many, count_text
 from ctxtools.errors import InputError, UsageError
 
 OPENAI = "openai"
@@ -310,29 +312,17 @@ def check_message_fields(i: int, msg: dict) -> None:
 # --- writing -------------------------------------------------------------------------------
 
 
-def _dumps(obj: object, stdjson: bool) -> bytes:
-    if stdjson:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-        return text.encode("utf-8", "surrogatepass")
-    import orjson
-
-    return orjson.dumps(obj)
-
-
 def dump(tr: Transcript, messages: list[dict] | None = None) -> bytes:
     """TR (or TR with MESSAGES instead of its own) as bytes, in TR's shape, ending in a newline."""
     msgs = tr.messages if messages is None else messages
     if tr.shape == SHAPE_JSONL:
-        return b"".join(_dumps(m, tr.stdjson) + b"\n" for m in msgs)
-    if tr.shape == SHAPE_WRAPPER:
-        doc = dict(tr.wrapper or {})
-        doc["messages"] = msgs
-        return _dumps(doc, tr.stdjson) + b"\n"
-    return _dumps(msgs, tr.stdjson) + b"\n"
+        return jsonout.dumps_lines(msgs, tr.stdjson)
+    wrapper = (tr.wrapper or {}) if tr.shape == SHAPE_WRAPPER else None
+    return jsonout.dumps_with_list(wrapper, "messages", msgs, tr.stdjson)
 
 
 def dumps_message(msg: dict, stdjson: bool = False) -> bytes:
-    return _dumps(msg, stdjson)
+    return jsonout.dumps(msg, stdjson)
 
 
 # --- text of a message (what is counted, summarised, searched) ------------------------------
@@ -390,17 +380,20 @@ def result_text(content: object) -> str:
 
 
 class TokenCounter:
-    """Counts messages with one ruler; identical texts are counted once (agents re-read files)."""
+    """Counts messages with one ruler; identical texts are counted once (agents re-read files).
+    A long text is counted as plain ctx-count counts it (``textcount``); ``notes`` says why
+    a count is not exact, when the cutter could not prove one of its cuts."""
 
     def __init__(self, ruler) -> None:
         self.ruler = ruler
         self._memo: dict[str, int] = {}
         self._chars = 0  # in the memo's texts
+        self.notes: list[str] = []
 
     def text(self, text: str) -> int:
         n = self._memo.get(text)
         if n is None:
-            n = self.ruler.count(text) if text else 0
+            n = count_text(text, self.ruler, self.notes)
             self._memo[text] = n
             self._chars += len(text)
         return n
@@ -418,16 +411,9 @@ class TokenCounter:
     def prefill(self, texts: list[str]) -> None:
         """Count TEXTS ahead, on two threads when the ruler releases the GIL."""
         todo = list(dict.fromkeys(t for t in texts if t and t not in self._memo))
-        if len(todo) < 64 or not getattr(self.ruler, "parallel", False):
-            for t in todo:
-                self.text(t)
-            return
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for t, n in zip(todo, pool.map(self.ruler.count, todo, chunksize=64), strict=True):
-                self._memo[t] = n
-                self._chars += len(t)
+        for t, n in zip(todo, count_many(todo, self.ruler, self.notes), strict=True):
+            self._memo[t] = n
+            self._chars += len(t)
 
     def transcript(self, tr: Transcript, messages: list[dict] | None = None) -> int:
         msgs = tr.messages if messages is None else messages

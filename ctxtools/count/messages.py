@@ -23,6 +23,16 @@ class TranscriptCount:
     shape: str  # "list", "messages" (a {"messages": ...} object) or "jsonl"
     messages: int
     tokens: int
+    notes: tuple[str, ...] = ()  # why the count is not exact (a long text's cut), if it is not
+
+    def row(self, chars: int, lines: int, size: int) -> dict:
+        """A row of ctx-count: this count with the input's CHARS, LINES and bytes (SIZE);
+        ``exact``/``note`` as ``tokens.Counts.as_dict`` gives them, when it is not exact."""
+        out = {"tokens": self.tokens, "chars": chars, "lines": lines, "bytes": size}
+        out.update(messages=self.messages, format=self.format)
+        if self.notes:
+            out.update(exact=False, note="; ".join(self.notes))
+        return out
 
 
 def count_transcript(data: bytes, ruler, fmt: str | None = None) -> TranscriptCount:
@@ -31,8 +41,9 @@ def count_transcript(data: bytes, ruler, fmt: str | None = None) -> TranscriptCo
     from ctxtools.compact.transcript import TokenCounter, load
 
     tr = load(data, fmt)
-    tokens = TokenCounter(ruler).transcript(tr)
-    return TranscriptCount(tr.format, tr.shape, len(tr.messages), tokens)
+    counter = TokenCounter(ruler)
+    tokens = counter.transcript(tr)
+    return TranscriptCount(tr.format, tr.shape, len(tr.messages), tokens, tuple(counter.notes))
 
 
 MEMO_CHARS = 16 << 20  # texts kept for counting repeats once (cleared past this many chars)
@@ -147,7 +158,8 @@ def count_jsonl(lines, ruler) -> TranscriptCount:
                 tokens += flush()
     tokens += flush()
     fmt = checks.finish()
-    return TranscriptCount(fmt, "jsonl", count, tokens + REPLY_PRIMING)
+    notes = tuple(counter.notes)
+    return TranscriptCount(fmt, "jsonl", count, tokens + REPLY_PRIMING, notes)
 
 
 def _line_error(exc: Exception, n: int) -> Exception:

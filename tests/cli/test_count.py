@@ -666,6 +666,57 @@ def test_messages_and_text_are_two_counts_of_one_file(script_runner, tmp_path):
     assert r.stdout == f"{as_messages}\n"
 
 
+@pytest.mark.process
+def test_one_long_message_counts_as_its_text_does(script_runner, tmp_path):
+    """One 20 MB message took 15 s and 1 GB with --messages, its text 0.7 s and 90 MB
+    as plain text: the message's text is now counted as the text is, to the same number
+    (plus its 4 tokens and the reply's 3), in every shape, and ctx-compact reports it."""
+    text = "x" * 2_000_000 + "\n" + Path(__file__).read_text(encoding="utf-8") + "=" * 50_000
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    plain = script_runner.run(["ctx-count", str(tmp_path / "t.txt")])
+    assert plain.returncode == 0 and plain.stderr == ""
+    expected = int(plain.stdout) + 4 + 3
+    message = {"role": "user", "content": text}
+    shapes = {
+        "t.json": json.dumps([message]),
+        "w.json": json.dumps({"model": "gpt-4o", "messages": [message]}),
+        "t.jsonl": json.dumps({"role": "user", "content": "hi"}) + "\n" + json.dumps(message),
+    }
+    for name, doc in shapes.items():
+        f = tmp_path / name
+        f.write_text(doc, encoding="utf-8")
+        r = script_runner.run(["ctx-count", "--messages", "--json", str(f)])
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        row = json.loads(r.stdout)["files"][0]
+        extra = 4 + get_ruler().ruler.count("hi") if name.endswith(".jsonl") else 0
+        assert row["tokens"] == expected + extra and "exact" not in row
+    c = script_runner.run(["ctx-compact", "--limit", "10000000", "--json-report", str(f)])
+    assert c.returncode == 0 and c.stdout == f.read_text(encoding="utf-8")
+    report = json.loads(c.stderr.splitlines()[-1])
+    assert report["tokens_before"] == expected + extra
+
+
+@pytest.mark.script_launch_mode("inprocess")  # makes the recount bound small
+def test_messages_say_when_a_long_text_is_not_counted_exactly(script_runner, tmp_path, monkeypatch):
+    """A text the cutter cannot cut at proven places (o200k's capitals after a CJK letter)
+    past the length counted again whole: --messages says it is not exact, as ctx-count."""
+    from ctxtools.compact import textcount
+
+    monkeypatch.setattr(textcount, "RECOUNT", 1_000)
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps([{"role": "user", "content": UNPROVEN.decode()}]))
+    r = script_runner.run(["ctx-count", "--messages", "--json", "--encoding", "o200k_base", str(f)])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exact"] is False and doc["files"][0]["exact"] is False
+    assert "follows a letter of another script" in doc["files"][0]["note"]
+    assert "ctx-count: note: not exact: a run of ASCII letters" in r.stderr
+    c = script_runner.run(
+        ["ctx-compact", "--limit", "10000000", "--encoding", "o200k_base", str(f)]
+    )
+    assert c.returncode == 0 and "ctx-compact: note: not exact: a run of ASCII" in c.stderr
+
+
 def test_messages_several_files_and_usage(script_runner, tmp_path):
     paths = []
     for run in sorted(RUNS):

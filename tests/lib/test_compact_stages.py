@@ -26,6 +26,7 @@ from ctxtools.compact.stages import (
     find_cut,
     measure,
     plan_elisions,
+    result_data,
     summarise,
 )
 from ctxtools.compact.transcript import (
@@ -153,8 +154,9 @@ def test_measure_candidates_are_old_results_newest_first(runs, ruler):
         msg = tr.messages[c.index]
         assert msg["role"] == "tool" and c.block is None
         assert m.layout.head < c.index < m.layout.protected
-        assert c.data == content_bytes(msg["content"])
-        short = placeholder(c.data, predict_ref("default", c.data))
+        data = result_data(tr, c.index, c.block)  # what would be stashed, made again
+        assert data == content_bytes(msg["content"])
+        short = placeholder(data, predict_ref("default", data))
         assert c.saving == counter.text(result_text(msg["content"])) - counter.text(short) > 0
 
 
@@ -183,7 +185,7 @@ def test_plan_elisions_takes_the_oldest_until_under_the_target(runs, ruler):
     chosen = [(i, b) for i in plan.chosen for b in plan.chosen[i]]
     oldest = [(c.index, c.block) for c in reversed(m.candidates)][: len(chosen)]
     assert chosen and sorted(chosen) == sorted(oldest) and len(chosen) < len(m.candidates)
-    saved = sum(s for blocks in plan.chosen.values() for _d, s in blocks.values())
+    saved = sum(s for blocks in plan.chosen.values() for s in blocks.values())
     assert plan.total == m.before - saved <= m.target
     last_saving = m.candidates[len(m.candidates) - len(chosen)].saving
     assert plan.total + last_saving > m.target  # one fewer would not have been enough
@@ -205,8 +207,8 @@ def test_find_cut_is_the_smallest_allowed_cut_that_fits(runs, ruler, fmt):
     assert choice.fits and choice.cut in m.layout.cuts
     head = m.layout.head
     dropped = tr.messages[head + 1 : choice.cut]
-    assert [json.loads(line) for line in choice.lines] == dropped
-    blob = b"".join(choice.lines)
+    assert [json.loads(line) for line in choice.dropped.split(b"\n")[:-1]] == dropped
+    blob = choice.dropped
     assert f"ctx-read {predict_ref('default', blob)}]" in choice.digest
     lower = m.head_tokens + span.suffix[choice.cut] + MESSAGE_OVERHEAD
     assert lower + counter.text(choice.digest) <= m.target
@@ -222,7 +224,7 @@ def test_find_cut_without_an_allowed_cut_and_with_a_narrative(runs, ruler):
     opts = Options(limit=9000, keep_recent=10**6)  # everything after the head is protected
     counter, m, _e, span = stage_two(tr, ruler, opts)
     assert m.layout.cuts == []
-    assert find_cut(tr, counter, opts, m, span) == (None, None, [], False)
+    assert find_cut(tr, counter, opts, m, span) == (None, None, b"", False)
     opts = Options(limit=9000)
     counter, m, _e, span = stage_two(tr, ruler, opts)
     story = "Narrative (test):\nthe agent fixed src/libponyc/expr/match.c"
@@ -242,7 +244,8 @@ def test_a_cut_keeps_the_keep_tool_parts_after_the_digest(runs, ruler):
     report = cut.report()
     assert report["dropped"] + report["kept"] == cut.index - m.layout.head - 1
     assert (report["first"], report["last"]) == (m.layout.head + 2, cut.index)
-    assert cut.dropped == b"".join(choice.lines)
+    assert cut.dropped is choice.dropped  # (one buffer: not joined again)
+    assert cut.dropped.count(b"\n") == cut.index - m.layout.head - 1
 
 
 # --- the summary ----------------------------------------------------------------------------------
