@@ -190,13 +190,15 @@ def size_text(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
 
-def too_big(label: str, limit: int, lines: bool = True) -> InputError:
+def too_big(label: str, limit: int, lines: bool = True, hint: str | None = None) -> InputError:
     """The error for one JSON document over LIMIT bytes; LINES: JSON Lines are read past
-    it (the hint offers them only then: ctx-compact holds them to the limit too)."""
+    it (the hint offers them only then: ctx-compact holds them to the limit too); HINT, a
+    caller's own."""
     size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
+    if hint is None:
+        hint = "give JSON Lines (one value a line), or split it" if lines else "split the input"
     return InputError(
-        f"{label}: one JSON document over {size} is not parsed (the limit)",
-        hint="give JSON Lines (one value a line), or split it" if lines else "split the input",
+        f"{label}: one JSON document over {size} is not parsed (the limit)", hint=hint
     )
 
 

@@ -78,7 +78,10 @@ def _load_json(p: Payload) -> Any:
         if p.size > jsonbound.JSON_DOCUMENT_MAX:
             if kind != "json" and jsonbound.looks_like_lines(head):
                 return _load_jsonl(p)  # refused there: as JSON Lines
-            raise jsonbound.too_big(p.label, jsonbound.JSON_DOCUMENT_MAX)
+            # (JSON Lines are held whole by --jsonpath too: not offered)
+            raise jsonbound.too_big(
+                p.label, jsonbound.JSON_DOCUMENT_MAX, hint="--grep or --range read any size"
+            )
     data = b"".join(p.iter_bytes())
     try:
         return _loads(data)

@@ -291,6 +291,23 @@ def test_jsonpath_on_jsonl_past_the_limit_is_refused_with_the_limit(script_runne
     assert ok(read(script_runner, "jl", "--grep", "test_me", "--max-chars", "40"))
 
 
+def test_jsonpath_on_one_document_past_the_limit_offers_what_reads_it(script_runner, monkeypatch):
+    """A JSON document over the limit was told to come as JSON Lines, which --jsonpath
+    refuses past the same limit: the hint is what does read it."""
+    from ctxtools import jsonbound
+
+    data = json.dumps({"tests": REPORT["tests"] * 40}).encode()
+    run_bytes(script_runner, ["ctx-stash", "--always", "--name", "doc"], data)
+    monkeypatch.setattr(jsonbound, "JSON_DOCUMENT_MAX", 1 << 12)
+    monkeypatch.setattr(jsonbound, "JSON_SNIFF_BYTES", 1 << 10)
+    r = read(script_runner, "doc", "--jsonpath", "$.tests[0].name")
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr.endswith(
+        ": one JSON document over 4,096 bytes is not parsed (the limit) "
+        "(--grep or --range read any size)\n"
+    )
+
+
 def test_jsonpath_dialect_ng(script_runner, report):
     out = ok(read(script_runner, "rep", "--jsonpath", "$.tests.`len`", "--dialect", "ng"))
     assert json.loads(out) == [5]
