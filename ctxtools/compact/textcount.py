@@ -19,12 +19,13 @@ when it is not ASCII (``count_short``).
 from __future__ import annotations
 
 from ctxtools.tokens.rulers import TiktokenRuler
-from ctxtools.tokens.stream import SMALL_INPUT, count_stream
 
 # Characters from which a text is counted in pieces: plain ctx-count cuts an input from
-# SMALL_INPUT bytes on (a text this long has at least as many bytes). A shorter one costs
-# one call of the ruler at most ~50 bytes of memory a byte of its UTF-8: under 1 MB.
-LONG_TEXT = SMALL_INPUT
+# ``tokens.stream.SMALL_INPUT`` bytes on (a text this long has at least as many bytes; a
+# test holds the two equal: ``tokens.stream`` is imported only for a long text, not at
+# every start). A shorter one costs one call of the ruler at most ~50 bytes of memory a
+# byte of its UTF-8: under 1 MB.
+LONG_TEXT = 4096
 # Characters up to which a text whose cuts the cutter could not prove is counted again
 # whole (exact, as before): at ~50 bytes a byte, at most ~50 MB; a longer one is not.
 RECOUNT = 1 << 18
@@ -80,6 +81,8 @@ def count_long(text: str, ruler, notes: list[str]) -> int:
     same text). When a cut could not be proven exact, a text of at most ``RECOUNT``
     characters is counted again whole, exactly; a longer one keeps the count, and why it
     is not exact is added to NOTES (each reason once)."""
+    from ctxtools.tokens.stream import count_stream
+
     counts = count_stream(Utf8Reader(text), ruler)
     if counts.exact:
         return counts.tokens

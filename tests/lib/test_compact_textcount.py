@@ -172,3 +172,18 @@ def test_counting_leaves_a_text_as_it_was():
         expected = ruler.count(text.encode().decode())  # (a copy: this one grows)
         assert TokenCounter(ruler).text(text) == expected
         assert sys.getsizeof(text) == size
+
+
+def test_a_long_text_is_what_plain_ctx_count_cuts_and_the_cutter_loads_only_for_one():
+    """LONG_TEXT is plain ctx-count's SMALL_INPUT (kept as a number, so that a transcript of
+    short messages does not import the cutter at start-up: ~4 ms of every ctx-compact)."""
+    import subprocess
+    import sys
+
+    assert textcount.LONG_TEXT == stream.SMALL_INPUT
+    code = (
+        "import sys; from ctxtools.compact import textcount; "
+        "print('ctxtools.tokens.stream' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
