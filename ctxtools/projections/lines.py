@@ -127,7 +127,11 @@ def range_view(p: Payload, spec: str, **kw: Any) -> Output:
             f"--range {spec}: starts after the last line (the payload has {_n(total)} lines)"
         )
     if last is not None and last > total:
-        notes.append(f"--range {spec}: the payload has {_n(total)} lines; showing {first}-{total}")
+        # (what is read: the output may still be cut at --max-chars, which its footer says;
+        # "showing 1-200" then contradicted a footer that showed line 1 alone)
+        notes.append(
+            f"--range {spec}: the payload has {_n(total)} lines; the range is {first}-{total}"
+        )
         last = total
     asked = f"lines {first}-{last if last is not None else total}"
     out = lines_view(p, first - 1, last, asked=asked, **kw)

@@ -192,7 +192,7 @@ def test_usage_errors(script_runner, log, args, message):
 def test_range_past_the_end(script_runner, log):
     r = read(script_runner, "log", "--range", "1999-5000")
     assert ok(r) == "\n".join(LINES[1998:]) + "\n"
-    assert "the payload has 2,000 lines; showing 1999-2000" in r.stderr
+    assert "the payload has 2,000 lines; the range is 1999-2000" in r.stderr
     r = read(script_runner, "log", "--range", "2001-2002")
     assert r.returncode == 1
     assert "starts after the last line (the payload has 2,000 lines)" in r.stderr

@@ -75,7 +75,7 @@ def test_range_past_the_end_is_clamped_with_a_note(payload):
     assert out.body == "\n".join(LINES[-2:])
     assert out.notes == [
         f"--range {len(LINES) - 1}-{len(LINES) + 50}: the payload has {len(LINES):,} lines; "
-        f"showing {len(LINES) - 1}-{len(LINES)}"
+        f"the range is {len(LINES) - 1}-{len(LINES)}"
     ]
 
 
