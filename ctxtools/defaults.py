@@ -68,9 +68,10 @@ TREE_TOP = 10  # ctx-count --tree: entries shown per directory
 # first JSON_SNIFF_BYTES, and one JSON document is parsed only up to JSON_DOCUMENT_MAX
 # bytes: a parsed document takes 3-4 times its size in memory, and a command stays under
 # 300 MB (up to ~370 MB when most strings hold a character past U+FFFF, which CPython keeps
-# in 4 bytes each: measured by bench/bench_compact.py --at-limit). The same bound holds for what must be held whole however it comes: a transcript
-# ctx-compact compacts, JSON Lines queried with --jsonpath, one line of JSON Lines. (ctx-count
-# --messages reads JSON Lines a line at a time, so they have no bound there.)
+# in 4 bytes each: measured by bench/bench_compact.py --at-limit). The same bound holds for
+# what must be held whole however it comes: a transcript ctx-compact compacts, JSON Lines
+# queried with --jsonpath, one line of JSON Lines. (ctx-count --messages reads JSON Lines a
+# line at a time, so they have no bound there.)
 # --accept's two texts are read up to ACCEPT_MAX_BYTES each.
 JSON_SNIFF_BYTES = 64 << 10
 JSON_DOCUMENT_MAX = 48 << 20
