@@ -157,7 +157,7 @@ def read_json_head(
         return head, True
     data = head + read_up_to(stream, limit + 1 - len(head))
     if len(data) > limit:
-        raise too_big(label, limit, lines=not lines_held)
+        raise too_big(label, limit, hint="split the input" if lines_held else None)
     return data, False
 
 
@@ -190,15 +190,14 @@ def size_text(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
 
-def too_big(label: str, limit: int, lines: bool = True, hint: str | None = None) -> InputError:
-    """The error for one JSON document over LIMIT bytes; LINES: JSON Lines are read past
-    it (the hint offers them only then: ctx-compact holds them to the limit too); HINT, a
-    caller's own."""
-    size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"
+def too_big(label: str, limit: int, hint: str | None = None) -> InputError:
+    """The error for one JSON document over LIMIT bytes; its HINT offers JSON Lines unless
+    the caller gives its own (one that holds JSON Lines to the limit too)."""
     if hint is None:
-        hint = "give JSON Lines (one value a line), or split it" if lines else "split the input"
+        hint = "give JSON Lines (one value a line), or split it"
     return InputError(
-        f"{label}: one JSON document over {size} is not parsed (the limit)", hint=hint
+        f"{label}: one JSON document over {size_text(limit)} is not parsed (the limit)",
+        hint=hint,
     )
 
 

@@ -205,24 +205,17 @@ def _listed(directory: str, files_from: str, null: bool) -> list[str]:
             missing.append(name)
         else:
             names.append(rel.replace(os.sep, "/"))
-    _left_out(outside, f"outside {_quoted(directory)}")
-    _left_out(missing, "not found")
+    if outside or missing:
+        from ctxtools.quoting import quote_name
+
+        for left, why in ((outside, f"outside {quote_name(directory)}"), (missing, "not found")):
+            if left:
+                warn(
+                    f"note: {len(left):,} listed names {why} left out: "
+                    + ", ".join(quote_name(n) for n in left[:3])
+                    + (" ..." if len(left) > 3 else "")
+                )
     return names
-
-
-def _quoted(name: str) -> str:
-    from ctxtools.quoting import quote_name
-
-    return quote_name(name)
-
-
-def _left_out(names: list[str], why: str) -> None:
-    if names:
-        warn(
-            f"note: {len(names):,} listed names {why} left out: "
-            + ", ".join(_quoted(n) for n in names[:3])
-            + (" ..." if len(names) > 3 else "")
-        )
 
 
 main = make_main(cli, "ctx-repomap")

@@ -134,14 +134,16 @@ def render_plan(ch, budget: int) -> FilesFit:
     )
     ranks = {d.label: i + 1 for i, d in enumerate(ch.docs)}
     ranks.update({lab: len(ranks) + 1 + i for i, lab in enumerate(_blind_by_rank(ch))})
-    blocks: dict[str, tuple[str, str, Shown | None]] = {}
+    # label -> (how it is shown, its rendered block, its Shown, how many shown lines are cut)
+    blocks: dict[str, tuple[str, str, Shown | None, int]] = {}
     for sh in p.shown:
         lab = sh.doc.label
-        block = "\n".join([_header(sh, ranks[lab], _cut_lines(sh)), *_body(sh), ""])
-        blocks[lab] = (sh.how, ch.render.file(lab, block, diffs.get(lab)), sh)
+        cut_lines = _cut_lines(sh)
+        block = "\n".join([_header(sh, ranks[lab], cut_lines), *_body(sh), ""])
+        blocks[lab] = (sh.how, ch.render.file(lab, block, diffs.get(lab)), sh, cut_lines)
     for lab, diff in diffs.items():
         if lab not in blocks:
-            blocks[lab] = ("diff", ch.render.file(lab, "", diff), None)
+            blocks[lab] = ("diff", ch.render.file(lab, "", diff), None, 0)
     texts, rows = _rows(ch, blocks, ranks)
     if p.paths:
         texts.append(ch.render.more_files(p.paths))
@@ -163,7 +165,7 @@ def _blind_by_rank(ch) -> list[str]:
 def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
     texts, rows = [], []
     for lab in sorted(blocks):
-        how, block, sh = blocks[lab]
+        how, block, sh, cut_lines = blocks[lab]
         e = ch.entries[lab]
         texts.append(block)
         doc = sh.doc if sh is not None else None
@@ -178,7 +180,6 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
         }
         if sh is not None:
             row["lines"] = len(sh.lines)
-            cut_lines = _cut_lines(sh)
             if cut_lines:
                 row["lines_cut"] = cut_lines
             row["chunks"] = [_chunk_label(doc, k) for k in sorted(sh.chunks)]

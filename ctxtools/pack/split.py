@@ -96,8 +96,13 @@ def joined(parts: list[Part]) -> str:
 def part_paths(output: str, total: int) -> list[str]:
     """Where ``-o OUTPUT`` writes the parts: OUTPUT without a ``.md`` suffix, then
     ``.1.md``, ``.2.md``, ... (``pack.md`` -> ``pack.1.md``; ``pack`` -> ``pack.1.md``)."""
-    stem = output[:-3] if output.endswith(".md") and len(output) > 3 else output
+    stem = _stem(output)
     return [f"{stem}.{i}.md" for i in range(1, total + 1)]
+
+
+def _stem(output: str) -> str:
+    """What a part's number follows: OUTPUT without a ``.md`` suffix."""
+    return output[:-3] if output.endswith(".md") and len(output) > 3 else output
 
 
 def write_parts(output: str, parts: list[Part]) -> list[str]:
@@ -131,7 +136,7 @@ def stale_parts(output: str, total: int, most: int = 100_000) -> list[str]:
     earlier, longer split left (each a regular file that begins as a part does)."""
     import os
 
-    stem = part_paths(output, 1)[0][: -len(".1.md")]
+    stem = _stem(output)
     out: list[str] = []
     for k in range(total + 1, total + 1 + most):
         path = f"{stem}.{k}.md"
