@@ -29,8 +29,8 @@ def cli(ref: str | None, **o) -> int:
     Exit status: 0 shown; 1 unknown or stale handle, corrupt payload or damaged card,
     invalid JSON for --jsonpath, invalid JSONPath (the message names the column), invalid
     or unsupported regex, a --range that starts after the last line; 130 Ctrl-C; 2 usage
-    errors (--range 0-3, --range 9-2, bad REF,
-    conflicting projections).
+    errors (--range 0-3, --range 9-2, --slice 5:2, bad REF, conflicting projections).
+    A --slice past the end shows nothing, exit 0, with a note.
 
     \b
     Examples:

@@ -166,7 +166,7 @@ def slice_view(
     a, b = parse_slice(spec)
     if unit == "lines":
         first, last = resolve_slice(a, b, p.lines)
-        return lines_view(
+        out = lines_view(
             p,
             first,
             last,
@@ -175,6 +175,9 @@ def slice_view(
             nxt=nxt,
             asked=f"lines {first + 1}-{last}",
         )
+        if first >= last and p.lines:
+            out.notes.append(_selects_nothing(spec, p.lines, "lines"))
+        return out
     if unit != "chars":
         raise UsageError(f"--unit {unit!r}: chars or lines")
     if number:
@@ -182,6 +185,8 @@ def slice_view(
     start, stop = resolve_slice(a, b, p.chars)
     show_to = min(stop, start + max_chars)
     out = Output(body=_char_window(p, start, show_to))
+    if start >= stop and p.chars:
+        out.notes.append(_selects_nothing(spec, p.chars, "chars"))
     if show_to < stop:
         out.trailer = (
             f"[ctx-read: cut at {_n(max_chars)} chars: showed chars {start}:{show_to} of "
@@ -189,6 +194,12 @@ def slice_view(
             f"next: {nxt.command('--slice', f'{show_to}:{stop}')}]"
         )
     return out
+
+
+def _selects_nothing(spec: str, total: int, unit: str) -> str:
+    """The note of a slice that is empty on a payload that is not (past the end, or an
+    end before the start once negatives are counted): the empty output is not the payload."""
+    return f"--slice {spec} selects nothing: the payload has {_n(total)} {unit}"
 
 
 def _char_window(p: Payload, start: int, stop: int) -> str:

@@ -37,6 +37,10 @@ def parse_slice(spec: str) -> tuple[int | None, int | None]:
         raise UsageError(f"--slice {spec!r}: expected A:B (zero-based, half-open, e.g. 0:200)")
     a = int(m.group(1)) if m.group(1) is not None else None
     b = int(m.group(2)) if m.group(2) is not None else None
+    if a is not None and b is not None and (a < 0) == (b < 0) and b < a:
+        # Both counted from the same end: the slice is empty whatever the payload, a typo
+        # (as ``--range 9-2`` is). Mixed signs depend on the length: resolved on the payload.
+        raise UsageError(f"--slice {spec}: the end ({b}) is before the start ({a})")
     return a, b
 
 

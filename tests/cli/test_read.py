@@ -171,6 +171,7 @@ def test_ascii_char_slice(script_runner, log):
         (["--range", "9-2"], "is before the start"),
         (["--range", "abc"], "expected X-Y"),
         (["--slice", "1-2"], "expected A:B"),
+        (["--slice", "5:2", "--unit", "lines"], "--slice 5:2: the end (2) is before the start"),
         (["--head", "-1"], "-1 is below the minimum of 0"),
         (["--head", "1", "--tail", "1"], "cannot be combined"),
         (["--count", "--grep", "x"], "cannot be combined"),
@@ -196,6 +197,14 @@ def test_range_past_the_end(script_runner, log):
     r = read(script_runner, "log", "--range", "2001-2002")
     assert r.returncode == 1
     assert "starts after the last line (the payload has 2,000 lines)" in r.stderr
+
+
+def test_slice_past_the_end_says_it_selects_nothing(script_runner, log):
+    # a slice keeps Python's meaning (past the end is empty, status 0: a paging loop ends
+    # on it), but an empty output is not mistaken for an empty payload
+    r = read(script_runner, "log", "--slice", "2001:2010", "--unit", "lines")
+    assert ok(r) == ""
+    assert "--slice 2001:2010 selects nothing: the payload has 2,000 lines" in r.stderr
 
 
 # --- grep ----------------------------------------------------------------------------------

@@ -146,6 +146,34 @@ def test_slice_errors(payload):
         pj.parse_slice("1-2")
 
 
+@pytest.mark.parametrize("spec", ["5:2", "-3:-5", "0:-0"])
+def test_a_slice_whose_end_is_before_its_start_is_a_usage_error(spec):
+    # "0:-0" is 0:0, empty by choice: not refused (neither is 5:5)
+    if spec == "0:-0":
+        assert pj.parse_slice(spec) == (0, 0)
+        return
+    with pytest.raises(UsageError, match="the end .* is before the start") as exc:
+        pj.parse_slice(spec)
+    assert exc.value.exit_status == 2
+
+
+@pytest.mark.parametrize(("spec", "unit", "note"), [
+    ("10000000:10000010", "chars", "chars"),
+    ("5000000:6000000", "lines", "lines"),
+    ("5:-10000000", "lines", "lines"),
+])
+def test_an_empty_slice_of_a_payload_says_so(payload, spec, unit, note):
+    out = pj.slice_view(payload, spec, unit=unit, **big())
+    assert out.body == ""
+    total = payload.chars if unit == "chars" else payload.lines
+    assert out.notes == [f"--slice {spec} selects nothing: the payload has {total:,} {note}"]
+
+
+def test_a_slice_that_shows_something_has_no_note(payload):
+    assert pj.slice_view(payload, "0:10").notes == []
+    assert pj.slice_view(payload, "-5:", unit="lines").notes == []
+
+
 def test_output_text_joins_body_and_trailer():
     assert pj.Output("a\n", "[t]").text() == "a\n[t]\n"
     assert pj.Output("a", "[t]").text() == "a\n[t]\n"
