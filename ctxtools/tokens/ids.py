@@ -109,7 +109,14 @@ def parse_ids(data: bytes, where: str, ruler=None) -> list[int]:
     A whole number too long to be an id is out of RULER's range."""
     if ruler is not None:
         _needs_exact(ruler, "--decode")
-    body = data.strip().removeprefix(b"[").removesuffix(b"]")
+    body = data.strip()
+    opened, closed = body.startswith(b"["), body.endswith(b"]")
+    if opened != closed:
+        # "[1,2" is a cut JSON list (a pipe that stopped early), not the ids it holds so far
+        what = "a '[' without its ']'" if opened else "a ']' without its '['"
+        raise InputError(f"{where}: not a list of token ids: {what}",
+                         hint="give a whole JSON list, or ids without brackets")
+    body = body.removeprefix(b"[").removesuffix(b"]")
     ids = []
     for word in _ID_SEP.split(body.strip()):
         if not word:

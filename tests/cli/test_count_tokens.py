@@ -118,6 +118,9 @@ def test_decode_reads_commas_brackets_and_lines(script_runner):
         (["--head", "2", "a", "b"], b"", 2, "take one input"),
         (["--decode"], b"12 x7", 1, "-: not a token id: 'x7'"),
         (["--decode"], b"100277", 1, "token id 100277 is out of range: cl100k_base's ids"),
+        # a JSON list cut short (a producer that died mid-write) is not the ids so far
+        (["--decode"], b"[1, 2", 1, "-: not a list of token ids: a '[' without its ']'"),
+        (["--decode"], b"1, 2]\n", 1, "-: not a list of token ids: a ']' without its '['"),
         (["--head", "-1"], b"x", 2, "-1 is below the minimum of 0"),
         (
             ["--decode"],
