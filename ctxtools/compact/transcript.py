@@ -503,7 +503,8 @@ def _links_openai(messages: list[dict]) -> Links:
                 why = "answers no call of the preceding assistant message"
                 if cid in answered:
                     why = "answers a call that already has a result"
-                out.problems.append(Problem("orphan", j, f"tool result {cid!r} {why}", cid))
+                what = _result_name(cid, "tool result", "tool_call_id")
+                out.problems.append(Problem("orphan", j, f"{what} {why}", cid))
             continue
         if owner >= 0:
             close()
@@ -514,6 +515,12 @@ def _links_openai(messages: list[dict]) -> Links:
                 owner, pending = j, ids
     # Calls of the last assistant message may still be running: pending, not a problem.
     return out
+
+
+def _result_name(uid: object, kind: str, key: str) -> str:
+    """How a problem names a tool result: by its id, or as having none (a Python None in
+    a message reads as the program's, not the transcript's)."""
+    return f"{kind} {uid!r}" if uid is not None else f"a {kind} without a {key}"
 
 
 def _is_result(block: object) -> bool:
@@ -547,7 +554,8 @@ def _links_anthropic(messages: list[dict]) -> Links:
                         Problem(
                             "orphan",
                             j,
-                            f"tool_result {uid!r} answers no tool_use of the previous turn",
+                            _result_name(uid, "tool_result", "tool_use_id")
+                            + " answers no tool_use of the previous turn",
                             uid if isinstance(uid, str) else None,
                         )
                     )

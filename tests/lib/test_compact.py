@@ -898,3 +898,29 @@ def test_working_set_bad_lines_are_named(line, message):
     first = b'{"id": "a", "size_bytes": 1, "last_accessed_at": 1}\n'
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         parse_entries(first + line + b"\n")
+
+
+@pytest.mark.parametrize(
+    ("messages", "fmt", "said"),
+    [
+        ([{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}], "openai",
+         "message 2: a tool result without a tool_call_id answers no call"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"},
+          {"role": "user", "content": [{"type": "tool_result", "content": "x"}]}], "anthropic",
+         "message 3: a tool_result without a tool_use_id answers no tool_use"),
+        ([{"role": "user", "content": "hi"},
+          {"role": "tool", "tool_call_id": "c9", "content": "x"}], "openai",
+         "message 2: tool result 'c9' answers no call"),
+    ],
+)
+def test_a_result_without_an_id_is_named_as_the_transcript_has_it(messages, fmt, said):
+    # it said "tool result None": the program's word for a missing value, not the user's
+    from ctxtools.compact.run import compact_transcript
+
+    data = json.dumps(messages).encode()
+    tr = load(data)
+    assert tr.format == fmt
+    ruler = get_ruler(heuristic=True).ruler
+    with pytest.raises(InputError) as exc:
+        compact_transcript(tr, ruler, Options(limit=10**6), MemoryStash(), original=data)
+    assert said in str(exc.value) and "None" not in str(exc.value)
