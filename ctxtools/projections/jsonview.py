@@ -92,7 +92,27 @@ def _load_json(p: Payload) -> Any:
             except InputError as lines_error:
                 if exc.msg == "unexpected content after document":  # JSON Lines, then
                     raise lines_error from None
-        raise _json_error(p.label, exc) from None
+        raise _not_utf8(p.label, data) or _json_error(p.label, exc) from None
+
+
+def _not_utf8(label: str, data: bytes, line: int | None = None) -> InputError | None:
+    """The error of DATA when it is not UTF-8, at its first bad byte; else None. (orjson
+    says "str is not valid UTF-8: surrogates not allowed" at line 1, column 1: the wrong
+    place, in the words of how it decodes.) LINE: DATA is that line of JSON Lines."""
+    what = "JSON Lines" if line is not None else "JSON"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = exc.start
+        start = data.rfind(b"\n", 0, at) + 1
+        if line is None:
+            line = data.count(b"\n", 0, at) + 1
+        return InputError(
+            f"{label} is not valid {what}: the byte 0x{data[at]:02x} at line {line}, byte "
+            f"{at - start + 1} is not UTF-8 (JSON text is UTF-8)",
+            hint="--grep or --range read any bytes",
+        )
+    return None
 
 
 def _load_jsonl(p: Payload) -> list[Any]:
@@ -118,7 +138,7 @@ def _load_jsonl(p: Payload) -> list[Any]:
         except orjson.JSONDecodeError as exc:
             if exc.msg in ("number is infinity when parsed as double", "depth limit exceeded"):
                 raise _json_error(p.label, exc, line=i) from None
-            raise InputError(
+            raise _not_utf8(p.label, raw, i) or InputError(
                 f"{p.label} is not valid JSON Lines: line {i}: {str(exc.msg).splitlines()[0]}"
             ) from None
     return out

@@ -368,6 +368,23 @@ def test_bad_json_names_where_it_breaks():
     assert "is not valid JSON" in str(exc.value)
 
 
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b'{"a":"\xff","b":[1,2]}', "is not valid JSON: the byte 0xff at line 1, byte 7 is"),
+        (b'{"a": 1,\n "b": "\xe6\x97"}', "the byte 0xe6 at line 2, byte 8 is not UTF-8"),
+        (b'{"a": 1}\n{"b": "x\xfey"}\n', "the byte 0xfe at line 2, byte 9 is not UTF-8"),
+    ],
+)
+def test_json_that_is_not_utf8_names_its_first_bad_byte(data, said):
+    # orjson's own words were "at line 1, column 1: str is not valid UTF-8: surrogates not
+    # allowed": the wrong place, and how it decodes rather than what is wrong with the input
+    with open_bytes(data, label="report") as p, pytest.raises(InputError) as exc:
+        pj.load_json(p)
+    assert said in str(exc.value) and "surrogates" not in str(exc.value)
+    assert exc.value.hint == "--grep or --range read any bytes"
+
+
 def test_introspect_a_json_payload():
     doc = {"tests": CTS[:3], "description": "cts"}
     with open_bytes(json.dumps(doc).encode()) as p:
