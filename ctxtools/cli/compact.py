@@ -29,7 +29,7 @@ def cli(file, accept, evict, **kw):
     Exit status: 0 done (or unchanged); 1 bad input (invalid JSON, unknown role, empty
     transcript or message list, orphaned results without --repair) or a rejected --accept
     candidate; 2 usage error; 4 compaction could not get under the target (output still
-    written).
+    written); 130 Ctrl-C.
 
     \b
     Examples:

@@ -38,7 +38,7 @@ def cli(ctx: click.Context, **opts) -> int:
     Exit status: 0 ok, 1 bad input (a missing or unreadable file, also with --keep-going;
     not a directory for --tree;
     unknown encoding; bad tokenizer.json or profiles file; with --messages, an input that
-    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above.
+    is not a transcript), 2 usage error, 3 over --fail-over or --fail-above, 130 Ctrl-C.
 
     \b
     Examples:

@@ -28,7 +28,7 @@ def cli(**opts) -> int:
 
     Exit status: 0 ok, 1 a file or handle could not be read (also with --keep-going), or
     a missing --memory path, 2 usage error (e.g. a query with no usable word, or with
-    --memory no usable word).
+    --memory no usable word), 130 Ctrl-C.
 
     \b
     Examples:

@@ -83,7 +83,8 @@ def cli(**opts) -> int:
 
     Exit status: 0 ok, 1 failure (missing paths, paths outside --root, a model's budget
     below the floor, a named file that cannot fit, --changed outside a git work tree, an
-    unknown @skill:NAME, a missing --memory path), 2 usage error (--tokens below 512 too).
+    unknown @skill:NAME, a missing --memory path), 2 usage error (--tokens below 512 too),
+    130 Ctrl-C.
 
     \b
     Examples:

@@ -44,7 +44,7 @@ def cli(
 
     Exit status: 0 success (also for a repository with nothing to map: empty map and a
     note), 1 DIRECTORY is not a directory or a --focus path does not exist, 2 usage error
-    (e.g. --tokens below 50).
+    (e.g. --tokens below 50), 130 Ctrl-C.
 
     \b
     Examples:

@@ -41,7 +41,7 @@ def cli(ctx: click.Context, args: tuple[str, ...], **opts) -> int:
     does not exist, 126 when it cannot be run, 128+N when ctx-stash got signal N); 1 store
     errors (read-only, full, not a directory, a symbolic link inside the store: the store
     follows none below its root), unknown handles, input that is not what --type says; 2
-    usage errors (bad names, conflicting options, an empty --store).
+    usage errors (bad names, conflicting options, an empty --store); 130 Ctrl-C.
 
     \b
     Examples:

@@ -367,3 +367,21 @@ def test_docs_stand_alone_and_their_links_resolve():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     order = readme[readme.index("Reading order") :]
     assert order.index("docs/DESIGN.md") < order.index("docs/ARCHITECTURE.md")
+
+
+def test_every_command_that_exits_130_on_ctrl_c_says_so_in_its_help():
+    # README says every command ends with status 130 on Ctrl-C (tests/cli/test_signals.py
+    # sends it); only ctx-read and ctx-mcp said it where a user looks for statuses
+    import tomllib
+
+    from click.testing import CliRunner
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_docs
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    for name, target in scripts.items():
+        cmd = gen_docs.load_command(target)
+        shown = CliRunner().invoke(cmd, ["--help"], prog_name=name, terminal_width=80).output
+        statuses = " ".join(shown[shown.index("Exit status:") :].split("\n\n", 1)[0].split())
+        assert re.search(r"\b130 (Ctrl-C|after Ctrl-C)", statuses), (name, statuses)
