@@ -23,13 +23,15 @@ if TYPE_CHECKING:
 def _secret_paths(paths: list[str], given: list[str]) -> tuple[list[str], list[str], list[str]]:
     """(PATHS kept, their GIVEN names, notes for the secret files left out)."""
     from ctxtools.secrets import secret_path
+    from ctxtools.secrets.names import secret_note
 
     kept, names, notes = [], [], []
     for path, name in zip(paths, given, strict=True):
         # Judged by the name given and by what it really is (a link to .env is a dotenv).
         kind = None if path.startswith("ctx:") else secret_path(name, path)
         if kind is not None:
-            notes.append(f"note: skipped {name}: a secret by its name ({kind})")
+            by, what = secret_note(kind)
+            notes.append(f"note: skipped {name}: a secret by its {by} ({what})")
             continue
         kept.append(path)
         names.append(name)

@@ -362,7 +362,7 @@ def load_entries(
     A file is a secret by its name when its label or its real target is (a symbolic link
     ``settings.txt -> .env`` is the dotenv it points to)."""
     from ctxtools.secrets import secret_filename, secret_path
-    from ctxtools.secrets.names import secret_content
+    from ctxtools.secrets.names import secret_content, secret_note
 
     out: list[FileEntry] = []
     said, more = 0, {}  # secret files found in a directory: said one by one; the rest, by kind
@@ -376,12 +376,14 @@ def load_entries(
             kind = secret_content(e.path, label)  # a renamed or hard-linked .env
         if kind is not None and not req.allow_secrets:
             shown = quote_name(label)
-            ledger.drop(shown, f"secret by name ({kind})")
+            by, what = secret_note(kind)
+            ledger.drop(shown, f"secret by {by} ({what})")
             if e.named or said < SECRETS_SAID:
-                ledger.info(f"skipped {shown}: a secret by its name ({kind}; --allow-secrets)")
+                ledger.info(f"skipped {shown}: a secret by its {by} ({what}; --allow-secrets)")
                 said += not e.named
             else:
-                more[kind] = more.get(kind, 0) + 1
+                key = what if by == "name" else f"{what} by its {by}"
+                more[key] = more.get(key, 0) + 1
             continue
         if e.diff:
             e.diff = redact_text(e.diff, quote_name(label) + " (diff)", req, ledger)
@@ -403,7 +405,9 @@ def load_entries(
     if more:  # a tree of many (test certificates, a .env per service): one line, not one each
         kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(more.items()))
         ledger.info(
-            f"skipped {sum(more.values()):,} more file(s): secrets by their names ({kinds}; "
+            f"skipped {sum(more.values()):,} more file(s): secrets by their "
+            f"{'names' if all(' by its ' not in k for k in more) else 'names or contents'} "
+            f"({kinds}; "
             "--allow-secrets; --format json lists each under dropped)"
         )
     if gather.handles:

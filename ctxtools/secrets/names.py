@@ -244,4 +244,16 @@ def secret_content(path: str | os.PathLike, label: str = "") -> str | None:
             return None
         assigned = True
         credential = credential or _CREDENTIAL_KEY.search(line.split(b"=", 1)[0] + b"=") is not None
-    return "dotenv (by its content)" if assigned and credential else None
+    return BY_CONTENT_DOTENV if assigned and credential else None
+
+
+BY_CONTENT_DOTENV = "dotenv (by its content)"
+
+
+def secret_note(kind: str) -> tuple[str, str]:
+    """(what a secret file was known by, "name" or "content"; its KIND without saying it
+    again): a renamed ``.env`` found by its lines is "a secret by its content (dotenv)",
+    not "a secret by its name (dotenv (by its content))"."""
+    if kind == BY_CONTENT_DOTENV:
+        return "content", "dotenv"
+    return "name", kind

@@ -48,7 +48,26 @@ def test_a_renamed_dotenv_is_left_out_by_its_content(script_runner, tree):
     git(tree, "mv", ".env", "config.txt")
     r = run(script_runner, "ctx-pack", "-t", "review config", "--tokens", "6000", ".")
     assert PW not in r.stdout
-    assert "skipped config.txt" in r.stderr and "dotenv (by its content)" in r.stderr
+    # (it said "a secret by its name (dotenv (by its content); ...)": found by its lines)
+    assert "skipped config.txt: a secret by its content (dotenv; --allow-secrets)" in r.stderr
+    assert "by its name" not in r.stderr
+    doc = json.loads(run(script_runner, "ctx-pack", "-t", "review config", "--tokens", "6000",
+                         "--format", "json", ".").stdout)
+    assert {"what": "config.txt", "why": "secret by content (dotenv)"} in doc["dropped"]
+
+
+def test_many_renamed_dotenvs_are_summed_up_as_found_by_content(script_runner, tree):
+    for i in range(8):  # past the five said one by one
+        write(tree, f"svc{i}/settings.txt", f"API_TOKEN=t{i}{PW}\n")
+    write(tree, "svc9/.env", f"DB_PASSWORD={PW}\n")
+    r = run(script_runner, "ctx-pack", "-q", "review settings", "--tokens", "6000", ".")
+    assert PW not in r.stdout
+    assert "skipped .env: a secret by its name (dotenv; --allow-secrets)" in r.stderr
+    summed = [ln for ln in r.stderr.splitlines() if "more file(s)" in ln]
+    assert summed == [
+        "ctx-pack: skipped 5 more file(s): secrets by their names or contents (dotenv 1, "
+        "dotenv by its content 4; --allow-secrets; --format json lists each under dropped)"
+    ], r.stderr
 
 
 def test_a_dotenv_renamed_to_a_name_the_pack_never_reads(script_runner, tree):
@@ -62,11 +81,11 @@ def test_a_dotenv_renamed_to_a_name_the_pack_never_reads(script_runner, tree):
     r = run(script_runner, "ctx-pack", "-t", "review locale", "--tokens", "6000",
             "--include", "*.po", ".")  # fmt: skip
     assert PW not in r.stdout
-    assert "skipped locale.po" in r.stderr and "dotenv (by its content)" in r.stderr
+    assert "skipped locale.po: a secret by its content (dotenv;" in r.stderr
     # ... and so it is when it is named.
     r = run(script_runner, "ctx-pack", "-t", "review locale", "--tokens", "6000", "locale.po")
     assert PW not in r.stdout
-    assert "skipped locale.po" in r.stderr and "dotenv (by its content)" in r.stderr
+    assert "skipped locale.po: a secret by its content (dotenv;" in r.stderr
 
 
 def test_a_hard_link_to_dotenv_is_left_out(script_runner, tree):
