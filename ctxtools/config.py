@@ -19,7 +19,7 @@ def default_store_root() -> Path:
     put a store under whatever the working directory is."""
     env = os.environ.get("CTX_STORE")
     if env:
-        return Path(env)
+        return _home(env)
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "ctxtools"
@@ -28,8 +28,15 @@ def default_store_root() -> Path:
 def store_root(explicit: str | os.PathLike | None = None) -> Path:
     """The store root: an explicit ``--store`` value, else ``default_store_root()``."""
     if explicit:
-        return Path(explicit)
+        return _home(explicit)
     return default_store_root()
+
+
+def _home(path: str | os.PathLike) -> Path:
+    """PATH with a leading ``~`` or ``~user`` made the home directory, as a shell would
+    have: ``CTX_STORE='~/x'`` (quoted in a Makefile, an env file, a CI variable) meant the
+    home's x, not a directory named ``~`` under whatever the working directory is."""
+    return Path(os.path.expanduser(path))
 
 
 def default_session() -> str:

@@ -236,9 +236,15 @@ _EMPTY_STORE = "empty: give the store's directory"
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A --store of blanks is a usage error, as an empty one is (its type's): it would make a
-    store in the current directory."""
+    store in the current directory. A leading ``~`` is the home directory
+    (``config.store_root``'s rule: a quoted ``CTX_STORE='~/x'`` is not a directory named
+    ``~``)."""
     if value is not None and not value.strip():
         raise click.BadParameter(_EMPTY_STORE, ctx, param)
+    if value is not None and value.startswith("~"):
+        from ctxtools.config import store_root
+
+        value = str(store_root(value))
     return value
 
 

@@ -351,6 +351,41 @@ def test_default_store_root_ignores_what_is_not_an_absolute_path(tmp_path, monke
     assert default_store_root() == tmp_path / ".cache" / "ctxtools"
 
 
+@pytest.mark.parametrize("how", ["env", "flag"])
+def test_a_quoted_tilde_store_is_the_home_directorys(tmp_path, how):
+    """CTX_STORE='~/x' (quoted: in a Makefile, an env file, a CI variable) made a directory
+    named '~' under whatever the working directory was, and the store moved with it."""
+    work = tmp_path / "work"
+    write(work, "in.txt", "hello\n")
+    env = _without_store(tmp_path, str(tmp_path / "xdg"))
+    args = ["--store", "~/x"] if how == "flag" else []
+    if how == "env":
+        env["CTX_STORE"] = "~/x"
+    stash = BIN / "ctx-stash"
+    r = subprocess.run([stash, *args, "--always", "--name", "in", "in.txt"], cwd=work,
+                       env=env, capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert not (work / "~").exists()
+    store = tmp_path / "home" / "x"
+    assert (store / "sessions" / "default" / "in.json").is_file()
+    r = subprocess.run([stash, *args, "--path"], cwd=work, env=env, capture_output=True,
+                       text=True)
+    assert r.stdout == f"{store}\n"
+    r = subprocess.run([BIN / "ctx-read", *args, "in"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stdout) == (0, "hello\n")
+
+
+def test_store_root_expands_a_leading_tilde(tmp_path, monkeypatch):
+    from ctxtools.config import default_store_root, store_root
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CTX_STORE", "~/s")
+    assert default_store_root() == tmp_path / "s"
+    assert store_root("~/t") == tmp_path / "t"
+    assert store_root("rel/~") == Path("rel/~")  # only a leading one
+
+
 # --- an --encoding that another ruler option rules out --------------------------------------
 
 
