@@ -14,6 +14,7 @@ from ctxtools.store.evict import GcBudget, evict
 
 REQUIRED = ("id", "size_bytes", "last_accessed_at")
 NUMBERS = ("size_bytes", "last_accessed_at", "access_count")
+COUNTS = ("size_bytes", "access_count")  # never below 0
 
 
 def head_error(problem) -> InputError:
@@ -29,7 +30,8 @@ def parse_entries(data: bytes) -> list[dict]:
 
     InputError, naming the line, for invalid JSON, a line that is not an object, a missing
     id / size_bytes / last_accessed_at, an id that is not a non-empty string or repeats
-    an earlier one, or a size, time or count that is not a number. A missing (or null)
+    an earlier one, or a size, time or count that is not a number (a size or count below
+    0 too). A missing (or null)
     access_count is 0."""
     import orjson
 
@@ -57,6 +59,9 @@ def parse_entries(data: bytes) -> list[dict]:
                 and (isinstance(value, bool) or not isinstance(value, int | float))
             ):
                 raise InputError(f"line {n}: {key!r} must be a number")
+            if key in COUNTS and value is not None and value < 0:
+                # a size or a count below 0 would make a set look smaller than it is
+                raise InputError(f"line {n}: {key!r} must be 0 or more, not {value!r}")
         if obj["id"] in seen:
             raise InputError(f"line {n}: duplicate id {obj['id']!r}")
         seen.add(obj["id"])

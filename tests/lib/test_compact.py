@@ -890,6 +890,11 @@ def test_working_set_entries_are_checked_line_by_line():
         (b'{"id": "x", "size_bytes": 1, "last_accessed_at": true}', "'last_accessed_at' must"),
         (b'{"id": "x", "size_bytes": 1, "last_accessed_at": 1, "access_count": "9"}', "'access"),
         (b'{"id": "a", "size_bytes": 1, "last_accessed_at": 1}', "line 2: duplicate id 'a'"),
+        # a negative size made a set fit a budget it does not (accepted, status 0)
+        (b'{"id": "x", "size_bytes": -5, "last_accessed_at": 1}',
+         "line 2: 'size_bytes' must be 0 or more, not -5"),
+        (b'{"id": "x", "size_bytes": 1, "last_accessed_at": 1, "access_count": -0.5}',
+         "line 2: 'access_count' must be 0 or more, not -0.5"),
     ],
 )
 def test_working_set_bad_lines_are_named(line, message):
