@@ -65,6 +65,12 @@ NO_CUT_NOTE = (
     "bound to a tool call there; only stage 1 applied"
 )
 NOTHING_NOTE = "nothing to elide or drop outside the protected tail: unchanged"
+# Both at once: one line (it was "... only stage 1 applied", then "nothing to elide ...:
+# unchanged", then the summary's "unchanged": stage 1 had applied nothing)
+NOTHING_NO_CUT_NOTE = (
+    "nothing to elide or drop, and no valid cut: every message after the head is in the "
+    "protected tail or bound to a tool call there"
+)
 
 
 @dataclass
@@ -171,7 +177,10 @@ def compact(tr: Transcript, counter: TokenCounter, opts: Options, stash: Stash) 
 
     limit = opts.limit
     if cut is None and not any(i > m.layout.head for i in elisions.chosen):
-        notes.append(NOTHING_NOTE)
+        if notes and notes[-1] is NO_CUT_NOTE:
+            notes[-1] = NOTHING_NO_CUT_NOTE
+        else:
+            notes.append(NOTHING_NOTE)
         status = NO_HEADROOM if m.before > m.target else UNCHANGED
         report["action"] = status
         report["stage2"] = stage2

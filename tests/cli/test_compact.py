@@ -637,7 +637,15 @@ def test_no_valid_cut_applies_stage_1_only_then_exit_4(script_runner):
     ]
     res = compact(script_runner, as_bytes(msgs), "--limit", "3000", "--json-report")
     assert res.returncode == 4
-    assert "no valid cut" in res.stderr
+    # one note, the summary, the error: it said "only stage 1 applied", then "nothing to
+    # elide ...: unchanged", then the summary's "unchanged" again
+    said = [ln for ln in res.stderr.splitlines() if ln.startswith("ctx-compact: ")]
+    assert said[0] == (
+        "ctx-compact: nothing to elide or drop, and no valid cut: every message after the "
+        "head is in the protected tail or bound to a tool call there"
+    )
+    assert said[1].endswith(" tokens: unchanged") and said[2].startswith("ctx-compact: error")
+    assert len(said) == 3 and "stage 1 applied" not in res.stderr
     assert json.loads(res.stdout) == msgs  # the only result is in the protected tail
     res = compact(
         script_runner, as_bytes(msgs), "--limit", "3000", "--keep-recent", "0", "--json-report"
