@@ -220,7 +220,8 @@ PACK: tuple[Opt, ...] = (
         "include",
         ("--include",),
         "Files of a directory that match GLOB are candidates even when the noise rules "
-        "leave them out (catalogues, lock files, data, generated); repeatable.",
+        "leave them out (catalogues, lock files, data, generated, vendored, minified); "
+        "repeatable.",
         type=("name",),
         click={"multiple": True, "metavar": "GLOB"},
         field="include",

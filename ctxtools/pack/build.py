@@ -90,6 +90,8 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     # and one the user excluded is never read, for secrets or anything else.
     if filt is None:
         filt = load_filter(root_real, req.include, req.exclude)
+    if gather.include is not None:  # (an --include that brought a vendored file matched)
+        filt.used |= gather.include.used
     entries = load_entries(gather, req, ledger, filt.excluded)
     if (req.paths or req.listed) and not gather.entries and not gather.handles:
         # (FILES that hold nothing: a pack without files, said)

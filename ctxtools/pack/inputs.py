@@ -113,6 +113,13 @@ class Gatherer:
         self.outside: list[str] = []
         self.ledger = ledger
         self.output = OutputGuard(req.output)
+        # --include, asked while directories are listed (a vendored or minified file it
+        # names is listed); its globs that matched are the pack's filter's too (build.py)
+        self.include = None
+        if req.include:
+            from ctxtools.pathfilter import PathFilter
+
+            self.include = PathFilter(tuple(req.include))
 
     def add_file(
         self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
@@ -194,9 +201,12 @@ class Gatherer:
 
         # The listing never leaves the directory (a symlink is kept only when it resolves to
         # a file inside it), so each file is named by its path under the directory.
-        listing = listmod.list_files(real, lambda rel: "text")
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
+        keep = None
+        if self.include is not None:
+            keep = lambda rel: self.include.included(prefix + rel)  # noqa: E731
+        listing = listmod.list_files(real, lambda rel: "text", keep=keep)
         for cand in listing.candidates:
             why = f"directory {quote_name(arg)}"
             self.add_file(cand.path, False, why, prefix + cand.rel, judged=True)

@@ -217,9 +217,11 @@ class _Scripts:
         return True
 
 
-def _add(listing: Listing, root: str, root_real: str, rel: str, language_for, scripts) -> None:
+def _add(
+    listing: Listing, root: str, root_real: str, rel: str, language_for, scripts, keep=None
+) -> None:
     skip = listing_skip(rel)
-    if skip is not None:
+    if skip is not None and (keep is None or not keep(rel)):
         listing.skip(skip)
         return
     manifest = script = False
@@ -413,6 +415,7 @@ def list_files(
     scripts: bool = False,
     names: list[str] | None = None,
     path_filter=None,
+    keep=None,
 ) -> Listing:
     """The files of ROOT that may go on the map, sorted shallowest first, then by path;
     NAMES (paths relative to ROOT) replaces the listing of ROOT (``via`` is then "list").
@@ -422,7 +425,8 @@ def list_files(
     ``language_for(rel)`` says whether a file has a scanner; files without one are kept only
     when they are manifests or READMEs (shown as bare paths), or, with SCRIPTS, scripts
     whose ``#!`` line names a language with a scanner (only their head is read here); the
-    others are never read.
+    others are never read. KEEP(rel) (ctx-pack's --include): a file it holds true is not
+    left out as vendored or minified by its path.
     """
     root_real = os.path.realpath(root)
     listed = names is not None  # the caller's list (--files-from), relative to ROOT
@@ -442,6 +446,6 @@ def list_files(
         if excluded is not None and excluded(rel):
             listing.skip("excluded")
             continue
-        _add(listing, root, root_real, rel, language_for, probe)
+        _add(listing, root, root_real, rel, language_for, probe, keep)
     listing.candidates.sort(key=lambda c: depth_key(c.rel))
     return listing

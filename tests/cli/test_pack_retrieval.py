@@ -159,6 +159,24 @@ def test_catalogues_and_lock_files_stay_out_of_a_directory_pack(script_runner, s
     assert "locale/de/LC_MESSAGES/shop.po" in {f["path"] for f in doc["files"]}
 
 
+def test_include_brings_back_vendored_and_minified_files_too(script_runner, shop):
+    # The directory listing left vendor/ and *.min.js out before --include was asked, so
+    # --include 'vendor/**' packed nothing and warned that it "matches no file"
+    write(shop, "vendor/money/rounding.js", "export function orderTotal(x) { return x; }\n")
+    write(shop, "web/cart.min.js", "function orderTotal(a){return a}\n")
+    r = script_runner.run(["ctx-pack", "-q", "orderTotal", "--tokens", "4000", ".", "--json"])
+    assert r.returncode == 0, r.stderr
+    paths = {f["path"] for f in json.loads(r.stdout)["files"]}
+    assert not paths & {"vendor/money/rounding.js", "web/cart.min.js"}
+    assert ".: 1 file(s) skipped (vendored)" in r.stderr
+    r = script_runner.run(["ctx-pack", "-q", "orderTotal", "--tokens", "4000", ".", "--fill",
+                           "--include", "vendor/**", "--include", "*.min.js", "--json"])
+    assert r.returncode == 0, r.stderr
+    paths = {f["path"] for f in json.loads(r.stdout)["files"]}
+    assert {"vendor/money/rounding.js", "web/cart.min.js"} <= paths
+    assert "matches no file" not in r.stderr and "skipped (vendored)" not in r.stderr
+
+
 def test_exclude_and_ctxignore_keep_files_out_and_say_what_matched_nothing(script_runner, shop):
     (shop / ".ctxignore").write_text("web/\n[z-a].py\n")
     r = script_runner.run(
