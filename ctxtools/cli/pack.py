@@ -184,10 +184,11 @@ def cli(**opts) -> int:
     cosines of vectors from --embed-cmd CMD (cmd): CMD reads one JSON string a line on
     stdin and writes one JSON array of numbers a line; if it fails, times out
     (--embed-timeout) or writes bad vectors, tfidf is used instead, said on stderr. A
-    section qualifies when its score reaches the method's noise floor (tfidf 0.15, hashing
-    0.40, cmd 0.25), the median score of all sections for this task plus a margin
-    (0.15, 0.20, 0.15), so a task that matches nothing gets nothing, and 90% of the best
-    section's score, so the few best matches come in and not a tail of near misses;
+    section qualifies when its score reaches the method's noise floor (tfidf 0.15, or 0.40
+    with the semantic extra's part fused in, tfidf+semantic; hashing 0.40, cmd 0.25), the
+    median score of all sections for this task plus a margin (0.15, 0.20, 0.15), so a task
+    that matches nothing gets nothing, and 90% of the best section's score, so the few
+    best matches come in and not a tail of near misses;
     --min-score X replaces all three. Vectors and term counts are cached in the store by
     content, so a changed file re-embeds only its changed sections.
 

@@ -179,7 +179,7 @@ def memory_notes(ranking: Ranking) -> list[str]:
         th = ranking.threshold
         best = ranking.chunks[0].score if ranking.chunks else 0
         notes.append(
-            f"note: no memory section qualifies ({ranking.method}: threshold "
+            f"note: no memory section qualifies ({th.get('method', ranking.method)}: threshold "
             f"{th['threshold']:.3f}; best score {best:.3f})"
         )
     return notes

@@ -64,6 +64,7 @@ def threshold_for(method: str, scores: list[float], min_score: float | None) -> 
     floor = FLOORS[method]
     margin = MARGINS[method]
     terms = {
+        "method": method,  # the floor's: "tfidf+semantic" when the semantic part is fused
         "floor": floor,
         "median": round(med, 6),
         "margin": margin,

@@ -110,3 +110,18 @@ def test_the_vectors_of_an_earlier_questions_candidates_are_kept(tmp_path, sent)
     again = rank_memory([str(LIBUV)], PARAPHRASE, store=store)
     assert sent == [PARAPHRASE]  # the first question's candidates all still in the cache
     assert json.dumps(again.as_dict()) == json.dumps(first.as_dict())
+
+
+def test_a_note_that_nothing_qualifies_names_the_floor_it_used(tmp_path, monkeypatch):
+    # with the semantic part fused, the floor is tfidf+semantic's 0.40; the note called it
+    # "tfidf", whose floor the man page gives as 0.15
+    from ctxtools.excerpt.output import memory_notes
+
+    monkeypatch.setenv("CTX_SEMANTIC", "1")
+    fused = rank_memory([str(LIBUV)], "xyzzy plugh", store=tmp_path / "s")
+    assert not fused.kept
+    assert "no memory section qualifies (tfidf+semantic: threshold 0.400" in (
+        memory_notes(fused)[-1])
+    monkeypatch.setenv("CTX_SEMANTIC", "0")
+    alone = rank_memory([str(LIBUV)], "xyzzy plugh", store=tmp_path / "s")
+    assert "no memory section qualifies (tfidf: threshold 0.150" in memory_notes(alone)[-1]
