@@ -410,7 +410,12 @@ def scan_repository(
     if unreadable:
         ss.notes.append(f"skipped {unreadable} unreadable file(s)")
     if not kept:
-        ss.notes.append("no source files to map")
+        # what was left out, when nothing is left: a tree of one minified or generated
+        # file said "no source files to map" of a directory that plainly holds one
+        said = {"too large", "unreadable"}  # (noted above)
+        out = ", ".join(f"{n:,} {why}" for why, n in sorted(ss.skipped.items())
+                        if n and why not in said)
+        ss.notes.append("no source files to map" + (f" (left out: {out})" if out else ""))
     return ss
 
 

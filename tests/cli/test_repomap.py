@@ -275,6 +275,17 @@ def test_empty_and_binary_only_repositories(script_runner, tmp_path, content):
     assert doc["files"] == [] and doc["map"] == "" and doc["tokens"] == 0
 
 
+def test_a_tree_whose_only_source_file_is_minified_says_so(script_runner, tmp_path):
+    # "no source files to map" of a directory holding long.py: only --explain said why
+    write(tmp_path, "long.py", "def alpha():\n    return 1\n\nS = '" + "x" * 12000 + "'\n")
+    write(tmp_path, "vendor/lib.py", "def beta():\n    return 2\n")
+    r = script_runner.run(["ctx-repomap", str(tmp_path)])
+    assert r.returncode == 0 and r.stdout == ""
+    assert r.stderr == (
+        "ctx-repomap: no source files to map (left out: 1 minified, 1 vendored)\n"
+    )
+
+
 @pytest.mark.process
 def test_crlf_invalid_utf8_and_giant_minified_line(script_runner, tmp_path):
     root = tmp_path / "odd"
