@@ -287,6 +287,16 @@ def changed_files(root: str, rev: str) -> list[tuple[str, str | None, bool]]:
         raise InputError(f"--changed: {root} is not in a git work tree")
     if rev.startswith("-"):
         raise UsageError(f"--changed {rev!r}: not a revision")
+    if ".." in rev:  # git's range syntax: "no such revision" said nothing useful of it
+        base, dots, _tip = rev.partition("...") if "..." in rev else rev.partition("..")
+        base = base or "HEAD"
+        hint = (f"--changed $(git merge-base {base} {_tip or 'HEAD'})" if dots == "..."
+                else f"--changed {base}")
+        raise UsageError(
+            f"--changed {rev}: one revision, not a range: the files that differ between it "
+            "and the work tree",
+            hint=f"e.g. {hint}",
+        )
     check = _git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}")
     if check.returncode != 0:
         raise InputError(f"--changed {rev}: no such revision in {root}", hint=_why_no_rev(root))

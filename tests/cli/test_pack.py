@@ -322,6 +322,21 @@ def test_changed_with_an_unknown_revision(script_runner, repo):
     assert r.stderr == "ctx-pack: error: --changed no-such-rev: no such revision in .\n"
 
 
+@pytest.mark.parametrize(
+    ("rev", "hint"),
+    [("HEAD~1..HEAD", "--changed HEAD~1"),
+     ("main...HEAD", "--changed $(git merge-base main HEAD)")],
+)
+def test_changed_with_a_range_says_it_takes_one_revision(script_runner, repo, rev, hint):
+    # git's range syntax was "no such revision", exit 1: the user had to guess the rule
+    r = pack(script_runner, "-q", "review", "--changed", rev, ok=False)
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"ctx-pack: error: --changed {rev}: one revision, not a range: the files that differ "
+        f"between it and the work tree (e.g. {hint}; see ctx-pack --help)\n"
+    )
+
+
 def test_changed_in_a_shallow_clone_or_an_empty_repository_says_why(script_runner, tmp_path):
     # A CI checkout is a clone of depth 1: neither HEAD~1 nor origin/main is in it, and
     # "no such revision" alone left the user to guess.
