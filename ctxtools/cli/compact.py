@@ -216,6 +216,7 @@ def _compact(file, kw) -> int:
     from ctxtools.compact.run import compact_options, compact_transcript, model_note
     from ctxtools.compact.transcript import head_error, load
     from ctxtools.config import store_root
+    from ctxtools.quoting import quote_name
 
     opts, encoding = compact_options(
         kw["model"],
@@ -230,7 +231,8 @@ def _compact(file, kw) -> int:
         warn(note)
     root = store_root(kw["store"])
     data = read_json_source(_source(file), head_error, whole="compacted")
-    tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"])
+    named = None if file in (None, "-") else quote_name(file)
+    tr = load(data, None if kw["fmt"] == "auto" else kw["fmt"], named)
     choice = ruler_from_options(kw, encoding=encoding, store_root=root, note_prefix="")
     stash = StoreStash(root, opts.session)
     run = compact_transcript(

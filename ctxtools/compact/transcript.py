@@ -130,13 +130,16 @@ def _json_error(exc: json.JSONDecodeError, line_offset: int = 0) -> InputError:
     )
 
 
-def load(data: bytes, fmt: str | None = None) -> Transcript:
-    """Parse DATA (bytes) as a transcript; FMT forces ``openai`` or ``anthropic``."""
+def load(data: bytes, fmt: str | None = None, source: str | None = None) -> Transcript:
+    """Parse DATA (bytes) as a transcript; FMT forces ``openai`` or ``anthropic``. SOURCE:
+    the file DATA was read from (None: stdin), as an empty input's error names it."""
     if fmt not in (None, "auto", *FORMATS):
         raise UsageError(f"unknown format {fmt!r}", hint="openai, anthropic or auto")
     if data.startswith(BOM):  # editors on Windows write one; JSON (RFC 8259) has none
         data = data[len(BOM) :]
     if not data.strip():
+        if source is not None:  # (not "no input ... on stdin": the user gave a file)
+            raise InputError(f"empty transcript: {source} is empty")
         raise InputError("empty transcript: no input", hint="give a JSON transcript on stdin")
     stdjson = False
     try:

@@ -690,6 +690,14 @@ def test_bad_input_is_refused(script_runner, store_dir, data, message):
     assert not (store_dir / "sessions").exists() and not (store_dir / "blobs").exists()
 
 
+def test_an_empty_file_is_named_not_sent_to_stdin(script_runner, tmp_path):
+    # "empty transcript: no input (give a JSON transcript on stdin)" of a FILE the user gave
+    (tmp_path / "t.json").write_bytes(b"\xef\xbb\xbf\n")
+    res = script_runner.run(["ctx-compact", "--limit", "100", str(tmp_path / "t.json")])
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == f"ctx-compact: error: empty transcript: {tmp_path / 't.json'} is empty\n"
+
+
 def test_an_empty_message_list_is_bad_input_as_the_help_says(script_runner):
     """Exit 1, as --help lists "empty transcript" under bad input: both APIs refuse a request
     without messages, so there is nothing valid to pass through."""
