@@ -173,7 +173,7 @@ class StoreRoot:
         except ValueError:
             raise IntegrityError(
                 f"handle {session}/{name}: its card {path} is not valid JSON",
-                hint="remove it with ctx-stash --rm",
+                hint=f"remove it with ctx-stash --rm {session}/{name}",
             ) from None
         reason = card_problem(record, session, name)
         if reason is not None:

@@ -255,8 +255,10 @@ def test_missing_blob(st):
 def test_damaged_card(st):
     st.put_bytes(LOG, name="c")
     (st.root / "sessions" / "default" / "c.json").write_bytes(b"{not json")
-    with pytest.raises(IntegrityError, match="not valid JSON"):
+    with pytest.raises(IntegrityError, match="not valid JSON") as exc:
         st.read_bytes("c")
+    # the hint names the handle to remove, as a damaged card's other hints do
+    assert exc.value.hint == "remove it with ctx-stash --rm default/c"
 
 
 def test_binary_and_invalid_utf8_byte_exact(st):
