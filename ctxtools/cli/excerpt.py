@@ -64,7 +64,9 @@ def cli(**opts) -> int:
     in ctx-pack, the 250 files the task's words rank best (and every one a path, frame or
     message points at) are cut into definitions; the others are cut by lines, as a log is.
 
-    Per file: the first --head lines (15), then at most --max-windows (6) windows: its
+    Per file: the first --head lines (15; after a licence banner, a comment block that
+    opens the file and names a copyright or a licence, when the file has one), then at
+    most --max-windows (6) windows: its
     chunks whose own lines hold a term (or that a pointer or a call reaches), the most
     relevant first, down to the engine's floor (a chunk whose own evidence is under 0.27
     of the file's best is worth too little to show); they are printed in line order, and

@@ -38,6 +38,7 @@ from ctxtools.retrieval.window import (
     mean_window,
     window_query,
 )
+from ctxtools.source.classify import banner_lines
 
 QueryLike = Query | str
 
@@ -90,16 +91,20 @@ class Engine:
         return tuple(sorted(set(names), key=lambda t: ids.get(t, len(ids))))
 
 
-def _spans(windows: Sequence[Window], n: int, options: ExcerptOptions) -> tuple[Span, ...]:
-    """The head, then the WINDOWS in line order (a window inside the head is carried by
-    it; one reaching into it starts after it)."""
-    h = max(0, min(options.head, n))
-    inside = [w for w in windows if w.end <= h]
-    spans = [Span("head", 1, h, tuple(inside))] if h else []
+def _spans(
+    windows: Sequence[Window], n: int, options: ExcerptOptions, first: int = 1
+) -> tuple[Span, ...]:
+    """The head (from line FIRST: after a licence banner), then the WINDOWS in line order
+    (a window inside the head is carried by it; one reaching into it starts after it; none
+    starts before FIRST)."""
+    h = max(0, min(options.head, n - first + 1))
+    last = first + h - 1 if h else 0
+    inside = [w for w in windows if w.end <= last]
+    spans = [Span("head", first, last, tuple(inside))] if h else []
     for w in sorted(windows, key=lambda w: (w.start, w.end)):
-        if w.end <= h:
+        if w.end <= last:
             continue
-        start = max(w.start, h + 1)
+        start = max(w.start, last + 1)
         if spans and spans[-1].kind == "window" and start <= spans[-1].end:
             start = spans[-1].end + 1  # overlapping chunks of a long definition's parts
             if start > w.end:
@@ -108,11 +113,12 @@ def _spans(windows: Sequence[Window], n: int, options: ExcerptOptions) -> tuple[
     return tuple(spans)
 
 
-def _unmatched_spans(n: int, options: ExcerptOptions) -> tuple[Span, ...]:
-    h = max(0, min(options.head, n))
-    spans = [Span("head", 1, h)] if h else []
+def _unmatched_spans(n: int, options: ExcerptOptions, first: int = 1) -> tuple[Span, ...]:
+    h = max(0, min(options.head, n - first + 1))
+    last = first + h - 1 if h else 0
+    spans = [Span("head", first, last)] if h else []
     t = max(0, options.tail)
-    start = max(h + 1, n - t + 1)
+    start = max(last + 1, n - t + 1)
     if t and start <= n:
         spans.append(Span("tail", start, n))
     return tuple(spans)
@@ -128,12 +134,19 @@ def excerpt_ranked(engine: Engine, label: str, options: ExcerptOptions) -> Excer
     n = newlines + (0 if not data or data.endswith(b"\n") else 1)
     windows: list[Window] = []
     omitted = matches = 0
+    # The head starts after a licence banner: fifteen lines of one said nothing of the
+    # file (unless a window of the file's own starts inside it: then from line 1).
+    banner = banner_lines(data) if options.head else 0
     if doc is not None:
-        h = max(0, min(options.head, n))
+        h = max(0, min(options.head, n - banner))
         windows, omitted, matches = chunk_windows(
-            doc, engine.terms.terms, options.max_windows, shown=h
+            doc, engine.terms.terms, options.max_windows, shown=banner + h
         )
-    spans = _spans(windows, n, options) if matches else _unmatched_spans(n, options)
+        if any(w.start <= banner for w in windows):
+            banner = 0
+    first = banner + 1
+    spans = (_spans(windows, n, options, first) if matches
+             else _unmatched_spans(n, options, first))
     lines = lines_of_whole(data, newlines, spans, options.max_line_chars)
     matched = engine.order(doc.matched) if doc is not None and matches else ()
     score = doc.score if doc is not None and matches else 0.0

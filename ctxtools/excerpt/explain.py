@@ -26,7 +26,8 @@ def explain(run: ExcerptRun) -> Explanation:
     opts = run.options
     terms = ", ".join(run.terms) or "none"
     summary = (
-        f"terms: {terms}; per file the first {opts.head} lines, then at most "
+        f"terms: {terms}; per file the first {opts.head} lines (after a licence banner), "
+        "then at most "
         f"{opts.max_windows} windows, the most relevant first down to {FLOOR:g} of the "
         f"file's best: its chunks as ctx-pack ranks them (BM25 over the chunks of every "
         f"file given, names, frames, messages, the file's share, callees), or in a text "
@@ -75,12 +76,13 @@ def _span(span, item: Excerpt) -> Item:
                 round(w.score, 3),
             )
         )
+    head = "the first lines, always shown (--head)"
+    if span.kind == "head" and span.start > 1:
+        head = f"the first lines after a licence banner (lines 1-{span.start - 1}), always shown"
     if span.kind == "head" and parts:
-        return Item(
-            where, "the first lines, always shown (--head)", round(span.score, 3), None, parts
-        )
+        return Item(where, head, round(span.score, 3), None, parts)
     if span.kind == "head":
-        return Item(where, "the first lines, always shown (--head)")
+        return Item(where, head)
     return Item(where, parts[0].what + ": " + parts[0].why, round(span.score, 3))
 
 

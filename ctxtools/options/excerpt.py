@@ -64,7 +64,7 @@ EXCERPT: tuple[Opt, ...] = (
     Opt(
         "head",
         ("--head",),
-        "First lines of every file, always shown.",
+        "First lines of every file (after a licence banner), always shown.",
         type=_WHOLE,
         click={"default": defaults.EXCERPT_HEAD, "show_default": True},
         cli_only="a file's head is the engine's to size under tokens",

@@ -22,6 +22,11 @@ its bytes are text at all is the question below them, ``ctxtools.binary.is_binar
     ``generated`` (a generator's mark in the first ``HEAD_LINES`` lines). The repo map
     leaves out of its scans what ``content_noise`` names.
 
+``banner_lines(data)``
+    How many lines a licence banner takes at the top of a file: a comment block opening
+    it that names a copyright or a licence, with the blank lines after it (ctx-excerpt's
+    head starts after it: 15 lines of licence said nothing of the file).
+
 Nothing is read here: callers pass the bytes they already hold. The rules are data (the
 sets below); ``tests/lib/test_classify.py`` holds the table of paths every caller is
 checked against.
@@ -368,3 +373,45 @@ def noise_reason(
     if is_generated(data):
         return "generated"
     return None
+
+
+# -- a licence banner ------------------------------------------------------------------------
+
+BANNER_SCAN_LINES = 200  # a banner longer than this is not looked for to its end
+_BANNER_PREFIXES = (b"//", b"#", b"--", b";")  # a block of line comments
+_banner_re = None
+
+
+def banner_lines(data: bytes) -> int:
+    """How many lines of DATA's top are a licence banner: a comment block that opens the
+    file (``/* ... */``, or lines of ``//``, ``#``, ``--`` or ``;`` comments; not a ``#!``
+    line, not a ``#include``) and says "copyright", "licence"/"license" or "SPDX", with the
+    blank lines after it; 0 when the file opens otherwise, or the whole file is one."""
+    global _banner_re
+    lines = data[: 1 << 16].split(b"\n", BANNER_SCAN_LINES)[:BANNER_SCAN_LINES]
+    first = lines[0].lstrip()
+    if first.startswith(b"/*"):
+        end = next((k + 1 for k, ln in enumerate(lines)
+                    if b"*/" in (ln if k else first[2:])), 0)
+    else:
+        prefix = next((p for p in _BANNER_PREFIXES if first.startswith(p)), None)
+        if prefix is None or first.startswith(b"#!"):
+            return 0
+        end = 0
+        for ln in lines:
+            t = ln.lstrip()
+            if not t.startswith(prefix) or (prefix == b"#" and t[1:2].isalpha()):
+                break  # (#include, #define, #if: the preprocessor's lines, not comments)
+            end += 1
+    if not end or end >= len(lines):
+        return 0  # no end in sight, or nothing after it
+    if _banner_re is None:
+        import re
+
+        _banner_re = re.compile(rb"copyright|licen[cs]e|spdx-license-identifier", re.I)
+    if _banner_re.search(b"\n".join(lines[:end])) is None:
+        return 0
+    while end < len(lines) and not lines[end].strip():
+        end += 1
+    return end if end < len(lines) else 0
+

@@ -829,3 +829,24 @@ def test_a_log_can_be_searched_for_the_words_reports_are_phrased_in(script_runne
     assert r.returncode == 0, r.stderr
     want = 251 if query == "FAILED" else 301
     assert re.search(rf"^{want}\t", r.stdout, re.M), r.stdout
+
+
+def test_the_head_starts_after_a_licence_banner(script_runner, tmp_path):
+    # libuv's src/unix/internal.h (tests/data/scan/real, MIT) opens with a 21-line licence:
+    # the head spent its 15 lines on it (40% of a 500-token excerpt of a C tree)
+    src = Path(__file__).resolve().parents[1] / "data" / "scan" / "real" / "internal.h"
+    shutil.copy(src, tmp_path / "internal.h")
+    r = script_runner.run(["ctx-excerpt", "-q", "uv__msan_unpoison", str(tmp_path / "internal.h"),
+                           "--explain"])
+    assert r.returncode == 0, r.stderr
+    body = r.stdout.splitlines()
+    assert body[1] == "22\t#ifndef UV_UNIX_INTERNAL_H_"  # the head: lines 22-36
+    assert not any(re.match(r"([1-9]|1\d|2[01])\t", ln) for ln in body)
+    assert "head 22-36: the first lines after a licence banner (lines 1-21)" in r.stderr
+    # a query the banner itself answers: its window starts there, so the head does too
+    r = script_runner.run(["ctx-excerpt", "-q", "Joyent", str(tmp_path / "internal.h")])
+    assert r.stdout.splitlines()[1].startswith("1\t/* Copyright Joyent")
+    # --head 0 shows no head, banner or not
+    r = script_runner.run(["ctx-excerpt", "-q", "uv__msan_unpoison", "--head", "0",
+                           str(tmp_path / "internal.h")])
+    assert r.stdout.splitlines()[1].startswith("27\t")

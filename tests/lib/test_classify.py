@@ -346,3 +346,31 @@ def test_noise_reason_after_the_name_was_judged():
     po = "locale/de/LC_MESSAGES/django.po"
     assert classify.noise_reason(po, b"msgid x\n", by_name=False) is None
     assert classify.noise_reason("a/b.py", b"x\0y", by_name=False) == "binary"
+
+
+# -- a licence banner (ctx-excerpt's head starts after it) ---------------------------------
+
+SCAN = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "scan"
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # real files: libuv's /* */ MIT block (21 lines and a blank), LevelDB's // lines
+        ((SCAN / "real" / "internal.h").read_bytes(), 21),
+        ((SCAN / "ts" / "env_posix.cc").read_bytes(), 4),
+        (b"# Copyright 2024 The Authors\n# SPDX-License-Identifier: MIT\n\nimport os\n", 3),
+        (b"-- Licensed under the Apache License 2.0\nlocal M = {}\n", 1),
+        (b"/* Copyright (c) A */ int x;\nint y;\n", 1),
+        # not a banner
+        (b"#!/usr/bin/env python\n# Copyright 2024\nimport os\n", 0),  # a #! line first
+        (b"#include <a.h>\n// copyright\nint x;\n", 0),  # the preprocessor, not a comment
+        (b"# a plain comment\n# of two lines\nimport os\n", 0),  # names no licence
+        (b"import os\n# Copyright 2024\n", 0),  # not at the top
+        (b"/* Copyright 2024, never closed\nint x;\n", 0),
+        (b"// Copyright 2024\n// MIT licence\n", 0),  # nothing after it: the file is one
+        (b"", 0),
+    ],
+)
+def test_banner_lines(text, lines):
+    assert classify.banner_lines(text) == lines
