@@ -83,6 +83,9 @@ def _load_json(p: Payload) -> Any:
                 p.label, jsonbound.JSON_DOCUMENT_MAX, hint="--grep or --range read any size"
             )
     data = b"".join(p.iter_bytes())
+    if not data.strip():  # (orjson: "Input is a zero-length, empty document")
+        raise InputError(f"{p.label} is empty: no JSON to query" if not data
+                         else f"{p.label} holds only white space: no JSON to query")
     try:
         return _loads(data)
     except orjson.JSONDecodeError as exc:

@@ -385,6 +385,17 @@ def test_json_that_is_not_utf8_names_its_first_bad_byte(data, said):
     assert exc.value.hint == "--grep or --range read any bytes"
 
 
+@pytest.mark.parametrize(("data", "said"), [
+    (b"", "report is empty: no JSON to query"),
+    (b" \n\t\n", "report holds only white space: no JSON to query"),
+])
+def test_an_empty_payload_says_so_for_jsonpath(data, said):
+    # orjson's words were "at line 1, column 1: Input is a zero-length, empty document"
+    with open_bytes(data, label="report") as p, pytest.raises(InputError) as exc:
+        pj.load_json(p)
+    assert str(exc.value) == said
+
+
 def test_introspect_a_json_payload():
     doc = {"tests": CTS[:3], "description": "cts"}
     with open_bytes(json.dumps(doc).encode()) as p:
