@@ -88,10 +88,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
 
     # One filter for the map and the files: a file kept out of one is kept out of both,
     # and one the user excluded is never read, for secrets or anything else.
-    if filt is None:
-        filt = load_filter(root_real, req.include, req.exclude)
-    if gather.include is not None:  # (an --include that brought a vendored file matched)
-        filt.used |= gather.include.used
+    filt = _path_filter(filt, gather, root_real, req)
     entries = load_entries(gather, req, ledger, filt.excluded)
     if (req.paths or req.listed) and not gather.entries and not gather.handles:
         # (FILES that hold nothing: a pack without files, said)
@@ -155,6 +152,16 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
 
 def _no_stage(name: str) -> None:
     """No one is told the steps."""
+
+
+def _path_filter(filt, gather, root_real: str, req):
+    """The pack's one path filter: the map job's (FILT), else loaded now; an --include glob
+    that listed a vendored or minified file (``Gatherer.include``) counts as used."""
+    if filt is None:
+        filt = load_filter(root_real, req.include, req.exclude)
+    if gather.include is not None:
+        filt.used |= gather.include.used
+    return filt
 
 
 def _map_job(gather, req, root_real: str, ruler, task_words, jobs):
