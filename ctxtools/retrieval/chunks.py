@@ -41,6 +41,13 @@ _IMPORT_RE = re.compile(
 )
 # a module-level block whose body may hold imports: ``if TYPE_CHECKING:``, ``try:`` ...
 _GUARD_RE = re.compile(r"^(?:if\s.*|elif\s.*|else|try|except\b.*|finally)\s*:\s*(?:#.*)?$")
+# The C preprocessor's conditionals and includes (``#  include`` too: the directive may be
+# indented after its ``#``), read only in a language that has them.
+_CPP_INCLUDE_RE = re.compile(r"^\s*#\s*(?:include|import)\b")
+_CPP_IF_RE = re.compile(r"^\s*#\s*if(?:n?def)?\b")
+_CPP_ELSE_RE = re.compile(r"^\s*#\s*el(?:if|se|ifn?def)\b")
+_CPP_ENDIF_RE = re.compile(r"^\s*#\s*endif\b")
+CPP_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 
 @dataclass(slots=True)
@@ -191,11 +198,18 @@ def chunk_file(lines: list[str], defs=()) -> list[Chunk]:
     return out
 
 
-def import_lines(lines: list[str], limit: int = MAX_IMPORT_LINES) -> tuple[int, ...]:
+def import_lines(
+    lines: list[str], limit: int = MAX_IMPORT_LINES, preprocessor: bool = False
+) -> tuple[int, ...]:
     """The line numbers of the file's top-level import statements (at most LIMIT; a
     parenthesised Python import counts all its lines). Imports indented under a
     module-level guard (``if TYPE_CHECKING:``, ``try:`` / ``except ImportError:``) count
-    too, with the guard's line; imports inside functions and classes do not."""
+    too, with the guard's line; imports inside functions and classes do not.
+    PREPROCESSOR (C, C++, Objective-C): ``#include`` lines with the ``#if``/``#ifdef``,
+    ``#elif``/``#else`` and ``#endif`` lines around them, so that a conditional include
+    does not read as an unconditional one."""
+    if preprocessor:
+        return _cpp_includes(lines, limit)
     out: list[int] = []
     guard = 0  # the line of the module-level guard the current block is under, or 0
     k = 0
@@ -212,6 +226,47 @@ def import_lines(lines: list[str], limit: int = MAX_IMPORT_LINES) -> tuple[int, 
             k = _import_statement(lines, k, n, limit, out)
         k += 1
     return tuple(out[:limit])
+
+
+def _cpp_includes(lines: list[str], limit: int) -> tuple[int, ...]:
+    """``import_lines`` of a C-family file: its includes and the conditionals that hold
+    them. An include is taken with every open conditional's opening line and the
+    ``#elif``/``#else`` lines that lead to its branch (those not taken yet); a taken
+    conditional's ``#endif`` with it. A directive continued with a backslash is taken with
+    its continued lines. At LIMIT the list ends after a whole include."""
+    out: list[int] = []
+    # each open conditional, innermost last: [lines owed (its opening line, then the
+    # #elif/#else lines since), whether anything inside it was taken]
+    opened: list[list] = []
+    n = min(len(lines), IMPORT_SCAN_LINES)
+    k = 0
+    while k < n:
+        text = lines[k]
+        if "#" not in text[:8]:
+            k += 1
+            continue
+        end = k
+        while lines[end].rstrip().endswith("\\") and end + 1 < n:
+            end += 1
+        span = list(range(k + 1, end + 2))
+        if _CPP_INCLUDE_RE.match(text):
+            if len(out) + sum(len(o[0]) for o in opened) + len(span) > limit:
+                break
+            for o in opened:
+                out.extend(o[0])
+                o[0], o[1] = [], True
+            out.extend(span)
+        elif _CPP_IF_RE.match(text):
+            opened.append([span, False])
+        elif _CPP_ELSE_RE.match(text):
+            if opened:  # owed only if an include of its branch is taken
+                opened[-1][0].extend(span)
+        elif _CPP_ENDIF_RE.match(text) and opened:
+            taken = opened.pop()[1]
+            if taken and len(out) < limit:
+                out.append(k + 1)
+        k = end + 1
+    return tuple(out)
 
 
 def _import_statement(lines: list[str], k: int, n: int, limit: int, out: list[int]) -> int:

@@ -81,9 +81,11 @@ def by_relevance(cands: list[tuple]) -> list[tuple]:
 def doc_imports(doc: Doc) -> tuple[int, ...]:
     """DOC's import lines (found on first use: most ranked files are never shown)."""
     if doc.imports is None:
-        from ctxtools.retrieval.chunks import import_lines
+        from ctxtools.retrieval.chunks import CPP_LANGUAGES, import_lines
+        from ctxtools.source.scan import language_for
 
-        doc.imports = import_lines(doc.lines)
+        cpp = language_for(doc.label) in CPP_LANGUAGES
+        doc.imports = import_lines(doc.lines, preprocessor=cpp)
     return doc.imports
 
 

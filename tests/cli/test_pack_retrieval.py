@@ -698,3 +698,30 @@ def test_a_named_file_cut_by_the_floor_says_so_not_the_budget(script_runner, tmp
     assert "under the relevance floor; --fill packs it" in notes[0]
     full = script_runner.run([*args, "--fill"], cwd=repo)
     assert "named file a.py" not in full.stderr and "1\tdef f(): pass" in full.stdout
+
+
+def test_a_c_files_conditional_includes_are_shown_with_their_conditionals(
+    script_runner, tmp_path, monkeypatch
+):
+    # A reviewer shown "#include <sys/event.h>" without "#if defined(__APPLE__) || ..."
+    # reads it as an include every platform makes. Real libuv text (tests/data/scan, MIT):
+    # src/unix/internal.h's include block above uv_available_parallelism, with forty
+    # small functions between them so that the block is shown as the imports, not as a chunk.
+    data = Path(__file__).resolve().parents[1] / "data" / "scan"
+    head = (data / "real" / "internal.h").read_text().split("\n")[:90]
+    helpers = [
+        f"static int helper_{i}(int x) {{\n  int y = x * {i};\n  return y + {i};\n}}\n"
+        for i in range(1, 41)
+    ]
+    func = (data / "ts" / "uv_parallelism.c").read_text()
+    write(tmp_path, "net.c", "\n".join(head) + "\n\n" + "\n".join(helpers) + "\n" + func)
+    monkeypatch.chdir(tmp_path)
+    r = script_runner.run(["ctx-pack", "-q", "uv_available_parallelism returns a wrong count",
+                           "--tokens", "1500", "--no-map", "."])
+    assert r.returncode == 0, r.stderr
+    shown = shown_lines(r.stdout)["net.c"]
+    assert {40, 51, 62, 73, 75} <= shown  # includes held by conditionals
+    assert {38, 39, 41} <= shown  # #if defined(__APPLE__) || ... \ / its next line / #endif
+    assert {49, 50, 54, 55} <= shown  # the nested #if and # if, both #endifs
+    assert {70, 74, 76} <= shown  # #if defined(_AIX) / #else / #endif
+    assert not {43, 44, 57, 58} & shown  # a macro, an #if that holds no include

@@ -3,6 +3,8 @@ the plan -- on real source text, each piece able to fail on its own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ctxtools.analyzer import parse_query
@@ -193,6 +195,76 @@ def test_import_lines_take_guarded_imports_but_not_those_in_functions():
         "    import re",
     ]
     assert import_lines(lines) == (1, 3, 4, 5, 6, 7, 8, 9, 10)
+
+
+UV_INTERNAL = (Path(__file__).resolve().parents[1] / "data" / "scan" / "real" / "internal.h")
+
+
+def test_c_includes_come_with_the_conditionals_that_hold_them():
+    # libuv's src/unix/internal.h (tests/data/scan/real, MIT): a reviewer shown
+    # "#include <sys/event.h>" without its "#if defined(__APPLE__) || ..." reads an
+    # include every platform makes
+    lines = UV_INTERNAL.read_text().split("\n")
+    got = import_lines(lines, preprocessor=True)
+    text = {n: lines[n - 1] for n in got}
+    assert {38, 39, 40, 41} <= set(got)  # the #if, its continued line, the include, #endif
+    assert {49, 50, 51, 54, 55} <= set(got)  # nested: both opening lines, both #endifs
+    assert {70, 73, 74, 75, 76} <= set(got)  # #if / include / #else / include / #endif
+    assert 43 not in got and 57 not in got  # a #define; an #if that holds no include
+    assert list(got) == sorted(got)
+    # every conditional shown is closed before the next top-level include (balanced)
+    depth = 0
+    for n in got:
+        t = text[n].lstrip("# \t")
+        if t.startswith("if") and not text[n].startswith("    "):
+            depth += 1
+        elif t.startswith("endif"):
+            depth -= 1
+            assert depth >= 0, n
+    assert depth == 1  # the header guard's #ifndef, whose #endif closes the file
+    # without the preprocessor reading (other languages), only the includes
+    assert import_lines(lines) == tuple(
+        n for n in got if lines[n - 1].startswith("#include"))[: len(import_lines(lines))]
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        # an include in the #else branch comes with the #elif that led there
+        (["#if A", "#include <a.h>", "#elif B", "#define X", "#else", "#include <c.h>",
+          "#endif"], (1, 2, 3, 5, 6, 7)),
+        (["#if A", "#define Y", "#else", "#include <c.h>", "#endif"], (1, 3, 4, 5)),
+        # an #else whose branch includes nothing is not shown
+        (["#if A", "#include <a.h>", "#else", "#define Z", "#endif"], (1, 2, 5)),
+        (["#ifdef A", "#define Z", "#endif", "# include <b.h>"], (4,)),
+    ],
+)
+def test_c_include_branches(body, want):
+    assert import_lines(body, preprocessor=True) == want
+
+
+def test_c_includes_under_a_limit_never_end_on_an_opening_conditional():
+    lines = UV_INTERNAL.read_text().split("\n")
+    for limit in range(1, 41):
+        got = import_lines(lines, limit=limit, preprocessor=True)
+        assert len(got) <= limit
+        if not got:  # the first include needs its header guard's line too: two lines
+            assert limit == 1
+            continue
+        last = lines[got[-1] - 1]
+        assert "include" in last or "endif" in last or last.rstrip().endswith(")"), (limit, last)
+
+
+def test_only_c_family_files_read_hash_lines_as_the_preprocessor():
+    from ctxtools.retrieval.plan import doc_imports
+    from ctxtools.retrieval.rank import Doc
+
+    py = Doc("tool.py", "source", ["# if cold, warm it", "import os", "# endif"], [], [], (),
+             None)
+    assert doc_imports(py) == (2,)  # a Python comment is no conditional
+    body = ["#ifdef X", "#include <a.h>", "#endif"]
+    for label, want in (("net.c", (1, 2, 3)), ("net.hpp", (1, 2, 3)), ("net.py", (2,))):
+        assert doc_imports(Doc(label, "source", body, [], [], (), None)) == want, label
 
 
 # --- counting --------------------------------------------------------------------------------
