@@ -57,10 +57,11 @@ from pack_quality.trees import MIRROR_ROOT, TreeError, check_patch, find_mirror,
 
 REPO_ROOT = HERE.parent
 METHODS = ("pack", "bm25-file", "bm25-chunk")
-TASK_SETS = ("dev", "heldout", "large", "large2")
+TASK_SETS = ("dev", "heldout", "large", "large2", "large3")
 TITLES = {"dev": "dev (SWE-bench Lite dev)", "heldout": "held-out commits",
           "large": "large held-out (3,000+ files a tree)",
-          "large2": "second large held-out (3,000+ files a tree)"}
+          "large2": "second large held-out (3,000+ files a tree)",
+          "large3": "third large held-out (3,000+ files a tree)"}
 _RULERS: dict[str, object] = {}
 
 
@@ -179,7 +180,7 @@ def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
     tasks: list[Task] = []
     if args.tasks in ("dev", "all"):
         tasks += load_dev(args.dev_file)
-    for kind in ("heldout", "large", "large2"):
+    for kind in ("heldout", "large", "large2", "large3"):
         if args.tasks in (kind, "all"):
             tasks += heldout_tasks(args, dropped, kind)
     if args.only:

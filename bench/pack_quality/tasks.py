@@ -64,6 +64,31 @@ Rust -- deno (14,807, taken); Java -- spring-boot (11,875, taken); JavaScript --
 (2,358 files, too few), three.js (1.8 GB) and node (1.75 GB) refused: none; TypeScript --
 prisma (7,293, taken); C -- git (4,847, taken); Ruby -- discourse (1.3 GB) and mastodon
 (1.0 GB) refused, chatwoot/chatwoot tried after them (1.0 GB, refused): none.
+
+The third large held-out set (``LARGE3_REPOS``, pinned in ``heldout_large3.txt``, kind
+"large3"): written on 2026-12-06, with its candidates and their order, before anything of it
+was fetched or run, so that one large set is again untouched. Same task rule as the first
+(``qualifies``, 3,000+ files a tree, the first 10 by commit hash). Repositories: one a
+language; for each language, candidates tried in this order and the first one taken whose
+snapshot the fetch tool brings (at most 500 MiB) and whose HEAD tree has at least 3,000
+files; a language with none taken has none:
+
+- Python: saleor/saleor, netbox-community/netbox, apache/superset, frappe/frappe;
+- Go: hashicorp/vault, hashicorp/consul, minio/minio, traefik/traefik, etcd-io/etcd;
+- Rust: astral-sh/ruff, meilisearch/meilisearch, tauri-apps/tauri, helix-editor/helix;
+- Java: jenkinsci/jenkins, apache/dubbo, netty/netty;
+- JavaScript: mui/material-ui, babel/babel, facebook/react;
+- TypeScript: storybookjs/storybook, n8n-io/n8n, microsoft/vscode;
+- C: php/php-src, neovim/neovim, FFmpeg/FFmpeg, openssl/openssl, systemd/systemd;
+- Ruby: Homebrew/brew, rubocop/rubocop, fastlane/fastlane.
+
+What the fetch tool brought (the same day, before any task was run): Python -- saleor
+(4,673 files, taken); Go -- vault (535 MB) and consul (546 MB) refused, minio (1,364 files),
+traefik (2,256) and etcd (1,499) too few: none; Rust -- ruff (11,055, taken); Java --
+jenkins (12,406, taken); JavaScript -- material-ui refused (1.3 GB), babel (27,674, taken);
+TypeScript -- storybook (1.28 GB), n8n (1.9 GB) and vscode (2.17 GB) refused: none; C --
+php-src (878 MB), neovim (541 MB), FFmpeg (540 MB), openssl (538 MB) and systemd (781 MB)
+refused: none; Ruby -- brew (3,185, taken).
 """
 
 from __future__ import annotations
@@ -92,6 +117,9 @@ PINNED_LARGE2 = HERE / "heldout_large2.txt"
 LARGE2_REPOS = (
     "pantsbuild/pants", "moby/moby", "denoland/deno", "spring-projects/spring-boot",
     "prisma/prisma", "git/git")
+PINNED_LARGE3 = HERE / "heldout_large3.txt"
+LARGE3_REPOS = (
+    "saleor/saleor", "astral-sh/ruff", "jenkinsci/jenkins", "babel/babel", "Homebrew/brew")
 PER_REPO = 10
 MAX_CHANGED = 100  # added + removed lines in the gold files: a fix, not a rewrite
 MIN_TREE_BYTES = 256 * 1024  # a tree the 32k pack (about 120 KB) cannot simply hold whole
@@ -104,7 +132,7 @@ class Task:
     base: str
     text: str
     patch: str
-    kind: str  # "dev", "heldout", "large" or "large2"
+    kind: str  # "dev", "heldout", "large", "large2" or "large3"
 
 
 def load_dev(path: Path) -> list[Task]:
@@ -205,7 +233,8 @@ def select_commits(mirror: Path, limit: int = PER_REPO, min_tree: int = MIN_TREE
 
 
 def heldout_task(repo: str, mirror: Path, sha: str, kind: str = "heldout") -> Task:
-    """The task of a pinned commit of a held-out set (KIND "heldout", "large", "large2")."""
+    """The task of a pinned commit of a held-out set (KIND "heldout", "large", "large2"
+    or "large3")."""
     message = git("log", "-1", "--format=%B", sha, git_dir=mirror).stdout.decode(
         errors="replace")
     files = qualifies(mirror, sha, message, min_files=SETS[kind].min_files)
@@ -251,5 +280,7 @@ SETS = {
     "heldout": HeldoutSet("heldout", "Held-out", HELDOUT_REPOS, PINNED, 0),
     "large": HeldoutSet("large", "Large held-out", LARGE_REPOS, PINNED_LARGE, LARGE_MIN_FILES),
     "large2": HeldoutSet("large2", "Second large held-out", LARGE2_REPOS, PINNED_LARGE2,
+                         LARGE_MIN_FILES),
+    "large3": HeldoutSet("large3", "Third large held-out", LARGE3_REPOS, PINNED_LARGE3,
                          LARGE_MIN_FILES),
 }
