@@ -126,7 +126,9 @@ TEST_INFIXES = (".test.", ".spec.")  # a.test.ts, a.spec.js, and jest's a.test.t
 # FooTest.java, FooTests.cs, FooSpec.kt, FooSuite.scala: the case matters (Latest.java is none).
 CAMEL_TEST_SUFFIXES = ("Test", "Tests", "Spec", "Suite")
 CAMEL_TEST_EXTS = frozenset({".java", ".kt", ".kts", ".cs", ".swift", ".scala", ".php", ".groovy"})
-TEST_EXTS = frozenset({".bats", ".t"})  # Bats; Perl's and cram's test scripts
+# Bats; Perl's and cram's test scripts; test snapshots (Jest's and Vitest's .snap, and
+# Rust's insta, whose .snap files sit in a snapshots/ directory beside the source)
+TEST_EXTS = frozenset({".bats", ".t", ".snap", ".pending-snap"})
 DOC_DIRS = frozenset({"doc", "docs", "documentation", "man", "site", "website"})
 DOC_EXTS = frozenset(
     {".md", ".rst", ".txt", ".adoc", ".asciidoc", ".textile", ".tex", ".html", ".htm"}

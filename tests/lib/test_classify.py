@@ -311,6 +311,10 @@ ROLES = {
         # git's and Perl's t/: test scripts, their libraries and helpers; Perl's .t files
         "t/t7400-submodule-basic.sh", "t/lib-git-daemon.sh", "t/unit-tests/t-reftable.c",
         "lib/Foo/t/basic.t", "tests/cram/merge.t", "xt/author/pod.t",
+        # Rust's insta snapshots sit in snapshots/ beside the source (ruff has thousands:
+        # they were source, and outranked the rule they record); Jest's outside __snapshots__
+        "crates/ruff_linter/src/rules/refurb/snapshots/ruff_linter__rules__refurb__tests__"
+        "FURB171_FURB171.py.snap", "cli/tests/snapshots/a.pending-snap", "web/App.snap",
     ],
     "source": [
         "src/latest.py", "attest.go", "Src/Newtonsoft.Json/JsonConvert.cs",
