@@ -236,15 +236,10 @@ _EMPTY_STORE = "empty: give the store's directory"
 
 def _store_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A --store of blanks is a usage error, as an empty one is (its type's): it would make a
-    store in the current directory. A leading ``~`` is the home directory
-    (``config.store_root``'s rule: a quoted ``CTX_STORE='~/x'`` is not a directory named
-    ``~``)."""
+    store in the current directory. (A leading ``~`` is the home directory:
+    ``config.store_root``, which every user of the value goes through.)"""
     if value is not None and not value.strip():
         raise click.BadParameter(_EMPTY_STORE, ctx, param)
-    if value is not None and value.startswith("~"):
-        from ctxtools.config import store_root
-
-        value = str(store_root(value))
     return value
 
 
@@ -254,13 +249,16 @@ def _store_dir(ctx: click.Context, param: click.Parameter, value: str | None) ->
     click's, which named --store when the value came from CTX_STORE. An empty or blank
     value is a usage error, as for every command (an empty CTX_STORE is unset: the default
     root)."""
-    import os
 
     value = _store_path(ctx, param, value)
-    if value and not ctx.resilient_parsing and not os.path.isdir(value):
-        from ctxtools.store.root import StoreRoot
+    if value and not ctx.resilient_parsing:
+        from ctxtools.config import store_root
 
-        StoreRoot(value).check_root()  # nothing there yet is fine: the first write makes it
+        root = store_root(value)
+        if not root.is_dir():
+            from ctxtools.store.root import StoreRoot
+
+            StoreRoot(root).check_root()  # nothing there yet is fine: the first write makes it
     return value
 
 

@@ -83,12 +83,12 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     gather.output.check(_option_sources(req))
     gather.output.check_store(req.store)
     _, mention_log, skill_names, resolver, task_words = _mentions(req, gather, root_real, ledger)
+    # One filter for the listing, the map and the files: a file kept out of one is kept out
+    # of all, one the user excluded is never read (for secrets or anything else), and one
+    # --include names is listed though vendored or minified.
+    filt = gather.path_filter = load_filter(root_real, req.include, req.exclude)
     _gather_paths(gather, req, root, ledger)
-    job, filt = _map_job(gather, req, root_real, ruler, task_words, jobs)
-
-    # One filter for the map and the files: a file kept out of one is kept out of both,
-    # and one the user excluded is never read, for secrets or anything else.
-    filt = _path_filter(filt, gather, root_real, req)
+    job = _map_job(gather, req, root_real, ruler, task_words, jobs, filt)
     entries = load_entries(gather, req, ledger, filt.excluded)
     if (req.paths or req.listed) and not gather.entries and not gather.handles:
         # (FILES that hold nothing: a pack without files, said)
@@ -154,36 +154,22 @@ def _no_stage(name: str) -> None:
     """No one is told the steps."""
 
 
-def _path_filter(filt, gather, root_real: str, req):
-    """The pack's one path filter: the map job's (FILT), else loaded now; an --include glob
-    that listed a vendored or minified file (``Gatherer.include``) counts as used."""
-    if filt is None:
-        filt = load_filter(root_real, req.include, req.exclude)
-    if gather.include is not None:
-        filt.used |= gather.include.used
-    return filt
-
-
-def _map_job(gather, req, root_real: str, ruler, task_words, jobs):
-    """(the map's job, under way in a child, or None; the path filter it was given, or
-    None): started when the map is worth a second CPU, with the focus the pack will have if
-    no file is left out by ``load_entries`` (``MapState`` checks)."""
+def _map_job(gather, req, root_real: str, ruler, task_words, jobs, filt):
+    """The map's job, under way in a child with the path filter FILT, or None: started
+    when the map is worth a second CPU, with the focus the pack will have if no file is
+    left out by ``load_entries`` (``MapState`` checks)."""
     from ctxtools.pack import mapjob
     from ctxtools.pack.fit import map_focus
     from ctxtools.pack.model import MAP_TOKENS
 
     if not mapjob.wanted(req, gather.entries):
-        return None, None
-    try:
-        filt = load_filter(root_real, req.include, req.exclude)
-    except CtxError:
-        return None, None  # (said when the filter is loaded in its turn)
+        return None
     focus = map_focus(root_real, *mapjob.expected_focus(gather))
     job = mapjob.MapJob(req, root_real, ruler, task_words, focus, filt, MAP_TOKENS)
     jobs.callback(job.close)
     if req.stage is not None:
         req.stage("scanning")  # (the map's first step, under way)
-    return job, filt
+    return job
 
 
 def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):

@@ -113,13 +113,9 @@ class Gatherer:
         self.outside: list[str] = []
         self.ledger = ledger
         self.output = OutputGuard(req.output)
-        # --include, asked while directories are listed (a vendored or minified file it
-        # names is listed); its globs that matched are the pack's filter's too (build.py)
-        self.include = None
-        if req.include:
-            from ctxtools.pathfilter import PathFilter
-
-            self.include = PathFilter(tuple(req.include))
+        # the pack's path filter (build.py): its --include globs are asked while
+        # directories are listed (a vendored or minified file they name is listed)
+        self.path_filter = None
 
     def add_file(
         self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
@@ -203,9 +199,9 @@ class Gatherer:
         # a file inside it), so each file is named by its path under the directory.
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
-        keep = None
-        if self.include is not None:
-            keep = lambda rel: self.include.included(prefix + rel)  # noqa: E731
+        filt, keep = self.path_filter, None
+        if filt is not None and filt.include:
+            keep = lambda rel: filt.included(prefix + rel)  # noqa: E731
         listing = listmod.list_files(real, lambda rel: "text", keep=keep)
         for cand in listing.candidates:
             why = f"directory {quote_name(arg)}"
@@ -402,8 +398,7 @@ def load_entries(
                 ledger.info(f"skipped {shown}: a secret by its {by} ({what}; --allow-secrets)")
                 said += not e.named
             else:
-                key = what if by == "name" else f"{what} by its {by}"
-                more[key] = more.get(key, 0) + 1
+                more[by, what] = more.get((by, what), 0) + 1
             continue
         if e.diff:
             e.diff = redact_text(e.diff, quote_name(label) + " (diff)", req, ledger)
@@ -423,11 +418,12 @@ def load_entries(
         # searched for secrets when the file is shown (pack.choose).
         out.append(e)
     if more:  # a tree of many (test certificates, a .env per service): one line, not one each
-        kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(more.items()))
+        said_as = {k: k[1] if k[0] == "name" else f"{k[1]} by its {k[0]}" for k in more}
+        kinds = ", ".join(f"{said_as[k]} {n:,}" for k, n in
+                          sorted(more.items(), key=lambda kn: said_as[kn[0]]))
+        by = "names" if all(b == "name" for b, _what in more) else "names or contents"
         ledger.info(
-            f"skipped {sum(more.values()):,} more file(s): secrets by their "
-            f"{'names' if all(' by its ' not in k for k in more) else 'names or contents'} "
-            f"({kinds}; "
+            f"skipped {sum(more.values()):,} more file(s): secrets by their {by} ({kinds}; "
             "--allow-secrets; --format json lists each under dropped)"
         )
     if gather.handles:

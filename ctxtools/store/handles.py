@@ -76,18 +76,17 @@ from ctxtools.store.sniff import detect_type_head, settle_type
 
 
 class HandleStore(StoreRoot):
-    """The on-disk handle store. ``root=None`` means ``ctxtools.config.default_store_root()``.
-    Its paths, and its cards read back and listed, are ``root.StoreRoot``'s.
+    """The on-disk handle store, at ``ctxtools.config.store_root(root)`` (``root=None``: the
+    default root; a leading ``~`` is the home directory). Its paths, and its cards read back
+    and listed, are ``root.StoreRoot``'s.
 
     Nothing is created until the first write (then with mode 0700).
     """
 
     def __init__(self, root: str | os.PathLike | None = None) -> None:
-        if root is None:
-            from ctxtools.config import default_store_root
+        from ctxtools.config import store_root
 
-            root = default_store_root()
-        super().__init__(root)
+        super().__init__(store_root(root))
 
     def check_writable(self, session: str | None = None) -> None:
         """Raise StoreError now if a stash (into SESSION, when given) could not be written
