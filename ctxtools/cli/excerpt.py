@@ -110,8 +110,10 @@ def cli(**opts) -> int:
     --tokenizer, --heuristic, --exact; cl100k_base by default) in ctx-pack's order of
     relevance: windows are kept the most relevant first, across all files (a file's
     header and head come with its first window), each while it fits; then the matched
-    files that kept no window, by their head; then the files where nothing matched. So
-    what goes is what is worth least; the list of files with no match names as many as
+    files that kept no window, by their head; then the files where nothing matched. A
+    file whose head does not fit is shown by its header and best window alone when those
+    fit (a small budget, or a small file that is all head). So what goes is what is
+    worth least; the list of files with no match names as many as
     then fit. Each drop is reported on stderr. Files are printed in the order given, or
     --sort score (ctx-pack's file score, best first, ties in the order given).
 
@@ -136,8 +138,9 @@ def cli(**opts) -> int:
     "binary"|"unreadable", "error"?}. With --unmatched name (several inputs),
     "unmatched": [paths] lists the files with no match instead of "files". Undecodable
     bytes of a file name show as U+FFFD. With --tokens: "budget": {"tokens", "used",
-    "counter", "exact", "dropped": [{"path", "kind": "window"|"file", "start", "end",
-    "score"}]}, the budget applying to the text output. With --signatures a file has
+    "counter", "exact", "dropped": [{"path", "kind": "window"|"head"|"file", "start",
+    "end", "score"}]}, the budget applying to the text output ("head": a file shown
+    without its first lines, which did not fit). With --signatures a file has
     "language", "matches" (the definitions that match) and "definitions": [{"kind",
     "name", "line", "end_line", "scope", "signature"}] instead of spans ("status":
     "too_large" over 512 KB: not scanned).

@@ -93,6 +93,10 @@ def _left_out(run: ExcerptRun) -> list[Item]:
             what = f"{quote_name(d.label)} window {d.start}-{d.end}"
             why = f"over --tokens {run.budget:,}: the least relevant windows go first"
             out.append(Item(what, why, d.score))
+        elif d.kind == "head":
+            what = f"{quote_name(d.label)} head {d.start}-{d.end}"
+            why = f"over --tokens {run.budget:,}: the file's best window shown without its head"
+            out.append(Item(what, why))
         else:
             why = "over --tokens: " + ("a weak file" if d.matched else "nothing matched")
             out.append(Item(f"{quote_name(d.label)} (whole file)", why, d.score))

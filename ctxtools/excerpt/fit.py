@@ -6,7 +6,10 @@ taken while it fits (a file's header and head come with its first window), one t
 not fit is passed over as the planner passes over it (``plan.MAX_MISSES`` in a row end
 the walk); then the matched files that kept no window (their header and head), then the
 files where nothing matched, in the order given. What stays out is what is worth least.
-The text is counted again at the end; while it is over, the last unit taken goes.
+A file whose head does not fit with its first window (a small budget; a small file, which
+is all head) is shown without it when its header and that window fit: the windows the
+head carried become the file's own, taken best first after everything else. The text is
+counted again at the end; while it is over, the last unit taken goes.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ def fit_budget(
     """Keep what is worth most of ITEMS (label, excerpt or signatures) while
     ``count(render(kept)) <= tokens`` (see the module). Returns the kept items in the
     given order, what was dropped, and the token count of the result."""
+    given = items
+    items = list(items)  # a file shown without its head is replaced here (``_headless``)
     units = _units(items)
     base_cost: dict[int, int] = {}
     taken: list[int] = []  # indexes into units
@@ -84,8 +89,14 @@ def fit_budget(
         if span is None and i in files:
             continue
         if used + cost > tokens:
-            misses += 1
-            continue
+            lean = None if i in files else _headless(items, units, i, span, count, render_one)
+            if lean is None or used + lean[1] + (1 if used else 0) > tokens:
+                if lean is not None:
+                    items[i] = given[i]
+                    del units[lean[0] :]
+                misses += 1
+                continue
+            u, cost = lean[0], lean[1] + (1 if used else 0)
         misses = 0
         used += cost
         taken.append(u)
@@ -120,7 +131,30 @@ def fit_budget(
             freed += costs.pop()
         kept = kept_of(taken)
         total = count("\n".join(render_one(ex, label) for label, ex in kept))
-    return kept, _dropped(items, units, taken), (total if kept else 0)
+    return kept, _dropped(items, units, taken, given), (total if kept else 0)
+
+
+def _headless(items, units, i: int, span: Span | None, count, render_one):
+    """File I shown without its head (``Excerpt.without_head``): ITEMS[I] replaced, a unit
+    appended to UNITS for its first window (SPAN, else the best window the head carried),
+    then one for each other window the head carried, best first; (the first's index, the
+    file's header and that window's cost). None when there is no such window."""
+    label, ex = items[i]
+    lean = ex.without_head() if isinstance(ex, Excerpt) else None
+    if lean is None:
+        return None
+    carried = by_relevance(
+        [(w.score, label, w.start, w) for w in lean.windows if w not in ex.spans]
+    )
+    first = span if span is not None else carried[0][3] if carried else None
+    if first is None:
+        return None
+    cost = count(render_one(_bare(lean), label)) + _window_cost(lean, first, count)
+    items[i] = (label, lean)
+    at = len(units)
+    units.append((i, first))
+    units.extend((i, t[3]) for t in carried if t[3] != first)
+    return at, cost
 
 
 def _window_cost(ex: Excerpt, span: Span, count: Callable[[str], int]) -> int:
@@ -129,15 +163,19 @@ def _window_cost(ex: Excerpt, span: Span, count: Callable[[str], int]) -> int:
     return count("\n".join(numbered(n, ex.lines.get(n, "")) for n in rows)) + 2
 
 
-def _dropped(items, units, taken: list[int]) -> list[Dropped]:
-    """What the budget left out: whole files, else the windows of the files kept."""
+def _dropped(items, units, taken: list[int], given) -> list[Dropped]:
+    """What the budget left out: whole files, else the heads (of the files shown without
+    theirs: GIVEN holds the excerpts as they came) and windows of the files kept."""
     kept_files = {units[u][0] for u in taken}
-    kept_units = set(taken)
+    kept_units = {units[u] for u in taken}  # (a window taken headless is in UNITS twice)
     out: list[Dropped] = []
     for i, (label, ex) in enumerate(items):
         if i not in kept_files:
             out.append(Dropped(label, "file", score=ex.score, matched=_matched(ex)))
-    for u, (i, span) in enumerate(units):
-        if span is not None and i in kept_files and u not in kept_units:
+        elif ex is not given[i][1]:
+            head = next(s for s in given[i][1].spans if s.kind == "head")
+            out.append(Dropped(label, "head", head.start, head.end, head.score, True))
+    for i, span in dict.fromkeys(units):
+        if span is not None and i in kept_files and (i, span) not in kept_units:
             out.append(Dropped(items[i][0], "window", span.start, span.end, span.score, True))
     return out

@@ -90,6 +90,21 @@ class Excerpt:
             return replace(self, spans=spans)
         return replace(self, spans=spans, omitted=self.omitted + 1)
 
+    def without_head(self) -> Excerpt | None:
+        """This excerpt with its head left out and the windows the head carried shown as
+        windows of their own (for a budget too small for the head), or None when it has
+        no head or no window would be left."""
+        head = next((s for s in self.spans if s.kind == "head"), None)
+        if head is None or not (head.windows or self.windows):
+            return None
+        own: list[Span] = []
+        for w in sorted(head.windows, key=lambda w: (w.start, w.end)):
+            start = max(w.start, own[-1].end + 1) if own else w.start
+            if start <= w.end:  # (overlapping chunks of a long definition's parts)
+                own.append(Span("window", start, w.end, (w,)))
+        spans = sorted((*own, *(s for s in self.spans if s is not head)), key=lambda s: s.start)
+        return replace(self, spans=tuple(spans))
+
     def shown(self) -> Iterator[tuple[int, str]]:
         """(line number, text) of every shown line, in order."""
         for span in self.spans:

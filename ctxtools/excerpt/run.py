@@ -165,6 +165,8 @@ class ExcerptRun:
             for d in self.dropped:
                 if d.kind == "window":
                     what = f"window {d.start}-{d.end} (score {d.score:.3g})"
+                elif d.kind == "head":
+                    what = f"head {d.start}-{d.end} (its best window shown alone)"
                 else:
                     what = "whole file" + ("" if d.matched else " (nothing matched)")
                 per_file.setdefault(d.label, []).append(what)

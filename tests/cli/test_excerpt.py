@@ -850,3 +850,25 @@ def test_the_head_starts_after_a_licence_banner(script_runner, tmp_path):
     r = script_runner.run(["ctx-excerpt", "-q", "uv__msan_unpoison", "--head", "0",
                            str(tmp_path / "internal.h")])
     assert r.stdout.splitlines()[1].startswith("27\t")
+
+
+def test_a_budget_too_small_for_the_head_shows_the_best_window_alone(script_runner, src):
+    # inventory.py: a 15-line head (docstring, imports), ship_order at line 63
+    args = ["ctx-excerpt", "-q", "ship_order customer", "--max-windows", "1", "inventory.py"]
+    whole = script_runner.run([*args, "--json"])
+    spans = json.loads(whole.stdout)["files"][0]["spans"]
+    assert [(s["kind"], s["start"]) for s in spans] == [("head", 1), ("window", 63)]
+    r = script_runner.run([*args, "-t", "150", "--explain"])
+    assert r.returncode == 0, r.stderr
+    shown = [line.split("\t", 1)[0] for line in r.stdout.splitlines() if "\t" in line]
+    assert "63\tdef ship_order(" in r.stdout and "1" not in shown
+    assert "dropped inventory.py: head 1-15 (its best window shown alone)" in r.stderr
+    assert "inventory.py head 1-15: over --tokens 150: the file's best window shown" in (
+        r.stderr
+    )
+    doc = json.loads(script_runner.run([*args, "-t", "150", "--json"]).stdout)
+    assert [s["kind"] for s in doc["files"][0]["spans"]] == ["window"]
+    assert [(d["kind"], d["start"], d["end"]) for d in doc["budget"]["dropped"]] == [
+        ("head", 1, 15)
+    ]
+    assert doc["budget"]["used"] <= 150

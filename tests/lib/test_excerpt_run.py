@@ -410,3 +410,91 @@ def test_past_the_engines_top_files_a_file_is_cut_by_lines(tmp_path, monkeypatch
         assert win.chunk.startswith("lines ") == (r.label not in scanned), r.label
     twice = {names[k] for k in range(0, len(names), 14)}
     assert twice <= set(scanned)  # the best by their words are read chunk by chunk
+
+
+# -- a budget too small for a file's head ----------------------------------------------------
+
+
+def _lines_shown(ex) -> list[int]:
+    return [n for n, _ in ex.shown()]
+
+
+def test_a_head_that_does_not_fit_gives_way_to_the_best_window(src):
+    # inventory.py's head is its 15-line module docstring and imports; the task is about
+    # ship_order (line 63): with room for the header and that function but not the head
+    # too, the function is shown alone (it was: the whole file dropped, or the head alone)
+    ruler = HeuristicRuler()
+    q = "ship_order customer"
+    full = excerpt_sources(["inventory.py"], q, ExcerptOptions(max_windows=1), ruler=ruler)
+    (_, ex), = full.shown
+    head, win = ex.spans
+    assert (head.kind, head.start, head.end, win.kind, win.start) == ("head", 1, 15, "window", 63)
+    whole = ruler.count(full.render())
+    alone = ruler.count(render_excerpt(ex.without(head), "inventory.py"))
+    budget = (whole + alone) // 2
+    assert alone < budget < whole
+    run = excerpt_sources(["inventory.py"], q, ExcerptOptions(max_windows=1), ruler=ruler,
+                          budget=budget)
+    (_, cut), = run.shown
+    assert [s.kind for s in cut.spans] == ["window"] and cut.spans[0] == win
+    assert 1 not in _lines_shown(cut) and 63 in _lines_shown(cut)
+    assert run.tokens == ruler.count(run.render()) <= budget
+    assert [(d.kind, d.start, d.end) for d in run.dropped] == [("head", 1, 15)]
+    assert run.drop_notes() == [
+        "dropped 1 part(s) of 1 file(s)",
+        "  dropped inventory.py: head 1-15 (its best window shown alone)",
+    ]
+    assert [(d["kind"], d["start"], d["end"]) for d in run.as_dict()["budget"]["dropped"]] == [
+        ("head", 1, 15)
+    ]
+    # with room for both, the head stays
+    roomy = excerpt_sources(["inventory.py"], q, ExcerptOptions(max_windows=1), ruler=ruler,
+                            budget=whole)
+    assert roomy.shown[0][1].spans == ex.spans and roomy.dropped == []
+
+
+def test_a_small_file_that_is_all_head_shows_its_best_chunk_alone(tmp_path, monkeypatch):
+    # the whole file is its head, which carries the matching function: under a budget too
+    # small for the file, the function shown as a window of its own (lines 1-12 left out)
+    doc = "".join(f"# {w} notes about the module, kept at its top.\n" for w in "abcdefgh")
+    body = "def retry(n):\n    for i in range(n):\n        os.sleep(2 ** i)\n"
+    text = doc + "\nimport os\n\n\n" + body
+    (tmp_path / "tiny.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    ruler = HeuristicRuler()
+    full = excerpt_sources(["tiny.py"], "retry", ruler=ruler)
+    (_, ex), = full.shown
+    assert [s.kind for s in ex.spans] == ["head"] and ex.spans[0].windows
+    whole = ruler.count(full.render())
+    run = excerpt_sources(["tiny.py"], "retry", ruler=ruler, budget=whole * 2 // 3)
+    (_, cut), = run.shown
+    assert _lines_shown(cut) == [13, 14, 15]
+    assert run.tokens <= whole * 2 // 3
+    assert [(d.kind, d.start, d.end) for d in run.dropped] == [("head", 1, 15)]
+    # too small even for that: the file goes, as before
+    tiny = excerpt_sources(["tiny.py"], "retry", ruler=ruler, budget=5)
+    assert tiny.shown == [] and [d.kind for d in tiny.dropped] == ["file"]
+
+
+def test_a_window_shown_without_its_head_is_not_reported_dropped(src):
+    # the window taken headless stands twice in the fitting's units; it is one shown window
+    ruler = HeuristicRuler()
+    q = "ship_order return_item customer"
+    full = excerpt_sources(["inventory.py"], q, ExcerptOptions(max_windows=3), ruler=ruler)
+    (_, ex), = full.shown
+    head, best = ex.spans[0], max(ex.windows, key=lambda s: s.score)
+    alone = ex.without(head)
+    for w in ex.windows:
+        if w != best:
+            alone = alone.without(w)
+    budget = ruler.count(render_excerpt(alone, "inventory.py")) + 4
+    assert budget < ruler.count(render_excerpt(ex.without(best), "inventory.py"))
+    run = excerpt_sources(["inventory.py"], q, ExcerptOptions(max_windows=3), ruler=ruler,
+                          budget=budget)
+    (_, cut), = run.shown
+    assert best in cut.spans and head not in cut.spans
+    shown = {(s.start, s.end) for s in cut.windows}
+    dropped = [(d.start, d.end) for d in run.dropped if d.kind == "window"]
+    assert ("head", 1, 15) in [(d.kind, d.start, d.end) for d in run.dropped]
+    assert not shown & set(dropped) and len(dropped) == len(set(dropped)) == 2
+    assert run.tokens == ruler.count(run.render()) <= budget
