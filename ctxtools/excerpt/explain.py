@@ -95,7 +95,7 @@ def _left_out(run: ExcerptRun) -> list[Item]:
             out.append(Item(what, why, d.score))
         elif d.kind == "head":
             what = f"{quote_name(d.label)} head {d.start}-{d.end}"
-            why = f"over --tokens {run.budget:,}: the file's best window shown without its head"
+            why = f"over --tokens {run.budget:,}: the file shown by its windows, without its head"
             out.append(Item(what, why))
         else:
             why = "over --tokens: " + ("a weak file" if d.matched else "nothing matched")

@@ -25,7 +25,8 @@ from ctxtools.retrieval.plan import MAX_MISSES, by_relevance
 
 @dataclass(frozen=True)
 class Dropped:
-    """What a budget took out: a ``window`` of a file, or a whole ``file``."""
+    """What a budget took out: a ``window`` of a file, a file's ``head`` (the file shown by
+    its windows alone), or a whole ``file``."""
 
     label: str
     kind: str

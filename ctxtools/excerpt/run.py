@@ -166,7 +166,7 @@ class ExcerptRun:
                 if d.kind == "window":
                     what = f"window {d.start}-{d.end} (score {d.score:.3g})"
                 elif d.kind == "head":
-                    what = f"head {d.start}-{d.end} (its best window shown alone)"
+                    what = f"head {d.start}-{d.end} (the file shown by its windows alone)"
                 else:
                     what = "whole file" + ("" if d.matched else " (nothing matched)")
                 per_file.setdefault(d.label, []).append(what)

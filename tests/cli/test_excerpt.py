@@ -862,8 +862,8 @@ def test_a_budget_too_small_for_the_head_shows_the_best_window_alone(script_runn
     assert r.returncode == 0, r.stderr
     shown = [line.split("\t", 1)[0] for line in r.stdout.splitlines() if "\t" in line]
     assert "63\tdef ship_order(" in r.stdout and "1" not in shown
-    assert "dropped inventory.py: head 1-15 (its best window shown alone)" in r.stderr
-    assert "inventory.py head 1-15: over --tokens 150: the file's best window shown" in (
+    assert "dropped inventory.py: head 1-15 (the file shown by its windows alone)" in r.stderr
+    assert "inventory.py head 1-15: over --tokens 150: the file shown by its windows" in (
         r.stderr
     )
     doc = json.loads(script_runner.run([*args, "-t", "150", "--json"]).stdout)

@@ -442,7 +442,7 @@ def test_a_head_that_does_not_fit_gives_way_to_the_best_window(src):
     assert [(d.kind, d.start, d.end) for d in run.dropped] == [("head", 1, 15)]
     assert run.drop_notes() == [
         "dropped 1 part(s) of 1 file(s)",
-        "  dropped inventory.py: head 1-15 (its best window shown alone)",
+        "  dropped inventory.py: head 1-15 (the file shown by its windows alone)",
     ]
     assert [(d["kind"], d["start"], d["end"]) for d in run.as_dict()["budget"]["dropped"]] == [
         ("head", 1, 15)
