@@ -1,0 +1,301 @@
+"""Does a repository's history point at the function a fix changes? An offline screen over
+the tuning sets, before any of it is built into the engine.
+
+    .venv/bin/python bench/pack_quality/history_screen.py dump --set tune --out /tmp/h1.pkl
+    .venv/bin/python bench/pack_quality/history_screen.py score /tmp/h1.pkl [/tmp/h2.pkl ...]
+        [--top 10,30,co] [--weights 0,0.1,0.25] [--mode linear|sqrt|topfiles]
+
+``dump``: for every task of the sets, ctx-pack's ranking (the Chooser, in process, as
+``tune.py`` builds it: each chunk's score, file, lines and name, and whether it holds a gold
+line), and the last ``N_COMMITS`` non-merge commits before the task's parent, read from
+the mirror with ``git log -U0`` over the source files of the languages git has a function
+driver for (``DRIVERS``): each commit's message and the functions its hunks touch
+(the hunk header's function context, git's own per-language drivers through an attributes
+file, and the definitions on changed lines), by file. Commits of over ``MAX_FILES`` files
+touch nothing here. A task whose mirror lacks an object of that history is skipped.
+
+``score``: two signals over the dump, and what each would do to a pack.
+- ``--top K``: BM25 of the task against the commits' messages; the K best commits' functions
+  get the commit's score (shared by the square root of the functions it touched); a chunk
+  gets its (file, last name part)'s sum.
+- ``co``: co-change -- the functions that changed in the same commits as the five best
+  chunks' functions, each commit's share 1 / its functions.
+For each it prints how many chunks the signal marks and how many of them hold gold (the
+lift over the base rate; the gold chunks ranked #100 and deeper it reaches), then a
+"packsim" per weight W: scores plus W x the best chunk's score x signal / its maximum
+(``--mode sqrt``: of its square root; ``topfiles``: only in the 20 best files), chunks
+taken best first into 650 / 1,450 / 2,900 lines (~8k / 16k / 32k tokens; 3 lines of
+overhead a chunk), line recall and complete tasks per set. A screen, not the planner: a
+lever it does not lift is not worth building; one it lifts must still be built and run.
+
+Measured on tune, tune2 and tune3 (154 tasks; the twenty-second session's note has the
+table): the message signal, the 10 best commits at W 0.1, lifts complete tasks at 8k / 16k /
+32k from 66 / 85 / 95 to 67 / 87 / 98 and line recall on each of the three lists at each
+budget; it marks 0.56% of the chunks (10,721 of 1,926,589) with a lift of 51 over the base
+rate and reaches 28 of the 150 gold chunks ranked #100 and deeper. Co-change does not lift
+16k or 32k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pickle
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from pack_quality import tune  # noqa: E402
+from pack_quality.gold import parse_patch  # noqa: E402
+from pack_quality.trees import find_mirror  # noqa: E402
+
+N_COMMITS = 2000
+MAX_FILES = 40
+LINE_BUDGETS = (650, 1450, 2900)  # ~8k / 16k / 32k tokens
+PER_CHUNK = 3  # lines of overhead a chunk (its header's share, a separator)
+SEEDS = 5  # co-change: the best chunks whose companions count
+# git's built-in function-context drivers, by extension
+DRIVERS = {
+    "py": "python", "go": "golang", "rs": "rust", "java": "java", "ts": "javascript",
+    "tsx": "javascript", "js": "javascript", "c": "cpp", "h": "cpp", "cc": "cpp",
+    "cpp": "cpp", "rb": "ruby",
+}
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_KEYWORDS = frozenset({
+    "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
+    "sizeof", "elif", "with", "assert", "print", "super", "new"})
+_DEFLINE = re.compile(
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:def|fn|func|function|class|struct|"
+    r"enum|trait|interface|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def header_name(text: str) -> str | None:
+    """The function a hunk header's context line names, if any."""
+    m = _DEFLINE.match(text)
+    if m:
+        return m.group(1)
+    return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
+
+
+MARK = "\0\x01commit\x01\0"  # starts a commit in the log (a diff may hold a NUL of its own)
+END = "\0\x02message\x02\0"  # ends its message
+
+
+def parse_log(out: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """[(message, [(path, function)])] of ``git log -U0`` output whose commits each start
+    with MARK and end their message with END."""
+    commits = []
+    for block in out.split(MARK)[1:]:
+        msg, _, diff = block.partition(END)
+        touched: set[tuple[str, str]] = set()
+        path, files = None, 0
+        for line in diff.splitlines():
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+                files += 1
+            elif line.startswith("@@") and path:
+                name = header_name(line[2:].partition("@@")[2].strip())
+                if name:
+                    touched.add((path, name))
+            elif path and line[:1] in "+-" and not line.startswith(("+++", "---")):
+                m = _DEFLINE.match(line[1:])
+                if m:
+                    touched.add((path, m.group(1)))
+        commits.append((msg, sorted(touched) if files <= MAX_FILES else []))
+    return commits
+
+
+def history(mirror: Path, parent: str, attrs: Path) -> list:
+    got = subprocess.run(
+        ["git", f"--git-dir={mirror}", "-c", f"core.attributesFile={attrs}", "log",
+         f"-n{N_COMMITS}", "--no-merges", "-U0", "--no-renames",
+         "--format=%x00%x01commit%x01%x00%s%n%b%x00%x02message%x02%x00", parent, "--",
+         *(f"*.{ext}" for ext in DRIVERS)], capture_output=True)
+    if got.returncode:
+        raise RuntimeError(got.stderr.decode(errors="replace").strip()[-200:])
+    return parse_log(got.stdout.decode(errors="replace"))
+
+
+def dump(sets: list[str], out: Path, store: Path) -> None:
+    with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", delete=False) as f:
+        f.write("".join(f"*.{ext} diff={drv}\n" for ext, drv in DRIVERS.items()))
+        attrs = Path(f.name)
+    rows = []
+    for t, tree in tune.tasks_of(sets):
+        mirror = find_mirror(t.repo, {}, tune.MIRRORS)
+        gold = parse_patch(t.patch)
+        if mirror is None or not gold.hunks:
+            continue
+        try:
+            commits = history(mirror, t.base, attrs)
+        except RuntimeError as exc:
+            print(f"{t.id}: skipped, {exc}", file=sys.stderr)
+            continue
+        ch = tune.build_chooser(t.text, tree, store, 16000)
+        lines = {(h.path, n) for h in gold.hunks for n in h.lines}
+        chunks = [
+            (d.scores[k], d.label, c.start, c.end, c.name or "",
+             any((d.label, n) in lines for n in range(c.start, c.end + 1)))
+            for d in ch.docs for k, c in enumerate(d.chunks)]
+        rows.append({"id": t.id, "kind": t.kind, "text": t.text, "chunks": chunks,
+                     "hunks": [(h.path, tuple(h.lines)) for h in gold.hunks],
+                     "commits": commits})
+        print(f"{t.id}: {len(chunks)} chunks, {len(commits)} commits", file=sys.stderr)
+    attrs.unlink()
+    out.write_bytes(pickle.dumps(rows))
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+
+
+def _bm25(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    from ctxtools.analyzer.tokenizer import words
+
+    q = set(words(query))
+    bags = [Counter(words(d)) for d in docs]
+    avg = sum(sum(c.values()) for c in bags) / max(len(bags), 1) or 1.0
+    df = Counter(w for c in bags for w in c if w in q)
+    out = []
+    for c in bags:
+        dl = sum(c.values())
+        s = 0.0
+        for w in q:
+            f = c.get(w, 0)
+            if f:
+                idf = math.log(1 + (len(bags) - df[w] + 0.5) / (df[w] + 0.5))
+                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avg))
+        out.append(s)
+    return out
+
+
+def by_messages(task: dict, top: int) -> list[float]:
+    """Each chunk's share of the TOP commits whose messages best match the task."""
+    commits = task["commits"]
+    scores = _bm25(task["text"], [m for m, _ in commits])
+    funcs: dict[tuple[str, str], float] = defaultdict(float)
+    for i in sorted(range(len(commits)), key=lambda i: -scores[i])[:top]:
+        touched = commits[i][1]
+        if scores[i] <= 0:
+            break
+        for path, name in touched:
+            funcs[(path, _last(name))] += scores[i] / len(touched) ** 0.5
+    return [funcs.get((c[1], _last(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
+
+
+def by_cochange(task: dict) -> list[float]:
+    """Each chunk's count of commits shared with the SEEDS best chunks' functions."""
+    seeds: set[tuple[str, str]] = set()
+    for c in sorted(task["chunks"], key=lambda c: -c[0]):
+        if c[4]:
+            seeds.add((c[1], _last(c[4])))
+        if len(seeds) >= SEEDS:
+            break
+    funcs: dict[tuple[str, str], float] = defaultdict(float)
+    for _msg, touched in task["commits"]:
+        names = {(p, _last(n)) for p, n in touched}
+        if names & seeds and len(names) <= 60:
+            for pn in names - seeds:
+                funcs[pn] += 1.0 / len(names)
+    return [funcs.get((c[1], _last(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
+
+
+def packsim(task: dict, scores: list[float], budget: int) -> tuple[float, bool]:
+    chunks = task["chunks"]
+    order = sorted(range(len(chunks)), key=lambda i: (-scores[i], chunks[i][1], chunks[i][2]))
+    used, shown = 0, defaultdict(set)
+    for i in order:
+        c = chunks[i]
+        cost = c[3] - c[2] + 1 + PER_CHUNK
+        if used + cost <= budget:
+            used += cost
+            shown[c[1]].update(range(c[2], c[3] + 1))
+    lines = [(p, n) for p, ns in task["hunks"] for n in ns]
+    got = sum(1 for p, n in lines if n in shown.get(p, ()))
+    return got / max(len(lines), 1), got == len(lines)
+
+
+def boosted(task: dict, signal: list[float], w: float, mode: str) -> list[float]:
+    base = [c[0] for c in task["chunks"]]
+    best, top = max(base, default=1.0) or 1.0, max(signal, default=0.0)
+    if not top or not w:
+        return base
+    rank: dict[str, int] = {}
+    for c in sorted(task["chunks"], key=lambda c: -c[0]):
+        rank.setdefault(c[1], len(rank))
+    out = []
+    for b, x, c in zip(base, signal, task["chunks"], strict=True):
+        part = (x / top) ** 0.5 if mode == "sqrt" else x / top
+        if mode == "topfiles" and rank[c[1]] >= 20:
+            part = 0.0
+        out.append(b + w * best * part)
+    return out
+
+
+def score(paths: list[Path], tops: list[str], weights: list[float], mode: str) -> None:
+    tasks = [t for p in paths for t in pickle.loads(p.read_bytes())]
+    print(f"{len(tasks)} tasks")
+    for top in tops:
+        sig = {t["id"]: by_cochange(t) if top == "co" else by_messages(t, int(top))
+               for t in tasks}
+        marked = [(s > 0, c[5], i) for t in tasks for s, c, i in zip(
+            sig[t["id"]], t["chunks"], _ranks(t), strict=True)]
+        n, gold = len(marked), sum(g for _m, g, _r in marked)
+        hit = sum(1 for m, _g, _r in marked if m)
+        hit_gold = sum(1 for m, g, _r in marked if m and g)
+        deep = [(m, r) for m, g, r in marked if g and r >= 100]
+        print(f"signal {top}: {hit} of {n} chunks marked, {hit_gold} of them gold "
+              f"(lift {hit_gold / max(hit, 1) / max(gold / n, 1e-9):.1f}); gold chunks "
+              f"#100+ {len(deep)}, marked {sum(m for m, _r in deep)}")
+        for w in weights:
+            res: dict[tuple[str, int], list] = defaultdict(lambda: [0.0, 0, 0])
+            for t in tasks:
+                sc = boosted(t, sig[t["id"]], w, mode)
+                for b in LINE_BUDGETS:
+                    lr, done = packsim(t, sc, b)
+                    for key in (t["kind"], "all"):
+                        r = res[(key, b)]
+                        r[0], r[1], r[2] = r[0] + lr, r[1] + done, r[2] + 1
+            cells = [f"{k} " + " · ".join(
+                f"{res[(k, b)][0] / res[(k, b)][2]:.3f}/{res[(k, b)][1]}" for b in LINE_BUDGETS)
+                for k in sorted({k for k, _b in res})]
+            print(f"  W {w}: " + " | ".join(cells))
+
+
+def _ranks(task: dict) -> list[int]:
+    order = sorted(range(len(task["chunks"])), key=lambda i: -task["chunks"][i][0])
+    out = [0] * len(order)
+    for r, i in enumerate(order):
+        out[i] = r
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("--set", default="tune")
+    d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
+    s = sub.add_parser("score")
+    s.add_argument("dumps", type=Path, nargs="+")
+    s.add_argument("--top", default="10,30,co")
+    s.add_argument("--weights", default="0,0.1,0.25,0.5,1")
+    s.add_argument("--mode", choices=("linear", "sqrt", "topfiles"), default="linear")
+    args = ap.parse_args(argv)
+    if args.cmd == "dump":
+        dump(args.set.split(","), args.out, args.store)
+    else:
+        score(args.dumps, args.top.split(","), [float(w) for w in args.weights.split(",")],
+              args.mode)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
