@@ -4,6 +4,8 @@ the tuning sets, before any of it is built into the engine.
     .venv/bin/python bench/pack_quality/history_screen.py dump --set tune --out /tmp/h1.pkl
     .venv/bin/python bench/pack_quality/history_screen.py score /tmp/h1.pkl [/tmp/h2.pkl ...]
         [--top 10,30,co] [--weights 0,0.1,0.25] [--mode linear|sqrt|topfiles]
+    .venv/bin/python bench/pack_quality/history_screen.py planner /tmp/h1.pkl --set tune
+        [--weights 0,0.1,0.25] [--top 10]
 
 ``dump``: for every task of the sets, ctx-pack's ranking (the Chooser, in process, as
 ``tune.py`` builds it: each chunk's score, file, lines and name, and whether it holds a gold
@@ -27,6 +29,11 @@ lift over the base rate; the gold chunks ranked #100 and deeper it reaches), the
 taken best first into 650 / 1,450 / 2,900 lines (~8k / 16k / 32k tokens; 3 lines of
 overhead a chunk), line recall and complete tasks per set. A screen, not the planner: a
 lever it does not lift is not worth building; one it lifts must still be built and run.
+
+``planner``: the message signal through the real planner (``tune.py``'s files-section
+loop): each task's Chooser, its chunk scores raised as above, the files section rendered at
+8k / 16k / 32k and scored against gold, per weight. The history still comes from the
+mirror (the task trees have none), so this is the engine's plan, not yet its code.
 
 Measured on tune, tune2 and tune3 (154 tasks; the twenty-second session's note has the
 table): the message signal, the 10 best commits at W 0.1, lifts complete tasks at 8k / 16k /
@@ -268,6 +275,47 @@ def score(paths: list[Path], tops: list[str], weights: list[float], mode: str) -
             print(f"  W {w}: " + " | ".join(cells))
 
 
+def planner(sets: list[str], paths: list[Path], weights: list[float], top: int,
+            store: Path) -> None:
+    """The message signal through the real planner: each task's Chooser built in process
+    (as ``tune.py`` builds it), its chunk scores raised by W x best x signal / max, the
+    files section rendered at 8k / 16k / 32k (less ``tune.OVERHEAD``) and scored."""
+    from ctxtools.pack.choose_render import render_plan
+    from pack_quality.gold import score as score_pack
+
+    rows = {r["id"]: r for p in paths for r in pickle.loads(p.read_bytes())}
+    res: dict[tuple, list] = defaultdict(lambda: [0.0, 0, 0])
+    for t, tree in tune.tasks_of(sets):
+        gold = parse_patch(t.patch)
+        if t.id not in rows or not gold.hunks:
+            continue
+        ch = tune.build_chooser(t.text, tree, store, 32000)
+        chunks = [(s, d.label, c.start, c.end, c.name or "", False)
+                  for d in ch.docs for s, c in zip(d.scores, d.chunks, strict=True)]
+        sig = by_messages({"text": t.text, "commits": rows[t.id]["commits"],
+                           "chunks": chunks}, top)
+        base = [list(d.scores) for d in ch.docs]
+        best = max((s for b in base for s in b), default=1.0) or 1.0
+        top_sig = max(sig, default=0.0) or 1.0
+        got = []
+        for w in weights:
+            flat = iter(sig)
+            for d, b in zip(ch.docs, base, strict=True):
+                d.scores[:] = [x + w * best * next(flat) / top_sig for x in b]
+            for budget in (8000, 16000, 32000):
+                sc = score_pack(gold, render_plan(ch, budget - tune.OVERHEAD).text)
+                got.append(f"{w}/{budget // 1000}k {sc['line_recall']:.2f}")
+                for key in (t.kind, "all"):
+                    r = res[(key, w, budget)]
+                    r[0], r[1], r[2] = r[0] + sc["line_recall"], r[1] + sc["complete"], r[2] + 1
+        print(t.id, *got, file=sys.stderr, flush=True)
+    for w in weights:
+        cells = [f"{k} " + " · ".join(
+            f"{res[(k, w, b)][0] / res[(k, w, b)][2]:.3f}/{res[(k, w, b)][1]}"
+            for b in (8000, 16000, 32000)) for k in sorted({k for k, _w, _b in res})]
+        print(f"W {w}: " + " | ".join(cells))
+
+
 def _ranks(task: dict) -> list[int]:
     order = sorted(range(len(task["chunks"])), key=lambda i: -task["chunks"][i][0])
     out = [0] * len(order)
@@ -288,8 +336,17 @@ def main(argv=None) -> int:
     s.add_argument("--top", default="10,30,co")
     s.add_argument("--weights", default="0,0.1,0.25,0.5,1")
     s.add_argument("--mode", choices=("linear", "sqrt", "topfiles"), default="linear")
+    r = sub.add_parser("planner")
+    r.add_argument("dumps", type=Path, nargs="+")
+    r.add_argument("--set", default="tune")
+    r.add_argument("--top", type=int, default=10)
+    r.add_argument("--weights", default="0,0.1,0.25")
+    r.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
     args = ap.parse_args(argv)
-    if args.cmd == "dump":
+    if args.cmd == "planner":
+        planner(args.set.split(","), args.dumps, [float(w) for w in args.weights.split(",")],
+                args.top, args.store)
+    elif args.cmd == "dump":
         dump(args.set.split(","), args.out, args.store)
     else:
         score(args.dumps, args.top.split(","), [float(w) for w in args.weights.split(",")],
