@@ -112,8 +112,8 @@ def cli(**opts) -> int:
     header and head come with its first window), each while it fits; then the matched
     files that kept no window, by their head; then the files where nothing matched. A
     file whose head does not fit beside its best window is shown without it, from that
-    window on, when the two fit (a small budget, or a small file that is all head). So what goes is what is
-    worth least; the list of files with no match names as many as
+    window on, when the two fit (a small budget, or a small file that is all head). So
+    what goes is what is worth least; the list of files with no match names as many as
     then fit. Each drop is reported on stderr. Files are printed in the order given, or
     --sort score (ctx-pack's file score, best first, ties in the order given).
 
