@@ -277,7 +277,7 @@ def score(paths: list[Path], tops: list[str], weights: list[float], mode: str) -
 
 
 def planner(sets: list[str], paths: list[Path], weights: list[float], top: int,
-            store: Path) -> None:
+            store: Path, mode: str = "linear") -> None:
     """The message signal through the real planner: each task's Chooser built in process
     (as ``tune.py`` builds it), its chunk scores raised by W x best x signal / max, the
     files section rendered at 8k / 16k / 32k (less ``tune.OVERHEAD``) and scored."""
@@ -293,16 +293,13 @@ def planner(sets: list[str], paths: list[Path], weights: list[float], top: int,
         ch = tune.build_chooser(t.text, tree, store, 32000)
         chunks = [(s, d.label, c.start, c.end, c.name or "", False)
                   for d in ch.docs for s, c in zip(d.scores, d.chunks, strict=True)]
-        sig = by_messages({"text": t.text, "commits": rows[t.id]["commits"],
-                           "chunks": chunks}, top)
-        base = [list(d.scores) for d in ch.docs]
-        best = max((s for b in base for s in b), default=1.0) or 1.0
-        top_sig = max(sig, default=0.0) or 1.0
+        task = {"text": t.text, "commits": rows[t.id]["commits"], "chunks": chunks}
+        sig = by_messages(task, top)
         got = []
         for w in weights:
-            flat = iter(sig)
-            for d, b in zip(ch.docs, base, strict=True):
-                d.scores[:] = [x + w * best * next(flat) / top_sig for x in b]
+            flat = iter(boosted(task, sig, w, mode))
+            for d in ch.docs:
+                d.scores[:] = [next(flat) for _ in d.scores]
             for budget in (8000, 16000, 32000):
                 sc = score_pack(gold, render_plan(ch, budget - tune.OVERHEAD).text)
                 got.append(f"{w}/{budget // 1000}k {sc['line_recall']:.2f}")
@@ -343,10 +340,11 @@ def main(argv=None) -> int:
     r.add_argument("--top", type=int, default=10)
     r.add_argument("--weights", default="0,0.1,0.25")
     r.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
+    r.add_argument("--mode", choices=("linear", "sqrt", "topfiles"), default="linear")
     args = ap.parse_args(argv)
     if args.cmd == "planner":
         planner(args.set.split(","), args.dumps, [float(w) for w in args.weights.split(",")],
-                args.top, args.store)
+                args.top, args.store, args.mode)
     elif args.cmd == "dump":
         dump(args.set.split(","), args.out, args.store)
     else:
