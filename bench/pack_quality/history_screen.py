@@ -49,7 +49,6 @@ three lists, dev unchanged, tune3 at 32k one task lower (34 -> 33); at W 0.15: 6
 from __future__ import annotations
 
 import argparse
-import math
 import pickle
 import re
 import subprocess
@@ -62,7 +61,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from pack_quality import tune  # noqa: E402
+from pack_quality.corpus import Unit  # noqa: E402
 from pack_quality.gold import parse_patch  # noqa: E402
+from pack_quality.retrieve import bm25_rank  # noqa: E402
 from pack_quality.trees import find_mirror  # noqa: E402
 
 N_COMMITS = 2000
@@ -165,37 +166,20 @@ def _last(name: str) -> str:
     return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
 
-def _bm25(query: str, docs: list[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
-    from ctxtools.analyzer.tokenizer import words
-
-    q = set(words(query))
-    bags = [Counter(words(d)) for d in docs]
-    avg = sum(sum(c.values()) for c in bags) / max(len(bags), 1) or 1.0
-    df = Counter(w for c in bags for w in c if w in q)
-    out = []
-    for c in bags:
-        dl = sum(c.values())
-        s = 0.0
-        for w in q:
-            f = c.get(w, 0)
-            if f:
-                idf = math.log(1 + (len(bags) - df[w] + 0.5) / (df[w] + 0.5))
-                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avg))
-        out.append(s)
-    return out
-
-
 def by_messages(task: dict, top: int) -> list[float]:
     """Each chunk's share of the TOP commits whose messages best match the task."""
+    from ctxtools.analyzer.tokenizer import words
+
     commits = task["commits"]
-    scores = _bm25(task["text"], [m for m, _ in commits])
+    units = []
+    for i, (msg, _touched) in enumerate(commits):
+        bag = Counter(words(msg))
+        units.append(Unit(f"{i:06d}", [], bag, sum(bag.values())))
     funcs: dict[tuple[str, str], float] = defaultdict(float)
-    for i in sorted(range(len(commits)), key=lambda i: -scores[i])[:top]:
-        touched = commits[i][1]
-        if scores[i] <= 0:
-            break
+    for s, u in bm25_rank(units, words(task["text"]))[:top]:
+        touched = commits[int(u.path)][1]
         for path, name in touched:
-            funcs[(path, _last(name))] += scores[i] / len(touched) ** 0.5
+            funcs[(path, _last(name))] += s / len(touched) ** 0.5
     return [funcs.get((c[1], _last(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
 
 
@@ -283,16 +267,13 @@ def planner(sets: list[str], paths: list[Path], weights: list[float], top: int,
     """The message signal through the real planner: each task's Chooser built in process
     (as ``tune.py`` builds it), its chunk scores raised by W x best x signal / max, the
     files section rendered at 8k / 16k / 32k (less ``tune.OVERHEAD``) and scored."""
-    from ctxtools.pack.choose_render import render_plan
-    from pack_quality.gold import score as score_pack
-
     rows = {r["id"]: r for p in paths for r in pickle.loads(p.read_bytes())}
     res: dict[tuple, list] = defaultdict(lambda: [0.0, 0, 0])
+    budgets = [8000, 16000, 32000]
     for t, tree in tune.tasks_of(sets):
-        gold = parse_patch(t.patch)
-        if t.id not in rows or not gold.hunks:
+        if t.id not in rows or not parse_patch(t.patch).hunks:
             continue
-        ch = tune.build_chooser(t.text, tree, store, 32000)
+        ch = tune.build_chooser(t.text, tree, store, max(budgets))
         chunks = [(s, d.label, c.start, c.end, c.name or "", False)
                   for d in ch.docs for s, c in zip(d.scores, d.chunks, strict=True)]
         task = {"text": t.text, "commits": rows[t.id]["commits"], "chunks": chunks}
@@ -302,12 +283,11 @@ def planner(sets: list[str], paths: list[Path], weights: list[float], top: int,
             flat = iter(boosted(task, sig, w, mode))
             for d in ch.docs:
                 d.scores[:] = [next(flat) for _ in d.scores]
-            for budget in (8000, 16000, 32000):
-                sc = score_pack(gold, render_plan(ch, budget - tune.OVERHEAD).text)
-                got.append(f"{w}/{budget // 1000}k {sc['line_recall']:.2f}")
+            for row in tune.evaluate([(t, tree)], budgets, store, {t.id: ch}):
+                got.append(f"{w}/{row['budget'] // 1000}k {row['line_recall']:.2f}")
                 for key in (t.kind, "all"):
-                    r = res[(key, w, budget)]
-                    r[0], r[1], r[2] = r[0] + sc["line_recall"], r[1] + sc["complete"], r[2] + 1
+                    r = res[(key, w, row["budget"])]
+                    r[0], r[1], r[2] = r[0] + row["line_recall"], r[1] + row["complete"], r[2] + 1
         print(t.id, *got, file=sys.stderr, flush=True)
     for w in weights:
         cells = [f"{k} " + " · ".join(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
 
 from ctxtools.analyzer.query import Query
-from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span
+from ctxtools.excerpt.model import Excerpt, ExcerptOptions, Span, window_spans
 from ctxtools.excerpt.source import (
     BINARY_SNIFF,
     BLOCK_SIZE,
@@ -101,16 +101,7 @@ def _spans(
     last = first + h - 1 if h else 0
     inside = [w for w in windows if w.end <= last]
     spans = [Span("head", first, last, tuple(inside))] if h else []
-    for w in sorted(windows, key=lambda w: (w.start, w.end)):
-        if w.end <= last:
-            continue
-        start = max(w.start, last + 1)
-        if spans and spans[-1].kind == "window" and start <= spans[-1].end:
-            start = spans[-1].end + 1  # overlapping chunks of a long definition's parts
-            if start > w.end:
-                continue
-        spans.append(Span("window", start, w.end, (w,)))
-    return tuple(spans)
+    return (*spans, *window_spans(windows, last + 1))
 
 
 def _unmatched_spans(n: int, options: ExcerptOptions, first: int = 1) -> tuple[Span, ...]:

@@ -60,6 +60,18 @@ class Span:
         return self.end - self.start + 1
 
 
+def window_spans(windows, first: int = 1) -> list[Span]:
+    """WINDOWS as spans in line order, none starting before FIRST, each starting after the
+    one before it (overlapping chunks of a long definition's parts); a window left with no
+    line of its own is none."""
+    out: list[Span] = []
+    for w in sorted(windows, key=lambda w: (w.start, w.end)):
+        start = max(w.start, first, out[-1].end + 1 if out else first)
+        if start <= w.end:
+            out.append(Span("window", start, w.end, (w,)))
+    return out
+
+
 @dataclass(frozen=True)
 class Excerpt:
     """One file cut down: disjoint ``spans`` in file order, the text of their ``lines``,
@@ -97,11 +109,7 @@ class Excerpt:
         head = next((s for s in self.spans if s.kind == "head"), None)
         if head is None or not (head.windows or self.windows):
             return None
-        own: list[Span] = []
-        for w in sorted(head.windows, key=lambda w: (w.start, w.end)):
-            start = max(w.start, own[-1].end + 1) if own else w.start
-            if start <= w.end:  # (overlapping chunks of a long definition's parts)
-                own.append(Span("window", start, w.end, (w,)))
+        own = window_spans(head.windows)
         spans = sorted((*own, *(s for s in self.spans if s is not head)), key=lambda s: s.start)
         return replace(self, spans=tuple(spans))
 
