@@ -122,8 +122,11 @@ def cli(**opts) -> int:
     files counting for nothing. Definitions are the unit: every function, method and
     class (the repo map's scanners; windows for other files) is scored, and a definition
     whose name the task writes, or that a frame or message points at, ranks first, as do
-    the definitions the best ones call. Source ranks above tests, docs and examples unless
-    the task is about them. The best definitions of the whole ranking are shown in one
+    the definitions the best ones call. In a git work tree, the functions changed by the
+    10 commits (of the last 2,000) whose messages best match the task rank up by at most
+    0.15 of the best definition's score ("history" in --explain; CTX_HISTORY=0 turns it
+    off). Source ranks above tests, docs and examples unless the task is about them.
+    The best definitions of the whole ranking are shown in one
     order, each whole with its class's line and the file's imports; a file grows toward
     whole only as far as its definitions outrank every other file's. The next files get
     their declaring lines (signatures), the next their paths. The budget is a ceiling:

@@ -119,6 +119,13 @@ class Chooser:
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
         self.query = parse_query(ask.task_words)
+        self._signal = None  # the history's (``_history``), read beside the files
+        self._pending = None
+        if self.query.words:
+            from ctxtools.retrieval.history import Pending, enabled
+
+            if enabled():
+                self._pending = Pending(self.root, self.query.words)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")
@@ -326,12 +333,14 @@ class Chooser:
 
         self.ranking = self.docs = None  # (a ranking again: the last one is let go first)
         self.ranking = rank_sources(
-            self.sources, self.query, fallback=self.map_ranks, semantic=True, store=self.req.store
+            self.sources, self.query, fallback=self.map_ranks, semantic=True,
+            store=self.req.store, history=self._history(),
         )
-        if self.ranking.note:  # e.g. the semantic extra is missing
-            note = Note.parse(self.ranking.note)
-            if note not in self.base_notes:
-                self.base_notes.append(note)
+        for said in (self.ranking.note, self._signal and self._signal.note):
+            if said:  # e.g. the semantic extra is missing; git took too long
+                note = Note.parse(said)
+                if note not in self.base_notes:
+                    self.base_notes.append(note)
         if self.sig_mode:
             missing = [s for s in self.sources if s.defs is None]
             if missing:
@@ -340,6 +349,12 @@ class Chooser:
                     s.defs = defs.get(s.label, ())
             with_unreached(self.ranking, self.sources, self.map_ranks)
         self.docs = self.ranking.docs
+
+    def _history(self):
+        """The repository history's signal for this task (``retrieval.history``), or None."""
+        if self._signal is None and self._pending is not None:
+            self._signal, self._pending = self._pending.result(), None
+        return self._signal
 
     def _missing_paths(self) -> None:
         """A path the task names that no candidate is: a warning with the closest names."""

@@ -207,6 +207,8 @@ def _chunk_score(doc, k: int) -> dict:
     }
     if getattr(doc, "semantic", None):  # retrieval.semantic.rerank: the chunk's semantic part
         out["semantic"] = round(doc.semantic[k], 3)
+    if getattr(doc, "history", None):  # retrieval.history.apply: the chunk's history part
+        out["history"] = round(doc.history[k], 3)
     return out
 
 

@@ -301,17 +301,24 @@ def rank_sources(
     fallback: dict[str, float] | None = None,
     semantic: bool = False,
     store=None,
+    history=None,
 ) -> Ranking:
     """Rank SOURCES against QUERY (see the module's docstring). When nothing in the query
     reaches any source (a task of plain words that occur nowhere), the files are ranked
     by FALLBACK (label -> the repo map's rank) instead, so a pack is still built. SEMANTIC:
     add the semantic part for a prose-only task (``semantic.rerank``; ctx-pack asks), its
-    vectors kept in STORE (an explicit store root, as ``config.store_root`` takes it)."""
+    vectors kept in STORE (an explicit store root, as ``config.store_root`` takes it).
+    HISTORY: the repository history's signal (``history.read_signal``; ctx-pack reads it
+    for a root in a git work tree), its part added to the chunks it touched."""
     ranking = _rank(sources, query)
     if semantic and SEMANTIC_WEIGHT and query.words:  # the semantic hook (ctx-pack's), prose only
         from ctxtools.retrieval.semantic import rerank
 
         ranking.note = rerank(ranking, SEMANTIC_WEIGHT, store=store)
+    if history is not None and history.touched:
+        from ctxtools.retrieval.history import apply
+
+        apply(ranking, history)
     if fallback is None or any(d.score > 0 for d in ranking.docs):
         return ranking
     return _by_fallback(sources, query, fallback)

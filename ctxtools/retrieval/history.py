@@ -1,0 +1,346 @@
+"""The repository's history as evidence: the functions changed by the past commits whose
+messages read like the task.
+
+A bug report often says what an earlier commit's message said ("fix the cache key when
+the version is set" against "cache: honour the key's version"), and the fix is often in
+a function that commit touched. So, when the packed root is inside a git work tree:
+
+1. ``git log`` gives the messages of the last ``N_COMMITS`` non-merge commits that touch
+   a source file under the root (``SOURCE_GLOBS``), one process, no diffs (about 0.06 s
+   on a 2,000-commit history of a 4,000-file Java tree);
+2. the task's words (``Query.words``, the one analyzer's) are matched against each
+   message's words by BM25 (``K1``, ``B``); the ``TOP`` best commits with a positive
+   score are kept, a commit without a parent aside (a root commit, or a shallow clone's
+   boundary, whose diff is the whole tree);
+3. ``git show -U0`` of those commits over the same files gives the functions each
+   touched: the function a hunk header names (git's own function-context drivers, by
+   the attributes file shipped in ``ctxtools/data``; the repository's own attributes come
+   first) and the definitions on its changed lines. A commit of more than ``MAX_FILES``
+   files (a rename, a reformat, a vendored drop) touches nothing here;
+4. each touched function ``(path, name)`` gets the commit's score divided by the square
+   root of the number of functions the commit touched, summed over the commits;
+5. ``apply`` raises each ranked chunk whose (file, last part of its name) was touched by
+   ``WEIGHT`` x the best chunk's score x its share of the best touched chunk's sum: at
+   most a sixth of the best chunk's score, so the history orders the chunks the words
+   already found and rarely brings one of its own.
+
+Tuned on the tuning lists (the twenty-second session's screen, ``bench/pack_quality/
+history_screen.py``): ``TOP`` 10 and ``WEIGHT`` 0.15 lifted every hunk shown at 8k / 16k /
+32k from 67 / 86 / 95 to 71 / 89 / 97 of 154 tasks through the real planner.
+
+No git, a root outside a work tree, an empty history, a git that fails or takes longer
+than ``TIMEOUT`` seconds: no signal, and ``Signal.note`` says why where it is not plain
+(a timeout: a note). ``CTX_HISTORY=0`` turns the signal off. Nothing
+here prints; the git processes get no stdin, no pager, no optional locks.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+N_COMMITS = 2000
+TOP = 10
+CANDIDATES = 3 * TOP  # the best messages whose diffs are read (a commit of docs alone: none)
+MAX_FILES = 40
+WEIGHT = 0.15
+K1, B = 1.2, 0.75
+TIMEOUT = 10.0  # seconds a git process may take before the signal is given up
+MAX_SHOW_BYTES = 64 << 20  # the most of ``git show``'s output read (the rest: not looked at)
+SOURCE_EXTS = ("py", "go", "rs", "java", "ts", "tsx", "js", "c", "h", "cc", "cpp", "rb")
+SOURCE_GLOBS = tuple(f"*.{ext}" for ext in SOURCE_EXTS)
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_KEYWORDS = frozenset({
+    "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
+    "sizeof", "elif", "with", "assert", "print", "super", "new"})
+_DEFLINE = re.compile(
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:def|fn|func|function|class|struct|"
+    r"enum|trait|interface|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)")
+_COMMIT = "\x00commit "  # starts a commit in ``git show``'s output (``--format``)
+
+
+@dataclass
+class Commit:
+    sha: str
+    subject: str
+    score: float
+
+
+@dataclass
+class Signal:
+    """What the history says: each touched function's sum, by (path under the root, the
+    last part of its name), and the commits it came from (best first)."""
+
+    touched: dict[tuple[str, str], float] = field(default_factory=dict)
+    commits: list[Commit] = field(default_factory=list)
+    by: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # key -> its commits
+    note: str | None = None  # why there is no signal, when that is worth saying
+
+
+def enabled() -> bool:
+    """Whether the history may be read: CTX_HISTORY=0 (or off, no, false) turns it off."""
+    return os.environ.get("CTX_HISTORY", "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def last_name(name: str) -> str:
+    """The last part of a definition's name (``Class.method`` -> ``method``, ``a::b`` -> ``b``)."""
+    return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+
+
+def header_name(text: str) -> str | None:
+    """The function a hunk header's context line (or a changed line) defines or names."""
+    m = _DEFLINE.match(text)
+    if m:
+        return m.group(1)
+    return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
+
+
+def parse_messages(out: bytes) -> list[tuple[str, str, str]]:
+    """[(sha, subject, whole message)] of ``git log -z --format=%H %P%n%B`` output, the
+    commits without a parent left out."""
+    got = []
+    for rec in out.split(b"\0"):
+        head, _, msg = rec.partition(b"\n")
+        shas = head.split()
+        if len(shas) < 2:  # no parent (or an empty record): its diff is a whole tree
+            continue
+        text = msg.decode("utf-8", "replace")
+        got.append((shas[0].decode("ascii", "replace"), text.partition("\n")[0], text))
+    return got
+
+
+def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = TOP) -> list[Commit]:
+    """The TOP commits whose messages best match QUERY_WORDS (BM25; ties: the later commit,
+    then the sha), those with a positive score only."""
+    from ctxtools.analyzer.tokenizer import words
+
+    q = set(query_words)
+    if not q or not messages:
+        return []
+    bags, lens = [], []
+    for _s, _subj, m in messages:
+        ws = words(m)
+        lens.append(len(ws))
+        bags.append(Counter(w for w in ws if w in q))
+    n = len(messages)
+    avg = (sum(lens) / n) or 1.0
+    df: Counter = Counter()
+    for bag in bags:
+        df.update(bag.keys())
+    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    scored = []
+    for i, bag in enumerate(bags):
+        if not bag:
+            continue
+        norm = K1 * (1 - B + B * lens[i] / avg)
+        s = sum(idf[t] * tf * (K1 + 1) / (tf + norm) for t, tf in bag.items())
+        scored.append((-s, i))
+    scored.sort()
+    return [Commit(messages[i][0], messages[i][1], -s) for s, i in scored[:top] if s < 0]
+
+
+def parse_show(out: bytes) -> dict[str, tuple[int, list[tuple[str, str]]]]:
+    """sha -> (the files its diff holds, the (path, function name) pairs its hunks touch),
+    from ``git show -U0 --format=%x00commit %H`` output; a commit of more than MAX_FILES
+    files touches none."""
+    got: dict[str, list[tuple[str, str]]] = {}
+    text = out.decode("utf-8", "replace")
+    for block in text.split(_COMMIT)[1:]:
+        sha, _, diff = block.partition("\n")
+        touched: set[tuple[str, str]] = set()
+        path, files = None, 0
+        for line in diff.split("\n"):
+            if line.startswith("+++ "):
+                files += 1
+                path = line[6:] if line.startswith("+++ b/") else None  # a quoted name: none
+            elif line.startswith("@@"):
+                if path:
+                    name = header_name(line[2:].partition("@@")[2].strip())
+                    if name:
+                        touched.add((path, name))
+            elif path and line[:1] in ("+", "-") and not line.startswith(("+++", "---")):
+                m = _DEFLINE.match(line[1:])
+                if m:
+                    touched.add((path, m.group(1)))
+        got[sha.strip()] = (files, sorted(touched) if files <= MAX_FILES else [])
+    return got
+
+
+def _git(root: str, args: list[str], limit: int = MAX_SHOW_BYTES) -> bytes | None:
+    """``git ARGS``'s stdout run in ROOT, at most LIMIT bytes of it (the process is
+    stopped there), or None when git is missing or fails; TimeoutError when it takes
+    longer than TIMEOUT (it is stopped)."""
+    import subprocess
+    import threading
+
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
+    try:
+        proc = subprocess.Popen(
+            ["git", "--no-pager", *args], cwd=root, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        return None
+    late = threading.Event()
+
+    def too_late() -> None:
+        late.set()
+        proc.kill()
+
+    timer = threading.Timer(TIMEOUT, too_late)
+    timer.daemon = True
+    timer.start()
+    chunks, size = [], 0
+    try:
+        while size < limit:
+            got = proc.stdout.read1(1 << 20)
+            if not got:
+                break
+            chunks.append(got)
+            size += len(got)
+        capped = size >= limit
+        if capped:
+            proc.kill()
+        proc.stdout.close()
+        code = proc.wait()
+    except BaseException:  # Ctrl-C: the child goes too
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        timer.cancel()
+    if late.is_set():
+        raise TimeoutError
+    if code != 0 and not capped:
+        return None
+    return b"".join(chunks)[:limit]
+
+
+def _attributes() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "history.gitattributes")
+
+
+def read_signal(root: str, query_words) -> Signal:
+    """The history's signal for a task of QUERY_WORDS over the work tree at ROOT (see the
+    module's docstring); an empty Signal when there is none."""
+    if not enabled() or not query_words:
+        return Signal()
+    try:
+        return _read(root, query_words)
+    except TimeoutError:
+        return Signal(note=f"note: the history was not read (git took longer than {TIMEOUT:g} s)")
+
+
+class Pending:
+    """``read_signal`` under way in a thread of its own (its git processes and their
+    waits run beside the caller's reading of the files); ``result()`` waits for it."""
+
+    def __init__(self, root: str, query_words):
+        import threading
+
+        self._got: Signal | None = None
+        self._failed: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(root, tuple(query_words)), name="ctx-history", daemon=True)
+        self._thread.start()
+
+    def _run(self, root: str, query_words) -> None:
+        try:
+            self._got = read_signal(root, query_words)
+        except Exception as exc:  # (handed to the caller by result())
+            self._failed = exc
+
+    def result(self) -> Signal:
+        self._thread.join()
+        if self._failed is not None:
+            raise self._failed
+        return self._got if self._got is not None else Signal()
+
+
+def _read(root: str, query_words) -> Signal:
+    # The messages of the commits under ROOT (a pathspec makes git diff each commit, so
+    # at the top of the work tree there is none: 0.035 s against 0.22 s with the source
+    # globs on scipy's 2,000), then the diffs of the best few over the source files.
+    prefix = _git(root, ["rev-parse", "--show-prefix"])
+    if prefix is None:
+        return Signal()  # not a work tree, no git: nothing to say
+    log = _git(root, ["log", f"-n{N_COMMITS}", "--no-merges", "-z", "--format=%H %P%n%B",
+                      "HEAD", "--", *(["."] if prefix.strip() else [])])
+    if log is None:
+        return Signal()  # no commit yet
+    commits = best_commits(parse_messages(log), query_words, CANDIDATES)
+    if not commits or _partial_clone(root):
+        return Signal()
+    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", "show", "-U0",
+                       "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+                       "--relative", "--format=%x00commit %H", *(c.sha for c in commits),
+                       "--", *SOURCE_GLOBS])
+    if show is None:
+        return Signal()
+    by_sha = parse_show(show)
+    # the TOP best of the commits that change a source file
+    commits = [c for c in commits if by_sha.get(c.sha, (0, []))[0]][:TOP]
+    touched: dict[tuple[str, str], float] = {}
+    by: dict[tuple[str, str], list[int]] = {}
+    for i, c in enumerate(commits):
+        funcs = by_sha[c.sha][1]
+        for path, name in funcs:
+            key = (path, last_name(name))
+            touched[key] = touched.get(key, 0.0) + c.score / len(funcs) ** 0.5
+            if i not in by.setdefault(key, []):
+                by[key].append(i)
+    return Signal(touched, commits, by)
+
+
+def _partial_clone(root: str) -> bool:
+    """Whether ROOT's repository is a partial clone: reading an old commit's diff would
+    fetch its blobs from the network, which a pack never does."""
+    got = _git(root, ["config", "--get", "extensions.partialClone"])
+    return bool(got and got.strip())
+
+
+def apply(ranking, signal: Signal, weight: float | None = None) -> int:
+    """Raise RANKING's chunks the history touched (see the module's docstring); returns
+    how many were raised. Each raised chunk's part is kept in ``doc.history`` (for
+    ``--explain``); the files keep their order."""
+    weight = WEIGHT if weight is None else weight
+    if not signal.touched or not weight:
+        return 0
+    hits = []
+    best = 0.0
+    for d in ranking.docs:
+        for k, ch in enumerate(d.chunks):
+            s = d.scores[k]
+            best = max(best, s)
+            if ch.name:
+                x = signal.touched.get((d.label, last_name(ch.name)))
+                if x:
+                    hits.append((d, k, x))
+    top = max((x for _d, _k, x in hits), default=0.0)
+    if not hits or best <= 0 or top <= 0:
+        return 0
+    which: dict[int, tuple] = {}
+    for d, k, x in hits:
+        part = weight * best * x / top
+        d.scores[k] += part
+        if not getattr(d, "history", None):
+            d.history = [0.0] * len(d.chunks)
+        d.history[k] = part
+        seen = which.setdefault(id(d), (d, set()))[1]
+        seen.update(signal.by.get((d.label, last_name(d.chunks[k].name)), ()))
+    for d, seen in which.values():
+        named = ", ".join(_commit_label(signal.commits[i]) for i in sorted(seen)[:3])
+        more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+        d.why.append(f"its functions changed by past commits like the task: {named}{more}")
+    return len(hits)
+
+
+def _commit_label(c: Commit) -> str:
+    """A commit as --explain names it: its short sha and subject (control characters, a
+    terminal's escapes among them, shown as ``?``)."""
+    subject = "".join(ch if ch.isprintable() else "?" for ch in c.subject.strip())
+    subject = subject if len(subject) <= 60 else subject[:57] + "..."
+    return f'{c.sha[:10]} "{subject}"'

@@ -1,0 +1,233 @@
+"""retrieval.history: the functions changed by past commits whose messages read like the
+task, from a git repository built in the test, and what they do to a pack."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import git, write
+
+from ctxtools.analyzer import parse_query
+from ctxtools.pack.build import build_pack
+from ctxtools.pack.model import PackRequest
+from ctxtools.retrieval import history
+from ctxtools.tokens import HeuristicRuler
+
+INVOICE = '''"""Invoices: their totals, discounts and rounding."""
+
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def invoice_total(lines):
+    """The total of an invoice's lines, rounded to the cent."""
+    total = sum(Decimal(str(line.price)) * line.quantity for line in lines)
+    return total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def discounted_total(lines, rate):
+    """An invoice's total after a discount of RATE, rounded to the cent."""
+    total = invoice_total(lines) * (1 - Decimal(str(rate)))
+    return total.quantize(Decimal("0.01"))
+'''
+
+SERVER = '''package server
+
+import "net/http"
+
+func Health(w http.ResponseWriter, r *http.Request) {
+\tw.WriteHeader(http.StatusOK)
+}
+
+func Metrics(w http.ResponseWriter, r *http.Request) {
+\tw.WriteHeader(http.StatusNoContent)
+}
+'''
+
+
+def _repo(root: Path) -> Path:
+    """A repository of three commits after its first: one changes discounted_total (its
+    message about rounding discounted totals), one Go handler, one the README."""
+    write(root, "billing/invoice.py", INVOICE)
+    write(root, "srv/server.go", SERVER)
+    write(root, "README.md", "# shop\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Invoices and a health check: rounding of totals")
+    write(root, "billing/invoice.py", INVOICE.replace(
+        'return total.quantize(Decimal("0.01"))\n',
+        'return total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)\n'))
+    git(root, "commit", "-q", "-am", "Round discounted invoice totals half up\n\nA "
+        "discount of a third left totals a cent short.")
+    write(root, "srv/server.go", SERVER.replace("StatusNoContent", "StatusOK"))
+    git(root, "commit", "-q", "-am", "metrics: answer 200 like the health check")
+    write(root, "README.md", "# shop\n\nInvoices and their totals.\n")
+    git(root, "commit", "-q", "-am", "README: say what invoices hold")
+    return root
+
+
+def _words(task: str):
+    return parse_query(task).words
+
+
+def test_the_functions_a_matching_commit_changed(tmp_path):
+    root = _repo(tmp_path / "repo")
+    sig = history.read_signal(str(root), _words("discounted totals are a cent short"))
+    # The commit about discounted totals is first; the README's (no source file) and the
+    # first (a root commit: its diff is the whole tree) are never among them.
+    subjects = [c.subject for c in sig.commits]
+    assert subjects[0] == "Round discounted invoice totals half up"
+    assert "README: say what invoices hold" not in subjects
+    assert not any(s.startswith("Invoices and a health check") for s in subjects)
+    assert ("billing/invoice.py", "discounted_total") in sig.touched
+    assert ("billing/invoice.py", "invoice_total") not in sig.touched
+    assert sig.note is None
+    # A Go hunk is read by git's golang driver: the handler it changed, by its name.
+    go = history.read_signal(str(root), _words("metrics answer"))
+    assert ("srv/server.go", "Metrics") in go.touched
+    assert ("srv/server.go", "Health") not in go.touched
+
+
+def test_nothing_without_history_or_a_match(tmp_path):
+    plain = tmp_path / "plain"
+    write(plain, "billing/invoice.py", INVOICE)
+    assert history.read_signal(str(plain), _words("discounted totals")) == history.Signal()
+    root = _repo(tmp_path / "repo")
+    assert history.read_signal(str(root), _words("kubernetes ingress")).touched == {}
+    assert history.read_signal(str(root), ()).touched == {}
+
+
+def test_a_subdirectory_reads_only_its_own_commits(tmp_path):
+    root = _repo(tmp_path / "repo")
+    got = history.read_signal(str(root / "srv"), _words("discounted totals metrics"))
+    assert [c.subject for c in got.commits] == ["metrics: answer 200 like the health check"]
+    # paths are the root's own (as the pack's labels are)
+    assert set(got.touched) == {("server.go", "Metrics")}
+
+
+def test_off_with_ctx_history_0(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    monkeypatch.setenv("CTX_HISTORY", "0")
+    assert history.read_signal(str(root), _words("discounted totals")) == history.Signal()
+
+
+def test_a_commit_of_many_files_touches_nothing(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    for k in range(3):
+        write(root, f"billing/m{k}.py", f"def discounted_{k}(x):\n    return x\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "discounted helpers everywhere")
+    monkeypatch.setattr(history, "MAX_FILES", 2)
+    got = history.read_signal(str(root), _words("discounted helpers"))
+    assert got.commits[0].subject == "discounted helpers everywhere"
+    assert not any(p.startswith("billing/m") for p, _n in got.touched)
+    assert ("billing/invoice.py", "discounted_total") in got.touched  # the other commit's
+
+
+def test_a_partial_clone_reads_no_diff(tmp_path):
+    root = _repo(tmp_path / "repo")
+    git(root, "config", "core.repositoryformatversion", "1")
+    git(root, "config", "extensions.partialClone", "origin")
+    assert history.read_signal(str(root), _words("discounted totals")).touched == {}
+
+
+def test_a_git_that_hangs_is_given_up_with_a_note(tmp_path, monkeypatch):
+    fake = tmp_path / "bin"
+    write(fake, "git", "#!/bin/sh\nexec sleep 30\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(history, "TIMEOUT", 0.3)
+    got = history.read_signal(str(tmp_path), _words("discounted totals"))
+    assert got.touched == {}
+    assert got.note == "note: the history was not read (git took longer than 0.3 s)"
+
+
+def test_no_git_at_all(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert history.read_signal(str(tmp_path), _words("discounted totals")) == history.Signal()
+
+
+def test_parse_show_reads_headers_and_changed_definitions():
+    out = (
+        b"\x00commit aaa\n\ndiff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
+        b"@@ -10 +10 @@ def outer(a, b):\n-    return a\n+    return b\n"
+        b"@@ -40,0 +41,2 @@ class Shelf:\n+def brand_new(x):\n+    pass\n"
+        b"\x00commit bbb\n\ndiff --git a/y.rs b/y.rs\n--- a/y.rs\n+++ b/y.rs\n"
+        b"@@ -3 +3 @@ pub fn parse_line(s: &str) -> Line {\n-  a\n+  b\n"
+        b'diff --git "a/\\303\\251.py" "b/\\303\\251.py"\n+++ "b/\\303\\251.py"\n'
+        b"@@ -1 +1 @@ def quoted():\n"
+    )
+    got = history.parse_show(out)
+    assert got["aaa"] == (1, [("x.py", "Shelf"), ("x.py", "brand_new"), ("x.py", "outer")])
+    # a quoted name (not UTF-8-safe for git) is counted as a file but names nothing
+    assert got["bbb"] == (2, [("y.rs", "parse_line")])
+
+
+def test_parse_messages_leaves_out_commits_without_a_parent():
+    out = (b"1111 2222\nFix the cache key\n\nBody.\n\x00"
+           b"2222\nInitial import\n\x00"
+           b"3333 4444 5555\nMerge\n")
+    got = history.parse_messages(out)
+    assert [(s, subj) for s, subj, _m in got] == [("1111", "Fix the cache key"), ("3333", "Merge")]
+
+
+def test_ties_go_to_the_later_commit():
+    msgs = [("new", "cache key", "cache key"), ("old", "cache key", "cache key")]
+    assert [c.sha for c in history.best_commits(msgs, ["cache"])] == ["new", "old"]
+    assert history.best_commits(msgs, ["nothing"]) == []
+
+
+def _pack(root: Path, task: str, tokens: int = 400):
+    req = PackRequest(task=task, paths=[str(root)], root=str(root), tokens=tokens,
+                      use_map=False)
+    return build_pack(req, ruler=HeuristicRuler())
+
+
+TASK = "an invoice total with a discount is a cent short: rounded down"
+
+
+def _row(result, path: str) -> dict:
+    return {f["path"]: f for f in result.files}[path]
+
+
+def _chunk_scores(result) -> dict[str, dict]:
+    return {c["chunk"].split()[0]: c for c in _row(result, "billing/invoice.py")["chunk_scores"]}
+
+
+def test_a_pack_ranks_up_what_the_history_points_at(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    with_history = _chunk_scores(_pack(root, TASK, tokens=4000))
+    assert with_history["discounted_total"]["history"] > 0
+    assert with_history["invoice_total"].get("history", 0) == 0
+    part = with_history["discounted_total"]["history"]
+    monkeypatch.setenv("CTX_HISTORY", "0")
+    without = _chunk_scores(_pack(root, TASK, tokens=4000))
+    assert "history" not in without["discounted_total"]
+    assert with_history["discounted_total"]["score"] == pytest.approx(
+        without["discounted_total"]["score"] + part, abs=0.002)
+
+
+def test_explain_names_the_commits(tmp_path):
+    root = _repo(tmp_path / "repo")
+    git(root, "commit", "-q", "--allow-empty", "-m", "x")  # (no source file: not read)
+    write(root, "billing/invoice.py", INVOICE.replace("rounded to the cent", "to a cent") )
+    git(root, "commit", "-q", "-am", "Cent rounding of an invoice total \x1b[31mred\x1b[0m")
+    got = _pack(root, TASK, tokens=4000)
+    row = _row(got, "billing/invoice.py")
+    why = [r for r in row["reasons"] if "past commits" in r]
+    assert len(why) == 1
+    assert '"Cent rounding of an invoice total ?[31mred?[0m"' in why[0]
+    assert "\x1b" not in got.text
+
+
+def test_ctx_pack_explains_the_history_part(script_runner, tmp_path):
+    root = _repo(tmp_path / "repo")
+    r = script_runner.run(["ctx-pack", "--task", TASK, "-t", "4000", "--explain", "."], cwd=root)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if x.strip().startswith("discounted_total "))
+    assert "+ history " in line
+    off = script_runner.run(["ctx-pack", "--task", TASK, "-t", "4000", "--explain", "."],
+                            cwd=root, env={**os.environ, "CTX_HISTORY": "0"})
+    assert off.returncode == 0
+    assert "history" not in off.stderr
