@@ -25,6 +25,13 @@ or the model's encoding at a model budget), seconds; the tables give the means a
 budget, the median tokens and seconds. ``--json`` adds, per (task, method, budget), the gold
 lines missed and the top files shown (ctx-pack: by its score; baselines: in the order added).
 A ctx-pack run that fails or times out is scored 0 with its error; the bench goes on.
+
+``--history``: each tree is seen by ctx-pack with its mirror's whole history before the
+base commit (``pack_quality.trees.with_history``: a git directory under
+``corpora/history`` borrowing the mirror's objects, named by GIT_DIR and GIT_WORK_TREE), as
+in a clone, so the engine's history signal (``ctxtools.retrieval.history``) has commits to
+read; without it a tree is a one-commit checkout and the signal is silent (the figures of
+every session before the twenty-third).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -53,7 +61,14 @@ from pack_quality.tasks import (  # noqa: E402
     select_commits,
     write_pinned,
 )
-from pack_quality.trees import MIRROR_ROOT, TreeError, check_patch, find_mirror, materialise  # noqa: E402
+from pack_quality.trees import (  # noqa: E402
+    MIRROR_ROOT,
+    TreeError,
+    check_patch,
+    find_mirror,
+    materialise,
+    with_history,
+)
 
 REPO_ROOT = HERE.parent
 METHODS = ("pack", "bm25-file", "bm25-chunk")
@@ -105,6 +120,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="an extra argument for ctx-pack (repeatable)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds a ctx-pack run")
     ap.add_argument("--jobs", type=int, default=1, help="tasks run at once")
+    ap.add_argument("--history", action="store_true",
+                    help="ctx-pack sees each tree with its mirror's history before the task "
+                    "(GIT_DIR and GIT_WORK_TREE: trees.with_history), as in a clone; without "
+                    "it, each tree is a one-commit checkout (no history signal)")
     ap.add_argument("--mirror", action="append", default=[], metavar="OWNER/NAME=PATH")
     ap.add_argument("--mirrors", action="append", type=Path, default=[], metavar="DIR",
                     help=f"where to look for OWNER+NAME mirrors (default {MIRROR_ROOT})")
@@ -201,6 +220,12 @@ def prepare(args) -> tuple[list[tuple[Task, Path]], list[str]]:
         if not parse_patch(t.patch).hunks:
             dropped.append(f"{t.id}: the gold patch changes no existing source file")
             continue
+        if args.history:
+            try:
+                t.env = with_history(mirror, t.base, tree, t.id)
+            except (TreeError, OSError, subprocess.CalledProcessError) as exc:
+                dropped.append(f"{t.id}: no history: {exc}")
+                continue
         ready.append((t, tree))
     return ready, dropped
 
@@ -236,7 +261,7 @@ def evaluate(item: tuple[Task, Path], args) -> list[dict]:
     rows = []
     for method in args.methods:
         if method == "pack":
-            results = run_pack(task.text, tree, args.budgets, args)
+            results = run_pack(task.text, tree, args.budgets, args, getattr(task, "env", None))
         else:
             results = run_baseline(method, task.text, tree, args.sizes, count)
         rows += [_row(task, method, b, results[b], args.sizes[b]) for b in args.budgets]

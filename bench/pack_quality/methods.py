@@ -38,9 +38,10 @@ def checkout_of(pack_bin: str) -> str:
     return f"{root} {head.stdout.strip()}" + (" + uncommitted changes" if dirty else "")
 
 
-def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
+def run_pack_once(cmd: list[str], store: Path, timeout: float,
+                  extra_env: dict | None = None) -> dict:
     """One ctx-pack process: its text, seconds, and the error when it failed."""
-    env = {**os.environ, "CTX_STORE": str(store)}
+    env = {**os.environ, **(extra_env or {}), "CTX_STORE": str(store)}
     t0 = time.perf_counter()
     try:  # its own process group, so a timeout stops its workers too
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -71,10 +72,11 @@ def run_pack_once(cmd: list[str], store: Path, timeout: float) -> dict:
 
 
 def run_pack(task_text: str, tree: Path, budgets: list[int | str],
-             opts) -> dict[int | str, dict]:
+             opts, env: dict | None = None) -> dict[int | str, dict]:
     """ctx-pack at each budget (tokens, or a model name: ``--model NAME --role worker``),
     each cold (a fresh CTX_STORE); at OPTS.warm_budget a second run on the same store gives
-    the warm time (and says whether the bytes match)."""
+    the warm time (and says whether the bytes match). ENV: more of its environment (the
+    tree's history: ``trees.with_history``)."""
     out: dict[int | str, dict] = {}
     for budget in budgets:
         size = ["--tokens", str(budget)] if isinstance(budget, int) else [
@@ -83,9 +85,9 @@ def run_pack(task_text: str, tree: Path, budgets: list[int | str],
                "--root", str(tree), str(tree), "--format", "json", *opts.pack_arg]
         store = Path(tempfile.mkdtemp(prefix="bench-pq-store-"))
         try:
-            res = run_pack_once(cmd, store, opts.timeout)
+            res = run_pack_once(cmd, store, opts.timeout, env)
             if budget == opts.warm_budget and res["error"] is None:
-                warm = run_pack_once(cmd, store, opts.timeout)
+                warm = run_pack_once(cmd, store, opts.timeout, env)
                 res["warm_seconds"] = warm["seconds"]
                 res["warm_same"] = warm["text"] == res["text"]
                 if warm["error"]:

@@ -109,3 +109,38 @@ def check_patch(tree: Path, patch: str) -> None:
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()
         raise TreeError(f"gold patch does not apply: {err[0] if err else proc.returncode}")
+
+
+HISTORY_ROOT = Path(__file__).resolve().parent.parent / "corpora" / "history"
+
+
+def with_history(mirror: Path, commit: str, tree: Path, name: str) -> dict[str, str]:
+    """The environment under which git sees TREE (made by ``materialise``) as a checkout of
+    COMMIT with the mirror's whole history before it: a git directory of its own under
+    ``HISTORY_ROOT/NAME.git`` (made once; the mirror's objects borrowed, HEAD detached at
+    COMMIT, an index of COMMIT's tree less the blobs the mirror lacks), named by GIT_DIR
+    and GIT_WORK_TREE. The tree's own one-commit ``.git`` is left as it is, so a run
+    without this environment is the run it always was."""
+    gd = HISTORY_ROOT / f"{name}.git"
+    env = {"GIT_DIR": str(gd), "GIT_WORK_TREE": str(tree)}
+    done = gd / "bench-done"
+    if done.is_file() and done.read_text().strip() == f"{commit} {tree}":
+        return env
+    if gd.exists():
+        shutil.rmtree(gd)
+    HISTORY_ROOT.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", "--bare", str(gd))
+    git("config", "core.bare", "false", git_dir=gd)
+    (gd / "objects" / "info" / "alternates").write_text(str(mirror / "objects") + "\n")
+    git("update-ref", "--no-deref", "HEAD", commit, git_dir=gd)
+    subprocess.run(["git", "read-tree", "HEAD"], env={**os.environ, **_GIT_ENV, **env},
+                   check=True, capture_output=True)
+    missing = (tree / ".git" / "bench-missing")
+    gone = missing.read_text().split("\n") if missing.is_file() else []
+    gone = [p for p in gone if p]
+    if gone:
+        subprocess.run(["git", "update-index", "--force-remove", "-z", "--stdin"],
+                       input="".join(p + "\0" for p in gone).encode(),
+                       env={**os.environ, **_GIT_ENV, **env}, check=True, capture_output=True)
+    done.write_text(f"{commit} {tree}\n")
+    return env

@@ -177,6 +177,34 @@ def build_chooser(task: str, tree: Path, store: Path, budget: int):
     return capture_chooser(task, tree, budget, store, [])[1]
 
 
+HISTORY = False  # --history: the trees are seen with their history (``history_env``)
+
+
+@contextlib.contextmanager
+def history_env(t, tree: Path):
+    """While HISTORY is on: GIT_DIR and GIT_WORK_TREE set so that git sees TREE as a
+    checkout of T's base with its mirror's history (``trees.with_history``)."""
+    import os
+
+    from pack_quality.trees import with_history
+
+    mirror = find_mirror(t.repo, {}, MIRRORS) if HISTORY else None
+    if mirror is None:
+        yield
+        return
+    env = with_history(mirror, t.base, tree, t.id)
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def evaluate(items, budgets: list[int], store: Path, choosers: dict) -> list[dict]:
     from ctxtools.pack.choose_render import render_plan
 
@@ -184,7 +212,8 @@ def evaluate(items, budgets: list[int], store: Path, choosers: dict) -> list[dic
     for t, tree in items:
         ch = choosers.get(t.id)
         if ch is None:
-            ch = choosers[t.id] = build_chooser(t.text, tree, store, max(budgets))
+            with history_env(t, tree):
+                ch = choosers[t.id] = build_chooser(t.text, tree, store, max(budgets))
         gold = parse_patch(t.patch)
         if not gold.hunks:
             continue
@@ -231,7 +260,12 @@ def main(argv=None) -> int:
                     help="print where each gold chunk sits in the global chunk order")
     ap.add_argument("--baseline", action="store_true",
                     help="score the bm25-chunk baseline (the whole budget) instead")
+    ap.add_argument("--history", action="store_true",
+                    help="the trees seen with their mirror's history (the history signal); "
+                    "without it, each tree is a one-commit checkout (no history signal)")
     args = ap.parse_args(argv)
+    global HISTORY
+    HISTORY = args.history
     if args.select:
         pairs = pinned()
         pairs += select_each(select, done={r for r, _s in pairs})
@@ -285,7 +319,7 @@ def reparse(undo, items, choosers) -> None:
     from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
-    if not mods & {"rank", "terms", "query", "semantic"}:
+    if not mods & {"rank", "terms", "query", "semantic", "history"}:
         return
     for t, _tree in items:
         ch = choosers.get(t.id)
