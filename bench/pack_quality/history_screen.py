@@ -1,5 +1,7 @@
 """Does a repository's history point at the function a fix changes? An offline screen over
-the tuning sets, before any of it is built into the engine.
+the tuning sets, run before any of it was built into the engine (the message signal is now
+``ctxtools.retrieval.history``, whose parsing of hunks this screen shares; measure the
+engine itself with ``tune.py --history`` and ``bench_pack_quality.py --history``).
 
     .venv/bin/python bench/pack_quality/history_screen.py dump --set tune --out /tmp/h1.pkl
     .venv/bin/python bench/pack_quality/history_screen.py score /tmp/h1.pkl [/tmp/h2.pkl ...]
@@ -50,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import re
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from ctxtools.retrieval.history import defined_name, header_name, last_name  # noqa: E402
 from pack_quality import tune  # noqa: E402
 from pack_quality.corpus import Unit  # noqa: E402
 from pack_quality.gold import parse_patch  # noqa: E402
@@ -77,23 +79,6 @@ DRIVERS = {
     "tsx": "javascript", "js": "javascript", "c": "cpp", "h": "cpp", "cc": "cpp",
     "cpp": "cpp", "rb": "ruby",
 }
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_KEYWORDS = frozenset({
-    "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
-    "sizeof", "elif", "with", "assert", "print", "super", "new"})
-_DEFLINE = re.compile(
-    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:def|fn|func|function|class|struct|"
-    r"enum|trait|interface|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def header_name(text: str) -> str | None:
-    """The function a hunk header's context line names, if any."""
-    m = _DEFLINE.match(text)
-    if m:
-        return m.group(1)
-    return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
-
-
 MARK = "\0\x01commit\x01\0"  # starts a commit in the log (a diff may hold a NUL of its own)
 END = "\0\x02message\x02\0"  # ends its message
 
@@ -115,9 +100,9 @@ def parse_log(out: str) -> list[tuple[str, list[tuple[str, str]]]]:
                 if name:
                     touched.add((path, name))
             elif path and line[:1] in "+-" and not line.startswith(("+++", "---")):
-                m = _DEFLINE.match(line[1:])
-                if m:
-                    touched.add((path, m.group(1)))
+                name = defined_name(line[1:])
+                if name:
+                    touched.add((path, name))
         commits.append((msg, sorted(touched) if files <= MAX_FILES else []))
     return commits
 
@@ -162,10 +147,6 @@ def dump(sets: list[str], out: Path, store: Path) -> None:
     out.write_bytes(pickle.dumps(rows))
 
 
-def _last(name: str) -> str:
-    return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-
-
 def by_messages(task: dict, top: int) -> list[float]:
     """Each chunk's share of the TOP commits whose messages best match the task."""
     from ctxtools.analyzer.tokenizer import words
@@ -179,8 +160,8 @@ def by_messages(task: dict, top: int) -> list[float]:
     for s, u in bm25_rank(units, words(task["text"]))[:top]:
         touched = commits[int(u.path)][1]
         for path, name in touched:
-            funcs[(path, _last(name))] += s / len(touched) ** 0.5
-    return [funcs.get((c[1], _last(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
+            funcs[(path, last_name(name))] += s / len(touched) ** 0.5
+    return [funcs.get((c[1], last_name(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
 
 
 def by_cochange(task: dict) -> list[float]:
@@ -188,16 +169,16 @@ def by_cochange(task: dict) -> list[float]:
     seeds: set[tuple[str, str]] = set()
     for c in sorted(task["chunks"], key=lambda c: -c[0]):
         if c[4]:
-            seeds.add((c[1], _last(c[4])))
+            seeds.add((c[1], last_name(c[4])))
         if len(seeds) >= SEEDS:
             break
     funcs: dict[tuple[str, str], float] = defaultdict(float)
     for _msg, touched in task["commits"]:
-        names = {(p, _last(n)) for p, n in touched}
+        names = {(p, last_name(n)) for p, n in touched}
         if names & seeds and len(names) <= 60:
             for pn in names - seeds:
                 funcs[pn] += 1.0 / len(names)
-    return [funcs.get((c[1], _last(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
+    return [funcs.get((c[1], last_name(c[4])), 0.0) if c[4] else 0.0 for c in task["chunks"]]
 
 
 def packsim(task: dict, scores: list[float], budget: int) -> tuple[float, bool]:

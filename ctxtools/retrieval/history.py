@@ -91,11 +91,18 @@ def last_name(name: str) -> str:
     return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
 
+def defined_name(line: str) -> str | None:
+    """The name a line of code defines (``def f``, ``fn f``, ``func (r *T) F``, ``class C``
+    ...), if it is a definition's first line."""
+    m = _DEFLINE.match(line)
+    return m.group(1) if m else None
+
+
 def header_name(text: str) -> str | None:
     """The function a hunk header's context line (or a changed line) defines or names."""
-    m = _DEFLINE.match(text)
-    if m:
-        return m.group(1)
+    name = defined_name(text)
+    if name:
+        return name
     return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
 
 
@@ -163,9 +170,9 @@ def parse_show(out: bytes) -> dict[str, tuple[int, list[tuple[str, str]]]]:
                     if name:
                         touched.add((path, name))
             elif path and line[:1] in ("+", "-") and not line.startswith(("+++", "---")):
-                m = _DEFLINE.match(line[1:])
-                if m:
-                    touched.add((path, m.group(1)))
+                name = defined_name(line[1:])
+                if name:
+                    touched.add((path, name))
         got[sha.strip()] = (files, sorted(touched) if files <= MAX_FILES else [])
     return got
 
