@@ -231,3 +231,34 @@ def test_ctx_pack_explains_the_history_part(script_runner, tmp_path):
                             cwd=root, env={**os.environ, "CTX_HISTORY": "0"})
     assert off.returncode == 0
     assert "history" not in off.stderr
+
+
+def test_messages_past_the_cap_are_not_matched(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    for k in range(4):  # later commits, each with a long message not about the task
+        write(root, "srv/server.go", SERVER + f"// {k}\n")
+        git(root, "commit", "-q", "-am", f"metrics {k}\n\n" + "padding words here " * 200)
+    monkeypatch.setattr(history, "MAX_LOG_BYTES", 9000)  # about two of the long messages
+    got = history.read_signal(str(root), _words("discounted totals metrics"))
+    assert got.commits  # what was read is matched
+    assert all(c.subject.startswith("metrics ") for c in got.commits)
+    assert "Round discounted invoice totals half up" not in [c.subject for c in got.commits]
+    monkeypatch.setattr(history, "MAX_LOG_BYTES", 4 << 20)
+    whole = history.read_signal(str(root), _words("discounted totals metrics"))
+    assert whole.commits[0].subject == "Round discounted invoice totals half up"
+
+
+def test_a_message_that_is_not_utf8_and_an_unborn_head(tmp_path):
+    root = _repo(tmp_path / "repo")
+    write(root, "billing/invoice.py", INVOICE + "\n")
+    msg = tmp_path / "msg"
+    msg.write_bytes(b"Discounted totals \xff\xfe rounded\n")
+    git(root, "commit", "-q", "-a", "-F", str(msg))
+    got = history.read_signal(str(root), _words("discounted totals rounded"))
+    # (git hands it over re-encoded, or it is read with U+FFFD: matched either way)
+    subject = got.commits[0].subject
+    assert subject.startswith("Discounted totals ") and subject.endswith(" rounded")
+    unborn = tmp_path / "unborn"
+    write(unborn, "a.py", "def discounted():\n    pass\n")
+    git(unborn, "init", "-q")
+    assert history.read_signal(str(unborn), _words("discounted")) == history.Signal()
