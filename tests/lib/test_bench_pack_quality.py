@@ -7,6 +7,7 @@ checked here on small real inputs.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -368,3 +369,32 @@ def test_table_gives_median_tokens_and_seconds_per_budget():
     assert "| pack | 6,000 / 2.00 s | 40,000 / 4.00 s |" in text
     assert "| pack | 0.50 / 0% / 1.00 | 0.50 / 0% / 1.00 | 0 |" in text
     assert "gpt-4o = 111,752 tokens (o200k_base)" in text
+
+
+def test_a_tree_seen_with_its_history(tmp_path, monkeypatch):
+    """trees.with_history: git sees a materialised tree as a checkout of its base with the
+    mirror's commits before it (the tree's own one-commit .git untouched), and the
+    engine's history signal reads them."""
+    from pack_quality import trees
+
+    from ctxtools.retrieval.history import read_signal
+
+    mirror, fix = _fix_repo(tmp_path, 3)
+    tree = materialise(mirror, fix, tmp_path / "t")  # (its second commit: one with a parent)
+    monkeypatch.setattr(trees, "HISTORY_ROOT", tmp_path / "hist")
+    env = trees.with_history(mirror, fix, tree, "task")
+    assert env == {"GIT_DIR": str(tmp_path / "hist" / "task.git"), "GIT_WORK_TREE": str(tree)}
+    run = {**os.environ, **env}
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=tree, env=run, text=True,
+                         capture_output=True, check=True).stdout.splitlines()
+    assert log == ["Fix f returning the wrong value for negative input, an off-by-two bug",
+                   "start"]
+    listed = subprocess.run(["git", "ls-files"], cwd=tree, env=run, text=True,
+                            capture_output=True, check=True).stdout.split()
+    assert listed == sorted(["src/core.py", "src/m0.py", "src/m1.py"])
+    assert _git(tree, "log", "--format=%s").strip().startswith("tree of ")  # its own .git
+    assert trees.with_history(mirror, fix, tree, "task") == env  # made once
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    got = read_signal(str(tree), ["negative", "input"])
+    assert ("src/core.py", "f") in got.touched
