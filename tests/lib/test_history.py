@@ -262,3 +262,14 @@ def test_a_message_that_is_not_utf8_and_an_unborn_head(tmp_path):
     write(unborn, "a.py", "def discounted():\n    pass\n")
     git(unborn, "init", "-q")
     assert history.read_signal(str(unborn), _words("discounted")) == history.Signal()
+
+
+def test_a_secret_in_a_commit_subject_is_redacted(tmp_path):
+    root = _repo(tmp_path / "repo")
+    write(root, "billing/invoice.py", INVOICE + "\n")
+    git(root, "commit", "-q", "-am",
+        "Cent rounding of discounted totals, key AKIAIOSFODNN7EXAMPLQ")
+    row = _row(_pack(root, TASK, tokens=4000), "billing/invoice.py")
+    why = next(r for r in row["reasons"] if "past commits" in r)
+    assert "AKIAIOSFODNN7EXAMPLQ" not in why
+    assert "[secret redacted: AWS access key]" in why
