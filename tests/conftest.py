@@ -52,6 +52,10 @@ def isolated_env(tmp_path, monkeypatch):
     # Rankings are lexical unless a test turns the semantic signal on (tests/lib/
     # test_semantic*.py): the same results whether or not the 'semantic' extra is installed.
     monkeypatch.setenv("CTX_SEMANTIC", "0")
+    # ... and take no evidence from git history (tests/lib/test_history.py turns it on):
+    # a pack of a directory of this repository must not depend on its commits, nor on
+    # how deep the clone that runs the tests is.
+    monkeypatch.setenv("CTX_HISTORY", "0")
     # tiktoken must never reach for the network: its cache is ours to fill.
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     return store

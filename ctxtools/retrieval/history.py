@@ -158,7 +158,7 @@ def parse_show(out: bytes) -> dict[str, tuple[int, list[tuple[str, str]]]]:
     """sha -> (the files its diff holds, the (path, function name) pairs its hunks touch),
     from ``git show -U0 --format=%x00commit %H`` output; a commit of more than MAX_FILES
     files touches none."""
-    got: dict[str, list[tuple[str, str]]] = {}
+    got: dict[str, tuple[int, list[tuple[str, str]]]] = {}
     text = out.decode("utf-8", "replace")
     for block in text.split(_COMMIT)[1:]:
         sha, _, diff = block.partition("\n")

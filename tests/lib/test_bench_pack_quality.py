@@ -396,5 +396,6 @@ def test_a_tree_seen_with_its_history(tmp_path, monkeypatch):
     assert trees.with_history(mirror, fix, tree, "task") == env  # made once
     for k, v in env.items():
         monkeypatch.setenv(k, v)
+    monkeypatch.setenv("CTX_HISTORY", "1")
     got = read_signal(str(tree), ["negative", "input"])
     assert ("src/core.py", "f") in got.touched

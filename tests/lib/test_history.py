@@ -46,6 +46,11 @@ func Metrics(w http.ResponseWriter, r *http.Request) {
 '''
 
 
+@pytest.fixture(autouse=True)
+def history_on(monkeypatch):
+    monkeypatch.setenv("CTX_HISTORY", "1")  # (conftest turns it off for every other test)
+
+
 def _repo(root: Path) -> Path:
     """A repository of three commits after its first: one changes discounted_total (its
     message about rounding discounted totals), one Go handler, one the README."""
@@ -229,6 +234,7 @@ def test_ctx_pack_explains_the_history_part(script_runner, tmp_path):
     assert "+ history " in line
     off = script_runner.run(["ctx-pack", "--task", TASK, "-t", "4000", "--explain", "."],
                             cwd=root, env={**os.environ, "CTX_HISTORY": "0"})
+    # (the first run had CTX_HISTORY=1 from this module's fixture: conftest's default is 0)
     assert off.returncode == 0
     assert "history" not in off.stderr
 
