@@ -125,7 +125,7 @@ class Chooser:
             from ctxtools.retrieval.history import Pending, enabled
 
             if enabled():
-                self._pending = Pending(self.root, self.query.words)
+                self._pending = Pending(self.root, self.query.words, req.store)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")

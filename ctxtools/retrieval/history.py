@@ -5,28 +5,32 @@ A bug report often says what an earlier commit's message said ("fix the cache ke
 the version is set" against "cache: honour the key's version"), and the fix is often in
 a function that commit touched. So, when the packed root is inside a git work tree:
 
-1. ``git log`` gives the messages of the last ``N_COMMITS`` non-merge commits that touch
-   a source file under the root (``SOURCE_GLOBS``), one process, no diffs (about 0.06 s
-   on a 2,000-commit history of a 4,000-file Java tree);
+1. ``git log`` gives the messages of the last ``N_COMMITS`` non-merge commits under the
+   root, one process, no diffs (0.05 s for kafka's 2,000: a pathspec would make git diff
+   every commit, so the top of a work tree gets none and a directory below it ``.``);
 2. the task's words (``Query.words``, the one analyzer's) are matched against each
-   message's words by BM25 (``K1``, ``B``); the ``TOP`` best commits with a positive
-   score are kept, a commit without a parent aside (a root commit, or a shallow clone's
-   boundary, whose diff is the whole tree);
-3. ``git show -U0`` of those commits over the same files gives the functions each
-   touched: the function a hunk header names (git's own function-context drivers, by
-   the attributes file shipped in ``ctxtools/data``; the repository's own attributes come
-   first) and the definitions on its changed lines. A commit of more than ``MAX_FILES``
-   files (a rename, a reformat, a vendored drop) touches nothing here;
+   message's words by BM25 (``K1``, ``B``; each message's word counts are kept in the
+   store by sha, ``_counted``, so a warm pack tokenizes only new commits); the
+   ``CANDIDATES`` best with a positive score go on, a commit without a parent aside (a
+   root commit, or a shallow clone's boundary, whose diff is the whole tree);
+3. unless the repository is a partial clone (an old diff would come from the network),
+   ``git show -U0`` of those over the source files (``SOURCE_GLOBS``) gives the functions
+   each touched: the function a hunk header names (git's own function-context drivers,
+   by the attributes file shipped in ``ctxtools/data``; the repository's own attributes
+   come first) and the definitions on its changed lines. The ``TOP`` best that change a
+   source file are kept; one of more than ``MAX_FILES`` files (a rename, a reformat, a
+   vendored drop) touches nothing;
 4. each touched function ``(path, name)`` gets the commit's score divided by the square
    root of the number of functions the commit touched, summed over the commits;
 5. ``apply`` raises each ranked chunk whose (file, last part of its name) was touched by
    ``WEIGHT`` x the best chunk's score x its share of the best touched chunk's sum: at
-   most a sixth of the best chunk's score, so the history orders the chunks the words
+   most 0.15 of the best chunk's score, so the history orders the chunks the words
    already found and rarely brings one of its own.
 
-Tuned on the tuning lists (the twenty-second session's screen, ``bench/pack_quality/
-history_screen.py``): ``TOP`` 10 and ``WEIGHT`` 0.15 lifted every hunk shown at 8k / 16k /
-32k from 67 / 86 / 95 to 71 / 89 / 97 of 154 tasks through the real planner.
+Chosen on the tuning lists by the twenty-second session's screen (``bench/pack_quality/
+history_screen.py``: ``TOP`` 10, ``WEIGHT`` 0.15). Through the engine (``tune.py
+--history``), every hunk shown on dev and the three tuning lists at 8k / 16k / 32k: 87 /
+110 / 120 of 184 without, 91 / 113 / 121 with.
 
 No git, a root outside a work tree, an empty history, a git that fails or takes longer
 than ``TIMEOUT`` seconds: no signal, and ``Signal.note`` says why where it is not plain
@@ -124,24 +128,31 @@ def parse_messages(out: bytes) -> list[tuple[str, str, str]]:
     return got
 
 
-def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = TOP) -> list[Commit]:
-    """The TOP commits whose messages best match QUERY_WORDS (BM25; ties: the later commit,
-    then the sha), those with a positive score only."""
+def message_words(text: str) -> tuple[int, dict[str, int]]:
+    """A message's length in words and each word's count (``tokenizer.words``)."""
     from ctxtools.analyzer.tokenizer import words
 
+    ws = words(text)
+    return len(ws), dict(Counter(ws))
+
+
+def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = TOP,
+                 counted: list[tuple[int, dict[str, int]]] | None = None) -> list[Commit]:
+    """The TOP commits whose messages best match QUERY_WORDS (BM25; ties: the later commit,
+    then the sha), those with a positive score only. COUNTED: each message's
+    ``message_words`` when known already (the store's memo)."""
     q = set(query_words)
     if not q or not messages:
         return []
-    bags, lens = [], []
-    for _s, _subj, m in messages:
-        ws = words(m)
-        lens.append(len(ws))
-        bags.append(Counter(w for w in ws if w in q))
+    if counted is None:
+        counted = [message_words(m) for _s, _subj, m in messages]
+    lens = [n for n, _c in counted]
+    bags = [{w: c[w] for w in q.intersection(c)} for _n, c in counted]
     n = len(messages)
     avg = (sum(lens) / n) or 1.0
     df: Counter = Counter()
     for bag in bags:
-        df.update(bag.keys())
+        df.update(bag)
     idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     scored = []
     for i, bag in enumerate(bags):
@@ -234,13 +245,14 @@ def _attributes() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "history.gitattributes")
 
 
-def read_signal(root: str, query_words) -> Signal:
+def read_signal(root: str, query_words, store=None) -> Signal:
     """The history's signal for a task of QUERY_WORDS over the work tree at ROOT (see the
-    module's docstring); an empty Signal when there is none."""
+    module's docstring); an empty Signal when there is none. The messages' word counts are
+    kept in STORE (an explicit store root, as ``config.store_root`` takes it)."""
     if not enabled() or not query_words:
         return Signal()
     try:
-        return _read(root, query_words)
+        return _read(root, query_words, store)
     except TimeoutError:
         return Signal(note=f"note: the history was not read (git took longer than {TIMEOUT:g} s)")
 
@@ -249,18 +261,19 @@ class Pending:
     """``read_signal`` under way in a thread of its own (its git processes and their
     waits run beside the caller's reading of the files); ``result()`` waits for it."""
 
-    def __init__(self, root: str, query_words):
+    def __init__(self, root: str, query_words, store=None):
         import threading
 
         self._got: Signal | None = None
         self._failed: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(root, tuple(query_words)), name="ctx-history", daemon=True)
+            target=self._run, args=(root, tuple(query_words), store), name="ctx-history",
+            daemon=True)
         self._thread.start()
 
-    def _run(self, root: str, query_words) -> None:
+    def _run(self, root: str, query_words, store) -> None:
         try:
-            self._got = read_signal(root, query_words)
+            self._got = read_signal(root, query_words, store)
         except Exception as exc:  # (handed to the caller by result())
             self._failed = exc
 
@@ -271,20 +284,23 @@ class Pending:
         return self._got if self._got is not None else Signal()
 
 
-def _read(root: str, query_words) -> Signal:
+def _read(root: str, query_words, store) -> Signal:
     # The messages of the commits under ROOT (a pathspec makes git diff each commit, so
     # at the top of the work tree there is none: 0.035 s against 0.22 s with the source
     # globs on scipy's 2,000), then the diffs of the best few over the source files.
-    prefix = _git(root, ["rev-parse", "--show-prefix"])
-    if prefix is None:
+    where = _git(root, ["rev-parse", "--show-prefix", "--git-common-dir"])
+    if where is None:
         return Signal()  # not a work tree, no git: nothing to say
+    prefix, _, gitdir = where.decode("utf-8", "surrogateescape").partition("\n")
     log = _git(root, ["log", f"-n{N_COMMITS}", "--no-merges", "-z", "--format=%H %P%n%B",
                       "HEAD", "--", *(["."] if prefix.strip() else [])], MAX_LOG_BYTES)
     if log is None:
         return Signal()  # no commit yet
     if len(log) >= MAX_LOG_BYTES:  # the last record is cut short: not matched
         log = log[: log.rfind(b"\0") + 1]
-    commits = best_commits(parse_messages(log), query_words, CANDIDATES)
+    messages = parse_messages(log)
+    counted = _counted(messages, os.path.join(root, gitdir.strip()), store)
+    commits = best_commits(messages, query_words, CANDIDATES, counted)
     if not commits or _partial_clone(root):
         return Signal()
     show = _git(root, ["-c", f"core.attributesFile={_attributes()}", "show", "-U0",
@@ -306,6 +322,43 @@ def _read(root: str, query_words) -> Signal:
             if i not in by.setdefault(key, []):
                 by[key].append(i)
     return Signal(touched, commits, by)
+
+
+MEMO_KIND = "history-words-v1"
+
+
+def _counted(messages, gitdir: str, store) -> list[tuple[int, dict[str, int]]]:
+    """Each message's ``message_words``: a commit's message never changes, so they are
+    kept in the store by sha (``history/words-<key of the repository>.bin``, a memo file)
+    and a warm pack counts only the commits it has not seen. The memo is written again,
+    holding this log's commits only, when one was new; a damaged or unwritable memo is
+    a miss, never an error."""
+    from ctxtools import memofile
+
+    try:
+        from ctxtools.config import store_root
+
+        name = f"words-{memofile.key(os.path.realpath(gitdir))}.bin"
+        path = store_root(store) / "history" / name
+    except Exception:  # no usable store: count them all
+        return [message_words(m) for _s, _subj, m in messages]
+    memo = memofile.load(path, MEMO_KIND).value
+    known = memo if isinstance(memo, dict) else {}
+    out, new = [], False
+    for sha, _subj, m in messages:
+        got = known.get(sha)
+        if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], dict)):
+            got = message_words(m)
+            new = True
+        out.append(got)
+    if new:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            kept = {sha: c for (sha, _s, _m), c in zip(messages, out, strict=True)}
+            memofile.save(path, MEMO_KIND, kept)
+        except OSError:
+            pass
+    return out
 
 
 def _partial_clone(root: str) -> bool:

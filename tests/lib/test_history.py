@@ -279,3 +279,33 @@ def test_a_secret_in_a_commit_subject_is_redacted(tmp_path):
     why = next(r for r in row["reasons"] if "past commits" in r)
     assert "AKIAIOSFODNN7EXAMPLQ" not in why
     assert "[secret redacted: AWS access key]" in why
+
+
+def test_message_words_are_kept_by_sha(tmp_path, monkeypatch):
+    """A commit's message never changes: its word counts are kept in the store and a second
+    read counts only new commits, with the same result; a damaged memo is a miss."""
+    root = _repo(tmp_path / "repo")
+    calls = []
+    real = history.message_words
+    monkeypatch.setattr(history, "message_words", lambda m: calls.append(m) or real(m))
+    store = tmp_path / "store"
+    first = history.read_signal(str(root), _words("discounted totals"), str(store))
+    assert len(calls) == 3  # three commits with a parent
+    memo = list((store / "history").glob("words-*.bin"))
+    assert len(memo) == 1
+    calls.clear()
+    assert history.read_signal(str(root), _words("discounted totals"), str(store)) == first
+    assert calls == []
+    write(root, "srv/server.go", SERVER + "// x\n")
+    git(root, "commit", "-q", "-am", "metrics: a comment")
+    calls.clear()
+    second = history.read_signal(str(root), _words("discounted totals"), str(store))
+    assert calls == ["metrics: a comment\n"]
+    memo[0].write_bytes(b"ctx-memo-v1 history-words-v1\n" + b"\0" * 8 + b"garbage")
+    calls.clear()
+    assert history.read_signal(str(root), _words("discounted totals"), str(store)) == second
+    assert len(calls) == 4
+    # the same as with no store at all
+    calls.clear()
+    monkeypatch.setenv("CTX_STORE", str(tmp_path / "other"))
+    assert history.read_signal(str(root), _words("discounted totals")) == second
