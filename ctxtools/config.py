@@ -13,6 +13,12 @@ from pathlib import Path
 from ctxtools.defaults import SESSION as DEFAULT_SESSION
 
 
+def switched_on(var: str) -> bool:
+    """Whether the switch VAR (``CTX_SEMANTIC``, ``CTX_HISTORY``) leaves its signal on:
+    unset or anything but 0, off, no, false (any case, spaces around) is on."""
+    return os.environ.get(var, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
 def default_store_root() -> Path:
     """``$CTX_STORE``, else ``${XDG_CACHE_HOME:-~/.cache}/ctxtools``. A relative
     XDG_CACHE_HOME is ignored, as the XDG Base Directory spec says (it is invalid): it would

@@ -91,7 +91,9 @@ class Signal:
 
 def enabled() -> bool:
     """Whether the history may be read: CTX_HISTORY=0 (or off, no, false) turns it off."""
-    return os.environ.get("CTX_HISTORY", "1").strip().lower() not in ("0", "off", "no", "false")
+    from ctxtools.config import switched_on
+
+    return switched_on("CTX_HISTORY")
 
 
 def last_name(name: str) -> str:
@@ -107,7 +109,7 @@ def defined_name(line: str) -> str | None:
 
 
 def header_name(text: str) -> str | None:
-    """The function a hunk header's context line (or a changed line) defines or names."""
+    """The function a hunk header's context line defines, else the first it calls."""
     name = defined_name(text)
     if name:
         return name

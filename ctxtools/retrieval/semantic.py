@@ -280,7 +280,9 @@ def from_bytes(raw: bytes):
 def enabled() -> bool:
     """Whether the semantic signal may be used: CTX_SEMANTIC=0 (or off, no, false) turns
     it off for a run (the benchmarks' A/B), anything else leaves it on when installed."""
-    return os.environ.get("CTX_SEMANTIC", "1").strip().lower() not in ("0", "off", "no", "false")
+    from ctxtools.config import switched_on
+
+    return switched_on("CTX_SEMANTIC")
 
 
 def prose(text: str) -> str:
