@@ -15,11 +15,11 @@ a function that commit touched. So, when the packed root is inside a git work tr
    root commit, or a shallow clone's boundary, whose diff is the whole tree);
 3. unless the repository is a partial clone (an old diff would come from the network),
    ``git show -U0`` of those over the source files (``SOURCE_GLOBS``) gives the functions
-   each touched: the function a hunk header names (git's own function-context drivers,
-   by the attributes file shipped in ``ctxtools/data``; the repository's own attributes
-   come first) and the definitions on its changed lines. The ``TOP`` best that change a
-   source file are kept; one of more than ``MAX_FILES`` files (a rename, a reformat, a
-   vendored drop) touches nothing;
+   each touched: the function a hunk header names (git's own function-context drivers
+   and ``DRIVERS``, by the attributes file shipped in ``ctxtools/data``; the repository's
+   own attributes come first) and the definitions on its changed lines. The ``TOP``
+   best that change a source file are kept; one of more than ``MAX_FILES`` files (a
+   rename, a reformat, a vendored drop) touches nothing;
 4. each touched function ``(path, name)`` gets the commit's score divided by the square
    root of the number of functions the commit touched, summed over the commits;
 5. ``apply`` raises each ranked chunk whose (file, last part of its name) was touched by
@@ -58,16 +58,62 @@ MAX_SHOW_BYTES = 64 << 20  # the most of ``git show``'s output read (the rest: n
 # huge messages (a changelog pasted into each) costs a second of matching, not a minute.
 # 2,000 commits' messages are 0.3 to 2.2 MB in the tuning repositories.
 MAX_LOG_BYTES = 4 << 20
-SOURCE_EXTS = ("py", "go", "rs", "java", "ts", "tsx", "js", "c", "h", "cc", "cpp", "rb")
+# The source files whose diffs are read: the languages the definition scanners name
+# functions in (``source.scan.languages``). Each has a function-context driver in
+# ``ctxtools/data/history.gitattributes``: git's own, or one of ``DRIVERS``.
+SOURCE_EXTS = (
+    "py", "pyi", "go", "rs", "java", "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs",
+    "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "rb", "rake", "cs", "php", "kt", "kts",
+    "swift", "scala")
 SOURCE_GLOBS = tuple(f"*.{ext}" for ext in SOURCE_EXTS)
+# Function-context drivers for the languages git has none for (its ``xfuncname``: POSIX
+# extended expressions, one a line, a ``!`` line a line that is never a function's). Git's
+# default takes any line that starts with a letter: for JavaScript and TypeScript that is
+# the class around a method, ``export class Foo {``, never the method a hunk is in.
+_JS_MODS = r"((public|private|protected|static|readonly|abstract|override|async|get|set)[ \t]+)*"
+DRIVERS = {
+    "ctxjs": "\n".join((
+        r"!^[ \t]*(if|else|for|while|do|switch|catch|return|try|finally|with|throw|new|await"
+        r"|yield|case|typeof|delete|void)([ \t({;]|$)",
+        r"^[ \t]*((export[ \t]+)?(default[ \t]+)?(declare[ \t]+)?(abstract[ \t]+)?(async[ \t]+)?"
+        r"(function[ \t*]|class[ \t]|interface[ \t]|enum[ \t]|namespace[ \t]"
+        r"|type[ \t]+[A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*=).*)$",
+        r"^[ \t]*((export[ \t]+)?(const|let|var)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*[ \t]*(:[^=]*)?="
+        r"[ \t]*(async[ \t]+)?(function|\([^)]*\)?[ \t]*(:[^=]*)?(=>|$)"
+        r"|[A-Za-z_$][A-Za-z0-9_$]*[ \t]*=>).*)$",
+        # a method: its name, its parameters, an opening brace (or parameters still open)
+        r"^[ \t]*(" + _JS_MODS + r"\*?[#A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*"
+        r"\([^;]*\)[ \t]*(:[^;]*)?\{[ \t]*)$",
+        r"^[ \t]*(" + _JS_MODS + r"\*?[#A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*\([^;)]*)$",
+    )),
+    "ctxscala": (
+        r"^[ \t]*(((private|protected|override|final|implicit|lazy|abstract|sealed|case|inline"
+        r"|transparent|open)(\[[^]]*\])?[ \t]+)*(def|class|object|trait|enum|given|extension)"
+        r"([ \t[(]|$).*)$"),
+    "ctxswift": (
+        r"^[ \t]*(((public|private|internal|fileprivate|open|static|class|override|final"
+        r"|mutating|nonmutating|convenience|required|@[A-Za-z]+)[ \t]+)*(func|init|deinit"
+        r"|subscript|class|struct|enum|protocol|extension|actor)([ \t(<?]|$).*)$"),
+}
 
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+# A name followed by its call's parenthesis (a generic's arguments between: ``f<T>(``).
+_CALL = re.compile(r"([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:<[^()]*>)?\s*\(")
 _KEYWORDS = frozenset({
     "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
-    "sizeof", "elif", "with", "assert", "print", "super", "new"})
+    "sizeof", "elif", "with", "assert", "print", "super", "new", "async", "await", "typeof",
+    "fun"})
+# A definition's first line: its modifiers, its keyword, its name (Python, Go, Rust, Ruby,
+# JavaScript and TypeScript, Kotlin, Scala, Swift, and Java's or C#'s types).
 _DEFLINE = re.compile(
-    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:def|fn|func|function|class|struct|"
-    r"enum|trait|interface|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)")
+    r"^\s*(?:(?:pub(?:\([^)]*\))?|export|default|declare|abstract|public|private|protected"
+    r"|internal|static|final|override|open|sealed|data|inline|suspend|async|unsafe|extern"
+    r"|virtual|partial|readonly|implicit|lazy|case|mutating|fileprivate)\s+)*"
+    r"(?:def|fn|func|function\*?|fun|class|struct|enum|trait|interface|type|object|protocol"
+    r"|extension|namespace|module)\s+(?:\([^)]*\)\s*)?(?:self\.)?([A-Za-z_$][A-Za-z0-9_$]*)")
+# ``const name = (...) =>``, ``let name = function``: a function bound to a name.
+_BINDING = re.compile(
+    r"^\s*(?:export\s+)?(?:const|let|var|val)\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=]*)?="
+    r"\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][A-Za-z0-9_$]*\s*=>)")
 _COMMIT = "\x00commit "  # starts a commit in ``git show``'s output (``--format``)
 
 
@@ -113,6 +159,9 @@ def header_name(text: str) -> str | None:
     name = defined_name(text)
     if name:
         return name
+    m = _BINDING.match(text)
+    if m:
+        return m.group(1)
     return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
 
 
@@ -305,7 +354,9 @@ def _read(root: str, query_words, store) -> Signal:
     commits = best_commits(messages, query_words, CANDIDATES, counted)
     if not commits or _partial_clone(root):
         return Signal()
-    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", "show", "-U0",
+    drivers = [a for name, pattern in DRIVERS.items()
+               for a in ("-c", f"diff.{name}.xfuncname={pattern}")]
+    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", *drivers, "show", "-U0",
                        "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
                        "--relative", "--format=%x00commit %H", *(c.sha for c in commits),
                        "--", *SOURCE_GLOBS])

@@ -309,3 +309,131 @@ def test_message_words_are_kept_by_sha(tmp_path, monkeypatch):
     calls.clear()
     monkeypatch.setenv("CTX_STORE", str(tmp_path / "other"))
     assert history.read_signal(str(root), _words("discounted totals")) == second
+
+
+STORE_TS = '''import { Row } from "./row";
+
+export class OrderStore {
+    private rows: Row[] = [];
+
+    constructor(private readonly name: string) {}
+
+    async insert<T extends Row>(row: T): Promise<void> {
+        const copy = { ...row };
+        copy.createdAt = new Date();
+        this.rows.push(copy);
+    }
+
+    get size(): number {
+        return this.rows.length;
+    }
+}
+
+export const totalOf = (rows: Row[]): number => {
+    let sum = 0;
+    for (const r of rows) {
+        sum += r.price;
+    }
+    return sum;
+};
+'''
+
+LEDGER_SCALA = '''package shop
+
+object Ledger {
+  private val entries = scala.collection.mutable.ArrayBuffer.empty[Long]
+
+  def record(amount: Long): Unit = {
+    val rounded = amount
+    entries += rounded
+  }
+
+  def balance: Long = entries.sum
+}
+'''
+
+CART_KT = '''package shop
+
+class Cart(private val items: MutableList<Long>) {
+    fun add(price: Long) {
+        val checked = price
+        items.add(checked)
+    }
+}
+'''
+
+VIEW_SWIFT = '''import UIKit
+
+final class CartView: UIView {
+    override func layoutSubviews() {
+        super.layoutSubviews()
+        let inset: CGFloat = 8
+        frame = bounds.insetBy(dx: inset, dy: inset)
+    }
+}
+'''
+
+
+@pytest.mark.parametrize(("path", "text", "old", "new", "name", "not_name"), [
+    # TypeScript: git's default header is the class line; the method is what changed
+    ("src/store.ts", STORE_TS, "copy.createdAt = new Date();",
+     "copy.createdAt = new Date(Date.now());", "insert", "OrderStore"),
+    ("src/store.ts", STORE_TS, "sum += r.price;", "sum += r.price * r.quantity;",
+     "totalOf", "insert"),
+    ("src/Ledger.scala", LEDGER_SCALA, "val rounded = amount",
+     "val rounded = math.round(amount / 100.0) * 100", "record", "Ledger"),
+    ("src/Cart.kt", CART_KT, "val checked = price", "val checked = maxOf(price, 0)",
+     "add", "Cart"),
+    ("src/CartView.swift", VIEW_SWIFT, "let inset: CGFloat = 8", "let inset: CGFloat = 12",
+     "layoutSubviews", "CartView"),
+])
+def test_hunks_name_the_function_in_every_language(tmp_path, path, text, old, new, name,
+                                                    not_name):
+    # The change is inside the function's body, lines below its first: only the hunk
+    # header (a function-context driver: git's own for Kotlin, ours for TypeScript,
+    # Scala and Swift) can say which function it is.
+    root = tmp_path / "repo"
+    write(root, path, text)
+    write(root, "README.md", "# shop\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the shop")
+    write(root, "README.md", "# shop\n\nsee the code\n")
+    git(root, "commit", "-q", "-am", "readme")
+    write(root, path, text.replace(old, new))
+    git(root, "commit", "-q", "-am", "Fix the rounding of order prices")
+    sig = history.read_signal(str(root), _words("order prices rounding is wrong"))
+    assert [c.subject for c in sig.commits] == ["Fix the rounding of order prices"]
+    assert (path, name) in sig.touched
+    assert (path, not_name) not in sig.touched
+
+
+def test_header_and_definition_names_across_languages():
+    assert history.header_name("async increment<Entity extends ObjectLiteral>(") == "increment"
+    assert history.header_name("const extractValue = (") == "extractValue"
+    assert history.header_name("export default class Foo extends Bar {") == "Foo"
+    assert history.header_name("private static merge<T>(") == "merge"
+    assert history.header_name("public void doThing(int x) {") == "doThing"
+    assert history.header_name("if (ready) {") is None
+    assert history.defined_name("export function ForeignKey<") == "ForeignKey"
+    assert history.defined_name("private fun compute(x: Int): Int {") == "compute"
+    assert history.defined_name("override def apply(x: Int): Int = {") == "apply"
+    assert history.defined_name("def self.call(env)") == "call"
+    assert history.defined_name("    return value") is None
+
+
+def test_every_source_extension_has_a_driver_and_a_scanner():
+    # The diffs read are those of files the map names functions in, and each has a
+    # function-context driver in the shipped attributes file (git's or DRIVERS').
+    from ctxtools.source.scan.languages import EXTENSIONS
+
+    attrs = {}
+    for line in Path(history._attributes()).read_text().splitlines():
+        if line.startswith("*."):
+            glob, driver = line.split()
+            attrs[glob[2:]] = driver.removeprefix("diff=")
+    assert set(attrs) == set(history.SOURCE_EXTS)
+    for ext, driver in attrs.items():
+        assert f".{ext}" in EXTENSIONS, ext
+        assert not driver.startswith("ctx") or driver in history.DRIVERS, (ext, driver)
+    assert set(history.DRIVERS) <= set(attrs.values())
