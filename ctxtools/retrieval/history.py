@@ -69,31 +69,43 @@ SOURCE_GLOBS = tuple(f"*.{ext}" for ext in SOURCE_EXTS)
 # Function-context drivers for the languages git has none for (its ``xfuncname``: POSIX
 # extended expressions, one a line, a ``!`` line a line that is never a function's). Git's
 # default takes any line that starts with a letter: for JavaScript and TypeScript that is
-# the class around a method, ``export class Foo {``, never the method a hunk is in.
-_JS_MODS = r"((public|private|protected|static|readonly|abstract|override|async|get|set)[ \t]+)*"
+# the class around a method, ``export class Foo {``, never the method a hunk is in. Git
+# runs them on every line above a hunk up to the first that matches, a minified bundle's
+# megabytes long among them, so a match ends at the name (a trailing ``.*`` took 5 s on
+# a 16 MB bundle line: glibc keeps the submatch through the whole line). Bounded
+# repetitions (``{0,300}``) would cap a line's cost but make every line's dearer: 1.4 s
+# against 0.07 s for one babel commit. What is left is linear, about 0.4 us a byte of a
+# line the expressions run through (``bench/bench_history_lines.py``), under ``TIMEOUT``.
+_LEAD = r"^[ \t]*"  # a line's indentation
+_S = r"[ \t]+"  # a space between words
+_O = r"[ \t]*"  # a space or none
+_ID = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_JS_MODS = (
+    f"((public|private|protected|static|readonly|abstract|override|async|get|set){_S})*")
+_JS_PARAMS = r"\([^;]*\)"
 DRIVERS = {
     "ctxjs": "\n".join((
-        r"!^[ \t]*(if|else|for|while|do|switch|catch|return|try|finally|with|throw|new|await"
-        r"|yield|case|typeof|delete|void)([ \t({;]|$)",
-        r"^[ \t]*((export[ \t]+)?(default[ \t]+)?(declare[ \t]+)?(abstract[ \t]+)?(async[ \t]+)?"
-        r"(function[ \t*]|class[ \t]|interface[ \t]|enum[ \t]|namespace[ \t]"
-        r"|type[ \t]+[A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*=).*)$",
-        r"^[ \t]*((export[ \t]+)?(const|let|var)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*[ \t]*(:[^=]*)?="
-        r"[ \t]*(async[ \t]+)?(function|\([^)]*\)?[ \t]*(:[^=]*)?(=>|$)"
-        r"|[A-Za-z_$][A-Za-z0-9_$]*[ \t]*=>).*)$",
+        f"!{_LEAD}(if|else|for|while|do|switch|catch|return|try|finally|with|throw|new|await"
+        f"|yield|case|typeof|delete|void)([ \\t({{;]|$)",
+        f"{_LEAD}((export{_S})?(default{_S})?(declare{_S})?(abstract{_S})?(async{_S})?"
+        f"(function[ \\t*]+|class{_S}|interface{_S}|enum{_S}|namespace{_S}|type{_S}){_ID})",
+        # a function bound to a name: ``const f = (a, b) =>``, ``let g = function``
+        f"{_LEAD}((export{_S})?(const|let|var){_S}{_ID}{_O}(:[^=]*)?={_O}(async{_S})?"
+        f"(function|\\([^)]*\\){_O}(:[^=]*)?=>|\\([^)]*$|{_ID}{_O}=>))",
         # a method: its name, its parameters, an opening brace (or parameters still open)
-        r"^[ \t]*(" + _JS_MODS + r"\*?[#A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*"
-        r"\([^;]*\)[ \t]*(:[^;]*)?\{[ \t]*)$",
-        r"^[ \t]*(" + _JS_MODS + r"\*?[#A-Za-z_$][A-Za-z0-9_$]*[ \t]*(<.*>)?[ \t]*\([^;)]*)$",
+        f"{_LEAD}({_JS_MODS}\\*?#?{_ID}{_O}(<[^()]*>)?{_O}{_JS_PARAMS}{_O}"
+        f"(:[^;]*)?\\{{{_O}$)",
+        f"{_LEAD}({_JS_MODS}\\*?#?{_ID}{_O}(<[^()]*>)?{_O}\\([^;)]*$)",
     )),
     "ctxscala": (
-        r"^[ \t]*(((private|protected|override|final|implicit|lazy|abstract|sealed|case|inline"
-        r"|transparent|open)(\[[^]]*\])?[ \t]+)*(def|class|object|trait|enum|given|extension)"
-        r"([ \t[(]|$).*)$"),
+        f"{_LEAD}(((private|protected|override|final|implicit|lazy|abstract|sealed|case|inline"
+        f"|transparent|open)(\\[[^]]*\\])?{_S})*(def|class|object|trait|enum|given)"
+        f"{_S}{_ID})"),
     "ctxswift": (
-        r"^[ \t]*(((public|private|internal|fileprivate|open|static|class|override|final"
-        r"|mutating|nonmutating|convenience|required|@[A-Za-z]+)[ \t]+)*(func|init|deinit"
-        r"|subscript|class|struct|enum|protocol|extension|actor)([ \t(<?]|$).*)$"),
+        f"{_LEAD}(((public|private|internal|fileprivate|open|static|class|override|final"
+        f"|mutating|nonmutating|convenience|required|@[A-Za-z]+){_S})*"
+        f"(func{_S}{_ID}|(init|deinit|subscript)[ \\t(<?]"
+        f"|(class|struct|enum|protocol|extension|actor){_S}{_ID}))"),
 }
 
 # A name followed by its call's parenthesis (a generic's arguments between: ``f<T>(``).
