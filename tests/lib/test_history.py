@@ -374,6 +374,36 @@ final class CartView: UIView {
 '''
 
 
+ORDERS_CS = '''using System.Threading.Tasks;
+
+namespace Shop
+{
+    public sealed class OrdersController
+    {
+        public async Task<decimal> Total(int id)
+        {
+            var price = await Load(id);
+            var rounded = price;
+            return rounded;
+        }
+    }
+}
+'''
+
+CART_PHP = '''<?php
+
+class CartService
+{
+    public function total(array $items): float
+    {
+        $sum = array_sum($items);
+        $rounded = $sum;
+        return $rounded;
+    }
+}
+'''
+
+
 @pytest.mark.parametrize(("path", "text", "old", "new", "name", "not_name"), [
     # TypeScript: git's default header is the class line; the method is what changed
     ("src/store.ts", STORE_TS, "copy.createdAt = new Date();",
@@ -386,12 +416,17 @@ final class CartView: UIView {
      "add", "Cart"),
     ("src/CartView.swift", VIEW_SWIFT, "let inset: CGFloat = 8", "let inset: CGFloat = 12",
      "layoutSubviews", "CartView"),
+    # C# and PHP: git's own drivers, files the signal did not read before
+    ("src/OrdersController.cs", ORDERS_CS, "var rounded = price;",
+     "var rounded = decimal.Round(price, 2);", "Total", "OrdersController"),
+    ("src/CartService.php", CART_PHP, "$rounded = $sum;", "$rounded = round($sum, 2);",
+     "total", "CartService"),
 ])
 def test_hunks_name_the_function_in_every_language(tmp_path, path, text, old, new, name,
                                                     not_name):
     # The change is inside the function's body, lines below its first: only the hunk
-    # header (a function-context driver: git's own for Kotlin, ours for TypeScript,
-    # Scala and Swift) can say which function it is.
+    # header (a function-context driver: git's own for Kotlin, C# and PHP, ours for
+    # TypeScript, Scala and Swift) can say which function it is.
     root = tmp_path / "repo"
     write(root, path, text)
     write(root, "README.md", "# shop\n")
