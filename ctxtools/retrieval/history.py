@@ -79,7 +79,7 @@ SOURCE_GLOBS = tuple(f"*.{ext}" for ext in SOURCE_EXTS)
 _LEAD = r"^[ \t]*"  # a line's indentation
 _S = r"[ \t]+"  # a space between words
 _O = r"[ \t]*"  # a space or none
-_ID = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_ID = r"[A-Za-z_$][A-Za-z0-9_$]*"  # a name: in the EREs above and the expressions below
 _JS_MODS = (
     f"((public|private|protected|static|readonly|abstract|override|async|get|set){_S})*")
 _JS_PARAMS = r"\([^;]*\)"
@@ -109,7 +109,7 @@ DRIVERS = {
 }
 
 # A name followed by its call's parenthesis (a generic's arguments between: ``f<T>(``).
-_CALL = re.compile(r"([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:<[^()]*>)?\s*\(")
+_CALL = re.compile(f"({_ID})" + r"\s*(?:<[^()]*>)?\s*\(")
 _KEYWORDS = frozenset({
     "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
     "sizeof", "elif", "with", "assert", "print", "super", "new", "async", "await", "typeof",
@@ -121,11 +121,11 @@ _DEFLINE = re.compile(
     r"|internal|static|final|override|open|sealed|data|inline|suspend|async|unsafe|extern"
     r"|virtual|partial|readonly|implicit|lazy|case|mutating|fileprivate)\s+)*"
     r"(?:def|fn|func|function\*?|fun|class|struct|enum|trait|interface|type|object|protocol"
-    r"|extension|namespace|module)\s+(?:\([^)]*\)\s*)?(?:self\.)?([A-Za-z_$][A-Za-z0-9_$]*)")
+    r"|extension|namespace|module)\s+(?:\([^)]*\)\s*)?(?:self\.)?" f"({_ID})")
 # ``const name = (...) =>``, ``let name = function``: a function bound to a name.
 _BINDING = re.compile(
-    r"^\s*(?:export\s+)?(?:const|let|var|val)\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=]*)?="
-    r"\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][A-Za-z0-9_$]*\s*=>)")
+    r"^\s*(?:export\s+)?(?:const|let|var|val)\s+" f"({_ID})" r"\s*(?::[^=]*)?="
+    r"\s*(?:async\s+)?(?:function|\(|" + _ID + r"\s*=>)")
 _COMMIT = "\x00commit "  # starts a commit in ``git show``'s output (``--format``)
 
 
@@ -366,7 +366,7 @@ def _read(root: str, query_words, store) -> Signal:
     commits = best_commits(messages, query_words, CANDIDATES, counted)
     if not commits or _partial_clone(root):
         return Signal()
-    drivers = [a for name, pattern in DRIVERS.items()
+    drivers = [a for name, pattern in DRIVERS.items()  # (a bench swaps DRIVERS)
                for a in ("-c", f"diff.{name}.xfuncname={pattern}")]
     show = _git(root, ["-c", f"core.attributesFile={_attributes()}", *drivers, "show", "-U0",
                        "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
