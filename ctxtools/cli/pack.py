@@ -124,9 +124,10 @@ def cli(**opts) -> int:
     whose name the task writes, or that a frame or message points at, ranks first, as do
     the definitions the best ones call. In a git work tree, the functions changed by the
     10 commits (of the last 2,000) whose messages best match the task rank up by at most
-    0.15 of the best definition's score ("history" in --explain; CTX_HISTORY=0 turns it
-    off). Source ranks above tests, docs and examples unless the task is about them.
-    The best definitions of the whole ranking are shown in one
+    0.15 of the best definition's score, and those the last 5 commits changed gain 0.15
+    of their own ("history" in --explain; CTX_HISTORY=0 turns it off). Source ranks
+    above tests, docs and examples unless the task is about them. The best definitions
+    of the whole ranking are shown in one
     order, each whole with its class's line and the file's imports; a file grows toward
     whole only as far as its definitions outrank every other file's. The next files get
     their declaring lines (signatures), the next their paths. The budget is a ceiling:

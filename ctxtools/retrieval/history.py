@@ -25,12 +25,21 @@ a function that commit touched. So, when the packed root is inside a git work tr
 5. ``apply`` raises each ranked chunk whose (file, last part of its name) was touched by
    ``WEIGHT`` x the best chunk's score x its share of the best touched chunk's sum: at
    most 0.15 of the best chunk's score, so the history orders the chunks the words
-   already found and rarely brings one of its own.
+   already found and rarely brings one of its own;
+6. whatever their messages, the last ``RECENT`` commits' functions are *recent* (a fix
+   is often in code changed days before; their diffs are read as in 3, after the
+   matching commits' and apart from them, a commit of more than ``MAX_FILES`` source
+   files left unread): ``apply`` raises each ranked chunk of a recent function by
+   ``RECENT_WEIGHT`` of its own score, so recency orders what the task reached and
+   never brings a chunk the task did not.
 
 Chosen on the tuning lists by the twenty-second session's screen (``bench/pack_quality/
 history_screen.py``: ``TOP`` 10, ``WEIGHT`` 0.15). Through the engine (``tune.py
 --history``), every hunk shown on dev and the three tuning lists at 8k / 16k / 32k: 87 /
-110 / 120 of 184 without, 91 / 113 / 121 with.
+110 / 120 of 184 without, 91 / 113 / 121 with. ``RECENT`` 5 and ``RECENT_WEIGHT`` 0.15
+were chosen on the same lists (the last 20 commits at 0.3 or 0.6 cost dev two tasks at
+16k; the last 5 at 0.15, 0.3, 0.5: 0.15 moved 8 task-budget rows up and 1 down): every
+hunk 92 / 113 / 121 without recency, 95 / 114 / 122 with.
 
 No git, a root outside a work tree, an empty history, a git that fails or takes longer
 than ``TIMEOUT`` seconds: no signal, and ``Signal.note`` says why where it is not plain
@@ -51,6 +60,8 @@ TOP = 10
 CANDIDATES = 3 * TOP  # the best messages whose diffs are read (a commit of docs alone: none)
 MAX_FILES = 40
 WEIGHT = 0.15
+RECENT = 5  # the last commits whose functions are "recent"
+RECENT_WEIGHT = 0.15  # a recent function's chunk gains this share of its own score
 K1, B = 1.2, 0.75
 TIMEOUT = 10.0  # seconds a git process may take before the signal is given up
 MAX_SHOW_BYTES = 64 << 20  # the most of ``git show``'s output read (the rest: not looked at)
@@ -144,6 +155,7 @@ class Signal:
     touched: dict[tuple[str, str], float] = field(default_factory=dict)
     commits: list[Commit] = field(default_factory=list)
     by: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # key -> its commits
+    recent: frozenset[tuple[str, str]] = frozenset()  # the last RECENT commits' functions
     note: str | None = None  # why there is no signal, when that is worth saying
 
 
@@ -364,17 +376,13 @@ def _read(root: str, query_words, store) -> Signal:
     messages = parse_messages(log)
     counted = _counted(messages, os.path.join(root, gitdir.strip()), store)
     commits = best_commits(messages, query_words, CANDIDATES, counted)
-    if not commits or _partial_clone(root):
+    latest = [sha for sha, _subj, _m in messages[:RECENT]]
+    if (not commits and not latest) or _partial_clone(root):
         return Signal()
-    drivers = [a for name, pattern in DRIVERS.items()  # (a bench swaps DRIVERS)
-               for a in ("-c", f"diff.{name}.xfuncname={pattern}")]
-    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", *drivers, "show", "-U0",
-                       "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
-                       "--relative", "--format=%x00commit %H", *(c.sha for c in commits),
-                       "--", *SOURCE_GLOBS])
-    if show is None:
+    by_sha = _functions(root, [c.sha for c in commits]) if commits else {}
+    if by_sha is None:
         return Signal()
-    by_sha = parse_show(show)
+    recent = _recent(root, latest, by_sha)
     # the TOP best of the commits that change a source file
     commits = [c for c in commits if by_sha.get(c.sha, (0, []))[0]][:TOP]
     touched: dict[tuple[str, str], float] = {}
@@ -386,7 +394,53 @@ def _read(root: str, query_words, store) -> Signal:
             touched[key] = touched.get(key, 0.0) + c.score / len(funcs) ** 0.5
             if i not in by.setdefault(key, []):
                 by[key].append(i)
-    return Signal(touched, commits, by)
+    return Signal(touched, commits, by, recent)
+
+
+def _functions(root: str, shas: list[str]) -> dict[str, tuple[int, list[tuple[str, str]]]] | None:
+    """``parse_show`` of SHAS' diffs over the source files, None when git fails."""
+    drivers = [a for name, pattern in DRIVERS.items()  # (a bench swaps DRIVERS)
+               for a in ("-c", f"diff.{name}.xfuncname={pattern}")]
+    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", *drivers, "show", "-U0",
+                       "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+                       "--relative", "--format=%x00commit %H", *shas, "--", *SOURCE_GLOBS])
+    return None if show is None else parse_show(show)
+
+
+def _file_counts(out: bytes) -> dict[str, int]:
+    """sha -> how many files, from ``git show --name-only --format=%x00commit %H`` output."""
+    got = {}
+    for block in out.decode("utf-8", "replace").split(_COMMIT)[1:]:
+        sha, _, names = block.partition("\n")
+        got[sha.strip()] = sum(1 for n in names.split("\n") if n)
+    return got
+
+
+def _recent(root: str, latest: list[str], by_sha: dict) -> frozenset[tuple[str, str]]:
+    """The functions the LATEST commits touched (those BY_SHA holds already are not read
+    again). Read after the matching commits' diffs and apart from them, so that a slow or
+    failing read of these loses the recency alone: a git that fails or outlasts TIMEOUT
+    gives none."""
+    if not latest or not RECENT_WEIGHT:
+        return frozenset()
+    missing = [sha for sha in latest if sha not in by_sha]
+    got = dict(by_sha)
+    try:
+        if missing:  # a commit of many files touches nothing: its diff is not read
+            names = _git(root, ["show", "--no-renames", "--relative", "--name-only",
+                                "--format=%x00commit %H", *missing, "--", *SOURCE_GLOBS])
+            if names is None:
+                return frozenset()
+            missing = [sha for sha, n in _file_counts(names).items() if n <= MAX_FILES]
+        if missing:
+            more = _functions(root, missing)
+            if more is None:
+                return frozenset()
+            got.update(more)
+    except TimeoutError:
+        return frozenset()
+    return frozenset((path, last_name(name)) for sha in latest
+                     for path, name in got.get(sha, (0, []))[1])
 
 
 MEMO_KIND = "history-words-v1"
@@ -438,8 +492,9 @@ def apply(ranking, signal: Signal, weight: float | None = None) -> int:
     how many were raised. Each raised chunk's part is kept in ``doc.history`` (for
     ``--explain``); the files keep their order."""
     weight = WEIGHT if weight is None else weight
+    n_recent = _apply_recent(ranking, signal)
     if not signal.touched or not weight:
-        return 0
+        return n_recent
     hits = []
     best = 0.0
     for d in ranking.docs:
@@ -459,14 +514,39 @@ def apply(ranking, signal: Signal, weight: float | None = None) -> int:
         d.scores[k] += part
         if not getattr(d, "history", None):
             d.history = [0.0] * len(d.chunks)
-        d.history[k] = part
+        d.history[k] += part
         seen = which.setdefault(id(d), (d, set()))[1]
         seen.update(signal.by.get((d.label, last_name(d.chunks[k].name)), ()))
     for d, seen in which.values():
         named = ", ".join(_commit_label(signal.commits[i]) for i in sorted(seen)[:3])
         more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
         d.why.append(f"its functions changed by past commits like the task: {named}{more}")
-    return len(hits)
+    return len(hits) + n_recent
+
+
+def _apply_recent(ranking, signal: Signal) -> int:
+    """Raise each ranked chunk of a function the last ``RECENT`` commits touched by
+    ``RECENT_WEIGHT`` of its own score (the task's evidence for it: a chunk the task
+    does not reach stays at nothing); how many were raised."""
+    if not signal.recent or not RECENT_WEIGHT:
+        return 0
+    raised = 0
+    for d in ranking.docs:
+        hit = False
+        for k, ch in enumerate(d.chunks):
+            key = (d.label, last_name(ch.name)) if ch.name else None
+            if d.scores[k] <= 0 or key not in signal.recent:
+                continue
+            part = RECENT_WEIGHT * d.scores[k]
+            d.scores[k] += part
+            if not getattr(d, "history", None):
+                d.history = [0.0] * len(d.chunks)
+            d.history[k] += part
+            raised += 1
+            hit = True
+        if hit:
+            d.why.append(f"its functions changed by the last {RECENT} commits")
+    return raised
 
 
 def _commit_label(c: Commit) -> str:

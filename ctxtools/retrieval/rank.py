@@ -315,7 +315,7 @@ def rank_sources(
         from ctxtools.retrieval.semantic import rerank
 
         ranking.note = rerank(ranking, SEMANTIC_WEIGHT, store=store)
-    if history is not None and history.touched:
+    if history is not None and (history.touched or history.recent):
         from ctxtools.retrieval.history import apply
 
         apply(ranking, history)

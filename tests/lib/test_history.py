@@ -213,6 +213,83 @@ def test_a_pack_ranks_up_what_the_history_points_at(tmp_path, monkeypatch):
         without["discounted_total"]["score"] + part, abs=0.002)
 
 
+def test_the_last_commits_functions_are_recent_whatever_their_messages(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    # No message reads like this task, yet the last commits' functions are recent: the
+    # README's commit (no source file), the handler's, the discount's (the root commit,
+    # whose diff is the whole tree, is never read).
+    got = history.read_signal(str(root), _words("kubernetes ingress"))
+    assert got.touched == {}
+    assert got.recent == {("srv/server.go", "Metrics"), ("billing/invoice.py", "discounted_total")}
+    monkeypatch.setattr(history, "RECENT", 2)
+    assert history.read_signal(str(root), _words("kubernetes ingress")).recent == {
+        ("srv/server.go", "Metrics")}
+    monkeypatch.setattr(history, "RECENT", 1)
+    assert history.read_signal(str(root), _words("kubernetes ingress")) == history.Signal()
+    monkeypatch.setattr(history, "RECENT", 5)
+    monkeypatch.setattr(history, "RECENT_WEIGHT", 0.0)
+    assert history.read_signal(str(root), _words("kubernetes ingress")).recent == frozenset()
+
+
+def test_a_recent_commit_of_many_files_is_not_read(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    for k in range(3):
+        write(root, f"billing/m{k}.py", f"def helper_{k}(x):\n    return x\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "helpers everywhere")
+    monkeypatch.setattr(history, "MAX_FILES", 2)
+    read = []
+    real = history._functions
+    monkeypatch.setattr(history, "_functions", lambda r, shas: read.append(shas) or real(r, shas))
+    got = history.read_signal(str(root), _words("kubernetes ingress"))
+    assert got.recent == {("srv/server.go", "Metrics"), ("billing/invoice.py", "discounted_total")}
+    head = git(root, "rev-parse", "HEAD").strip()
+    assert read and all(head not in shas for shas in read)  # its diff was never asked for
+
+
+def test_recency_orders_what_the_task_reached_and_brings_nothing(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    task = "WriteHeader with the ResponseWriter and the request"  # both handlers alike
+    got = _pack(root, task, tokens=4000)
+    go = {c["chunk"].split()[0]: c for c in _row(got, "srv/server.go")["chunk_scores"]}
+    assert go["Health"].get("history", 0) == 0
+    metrics = go["Metrics"]
+    # a share of its own score: what it had without is score - part, and part is
+    # RECENT_WEIGHT of that
+    part = metrics["history"]
+    assert part == pytest.approx(history.RECENT_WEIGHT * (metrics["score"] - part), abs=0.002)
+    assert metrics["score"] > go["Health"]["score"]
+    assert any("changed by the last 5 commits" in r for r in _row(got, "srv/server.go")["reasons"])
+    # discounted_total is recent too, but the task does not reach it: it gets nothing
+    rows = {f["path"]: f for f in got.files}
+    if "billing/invoice.py" in rows:
+        for c in rows["billing/invoice.py"].get("chunk_scores", []):
+            assert c.get("history", 0) == 0
+    monkeypatch.setattr(history, "RECENT_WEIGHT", 0.0)
+    flat = _pack(root, task, tokens=4000)
+    off = {c["chunk"].split()[0]: c for c in _row(flat, "srv/server.go")["chunk_scores"]}
+    assert off["Metrics"]["score"] == pytest.approx(metrics["score"] - part, abs=0.002)
+
+
+def test_a_slow_read_of_the_last_commits_keeps_the_matching_ones(tmp_path, monkeypatch):
+    root = _repo(tmp_path / "repo")
+    real = history._functions
+    calls = []
+
+    def second_is_late(root_, shas):
+        calls.append(shas)
+        if len(calls) == 2:
+            raise TimeoutError
+        return real(root_, shas)
+
+    monkeypatch.setattr(history, "_functions", second_is_late)
+    got = history.read_signal(str(root), _words("discounted totals are a cent short"))
+    assert len(calls) == 2  # the matching commits, then the last ones not among them
+    assert ("billing/invoice.py", "discounted_total") in got.touched
+    assert got.recent == frozenset()
+    assert got.note is None
+
+
 def test_explain_names_the_commits(tmp_path):
     root = _repo(tmp_path / "repo")
     git(root, "commit", "-q", "--allow-empty", "-m", "x")  # (no source file: not read)
