@@ -117,12 +117,17 @@ def test_off_with_ctx_history_0(tmp_path, monkeypatch):
     assert history.read_signal(str(root), _words("discounted totals")) == history.Signal()
 
 
+def _commit_three_files(root: Path, stem: str, message: str) -> None:
+    """A commit adding three source files, each defining STEM_<k>."""
+    for k in range(3):
+        write(root, f"billing/m{k}.py", f"def {stem}_{k}(x):\n    return x\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
 def test_a_commit_of_many_files_touches_nothing(tmp_path, monkeypatch):
     root = _repo(tmp_path / "repo")
-    for k in range(3):
-        write(root, f"billing/m{k}.py", f"def discounted_{k}(x):\n    return x\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "discounted helpers everywhere")
+    _commit_three_files(root, "discounted", "discounted helpers everywhere")
     monkeypatch.setattr(history, "MAX_FILES", 2)
     got = history.read_signal(str(root), _words("discounted helpers"))
     assert got.commits[0].subject == "discounted helpers everywhere"
@@ -233,10 +238,7 @@ def test_the_last_commits_functions_are_recent_whatever_their_messages(tmp_path,
 
 def test_a_recent_commit_of_many_files_is_not_read(tmp_path, monkeypatch):
     root = _repo(tmp_path / "repo")
-    for k in range(3):
-        write(root, f"billing/m{k}.py", f"def helper_{k}(x):\n    return x\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "helpers everywhere")
+    _commit_three_files(root, "helper", "helpers everywhere")
     monkeypatch.setattr(history, "MAX_FILES", 2)
     read = []
     real = history._functions
