@@ -397,13 +397,20 @@ def _read(root: str, query_words, store) -> Signal:
     return Signal(touched, commits, by, recent)
 
 
+def _show(root: str, shas: list[str], *options: str, config: tuple[str, ...] = ()) -> bytes | None:
+    """``git show`` of SHAS over the source files under ROOT, each commit opened by
+    ``_COMMIT`` and its sha, with OPTIONS (CONFIG: ``-c`` pairs before the verb)."""
+    return _git(root, [*config, "show", *options, "--no-renames", "--relative",
+                       "--format=%x00commit %H", *shas, "--", *SOURCE_GLOBS])
+
+
 def _functions(root: str, shas: list[str]) -> dict[str, tuple[int, list[tuple[str, str]]]] | None:
     """``parse_show`` of SHAS' diffs over the source files, None when git fails."""
-    drivers = [a for name, pattern in DRIVERS.items()  # (a bench swaps DRIVERS)
-               for a in ("-c", f"diff.{name}.xfuncname={pattern}")]
-    show = _git(root, ["-c", f"core.attributesFile={_attributes()}", *drivers, "show", "-U0",
-                       "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
-                       "--relative", "--format=%x00commit %H", *shas, "--", *SOURCE_GLOBS])
+    config = ("-c", f"core.attributesFile={_attributes()}",
+              *(a for name, pattern in DRIVERS.items()  # (a bench swaps DRIVERS)
+                for a in ("-c", f"diff.{name}.xfuncname={pattern}")))
+    show = _show(root, shas, "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
+                 config=config)
     return None if show is None else parse_show(show)
 
 
@@ -424,11 +431,10 @@ def _recent(root: str, latest: list[str], by_sha: dict) -> frozenset[tuple[str, 
     if not latest or not RECENT_WEIGHT:
         return frozenset()
     missing = [sha for sha in latest if sha not in by_sha]
-    got = dict(by_sha)
+    more: dict = {}
     try:
         if missing:  # a commit of many files touches nothing: its diff is not read
-            names = _git(root, ["show", "--no-renames", "--relative", "--name-only",
-                                "--format=%x00commit %H", *missing, "--", *SOURCE_GLOBS])
+            names = _show(root, missing, "--name-only")
             if names is None:
                 return frozenset()
             missing = [sha for sha, n in _file_counts(names).items() if n <= MAX_FILES]
@@ -436,11 +442,10 @@ def _recent(root: str, latest: list[str], by_sha: dict) -> frozenset[tuple[str, 
             more = _functions(root, missing)
             if more is None:
                 return frozenset()
-            got.update(more)
     except TimeoutError:
         return frozenset()
     return frozenset((path, last_name(name)) for sha in latest
-                     for path, name in got.get(sha, (0, []))[1])
+                     for path, name in (by_sha.get(sha) or more.get(sha, (0, [])))[1])
 
 
 MEMO_KIND = "history-words-v1"
@@ -511,10 +516,7 @@ def apply(ranking, signal: Signal, weight: float | None = None) -> int:
     which: dict[int, tuple] = {}
     for d, k, x in hits:
         part = weight * best * x / top
-        d.scores[k] += part
-        if not getattr(d, "history", None):
-            d.history = [0.0] * len(d.chunks)
-        d.history[k] += part
+        _add_part(d, k, part)
         seen = which.setdefault(id(d), (d, set()))[1]
         seen.update(signal.by.get((d.label, last_name(d.chunks[k].name)), ()))
     for d, seen in which.values():
@@ -537,16 +539,21 @@ def _apply_recent(ranking, signal: Signal) -> int:
             key = (d.label, last_name(ch.name)) if ch.name else None
             if d.scores[k] <= 0 or key not in signal.recent:
                 continue
-            part = RECENT_WEIGHT * d.scores[k]
-            d.scores[k] += part
-            if not getattr(d, "history", None):
-                d.history = [0.0] * len(d.chunks)
-            d.history[k] += part
+            _add_part(d, k, RECENT_WEIGHT * d.scores[k])
             raised += 1
             hit = True
         if hit:
             d.why.append(f"its functions changed by the last {RECENT} commits")
     return raised
+
+
+def _add_part(d, k: int, part: float) -> None:
+    """Add PART to chunk K's score and to its history part (``doc.history``, for
+    ``--explain``)."""
+    d.scores[k] += part
+    if not getattr(d, "history", None):
+        d.history = [0.0] * len(d.chunks)
+    d.history[k] += part
 
 
 def _commit_label(c: Commit) -> str:
