@@ -222,7 +222,9 @@ def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = T
     if counted is None:
         counted = [message_words(m) for _s, _subj, m in messages]
     lens = [n for n, _c in counted]
-    bags = [{w: c[w] for w in q.intersection(c)} for _n, c in counted]
+    # in word order: a set's order follows the process's string hash, and a float sum
+    # in another order differs in its last bit (the same task, other scores)
+    bags = [{w: c[w] for w in sorted(q.intersection(c))} for _n, c in counted]
     n = len(messages)
     avg = (sum(lens) / n) or 1.0
     df: Counter = Counter()

@@ -158,6 +158,26 @@ def test_no_git_at_all(tmp_path, monkeypatch):
     assert history.read_signal(str(tmp_path), _words("discounted totals")) == history.Signal()
 
 
+def test_commit_scores_do_not_depend_on_the_string_hash():
+    # BM25 summed a message's words in set order: other PYTHONHASHSEEDs gave other last
+    # bits of the same scores (seen on real histories), so packs could differ by process.
+    import subprocess
+    import sys
+
+    code = (
+        "from ctxtools.retrieval import history\n"
+        "msgs = [(f'{i:040x}', 's', m) for i, m in enumerate(["
+        "'cache key version honour the key when version set cache',"
+        "'fix cache expiry and key rounding',"
+        "'rounding of totals in the invoice key cache version', 'docs: cache'])]\n"
+        "print(*(repr(c.score) for c in history.best_commits(msgs, ['cache', 'key', "
+        "'version', 'rounding', 'expiry', 'totals', 'invoice'])))\n")
+    got = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+           for seed in range(1, 9)}
+    assert len(got) == 1, got
+
+
 def test_parse_show_reads_headers_and_changed_definitions():
     out = (
         b"\x00commit aaa\n\ndiff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
