@@ -9,8 +9,8 @@ a function that commit touched. So, when the packed root is inside a git work tr
    root, one process, no diffs (0.05 s for kafka's 2,000: a pathspec would make git diff
    every commit, so the top of a work tree gets none and a directory below it ``.``);
 2. the task's words (``Query.words``, the one analyzer's) are matched against each
-   message's words by BM25 (``K1``, ``B``; each message's word counts are kept in the
-   store by sha, ``_counted``, so a warm pack tokenizes only new commits); the
+   message's words by the engine's BM25 (``terms.bm25``; each message's word counts are
+   kept in the store by sha, ``_counted``, so a warm pack tokenizes only new commits); the
    ``CANDIDATES`` best with a positive score go on, a commit without a parent aside (a
    root commit, or a shallow clone's boundary, whose diff is the whole tree);
 3. unless the repository is a partial clone (an old diff would come from the network),
@@ -49,7 +49,6 @@ here prints; the git processes get no stdin, no pager, no optional locks.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
@@ -62,7 +61,6 @@ MAX_FILES = 40
 WEIGHT = 0.15
 RECENT = 5  # the last commits whose functions are "recent"
 RECENT_WEIGHT = 0.15  # a recent function's chunk gains this share of its own score
-K1, B = 1.2, 0.75
 TIMEOUT = 10.0  # seconds a git process may take before the signal is given up
 MAX_SHOW_BYTES = 64 << 20  # the most of ``git show``'s output read (the rest: not looked at)
 # The most of ``git log``'s messages read (the commits past it: not matched): a history of
@@ -221,23 +219,23 @@ def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = T
         return []
     if counted is None:
         counted = [message_words(m) for _s, _subj, m in messages]
-    lens = [n for n, _c in counted]
-    # in word order: a set's order follows the process's string hash, and a float sum
-    # in another order differs in its last bit (the same task, other scores)
-    bags = [{w: c[w] for w in sorted(q.intersection(c))} for _n, c in counted]
-    n = len(messages)
-    avg = (sum(lens) / n) or 1.0
-    df: Counter = Counter()
-    for bag in bags:
-        df.update(bag)
-    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    from ctxtools.retrieval.terms import Stats, bm25
+
+    # the query's words as term ids in word order: bm25 sums in id order, so a message's
+    # score is one float whatever order a set holds its words in (that follows the
+    # process's string hash)
+    ids = {w: i for i, w in enumerate(sorted(q))}
+    stats = Stats()
+    bags = []
+    for length, words in counted:
+        bag = {ids[w]: words[w] for w in q.intersection(words)}
+        stats.add(bag, length)
+        bags.append((bag, length))
+    weights = [stats.idf(i) for i in range(len(ids))]
     scored = []
-    for i, bag in enumerate(bags):
-        if not bag:
-            continue
-        norm = K1 * (1 - B + B * lens[i] / avg)
-        s = sum(idf[t] * tf * (K1 + 1) / (tf + norm) for t, tf in bag.items())
-        scored.append((-s, i))
+    for i, (bag, length) in enumerate(bags):
+        if bag:
+            scored.append((-bm25(bag, length, weights, stats), i))
     scored.sort()
     return [Commit(messages[i][0], messages[i][1], -s) for s, i in scored[:top] if s < 0]
 

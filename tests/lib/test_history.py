@@ -208,6 +208,27 @@ def test_ties_go_to_the_later_commit():
     assert history.best_commits(msgs, ["nothing"]) == []
 
 
+def test_a_word_said_thrice_in_a_message_counts_that_message_once_in_its_idf():
+    # BM25's document frequency is the messages holding a word, not its occurrences: the
+    # messages' own loop counted each occurrence, so a word said three times in one of two
+    # messages weighed less than nothing and that message did not match at all
+    msgs = [("a", "cache", "cache the cache, cache it"), ("b", "docs", "docs for users")]
+    got = history.best_commits(msgs, ["cache"])
+    assert [c.sha for c in got] == ["a"] and got[0].score > 0
+    # the engine's BM25, with the messages as its units: one formula for both
+    from ctxtools.retrieval.terms import Stats, bm25
+
+    stats = Stats()
+    (n_a, words_a), (n_b, _words_b) = (history.message_words(m) for _s, _j, m in msgs)
+    assert words_a["cache"] == 3
+    stats.add({0: 3}, n_a)
+    stats.add({}, n_b)
+    assert got[0].score == bm25({0: 3}, n_a, [stats.idf(0)], stats)
+    # a word in every message still matches (a positive idf, however small)
+    same = [("a", "s", "cache one"), ("b", "s", "cache cache two")]
+    assert [c.sha for c in history.best_commits(same, ["cache"])] == ["b", "a"]
+
+
 def _pack(root: Path, task: str, tokens: int = 400):
     req = PackRequest(task=task, paths=[str(root)], root=str(root), tokens=tokens,
                       use_map=False)
