@@ -240,14 +240,20 @@ def best_commits(messages: list[tuple[str, str, str]], query_words, top: int = T
     return [Commit(messages[i][0], messages[i][1], -s) for s, i in scored[:top] if s < 0]
 
 
+def _shown(out: bytes) -> list[tuple[str, str]]:
+    """(sha, what follows its line) of each commit in ``git show --format=%x00commit %H``
+    output (``_show``'s)."""
+    text = out.decode("utf-8", "replace")
+    return [(sha.strip(), body) for sha, _, body in
+            (block.partition("\n") for block in text.split(_COMMIT)[1:])]
+
+
 def parse_show(out: bytes) -> dict[str, tuple[int, list[tuple[str, str]]]]:
     """sha -> (the files its diff holds, the (path, function name) pairs its hunks touch),
     from ``git show -U0 --format=%x00commit %H`` output; a commit of more than MAX_FILES
     files touches none."""
     got: dict[str, tuple[int, list[tuple[str, str]]]] = {}
-    text = out.decode("utf-8", "replace")
-    for block in text.split(_COMMIT)[1:]:
-        sha, _, diff = block.partition("\n")
+    for sha, diff in _shown(out):
         touched: set[tuple[str, str]] = set()
         path, files = None, 0
         for line in diff.split("\n"):
@@ -416,11 +422,7 @@ def _functions(root: str, shas: list[str]) -> dict[str, tuple[int, list[tuple[st
 
 def _file_counts(out: bytes) -> dict[str, int]:
     """sha -> how many files, from ``git show --name-only --format=%x00commit %H`` output."""
-    got = {}
-    for block in out.decode("utf-8", "replace").split(_COMMIT)[1:]:
-        sha, _, names = block.partition("\n")
-        got[sha.strip()] = sum(1 for n in names.split("\n") if n)
-    return got
+    return {sha: sum(1 for n in names.split("\n") if n) for sha, names in _shown(out)}
 
 
 def _recent(root: str, latest: list[str], by_sha: dict) -> frozenset[tuple[str, str]]:
