@@ -16,6 +16,9 @@ engineer skims it:
 * **names**: the code-shaped identifiers whole, which a definition's own name may equal.
 * **paths**: file names and paths the task writes (``django/db/models/query.py``,
   ``query.py``) and dotted module paths (``django.db.models.query``).
+* **stems**: the compound words the task writes outside paths (``generate-helpers``,
+  ``0187_auto_20230614_0838``, ``MatrixBuild``), lower-cased: a file whose name without
+  its extension is one of them is named by the task (``retrieval.pointers.task_hits``).
 * **frames**: stack-trace frames of Python, JavaScript, Java, Go and Rust, each a path (as
   the trace wrote it), a line and a function: the strongest pointers a task can hold.
 * **messages**: quoted error messages and the last line of a traceback, cut into literal
@@ -210,6 +213,9 @@ class Query:
     # The terms a plain task's side-by-side words made (``pathselector``): two parts side
     # by side inside a longer name count for them (``getPathSelector``), not for others.
     phrases: frozenset[str] = frozenset()
+    # The compound words written outside paths, lower-cased, in the task's order: the
+    # names of files without their extensions that the task may be naming.
+    stems: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -400,6 +406,28 @@ def _paths(task: str) -> list[str]:
     return list(seen)
 
 
+# A compound word as a file's name without its extension would be written: a run of
+# letters, digits, ``_`` and ``-`` that is no part of a path, a dotted name or a longer word
+# (matched only where such a run starts, so the scan is linear).
+_STEM_RE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w-]*[A-Za-z0-9])(?![\w-]|[./]\w)")
+MIN_STEM = 5
+
+
+def _stems(task: str) -> tuple[str, ...]:
+    """The compound words of TASK (``Query.stems``): code-shaped (``snake_case``,
+    ``CamelCase``, letters with digits) or joined by hyphens, 5+ characters."""
+    out: dict[str, None] = {}
+    for m in _STEM_RE.finditer(task):
+        word = m.group(1)
+        if len(word) < MIN_STEM or not any(c.isalpha() for c in word):
+            continue
+        if _code_shaped(word) or "-" in word:
+            out.setdefault(word.lower(), None)
+            if len(out) >= MAX_POINTERS:
+                break
+    return tuple(out)
+
+
 def _frames(task: str) -> list[Frame]:
     task = slashed(task)
     out: list[Frame] = []
@@ -536,4 +564,5 @@ def parse_query(task: str) -> Query:
         scopes=_scopes(task),
         trailing=trailing,
         phrases=frozenset(made),
+        stems=_stems(task),
     )

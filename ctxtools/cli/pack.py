@@ -140,7 +140,9 @@ def cli(**opts) -> int:
     A directory's noise is not packed unless --include GLOB asks for it: translation
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
     fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
-    each file in --format json's "dropped"); the -o target is never a candidate.
+    each file in --format json's "dropped"); the -o target is never a candidate. A file
+    the task names, by its path or by its name without the extension (a migration's
+    0187_auto_20230614_0838), is a candidate all the same, unless it is binary.
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
     the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
     On a terminal, a progress line on stderr names each step from the start (listing,

@@ -106,6 +106,7 @@ class Chooser:
         self.ledger = ask.ledger
         self.base_notes: list[Note] = []  # said once, when the files are read
         self.skipped: list[Drop] = []  # inputs left out before ranking (binary, noise)
+        self._task_named: set[str] = set()  # the labels the task names (_sources)
         self.fitted: FilesFit | None = None  # the last fitting
         self.named = set(ask.named)
         self.entries = {e.label: e for e in ask.entries}
@@ -184,6 +185,9 @@ class Chooser:
         from ctxtools.binary import is_binary
         from ctxtools.source.classify import noise_reason
 
+        if e.label in self._task_named and not e.named:
+            # the task names it (a generated migration by its name): no noise rule but binary
+            return not is_binary(data) or self._skip(e.label, "binary", counts)
         if e.named:
             if is_binary(data):
                 shown = quote_name(e.label)
@@ -210,7 +214,7 @@ class Chooser:
         said = self._user_filter(e, counts)
         if said is not None:
             return said == "excluded", said
-        if e.data is not None:
+        if e.data is not None or e.label in self._task_named:
             return False, None  # (a handle: judged by its content and label in _keep)
         reason = noise_by_name(e.label)
         return reason is not None and not self._skip(e.label, reason, counts), None
@@ -232,6 +236,7 @@ class Chooser:
         return False
 
     def _sources(self) -> list:
+        from ctxtools.retrieval.pointers import task_hits
         from ctxtools.retrieval.rank import Source
 
         counts: dict[str, int] = {}
@@ -241,6 +246,9 @@ class Chooser:
         vocabs = self._vocab_cache()
         # (what the ranking asks of every file's bytes; the files are let go till then)
         needles = tuple(m.encode("utf-8", "replace") for m in self.query.messages)
+        # The files the task names by path or name: the noise rules (generated, data,
+        # lock file...) yield to it as to --include; the user's --exclude does not.
+        self._task_named = set(task_hits(list(self.entries), self.query))
         for done, label in enumerate(sorted(self.entries), 1):
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)

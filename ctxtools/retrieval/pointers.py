@@ -1,7 +1,8 @@
 """What in a task points at which file, besides its words: the paths it names (matched by
-their trailing components), the stack-trace frames it holds, and the scope a commit-style
-subject opens with (``tsdb: ...``, ``fix(toml): ...``). Pure functions of labels and a
-``Query``; ``rank`` turns them into bonuses and priors."""
+their trailing components), the files whose names without their extensions it writes as
+compound words (``0187_auto_20230614_0838``), the stack-trace frames it holds, and the
+scope a commit-style subject opens with (``tsdb: ...``, ``fix(toml): ...``). Pure
+functions of labels and a ``Query``; ``rank`` turns them into bonuses and priors."""
 
 from __future__ import annotations
 
@@ -42,6 +43,62 @@ def path_hits(labels: list[str], paths) -> dict[str, int]:
         if best and len(hits) <= 3:
             for lab in hits:
                 out[lab] = max(out.get(lab, 0), best)
+    return out
+
+
+STEM_MAX_FILES = 3  # a name more files than this have names none of them
+
+
+def fold(name: str) -> str:
+    """NAME as one spelling of its words: lower-cased, without ``_`` and ``-``
+    (``generate-helpers.js`` is the file of ``generateHelpers``, ``if_exp.rs`` of ``IfExp``)."""
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def stem_hits(labels, stems, weight: float = 1.0) -> dict[str, float]:
+    """label -> WEIGHT for each file whose name without its extension is one of STEMS
+    (``Query.stems``) in another spelling (``fold``), where at most ``STEM_MAX_FILES``
+    files have that name."""
+    if not stems:
+        return {}
+    want = {fold(s) for s in stems}
+    found: dict[str, list[str]] = {}
+    for lab in labels:
+        name = lab[lab.rfind("/") + 1 :]
+        stem = fold(name.rsplit(".", 1)[0] if "." in name else name)
+        if stem in want:
+            found.setdefault(stem, []).append(lab)
+    return {lab: weight for labs in found.values() if len(labs) <= STEM_MAX_FILES for lab in labs}
+
+
+def task_hits(labels, query: Query, stem_weight: float = 1.0) -> dict[str, float]:
+    """label -> how strongly the task names it by path (``path_hits``: the trailing
+    components matched) or by name (``stem_hits``: STEM_WEIGHT). Only the labels whose last
+    component a path or a stem could match are compared, so a tree of many files costs
+    one look at each name."""
+    if not (query.paths or query.stems):
+        return {}
+    keys: set[str] = set()
+    for p in query.paths:
+        last = p.strip("/").rsplit("/", 1)[-1]
+        if last:
+            keys.add(last)
+    stems = {fold(s) for s in query.stems}
+    cands = []
+    for lab in labels:
+        cut = lab.rfind("/")
+        name = lab[cut + 1 :]
+        stem = name.rsplit(".", 1)[0] if "." in name else name
+        if (
+            name in keys
+            or stem in keys
+            or fold(stem) in stems
+            or name == "__init__.py" and lab[lab.rfind("/", 0, max(cut, 0)) + 1 : cut] in keys
+        ):
+            cands.append(lab)
+    out: dict[str, float] = dict(path_hits(cands, query.paths))
+    for lab, n in stem_hits(cands, query.stems, stem_weight).items():
+        out[lab] = max(out.get(lab, 0), n)
     return out
 
 

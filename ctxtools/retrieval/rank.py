@@ -28,7 +28,7 @@ from itertools import accumulate
 
 from ctxtools.analyzer.query import Query
 from ctxtools.retrieval.chunks import Chunk, chunk_file
-from ctxtools.retrieval.pointers import frames_by_label, path_hits, scoped
+from ctxtools.retrieval.pointers import frames_by_label, scoped, task_hits
 from ctxtools.retrieval.source import Source
 from ctxtools.retrieval.terms import Stats, Terms, bm25
 from ctxtools.source.classify import role as file_role
@@ -43,6 +43,10 @@ MESSAGE_BONUS = 6.0
 CHANGED_BONUS = 1000.0
 NAMED_BONUS = 4.0
 PATH_BONUS = 4.0
+# A file the task names by its name without the extension, as a compound word
+# (``0187_auto_20230614_0838``, ``generateHelpers`` for ``generate-helpers.js``:
+# ``pointers.stem_hits``): this share of the bonus of a path whose last part it matches.
+STEM_SHARE = 0.0
 FILE_DECAY = (1.0, 0.5, 0.25)
 FILE_MIX = 0.3
 CALLEE_SHARE = 0.3
@@ -271,7 +275,7 @@ def _pointed(sources: list[Source], query: Query):
     frames, label -> whether the user named it, it changed, or a path, frame or message
     points at it)."""
     labels = [s.label for s in sources]
-    hits = path_hits(labels, query.paths)
+    hits = task_hits(labels, query, STEM_SHARE)
     frames = frames_by_label(labels, query)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
     reached = {
@@ -512,7 +516,7 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         doc.scores = [a + b for a, b in zip(base, bonus, strict=True)]
         top = sorted(doc.scores, reverse=True)[: len(FILE_DECAY)]
         fs = sum(s * d for s, d in zip(top, FILE_DECAY, strict=False))
-        if doc.label in ctx.path_hits:
+        if ctx.path_hits.get(doc.label):
             fs += PATH_BONUS * wmax * ctx.path_hits[doc.label]
             doc.why.append("path named in the task")
         if doc.named:

@@ -637,3 +637,67 @@ def test_two_parts_side_by_side_count_for_a_phrase_term_only():
     q = parse_query("the path selector drops the file name")
     assert q.phrases == {"pathselector", "selectordrops", "filename"}
     assert not parse_query("the path selector of `get_x`").phrases
+
+
+# -- files the task names by their names (pointers.task_hits) -------------------------------
+
+
+def test_a_task_names_files_by_their_compound_words_in_any_spelling():
+    from ctxtools.retrieval.pointers import stem_hits, task_hits
+
+    q = parse_query(
+        "Fix 0187_auto_20230614_0838 migration dependencies\n\n"
+        "* fix misnamed `generateAsserts` -> `generateHelpers`\n"
+        "* IfExpInsteadOfOrOperator keeps comments (see https://example.org/a-b-c/d_e_f)"
+    )
+    assert q.stems == (
+        "0187_auto_20230614_0838",
+        "generateasserts",
+        "generatehelpers",
+        "ifexpinsteadoforoperator",
+    )  # plain words, and a URL's parts, are no names of files
+    labels = [
+        "shop/migrations/0187_auto_20230614_0838.py",
+        "shop/migrations/0188_auto_20230701_1200.py",
+        "packages/helpers/scripts/generate-helpers.js",
+        "packages/helpers/src/helpers.ts",
+        "crates/linter/src/rules/if_exp_instead_of_or_operator.rs",
+        "crates/linter/src/rules/if_exp.rs",
+    ]
+    assert task_hits(labels, q) == {
+        "shop/migrations/0187_auto_20230614_0838.py": 1,
+        "packages/helpers/scripts/generate-helpers.js": 1,
+        "crates/linter/src/rules/if_exp_instead_of_or_operator.rs": 1,
+    }
+    # a name four files have names none of them; three still name each
+    four = [f"pkg{i}/generate_helpers.py" for i in range(4)]
+    assert stem_hits(four, q.stems) == {}
+    assert set(stem_hits(four[:3], q.stems)) == set(four[:3])
+
+
+def test_task_hits_match_paths_as_path_hits_does_over_every_file():
+    """task_hits compares only the files whose last part a path could match: the same
+    answer as path_hits over all of them, whatever the paths are like."""
+    import random
+
+    from ctxtools.retrieval.pointers import path_hits, task_hits
+
+    rng = random.Random(7)
+    dirs = ["django", "db", "models", "core", "cache", "src", "lib", "utils", "query"]
+    names = ["query.py", "__init__.py", "base.py", "utils.go", "cache.rs", "query", "main.c"]
+    labels = sorted(
+        {
+            "/".join(rng.choice(dirs) for _ in range(rng.randint(0, 3))) + "/" + rng.choice(names)
+            for _ in range(400)
+        }
+    )
+    labels = [lab.lstrip("/") for lab in labels]
+    for task in [
+        "see django/db/models/query.py",
+        "in db.models.query, cache.rs and utils.go",
+        "fix `core/cache/` and lib/base.py",
+        "the django.db package's query",
+    ]:
+        q = parse_query(task)
+        assert q.paths
+        assert task_hits(labels, q) == path_hits(labels, q.paths), task
