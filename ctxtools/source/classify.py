@@ -148,7 +148,8 @@ EXAMPLE_DIRS = frozenset(
         "bench",
         "benchmark",
         "gallery",
-        "scripts",
+        # (not scripts/: a project's build, release and code-generation scripts are its
+        # own code, as tools/ and bin/ are; a fix of generate-helpers.js is in one)
     }
 )
 CONFIG_EXTS = frozenset(

@@ -348,6 +348,9 @@ ROLES = {
         "Source/Core/Session.swift", "lib/sinatra/base.rb", "db/db_impl.cc", "src/contest.c",
         "src/Contest.kt", "bin/deploy", "src/unittest/case.py",
         "src/t.c", "lib/toast/t.go", "git-submodule.sh", "src/at/parse.c",
+        # a project's scripts are its code, as tools/ is (was: example, ranked at half)
+        "scripts/release.py", "packages/babel-helpers/scripts/generate-helpers.js",
+        "tools/gen_docs.py",
     ],
     "docs": ["docs/guide.rst", "README.md", "docs/tests/notes.md", "man/ctx.1"],
     "example": ["examples/demo.py", "benchmarks/bench_core.py"],
