@@ -106,7 +106,6 @@ class Chooser:
         self.ledger = ask.ledger
         self.base_notes: list[Note] = []  # said once, when the files are read
         self.skipped: list[Drop] = []  # inputs left out before ranking (binary, noise)
-        self._task_named: set[str] = set()  # the labels the task names (_sources)
         self.fitted: FilesFit | None = None  # the last fitting
         self.named = set(ask.named)
         self.entries = {e.label: e for e in ask.entries}
@@ -179,13 +178,16 @@ class Chooser:
             self.skipped.append(Drop(shown, "unreadable"))
             return None
 
-    def _keep(self, e, data: bytes, counts: dict[str, int], said: str | None) -> bool:
+    def _keep(
+        self, e, data: bytes, counts: dict[str, int], said: str | None, asked: bool
+    ) -> bool:
         """Whether a candidate stays (noise, and the user's filter: SAID, what it said of
-        a candidate not named; its name was judged already unless E is a handle)."""
+        a candidate not named; its name was judged already unless E is a handle; ASKED:
+        the task names it)."""
         from ctxtools.binary import is_binary
         from ctxtools.source.classify import noise_reason
 
-        if e.label in self._task_named and not e.named:
+        if asked and not e.named:
             # the task names it (a generated migration by its name): no noise rule but binary
             return not is_binary(data) or self._skip(e.label, "binary", counts)
         if e.named:
@@ -204,7 +206,9 @@ class Chooser:
             return self._skip(e.label, reason, counts)
         return True
 
-    def _left_out_by_name(self, e, counts: dict[str, int]) -> tuple[bool, str | None]:
+    def _left_out_by_name(
+        self, e, counts: dict[str, int], asked: bool
+    ) -> tuple[bool, str | None]:
         """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
         file...: such a file is never read), and what the user's filter said of it."""
         from ctxtools.source.classify import noise_by_name
@@ -214,7 +218,7 @@ class Chooser:
         said = self._user_filter(e, counts)
         if said is not None:
             return said == "excluded", said
-        if e.data is not None or e.label in self._task_named:
+        if e.data is not None or asked:
             return False, None  # (a handle: judged by its content and label in _keep)
         reason = noise_by_name(e.label)
         return reason is not None and not self._skip(e.label, reason, counts), None
@@ -248,18 +252,19 @@ class Chooser:
         needles = tuple(m.encode("utf-8", "replace") for m in self.query.messages)
         # The files the task names by path or name: the noise rules (generated, data,
         # lock file...) yield to it as to --include; the user's --exclude does not.
-        self._task_named = set(task_hits(list(self.entries), self.query))
+        asked_for = set(task_hits(list(self.entries), self.query))
         for done, label in enumerate(sorted(self.entries), 1):
             if progress is not None and (done % 64 == 0 or done == total):
                 progress(done, total)
             e = self.entries[label]
             if e.deleted:
                 continue
-            gone, said = self._left_out_by_name(e, counts)
+            asked = label in asked_for
+            gone, said = self._left_out_by_name(e, counts, asked)
             if gone:
                 continue
             data = self._read(e)
-            if data is None or not self._keep(e, data, counts, said):
+            if data is None or not self._keep(e, data, counts, said, asked):
                 continue
             src = Source(label, data, None, e.named, changed_lines(e.diff))
             if vocabs is not None and e.path is not None and e.data is None:

@@ -65,7 +65,7 @@ def stem_hits(labels, stems, weight: float = 1.0) -> dict[str, float]:
     found: dict[str, list[str]] = {}
     for lab in labels:
         name = lab[lab.rfind("/") + 1 :]
-        stem = fold(name.rsplit(".", 1)[0] if "." in name else name)
+        stem = fold(name.rsplit(".", 1)[0])
         if stem in want:
             found.setdefault(stem, []).append(lab)
     return {lab: weight for labs in found.values() if len(labs) <= STEM_MAX_FILES for lab in labs}
@@ -88,7 +88,7 @@ def task_hits(labels, query: Query, stem_weight: float = 1.0) -> dict[str, float
     for lab in labels:
         cut = lab.rfind("/")
         name = lab[cut + 1 :]
-        stem = name.rsplit(".", 1)[0] if "." in name else name
+        stem = name.rsplit(".", 1)[0]
         if (
             name in keys
             or stem in keys
