@@ -142,7 +142,9 @@ def cli(**opts) -> int:
     fixtures over 64 KB, binaries, and packs ctx-pack wrote (one line a reason on stderr,
     each file in --format json's "dropped"); the -o target is never a candidate. A file
     the task names, by its path or by its name without the extension (a migration's
-    0187_auto_20230614_0838), is a candidate all the same, unless it is binary.
+    0187_auto_20230614_0838), is a candidate all the same, unless it is binary; so is
+    a vendored or minified file it names by its path (third_party/lib/x.py, or two or
+    more of its last components), which a directory's listing would leave out.
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
     the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
     On a terminal, a progress line on stderr names each step from the start (listing,

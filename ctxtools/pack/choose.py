@@ -384,6 +384,15 @@ class Chooser:
             need = min(len(want), 2)  # an absolute path from elsewhere: its last two parts
             if any(parts[-need:] == want[-need:] for parts in split):
                 continue  # there, if perhaps under more than one directory
+            left = _left_out_by_listing(self.root, want)
+            if left:
+                said += 1
+                if said <= MISSING_WARNINGS:
+                    self.base_notes.append(Note(
+                        f"the task names {_shown_path(p)}, which the listing leaves out as "
+                        f"{left[0][1]} ({', '.join(q for q, _ in left[:3])}): name it as a "
+                        "PATH, or --include it, to pack it", "warning"))
+                continue
             same = [lab for lab, parts in zip(labels, split, strict=True) if parts[-1] == want[-1]]
             if same:
                 close = difflib.get_close_matches(p, same, n=3, cutoff=0.0)
@@ -392,12 +401,9 @@ class Chooser:
             hint = f"; closest: {', '.join(close)}" if close else ""
             said += 1
             if said <= MISSING_WARNINGS:
-                shown = (
-                    p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
-                )
-                self.base_notes.append(
-                    Note(f"the task names {shown}, which is not among the files{hint}", "warning")
-                )
+                self.base_notes.append(Note(
+                    f"the task names {_shown_path(p)}, which is not among the files{hint}",
+                    "warning"))
         if said > MISSING_WARNINGS:
             more = said - MISSING_WARNINGS
             self.base_notes.append(
@@ -495,6 +501,32 @@ def _looked_up(cache, wanted: set[str], entries) -> dict[str, tuple | None] | No
         if e.path is not None and e.data is None:
             asked.append((lab, e.path, e.stat))
     return look_up(asked)
+
+
+def _shown_path(p: str) -> str:
+    """A task's path as a warning names it: at most ``SHOWN_PATH`` characters."""
+    return p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
+
+
+def _left_out_by_listing(root: str, want: list[str]) -> list[tuple[str, str]]:
+    """The files under ROOT that WANT (a task path's components) names by its trailing
+    components and a listing leaves out (vendored, minified), with why; best first."""
+    from ctxtools.source.classify import listing_skip
+    from ctxtools.source.listing import tree_names
+
+    try:
+        names = tree_names(root)
+    except OSError:
+        return []
+    need = min(len(want), 2)
+    tail = "/".join(want[-need:])
+    out = []
+    for rel in names:
+        if rel == tail or rel.endswith("/" + tail):
+            why = listing_skip(rel)
+            if why is not None:
+                out.append((rel, why))
+    return sorted(out)
 
 
 def _keep_scans(cache) -> None:

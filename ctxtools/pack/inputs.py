@@ -99,6 +99,22 @@ class OutputGuard:
             )
 
 
+def task_names(paths, rel: str) -> bool:
+    """Whether one of PATHS (a task's, as written: relative, absolute, from another
+    checkout) names REL by its trailing components, two or more of them (``a/b.py``
+    names ``src/a/b.py``), or is REL itself. A bare ``b.py`` names no deeper file the
+    listing leaves out: a name alone may stand for many vendored copies."""
+    parts = rel.split("/")
+    for p in paths:
+        want = [x for x in p.split("/") if x and x != "."]
+        n = 0
+        while n < len(want) and n < len(parts) and want[-1 - n] == parts[-1 - n]:
+            n += 1
+        if n == len(want) == len(parts) or n >= 2 and n == min(len(want), len(parts)):
+            return True
+    return False
+
+
 class Gatherer:
     """Turns the request's paths, mentions and changes into FileEntry records; what it
     skips is said in LEDGER."""
@@ -116,6 +132,9 @@ class Gatherer:
         # the pack's path filter (build.py): its --include globs are asked while
         # directories are listed (a vendored or minified file they name is listed)
         self.path_filter = None
+        # the task's paths (``Query.paths``): a vendored or minified file one of them
+        # names by two or more trailing components is listed too (``task_names``)
+        self.task_paths: tuple[str, ...] = ()
 
     def add_file(
         self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
@@ -200,8 +219,11 @@ class Gatherer:
         prefix = _rel(real, self.root_real)
         prefix = "" if prefix == "." else prefix + "/"
         filt, keep = self.path_filter, None
-        if filt is not None and filt.include:
-            keep = lambda rel: filt.included(prefix + rel)  # noqa: E731
+        include = filt is not None and bool(filt.include)
+        if include or self.task_paths:
+            def keep(rel: str) -> bool:
+                return task_names(self.task_paths, prefix + rel) or (
+                    include and filt.included(prefix + rel))
         listing = listmod.list_files(real, lambda rel: "text", keep=keep)
         for cand in listing.candidates:
             why = f"directory {quote_name(arg)}"

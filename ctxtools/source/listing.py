@@ -378,6 +378,12 @@ def _names(root: str) -> tuple[str, list[str], int]:
     return got
 
 
+def tree_names(root: str) -> list[str]:
+    """Every name under ROOT a listing starts from (git's, else the walk's), before any is
+    left out as vendored or minified: remembered for a ``one_listing`` block."""
+    return _names(root)[1]
+
+
 class _Stat:
     """What a listing asks of a file's lstat, kept for the block (``one_listing``): a
     whole ``os.stat_result`` (its floats and ints as objects) is about 600 bytes, which a

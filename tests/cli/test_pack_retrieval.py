@@ -766,3 +766,59 @@ def test_a_generated_file_the_task_names_is_packed_and_the_others_stay_out(
     # a binary file the task names stays out
     doc, err = _pack(script_runner, "-q", "logo_2024 is blurry", "--tokens", "4000", ".")
     assert "shop/assets/logo_2024.png" not in shown_lines(doc["text"]) and "binary" in err
+
+
+def _vendored(root: Path) -> None:
+    """A git repository with a vendored copy of a library, a second vendored file and a
+    minified bundle beside the project's own code."""
+    write(root, "shop/orders.py", ORDERS)
+    write(root, "third_party/money/rounding.py",
+          "def round_half_even(amount):\n    return amount.quantize(1)\n")
+    write(root, "third_party/money/currency.py", "CODES = ('EUR', 'USD')\n")
+    write(root, "static/checkout.min.js",
+          "!function(w){w.total=function(o){return o.lines.reduce(function(a,l)"
+          "{return a+l.price},0)}}(window);\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "shop")
+
+
+def test_a_vendored_or_minified_file_the_task_names_by_its_path_is_packed(
+    script_runner, tmp_path, monkeypatch
+):
+    root = tmp_path / "app"
+    _vendored(root)
+    monkeypatch.chdir(root)
+    doc, err = _pack(script_runner, "-q", "round_half_even in third_party/money/rounding.py "
+                     "rounds 2.5 to 3", "--tokens", "4000", ".")
+    shown = shown_lines(doc["text"])
+    assert "third_party/money/rounding.py" in shown
+    assert "third_party/money/currency.py" not in doc["text"]  # the one not named stays out
+    assert "not among the files" not in err
+    # an absolute path from another checkout names it by its trailing components
+    doc, _ = _pack(script_runner, "-q", "/home/ci/work/shop/static/checkout.min.js "
+                   "throws on an empty order", "--tokens", "4000", ".")
+    assert "static/checkout.min.js" in shown_lines(doc["text"])
+    # the user's --exclude still wins over the task
+    doc, err = _pack(script_runner, "-q", "fix third_party/money/rounding.py", "--exclude",
+                     "third_party/*", "--tokens", "4000", ".")
+    assert "third_party/money/rounding.py" not in shown_lines(doc["text"])
+
+
+def test_a_vendored_file_the_task_names_by_its_name_alone_is_said_to_be_left_out(
+    script_runner, tmp_path, monkeypatch
+):
+    root = tmp_path / "app"
+    _vendored(root)
+    monkeypatch.chdir(root)
+    # a bare name may stand for many vendored copies: not packed, but the warning says
+    # where the file is and why it is not among the files, not that it does not exist
+    doc, err = _pack(script_runner, "-q", "rounding.py rounds 2.5 to 3", "--tokens", "4000",
+                     ".")
+    assert "third_party/money/rounding.py" not in shown_lines(doc["text"])
+    warning = next(line for line in err.splitlines() if "rounding.py" in line)
+    assert "leaves out as vendored (third_party/money/rounding.py)" in warning
+    assert "not among the files" not in warning
+    # a name that is nowhere keeps the old warning
+    _doc, err = _pack(script_runner, "-q", "fix billing.py", "--tokens", "4000", ".")
+    assert "the task names billing.py, which is not among the files" in err

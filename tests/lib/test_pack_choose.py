@@ -172,3 +172,18 @@ def test_a_file_without_a_diff_shares_one_empty_set_of_changed_lines():
     assert changed_lines(None) == frozenset()
     assert changed_lines(None) is changed_lines("")
     assert changed_lines("@@ -3,0 +4,2 @@\n+a\n+b\n") == {4, 5}
+
+
+def test_a_task_path_names_a_left_out_file_by_two_or_more_trailing_components():
+    from ctxtools.pack.inputs import task_names
+
+    rel = "third_party/money/rounding.py"
+    assert task_names(["money/rounding.py"], rel)
+    assert task_names(["./third_party/money/rounding.py"], rel)
+    assert task_names(["/home/ci/checkout/third_party/money/rounding.py"], rel)
+    assert not task_names(["rounding.py"], rel)  # a name alone: many copies may have it
+    assert not task_names(["other/money/rounding.py"], rel)  # its third part differs
+    assert not task_names(["money/rounding.pyc", "money"], rel)
+    assert task_names(["checkout.min.js"], "checkout.min.js")  # the file's whole path
+    assert not task_names(["web/checkout.min.js"], "checkout.min.js")
+    assert task_names(["web/static/checkout.min.js"], "static/checkout.min.js")
