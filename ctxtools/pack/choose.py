@@ -377,6 +377,7 @@ class Chooser:
         split = [lab.split("/") for lab in labels]
         names = sorted({parts[-1] for parts in split})
         said = 0
+        left_out = None  # the files the listing left out, by name (read once, if asked)
         for p in self.query.paths:
             want = [x for x in p.strip("/").split("/") if x and x != "."]
             if not want or "." not in want[-1]:
@@ -384,14 +385,17 @@ class Chooser:
             need = min(len(want), 2)  # an absolute path from elsewhere: its last two parts
             if any(parts[-need:] == want[-need:] for parts in split):
                 continue  # there, if perhaps under more than one directory
-            left = _left_out_by_listing(self.root, want)
+            if left_out is None:
+                left_out = _left_out_by_listing(self.root)
+            left = _named_in(left_out, want)
             if left:
                 said += 1
                 if said <= MISSING_WARNINGS:
+                    where = ", ".join(quote_name(q) for q, _ in left[:3])
                     self.base_notes.append(Note(
                         f"the task names {_shown_path(p)}, which the listing leaves out as "
-                        f"{left[0][1]} ({', '.join(q for q, _ in left[:3])}): name it as a "
-                        "PATH, or --include it, to pack it", "warning"))
+                        f"{left[0][1]} ({where}): name it as a PATH, or --include it, to "
+                        "pack it", "warning"))
                 continue
             same = [lab for lab, parts in zip(labels, split, strict=True) if parts[-1] == want[-1]]
             if same:
@@ -508,25 +512,32 @@ def _shown_path(p: str) -> str:
     return p if len(p) <= SHOWN_PATH else f"{p[: SHOWN_PATH // 2]}…{p[-SHOWN_PATH // 2 :]}"
 
 
-def _left_out_by_listing(root: str, want: list[str]) -> list[tuple[str, str]]:
-    """The files under ROOT that WANT (a task path's components) names by its trailing
-    components and a listing leaves out (vendored, minified), with why; best first."""
+def _left_out_by_listing(root: str) -> dict[str, list[tuple[str, str]]]:
+    """The files under ROOT a listing leaves out (vendored, minified), with why, by their
+    names (the tree's names are the listing's own, remembered for the pack)."""
     from ctxtools.source.classify import listing_skip
     from ctxtools.source.listing import tree_names
 
     try:
         names = tree_names(root)
     except OSError:
-        return []
-    need = min(len(want), 2)
-    tail = "/".join(want[-need:])
-    out = []
+        return {}
+    out: dict[str, list[tuple[str, str]]] = {}
     for rel in names:
-        if rel == tail or rel.endswith("/" + tail):
-            why = listing_skip(rel)
-            if why is not None:
-                out.append((rel, why))
-    return sorted(out)
+        why = listing_skip(rel)
+        if why is not None:
+            out.setdefault(rel[rel.rfind("/") + 1 :], []).append((rel, why))
+    return out
+
+
+def _named_in(left_out: dict[str, list[tuple[str, str]]], want: list[str]) -> list:
+    """The files of LEFT_OUT that WANT (a task path's components) names by its last two
+    components (its one, for a bare name), sorted."""
+    tail = want[-min(len(want), 2) :]
+    return sorted(
+        (rel, why) for rel, why in left_out.get(want[-1], ())
+        if rel.split("/")[-len(tail) :] == tail
+    )
 
 
 def _keep_scans(cache) -> None:
