@@ -212,7 +212,8 @@ def cli(**opts) -> int:
 
     -o FILE: a new or regular file is replaced atomically, keeping its mode (set-id bits
     too); a FILE the pack reads (a named file, an @-mention, instructions, --memory,
-    --files-from, stdin) is refused; a FIFO, a device such as /dev/null, a file with
+    --files-from, stdin) is refused, and so is any file of a packed directory that is
+    not an earlier pack or empty (a vendored or minified one too); a FIFO, a device such as /dev/null, a file with
     several hard links or a symlink's non-regular target is written through (a regular
     target is replaced, the link kept); a block device or a socket is refused.
 

@@ -246,6 +246,7 @@ class Gatherer:
             def keep(rel: str) -> bool:
                 return named(prefix + rel) or (include and filt.included(prefix + rel))
         listing = listmod.list_files(real, lambda rel: "text", keep=keep)
+        self._output_left_out(real, arg)
         for cand in listing.candidates:
             why = f"directory {quote_name(arg)}"
             self.add_file(cand.path, False, why, prefix + cand.rel, judged=True)
@@ -254,6 +255,31 @@ class Gatherer:
                 entry.stat = (cand.size, cand.mtime_ns, cand.ctime_ns)
         for reason, n in sorted(listing.skipped.items()):
             self.ledger.info(f"{quote_name(arg)}: {n} file(s) skipped ({reason})")
+
+    def _output_left_out(self, real: str, arg: str) -> None:
+        """Refuse an ``-o`` that names a file of the directory REAL (ARG) the listing left out
+        (vendored, minified: no candidate, so ``add_file`` never sees it) unless it is a
+        pack: ``-o third_party/lib/x.py .`` would destroy a tracked source file."""
+        from ctxtools.source.classify import listing_skip
+        from ctxtools.source.listing import tree_names
+
+        out = self.output
+        if not out.under(real):
+            return
+        rel = os.path.relpath(out.real, os.path.realpath(real)).replace(os.sep, "/")
+        why = listing_skip(rel)
+        if why is None or out.earlier_pack():
+            return
+        try:
+            names = tree_names(real)
+        except OSError:
+            names = ()
+        if rel in names:
+            raise UsageError(
+                f"-o {out.output} is a {why} file of the packed directory {quote_name(arg)}, "
+                "which ctx-pack did not write; nothing was written",
+                hint="write the pack to another file",
+            )
 
     def add_handle(self, ref: str, named: bool, why: str) -> None:
         if ref not in self.handles:

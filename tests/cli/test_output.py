@@ -314,3 +314,31 @@ def test_o_under_a_file_says_it_is_not_a_directory(script_runner, tree):
         f"ctx-excerpt: error: -o o/work.py/x: cannot write (not a directory: {tree}/o/work.py)\n"
     )
     assert (tree / "o" / "work.py").read_text() == WORK
+
+
+def test_o_over_a_vendored_or_minified_file_of_the_packed_directory_is_refused(
+    script_runner, tree
+):
+    # a directory's listing leaves vendor/ and *.min.js out, so no candidate was the -o
+    # file and `-o vendor/money/round.py .` wrote the pack over a tracked source file
+    vendored = "def round_half_even(x):\n    return round(x)\n"
+    (tree / "vendor" / "money").mkdir(parents=True)
+    (tree / "vendor" / "money" / "round.py").write_text(vendored)
+    (tree / "o" / "app.min.js").write_text("!function(w){w.a=1}(window);\n")
+    for output, why in (("vendor/money/round.py", "vendored"), ("o/app.min.js", "minified")):
+        r = script_runner.run(["ctx-pack", "--tokens", "3000", "-q", "fix important", ".",
+                               "-o", output])
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+        assert r.stderr.startswith(f"ctx-pack: error: -o {output} is a {why} file of the "
+                                   "packed directory .")
+    assert (tree / "vendor" / "money" / "round.py").read_text() == vendored
+    assert (tree / "o" / "app.min.js").read_text() == "!function(w){w.a=1}(window);\n"
+    # an earlier pack there is still replaced, and a directory that does not hold the file
+    # is no reason to refuse
+    (tree / "vendor" / "pack.md").write_text("")
+    for args in ((".", "-o", "vendor/pack.md"), (".", "-o", "vendor/pack.md"),
+                 ("o/", "-o", "vendor/money/round.py")):
+        r = script_runner.run(["ctx-pack", "--tokens", "3000", "-q", "fix important", *args])
+        assert r.returncode == 0, r.stderr
+    assert "important_total" in (tree / "vendor" / "pack.md").read_text()
