@@ -143,8 +143,8 @@ def cli(**opts) -> int:
     each file in --format json's "dropped"); the -o target is never a candidate. A file
     the task names, by its path or by its name without the extension (a migration's
     0187_auto_20230614_0838), is a candidate all the same, unless it is binary; so is
-    a vendored or minified file it names by its path (third_party/lib/x.py, or two or
-    more of its last components), which a directory's listing would leave out.
+    a vendored or minified file it names by its path or by two or more of the path's
+    last parts (lib/x.py for third_party/lib/x.py), which a listing would leave out.
     --exclude GLOB and a .ctxignore file at --root (gitignore syntax) keep files out of
     the files and the map alike (as they do for ctx-repomap and ctx-count --tree).
     On a terminal, a progress line on stderr names each step from the start (listing,
@@ -213,9 +213,10 @@ def cli(**opts) -> int:
     -o FILE: a new or regular file is replaced atomically, keeping its mode (set-id bits
     too); a FILE the pack reads (a named file, an @-mention, instructions, --memory,
     --files-from, stdin) is refused, and so is any file of a packed directory that is
-    not an earlier pack or empty (a vendored or minified one too); a FIFO, a device such as /dev/null, a file with
-    several hard links or a symlink's non-regular target is written through (a regular
-    target is replaced, the link kept); a block device or a socket is refused.
+    not an earlier pack or empty (a vendored or minified one too); a FIFO, a device such
+    as /dev/null, a file with several hard links or a symlink's non-regular target is
+    written through (a regular target is replaced, the link kept); a block device or a
+    socket is refused.
 
     --split TOKENS cuts the finished pack into parts for a chat window with a paste limit:
     each part starts with the line '[ctx-pack: part I of N]' and, counted again whole with

@@ -99,14 +99,9 @@ class OutputGuard:
             )
 
 
-def task_names(paths, rel: str) -> bool:
-    """Whether one of PATHS (a task's, as written: relative, absolute, from another
-    checkout) names REL (``TaskPaths``)."""
-    return TaskPaths(paths)(rel)
-
-
 class TaskPaths:
-    """A task's PATHS, asked of one file at a time: a path names a file by its trailing
+    """A task's PATHS (as written: relative, absolute, from another checkout), asked of
+    one file at a time: a path names a file by its trailing
     components, two or more of them (``a/b.py`` names ``src/a/b.py``), or by being its
     whole path. A bare ``b.py`` names no deeper file the listing leaves out: a name alone
     may stand for many vendored copies. Only the paths that end in the file's name are
@@ -154,7 +149,7 @@ class Gatherer:
         # directories are listed (a vendored or minified file they name is listed)
         self.path_filter = None
         # the task's paths (``Query.paths``): a vendored or minified file one of them
-        # names by two or more trailing components is listed too (``task_names``)
+        # names by two or more trailing components is listed too (``TaskPaths``)
         self.task_paths: tuple[str, ...] = ()
 
     def add_file(
@@ -274,7 +269,7 @@ class Gatherer:
             names = tree_names(real)
         except OSError:
             names = ()
-        if rel in names:
+        if rel in set(names):
             raise UsageError(
                 f"-o {out.output} is a {why} file of the packed directory {quote_name(arg)}, "
                 "which ctx-pack did not write; nothing was written",

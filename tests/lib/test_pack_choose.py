@@ -175,7 +175,10 @@ def test_a_file_without_a_diff_shares_one_empty_set_of_changed_lines():
 
 
 def test_a_task_path_names_a_left_out_file_by_two_or_more_trailing_components():
-    from ctxtools.pack.inputs import task_names
+    from ctxtools.pack.inputs import TaskPaths
+
+    def task_names(paths, rel):
+        return TaskPaths(paths)(rel)
 
     rel = "third_party/money/rounding.py"
     assert task_names(["money/rounding.py"], rel)
