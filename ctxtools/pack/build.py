@@ -87,10 +87,6 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     # of all, one the user excluded is never read (for secrets or anything else), and one
     # --include names is listed though vendored or minified.
     filt = gather.path_filter = load_filter(root_real, req.include, req.exclude)
-    if req.task:  # (a vendored or minified file the task names by its path is listed)
-        from ctxtools.analyzer import read_task
-
-        gather.task_paths = read_task(req.task).query.paths
     _gather_paths(gather, req, root, ledger)
     job = _map_job(gather, req, root_real, ruler, task_words, jobs, filt)
     entries = load_entries(gather, req, ledger, filt.excluded)

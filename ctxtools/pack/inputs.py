@@ -151,6 +151,10 @@ class Gatherer:
         # the task's paths (``Query.paths``): a vendored or minified file one of them
         # names by two or more trailing components is listed too (``TaskPaths``)
         self.task_paths: tuple[str, ...] = ()
+        if req.task:
+            from ctxtools.analyzer import read_task
+
+            self.task_paths = read_task(req.task).query.paths
 
     def add_file(
         self, real: str, named: bool, why: str, rel: str | None = None, judged: bool = False
