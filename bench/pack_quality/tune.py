@@ -30,6 +30,27 @@ lever (a coverage factor) rose on the second set and fell on the first at every 
 
     .venv/bin/python bench/pack_quality/tune.py --select-third    # pin tune3.txt
 
+The large tuning list (kind "tune_large", ``tune_large.txt``; its rule and repositories
+written 2026-12-07 before any of its tasks was run or looked at): made because the three
+lists above come from trees of 1,500 to 3,000 files whose fixes are mostly one file, while
+the large held-out sets' misses are mostly a second file of a multi-file fix in a tree of
+3,000+ files, so a lever aimed at those could only be judged on data without them. The
+large sets' task rule (``qualifies``, the parent's tree 3,000+ files: ``LARGE_MIN_FILES``),
+the first ``TUNE_PER_REPO`` commits by hash (a commit git cannot diff, a blob the
+snapshot lacks, does not qualify). Repositories: in no evaluation set and no
+tuning list, one a language, the first whose snapshot the fetch tool brought (at most 500
+MiB) with 3,000+ files at HEAD, candidates tried in this order: zulip, mastodon, gitea,
+neovim (refused, 0.54 to 1.0 GB); apache/dubbo (Java, 4,667 files, taken);
+bevyengine/bevy (Rust, 3,023, taken); pandas (refused, 1.5 GB); traefik (Go, 2,256 files),
+outline (TypeScript, 2,707): too few; openssl (refused); rubocop (Ruby, 2,212): too few;
+vim/vim (C, 8,521, taken); Qiskit/qiskit (Python, 4,023, taken); frappe (refused);
+istio/istio (Go, 6,611, taken); sveltejs/svelte (JavaScript, 9,080, taken);
+typescript-eslint/typescript-eslint (TypeScript, 7,515, taken); forem (refused);
+spree/spree (Ruby, 5,555, taken). Pinned: 6 commits of each but bevy, whose history has
+no qualifying commit with a parent of 3,000+ files (its HEAD has 3,023): 42 tasks.
+
+    .venv/bin/python bench/pack_quality/tune.py --select-large    # pin tune_large.txt
+
 The loop builds each task's ``Chooser`` once (in process, the store kept warm under
 ``--store``), then plans and renders the files section for each budget (the budget less
 ``OVERHEAD`` for the pack's other sections) and scores it against the gold. It prints mean
@@ -62,6 +83,10 @@ PINNED_PROSE = HERE / "tune_prose.txt"  # the prose tuning list (tune_prose.py's
 PINNED_PROSE2 = HERE / "tune_prose2.txt"  # its second list (tune_prose.py --second)
 PINNED_SECOND = HERE / "tune2.txt"  # the second tuning set (--select-second)
 PINNED_THIRD = HERE / "tune3.txt"  # the third tuning set (--select-third)
+PINNED_LARGE = HERE / "tune_large.txt"  # the large tuning list (--select-large)
+TUNE_LARGE_REPOS = (
+    "apache/dubbo", "bevyengine/bevy", "vim/vim", "Qiskit/qiskit", "istio/istio",
+    "sveltejs/svelte", "typescript-eslint/typescript-eslint", "spree/spree")
 OVERHEAD = 1500  # tokens of a pack's other sections (map, task), roughly
 MIRRORS = [Path("/work/.mirror")]
 CORPORA = HERE.parent / "corpora"
@@ -97,11 +122,29 @@ def select(repo: str, mirror: Path, skip: frozenset = frozenset()) -> list[str]:
     return picked
 
 
-def select_each(pick, done=frozenset()) -> list[tuple[str, str]]:
-    """(repo, commit) for each of TUNE_REPOS not in DONE, the commits PICK(repo, mirror)
+def select_large(repo: str, mirror: Path) -> list[str]:
+    """The large tuning list's commits of REPO: the large sets' rule, the first
+    ``TUNE_PER_REPO`` by hash."""
+    from pack_quality.tasks import LARGE_MIN_FILES
+
+    picked = []
+    for sha, message in entries(mirror):
+        try:
+            ok = qualifies(mirror, sha, message, min_files=LARGE_MIN_FILES)
+        except TreeError:  # a blob the snapshot lacks: git cannot diff it, it does not qualify
+            continue
+        if ok:
+            picked.append(sha)
+            if len(picked) == TUNE_PER_REPO:
+                break
+    return picked
+
+
+def select_each(pick, done=frozenset(), repos=TUNE_REPOS) -> list[tuple[str, str]]:
+    """(repo, commit) for each of REPOS not in DONE, the commits PICK(repo, mirror)
     gives from its mirror (a repository without one is said and passed)."""
     pairs = []
-    for repo in TUNE_REPOS:
+    for repo in repos:
         if repo in done:
             continue
         mirror = find_mirror(repo, {}, MIRRORS)
@@ -145,21 +188,24 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
             with contextlib.suppress(TreeError):
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
     for kind, path in (("tune", PINNED), ("tune2", PINNED_SECOND), ("tune3", PINNED_THIRD),
-                       ("tune_prose", PINNED_PROSE), ("tune_prose2", PINNED_PROSE2)):
+                       ("tune_prose", PINNED_PROSE), ("tune_prose2", PINNED_PROSE2),
+                       ("tune_large", PINNED_LARGE)):
         if kind in sets:
-            out += pinned_tasks(kind, pinned(path))
+            out += pinned_tasks(kind, pinned(path), large=kind == "tune_large")
     return out
 
 
-def pinned_tasks(kind: str, pairs: list[tuple[str, str]]) -> list[tuple[object, Path]]:
-    """The tasks (and their trees, made under CORPORA/tune) of the pinned PAIRS."""
+def pinned_tasks(kind: str, pairs: list[tuple[str, str]],
+                 large: bool = False) -> list[tuple[object, Path]]:
+    """The tasks (and their trees, made under CORPORA/tune) of the pinned PAIRS (LARGE:
+    pinned by the large sets' rule, checked by it)."""
     out = []
     for repo, sha in pairs:
         mirror = find_mirror(repo, {}, MIRRORS)
         if mirror is None:
             continue
         try:
-            t = heldout_task(repo, mirror, sha)
+            t = heldout_task(repo, mirror, sha, "large" if large else "heldout")
             t.kind = kind
             tree = materialise(mirror, t.base, CORPORA / "tune" / t.id)
             check_patch(tree, t.patch)
@@ -249,6 +295,9 @@ def main(argv=None) -> int:
                     help="pin the second tuning set (tune2.txt): the next commits by the rule")
     ap.add_argument("--select-third", action="store_true",
                     help="pin the third tuning set (tune3.txt): the commits after tune2's")
+    ap.add_argument("--select-large", action="store_true",
+                    help="pin the large tuning list (tune_large.txt): the large sets' rule "
+                    "over TUNE_LARGE_REPOS")
     ap.add_argument("--set", default="dev,tune")
     ap.add_argument("--budgets", default="8000,16000,32000")
     ap.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
@@ -270,6 +319,12 @@ def main(argv=None) -> int:
         pairs = pinned()
         pairs += select_each(select, done={r for r, _s in pairs})
         write_pins(PINNED, "The tuning set (tune.py's rule)", pairs)
+        return 0
+    if args.select_large:
+        if refuse_pinned(PINNED_LARGE, "tune.py"):
+            return 2
+        write_pins(PINNED_LARGE, "The large tuning list (tune.py --select-large)",
+                   select_each(select_large, repos=TUNE_LARGE_REPOS))
         return 0
     for wanted, path, title, before in (
         (args.select_second, PINNED_SECOND, "The second tuning set (tune.py --select-second)",
