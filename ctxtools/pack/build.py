@@ -199,6 +199,10 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
 
     filt = map_state.path_filter
     ask = FilesRequest(entries, task_words, req, ruler, render, named, ledger, map_state.root)
+    if req.task:  # (task_words is this Task's prose: its Query, read once for the pack)
+        from ctxtools.analyzer import read_task
+
+        ask.query = read_task(req.task).query
     ask.path_filter = filt
     if map_state.job is not None:
         ask.map_pending = take_job

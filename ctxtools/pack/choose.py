@@ -91,6 +91,9 @@ class FilesRequest:
     # a map under way in a child: () -> (ranks, definitions, scan cache), called once the
     # files are read (the three above are then taken from it)
     map_pending: object = None
+    # the task's Query when the caller read it already (``read_task(...).query`` of the
+    # text TASK_WORDS is the prose of): parsed once a pack, not again here
+    query: object = None
 
 
 class Chooser:
@@ -118,7 +121,7 @@ class Chooser:
         self._scan_cache, ask.map_cache = ask.map_cache, None
         self._count = ask.ruler.count
         self._counts: dict[str, int] = {}
-        self.query = parse_query(ask.task_words)
+        self.query = ask.query if ask.query is not None else parse_query(ask.task_words)
         self._signal = None  # the history's (``_history``), read beside the files
         self._pending = None
         if self.query.words:

@@ -108,6 +108,9 @@ class TaskPaths:
     compared (a node_modules of 50,000 files against 200 paths costs one look a file)."""
 
     def __init__(self, paths):
+        from ctxtools.retrieval.pointers import suffix_len
+
+        self._suffix_len = suffix_len
         self.by_name: dict[str, list[list[str]]] = {}
         for p in paths:
             want = [x for x in p.split("/") if x and x != "."]
@@ -123,9 +126,7 @@ class TaskPaths:
             return False
         parts = rel.split("/")
         for want in wants:
-            n = 0
-            while n < len(want) and n < len(parts) and want[-1 - n] == parts[-1 - n]:
-                n += 1
+            n = self._suffix_len(parts, want)
             if n == len(want) == len(parts) or n >= 2 and n == min(len(want), len(parts)):
                 return True
         return False
@@ -151,7 +152,7 @@ class Gatherer:
         # the task's paths (``Query.paths``): a vendored or minified file one of them
         # names by two or more trailing components is listed too (``TaskPaths``)
         self.task_paths: tuple[str, ...] = ()
-        if req.task:
+        if req.task:  # (the task's one reading: the Chooser ranks with the same Query)
             from ctxtools.analyzer import read_task
 
             self.task_paths = read_task(req.task).query.paths
@@ -273,7 +274,7 @@ class Gatherer:
             names = tree_names(real)
         except OSError:
             names = ()
-        if rel in set(names):
+        if rel in names:
             raise UsageError(
                 f"-o {out.output} is a {why} file of the packed directory {quote_name(arg)}, "
                 "which ctx-pack did not write; nothing was written",

@@ -11,7 +11,8 @@ from ctxtools.analyzer.query import Query
 SCOPE_MAX_SHARE = 0.3
 
 
-def _suffix_len(a: list[str], b: list[str]) -> int:
+def suffix_len(a: list[str], b: list[str]) -> int:
+    """How many trailing components A and B (paths split on ``/``) share."""
     n = 0
     while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
         n += 1
@@ -31,11 +32,11 @@ def path_hits(labels: list[str], paths) -> dict[str, int]:
         best = 0
         hits = []
         for lab in labels:
-            n = _suffix_len(split[lab], want)
+            n = suffix_len(split[lab], want)
             if n == 0 and "." not in want[-1]:
-                n = _suffix_len(stems[lab], want)
+                n = suffix_len(stems[lab], want)
                 if n == 0 and split[lab][-1] == "__init__.py":
-                    n = _suffix_len(split[lab][:-1], want)
+                    n = suffix_len(split[lab][:-1], want)
             if n > best:
                 best, hits = n, [lab]
             elif n == best and n > 0:
