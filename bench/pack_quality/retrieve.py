@@ -32,7 +32,9 @@ def bm25_rank(units: list[Unit], query: list[str]) -> list[tuple[float, Unit]]:
     for i, common in hits:
         u = units[i]
         norm = K1 * (1 - B + B * u.length / avgdl)
-        s = sum(idf[t] * u.tf[t] * (K1 + 1) / (u.tf[t] + norm) for t in common)
+        # (summed in sorted order: a set's order follows the per-process string hash, and
+        # a sum in another order may differ in its last bit and break a tie the other way)
+        s = sum(idf[t] * u.tf[t] * (K1 + 1) / (u.tf[t] + norm) for t in sorted(common))
         first = u.ranges[0][0] if u.ranges else 0
         scored.append((-s, u.path, first, i))
     scored.sort()

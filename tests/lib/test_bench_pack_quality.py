@@ -399,3 +399,26 @@ def test_a_tree_seen_with_its_history(tmp_path, monkeypatch):
     monkeypatch.setenv("CTX_HISTORY", "1")
     got = read_signal(str(tree), ["negative", "input"])
     assert ("src/core.py", "f") in got.touched
+
+
+def test_the_bm25_baseline_does_not_depend_on_the_string_hash(tmp_path):
+    # A unit's BM25 summed its terms in set order: under other PYTHONHASHSEEDs the same
+    # score differed in its last bit, ties broke the other way, and the baseline filled
+    # its budget with other chunks (test_baseline_fills_a_model_budget_in_its_encoding
+    # failed under 2 seeds of 12).
+    for i in range(20):
+        body = "".join(f"def fn_{i}_{j}(retry_backoff):\n    return {j}\n\n" for j in range(20))
+        (tmp_path / f"m{i:02}.py").write_text(body)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pathlib import Path\n"
+        "from pack_quality.corpus import Corpus, terms\n"
+        "from pack_quality.retrieve import bm25_rank\n"
+        "units = Corpus(Path(sys.argv[2])).chunks()\n"
+        "print([(repr(s), u.path, u.ranges) for s, u in bm25_rank(units, "
+        "terms('fn_7_3 retry backoff'))][:60])\n")
+    got = {subprocess.run([sys.executable, "-c", code, str(REPO / "bench"), str(tmp_path)],
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+           for seed in range(1, 13)}
+    assert len(got) == 1, got
