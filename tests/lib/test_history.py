@@ -12,7 +12,7 @@ from helpers import git, write
 from ctxtools.analyzer import parse_query
 from ctxtools.pack.build import build_pack
 from ctxtools.pack.model import PackRequest
-from ctxtools.retrieval import history
+from ctxtools.retrieval import companions, history
 from ctxtools.tokens import HeuristicRuler
 
 INVOICE = '''"""Invoices: their totals, discounts and rounding."""
@@ -592,3 +592,159 @@ def test_every_source_extension_has_a_driver_and_a_scanner():
         assert f".{ext}" in EXTENSIONS, ext
         assert not driver.startswith("ctx") or driver in history.DRIVERS, (ext, driver)
     assert set(history.DRIVERS) <= set(attrs.values())
+
+
+# --- companions: files that change together (retrieval.companions) ----------------------
+
+STRIPE = '''"""Stripe: charges, captures and refunds."""
+
+
+def capture(charge, amount):
+    """Capture AMOUNT of an authorised charge."""
+    return charge.client.post("/captures", {"charge": charge.id, "amount": amount})
+
+
+def refund(charge, amount):
+    """Refund AMOUNT of a captured charge; a partial capture refunds at most what it took."""
+    if amount > charge.captured:
+        raise ValueError("refund over the captured amount")
+    return charge.client.post("/refunds", {"charge": charge.id, "amount": amount})
+'''
+
+ADYEN = '''"""Adyen: authorisations, settlements and reversals."""
+
+
+def settle(payment, value):
+    """Settle VALUE of an authorised payment."""
+    return payment.api.modify(payment.psp, "settle", value)
+
+
+def reverse(payment, value):
+    """Reverse VALUE of a settled payment (a refund, for Adyen)."""
+    if value > payment.settled:
+        raise ValueError("reversal over the settled value")
+    return payment.api.modify(payment.psp, "reverse", value)
+'''
+
+BOOK = '''"""The {name}."""
+
+
+def {name}_line(entry):
+    """One line of the {name} for a capture or refund ENTRY."""
+    return f"{{entry.kind}} {{entry.amount}}"
+'''
+
+REFUND_TASK = "a refund of a partial capture fails"
+
+
+def _gateways(root: Path) -> Path:
+    """Two payment gateways, a twin pair that three commits changed together (messages
+    that share no word with REFUND_TASK), and three books the task reaches as well."""
+    write(root, "pay/gateway_stripe.py", STRIPE)
+    write(root, "pay/gateway_adyen.py", ADYEN)
+    for name in ("ledger", "report", "audit"):
+        write(root, f"pay/{name}.py", BOOK.format(name=name))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "payments: two gateways and the books")
+    for k in range(3):
+        for gw in ("stripe", "adyen"):
+            with (root / f"pay/gateway_{gw}.py").open("a") as f:
+                f.write(f"# retry {k}\n")
+        git(root, "commit", "-q", "-am", f"gateways: retry on timeouts, round {k}")
+    for name in ("ledger", "report"):
+        with (root / f"pay/{name}.py").open("a") as f:
+            f.write("# id\n")
+    git(root, "commit", "-q", "-am", "books: show the entry id")
+    return root
+
+
+def test_which_files_change_together(tmp_path, monkeypatch):
+    root = _gateways(tmp_path / "repo")
+    write(root, "pay/only.py", "x = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one file alone: no companion")
+    odd = ["pay/odd name é.py", "pay/tab\there.py"]
+    for rel in odd:
+        write(root, rel, "y = 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "names git would quote")
+    got = companions.read_changes(str(root))
+    stripe, adyen = "pay/gateway_stripe.py", "pay/gateway_adyen.py"
+    # newest first; the root commit (it adds every file) and the one-file commit are out
+    assert got == [frozenset(odd), frozenset({"pay/ledger.py", "pay/report.py"}),
+                   *[frozenset({stripe, adyen})] * 3]
+    monkeypatch.setattr(history, "MAX_FILES", 1)  # a commit of more files says nothing
+    assert companions.read_changes(str(root)) == []
+    # a directory below the top: its own files, relative to it, as the pack labels them
+    monkeypatch.setattr(history, "MAX_FILES", 40)
+    assert companions.read_changes(str(root / "pay"))[1] == frozenset({"ledger.py", "report.py"})
+    # an output cut at its limit: its last record is not counted
+    out = b"\x01p1\0\na.py\0b.py\0\x01p2\0\nc.py\0d.py\0\x01p3\0\ne.py\0f"
+    assert companions.parse_changes(out, cut=True) == [frozenset({"a.py", "b.py"}),
+                                                       frozenset({"c.py", "d.py"})]
+
+
+def test_companions_are_read_in_the_history_thread_when_asked(tmp_path, monkeypatch):
+    root = _gateways(tmp_path / "repo")
+    words = _words(REFUND_TASK)
+    assert history.Pending(str(root), words).result().changes == []
+    got = history.Pending(str(root), words, also=companions.read_changes).result()
+    assert len(got.changes) == 4 and got.commits == history.read_signal(str(root), words).commits
+    monkeypatch.setenv("CTX_HISTORY", "0")
+    assert history.Pending(str(root), words, also=companions.read_changes).result().changes == []
+    monkeypatch.setenv("CTX_HISTORY", "1")
+    git(root, "config", "core.repositoryformatversion", "1")
+    git(root, "config", "extensions.partialClone", "origin")  # (trees may be remote)
+    assert companions.read_changes(str(root)) == []
+
+
+def test_a_git_that_hangs_gives_no_companions(tmp_path, monkeypatch):
+    fake = tmp_path / "bin"
+    write(fake, "git", "#!/bin/sh\nexec sleep 30\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(history, "TIMEOUT", 0.3)
+    assert companions.read_changes(str(tmp_path)) == []
+
+
+def _files(result) -> dict[str, dict]:
+    return {f["path"]: f for f in result.files}
+
+
+def test_a_pack_with_room_ranks_up_the_top_files_companion(tmp_path, monkeypatch):
+    root = _gateways(tmp_path / "repo")
+    room = companions.ROOM + 6000
+    small, roomy = _files(_pack(root, REFUND_TASK, 4000)), _files(_pack(root, REFUND_TASK, room))
+    stripe, adyen = "pay/gateway_stripe.py", "pay/gateway_adyen.py"
+    assert small[stripe]["rank"] == roomy[stripe]["rank"] == 1  # the fixed file, first
+    said = "changed together with pay/gateway_stripe.py (3 of its 3 commits)"
+    assert said in roomy[adyen]["reasons"]
+    assert said not in small[adyen]["reasons"]
+    assert roomy[adyen]["rank"] == 2 < small[adyen]["rank"]
+    # the gain: SHARE x 3 of 3 commits x the top file's score x the file's prior
+    # (a source file's: 1), in the file's score
+    gain = companions.SHARE * 1.0 * roomy[stripe]["score"]
+    assert roomy[adyen]["score"] == pytest.approx(small[adyen]["score"] + gain, abs=0.01)
+    # ... and FILE_MIX of it in each of its chunks, as their history part (--explain)
+    from ctxtools.retrieval.rank import FILE_MIX
+
+    with monkeypatch.context() as off:
+        off.setattr(companions, "SHARE", 0.0)
+        plain = _files(_pack(root, REFUND_TASK, room))
+    # without it, the twin's code is under the relevance floor (its signatures shown);
+    # with it, its chunk is shown, the gain in the chunk's history part (--explain)
+    assert plain[adyen]["shown"] == "signatures" and not plain[adyen]["chunk_scores"]
+    (chunk,) = roomy[adyen]["chunk_scores"]
+    assert chunk["chunk"] == "reverse 9-13"
+    assert chunk["history"] >= FILE_MIX * gain - 0.001
+    # two commits of the books are not enough to make them companions (PAIRS)
+    assert not any("changed together" in r for r in roomy["pay/ledger.py"]["reasons"])
+    monkeypatch.setattr(companions, "PAIRS", 1)
+    monkeypatch.setattr(companions, "TOP", 5)  # (every file: report.py's companions)
+    one = _files(_pack(root, REFUND_TASK, room))
+    assert "changed together with pay/report.py (1 of its 1 commits)" in one["pay/ledger.py"][
+        "reasons"]
+    monkeypatch.setenv("CTX_HISTORY", "0")
+    assert not any("changed together" in r for f in _files(_pack(root, REFUND_TASK, room)).values()
+                   for r in f.get("reasons", []))
