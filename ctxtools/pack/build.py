@@ -117,7 +117,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     # The repo map's ranks (personalised toward the pack's files and the task).
     ledger.said(filt.notes)
     map_state = MapState(req, root, ruler, task_words, pack_rels, named, ledger, filt, job)
-    files = _chooser(entries, task_words, req, ruler, render, named, ledger, map_state, room)
+    files = _chooser(entries, task_words, req, ruler, render, named, ledger, map_state)
     map_floor = min(MAP_TOKENS, max(0, room) * MAP_SHARE_MIN // 100) if map_state.ok else 0
     files_budget = max(0, room - map_floor)
     step("fitting")
@@ -172,11 +172,11 @@ def _map_job(gather, req, root_real: str, ruler, task_words, jobs, filt):
     return job
 
 
-def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state, room):
+def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state):
     """The files' Chooser, ranked with the repo map's ranks and scans, with the user's
     --include/--exclude and the root's .ctxignore (the map's filter; a glob that matches
-    no file is a warning), for ROOM tokens of files and map. A map under way in a child
-    is waited for once the files are read."""
+    no file is a warning). A map under way in a child is waited for once the files are
+    read."""
 
     def ranked():
         ranks: dict[str, float] = map_state.ranks() if req.use_map else {}
@@ -204,7 +204,6 @@ def _chooser(entries, task_words, req, ruler, render, named, ledger, map_state, 
 
         ask.query = read_task(req.task).query
     ask.path_filter = filt
-    ask.room = room
     if map_state.job is not None:
         ask.map_pending = take_job
     else:

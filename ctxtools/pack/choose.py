@@ -94,9 +94,6 @@ class FilesRequest:
     # the task's Query when the caller read it already (``read_task(...).query`` of the
     # text TASK_WORDS is the prose of): parsed once a pack, not again here
     query: object = None
-    # the tokens the pack has for files and map (its budget less the fixed sections): a
-    # pack with room reads more of the history (``companions.ROOM``); 0: unknown
-    room: int = 0
 
 
 class Chooser:
@@ -128,12 +125,10 @@ class Chooser:
         self._signal = None  # the history's (``_history``), read beside the files
         self._pending = None
         if self.query.words:
-            from ctxtools.retrieval import companions
             from ctxtools.retrieval.history import Pending, enabled
 
-            if enabled():  # (companions: for a pack with the room for them)
-                also = companions.read_changes if ask.room >= companions.ROOM else None
-                self._pending = Pending(self.root, self.query.words, req.store, also)
+            if enabled():
+                self._pending = Pending(self.root, self.query.words, req.store)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")

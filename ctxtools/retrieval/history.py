@@ -33,9 +33,6 @@ a function that commit touched. So, when the packed root is inside a git work tr
    ``RECENT_WEIGHT`` of its own score, so recency orders what the task reached and
    never brings a chunk the task did not.
 
-Which files change together (a file's companions) is read by ``companions``, for packs
-with the room, in the same thread (``Pending``'s ALSO) and kept in ``Signal.changes``.
-
 Chosen on the tuning lists by the twenty-second session's screen (``bench/pack_quality/
 history_screen.py``: ``TOP`` 10, ``WEIGHT`` 0.15). Through the engine (``tune.py
 --history``), every hunk shown on dev and the three tuning lists at 8k / 16k / 32k: 87 /
@@ -157,9 +154,6 @@ class Signal:
     commits: list[Commit] = field(default_factory=list)
     by: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # key -> its commits
     recent: frozenset[tuple[str, str]] = frozenset()  # the last RECENT commits' functions
-    # the files each of the last N_COMMITS commits changed, when read (``Pending``'s ALSO:
-    # ``companions.read_changes``): which files change together
-    changes: list[frozenset[str]] = field(default_factory=list)
     note: str | None = None  # why there is no signal, when that is worth saying
 
 
@@ -279,7 +273,7 @@ def parse_show(out: bytes) -> dict[str, tuple[int, list[tuple[str, str]]]]:
     return got
 
 
-def run_git(root: str, args: list[str], limit: int = MAX_SHOW_BYTES) -> bytes | None:
+def _git(root: str, args: list[str], limit: int = MAX_SHOW_BYTES) -> bytes | None:
     """``git ARGS``'s stdout run in ROOT, at most LIMIT bytes of it (the process is
     stopped there), or None when git is missing or fails; TimeoutError when it takes
     longer than TIMEOUT (it is stopped)."""
@@ -346,26 +340,21 @@ def read_signal(root: str, query_words, store=None) -> Signal:
 
 class Pending:
     """``read_signal`` under way in a thread of its own (its git processes and their
-    waits run beside the caller's reading of the files); ``result()`` waits for it. ALSO,
-    when given, reads more of ROOT's history after it in the same thread (ROOT -> the
-    files each commit changed: ``companions.read_changes``, kept in ``Signal.changes``)."""
+    waits run beside the caller's reading of the files); ``result()`` waits for it."""
 
-    def __init__(self, root: str, query_words, store=None, also=None):
+    def __init__(self, root: str, query_words, store=None):
         import threading
 
         self._got: Signal | None = None
         self._failed: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(root, tuple(query_words), store, also),
-            name="ctx-history", daemon=True)
+            target=self._run, args=(root, tuple(query_words), store), name="ctx-history",
+            daemon=True)
         self._thread.start()
 
-    def _run(self, root: str, query_words, store, also) -> None:
+    def _run(self, root: str, query_words, store) -> None:
         try:
-            got = read_signal(root, query_words, store)
-            if also is not None and enabled() and got.note is None:  # (no timeout)
-                got.changes = also(root)
-            self._got = got
+            self._got = read_signal(root, query_words, store)
         except Exception as exc:  # (handed to the caller by result())
             self._failed = exc
 
@@ -380,12 +369,12 @@ def _read(root: str, query_words, store) -> Signal:
     # The messages of the commits under ROOT (a pathspec makes git diff each commit, so
     # at the top of the work tree there is none: 0.035 s against 0.22 s with the source
     # globs on scipy's 2,000), then the diffs of the best few over the source files.
-    where = run_git(root, ["rev-parse", "--show-prefix", "--git-common-dir"])
+    where = _git(root, ["rev-parse", "--show-prefix", "--git-common-dir"])
     if where is None:
         return Signal()  # not a work tree, no git: nothing to say
     prefix, _, gitdir = where.decode("utf-8", "surrogateescape").partition("\n")
-    log = run_git(root, ["log", f"-n{N_COMMITS}", "--no-merges", "-z", "--format=%H %P%n%B",
-                         "HEAD", "--", *(["."] if prefix.strip() else [])], MAX_LOG_BYTES)
+    log = _git(root, ["log", f"-n{N_COMMITS}", "--no-merges", "-z", "--format=%H %P%n%B",
+                      "HEAD", "--", *(["."] if prefix.strip() else [])], MAX_LOG_BYTES)
     if log is None:
         return Signal()  # no commit yet
     if len(log) >= MAX_LOG_BYTES:  # the last record is cut short: not matched
@@ -394,7 +383,7 @@ def _read(root: str, query_words, store) -> Signal:
     counted = _counted(messages, os.path.join(root, gitdir.strip()), store)
     commits = best_commits(messages, query_words, CANDIDATES, counted)
     latest = [sha for sha, _subj, _m in messages[:RECENT]]
-    if (not commits and not latest) or partial_clone(root):
+    if (not commits and not latest) or _partial_clone(root):
         return Signal()
     by_sha = _functions(root, [c.sha for c in commits]) if commits else {}
     if by_sha is None:
@@ -417,8 +406,8 @@ def _read(root: str, query_words, store) -> Signal:
 def _show(root: str, shas: list[str], *options: str, config: tuple[str, ...] = ()) -> bytes | None:
     """``git show`` of SHAS over the source files under ROOT, each commit opened by
     ``_COMMIT`` and its sha, with OPTIONS (CONFIG: ``-c`` pairs before the verb)."""
-    return run_git(root, [*config, "show", *options, "--no-renames", "--relative",
-                          "--format=%x00commit %H", *shas, "--", *SOURCE_GLOBS])
+    return _git(root, [*config, "show", *options, "--no-renames", "--relative",
+                       "--format=%x00commit %H", *shas, "--", *SOURCE_GLOBS])
 
 
 def _functions(root: str, shas: list[str]) -> dict[str, tuple[int, list[tuple[str, str]]]] | None:
@@ -498,10 +487,10 @@ def _counted(messages, gitdir: str, store) -> list[tuple[int, dict[str, int]]]:
     return out
 
 
-def partial_clone(root: str) -> bool:
+def _partial_clone(root: str) -> bool:
     """Whether ROOT's repository is a partial clone: reading an old commit's diff would
     fetch its blobs from the network, which a pack never does."""
-    got = run_git(root, ["config", "--get", "extensions.partialClone"])
+    got = _git(root, ["config", "--get", "extensions.partialClone"])
     return bool(got and got.strip())
 
 
@@ -529,7 +518,7 @@ def apply(ranking, signal: Signal, weight: float | None = None) -> int:
     which: dict[int, tuple] = {}
     for d, k, x in hits:
         part = weight * best * x / top
-        add_part(d, k, part)
+        _add_part(d, k, part)
         seen = which.setdefault(id(d), (d, set()))[1]
         seen.update(signal.by.get((d.label, last_name(d.chunks[k].name)), ()))
     for d, seen in which.values():
@@ -552,7 +541,7 @@ def _apply_recent(ranking, signal: Signal) -> int:
             key = (d.label, last_name(ch.name)) if ch.name else None
             if d.scores[k] <= 0 or key not in signal.recent:
                 continue
-            add_part(d, k, RECENT_WEIGHT * d.scores[k])
+            _add_part(d, k, RECENT_WEIGHT * d.scores[k])
             raised += 1
             hit = True
         if hit:
@@ -560,7 +549,7 @@ def _apply_recent(ranking, signal: Signal) -> int:
     return raised
 
 
-def add_part(d, k: int, part: float) -> None:
+def _add_part(d, k: int, part: float) -> None:
     """Add PART to chunk K's score and to its history part (``doc.history``, for
     ``--explain``)."""
     d.scores[k] += part

@@ -316,17 +316,12 @@ def rank_sources(
     add the semantic part for a prose-only task (``semantic.rerank``; ctx-pack asks), its
     vectors kept in STORE (an explicit store root, as ``config.store_root`` takes it).
     HISTORY: the repository history's signal (``history.read_signal``; ctx-pack reads it
-    for a root in a git work tree), its part added to the chunks it touched, and, when it
-    holds which files change together, the best files' companions raised (``companions``)."""
+    for a root in a git work tree), its part added to the chunks it touched."""
     ranking = _rank(sources, query)
     if semantic and SEMANTIC_WEIGHT and query.words:  # the semantic hook (ctx-pack's), prose only
         from ctxtools.retrieval.semantic import rerank
 
         ranking.note = rerank(ranking, SEMANTIC_WEIGHT, store=store)
-    if history is not None and history.changes:  # (read only for a pack with the room)
-        from ctxtools.retrieval import companions
-
-        companions.apply(ranking, history.changes, FILE_MIX)
     if history is not None and (history.touched or history.recent):
         from ctxtools.retrieval.history import apply
 
