@@ -127,15 +127,15 @@ def cli(**opts) -> int:
     0.15 of the best definition's score, and those the last 5 commits changed gain 0.15
     of their own ("history" in --explain; CTX_HISTORY=0 turns it off). Source ranks
     above tests, docs and examples unless the task is about them. The best definitions
-    of the whole ranking are shown in one
-    order, each whole with its class's line and the file's imports; a file grows toward
-    whole only as far as its definitions outrank every other file's. The next files get
-    their declaring lines (signatures), the next their paths. The budget is a ceiling:
-    the files stop at the relevance floor (a definition under 0.27 of the best one's
-    score, or past the 250 best) and hold at most 36,000 tokens, said in --explain and
-    JSON "dropped"; --fill fills the budget all the same. A review pack (--changed)
-    shows each diff, then the definitions enclosing the changed lines whole, then the
-    rest by relevance.
+    of the whole ranking are shown in one order, each whole with its class's line and
+    the file's imports; a file grows toward whole only as far as its definitions outrank
+    every other file's. The next files get their declaring lines (signatures), the next
+    their paths. The budget is a ceiling: the files stop at the relevance floor (a
+    definition under 0.27 of the 5th best one's score, or of half the best one's,
+    whichever is higher, or past the 250 best) and hold at most 36,000 tokens, said in
+    --explain and JSON "dropped"; --fill fills the budget all the same. A review pack
+    (--changed) shows each diff, then the definitions enclosing the changed lines whole,
+    then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and

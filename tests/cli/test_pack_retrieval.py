@@ -681,23 +681,25 @@ def test_without_fill_the_files_stop_at_the_ceiling_and_fill_goes_past(
 
 
 def test_a_named_file_cut_by_the_floor_says_so_not_the_budget(script_runner, tmp_path):
-    """A changed file shown in part with 99% of a 100k budget left was said to be cut by
-    "the budget": the relevance floor cut it, and --fill is what brings the rest."""
+    """A named file shown in part with 99% of a 100k budget left was said to be cut by
+    "the budget": the relevance floor cut it, and --fill is what brings the rest. (The
+    changed a.py is the best evidence; b.py, named beside it, holds nothing of the task.)"""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
     write(repo, "a.py", "def f(): pass\n")
-    git(repo, "add", "a.py")
+    write(repo, "b.py", "def h():\n    return 1\n\n\ndef k():\n    return 2\n")
+    git(repo, "add", "a.py", "b.py")
     git(repo, "commit", "-q", "-m", "init")
     write(repo, "a.py", "def f(): pass\ndef g(): pass\n")
-    args = ["ctx-pack", "-q", "fix g", "--changed", "-t", "100000"]
+    args = ["ctx-pack", "-q", "fix g", "--changed", "-t", "100000", ".", "b.py"]
     r = script_runner.run(args, cwd=repo)
     assert r.returncode == 0, r.stderr
-    notes = [ln for ln in r.stderr.splitlines() if "named file a.py" in ln]
+    notes = [ln for ln in r.stderr.splitlines() if "named file b.py" in ln]
     assert notes and all("budget" not in ln for ln in notes), r.stderr
     assert "under the relevance floor; --fill packs it" in notes[0]
     full = script_runner.run([*args, "--fill"], cwd=repo)
-    assert "named file a.py" not in full.stderr and "1\tdef f(): pass" in full.stdout
+    assert "named file b.py" not in full.stderr and "5\tdef k():" in full.stdout
 
 
 def test_a_c_files_conditional_includes_are_shown_with_their_conditionals(
