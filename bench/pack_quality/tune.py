@@ -110,16 +110,20 @@ def entries(mirror: Path) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def select(repo: str, mirror: Path, skip: frozenset = frozenset()) -> list[str]:
+def first_qualifying(mirror: Path, ok) -> list[str]:
+    """The first ``TUNE_PER_REPO`` commits of MIRROR, by hash, that OK(sha, message) takes."""
     picked = []
     for sha, message in entries(mirror):
-        if sha in skip:
-            continue
-        if qualifies(mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES:
+        if ok(sha, message):
             picked.append(sha)
             if len(picked) == TUNE_PER_REPO:
                 break
     return picked
+
+
+def select(repo: str, mirror: Path, skip: frozenset = frozenset()) -> list[str]:
+    return first_qualifying(mirror, lambda sha, message: sha not in skip and qualifies(
+        mirror, sha, message) and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES)
 
 
 def select_large(repo: str, mirror: Path) -> list[str]:
@@ -127,17 +131,13 @@ def select_large(repo: str, mirror: Path) -> list[str]:
     ``TUNE_PER_REPO`` by hash."""
     from pack_quality.tasks import LARGE_MIN_FILES
 
-    picked = []
-    for sha, message in entries(mirror):
+    def ok(sha: str, message: str) -> bool:
         try:
-            ok = qualifies(mirror, sha, message, min_files=LARGE_MIN_FILES)
+            return qualifies(mirror, sha, message, min_files=LARGE_MIN_FILES)
         except TreeError:  # a blob the snapshot lacks: git cannot diff it, it does not qualify
-            continue
-        if ok:
-            picked.append(sha)
-            if len(picked) == TUNE_PER_REPO:
-                break
-    return picked
+            return False
+
+    return first_qualifying(mirror, ok)
 
 
 def select_each(pick, done=frozenset(), repos=TUNE_REPOS) -> list[tuple[str, str]]:
