@@ -2,7 +2,9 @@
 message in their text (``ctxtools.retrieval.semantic.prose_only`` on the analyzer's
 reading), the tasks the semantic signal is used for.
 
-    .venv/bin/python bench/pack_quality/prose.py [--tasks dev|tune|tune_prose|heldout|large|all]
+    .venv/bin/python bench/pack_quality/prose.py [--tasks SET]
+
+(SET: dev, tune, tune_prose, heldout, large, large2, large3 or all)
 
 prints the ids, one a line, for ``bench_pack_quality.py --only ID``.
 """
@@ -44,10 +46,9 @@ def main() -> int:
     from ctxtools.retrieval.semantic import prose_only
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", choices=["dev", "tune", "tune_prose", "heldout", "large", "all"],
-                    default="all")
+    ap.add_argument("--tasks", choices=["dev", "tune", "tune_prose", *SETS, "all"], default="all")
     args = ap.parse_args()
-    kinds = ["dev", "tune", "heldout", "large"] if args.tasks == "all" else [args.tasks]
+    kinds = ["dev", "tune", *SETS] if args.tasks == "all" else [args.tasks]
     for kind in kinds:
         tasks = tasks_of(kind)
         chosen = [t.id for t in tasks if prose_only(parse_query(t.text))]
