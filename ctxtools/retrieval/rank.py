@@ -73,12 +73,12 @@ FIRST_MIX = 0.5
 SCOPE_PRIOR = 1.5
 # The semantic signal (ctxtools.retrieval.semantic.rerank; prose-only tasks, the 'semantic'
 # extra installed): what a chunk's cosine above the median counts, in best term weights.
-# 4 when it was chosen; measured again once the history signal and the floor's reference
-# had landed (tune.py --history on the seven tuning lists, 280 fixes at 8k / 16k / 32k,
-# only prose-only tasks can move), less weighed more: task-budget rows up / down against
-# 4 and every-hunk rows of 840: 0 -> 21 / 10, 473; 1 -> 13 / 4, 472; 2 -> 11 / 4, 471;
-# 3 -> 5 / 4, 468; 4 -> 469; 8 -> 4 / 23, 463 (mean line recall 0.692 at 1 and 0, 0.689
-# at 4). 1 keeps the rows 0 gains with the fewest lost.
+# It was 4 when chosen; measured again once the history signal and the floor's reference
+# had landed (tune.py --history on the seven tuning lists, 280 fixes at 8k / 16k / 32k;
+# only prose-only tasks can move), a lighter weight did better. Task-budget rows up / down
+# against 4, and every-hunk rows of 840: 0 -> 21 / 10, 473; 1 -> 13 / 4, 472; 2 -> 11 / 4,
+# 471; 3 -> 5 / 4, 468; 4 -> 469; 8 -> 4 / 23, 463 (mean line recall 0.692 at 0 and 1,
+# 0.689 at 4). 1 keeps nearly all that 0 gains and loses fewest.
 SEMANTIC_WEIGHT = 1.0
 FILE_TOP = 250  # files read chunk by chunk (besides those a path, frame or name reaches)
 ROLE_PRIOR = {"source": 1.0, "test": 0.35, "docs": 0.3, "example": 0.5, "config": 0.5}
