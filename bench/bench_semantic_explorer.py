@@ -32,7 +32,8 @@ needs to be rebuilt" was rank 11: fingerprint/ passed by files about rebuilds.)
 
 The libuv tree must be whole (``bench/bench_scan_oracle.py`` extracts it; the memory
 benchmark extracts only its ``docs/src`` into the same directory when it is missing): with
-the docs alone, libuv's six questions all miss.
+the docs alone, libuv's six questions all missed, so the script now stops when an expected
+path is not in its tree (``missing_expected``).
 
 Run: .venv/bin/python bench/bench_semantic_explorer.py [--semantic both] [--tmp DIR]
 """
@@ -92,6 +93,20 @@ def hit(files: list[dict], expected: list[str], shown_only: bool) -> bool:
     return False
 
 
+def missing_expected(questions: list[dict], trees: dict[str, Path]) -> list[str]:
+    """'repo: path' for each expected path that is not in its question's tree: a tree that
+    is not whole (libuv's docs alone) would score its questions as misses, not stop."""
+    out = []
+    for q in questions:
+        tree = trees.get(q["repo"])
+        if tree is None:
+            continue
+        for e in q["expected"]:
+            if not (tree / e.rstrip("/")).exists():
+                out.append(f"{q['repo']}: {e}")
+    return sorted(set(out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--semantic", choices=("on", "off", "both"), default="both")
@@ -105,6 +120,12 @@ def main() -> None:
         for name, r in spec["repos"].items()
         if not args.only or name == args.only
     }
+    missing = missing_expected(spec["questions"], trees)
+    if missing:
+        sys.exit(
+            f"bench_semantic_explorer: {len(missing)} expected paths are not in their trees "
+            f"(first: {missing[0]}; is the tree whole? see this script's docstring)"
+        )
     modes = ("off", "on") if args.semantic == "both" else (args.semantic,)
     for mode in modes:
         store = tempfile.mkdtemp(prefix="ctx-explorer-store-")

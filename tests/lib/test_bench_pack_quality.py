@@ -422,3 +422,23 @@ def test_the_bm25_baseline_does_not_depend_on_the_string_hash(tmp_path):
                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
            for seed in range(1, 13)}
     assert len(got) == 1, got
+
+
+def test_the_explorer_benchmark_names_expected_paths_its_tree_lacks(tmp_path):
+    """A tree holding the docs alone (libuv's, once) must stop the explorer benchmark, not
+    score its questions as misses."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_semantic_explorer import missing_expected
+
+    whole = tmp_path / "whole"
+    (whole / "src" / "unix").mkdir(parents=True)
+    (whole / "src" / "timer.c").write_text("int uv_timer_start(void);\n")
+    docs = tmp_path / "docs"
+    (docs / "docs").mkdir(parents=True)
+    questions = [
+        {"repo": "a", "expected": ["src/unix/", "src/timer.c"]},
+        {"repo": "b", "expected": ["src/unix/", "src/timer.c"]},
+        {"repo": "c", "expected": ["src/x.c"]},  # a repository not run (--only)
+    ]
+    got = missing_expected(questions, {"a": whole, "b": docs})
+    assert got == ["b: src/timer.c", "b: src/unix/"]
