@@ -53,10 +53,10 @@ MAX_MISSES = 200  # chunks in a row that do not fit before the planner gives up
 # of the whole ranking, is worth too little for its tokens. With a 100k budget the files
 # then held a median 33,500 tokens on dev and 38,200 on the tuning set and showed 0.91 and
 # 0.78 of a fix's lines (0.25/200: 38,000 and 38,500 tokens for 0.91 and 0.75; 0.30/250:
-# 24,800 and 32,500 for 0.89 and 0.77). Tried
-# and left off: a file's j-th chunk discounted by 0.8 ** j (tuning set 16k 0.67 -> 0.60), the
-# best chunk of each of the top 5 or 10 files kept (no change). Without fill the files also
-# stop at FLOOR_TOKENS (the ceiling: a relative floor never binds where many chunks are alike).
+# 24,800 and 32,500 for 0.89 and 0.77). Tried and left off: a file's j-th chunk discounted
+# by 0.8 ** j (tuning set 16k 0.67 -> 0.60), the best chunk of each of the top 5 or 10 files
+# kept (no change). Without fill the files also stop at FLOOR_TOKENS (the ceiling: a
+# relative floor never binds where many chunks are alike).
 FLOOR = 0.27
 FLOOR_RANK = 250
 # The floor is measured against the 5th best chunk, or half the best, whichever is

@@ -427,7 +427,6 @@ def test_the_bm25_baseline_does_not_depend_on_the_string_hash(tmp_path):
 def test_the_explorer_benchmark_names_expected_paths_its_tree_lacks(tmp_path):
     """A tree holding the docs alone (libuv's, once) must stop the explorer benchmark, not
     score its questions as misses."""
-    sys.path.insert(0, str(REPO / "bench"))
     from bench_semantic_explorer import missing_expected
 
     whole = tmp_path / "whole"
