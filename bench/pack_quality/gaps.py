@@ -3,13 +3,22 @@ sets, the files section rendered at each budget (as ``tune.py`` renders it) and 
 gold line's distance to the nearest line the pack shows of the same file.
 
     .venv/bin/python bench/pack_quality/gaps.py [--set dev,tune,tune2,tune3]
-        [--budgets 8000,16000,32000] [--store /tmp/tune-store]
+        [--budgets 8000,16000,32000] [--store /tmp/tune-store] [--history] [--cochange]
 
 A task that misses is put in one bucket by its worst missed line: its file not shown at
 all; or the distance (<= 2, <= 5, <= 10, <= 25, > 25 lines) to the nearest shown line.
 A lever that widens shown code toward its neighbours can win only the near buckets; the
 files not shown at all are a ranking question. The tasks of the near buckets are listed.
 Measured on the tuning sets only (the fifteenth session's note has the figures).
+
+``--history``: the trees seen with their mirror's history, as ``tune.py --history`` and
+ctx-pack in a clone see them. ``--cochange``: for each task whose miss is a gold file not
+shown while another gold file was, the missing file's rank among the files changed with
+the shown one in the commits before the task's base (``trees.co_changers``): what a
+co-change signal could reach. (The thirty-first session, tune_large + tune3 at 16k with
+history: 26 of 96 tasks miss a whole file, 16 of them with another gold file shown; the
+unshown file was the shown one's first co-changer in 6 -- vim's ``src/version.c`` each
+time -- its 3rd in 1, its 5th in 1, and past the 15th or never in the other 8.)
 """
 
 from __future__ import annotations
@@ -53,6 +62,29 @@ def bucket(missed: list[tuple[str, int, int | None]]) -> str:
     return next((name for limit, name in BUCKETS if worst <= limit), "> 25")
 
 
+def cochange_lines(t, gold, missed) -> list[str]:
+    """For a task some of whose gold files are not shown (MISSED) and others are: each
+    unshown file's rank among each shown gold file's co-changers before T's base."""
+    from pack_quality.trees import TreeError, co_changers, find_mirror
+
+    unshown = sorted({p for p, _n, d in missed if d is None})
+    shown = [p for p in gold.files if p not in unshown]
+    mirror = find_mirror(t.repo, {}, tune.MIRRORS) if shown else None
+    if mirror is None:
+        return []
+    out = []
+    for s in shown:
+        try:
+            ranked = [f for f, _c in co_changers(mirror, t.base, s)]
+        except TreeError as e:
+            out.append(f"{t.id}: no co-change for {s} ({e})")
+            continue
+        for u in unshown:
+            rank = ranked.index(u) + 1 if u in ranked else None
+            out.append(f"{t.id}: {u} is co-changer #{rank} of {len(ranked)} of shown {s}")
+    return out
+
+
 def main(argv=None) -> int:
     from ctxtools.pack.choose_render import render_plan
 
@@ -60,7 +92,12 @@ def main(argv=None) -> int:
     ap.add_argument("--set", default="dev,tune,tune2,tune3")
     ap.add_argument("--budgets", default="8000,16000,32000")
     ap.add_argument("--store", type=Path, default=Path("/tmp/tune-store"))
+    ap.add_argument("--history", action="store_true",
+                    help="the trees seen with their mirror's history (the history signal)")
+    ap.add_argument("--cochange", action="store_true",
+                    help="rank each unshown gold file among the shown gold files' co-changers")
     args = ap.parse_args(argv)
+    tune.HISTORY = args.history
     budgets = [int(b) for b in args.budgets.split(",")]
     counts = {b: Counter() for b in budgets}
     near: dict[int, list[str]] = {b: [] for b in budgets}
@@ -68,10 +105,14 @@ def main(argv=None) -> int:
         gold = parse_patch(t.patch)
         if not gold.hunks:
             continue
-        ch = tune.build_chooser(t.text, tree, args.store, max(budgets))
+        with tune.history_env(t, tree):
+            ch = tune.build_chooser(t.text, tree, args.store, max(budgets))
         for b in budgets:
             missed = missed_lines(gold, render_plan(ch, b - tune.OVERHEAD).text)
             counts[b][bucket(missed)] += 1
+            if args.cochange and bucket(missed) == "file not shown":
+                for line in cochange_lines(t, gold, missed):
+                    print(f"{b} {line}")
             dists = [d for _p, _n, d in missed]
             if missed and None not in dists and max(dists) <= NEAR:
                 near[b].append(f"{t.id} ({len(missed)} lines, at most {max(dists)} away)")

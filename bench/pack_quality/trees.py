@@ -144,3 +144,25 @@ def with_history(mirror: Path, commit: str, tree: Path, name: str) -> dict[str, 
                        env={**os.environ, **_GIT_ENV, **env}, check=True, capture_output=True)
     done.write_text(f"{commit} {tree}\n")
     return env
+
+
+COCHANGE_COMMITS = 2000  # the commits before a task's base that co-change is counted over
+COCHANGE_MAX_FILES = 40  # a commit of more files (a rename, a reformat) says nothing of pairs
+
+
+def co_changers(mirror: Path, rev: str, path: str, n: int = COCHANGE_COMMITS,
+                max_files: int = COCHANGE_MAX_FILES) -> list[tuple[str, int]]:
+    """The files changed together with PATH in the last N non-merge commits reachable from
+    REV (a commit of more than MAX_FILES files left out), with how many commits each
+    shared with it: most first, then by path."""
+    # (no rename detection: it reads blobs, and a snapshot's mirror lacks its largest ones)
+    out = git("-c", "core.quotePath=false", "log", f"-n{n}", "--no-merges", "--no-renames",
+              "--name-only", "--format=%x00", rev, git_dir=mirror).stdout.decode("utf-8", "replace")
+    together: dict[str, int] = {}
+    for record in out.split("\0"):
+        files = {line for line in record.split("\n") if line}
+        if path not in files or len(files) > max_files:
+            continue
+        for f in files - {path}:
+            together[f] = together.get(f, 0) + 1
+    return sorted(together.items(), key=lambda kv: (-kv[1], kv[0]))

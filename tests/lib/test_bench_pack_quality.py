@@ -20,7 +20,7 @@ from pack_quality.corpus import SourceFile, python_chunks, split_lines  # noqa: 
 from pack_quality.gold import is_source, parse_patch, score, shown_lines  # noqa: E402
 from pack_quality.retrieve import bm25_rank, fill, render_block  # noqa: E402
 from pack_quality.tasks import clean_message, select_commits  # noqa: E402
-from pack_quality.trees import check_patch, materialise  # noqa: E402
+from pack_quality.trees import check_patch, co_changers, materialise  # noqa: E402
 
 PATCH = """\
 diff --git a/pkg/mod.py b/pkg/mod.py
@@ -441,3 +441,29 @@ def test_the_explorer_benchmark_names_expected_paths_its_tree_lacks(tmp_path):
     ]
     got = missing_expected(questions, {"a": whole, "b": docs})
     assert got == ["b: src/timer.c", "b: src/unix/"]
+
+
+def test_co_changers_count_shared_commits_before_the_base(tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    _git(work, "init", "-q")
+
+    def commit(msg, **files):
+        for name, text in files.items():
+            (work / name.replace("__", ".")).write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", msg)
+
+    commit("one", a__c="1", version__c="1")
+    commit("two", a__c="2", version__c="2", b__c="1")
+    commit("three", a__c="3", b__c="2")
+    commit("four", d__c="1")  # without a.c: not counted
+    big = {f"n{i}__c": "x" for i in range(5)}
+    commit("wide", a__c="4", **big)  # more files than max_files: says nothing of pairs
+    commit("after the base", a__c="5", d__c="2")
+    mirror = tmp_path / "m.git"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(work), str(mirror)], check=True)
+    assert co_changers(mirror, "HEAD~1", "a.c", max_files=4) == [("b.c", 2), ("version.c", 2)]
+    assert co_changers(mirror, "HEAD", "a.c", max_files=4)[-1] == ("d.c", 1)
+    assert co_changers(mirror, "HEAD~1", "a.c", n=2, max_files=4) == []  # the wide one and "four"
+    assert ("n0.c", 1) in co_changers(mirror, "HEAD~1", "a.c", max_files=40)
