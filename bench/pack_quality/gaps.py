@@ -64,23 +64,28 @@ def bucket(missed: list[tuple[str, int, int | None]]) -> str:
     return next((name for limit, name in BUCKETS if worst <= limit), "> 25")
 
 
-def cochange_lines(t, gold, missed) -> list[str]:
+def cochange_lines(t, gold, missed, history: dict) -> list[str]:
     """For a task some of whose gold files are not shown (MISSED) and others are: each
-    unshown file's rank among each shown gold file's co-changers before T's base."""
-    from pack_quality.trees import TreeError, co_changers, find_mirror
+    unshown file's rank among each shown gold file's co-changers before T's base. HISTORY
+    keeps each task's commits (``trees.commit_files``) across budgets: one ``git log``."""
+    from pack_quality.trees import TreeError, commit_files, find_mirror, ranked_co_changers
 
     unshown = sorted({p for p, _n, d in missed if d is None})
     shown = [p for p in gold.files if p not in unshown]
     mirror = find_mirror(t.repo, {}, tune.MIRRORS) if shown else None
     if mirror is None:
         return []
+    if t.id not in history:
+        try:
+            history[t.id] = commit_files(mirror, t.base)
+        except TreeError as e:
+            history[t.id] = str(e)
+    commits = history[t.id]
+    if isinstance(commits, str):
+        return [f"{t.id}: no co-change ({commits})"]
     out = []
     for s in shown:
-        try:
-            ranked = [f for f, _c in co_changers(mirror, t.base, s)]
-        except TreeError as e:
-            out.append(f"{t.id}: no co-change for {s} ({e})")
-            continue
+        ranked = [f for f, _c in ranked_co_changers(commits, s)]
         for u in unshown:
             rank = ranked.index(u) + 1 if u in ranked else None
             out.append(f"{t.id}: {u} is co-changer #{rank} of {len(ranked)} of shown {s}")
@@ -103,6 +108,7 @@ def main(argv=None) -> int:
     budgets = [int(b) for b in args.budgets.split(",")]
     counts = {b: Counter() for b in budgets}
     near: dict[int, list[str]] = {b: [] for b in budgets}
+    history: dict = {}  # task id -> its commits' files, for --cochange
     for t, tree in tune.tasks_of(args.set.split(",")):
         gold = parse_patch(t.patch)
         if not gold.hunks:
@@ -111,9 +117,10 @@ def main(argv=None) -> int:
             ch = tune.build_chooser(t.text, tree, args.store, max(budgets))
         for b in budgets:
             missed = missed_lines(gold, render_plan(ch, b - tune.OVERHEAD).text)
-            counts[b][bucket(missed)] += 1
-            if args.cochange and bucket(missed) == "file not shown":
-                for line in cochange_lines(t, gold, missed):
+            where = bucket(missed)
+            counts[b][where] += 1
+            if args.cochange and where == "file not shown":
+                for line in cochange_lines(t, gold, missed, history):
                     print(f"{b} {line}")
             dists = [d for _p, _n, d in missed]
             if missed and None not in dists and max(dists) <= NEAR:

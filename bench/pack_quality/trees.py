@@ -150,19 +150,29 @@ COCHANGE_COMMITS = 2000  # the commits before a task's base that co-change is co
 COCHANGE_MAX_FILES = 40  # a commit of more files (a rename, a reformat) says nothing of pairs
 
 
-def co_changers(mirror: Path, rev: str, path: str, n: int = COCHANGE_COMMITS,
-                max_files: int = COCHANGE_MAX_FILES) -> list[tuple[str, int]]:
-    """The files changed together with PATH in the last N non-merge commits reachable from
-    REV (a commit of more than MAX_FILES files left out), with how many commits each
-    shared with it: most first, then by path."""
+def commit_files(mirror: Path, rev: str, n: int = COCHANGE_COMMITS,
+                 max_files: int = COCHANGE_MAX_FILES) -> list[frozenset[str]]:
+    """The files of each of the last N non-merge commits reachable from REV, newest first;
+    a commit of more than MAX_FILES files is left out (one ``git log``)."""
     # (no rename detection: it reads blobs, and a snapshot's mirror lacks its largest ones)
     out = git("-c", "core.quotePath=false", "log", f"-n{n}", "--no-merges", "--no-renames",
               "--name-only", "--format=%x00", rev, git_dir=mirror).stdout.decode("utf-8", "replace")
+    records = (frozenset(line for line in r.split("\n") if line) for r in out.split("\0"))
+    return [files for files in records if files and len(files) <= max_files]
+
+
+def ranked_co_changers(commits: list[frozenset[str]], path: str) -> list[tuple[str, int]]:
+    """The files changed together with PATH in COMMITS, with how many commits each shared
+    with it: most first, then by path."""
     together: dict[str, int] = {}
-    for record in out.split("\0"):
-        files = {line for line in record.split("\n") if line}
-        if path not in files or len(files) > max_files:
-            continue
-        for f in files - {path}:
-            together[f] = together.get(f, 0) + 1
+    for files in commits:
+        if path in files:
+            for f in files - {path}:
+                together[f] = together.get(f, 0) + 1
     return sorted(together.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def co_changers(mirror: Path, rev: str, path: str, n: int = COCHANGE_COMMITS,
+                max_files: int = COCHANGE_MAX_FILES) -> list[tuple[str, int]]:
+    """``ranked_co_changers`` of PATH over ``commit_files(MIRROR, REV, N, MAX_FILES)``."""
+    return ranked_co_changers(commit_files(mirror, rev, n, max_files), path)
