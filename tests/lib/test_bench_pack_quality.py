@@ -467,3 +467,52 @@ def test_co_changers_count_shared_commits_before_the_base(tmp_path):
     assert co_changers(mirror, "HEAD", "a.c", max_files=4)[-1] == ("d.c", 1)
     assert co_changers(mirror, "HEAD~1", "a.c", n=2, max_files=4) == []  # the wide one and "four"
     assert ("n0.c", 1) in co_changers(mirror, "HEAD~1", "a.c", max_files=40)
+
+
+def test_fusion_fit_learns_the_feature_that_marks_gold():
+    import numpy as np
+    import pytest
+    from pack_quality import fusion
+
+    rng = np.random.default_rng(7)
+    n_feat = len(fusion.FEATURES)
+
+    def task():
+        x = rng.normal(size=(40, n_feat))
+        x[:, fusion.LINES] = np.log(10.0)
+        y = np.zeros(40)
+        g = int(rng.integers(40))
+        y[g] = 1.0
+        x[g, 1] = 3.0  # the words' part marks the gold chunk ...
+        x[g, 0] = -1.0  # ... which the current score ranks low
+        return x, y
+
+    train = [task() for _ in range(30)]
+    test = [task() for _ in range(10)]
+    model = fusion.fit(train, lam=0.01, iters=300)
+    assert model[0][1] > 0.5  # the words' part weighs most
+    now = [fusion.lines_to_gold(x[:, 0], x, y) for x, y in test]
+    new = [fusion.lines_to_gold(fusion.predict(model, x), x, y) for x, y in test]
+    assert sum(new) < 0.3 * sum(now)
+    # a gold chunk is found at the lines before it and its own (3 a chunk for its header)
+    x, y = test[0]
+    order = np.argsort(-fusion.predict(model, x), kind="stable")
+    k = list(order).index(int(np.nonzero(y)[0][0]))
+    assert fusion.lines_to_gold(fusion.predict(model, x), x, y) == pytest.approx((k + 1) * 13)
+
+
+def test_fusion_reorder_keeps_the_scores_and_gives_them_in_the_new_order():
+    import numpy as np
+    from pack_quality import fusion
+
+    class D:
+        def __init__(self, scores):
+            self.scores = list(scores)
+
+    class Ch:
+        docs = [D([5.0, 1.0]), D([3.0])]
+
+    ch = Ch()
+    keys = [(0, 0), (0, 1), (1, 0)]
+    fusion.reorder(ch, keys, np.array([0.0, 2.0, 1.0]))  # the last chunk first, then the file's
+    assert ch.docs[0].scores == [1.0, 5.0] and ch.docs[1].scores == [3.0]
