@@ -205,10 +205,11 @@ def with_churn(data) -> dict:
     import numpy as np
 
     from pack_quality.trees import commit_files, find_mirror
+    from pack_quality.tune import MIRRORS
 
     out = {}
     for tid, (x, y, kind, keys, meta) in data.items():
-        mirror = find_mirror(meta["repo"], {}, [Path("/work/.mirror")])
+        mirror = find_mirror(meta["repo"], {}, MIRRORS)
         commits = commit_files(mirror, meta["base"]) if mirror else []
         count: dict[str, int] = {}
         decayed: dict[str, float] = {}
