@@ -76,6 +76,8 @@ def features(ch) -> tuple[list[list[float]], list[tuple[int, int]]]:
     a part spans orders of magnitude), and its (file index, chunk index)."""
     docs = ch.docs
     best = max((s for d in docs for s in d.scores), default=1.0) or 1.0
+    # the weights by term id: ``rank._rank`` fills ``Ranking.weights`` in ``Terms`` order,
+    # the ids the chunks' ``tfs`` are keyed by
     w = list(ch.ranking.weights.values())
     wsum = sum(x for x in w if x > 0) or 1.0
     nterms = sum(1 for x in w if x > 0) or 1
