@@ -58,6 +58,12 @@ TABLE = [
     ("FAILED with null", {"failed", "null"}, {"with", "fix"}),
     ("tests/a.py::test_login FAILED", {"tests", "test_login", "test", "login"}, {"failed"}),
     ("fix the bug in it", set(), {"fix", "bug", "the"}),
+    # a template's hidden comment is nobody's words, and its @-mention no mention
+    (
+        "Stale cache <!-- Thank you for contributing! Link the issue, cc @maintainers -->",
+        {"stale", "cache"},
+        {"thank", "contributing", "link", "issue", "maintainers"},
+    ),
 ]
 
 
@@ -156,6 +162,45 @@ def test_the_people_lines_of_a_commit_message_are_no_words():
     assert parse_query(COMMIT).terms == read.query.terms  # the engine's own entry too
     # a word "reviewers" in prose is no trailer
     assert "reviewers" in parse_query("the reviewers: list is empty").terms
+
+
+# A pull request's body as a CI job hands it over: its template's instructions stay in
+# it as Markdown comments, hidden when it is shown.
+TEMPLATED = """Expose the recursion limit as a config option
+
+<!--
+if this PR closes one or more issues, link them with a keyword:
+- fixes #xxxx
+-->
+
+# Description
+<!-- Thank you for improving the project. Describe your change; **provide examples**
+if it affects the user experience, and see @CONTRIBUTING.md. -->
+
+Exposes `recursion_limit` under the config.
+
+```html
+<!-- a comment in code is code: kept -->
+```
+"""
+
+
+def test_a_templates_hidden_comments_are_no_words():
+    read = read_task(TEMPLATED)
+    for hidden in ("closes", "keyword", "improving", "examples", "experience"):
+        assert hidden not in read.words, hidden
+        assert hidden not in parse_query(TEMPLATED).terms, hidden
+    assert read.mentions == ()  # @CONTRIBUTING.md is inside a comment
+    assert {"recursion_limit", "config", "exposes"} <= set(read.words)
+    assert "comment" in read.words and "kept" in read.words  # in the code block
+    # what is left is where it was: the comments are blanked, not cut out
+    assert len(read.prose) == len(TEMPLATED)
+    assert read.prose.count("\n") == TEMPLATED.count("\n")
+    # an unclosed comment hides nothing (it is not one), and a task that is nothing but
+    # a comment is about it
+    assert "recursion" in read_task("<!-- recursion limit").words
+    assert "recursion" in read_task("<!-- recursion limit -->").words
+    assert "recursion" in read_task("`<!-- recursion -->` is shown").words
 
 
 def test_a_document_word_meets_the_task_word():
