@@ -374,13 +374,13 @@ def reparse(undo, items, choosers) -> None:
     from ctxtools.analyzer import parse_query
 
     mods = {m.rsplit(".", 1)[-1] for m, _c, _v in undo}
-    if not mods & {"rank", "terms", "query", "semantic", "history"}:
+    if not mods & {"rank", "terms", "query", "prose", "semantic", "history"}:
         return
     for t, _tree in items:
         ch = choosers.get(t.id)
         if ch is None:
             continue
-        if mods & {"terms", "query"}:
+        if mods & {"terms", "query", "prose"}:
             ch.query = parse_query(t.text)
             for src in ch.sources:
                 src.present = None

@@ -24,15 +24,8 @@ engineer skims it:
 * **messages**: quoted error messages and the last line of a traceback, cut into literal
   fragments to find among the code's string literals.
 
-A template's Markdown comments (``<!-- ... -->`` outside code: ``without_comments``) are
-hidden when the text is shown, and read as blank: a pull request's or an issue's body
-keeps what its template asked of the writer ("Does this pull request include a summary of
-the change?"), which is nobody's account of the problem.
-
-A commit message's people lines (``Signed-off-by:``, ``Co-authored-by:``, ``Reviewers:``
-and their kin: ``without_trailers``) name people and addresses, not code: they are read as
-blank (a CI job that packs for the last commit hands over its whole message, and
-``Reviewers: A <a@apache.org>`` made ``apache`` and ``org`` names of the task).
+What of the text is no account of the problem -- a commit's people lines, a template's
+hidden comments, where a link points -- is read as blank first (``prose.said``).
 
 Deterministic, no I/O, linear in the task's length.
 """
@@ -44,6 +37,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ctxtools.analyzer.prose import said
 from ctxtools.analyzer.tokenizer import in_regions, is_stop, slashed, tokens, usable_parts
 from ctxtools.identifiers import is_compound, word_forms
 
@@ -516,58 +510,9 @@ def _ends(items: list) -> tuple:
     return (*items[:half], *items[-half:])
 
 
-# The trailers of a commit message that name people (git's, GitHub's, Gerrit's, and
-# Kafka's "Reviewers:"), each a line of its own.
-_TRAILER_RE = re.compile(
-    r"(?im)^[ \t]*(?:signed-off-by|co-authored-by|reviewed-by|reviewers?|acked-by|tested-by"
-    r"|reported-by|suggested-by|helped-by|approved-by|cc)[ \t]*:[^\n]*"
-)
-
-
-def without_trailers(task: str) -> str:
-    """TASK with each line of a commit trailer that names people blanked (spaces, so that
-    every other place stays where it was)."""
-    if ":" not in task:
-        return task
-    return _TRAILER_RE.sub(lambda m: " " * len(m.group()), task)
-
-
-# A Markdown comment: what an issue or pull-request template tells its writer
-# ("<!-- Thank you for contributing! Does this pull request include a summary? -->"),
-# hidden when the text is shown. A code span or block comes first where one starts
-# earlier: a comment written inside code is code the reporter shows.
-_HIDDEN_RE = re.compile(r"(```.*?(?:```|\Z)|`[^`\n]+`)|<!--", re.S)
-
-
-def without_comments(task: str) -> str:
-    """TASK with each Markdown comment outside code blanked (spaces, its line breaks kept,
-    so that every other place stays where it was); TASK itself when nothing but comments
-    would be left (a task that is about a comment). An unclosed ``<!--`` hides nothing.
-    Linear: the end of a comment is looked for once, and none after a first unclosed one."""
-    if "<!--" not in task:
-        return task
-    out, last, pos = [], 0, 0
-    while (m := _HIDDEN_RE.search(task, pos)) is not None:
-        if m.group(1) is not None:
-            pos = m.end()
-            continue
-        end = task.find("-->", m.end())
-        if end < 0:
-            break
-        end += 3
-        out.append(task[last : m.start()])
-        out.append("\n".join(" " * len(ln) for ln in task[m.start() : end].split("\n")))
-        last = pos = end
-    if not out:
-        return task
-    out.append(task[last:])
-    seen = "".join(out)
-    return seen if any(c.isalnum() for c in seen) else task
-
-
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
-    task = without_trailers(without_comments(task))
+    task = said(task)
     raw, code, names, words, prose, trailing, phrases = _word_terms(task)
     frames = _frames(task)
     for fr in frames:

@@ -2,9 +2,9 @@
 
 ``read_task(text)`` gives a ``Task``: the mentions (``mentions.parse_mentions``), the
 *prose* (the text with each mention blanked: ``@src/x.py`` names a file, its words are no
-part of what the task is about; the commit trailers that name people:
-``query.without_trailers``; and a template's hidden Markdown comments, where no mention is
-looked for either: ``query.without_comments``), and from the prose the words every caller matches
+part of what the task is about; and what is no account of the problem, where no mention
+is looked for either -- a commit's people lines, a template's hidden comments, where a
+link points: ``prose.said``), and from the prose the words every caller matches
 (``words``: the repo map's personalisation, the memory section, the skills, the
 retrieval engine's terms all start from them) and the engine's ``query``
 (``query.parse_query``: weighted terms, names, paths, frames, messages). A pack reads its
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from ctxtools.analyzer.mentions import Mention, parse_mentions
-from ctxtools.analyzer.query import Query, parse_query, without_comments, without_trailers
+from ctxtools.analyzer.prose import said
+from ctxtools.analyzer.query import Query, parse_query
 from ctxtools.analyzer.tokenizer import tokens, words
 
 
@@ -53,8 +54,8 @@ class Task:
 @lru_cache(maxsize=8)
 def read_task(text: str) -> Task:
     """TEXT read (see the module's docstring); the same object for the same text."""
-    prose = without_comments(text)
+    prose = said(text)
     mentions = tuple(parse_mentions(prose))
     for m in reversed(mentions):
         prose = prose[: m.start] + " " + prose[m.end :]
-    return Task(text, mentions, without_trailers(prose))
+    return Task(text, mentions, prose)

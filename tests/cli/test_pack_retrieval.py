@@ -132,6 +132,27 @@ def test_a_stack_trace_task_ranks_the_frames_function_first(script_runner, shop)
     assert set(range(15, 19)) <= lines  # the whole method, raise and return included
 
 
+def test_a_pull_request_body_is_read_as_shown(script_runner, shop):
+    """A CI job hands over a pull request's body: its template's hidden comments (here full
+    of the shop's commonest words, and an @-mention) are no part of the task, and its code
+    host's link to a file names that file."""
+    task = (
+        "The comparison is off by one\n\n"
+        "<!-- Thank you for contributing! Does the order total of every order line change?\n"
+        "Ask @maintainers for a review of the order. -->\n\n"
+        "It happens in https://github.com/acme/shop/blob/0123abcd/stock/stock.go#L7 and "
+        "![shot](https://img.example.com/a.png?order=total&lines=1)\n"
+    )
+    r = script_runner.run(["ctx-pack", "-q", task, "--tokens", "2000", ".", "--json"])
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert "maintainers" not in r.stderr  # the hidden @-mention is not looked for
+    rows = {f["path"]: f for f in json.loads(r.stdout)["files"]}
+    assert rows["stock/stock.go"]["rank"] == 1
+    assert rows["stock/stock.go"]["shown"] == "whole"
+    # read with its comment, the task was about orders and their totals: orders.py whole
+    assert rows.get("shop/orders.py", {}).get("shown", "path") == "path"
+
+
 def test_a_rare_identifier_beats_common_words(script_runner, shop):
     doc = pack_json(
         script_runner, "-q", "the order total is off after applyCoupon", "--tokens", "2000", "."

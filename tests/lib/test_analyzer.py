@@ -58,6 +58,12 @@ TABLE = [
     ("FAILED with null", {"failed", "null"}, {"with", "fix"}),
     ("tests/a.py::test_login FAILED", {"tests", "test_login", "test", "login"}, {"failed"}),
     ("fix the bug in it", set(), {"fix", "bug", "the"}),
+    # where a link points is no word of the task
+    (
+        "Stale cache, see https://example.org/shot.png?width=518&height=318",
+        {"stale", "cache", "shot", "png"},
+        {"example", "org", "width", "height", "https"},
+    ),
     # a template's hidden comment is nobody's words, and its @-mention no mention
     (
         "Stale cache <!-- Thank you for contributing! Link the issue, cc @maintainers -->",
@@ -140,14 +146,17 @@ def test_mentions_are_read_with_the_task_and_are_no_words():
     assert read.words == ()
 
 
-# A commit message as a CI job hands it over (Kafka's and git's trailers): the people
-# lines are no part of what the task is about.
+# A commit message as a CI job hands it over (Kafka's and git's trailers, Gerrit's change
+# id, git-svn's origin): the people lines and the tools' lines are no part of what the
+# task is about.
 COMMIT = """MINOR: Fix javadoc warning in StreamsMetric
 
 Fixes: 3f2a91c ("KAFKA-1234: record_latency drops the sensor")
 Reviewers: Matthias J. Sax <mjsax@apache.org>, Bill Bejeck <bbejeck@apache.org>
 Signed-off-by: Ann Example <ann@example.org>
 Co-authored-by: Bo Sample <bo@users.noreply.github.com>
+Change-Id: I8f9d0c2e4b7a61f3c0de2b9a8e7f6d5c4b3a2910
+git-svn-id: https://svn.apache.org/repos/asf/kafka/streams/trunk@280191 13f79535-47bb-0310
 """
 
 
@@ -158,6 +167,7 @@ def test_the_people_lines_of_a_commit_message_are_no_words():
     assert read.query.terms == plain.query.terms
     assert read.query.names == plain.query.names
     assert "apache" not in read.query.terms and "matthias" not in read.words
+    assert not {"trunk", "repos", "asf", "svn"} & set(read.words)  # the tools' lines
     assert "record_latency" in read.query.names  # the Fixes: line names code: kept
     assert parse_query(COMMIT).terms == read.query.terms  # the engine's own entry too
     # a word "reviewers" in prose is no trailer
@@ -201,6 +211,39 @@ def test_a_templates_hidden_comments_are_no_words():
     assert "recursion" in read_task("<!-- recursion limit").words
     assert "recursion" in read_task("<!-- recursion limit -->").words
     assert "recursion" in read_task("`<!-- recursion -->` is shown").words
+
+
+LINKED = """Nested quotes are reused before Python 3.12
+
+The input at https://github.com/acme/fmt/blob/96b156303b81c5114e8375a6ffd467fb638c3963/src/fmt/string/normalize.py#L707
+is invalid (https://github.com/acme/fmt/issues/20774, and the screenshot
+![](https://media.example.net/attachments/6011/1442/image0.jpg?ex=69248c21&hm=bc212938013ec4163d7611e8c025ec996591cdb14ae2b0e426917c8c54eb1a5f&format=webp&width=518)).
+The mirror shows it too: https://gitlab.com/acme/fmt/-/blob/main/src/fmt/quotes.py#L3-L9.
+See https://docs.python.org/3/reference/lexical_analysis.html#formatted-string-literals.
+"""
+
+
+def test_where_a_link_points_is_no_word_and_a_code_hosts_file_link_is_a_path():
+    read = read_task(LINKED)
+    q = parse_query(LINKED)
+    # the host, the query string, a line anchor, a code host's view and revision, and
+    # all but the project of a link to an issue: no words, no paths
+    for gone in ("https", "github", "gitlab", "blob", "issues", "media", "example",
+                 "format", "webp", "width", "l707", "l3", "bc212938013", "docs"):
+        assert gone not in read.words, gone
+        # ("format" is a term all the same: a form of the page's "formatted")
+        assert gone not in q.terms or gone == "format", gone
+    assert not [p for p in q.paths if "github" in p or "acme" in p]
+    assert "acme" in read.words and "fmt" in read.words  # the project a link names
+    # a code host's link to a file names the file, as a path written in the task does
+    assert "src/fmt/string/normalize.py" in q.paths
+    assert "src/fmt/quotes.py" in q.paths
+    assert {"normalize", "quotes"} <= set(read.words)
+    # the path and the section of any other page are its words
+    assert {"lexical_analysis", "formatted", "literals", "attachments"} <= set(read.words)
+    assert len(read.prose) == len(LINKED)  # blanked, not cut out
+    # a link that is only a host leaves nothing; text around links is untouched
+    assert read_task("see https://example.org. Then fix the cache").words == ("cache",)
 
 
 def test_a_document_word_meets_the_task_word():
