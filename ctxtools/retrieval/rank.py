@@ -123,6 +123,7 @@ class Ranking:
     query: Query
     rest: list[str] = field(default_factory=list)  # reached, but not read chunk by chunk
     note: str | None = None  # e.g. the semantic extra is missing
+    best_weight: float = 1.0  # the best weight of a term some file holds (``best_weight``)
 
 
 def _priors(query: Query) -> dict[str, float]:
@@ -395,11 +396,20 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
         m: sum(1 for s in sources if s.holds(b))
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
-    ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside)
+    best = best_weight(weights, stats)
+    ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside, best)
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
-    return Ranking(docs, blind, named_weights, query, rest)
+    return Ranking(docs, blind, named_weights, query, rest, best_weight=best)
+
+
+def best_weight(weights: list[float], stats: Stats) -> float:
+    """The unit the bonuses (and the semantic part) count in: the best weight of a term some
+    file holds (else of any). A term no file holds weighs the most and scores nothing: a
+    name the fix adds, a hash or a typo made every bonus weigh more against BM25."""
+    held = [w for i, w in enumerate(weights) if stats.file_df.get(i, 0)] or weights
+    return max(held, default=1.0) or 1.0
 
 
 @dataclass
@@ -412,6 +422,7 @@ class _Context:
     frames: dict
     spread: dict  # message fragment -> how many sources hold it
     inside: set  # the labels inside the task's scope (``scoped``)
+    best: float  # ``best_weight``
 
 
 def _common_terms(sources: list[Source]) -> set[int]:
@@ -508,7 +519,7 @@ def _weights(terms: Terms, query: Query, stats: Stats) -> list[float]:
 
 def _score(docs, datas, lens, ctx: _Context) -> None:
     weights, query, stats = ctx.weights, ctx.query, ctx.stats
-    wmax = max(weights, default=1.0) or 1.0
+    wmax = ctx.best
     ids = ctx.terms.ids
 
     def name_w(name: str) -> float:

@@ -438,7 +438,7 @@ def rerank(ranking, weight: float, task: str | None = None, store=None) -> str |
     q = model.vector(prose(task) if task else " ".join(query.words))
     cos = cosines(q, vectors.rows(keys))
     mid = sorted(cos)[len(cos) // 2]
-    wmax = max(ranking.weights.values(), default=1.0) or 1.0
+    wmax = ranking.best_weight
     best: dict[str, tuple[float, float]] = {}
     for (d, k), c in zip(owner, cos, strict=True):
         part = weight * wmax * max(0.0, c - mid)

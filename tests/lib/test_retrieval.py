@@ -371,10 +371,12 @@ def _compaction(body: str) -> str:
 
 
 def test_a_file_inside_the_subjects_scope_ranks_above_its_twin_outside():
-    """The word tsdb is in both files (one's path, the other's text): the scope decides."""
+    """The word tsdb is in both files (one's path, the other's text), and the other's text
+    holds one more of the task's words, so that it ranks first by its words: the scope
+    decides."""
     files = {
         "storage/compact.go": _compaction(
-            "tsdb, tsdb, tsdb: division by zero when a series is stale"
+            "tsdb: division by zero when a series is stale, in compaction"
         ),
         "tsdb/compact.go": _compaction("division by zero when a series is stale"),
     }
