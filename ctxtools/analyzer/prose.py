@@ -101,8 +101,9 @@ LINKS = True  # (bench/pack_quality/tune.py screens the engine with it off)
 def without_links(task: str) -> str:
     """TASK with the parts of each link that say where it points blanked (``_URL_RE``'s
     comment): its scheme and host, its query string, a line anchor, and of a code host's
-    link all but the path of the file it shows. Spaces for the blanked characters, so that
-    every other place stays where it was. Linear in TASK's length."""
+    link all but the project and the path of the file it shows. Spaces for the blanked
+    characters, so that every other place stays where it was. Linear in TASK's length.
+    ``LINKS`` false (a screen's switch) leaves TASK as it is."""
     if not LINKS or "://" not in task:
         return task
     out, last = [], 0
