@@ -55,7 +55,10 @@ def without_trailers(task: str) -> str:
 # ("<!-- Thank you for contributing! Does this pull request include a summary? -->"),
 # hidden when the text is shown. A code span or block comes first where one starts
 # earlier: a comment written inside code is code the reporter shows.
-_HIDDEN_RE = re.compile(r"(```.*?(?:```|\Z)|`[^`\n]+`)|<!--", re.S)
+# A Markdown code block (to its end when unclosed) or code span: ``query`` reads the code
+# a task shows by the same pattern.
+CODE_SPAN = r"```.*?(?:```|\Z)|`[^`\n]+`"
+_HIDDEN_RE = re.compile(f"({CODE_SPAN})|<!--", re.S)
 
 
 def without_comments(task: str) -> str:

@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxtools.analyzer.prose import said
+from ctxtools.analyzer.prose import CODE_SPAN, said
 from ctxtools.analyzer.tokenizer import in_regions, is_stop, slashed, tokens, usable_parts
 from ctxtools.identifiers import is_compound, word_forms
 
@@ -65,7 +65,7 @@ _DOTTED_RE = re.compile(
     r"(?<![A-Za-z0-9_])[0-9]*+"
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)+)"
 )
-_CODE_SPAN_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.S)
+_CODE_SPAN_RE = re.compile(CODE_SPAN, re.S)
 _SOURCE_EXT = [
     "py",
     "pyi",
