@@ -15,6 +15,11 @@ text stays where it was) before any word, path or frame is read from it (``said`
   a line anchor; of a code host's link, all but the project it names (its owner and
   repository, as two words) and the path of the file it shows, which the task then names
   as if it had written it (a link to an issue, a pull request or a commit shows none).
+* **A version report** (``without_reports``): what an issue template's "Versions" or
+  "Environment" section holds ("pvlib: 0.9.5", "Python 3.10.4", a ``show_versions()``
+  dump, a table of modules and versions) says which releases ran, not where the problem
+  is -- and its package names are the names of a project's modules ("gdcm | _module not
+  found_" steered a pydicom report toward the GDCM pixel handler).
 
 Deterministic, no I/O, linear in the text's length.
 """
@@ -26,7 +31,7 @@ import re
 
 def said(task: str) -> str:
     """TASK with everything the module's docstring names blanked."""
-    return without_trailers(without_links(without_comments(task)))
+    return without_reports(without_trailers(without_links(without_comments(task))))
 
 
 # The trailers of a commit message that name people (git's, GitHub's, Gerrit's, and
@@ -162,3 +167,124 @@ def _link_keeps(url: str) -> list[tuple[int, int]]:
             return project
         return [*project, (start + len("/".join(segs[:skip])) + 1, end)]
     return [(start, end)] + ([fragment] if fragment else [])
+
+
+# A version report. A section is one when its heading (a Markdown heading or a line that
+# is all bold, outside code) names versions, an environment, a system's information or a
+# platform; in it, a line is a version line when it pairs a name with a release number or
+# with "not installed" ("pvlib: 0.9.5", "| pydicom | 2.1.0 |", "numpy==1.24", "sqlfluff,
+# version 0.6.6", "Python 3.11.2 (main, Mar 23 2023) [GCC 10.2.1]", "2.12.13"). The
+# section's version lines are blanked; its heading is its name (astroid's template asks
+# for the output of ``print(__pkginfo__.version)`` there, and blanking the heading cost a
+# dev task a hunk), and its other lines are the writer's
+# ("OS: Linux", "Backend: QtAgg", "The problem is in jsonrep.py at line 227") unless the
+# section is a tool's dump (3 or more version lines, at least as many as its other
+# "key: value" lines: ``show_versions()``, ``pip list``), whose every "key: value" line and
+# rule is the tool's. A heading inside a code block is code, not a heading.
+REPORTS = True  # (bench/pack_quality/tune.py screens the engine with it off)
+_HEADING_RE = re.compile(
+    r"[ \t]{0,3}(?:#{1,6}[ \t]+(?P<h>[^\n]*?)[ \t#]*|\*\*(?P<b>[^*\n]+)\*\*:?[ \t]*)\r?"
+)
+_REPORT_HEADING_RE = re.compile(
+    r"(?i)\b(?:versions?|environment|system[ \t]+info(?:rmation)?|system[ \t]+details"
+    r"|platform|installed[ \t]+(?:packages|versions))\b"
+)
+_FENCE_RE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+_LINE_MARKS = " \t\r>*+-|`'\""
+_RELEASE = r"v?\d+(?:\.\d+)+[\w.+\-]*"  # 2.12.13, v1.7.0, 2.8.6-dev0, 1.0.0+
+_NOT_THERE_RE = re.compile(
+    r"(?i)(?:none|not[ \t]+installed|_?module[ \t]+not[ \t]+found_?|n/a|unknown)"
+)
+_KEY_VALUE_RE = re.compile(
+    r"(?P<k>[A-Za-z_`][\w.()/`\- ]{0,40}?)[ \t]*(?::|\||==?|[ \t]{2,})[ \t]*(?P<v>.+)"
+)
+_NAMED_RELEASE_RE = re.compile(
+    r"(?i)(?:[A-Za-z][\w.\-]*,?[ \t]+){0,3}(?:version[ \t]+)?" + _RELEASE + r"(?P<rest>.*)"
+)
+_AFTER_RELEASE_RE = re.compile(r"(?:[ \t,;]|\\n|\([^)\n]*\)|\[[^\]\n]*\])*")
+_RULE_RE = re.compile(r"[ \t|:+]*(?:[-=_]{3,}[ \t|:+]*)+")
+
+
+def without_reports(task: str) -> str:
+    """TASK with each version report blanked (``_REPORT_HEADING_RE``'s comment): spaces,
+    line breaks kept, so that every other place stays where it was. Linear in TASK's
+    length; ``REPORTS`` false (a screen's switch) leaves TASK as it is."""
+    if not REPORTS or not _REPORT_HEADING_RE.search(task):
+        return task
+    lines = task.split("\n")
+    fenced = False
+    section: list[int] | None = None  # the lines of an open report section, its heading first
+    for i, line in enumerate(lines):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        # (a heading is short: a long line is never tried, so no line costs more than once)
+        heading = None if fenced or len(line) > 300 else _HEADING_RE.fullmatch(line)
+        if heading is not None:
+            if section is not None:
+                _blank_report(lines, section)
+            text = heading.group("h") if heading.group("h") is not None else heading.group("b")
+            section = [i] if _REPORT_HEADING_RE.search(text) else None
+        elif section is not None:
+            section.append(i)
+    if section is not None:
+        _blank_report(lines, section)
+    return "\n".join(lines)
+
+
+def _blank_report(lines: list[str], section: list[int]) -> None:
+    """Blank SECTION's version lines in LINES (and, when it is a tool's dump, its "key:
+    value" lines and rules); SECTION's first line is its heading, kept."""
+    releases, pairs, rules = [], [], []
+    for i in section[1:]:
+        kind = _report_line(lines[i])
+        if kind == "release":
+            releases.append(i)
+        elif kind == "pair":
+            pairs.append(i)
+        elif kind == "rule":
+            rules.append(i)
+    if not releases:
+        return
+    blank = releases
+    if len(releases) >= 3 and len(releases) >= len(pairs):
+        blank = releases + pairs + rules
+    for i in blank:
+        lines[i] = " " * len(lines[i].rstrip("\r")) + ("\r" if lines[i].endswith("\r") else "")
+
+
+def _report_line(line: str) -> str | None:
+    """What LINE is in a version report: "release" (a name and its release, or a release
+    alone), "pair" (any other short "key: value"), "rule" (a table's or a dump's rule), or
+    None (the writer's own text)."""
+    if len(line) > 200:
+        return None
+    text = line.strip(_LINE_MARKS)
+    if not text:
+        return "rule" if _RULE_RE.fullmatch(line.strip()) else None
+    if _RULE_RE.fullmatch(line.strip()):
+        return "rule"
+    kv = _KEY_VALUE_RE.fullmatch(text)
+    if kv is not None:
+        value = kv.group("v").strip(_LINE_MARKS)
+        if _NOT_THERE_RE.fullmatch(value) or _is_release(value):
+            return "release"
+        if len(value) <= 80 and len(kv.group("k").split()) <= 4:
+            return "pair"
+    return "release" if _is_release(text) else None
+
+
+def _is_release(text: str) -> bool:
+    """Whether TEXT is a release, alone or after its name ("2.12.13", "Python 3.11.2
+    (main, Mar 23 2023) [GCC 10.2.1]", "python 3.7, pydicom 2.3", "sqlfluff, version
+    0.6.6"), or a list of them separated by commas."""
+    while True:
+        m = _NAMED_RELEASE_RE.fullmatch(text)
+        if m is None:
+            return False
+        rest = m.group("rest")
+        tail = _AFTER_RELEASE_RE.match(rest).end()  # what a release may be followed by
+        if tail == len(rest):
+            return True
+        if "," not in rest[:tail]:
+            return False
+        text = rest[tail:].strip(_LINE_MARKS)

@@ -70,6 +70,12 @@ TABLE = [
         {"stale", "cache"},
         {"thank", "contributing", "link", "issue", "maintainers"},
     ),
+    # a version report says which releases ran: its package names are no words
+    (
+        "Stale cache\n\n**Versions:**\n - ``gdcm``: 2.8.9\n - numpy: _module not found_",
+        {"stale", "cache"},
+        {"gdcm", "numpy", "module", "found"},
+    ),
 ]
 
 
@@ -244,6 +250,83 @@ def test_where_a_link_points_is_no_word_and_a_code_hosts_file_link_is_a_path():
     assert len(read.prose) == len(LINKED)  # blanked, not cut out
     # a link that is only a host leaves nothing; text around links is untouched
     assert read_task("see https://example.org. Then fix the cache").words == ("cache",)
+
+
+# An issue as its template has it (pydicom's "Your environment" table, pvlib's
+# "Versions", a show_versions() dump in a code block): the versions are no account of
+# the problem, the writer's lines in and around them are.
+REPORTED = """JSON export drops the VR of an empty element
+
+**Describe the bug**
+`Dataset.to_json_dict` writes no "vr" for an empty sequence.
+
+```python
+# the version I use
+release_tag: 1.2.3
+```
+
+**Your environment**
+module       | version
+------       | -------
+platform     | macOS-10.15.7-x86_64-i386-64bit
+Python       | 3.8.2 (v3.8.2:7b3ab5921f, Feb 24 2020, 17:52:18)  [Clang 6.0]
+pydicom      | 2.1.0
+gdcm         | _module not found_
+jpeg_ls      | _module not found_
+
+The problem is in `jsonrep.py` at line 227.
+
+### Versions
+ - python: 3.10.6
+ - OS: Linux
+ - Backend: QtAgg
+
+### System Information
+```text
+  Date: Wed Apr 19 20:15:10 2023 UTC
+                OS : Linux
+           Machine : x86_64
+           pyvista : 0.38.5
+               vtk : 9.2.6
+             numpy : 1.24.2
+```
+"""
+
+
+def test_a_version_report_is_no_words_and_the_writers_lines_are():
+    read = read_task(REPORTED)
+    q = parse_query(REPORTED)
+    # the releases and, in a tool's dump, its every "key: value" line and rule
+    for gone in (
+        "gdcm",
+        "jpeg_ls",
+        "clang",
+        "macos",
+        "platform",
+        "module",
+        "pyvista",
+        "vtk",
+        "numpy",
+        "machine",
+        "x86_64",
+        "date",
+        "apr",
+    ):
+        assert gone not in read.words, gone
+        assert gone not in q.terms, gone
+    # the writer's sentence after the table, the headings, and the short "key: value"
+    # lines of a section that is no dump
+    assert {"jsonrep", "environment", "information", "linux", "backend", "qtagg"} <= set(read.words)
+    assert "jsonrep.py" in q.paths
+    # a heading inside a code block is code: the line after it is kept
+    assert "release_tag" in read.words
+    assert {"to_json_dict", "sequence", "empty"} <= set(read.words)
+    assert len(read.prose) == len(REPORTED)  # blanked, not cut out
+    assert read.prose.count("\n") == REPORTED.count("\n")
+    # a release written in the writer's own sentence is no report
+    assert "pydicom" in read_task("Since pydicom 2.1.0 the JSON export drops it").words
+    # a section named for something else keeps its "key: value" lines
+    assert "gdcm" in read_task("### Config\n - gdcm: 2.8.9\n").words
 
 
 def test_a_document_word_meets_the_task_word():
