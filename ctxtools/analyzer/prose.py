@@ -18,8 +18,9 @@ text stays where it was) before any word, path or frame is read from it (``said`
 * **A version report** (``without_reports``): what an issue template's "Versions" or
   "Environment" section holds ("pvlib: 0.9.5", "Python 3.10.4", a ``show_versions()``
   dump, a table of modules and versions) says which releases ran, not where the problem
-  is -- and its package names are the names of a project's modules ("gdcm | _module not
-  found_" steered a pydicom report toward the GDCM pixel handler).
+  is -- and its package names are often the names of a project's own modules (a pydicom
+  report's table lists gdcm, jpeg_ls and numpy, the names of three of its pixel-data
+  handlers).
 
 Deterministic, no I/O, linear in the text's length.
 """
