@@ -14,7 +14,9 @@ text stays where it was) before any word, path or frame is read from it (``said`
 * **Where a link points** (``without_links``): its scheme and host, its query string and
   a line anchor; of a code host's link, all but the project it names (its owner and
   repository, as two words) and the path of the file it shows, which the task then names
-  as if it had written it (a link to an issue, a pull request or a commit shows none).
+  as if it had written it, with the line a line anchor points at as a frame's line
+  (``src/x.py#L12`` reads as ``src/x.py:12``; a link to an issue, a pull request or a
+  commit shows no file).
 * **A version report** (``without_reports``): what an issue template's "Versions" or
   "Environment" section holds ("pvlib: 0.9.5", "Python 3.10.4", a ``show_versions()``
   dump, a table of modules and versions) says which releases ran, not where the problem
@@ -98,7 +100,8 @@ def without_comments(task: str) -> str:
 # "height" and a hash of 64 hex digits as its words. Of a code host's link what is left is
 # the project it names (OWNER and REPO, as two words) and of a link to a file
 # (``https://github.com/OWNER/REPO/blob/REF/src/x.py#L12``) the file's path, which the task
-# then names; of a link to a page of the host (an issue, a pull request, a commit), no more.
+# then names, and its line anchor's line, which it names as a frame does; of a link to a
+# page of the host (an issue, a pull request, a commit), no more.
 _URL_RE = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`()\[\]{}]+", re.I)
 _CODE_HOSTS = frozenset({"github.com", "www.github.com", "gitlab.com", "bitbucket.org",
                          "codeberg.org"})
@@ -121,30 +124,38 @@ def without_links(task: str) -> str:
         start = m.start()
         out.append(task[last:start])
         at = 0
-        for a, b in _link_keeps(url):
+        keeps, line = _link_keeps(url)
+        for a, b in keeps:
             out.append(" " * (a - at))
             out.append(url[a:b])
             at = b
+        if line is not None:  # in the place of the anchor, which is longer
+            out.append(line)
+            at += len(line)
         out.append(" " * (len(url) - at))
         last = start + len(url)
     out.append(task[last:])
     return "".join(out)
 
 
-def _link_keeps(url: str) -> list[tuple[int, int]]:
+def _link_keeps(url: str) -> tuple[list[tuple[int, int]], str | None]:
     """The (start, end) spans of URL's characters that are kept (``without_links``), in
-    order."""
+    order; and of a code host's link to a line of a file, ":LINE", written after the
+    file's path (the last span), so that the task names the line as a frame does."""
     body = url.index("://") + 3
     slash = url.find("/", body)
     if slash < 0:
-        return []
+        return [], None
     host = url[body:slash].lower().rsplit("@", 1)[-1].split(":", 1)[0]
     end = len(url)
     hash_at = url.find("#", slash)
-    fragment = None
+    fragment = line = None
     if hash_at >= 0:
-        if not _LINE_ANCHOR_RE.fullmatch(url, hash_at + 1):
+        anchor = _LINE_ANCHOR_RE.fullmatch(url, hash_at + 1)
+        if anchor is None:
             fragment = (hash_at + 1, len(url))
+        else:
+            line = ":" + re.search(r"\d+", anchor.group()).group()
         end = hash_at
     query_at = url.find("?", slash, end)
     if query_at >= 0:
@@ -162,12 +173,12 @@ def _link_keeps(url: str) -> list[tuple[int, int]]:
         else:
             i = 3 if len(segs) > 2 and segs[2] == "-" else 2  # GitLab's OWNER/REPO/-/
             if len(segs) <= i + 2 or segs[i] not in _FILE_VIEWS:
-                return project  # an issue, a pull request, a commit: no file
+                return project, None  # an issue, a pull request, a commit: no file
             skip = i + 2  # OWNER/REPO/[-/]VIEW/REF/
         if len(segs) <= skip:
-            return project
-        return [*project, (start + len("/".join(segs[:skip])) + 1, end)]
-    return [(start, end)] + ([fragment] if fragment else [])
+            return project, None
+        return [*project, (start + len("/".join(segs[:skip])) + 1, end)], line
+    return [(start, end)] + ([fragment] if fragment else []), None
 
 
 # A version report. A section is one when its heading (a Markdown heading or a line that

@@ -153,6 +153,28 @@ def test_a_pull_request_body_is_read_as_shown(script_runner, shop):
     assert rows.get("shop/orders.py", {}).get("shown", "path") == "path"
 
 
+def test_a_code_hosts_link_to_a_line_points_at_it_as_a_frame_does(script_runner, shop):
+    """``blob/REF/path#L123`` names the file and the line: the pack shows the function
+    holding that line, where the same link without the anchor shows others first."""
+    ledger = "".join(
+        f"def settle_{i}(ledger, order):\n"
+        f'    """Settle order {i} of the ledger: its total and its lines."""\n'
+        + "".join(f"    total = ledger.total(order, {k})\n" for k in range(8))
+        + "    return total\n\n\n"
+        for i in range(60)
+    )
+    write(shop, "shop/ledger.py", ledger)
+    target = ledger.split("\n").index("def settle_41(ledger, order):") + 6  # inside it
+    link = "https://github.com/acme/shop/blob/main/shop/ledger.py"
+    shown = {}
+    for anchor in (f"#L{target}", ""):
+        task = f"The order total is wrong when a ledger is settled, see {link}{anchor}\n"
+        doc = pack_json(script_runner, "-q", task, "--tokens", "1500", ".")
+        shown[anchor] = shown_lines(doc["text"]).get("shop/ledger.py", set())
+    assert target in shown[f"#L{target}"]
+    assert target not in shown[""]
+
+
 def test_a_rare_identifier_beats_common_words(script_runner, shop):
     doc = pack_json(
         script_runner, "-q", "the order total is off after applyCoupon", "--tokens", "2000", "."

@@ -244,6 +244,11 @@ def test_where_a_link_points_is_no_word_and_a_code_hosts_file_link_is_a_path():
     # a code host's link to a file names the file, as a path written in the task does
     assert "src/fmt/string/normalize.py" in q.paths
     assert "src/fmt/quotes.py" in q.paths
+    # and a line anchor the line, as a frame names it (a range by its first line)
+    assert {(f.path, f.line) for f in q.frames} == {
+        ("src/fmt/string/normalize.py", 707),
+        ("src/fmt/quotes.py", 3),
+    }
     assert {"normalize", "quotes"} <= set(read.words)
     # the path and the section of any other page are its words
     assert {"lexical_analysis", "formatted", "literals", "attachments"} <= set(read.words)
