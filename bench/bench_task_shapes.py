@@ -15,6 +15,8 @@ time, never square it. Shapes:
   quotes    thousands of quoted messages
   trace     a Python traceback repeated (frames, exception lines)
   words     plain English prose
+  reports   an issue template's "Versions" section repeated (its release lines blanked)
+  linelinks a code host's links to lines of files (each read as a path and a frame)
   slashes   one run of slashes, no words
   colons    one line of "a:" (the guard rule of imports reads such lines)
   word      one word, no space (issue 27: dotted names were quadratic in its length)
@@ -40,6 +42,11 @@ UNITS = {
         "    go()\nValueError: bad value {k} for the field\n"
     ),
     "words": "the model field name is used when the form saves the value of the thing {k} ",
+    "reports": (
+        "### Versions\n - pkg{k}: 1.{k}.0\n - Python 3.11.{k} (main, Mar 23 2023) [GCC 10]\n"
+        "OS: Linux {k}\nThe cache breaks in run{k}.\n"
+    ),
+    "linelinks": "see https://github.com/o/r/blob/main/src/m{k}.py#L{k} and ",
 }
 FLAT = {"slashes": "/", "colons": "a:", "word": "a", "pyword": "a.py"}
 
