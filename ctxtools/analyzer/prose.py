@@ -211,7 +211,7 @@ _KEY_VALUE_RE = re.compile(
     r"(?P<k>[A-Za-z_`][\w.()/`\- ]{0,40}?)[ \t]*(?::|\||==?|[ \t]{2,})[ \t]*(?P<v>.+)"
 )
 _NAMED_RELEASE_RE = re.compile(
-    r"(?i)(?:[A-Za-z][\w.\-]*,?[ \t]+){0,3}(?:version[ \t]+)?" + _RELEASE + r"(?P<rest>.*)"
+    r"(?i)(?:[A-Za-z][\w.\-]*,?[ \t]+){0,2}(?:version[ \t]+)?" + _RELEASE + r"(?P<rest>.*)"
 )
 _AFTER_RELEASE_RE = re.compile(r"(?:[ \t,;]|\\n|\([^)\n]*\)|\[[^\]\n]*\])*")
 _RULE_RE = re.compile(r"[ \t|:+]*(?:[-=_]{3,}[ \t|:+]*)+")
@@ -270,11 +270,9 @@ def _report_line(line: str) -> str | None:
     None (the writer's own text)."""
     if len(line) > 200:
         return None
-    text = line.strip(_LINE_MARKS)
-    if not text:
-        return "rule" if _RULE_RE.fullmatch(line.strip()) else None
     if _RULE_RE.fullmatch(line.strip()):
         return "rule"
+    text = line.strip(_LINE_MARKS)
     kv = _KEY_VALUE_RE.fullmatch(text)
     if kv is not None:
         value = kv.group("v").strip(_LINE_MARKS)
