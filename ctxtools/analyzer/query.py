@@ -166,11 +166,14 @@ _ANY_FRAME_AT = re.compile(_ANY_FRAME)
 # one or two characters earlier, which comes first: no need to try there.
 _ANY_FRAME_START = re.compile(r"(?<![\w.-])(?<![\w.-]/)" + _ANY_FRAME)
 # A Go frame's function line (pkg.(*T).Method(...)) and a Rust one ("  3: crate::m::f").
-_GO_FUNC_RE = re.compile(r"^\s*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)\s*$", re.M)
-_RUST_FUNC_RE = re.compile(r"^\s*\d+: ([\w:<>]+::\w+)\s*$", re.M)
+# (Each line-anchored pattern opens with "[ \t]*", never "\s*": that crosses line breaks,
+# and tried at every line of a run of blank lines -- what a blanked template or report
+# leaves -- it read the rest of the run each time, quadratic in its length.)
+_GO_FUNC_RE = re.compile(r"^[ \t]*([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(.*\)[ \t\r]*$", re.M)
+_RUST_FUNC_RE = re.compile(r"^[ \t]*\d+: ([\w:<>]+::\w+)[ \t\r]*$", re.M)
 # The message of an exception: "ValueError: text" at a line's start.
 _EXC_LINE_RE = re.compile(
-    r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M
+    r"^[ \t]*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Fault))(?:: (.+))?$", re.M
 )
 # A quoted string: the quotes at word boundaries, so the apostrophes of "I've" and "it's"
 # never pair up into a "message".
