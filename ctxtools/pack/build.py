@@ -79,6 +79,8 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     count = ruler.count
     render = Renderer(req.fmt, PackRedactor(req.allow_secrets, ledger))  # all redacted
 
+    total_budget = budget["tokens"]
+    task_part, task_tokens = _task_section(req.task, render, total_budget, count)
     gather = Gatherer(req, root, root_real, ledger)
     gather.output.check(_option_sources(req))
     gather.output.check_store(req.store)
@@ -108,9 +110,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
         mem, memory_info = _memory_section(req, task_words, budget["tokens"], render, count, ledger)
         if mem is not None:
             fixed.append(mem)
-    task_part = render.section("task", render.task(req.task))
-    total_budget = budget["tokens"]
-    fixed_tokens, task_tokens = _count_fixed(fixed, task_part, total_budget, count)
+    fixed_tokens = {f.name: count(f.text) for f in fixed}
     _trim_fixed(fixed, fixed_tokens, task_tokens, total_budget, render, count, ledger, memory_info)
     room = total_budget - sum(fixed_tokens.values()) - task_tokens - 4 * len(SECTIONS)
 
@@ -272,17 +272,18 @@ def _gather_paths(gather: Gatherer, req: PackRequest, root: str, ledger: Ledger)
     _path_problems(gather, req, root, ledger)
 
 
-def _count_fixed(fixed, task_part: str, total_budget: int, count) -> tuple[dict, int]:
-    """(tokens of each fixed section, tokens of the task); an error when the task alone
-    is over the budget."""
-    fixed_tokens = {f.name: count(f.text) for f in fixed}
+def _task_section(task: str, render, total_budget: int, count) -> tuple[str, int]:
+    """(the task's section, its tokens); an error when it alone is over the budget --
+    asked first, before the task is read for its words or any file is listed (a pasted
+    7 MB log took 7 s of reading to be refused)."""
+    task_part = render.section("task", render.task(task))
     task_tokens = count(task_part)
     if task_tokens > total_budget:
         raise CtxError(
             f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",
             hint="shorten the task, or raise the budget with --model/--role/--tokens",
         )
-    return fixed_tokens, task_tokens
+    return task_part, task_tokens
 
 
 def _check_fit(tokens: int, total_budget: int, files: Chooser) -> None:

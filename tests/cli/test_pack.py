@@ -723,6 +723,24 @@ def test_short_t_is_the_budget_and_short_q_the_task(script_runner, repo):
     assert short.stderr == long.stderr and "-t" not in short.stderr
 
 
+def test_a_task_over_the_budget_alone_is_refused_first_and_nothing_is_written(
+    script_runner, repo
+):
+    """A pasted log as the task: one line says how many tokens it is, before any file is
+    listed or any mention looked for (a 7 MB task took 7 s of reading to be refused), and
+    the -o file it would have replaced is as it was."""
+    (repo / "out.md").write_text("an earlier pack\n")
+    task = "@nosuch.py the lexer fails\n" + "WARN retry 7 of the tokenizer job\n" * 400
+    r = pack(script_runner, "-q", task, "--tokens", "1000", ".", "-o", "out.md", ok=False)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ctx-pack: error: the task alone is "), lines
+    assert f"{count(task):,}"[:2] in lines[0]  # its real size, counted
+    assert "over the pack budget of 1,000" in lines[0]
+    assert (repo / "out.md").read_text() == "an earlier pack\n"
+
+
 def test_short_t_with_a_number_and_no_task_is_ambiguous_not_a_task(script_runner, repo):
     """`ctx-pack -t 2000 FILE` packed with the task "2000"; now -t means --tokens, and a
     script that meant the old task must not silently get a budget instead: an error that
