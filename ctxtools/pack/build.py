@@ -276,8 +276,10 @@ def _task_section(task: str, render, total_budget: int, count) -> tuple[str, int
     """(the task's section, its tokens); an error when it alone is over the budget --
     asked first, before the task is read for its words or any file is listed (a pasted
     7 MB log took 7 s of reading to be refused)."""
+    from ctxtools.tokens.stream import count_away
+
     task_part = render.section("task", render.task(task))
-    task_tokens = count(task_part)
+    task_tokens = count_away(count, task_part)  # (a pasted log can be 50 MB: Ctrl-C works)
     if task_tokens > total_budget:
         raise CtxError(
             f"the task alone is {task_tokens:,} tokens, over the pack budget of {total_budget:,}",

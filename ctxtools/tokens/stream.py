@@ -235,3 +235,31 @@ def _parallel_count(pieces: Iterable[str | int], ruler: Ruler, jobs: int) -> int
                 fut.cancel()
             pool.shutdown(wait=True)
     return total
+
+
+AWAY_CHARS = 1 << 20  # a text this long is counted on a thread of its own (``count_away``)
+
+
+def count_away(count: Callable[[str], int], text: str) -> int:
+    """COUNT(TEXT), with the main thread left to take Ctrl-C: tiktoken counts a 50 MB text
+    in one call of about 6 s in which no signal handler runs, so a long text is counted on
+    a daemon thread that the main thread waits for (a wait a signal interrupts; the thread
+    is left behind when the process ends). A short text is counted here."""
+    if len(text) < AWAY_CHARS:
+        return count(text)
+    import threading
+
+    done: list = []
+
+    def run() -> None:
+        try:
+            done.append(count(text))
+        except BaseException as exc:  # (handed to the caller's thread, raised there)
+            done.append(exc)
+
+    worker = threading.Thread(target=run, name="ctx-count-away", daemon=True)
+    worker.start()
+    worker.join()
+    if isinstance(done[0], BaseException):
+        raise done[0]
+    return done[0]

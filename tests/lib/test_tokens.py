@@ -297,3 +297,31 @@ def test_buffer_count_equals_the_token_list_even_with_lone_surrogates():
         assert special.count(text) == len(
             special.encoding.encode(text, allowed_special="all", disallowed_special=())
         )
+
+
+def test_a_long_text_counted_away_from_the_main_thread_counts_the_same():
+    """``count_away`` (ctx-pack counts its task with it, so that Ctrl-C reaches a pack
+    whose task is a 50 MB log) gives the count itself, for a text below its size and
+    above it, and hands the count's error to its caller."""
+    import threading
+
+    ruler = tokens.get_ruler().ruler
+    short = stdlib_text(20_000).decode("utf-8", "replace")
+    long = short * (stream.AWAY_CHARS // len(short) + 2)
+    assert len(long) >= stream.AWAY_CHARS > len(short)
+    threads = []
+
+    def counting(text: str) -> int:
+        threads.append(threading.current_thread())
+        return ruler.count(text)
+
+    assert stream.count_away(counting, short) == ruler.count(short)
+    assert stream.count_away(counting, long) == ruler.count(long)
+    assert threads[0] is threading.main_thread()
+    assert threads[1] is not threading.main_thread()  # the long one was counted away
+
+    def failing(text: str) -> int:
+        raise TokenizerError("no encoding")
+
+    with pytest.raises(TokenizerError, match="no encoding"):
+        stream.count_away(failing, long)
