@@ -106,6 +106,10 @@ _URL_RE = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`()\[\]{}]+", re.I)
 _CODE_HOSTS = frozenset({"github.com", "www.github.com", "gitlab.com", "bitbucket.org",
                          "codeberg.org"})
 _FILE_VIEWS = frozenset({"blob", "tree", "raw", "blame", "src"})
+# Where an issue's screenshots and attachments are uploaded: the path is an id (a number,
+# a UUID, "image.png"), never the writer's words, and none of it is kept.
+_UPLOAD_HOSTS = frozenset({"user-images.githubusercontent.com", "camo.githubusercontent.com",
+                           "private-user-images.githubusercontent.com"})
 _LINE_ANCHOR_RE = re.compile(r"L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?|lines?-\d+(?:[:-]\d+)?", re.I)
 LINKS = True  # (bench/pack_quality/tune.py screens the engine with it off)
 
@@ -161,6 +165,10 @@ def _link_keeps(url: str) -> tuple[list[tuple[int, int]], str | None]:
     if query_at >= 0:
         end = query_at
     start = slash + 1
+    if host in _UPLOAD_HOSTS or (
+        host in _CODE_HOSTS and url.startswith("user-attachments/", start)
+    ):
+        return [], None  # an upload (GitHub's user-attachments/assets/UUID, user-images)
     if host in _CODE_HOSTS or host == "raw.githubusercontent.com":
         segs = url[start:end].split("/", 6)
         # the project (OWNER and REPO, as two words: no path of the task)

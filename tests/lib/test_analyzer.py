@@ -253,6 +253,14 @@ def test_where_a_link_points_is_no_word_and_a_code_hosts_file_link_is_a_path():
     # the path and the section of any other page are its words
     assert {"lexical_analysis", "formatted", "literals", "attachments"} <= set(read.words)
     assert len(read.prose) == len(LINKED)  # blanked, not cut out
+    # an upload's link (a screenshot, an attachment) is an id: no word, no path
+    shot = (
+        "It renders blank ![image](https://user-images.githubusercontent.com/7941918/"
+        "199145870-1b2cbc4b-e3a7-4f45-8c9a-4b49f3b8c0a5.png), see the log "
+        "https://github.com/user-attachments/assets/0f8e3a52-2d41-4c8e-9b8e-1c2f3a4b5c6d"
+    )
+    assert read_task(shot).words == ("renders", "blank", "image", "log")
+    assert not parse_query(shot).paths
     # a link that is only a host leaves nothing; text around links is untouched
     assert read_task("see https://example.org. Then fix the cache").words == ("cache",)
 
