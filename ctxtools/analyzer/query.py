@@ -25,7 +25,8 @@ engineer skims it:
   fragments to find among the code's string literals.
 
 What of the text is no account of the problem -- a commit's people lines, a template's
-hidden comments, where a link points -- is read as blank first (``prose.said``).
+hidden comments, where a link points, a version report -- is read as blank first
+(``prose.said``).
 
 Deterministic, no I/O, linear in the task's length.
 """
@@ -515,7 +516,12 @@ def _ends(items: list) -> tuple:
 
 def parse_query(task: str) -> Query:
     """The query of TASK (see the module's docstring)."""
-    task = said(task)
+    return query_of_said(said(task))
+
+
+def query_of_said(task: str) -> Query:
+    """The query of TASK as ``prose.said`` leaves it: ``read_task``'s prose is, and is not
+    blanked a second time (linear, but a pasted log's reading is seconds)."""
     raw, code, names, words, prose, trailing, phrases = _word_terms(task)
     frames = _frames(task)
     for fr in frames:

@@ -4,7 +4,7 @@
 *prose* (the text with each mention blanked: ``@src/x.py`` names a file, its words are no
 part of what the task is about; and what is no account of the problem, where no mention
 is looked for either -- a commit's people lines, a template's hidden comments, where a
-link points: ``prose.said``), and from the prose the words every caller matches
+link points, a version report: ``prose.said``), and from the prose the words every caller matches
 (``words``: the repo map's personalisation, the memory section, the skills, the
 retrieval engine's terms all start from them) and the engine's ``query``
 (``query.parse_query``: weighted terms, names, paths, frames, messages). A pack reads its
@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 
 from ctxtools.analyzer.mentions import Mention, parse_mentions
 from ctxtools.analyzer.prose import said
-from ctxtools.analyzer.query import Query, parse_query
+from ctxtools.analyzer.query import Query, query_of_said
 from ctxtools.analyzer.tokenizer import tokens, words
 
 
@@ -43,7 +43,7 @@ class Task:
 
     @cached_property
     def query(self) -> Query:
-        return parse_query(self.prose)
+        return query_of_said(self.prose)  # (the prose is ``said`` already)
 
     @property
     def skill_names(self) -> list[str]:

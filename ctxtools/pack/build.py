@@ -107,7 +107,7 @@ def _build_pack(req: PackRequest, ruler, ruler_notes: Sequence[str], jobs) -> Pa
     entries = _without_instruction_files(entries, whole, ledger)
     memory_info = None
     if req.memory:
-        mem, memory_info = _memory_section(req, task_words, budget["tokens"], render, count, ledger)
+        mem, memory_info = _memory_section(req, task_words, total_budget, render, count, ledger)
         if mem is not None:
             fixed.append(mem)
     fixed_tokens = {f.name: count(f.text) for f in fixed}
