@@ -11,7 +11,9 @@ The modules, each importing only those above it:
     tokenizer the tokenizer and the stop list: tokens, words, parts (a document's word),
               sequence, is_stop, WORD_BYTES; identifiers_from_query (ctx-excerpt's)
     mentions  parse_mentions: the @-mentions of a task (@path, @basename, @ctx:, @skill:)
-    query     parse_query: a task's weighted terms, names, paths, stack frames, messages
+    refs      task_refs, message_refs: the tickets a text cites (#1234, JENKINS-19446)
+    query     parse_query: a task's weighted terms, names, paths, stack frames, messages,
+              tickets
     task      read_task: a task read once (mentions, prose, words, query)
 
 No click, no printing, no I/O. Nothing here is imported until it is used.
@@ -26,6 +28,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "tokenizer": ("is_stop", "parts", "sequence", "words", "identifiers_from_query"),
         "mentions": ("Mention", "parse_mentions", "variants"),
+        "refs": ("message_refs", "task_refs"),
         "query": ("Frame", "Query", "parse_query"),
         "task": ("Task", "read_task"),
     },

@@ -23,6 +23,8 @@ engineer skims it:
   the trace wrote it), a line and a function: the strongest pointers a task can hold.
 * **messages**: quoted error messages and the last line of a traceback, cut into literal
   fragments to find among the code's string literals.
+* **refs**: the tickets the task cites (``#1234``, ``JENKINS-19446``: ``refs.task_refs``),
+  which the history's commits may cite too (``retrieval.history``).
 
 What of the text is no account of the problem -- a commit's people lines, a template's
 hidden comments, where a link points, a version report -- is read as blank first
@@ -39,6 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxtools.analyzer.prose import CODE_SPAN, said
+from ctxtools.analyzer.refs import task_refs
 from ctxtools.analyzer.tokenizer import in_regions, is_stop, slashed, tokens, usable_parts
 from ctxtools.identifiers import is_compound, word_forms
 
@@ -219,6 +222,9 @@ class Query:
     # The compound words written outside paths, lower-cased, in the task's order: the
     # names of files without their extensions that the task may be naming.
     stems: tuple[str, ...] = ()
+    # The tickets the task cites (``refs.task_refs``: ``#1234``, ``JENKINS-19446``): the
+    # history's commits that cited them changed the code they are about.
+    refs: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -557,4 +563,5 @@ def query_of_said(task: str) -> Query:
         trailing=trailing,
         phrases=frozenset(made),
         stems=_stems(task),
+        refs=task_refs(task, lambda: _code_regions(task)),
     )

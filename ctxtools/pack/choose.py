@@ -124,11 +124,11 @@ class Chooser:
         self.query = ask.query if ask.query is not None else parse_query(ask.task_words)
         self._signal = None  # the history's (``_history``), read beside the files
         self._pending = None
-        if self.query.words:
+        if self.query.words or self.query.refs:
             from ctxtools.retrieval.history import Pending, enabled
 
             if enabled():
-                self._pending = Pending(self.root, self.query.words, req.store)
+                self._pending = Pending(self.root, self.query.words, req.store, self.query.refs)
         self.sig_mode = req.identifiers_only or (req.role or "").strip().lower() in SIGNATURE_ROLES
         if req.stage is not None:
             req.stage("reading")
@@ -337,7 +337,11 @@ class Chooser:
         return out
 
     def _rank(self, reach: set[str]) -> None:
-        # Definitions are needed only where a term, path, frame or message reaches (REACH).
+        # Definitions are needed only where a term, path, frame or message reaches (REACH),
+        # or a commit citing the task's tickets (the history's, waited for then).
+        signal = self._history() if self.query.refs else None
+        if signal is not None and signal.linked:
+            reach = reach | (signal.linked_files & self._by_label.keys())
         defs = self._defs(reach)
         for s in self.sources:
             s.defs = defs.get(s.label)

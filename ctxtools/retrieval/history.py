@@ -41,6 +41,15 @@ were chosen on the same lists (the last 20 commits at 0.3 or 0.6 cost dev two ta
 16k; the last 5 at 0.15, 0.3, 0.5: 0.15 moved 8 task-budget rows up and 1 down): every
 hunk 92 / 113 / 121 without recency, 95 / 114 / 122 with.
 
+7. a task that cites tickets (``Query.refs``: ``#1234``, ``JENKINS-19446``) links to the
+   commits whose messages cite one of them too (``analyzer.refs.message_refs``; a ticket
+   cited by more than ``REF_MAX_COMMITS`` commits links to none): the ``REF_TOP`` latest
+   are read as in 3, and each function they touched is *linked* (the sum, over those
+   commits, of one over the square root of the number of functions each touched). The
+   engine reads a linked function's file chunk by chunk and raises the function's chunk
+   as a stack frame's function is raised (``rank.REF_BONUS``): a commit of the same ticket
+   is evidence of its own, where the matching messages' only orders what the words found.
+
 No git, a root outside a work tree, an empty history, a git that fails or takes longer
 than ``TIMEOUT`` seconds: no signal, and ``Signal.note`` says why where it is not plain
 (a timeout: a note). ``CTX_HISTORY=0`` turns the signal off. Nothing
@@ -50,9 +59,10 @@ here prints; the git processes get no stdin, no pager, no optional locks.
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field
+
+from ctxtools.retrieval.hunks import DRIVERS, defined_name, header_name
 
 N_COMMITS = 2000
 TOP = 10
@@ -61,6 +71,8 @@ MAX_FILES = 40
 WEIGHT = 0.15
 RECENT = 5  # the last commits whose functions are "recent"
 RECENT_WEIGHT = 0.15  # a recent function's chunk gains this share of its own score
+REF_TOP = 10  # the latest commits citing the task's tickets whose diffs are read
+REF_MAX_COMMITS = 20  # a ticket more commits cite than this links to none of them
 TIMEOUT = 10.0  # seconds a git process may take before the signal is given up
 MAX_SHOW_BYTES = 64 << 20  # the most of ``git show``'s output read (the rest: not looked at)
 # The most of ``git log``'s messages read (the commits past it: not matched): a history of
@@ -75,66 +87,6 @@ SOURCE_EXTS = (
     "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "rb", "rake", "cs", "php", "kt", "kts",
     "swift", "scala")
 SOURCE_GLOBS = tuple(f"*.{ext}" for ext in SOURCE_EXTS)
-# Function-context drivers for the languages git has none for (its ``xfuncname``: POSIX
-# extended expressions, one a line, a ``!`` line a line that is never a function's). Git's
-# default takes any line that starts with a letter: for JavaScript and TypeScript that is
-# the class around a method, ``export class Foo {``, never the method a hunk is in. Git
-# runs them on every line above a hunk up to the first that matches, a minified bundle's
-# megabytes long among them, so a match ends at the name (a trailing ``.*`` took 5 s on
-# a 16 MB bundle line: glibc keeps the submatch through the whole line). Bounded
-# repetitions (``{0,300}``) would cap a line's cost but make every line's dearer: 1.4 s
-# against 0.07 s for one babel commit. What is left is linear, about 0.4 us a byte of a
-# line the expressions run through (``bench/bench_history_lines.py``), under ``TIMEOUT``.
-_LEAD = r"^[ \t]*"  # a line's indentation
-_S = r"[ \t]+"  # a space between words
-_O = r"[ \t]*"  # a space or none
-_ID = r"[A-Za-z_$][A-Za-z0-9_$]*"  # a name: in the EREs above and the expressions below
-_JS_MODS = (
-    f"((public|private|protected|static|readonly|abstract|override|async|get|set){_S})*")
-_JS_PARAMS = r"\([^;]*\)"
-DRIVERS = {
-    "ctxjs": "\n".join((
-        f"!{_LEAD}(if|else|for|while|do|switch|catch|return|try|finally|with|throw|new|await"
-        f"|yield|case|typeof|delete|void)([ \\t({{;]|$)",
-        f"{_LEAD}((export{_S})?(default{_S})?(declare{_S})?(abstract{_S})?(async{_S})?"
-        f"(function[ \\t*]+|class{_S}|interface{_S}|enum{_S}|namespace{_S}|type{_S}){_ID})",
-        # a function bound to a name: ``const f = (a, b) =>``, ``let g = function``
-        f"{_LEAD}((export{_S})?(const|let|var){_S}{_ID}{_O}(:[^=]*)?={_O}(async{_S})?"
-        f"(function|\\([^)]*\\){_O}(:[^=]*)?=>|\\([^)]*$|{_ID}{_O}=>))",
-        # a method: its name, its parameters, an opening brace (or parameters still open)
-        f"{_LEAD}({_JS_MODS}\\*?#?{_ID}{_O}(<[^()]*>)?{_O}{_JS_PARAMS}{_O}"
-        f"(:[^;]*)?\\{{{_O}$)",
-        f"{_LEAD}({_JS_MODS}\\*?#?{_ID}{_O}(<[^()]*>)?{_O}\\([^;)]*$)",
-    )),
-    "ctxscala": (
-        f"{_LEAD}(((private|protected|override|final|implicit|lazy|abstract|sealed|case|inline"
-        f"|transparent|open)(\\[[^]]*\\])?{_S})*(def|class|object|trait|enum|given)"
-        f"{_S}{_ID})"),
-    "ctxswift": (
-        f"{_LEAD}(((public|private|internal|fileprivate|open|static|class|override|final"
-        f"|mutating|nonmutating|convenience|required|@[A-Za-z]+){_S})*"
-        f"(func{_S}{_ID}|(init|deinit|subscript)[ \\t(<?]"
-        f"|(class|struct|enum|protocol|extension|actor){_S}{_ID}))"),
-}
-
-# A name followed by its call's parenthesis (a generic's arguments between: ``f<T>(``).
-_CALL = re.compile(f"({_ID})" + r"\s*(?:<[^()]*>)?\s*\(")
-_KEYWORDS = frozenset({
-    "func", "if", "for", "while", "switch", "return", "def", "fn", "function", "catch",
-    "sizeof", "elif", "with", "assert", "print", "super", "new", "async", "await", "typeof",
-    "fun"})
-# A definition's first line: its modifiers, its keyword, its name (Python, Go, Rust, Ruby,
-# JavaScript and TypeScript, Kotlin, Scala, Swift, and Java's or C#'s types).
-_DEFLINE = re.compile(
-    r"^\s*(?:(?:pub(?:\([^)]*\))?|export|default|declare|abstract|public|private|protected"
-    r"|internal|static|final|override|open|sealed|data|inline|suspend|async|unsafe|extern"
-    r"|virtual|partial|readonly|implicit|lazy|case|mutating|fileprivate)\s+)*"
-    r"(?:def|fn|func|function\*?|fun|class|struct|enum|trait|interface|type|object|protocol"
-    r"|extension|namespace|module)\s+(?:\([^)]*\)\s*)?(?:self\.)?" f"({_ID})")
-# ``const name = (...) =>``, ``let name = function``: a function bound to a name.
-_BINDING = re.compile(
-    r"^\s*(?:export\s+)?(?:const|let|var|val)\s+" f"({_ID})" r"\s*(?::[^=]*)?="
-    r"\s*(?:async\s+)?(?:function|\(|" + _ID + r"\s*=>)")
 _COMMIT = "\x00commit "  # starts a commit in ``git show``'s output (``--format``)
 
 
@@ -155,6 +107,16 @@ class Signal:
     by: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # key -> its commits
     recent: frozenset[tuple[str, str]] = frozenset()  # the last RECENT commits' functions
     note: str | None = None  # why there is no signal, when that is worth saying
+    # The functions the commits citing the task's tickets touched (7 of the module's
+    # docstring): each one's sum, the commits (latest first), key -> its commits.
+    linked: dict[tuple[str, str], float] = field(default_factory=dict)
+    linked_commits: list[Commit] = field(default_factory=list)
+    linked_by: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+    @property
+    def linked_files(self) -> frozenset[str]:
+        """The files (paths under the root) of the linked functions."""
+        return frozenset(path for path, _name in self.linked)
 
 
 def enabled() -> bool:
@@ -167,24 +129,6 @@ def enabled() -> bool:
 def last_name(name: str) -> str:
     """The last part of a definition's name (``Class.method`` -> ``method``, ``a::b`` -> ``b``)."""
     return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-
-
-def defined_name(line: str) -> str | None:
-    """The name a line of code defines (``def f``, ``fn f``, ``func (r *T) F``, ``class C``
-    ...), if it is a definition's first line."""
-    m = _DEFLINE.match(line)
-    return m.group(1) if m else None
-
-
-def header_name(text: str) -> str | None:
-    """The function a hunk header's context line defines, else the first it calls."""
-    name = defined_name(text)
-    if name:
-        return name
-    m = _BINDING.match(text)
-    if m:
-        return m.group(1)
-    return next((n for n in _CALL.findall(text) if n not in _KEYWORDS), None)
 
 
 def parse_messages(out: bytes) -> list[tuple[str, str, str]]:
@@ -326,14 +270,15 @@ def _attributes() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "history.gitattributes")
 
 
-def read_signal(root: str, query_words, store=None) -> Signal:
-    """The history's signal for a task of QUERY_WORDS over the work tree at ROOT (see the
-    module's docstring); an empty Signal when there is none. The messages' word counts are
-    kept in STORE (an explicit store root, as ``config.store_root`` takes it)."""
-    if not enabled() or not query_words:
+def read_signal(root: str, query_words, store=None, refs=()) -> Signal:
+    """The history's signal for a task of QUERY_WORDS citing the tickets REFS
+    (``Query.refs``) over the work tree at ROOT (see the module's docstring); an empty
+    Signal when there is none. The messages' word counts are kept in STORE (an explicit
+    store root, as ``config.store_root`` takes it)."""
+    if not enabled() or not (query_words or refs):
         return Signal()
     try:
-        return _read(root, query_words, store)
+        return _read(root, query_words, store, tuple(refs))
     except TimeoutError:
         return Signal(note=f"note: the history was not read (git took longer than {TIMEOUT:g} s)")
 
@@ -342,19 +287,19 @@ class Pending:
     """``read_signal`` under way in a thread of its own (its git processes and their
     waits run beside the caller's reading of the files); ``result()`` waits for it."""
 
-    def __init__(self, root: str, query_words, store=None):
+    def __init__(self, root: str, query_words, store=None, refs=()):
         import threading
 
         self._got: Signal | None = None
         self._failed: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(root, tuple(query_words), store), name="ctx-history",
-            daemon=True)
+            target=self._run, args=(root, tuple(query_words), store, tuple(refs)),
+            name="ctx-history", daemon=True)
         self._thread.start()
 
-    def _run(self, root: str, query_words, store) -> None:
+    def _run(self, root: str, query_words, store, refs) -> None:
         try:
-            self._got = read_signal(root, query_words, store)
+            self._got = read_signal(root, query_words, store, refs)
         except Exception as exc:  # (handed to the caller by result())
             self._failed = exc
 
@@ -365,7 +310,7 @@ class Pending:
         return self._got if self._got is not None else Signal()
 
 
-def _read(root: str, query_words, store) -> Signal:
+def _read(root: str, query_words, store, refs: tuple[str, ...] = ()) -> Signal:
     # The messages of the commits under ROOT (a pathspec makes git diff each commit, so
     # at the top of the work tree there is none: 0.035 s against 0.22 s with the source
     # globs on scipy's 2,000), then the diffs of the best few over the source files.
@@ -381,11 +326,14 @@ def _read(root: str, query_words, store) -> Signal:
         log = log[: log.rfind(b"\0") + 1]
     messages = parse_messages(log)
     counted = _counted(messages, os.path.join(root, gitdir.strip()), store)
-    commits = best_commits(messages, query_words, CANDIDATES, counted)
+    commits = best_commits(messages, query_words, CANDIDATES, counted) if query_words else []
     latest = [sha for sha, _subj, _m in messages[:RECENT]]
-    if (not commits and not latest) or _partial_clone(root):
+    citing = citing_commits(messages, refs)
+    if (not commits and not latest and not citing) or _partial_clone(root):
         return Signal()
-    by_sha = _functions(root, [c.sha for c in commits]) if commits else {}
+    shas = [c.sha for c in commits]
+    shas += [c.sha for c in citing if c.sha not in set(shas)]
+    by_sha = _functions(root, shas) if shas else {}
     if by_sha is None:
         return Signal()
     recent = _recent(root, latest, by_sha)
@@ -400,7 +348,52 @@ def _read(root: str, query_words, store) -> Signal:
             touched[key] = touched.get(key, 0.0) + c.score / len(funcs) ** 0.5
             if i not in by.setdefault(key, []):
                 by[key].append(i)
-    return Signal(touched, commits, by, recent)
+    linked, linked_commits, linked_by = _linked(citing, by_sha)
+    return Signal(touched, commits, by, recent, linked=linked, linked_commits=linked_commits,
+                  linked_by=linked_by)
+
+
+def citing_commits(messages: list[tuple[str, str, str]], refs) -> list[Commit]:
+    """The latest ``REF_TOP`` of MESSAGES (latest first) that cite one of the tickets REFS,
+    a ticket cited by more than ``REF_MAX_COMMITS`` of them left out (a score of 1 each)."""
+    if not refs:
+        return []
+    from ctxtools.analyzer.refs import message_refs
+
+    wanted = set(refs)
+    # (a message is read for its tickets only when it holds one of their numbers)
+    numbers = {r.rsplit("-", 1)[-1].lstrip("#") for r in wanted}
+    found: list[tuple[str, str, set[str]]] = []
+    cited: Counter = Counter()
+    for sha, subject, message in messages:
+        if not any(n in message for n in numbers):
+            continue
+        got = message_refs(message) & wanted
+        if got:
+            found.append((sha, subject, got))
+            cited.update(got)
+    kept = {r for r in wanted if cited[r] <= REF_MAX_COMMITS}
+    return [Commit(sha, subject, 1.0) for sha, subject, got in found if got & kept][:REF_TOP]
+
+
+def _linked(citing: list[Commit], by_sha: dict):
+    """(the linked functions' sums, the commits that touched some, key -> those commits)
+    of the CITING commits whose diffs BY_SHA holds (7 of the module's docstring)."""
+    linked: dict[tuple[str, str], float] = {}
+    commits: list[Commit] = []
+    by: dict[tuple[str, str], list[int]] = {}
+    for c in citing:
+        funcs = by_sha.get(c.sha, (0, []))[1]
+        if not funcs:
+            continue
+        i = len(commits)
+        commits.append(c)
+        for path, name in funcs:
+            key = (path, last_name(name))
+            linked[key] = linked.get(key, 0.0) + 1.0 / len(funcs) ** 0.5
+            if i not in by.setdefault(key, []):
+                by[key].append(i)
+    return linked, commits, by
 
 
 def _show(root: str, shas: list[str], *options: str, config: tuple[str, ...] = ()) -> bytes | None:
@@ -522,7 +515,7 @@ def apply(ranking, signal: Signal, weight: float | None = None) -> int:
         seen = which.setdefault(id(d), (d, set()))[1]
         seen.update(signal.by.get((d.label, last_name(d.chunks[k].name)), ()))
     for d, seen in which.values():
-        named = ", ".join(_commit_label(signal.commits[i]) for i in sorted(seen)[:3])
+        named = ", ".join(commit_label(signal.commits[i]) for i in sorted(seen)[:3])
         more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
         d.why.append(f"its functions changed by past commits like the task: {named}{more}")
     return len(hits) + n_recent
@@ -558,7 +551,7 @@ def _add_part(d, k: int, part: float) -> None:
     d.history[k] += part
 
 
-def _commit_label(c: Commit) -> str:
+def commit_label(c: Commit) -> str:
     """A commit as --explain names it: its short sha and subject (control characters, a
     terminal's escapes among them, shown as ``?``)."""
     subject = "".join(ch if ch.isprintable() else "?" for ch in c.subject.strip())

@@ -39,6 +39,15 @@ NAME_BONUS = 2.0  # times the name term's weight
 SCOPE_BONUS = 0.6
 FRAME_LINE_BONUS = 12.0  # times the best term weight
 FRAME_FUNC_BONUS = 6.0
+# A function an earlier commit citing the task's ticket touched (``history``'s linked
+# functions, 7 of its docstring), times the best term weight, at the linked function of
+# the most weight; the others by their share of it. Chosen on the tuning lists (``tune.py
+# --history``: 10 of their 280 fixes cite a ticket an earlier commit cites; 30 task-budget
+# rows at 8k / 16k / 32k, the other rows cannot move): rows up / down against no link,
+# every hunk shown: 1 -> 2 / 0, +1; 1.5 -> 4 / 0, +1; 2 -> 4 / 0, +2; 3 -> 4 / 1, 0; 6 ->
+# 4 / 1, 0; 12 -> 4 / 3, -1 (a linked commit's many functions push the task's own
+# words' chunks out of an 8k pack: nushell 02551c416c5a).
+REF_BONUS = 2.0
 MESSAGE_BONUS = 6.0
 CHANGED_BONUS = 1000.0
 NAMED_BONUS = 4.0
@@ -234,8 +243,11 @@ def _chunk_at(doc: Doc, line: int) -> int:
 
 
 def _direct_bonuses(doc: Doc, src_data: bytes, ctx, wmax: float, name_w, frames):
-    """Bonuses of DOC's chunks for what points at them: names, frames, messages, changes."""
+    """Bonuses of DOC's chunks for what points at them: names, frames, messages, changes,
+    the task's tickets."""
     bonus = [0.0] * len(doc.chunks)
+    if ctx.linked_top and doc.label in ctx.linked:
+        _ref_bonuses(doc, ctx, wmax, bonus)
     for k, ch in enumerate(doc.chunks):
         if ch.name and ch.kind in ("def", "class", "part"):
             w = name_w(ch.name.lower())
@@ -267,6 +279,26 @@ def _direct_bonuses(doc: Doc, src_data: bytes, ctx, wmax: float, name_w, frames)
     return bonus
 
 
+def _ref_bonuses(doc: Doc, ctx, wmax: float, bonus: list[float]) -> None:
+    """Add to BONUS what the history's commits citing the task's tickets say of DOC's
+    chunks (``REF_BONUS``), and say which commits in ``doc.why``."""
+    from ctxtools.retrieval.history import commit_label, last_name
+
+    sig = ctx.history
+    seen: set[int] = set()
+    for k, ch in enumerate(doc.chunks):
+        key = (doc.label, last_name(ch.name)) if ch.name else None
+        x = sig.linked.get(key) if key else None
+        if x:
+            bonus[k] += REF_BONUS * wmax * x / ctx.linked_top
+            seen.update(sig.linked_by.get(key, ()))
+    if seen:
+        named = ", ".join(commit_label(sig.linked_commits[i]) for i in sorted(seen)[:3])
+        more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+        doc.why.append(f"its functions changed by past commits citing the task's tickets: "
+                       f"{named}{more}")
+
+
 def _present(src: Source, terms: Terms) -> bool:
     corpus = getattr(src.vocab, "corpus", None)
     if not len(terms):
@@ -280,10 +312,10 @@ def _present(src: Source, terms: Terms) -> bool:
     return bool(src.present)
 
 
-def _pointed(sources: list[Source], query: Query):
+def _pointed(sources: list[Source], query: Query, linked: frozenset[str] = frozenset()):
     """What points at SOURCES besides their words: (label -> task paths matched, label ->
-    frames, label -> whether the user named it, it changed, or a path, frame or message
-    points at it)."""
+    frames, label -> whether the user named it, it changed, or a path, frame, message or
+    a commit citing the task's tickets (LINKED: the files of its functions) points at it)."""
     labels = [s.label for s in sources]
     hits = task_hits(labels, query, STEM_SHARE)
     frames = frames_by_label(labels, query)
@@ -294,6 +326,7 @@ def _pointed(sources: list[Source], query: Query):
             or s.changed
             or s.label in hits
             or s.label in frames
+            or s.label in linked
             or any(s.holds(m) for m in msg_bytes)
         )
         for s in sources
@@ -324,7 +357,7 @@ def rank_sources(
     vectors kept in STORE (an explicit store root, as ``config.store_root`` takes it).
     HISTORY: the repository history's signal (``history.read_signal``; ctx-pack reads it
     for a root in a git work tree), its part added to the chunks it touched."""
-    ranking = _rank(sources, query)
+    ranking = _rank(sources, query, history)
     if semantic and SEMANTIC_WEIGHT and query.words:  # the semantic hook (ctx-pack's), prose only
         from ctxtools.retrieval.semantic import rerank
 
@@ -374,12 +407,13 @@ def _by_fallback(sources: list[Source], query: Query, fallback: dict[str, float]
     return Ranking(docs, [], {}, query, [])
 
 
-def _rank(sources: list[Source], query: Query) -> Ranking:
+def _rank(sources: list[Source], query: Query, history=None) -> Ranking:
     terms = Terms.of(query)
+    linked = history.linked_files if history is not None and history.linked else frozenset()
     for src in sources:
         if not src.role:
             src.role = file_role(src.label)
-    hits, frames, reached = _pointed(sources, query)
+    hits, frames, reached = _pointed(sources, query, linked)
     msg_bytes = [m.encode("utf-8", "replace") for m in query.messages]
     inside = scoped([s.label for s in sources], query) if SCOPE_PRIOR != 1.0 else set()
     kept, rest, blind, stats = _first_pass(sources, terms, query, reached, inside)
@@ -397,7 +431,8 @@ def _rank(sources: list[Source], query: Query) -> Ranking:
         for m, b in zip(query.messages, msg_bytes, strict=True)
     }
     best = best_weight(weights, stats)
-    ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside, best)
+    ctx = _Context(weights, terms, query, stats, hits, frames, spread, inside, best, history,
+                   linked, max(history.linked.values()) if linked else 0.0)
     _score(docs, datas, lens, ctx)
     docs.sort(key=lambda d: (-d.score, d.label))
     named_weights = {terms.terms[i]: w for i, w in enumerate(weights)}
@@ -423,6 +458,9 @@ class _Context:
     spread: dict  # message fragment -> how many sources hold it
     inside: set  # the labels inside the task's scope (``scoped``)
     best: float  # ``best_weight``
+    history: object = None  # the history's Signal (its linked functions), or None
+    linked: frozenset[str] = frozenset()  # the files of its linked functions
+    linked_top: float = 0.0  # the most weight of a linked function (0: none)
 
 
 def _common_terms(sources: list[Source]) -> set[int]:
@@ -553,48 +591,6 @@ def _score(docs, datas, lens, ctx: _Context) -> None:
         doc.parts = [
             [doc.prior * a, doc.prior * b, doc.mix, 0.0] for a, b in zip(base, bonus, strict=True)
         ]
-    _callees(docs)
+    from ctxtools.retrieval.callees import raise_callees
 
-
-def _callees(docs: list[Doc]) -> None:
-    """The definitions the best chunks name rank up: a fix is often in what the matching
-    code calls."""
-    best = sorted(
-        ((s, d.label, k, d) for d in docs for k, s in enumerate(d.scores) if s > 0),
-        key=lambda t: (-t[0], t[1], t[2]),
-    )[:CALLEE_TOP]
-    if not best:
-        return
-    by_name: dict[str, list[tuple[Doc, int]]] = {}
-    for d in sorted(docs, key=lambda d: (-d.score, d.label))[:CALLEE_DOCS]:
-        for k, ch in enumerate(d.chunks):
-            if ch.kind == "def" and len(ch.name) >= 4:
-                by_name.setdefault(ch.name, []).append((d, k))
-    import re
-
-    word = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-    for s, _lab, k, d in best:
-        ch = d.chunks[k]
-        text = "\n".join(d.lines[ch.start - 1 : ch.end])
-        for name in dict.fromkeys(word.findall(text)):
-            targets = by_name.get(name)
-            if not targets or name == ch.name or len(targets) > 3 or not _distinctive(name):
-                continue
-            for td, tk in targets:
-                if td is d and tk == k:
-                    continue
-                gain = CALLEE_SHARE * s * td.prior / len(targets)
-                td.scores[tk] += gain
-                if td.parts:
-                    td.parts[tk][3] += gain
-
-
-def _distinctive(name: str) -> bool:
-    """A name that says which definition it means: compound, or long, and not one of the
-    built-in types' method names."""
-    from ctxtools.source.common_names import COMMON
-
-    if name in COMMON:
-        return False
-    core = name.strip("_")
-    return "_" in core or any(c.isupper() for c in core[1:]) or len(core) >= 8
+    raise_callees(docs, CALLEE_TOP, CALLEE_DOCS, CALLEE_SHARE)

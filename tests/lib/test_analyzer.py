@@ -352,3 +352,32 @@ def test_a_document_word_meets_the_task_word():
     assert {"handlestore", "handle", "store", "many", "缓", "存"} <= counted
     assert parts("缓存，然后") == ("缓", "存", "然", "后")
     assert parts("verifyJwtToken") == ("verify", "jwt", "token")
+
+
+def test_the_tickets_a_task_cites_and_what_is_no_ticket():
+    from ctxtools.analyzer.refs import message_refs, task_refs
+
+    text = ("[FIXED JENKINS-22001] A simpler fix of JENKINS-19446; a regression from #6807 "
+            "and gh-1234 (see bpo-4455, issue 5678 and #6807 again)")
+    assert task_refs(text) == ("JENKINS-22001", "JENKINS-19446", "#6807", "#1234", "bpo-4455",
+                               "#5678")
+    assert parse_query(text).refs == task_refs(text)
+    # Standards, encodings, another project's number, a list's item, an entity: none.
+    for none in ("UTF-8 and SHA-256 per ISO-8601, RFC-7231, CVE-2021-44228",
+                 "numpy/numpy#1234 and pkg.mod#123", "step #12 of 3", "&#1234; x#123",
+                 "no ticket here"):
+        assert task_refs(none) == (), none
+    assert parse_query("no ticket here").refs == ()
+    # A commit message also cites a ticket by linking to it.
+    assert message_refs("Closes https://github.com/o/r/issues/77 and (#1234)") == {"#77", "#1234"}
+    assert message_refs("Merge https://gitlab.com/g/p/-/merge_requests/987") == {"#987"}
+
+
+def test_a_ticket_quoted_as_code_or_among_too_many_is_none():
+    from ctxtools.analyzer.refs import MAX_REFS, task_refs
+
+    task = "Fails since #4321.\n\n```\nRun #4567 failed\n```\nand `job #7788` too"
+    assert parse_query(task).refs == ("#4321",)
+    log = " ".join(f"build #{1000 + i} passed" for i in range(MAX_REFS + 1))
+    assert task_refs(log) == ()
+    assert len(task_refs(" ".join(f"#{1000 + i}" for i in range(MAX_REFS)))) == MAX_REFS

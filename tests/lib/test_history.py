@@ -592,3 +592,89 @@ def test_every_source_extension_has_a_driver_and_a_scanner():
         assert f".{ext}" in EXTENSIONS, ext
         assert not driver.startswith("ctx") or driver in history.DRIVERS, (ext, driver)
     assert set(history.DRIVERS) <= set(attrs.values())
+
+
+REFUNDS = '''"""Refunds of paid invoices."""
+
+
+def refund_amount(paid, returned):
+    """What goes back to the customer for RETURNED of PAID."""
+    return min(paid, returned)
+
+
+def refund_fee(amount):
+    """The processor's fee kept on a refund of AMOUNT."""
+    return round(amount * 0.02, 2)
+'''
+
+
+def _repo_with_tickets(root: Path) -> Path:
+    """``_repo``, then a commit citing ticket #4321 that changes ``refund_fee``, and one
+    after it citing nothing."""
+    _repo(root)
+    write(root, "billing/refunds.py", REFUNDS)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add refunds")
+    write(root, "billing/refunds.py", REFUNDS.replace("0.02, 2)", "0.025, 2)"))
+    git(root, "commit", "-q", "-am", "Keep the processor's new fee (#4321)")
+    write(root, "srv/server.go", SERVER.replace("StatusOK)", "http.StatusAccepted)", 1))
+    git(root, "commit", "-q", "-am", "health: accepted")
+    return root
+
+
+def test_a_task_citing_a_ticket_links_the_commits_that_cited_it(tmp_path, monkeypatch):
+    root = _repo_with_tickets(tmp_path / "repo")
+    task = "Follow-up to #4321: still wrong for partial ones"
+    q = parse_query(task)
+    assert q.refs == ("#4321",)
+    sig = history.read_signal(str(root), q.words, refs=q.refs)
+    assert set(sig.linked) == {("billing/refunds.py", "refund_fee")}
+    assert [c.subject for c in sig.linked_commits] == ["Keep the processor's new fee (#4321)"]
+    assert sig.linked_files == {"billing/refunds.py"}
+    # Another number, a longer one, or none: no link (the words alone still match).
+    for other in ("Follow-up to #432: still wrong", "Follow-up to #43210: still wrong",
+                  "Follow-up: still wrong for partial ones"):
+        oq = parse_query(other)
+        assert history.read_signal(str(root), oq.words, refs=oq.refs).linked == {}
+    # A task of nothing but its ticket is read for it.
+    assert set(history.read_signal(str(root), (), refs=("#4321",)).linked) == set(sig.linked)
+    # A ticket more commits cite than REF_MAX_COMMITS links to none of them.
+    git(root, "commit", "-q", "--allow-empty", "-m", "More on #4321")
+    monkeypatch.setattr(history, "REF_MAX_COMMITS", 1)
+    assert history.read_signal(str(root), q.words, refs=q.refs).linked == {}
+    monkeypatch.setattr(history, "REF_MAX_COMMITS", 2)
+    assert set(history.read_signal(str(root), q.words, refs=q.refs).linked) == set(sig.linked)
+
+
+def test_citing_commits_reads_links_and_keeps_the_latest():
+    messages = [
+        ("c3", "Closes https://github.com/o/r/issues/4321", "Closes https://github.com/o/r/issues/4321"),
+        ("c2", "JENKINS-19446: fix the queue", "JENKINS-19446: fix the queue"),
+        ("c1", "Fix #4321 (first try)", "Fix #4321 (first try)"),
+        ("c0", "Bump to 4321.0", "Bump to 4321.0"),
+    ]
+    got = history.citing_commits(messages, ("#4321", "JENKINS-19446"))
+    assert [c.sha for c in got] == ["c3", "c2", "c1"]
+    assert history.citing_commits(messages, ()) == []
+    assert history.citing_commits(messages, ("UTF-8",)) == []
+
+
+def test_a_pack_shows_what_a_commit_of_the_tasks_ticket_changed(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    for i in range(40):  # (more than a small pack holds: what it shows is chosen)
+        said = "is wrong when the queue is partial" if i % 5 == 0 else "drains its queue"
+        write(root, f"jobs/job_{i:02}.py", f'def run_job_{i:02}(queue):\n'
+              f'    """Job {i} {said}."""\n'
+              f'    return [item for item in queue if item.ready][:{i + 1}]\n')
+    _repo_with_tickets(root)
+    task = "Follow-up to #4321: still wrong for partial ones"
+    got = _pack(root, task, tokens=700)
+    row = _row(got, "billing/refunds.py")
+    assert any("citing the task's tickets" in r and "(#4321)" in r for r in row["reasons"])
+    assert "def refund_fee(amount):" in got.text
+    # The words alone reach nothing of the file (some jobs say "wrong" and "partial"):
+    # without the history it is not packed.
+    monkeypatch.setenv("CTX_HISTORY", "0")
+    off = _pack(root, task, tokens=700)
+    assert "def refund_fee(amount):" not in off.text
+    assert "def run_job_" in off.text
