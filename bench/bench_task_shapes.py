@@ -5,7 +5,7 @@
 
 For each shape, a task of about each size in characters is read by
 ``analyzer.parse_query`` in this process; a line gives the seconds, the rate and
-what was found (terms, paths, frames, messages). Doubling the size should double the
+what was found (terms, paths, frames, messages, tickets). Doubling the size should double the
 time, never square it. Shapes:
 
   paths     absolute paths with line numbers (a pasted warning log): paths, frames and
@@ -25,6 +25,9 @@ time, never square it. Shapes:
             line-anchored frame and exception rules opened with a blank-run pattern that crossed
             line breaks: quadratic, 67 KB of them took ctx-pack 8 s, 668 KB over 10 min)
   newlines  empty lines only
+  tickets   ticket references of every form (#1234, gh-1234, KEY-1234, issue 1234), more
+            than MAX_REFS of them: read, and none kept
+  hashes    one run of "#", no digits
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ UNITS = {
     ),
     "linelinks": "see https://github.com/o/r/blob/main/src/m{k}.py#L{k} and ",
     "blanks": "                    \n",
+    "tickets": "see #{k}000 gh-{k}001 PROJ-{k} issue {k}002 and bpo-{k}003; ",
 }
-FLAT = {"slashes": "/", "colons": "a:", "word": "a", "pyword": "a.py", "newlines": "\n"}
+FLAT = {"slashes": "/", "colons": "a:", "word": "a", "pyword": "a.py", "newlines": "\n",
+        "hashes": "#"}
 
 
 def task(shape: str, size: int) -> str:
@@ -88,7 +93,7 @@ def main() -> None:
                 f"{shape:9s} {len(text):>9,} chars {dt:7.3f} s"
                 f" {len(text) / max(dt, 1e-9) / 1e6:6.2f}"
                 f" Mchar/s  terms {len(q.terms):>3} paths {len(q.paths):>6,}"
-                f" frames {len(q.frames):>6,} messages {len(q.messages):>3}"
+                f" frames {len(q.frames):>6,} messages {len(q.messages):>3} refs {len(q.refs):>2}"
             )
 
 
