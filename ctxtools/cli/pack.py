@@ -125,7 +125,9 @@ def cli(**opts) -> int:
     the definitions the best ones call. In a git work tree, the functions changed by the
     10 commits (of the last 2,000) whose messages best match the task rank up by at most
     0.15 of the best definition's score, and those the last 5 commits changed gain 0.15
-    of their own ("history" in --explain; CTX_HISTORY=0 turns it off). Source ranks
+    of their own ("history" in --explain; CTX_HISTORY=0 turns it off); a task that cites
+    a ticket (#1234, gh-1234, JENKINS-19446) packs the functions the commits citing it
+    changed, as a frame's ("tickets" in --explain). Source ranks
     above tests, docs and examples unless the task is about them. The best definitions
     of the whole ranking are shown in one order, each whole with its class's line and
     the file's imports; a file grows toward whole only as far as its definitions outrank

@@ -197,6 +197,8 @@ def _rows(ch, blocks, ranks) -> tuple[list[str], list[dict]]:
 def _chunk_score(doc, k: int) -> dict:
     """Chunk K's score and its parts (which signal gave what), for --explain and JSON."""
     words, pointers, whole, callees = doc.parts[k]
+    tickets = doc.prior * doc.tickets[k] if getattr(doc, "tickets", None) else 0.0
+    pointers -= tickets  # (a ticket's commits point at the chunk: a part of its own)
     out = {
         "chunk": _chunk_label(doc, k),
         "score": round(doc.scores[k], 3),
@@ -205,6 +207,8 @@ def _chunk_score(doc, k: int) -> dict:
         "file": round(whole, 3),
         "callees": round(callees, 3),
     }
+    if tickets:  # retrieval.rank: the commits citing the task's tickets changed it
+        out["tickets"] = round(tickets, 3)
     if getattr(doc, "semantic", None):  # retrieval.semantic.rerank: the chunk's semantic part
         out["semantic"] = round(doc.semantic[k], 3)
     if getattr(doc, "history", None):  # retrieval.history.apply: the chunk's history part

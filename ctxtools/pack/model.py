@@ -245,7 +245,7 @@ def _explain_chunks(row: dict) -> list[str]:
     for c in scored[:EXPLAIN_CHUNKS]:
         parts = [
             f"{name} {c[name]:.3g}"
-            for name in ("words", "pointers", "file", "callees", "semantic", "history")
+            for name in ("words", "pointers", "tickets", "file", "callees", "semantic", "history")
             if c.get(name)
         ]
         out.append(f"     {c['chunk']}: {c['score']:.3g} = " + " + ".join(parts or ["0"]))

@@ -286,11 +286,13 @@ def _ref_bonuses(doc: Doc, ctx, wmax: float, bonus: list[float]) -> None:
 
     sig = ctx.history
     seen: set[int] = set()
+    doc.tickets = [0.0] * len(doc.chunks)  # (its part of a chunk's pointers, for --explain)
     for k, ch in enumerate(doc.chunks):
         key = (doc.label, last_name(ch.name)) if ch.name else None
         x = sig.linked.get(key) if key else None
         if x:
-            bonus[k] += REF_BONUS * wmax * x / ctx.linked_top
+            doc.tickets[k] = REF_BONUS * wmax * x / ctx.linked_top
+            bonus[k] += doc.tickets[k]
             seen.update(sig.linked_by.get(key, ()))
     if seen:
         named = ", ".join(commit_label(sig.linked_commits[i]) for i in sorted(seen)[:3])

@@ -672,9 +672,28 @@ def test_a_pack_shows_what_a_commit_of_the_tasks_ticket_changed(tmp_path, monkey
     row = _row(got, "billing/refunds.py")
     assert any("citing the task's tickets" in r and "(#4321)" in r for r in row["reasons"])
     assert "def refund_fee(amount):" in got.text
+    # The ticket's part of the chunk's score is a part of its own, not the pointers'.
+    fee = next(c for c in row["chunk_scores"] if c["chunk"].startswith("refund_fee "))
+    assert fee["tickets"] > 0 and fee["pointers"] == 0
+    assert fee["score"] == pytest.approx(
+        sum(fee.get(k, 0) for k in ("words", "pointers", "tickets", "file", "callees",
+                                    "semantic", "history")), abs=0.01)
     # The words alone reach nothing of the file (some jobs say "wrong" and "partial"):
     # without the history it is not packed.
     monkeypatch.setenv("CTX_HISTORY", "0")
     off = _pack(root, task, tokens=700)
     assert "def refund_fee(amount):" not in off.text
     assert "def run_job_" in off.text
+
+
+def test_ctx_pack_explains_the_tickets_part(script_runner, tmp_path):
+    root = _repo_with_tickets(tmp_path / "repo")
+    task = "Follow-up to #4321: still wrong"
+    r = script_runner.run(["ctx-pack", "--task", task, "-t", "4000", "--explain", "."], cwd=root)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if x.strip().startswith("refund_fee "))
+    assert "+ tickets " in line or "= tickets " in line
+    off = script_runner.run(["ctx-pack", "--task", "Follow-up: still wrong", "-t", "4000",
+                             "--explain", "."], cwd=root)
+    assert off.returncode == 0
+    assert "tickets" not in off.stderr
