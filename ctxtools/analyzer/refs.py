@@ -12,11 +12,12 @@ normalised: ``#N`` for a number of the project's own tracker (``#N``, ``gh-N``, 
 What is not a ticket: a number of fewer than ``MIN_DIGITS`` digits (``#1``, ``step #12``:
 a list's item, never matched against a history of thousands of commits), another
 project's (``numpy/numpy#1234``), the upper-case words that standards and encodings are
-written with (``UTF-8``, ``SHA-256``, ``ISO-8601``, ``RFC-7231``, ``CVE-2021-...``:
-``NOT_KEYS``), and what a task quotes as code or a log (a fenced block, a code span: a
-build's ``Run #4567`` is no ticket). A task citing more than ``MAX_REFS`` tickets is a
-pasted log or a changelog, and cites none. A history that cites one ticket in many commits
-says little of any one of them; ``retrieval.history`` caps that.
+written with (``UTF-8``, ``SHA-256``, ``ISO-8601``, ``RFC-7231``, ``CVE-2021-...``, and
+licences', ``GPL-3``: ``NOT_KEYS``), and what a task quotes as code or a log (a fenced
+block, a code span: a build's ``Run #4567`` is no ticket). A task citing more than
+``MAX_REFS`` tickets is a pasted log or a changelog, and cites none. A history that cites
+one ticket in many commits says little of any one of them; ``retrieval.history`` caps
+that.
 
 Linear in the text's length, no I/O.
 """
@@ -31,6 +32,7 @@ NOT_KEYS = frozenset({
     "AES", "ASCII", "CP", "CRC", "CVE", "CWE", "EC", "ECMA", "ES", "GB", "GMT", "HTTP",
     "IEC", "IEEE", "ISO", "KB", "LZ", "MB", "MD", "PEP", "RFC", "RSA", "SHA", "SSL", "TB",
     "TLS", "UCS", "UTC", "UTF", "WIN", "X86", "ARM64",
+    "GPL", "LGPL", "AGPL", "BSD", "MPL", "EPL",  # licences
 })  # fmt: skip
 _NUM = r"(\d{" + str(MIN_DIGITS) + r",9})\b"
 # Not after a word, a path or another ref's parts: ``o/r#12``, ``a.b#123``, ``&#123;``.
@@ -54,6 +56,11 @@ _LINK_RE = re.compile(
 )
 
 
+def _number(digits: str) -> str:
+    """A number of the project's own tracker, written as ``#N`` (no leading zeros)."""
+    return "#" + (digits.lstrip("0") or "0")
+
+
 def _found(text: str, keep=None) -> list[str]:
     out = []
     for m in _REF_RE.finditer(text):
@@ -61,7 +68,7 @@ def _found(text: str, keep=None) -> list[str]:
             continue
         num = m.group(1) or m.group(2) or m.group(3)
         if num:
-            out.append("#" + num.lstrip("0") if num.strip("0") else "#0")
+            out.append(_number(num))
         elif m.group(4):
             out.append("bpo-" + m.group(4))
         elif m.group(5) not in NOT_KEYS and m.group(6).strip("0"):
@@ -91,5 +98,5 @@ def message_refs(text: str) -> set[str]:
     pull request (``#N``)."""
     got = set(_found(text)) if any(c in text for c in "#-") or "ssue" in text else set()
     if "://" in text:
-        got.update("#" + m.group(1) for m in _LINK_RE.finditer(text))
+        got.update(_number(m.group(1)) for m in _LINK_RE.finditer(text))
     return got

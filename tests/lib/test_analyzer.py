@@ -363,7 +363,7 @@ def test_the_tickets_a_task_cites_and_what_is_no_ticket():
                                "#5678")
     assert parse_query(text).refs == task_refs(text)
     # Standards, encodings, another project's number, a list's item, an entity: none.
-    for none in ("UTF-8 and SHA-256 per ISO-8601, RFC-7231, CVE-2021-44228",
+    for none in ("UTF-8 and SHA-256 per ISO-8601, RFC-7231, CVE-2021-44228, GPL-3",
                  "numpy/numpy#1234 and pkg.mod#123", "step #12 of 3", "&#1234; x#123",
                  "no ticket here"):
         assert task_refs(none) == (), none
@@ -371,6 +371,7 @@ def test_the_tickets_a_task_cites_and_what_is_no_ticket():
     # A commit message also cites a ticket by linking to it.
     assert message_refs("Closes https://github.com/o/r/issues/77 and (#1234)") == {"#77", "#1234"}
     assert message_refs("Merge https://gitlab.com/g/p/-/merge_requests/987") == {"#987"}
+    assert message_refs("See https://github.com/o/r/pull/0987 and #0987") == {"#987"}
 
 
 def test_a_ticket_quoted_as_code_or_among_too_many_is_none():
