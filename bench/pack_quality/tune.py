@@ -84,6 +84,7 @@ PINNED_PROSE2 = HERE / "tune_prose2.txt"  # its second list (tune_prose.py --sec
 PINNED_SECOND = HERE / "tune2.txt"  # the second tuning set (--select-second)
 PINNED_THIRD = HERE / "tune3.txt"  # the third tuning set (--select-third)
 PINNED_LARGE = HERE / "tune_large.txt"  # the large tuning list (--select-large)
+PINNED_REFS = HERE / "tune_refs.txt"  # the ticket tuning list (tune_refs.py's rule)
 TUNE_LARGE_REPOS = (
     "apache/dubbo", "bevyengine/bevy", "vim/vim", "Qiskit/qiskit", "istio/istio",
     "sveltejs/svelte", "typescript-eslint/typescript-eslint", "spree/spree")
@@ -189,7 +190,7 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
     for kind, path in (("tune", PINNED), ("tune2", PINNED_SECOND), ("tune3", PINNED_THIRD),
                        ("tune_prose", PINNED_PROSE), ("tune_prose2", PINNED_PROSE2),
-                       ("tune_large", PINNED_LARGE)):
+                       ("tune_large", PINNED_LARGE), ("tune_refs", PINNED_REFS)):
         if kind in sets:
             out += pinned_tasks(kind, pinned(path), large=kind == "tune_large")
     return out
