@@ -40,13 +40,12 @@ SCOPE_BONUS = 0.6
 FRAME_LINE_BONUS = 12.0  # times the best term weight
 FRAME_FUNC_BONUS = 6.0
 # A function an earlier commit citing the task's ticket touched (``history``'s linked
-# functions, 7 of its docstring), times the best term weight, at the linked function of
-# the most weight; the others by their share of it. Chosen on the tuning lists (``tune.py
-# --history``: 10 of their 280 fixes cite a ticket an earlier commit cites; 30 task-budget
-# rows at 8k / 16k / 32k, the other rows cannot move): rows up / down against no link,
-# every hunk shown: 1 -> 2 / 0, +1; 1.5 -> 4 / 0, +1; 2 -> 4 / 0, +2; 3 -> 4 / 1, 0; 6 ->
-# 4 / 1, 0; 12 -> 4 / 3, -1 (a linked commit's many functions push the task's own
-# words' chunks out of an 8k pack: nushell 02551c416c5a).
+# functions), times the best term weight, at the most linked function; the others by their
+# share of it. Chosen on the 10 linked fixes of the tuning lists (``tune.py --history``, 30
+# rows at 8k/16k/32k; up / down against no link, every hunk): 1: 2/0, +1; 1.5: 4/0, +1;
+# 2: 4/0, +2; 3: 4/1, 0; 6: 4/1, 0; 12: 4/3, -1 (many linked functions crowd an 8k pack).
+# Then on the ticket list pinned after (tune_refs, 45 fixes): 2: 21/5, every hunk 23/23/26
+# -> 23/26/28; 1.5: 22/5; 3: 19/9; 6: 19/16; min(weight, 1) unnormalised: 4/8.
 REF_BONUS = 2.0
 MESSAGE_BONUS = 6.0
 CHANGED_BONUS = 1000.0
