@@ -198,7 +198,9 @@ def _chunk_score(doc, k: int) -> dict:
     """Chunk K's score and its parts (which signal gave what), for --explain and JSON."""
     words, pointers, whole, callees = doc.parts[k]
     tickets = doc.prior * doc.tickets[k] if getattr(doc, "tickets", None) else 0.0
-    pointers -= tickets  # (a ticket's commits point at the chunk: a part of its own)
+    # (a ticket's commits point at the chunk: a part of its own; what is left of the
+    # pointers is never a float's -0.0)
+    pointers = pointers - tickets if pointers - tickets > 1e-9 else 0.0
     out = {
         "chunk": _chunk_label(doc, k),
         "score": round(doc.scores[k], 3),
