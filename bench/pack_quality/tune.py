@@ -85,6 +85,7 @@ PINNED_SECOND = HERE / "tune2.txt"  # the second tuning set (--select-second)
 PINNED_THIRD = HERE / "tune3.txt"  # the third tuning set (--select-third)
 PINNED_LARGE = HERE / "tune_large.txt"  # the large tuning list (--select-large)
 PINNED_REFS = HERE / "tune_refs.txt"  # the ticket tuning list (tune_refs.py's rule)
+PINNED_REFS_LARGE = HERE / "tune_refs_large.txt"  # its large repositories' (--large)
 TUNE_LARGE_REPOS = (
     "apache/dubbo", "bevyengine/bevy", "vim/vim", "Qiskit/qiskit", "istio/istio",
     "sveltejs/svelte", "typescript-eslint/typescript-eslint", "spree/spree")
@@ -190,9 +191,10 @@ def tasks_of(sets: list[str]) -> list[tuple[object, Path]]:
                 out.append((t, materialise(mirror, t.base, CORPORA / "swe" / t.id)))
     for kind, path in (("tune", PINNED), ("tune2", PINNED_SECOND), ("tune3", PINNED_THIRD),
                        ("tune_prose", PINNED_PROSE), ("tune_prose2", PINNED_PROSE2),
-                       ("tune_large", PINNED_LARGE), ("tune_refs", PINNED_REFS)):
+                       ("tune_large", PINNED_LARGE), ("tune_refs", PINNED_REFS),
+                       ("tune_refs_large", PINNED_REFS_LARGE)):
         if kind in sets:
-            out += pinned_tasks(kind, pinned(path), large=kind == "tune_large")
+            out += pinned_tasks(kind, pinned(path), large=kind in ("tune_large", "tune_refs_large"))
     return out
 
 

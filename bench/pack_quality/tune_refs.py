@@ -18,7 +18,13 @@ adds more, chosen by a rule written before any of its tasks was run or looked at
 Pinned by commit in ``tune_refs.txt`` (kind "tune_refs"); ``tune.py --set tune_refs``
 reads it. Like the other tuning lists, it is for tuning: the held-out sets stay out of it.
 
-    .venv/bin/python bench/pack_quality/tune_refs.py    # pin tune_refs.txt (once)
+``--large`` (written 2026-12-08, after the first list was run, before this one was): the
+same over the large tuning list's repositories (``tune.TUNE_LARGE_REPOS``) by the large
+sets' rule (``qualifies`` with ``tasks.LARGE_MIN_FILES``), not in ``tune_large.txt``:
+``tune_refs_large.txt`` (kind "tune_refs_large"), for the weight on trees of 3,000+ files.
+
+    .venv/bin/python bench/pack_quality/tune_refs.py           # pin tune_refs.txt (once)
+    .venv/bin/python bench/pack_quality/tune_refs.py --large   # pin tune_refs_large.txt
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from pack_quality.tasks import clean_message, qualifies  # noqa: E402
 
 PER_REPO = 5
 PINNED = HERE / "tune_refs.txt"
+PINNED_LARGE = HERE / "tune_refs_large.txt"
 LISTS = ("tune.txt", "tune2.txt", "tune3.txt", "tune_prose.txt", "tune_prose2.txt",
          "tune_large.txt")
 
@@ -47,9 +54,11 @@ def linked(mirror: Path, sha: str, refs) -> bool:
     return bool(citing_commits(parse_messages(log), refs))
 
 
-def select(mirror: Path, skip: set[str]) -> list[str]:
-    """The first PER_REPO commits of MIRROR by the rule (the module's docstring)."""
+def select(mirror: Path, skip: set[str], large: bool = False) -> list[str]:
+    """The first PER_REPO commits of MIRROR by the rule (the module's docstring; LARGE: the
+    large sets' rule)."""
     from ctxtools.analyzer import read_task
+    from pack_quality.tasks import LARGE_MIN_FILES
     from pack_quality.trees import TreeError
     from pack_quality.tune import TUNE_MIN_FILES, entries, n_files
 
@@ -61,8 +70,11 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
         if not refs:
             continue  # (the cheap tests first: the same commits as the other order)
         try:
-            if not (qualifies(mirror, sha, message)
-                    and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES):
+            if large:
+                if not qualifies(mirror, sha, message, min_files=LARGE_MIN_FILES):
+                    continue
+            elif not (qualifies(mirror, sha, message)
+                      and n_files(mirror, f"{sha}^") >= TUNE_MIN_FILES):
                 continue
         except TreeError:  # a blob the snapshot lacks: git cannot diff it, it does not qualify
             continue
@@ -74,13 +86,20 @@ def select(mirror: Path, skip: set[str]) -> list[str]:
 
 
 def main() -> int:
-    from pack_quality.tune import pinned, refuse_pinned, select_each, write_pins
+    from pack_quality.tune import TUNE_LARGE_REPOS, pinned, refuse_pinned, select_each, write_pins
 
-    if refuse_pinned(PINNED, "tune_refs.py"):
+    large = "--large" in sys.argv[1:]
+    path = PINNED_LARGE if large else PINNED
+    if refuse_pinned(path, "tune_refs.py"):
         return 2
     skip = {s for name in LISTS for _r, s in pinned(HERE / name)}
-    pairs = select_each(lambda _repo, mirror: select(mirror, skip))
-    write_pins(PINNED, "The ticket tuning list (tune_refs.py's rule)", pairs)
+    if large:
+        pairs = select_each(lambda _repo, mirror: select(mirror, skip, large=True),
+                            repos=TUNE_LARGE_REPOS)
+        write_pins(path, "The large ticket tuning list (tune_refs.py --large)", pairs)
+    else:
+        pairs = select_each(lambda _repo, mirror: select(mirror, skip))
+        write_pins(path, "The ticket tuning list (tune_refs.py's rule)", pairs)
     return 0
 
 

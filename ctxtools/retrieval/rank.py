@@ -45,7 +45,9 @@ FRAME_FUNC_BONUS = 6.0
 # rows at 8k/16k/32k; up / down against no link, every hunk): 1: 2/0, +1; 1.5: 4/0, +1;
 # 2: 4/0, +2; 3: 4/1, 0; 6: 4/1, 0; 12: 4/3, -1 (many linked functions crowd an 8k pack).
 # Then on the ticket list pinned after (tune_refs, 45 fixes): 2: 21/5, every hunk 23/23/26
-# -> 23/26/28; 1.5: 22/5; 3: 19/9; 6: 19/16; min(weight, 1) unnormalised: 4/8.
+# -> 23/26/28; 1.5: 22/5; 3: 19/9; 6: 19/16; min(weight, 1) unnormalised: 4/8. Its large
+# list (tune_refs_large, 25 fixes in trees of 3,000+ files), mixed: 2: 6/3, 10/11/15 ->
+# 9/11/14 (two 32k packs lose their fix's second file); 1.5: 4/3; 3: 6/4; 6: 7/6.
 REF_BONUS = 2.0
 MESSAGE_BONUS = 6.0
 CHANGED_BONUS = 1000.0
