@@ -61,18 +61,17 @@ def _number(digits: str) -> str:
     return "#" + (digits.lstrip("0") or "0")
 
 
-def _found(text: str, keep=None) -> list[str]:
+def _found(text: str) -> list[tuple[int, str]]:
+    """(where, the ticket normalised) of each ticket TEXT writes, in order."""
     out = []
     for m in _REF_RE.finditer(text):
-        if keep is not None and not keep(m.start()):
-            continue
         num = m.group(1) or m.group(2) or m.group(3)
         if num:
-            out.append(_number(num))
+            out.append((m.start(), _number(num)))
         elif m.group(4):
-            out.append("bpo-" + m.group(4))
+            out.append((m.start(), "bpo-" + m.group(4)))
         elif m.group(5) not in NOT_KEYS and m.group(6).strip("0"):
-            out.append(f"{m.group(5)}-{int(m.group(6))}")
+            out.append((m.start(), f"{m.group(5)}-{int(m.group(6))}"))
     return out
 
 
@@ -86,17 +85,18 @@ def task_refs(text: str, code=None) -> tuple[str, ...]:
     if found and code is not None:
         from ctxtools.analyzer.tokenizer import in_regions
 
-        regions = code()
-        if regions:
-            found = _found(text, lambda at: not in_regions(at, regions))
-    got = dict.fromkeys(found)
+        regions = code()  # (one reading of the text: what of it is code is asked after)
+        found = [(at, ref) for at, ref in found if not in_regions(at, regions)]
+    got = dict.fromkeys(ref for _at, ref in found)
     return tuple(got) if len(got) <= MAX_REFS else ()
 
 
 def message_refs(text: str) -> set[str]:
     """The tickets a commit message cites: as ``task_refs``, and its links to an issue or a
     pull request (``#N``)."""
-    got = set(_found(text)) if any(c in text for c in "#-") or "ssue" in text else set()
+    got: set[str] = set()
+    if any(c in text for c in "#-") or "ssue" in text:
+        got.update(ref for _at, ref in _found(text))
     if "://" in text:
         got.update(_number(m.group(1)) for m in _LINK_RE.finditer(text))
     return got

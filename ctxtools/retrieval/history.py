@@ -331,8 +331,7 @@ def _read(root: str, query_words, store, refs: tuple[str, ...] = ()) -> Signal:
     citing = citing_commits(messages, refs)
     if (not commits and not latest and not citing) or _partial_clone(root):
         return Signal()
-    shas = [c.sha for c in commits]
-    shas += [c.sha for c in citing if c.sha not in set(shas)]
+    shas = list(dict.fromkeys([*(c.sha for c in commits), *(c.sha for c in citing)]))
     by_sha = _functions(root, shas) if shas else {}
     if by_sha is None:
         return Signal()
