@@ -56,6 +56,11 @@ _LINK_RE = re.compile(
 )
 
 
+def _may_cite(text: str) -> bool:
+    """Whether TEXT could write a ticket at all (the regular expression's cheap test)."""
+    return "#" in text or "-" in text or "ssue" in text or "SSUE" in text
+
+
 def _number(digits: str) -> str:
     """A number of the project's own tracker, written as ``#N`` (no leading zeros)."""
     return "#" + (digits.lstrip("0") or "0")
@@ -79,7 +84,7 @@ def task_refs(text: str, code=None) -> tuple[str, ...]:
     """The tickets TEXT cites outside its code (CODE: a callable giving its code regions,
     sorted spans, asked only when TEXT cites some), normalised (see the module's
     docstring), once each, in the order first written; none of more than ``MAX_REFS``."""
-    if not any(c in text for c in "#-") and "issue" not in text.lower():
+    if not _may_cite(text):
         return ()
     found = _found(text)
     if found and code is not None:
@@ -95,7 +100,7 @@ def message_refs(text: str) -> set[str]:
     """The tickets a commit message cites: as ``task_refs``, and its links to an issue or a
     pull request (``#N``)."""
     got: set[str] = set()
-    if any(c in text for c in "#-") or "ssue" in text:
+    if _may_cite(text):
         got.update(ref for _at, ref in _found(text))
     if "://" in text:
         got.update(_number(m.group(1)) for m in _LINK_RE.finditer(text))

@@ -372,6 +372,9 @@ def test_the_tickets_a_task_cites_and_what_is_no_ticket():
     assert message_refs("Closes https://github.com/o/r/issues/77 and (#1234)") == {"#77", "#1234"}
     assert message_refs("Merge https://gitlab.com/g/p/-/merge_requests/987") == {"#987"}
     assert message_refs("See https://github.com/o/r/pull/0987 and #0987") == {"#987"}
+    # Written in capitals, a message cites as a task does.
+    assert task_refs("Fix ISSUE 1234") == ("#1234",)
+    assert message_refs("Fix ISSUE 1234") == {"#1234"}
 
 
 def test_a_ticket_quoted_as_code_or_among_too_many_is_none():
