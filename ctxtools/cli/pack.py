@@ -134,8 +134,9 @@ def cli(**opts) -> int:
     every other file's. The next files get their declaring lines (signatures), the next
     their paths. The budget is a ceiling: the files stop at the relevance floor (a
     definition under 0.27 of the 5th best one's score, or of half the best one's,
-    whichever is higher, or past the 250 best) and hold at most 36,000 tokens, said in
-    --explain and JSON "dropped"; --fill fills the budget all the same. A review pack
+    whichever is higher, among the files no ticket reached; or past the 250 best) and
+    hold at most 36,000 tokens, said in --explain and JSON "dropped"; --fill fills the
+    budget all the same. A review pack
     (--changed) shows each diff, then the definitions enclosing the changed lines whole,
     then the rest by relevance.
 

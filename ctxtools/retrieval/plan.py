@@ -13,8 +13,9 @@ In four steps:
    windowed around its best lines. This fills up to ``FILL`` of the budget -- or stops
    at the **floor**: a chunk whose relevance is under ``FLOOR`` of the floor's reference
    (the ``FLOOR_REF``-th best chunk's, or ``FLOOR_CAP`` of the best's, whichever is
-   higher) is worth too little for its tokens, and the pack ends there with budget to
-   spare (the budget is a ceiling, not a target; ``fill`` takes them all the same).
+   higher, among the chunks of files no ticket of the task reached) is worth too little
+   for its tokens, and the pack ends there with budget to spare (the budget is a
+   ceiling, not a target; ``fill`` takes them all the same).
 3. **Signatures**: the next files, as the lines that declare their definitions (real
    lines, real numbers), ``SIG_LINES`` a file and "N more".
 4. **Paths**: the next ones after that, as a list of paths.
@@ -73,6 +74,28 @@ FLOOR_RANK = 250
 FLOOR_REF = 5
 FLOOR_CAP = 0.5
 FLOOR_TOKENS = 36_000  # without fill, the files hold at most this many tokens (0: no ceiling)
+
+# The reference is read among the chunks of files no ticket of the task reached (all of
+# them when every candidate's file was): the functions past commits citing the task's
+# tickets changed (``rank.REF_BONUS``) rise, their files' other chunks rise with the files'
+# scores, and the 5th best rose with them past chunks of the fix's own files. Qiskit
+# 0e44c5e38066 (the large ticket tuning list): the reference 441.6 -> 479.5, the floor
+# 119.2 -> 129.5, the fix's second file's chunk at 121.3, its 32k pack 1.00 -> 0.12 of the
+# fix's lines at 22,000 tokens; with the reference read without them, 1.00 again.
+# ``tune.py --history --variant`` on the 70 fixes of both ticket lists and the 38 tasks of
+# the other six lists that cite a ticket (8k, 16k, 32k): that row up, none down.
+FLOOR_UNLINKED = True
+
+
+def floor_ref(cands: list) -> float:
+    """The floor's reference among CANDS ((relevance, label, index, doc), best first): the
+    ``FLOOR_REF``-th best relevance or ``FLOOR_CAP`` of the best, whichever is higher, among
+    the chunks of files no ticket reached when some are (``FLOOR_UNLINKED``)."""
+    pool = cands
+    if FLOOR_UNLINKED:
+        pool = [c for c in cands if not any(getattr(c[3], "tickets", ()))] or cands
+    return max(pool[min(FLOOR_REF, len(pool)) - 1][0], FLOOR_CAP * pool[0][0])
+
 
 _SIG_KINDS = frozenset(
     {"function", "method", "class", "interface", "struct", "trait", "impl", "enum", "type"}
@@ -290,8 +313,7 @@ class _Planner:
         cands = self.candidates()
         if not cands:
             return
-        best = cands[0][0]
-        ref = max(cands[min(FLOOR_REF, len(cands)) - 1][0], FLOOR_CAP * best)
+        ref = floor_ref(cands)
         floor = 0.0 if self.fill else self.floor * ref
         limit = int(self.budget * limit_share)
         ceiling = self.ceiling

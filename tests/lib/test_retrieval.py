@@ -741,3 +741,32 @@ def test_task_hits_match_paths_as_path_hits_does_over_every_file():
         q = parse_query(task)
         assert q.paths
         assert task_hits(labels, q) == path_hits(labels, q.paths), task
+
+
+def test_the_floor_is_read_among_the_files_no_ticket_reached(monkeypatch):
+    # Qiskit 0e44c5e38066's shape: the functions past commits citing the task's ticket
+    # changed rise (their ``tickets`` part), and the floor's reference (the 5th best chunk)
+    # rose with them past a chunk of the fix's own files, which the pack then cut. The
+    # reference is read among the files no ticket reached: the fix's files are shown
+    # beside the linked ones; read among all chunks, one of them is not.
+    import ctxtools.retrieval.plan as plan_mod
+    import ctxtools.retrieval.rank as rank_mod
+    from ctxtools.retrieval.history import Commit, Signal
+
+    monkeypatch.setattr(rank_mod, "REF_BONUS", 6.0)  # (linked as a frame's function is)
+    task = "get_parsed_config_file ignores the tsconfig root dir: pass it as the cwd"
+    linked = {f"lint/rule_{i}.py" for i in range(5)}
+    keys = {(f"lint/rule_{i}.py", f"rule_{i}"): 1.0 for i in range(5)}
+    sig = Signal(linked=keys, linked_commits=[Commit("ab" * 20, "Rules (#4321)", 1.0)],
+                 linked_by={k: [0] for k in keys})
+    r = rank_sources(_sources(LINT), parse_query(task), history=sig)
+    assert {d.label for d in r.docs if any(getattr(d, "tickets", ()))} == linked
+
+    def shown():
+        p = plan(r.docs, 20_000, Costs(_count), top_terms=["get_parsed_config_file"])
+        assert p.stopped == "floor"
+        return {s.doc.label for s in p.shown if s.how != "signatures"}
+
+    assert shown() == FIX | linked
+    monkeypatch.setattr(plan_mod, "FLOOR_UNLINKED", False)  # the reference among all
+    assert linked <= shown() and FIX - shown()
