@@ -22,10 +22,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ctxtools.binary import is_binary
 from ctxtools.errors import CtxError
+from ctxtools.fsutil import read_whole
 from ctxtools.pack.ledger import Drop, Ledger, Note
 from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest, looks_like_pack
 from ctxtools.quoting import quote_name
+
+# (the module's, not a function's: each is asked once a candidate file, thousands a pack)
+from ctxtools.source.classify import noise_by_name, noise_reason
 
 if TYPE_CHECKING:
     from ctxtools.pack.choose_render import FilesFit
@@ -168,8 +173,6 @@ class Chooser:
     def _read(self, e) -> bytes | None:
         if e.data is not None:
             return e.data
-        from ctxtools.fsutil import read_whole
-
         try:
             return read_whole(e.path)
         except OSError as exc:
@@ -187,9 +190,6 @@ class Chooser:
         """Whether a candidate stays (noise, and the user's filter: SAID, what it said of
         a candidate not named; its name was judged already unless E is a handle; ASKED:
         the task names it)."""
-        from ctxtools.binary import is_binary
-        from ctxtools.source.classify import noise_reason
-
         if asked and not e.named:
             # the task names it (a generated migration by its name): no noise rule but binary
             return not is_binary(data) or self._skip(e.label, "binary", counts)
@@ -214,8 +214,6 @@ class Chooser:
     ) -> tuple[bool, str | None]:
         """Whether a candidate goes by its name alone (an --exclude, a catalogue, a lock
         file...: such a file is never read), and what the user's filter said of it."""
-        from ctxtools.source.classify import noise_by_name
-
         if e.named:
             return False, None
         said = self._user_filter(e, counts)

@@ -11,6 +11,7 @@ from ctxtools.fsutil import check_cwd, check_resource, file_identity
 from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest, replaceable
 from ctxtools.quoting import quote_name
+from ctxtools.source.classify import noise_by_name  # (asked once a listed file)
 
 _GLOB_CHARS = frozenset("*?[")
 LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
@@ -423,8 +424,6 @@ def _may_be_read(e: FileEntry, req: PackRequest) -> bool:
     --include can bring such a file back. A file never read shows nothing, so its first
     bytes need no sniffing for a dotenv (Django's 2,533 catalogues were three in four of
     the files sniffed)."""
-    from ctxtools.source.classify import noise_by_name
-
     return e.named or bool(req.include) or noise_by_name(e.label) is None
 
 

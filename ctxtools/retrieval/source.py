@@ -11,11 +11,25 @@ bytes, counted from them: its vocabulary is no longer taken for them (``vocab_of
 
 from __future__ import annotations
 
+from ctxtools.source.classify import line_breaks
+
 
 def _digest(data: bytes) -> int:
-    import xxhash
+    return _xxh3()(data)
 
-    return xxhash.xxh3_64_intdigest(data)
+
+def _xxh3():
+    """xxhash's xxh3_64_intdigest, imported on first use (once a file, thousands a pack:
+    a function's own import statement cost more than the hash of a small file)."""
+    global _XXH3
+    if _XXH3 is None:
+        from xxhash import xxh3_64_intdigest
+
+        _XXH3 = xxh3_64_intdigest
+    return _XXH3
+
+
+_XXH3 = None
 
 
 class Source:
@@ -86,7 +100,7 @@ class Source:
             return
         if self._size < 0:
             self._size = len(data)
-            self._lines = data.count(b"\n")
+            self._lines = line_breaks(data)
             self._digest = _digest(data)
         for n in needles:
             if n not in self._holds:

@@ -43,6 +43,7 @@ from collections import Counter
 from itertools import accumulate
 
 from ctxtools.analyzer.tokenizer import WORD_BYTES
+from ctxtools.retrieval.source import _digest
 
 MAX_FILES = 100_000  # vocabularies one cache file keeps, at most
 REBUILD_MIN = 64  # files counted beside the corpus before it is built again ...
@@ -254,12 +255,6 @@ class Corpus:
 def new_ident() -> int:
     """A new corpus's name (random, odd: never 0)."""
     return int.from_bytes(os.urandom(8), "big") | 1
-
-
-def _digest(data: bytes) -> int:
-    import xxhash
-
-    return xxhash.xxh3_64_intdigest(data)
 
 
 class VocabCache:

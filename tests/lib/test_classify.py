@@ -408,3 +408,25 @@ SCAN = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "sca
 )
 def test_banner_lines(text, lines):
     assert classify.banner_lines(text) == lines
+
+
+def test_minified_by_its_average_line_and_each_file_counted_once():
+    # A file is minified when its lines are over MAX_AVG_LINE bytes on average; a file of
+    # up to 64 KiB is counted whole once, and the ranking's count of the same bytes that
+    # follows (``line_breaks``) is that one, not a second pass; a larger file's is not
+    # remembered (its bytes are let go).
+    from ctxtools.source import classify
+    from ctxtools.source.classify import MAX_AVG_LINE, is_minified, line_breaks
+
+    long_line = b"x" * (MAX_AVG_LINE + 1)
+    assert is_minified(long_line + b"\n" + long_line)
+    assert not is_minified((b"y" * (MAX_AVG_LINE - 1) + b"\n") * 3)
+    assert not is_minified(b"short\n" * 20_000)  # 120 KB: settled by its first 64 KiB
+    assert is_minified(long_line * 200)  # 100 KB+ of one line
+    small = b"a = 1\nb = 2\n" * 100
+    assert not is_minified(small)
+    assert classify._last_breaks == (small, 200) and line_breaks(small) == 200
+    other = bytearray(small)  # (the same bytes, another object: counted again)
+    assert line_breaks(bytes(other) + b"\n") == 201
+    big = b"z\n" * 40_000
+    assert line_breaks(big) == 40_000 and classify._last_breaks[0] is not big

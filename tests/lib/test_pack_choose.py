@@ -107,7 +107,8 @@ def test_a_fresh_checkout_reads_each_file_once_and_the_scan_cache_once(tmp_path,
         again_read.append(os.path.basename(path))
         return open(path, *args)  # noqa: SIM115 (the caller's to close)
 
-    monkeypatch.setattr(fsutil, "read_whole", counted)  # (how the chooser reads a file)
+    monkeypatch.setattr(fsutil, "read_whole", counted)
+    monkeypatch.setattr(choose, "read_whole", counted)  # (how the chooser reads a file)
     monkeypatch.setattr(sourcemod, "open", counted_again, raising=False)
     real_load = scancache.ScanCache.load
     monkeypatch.setattr(scancache.ScanCache, "load", lambda c: loads.append(1) or real_load(c))
