@@ -24,7 +24,6 @@ missing, a fetch that fails (a bad URL, an unknown ref) or one that takes over
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -61,6 +60,8 @@ class Remote:
 
     def key(self) -> str:
         """The name of its directory in the cache: the URL and the ref, hashed."""
+        import hashlib  # (here: a pack of a local tree only asks whether FILE is a URL)
+
         return hashlib.sha256(f"{self.url}\0{self.ref or ''}".encode()).hexdigest()[:24]
 
 
