@@ -136,9 +136,8 @@ def cli(**opts) -> int:
     definition under 0.27 of the 5th best one's score, or of half the best one's,
     whichever is higher, among the files no ticket reached; or past the 250 best) and
     hold at most 36,000 tokens, said in --explain and JSON "dropped"; --fill fills the
-    budget all the same. A review pack
-    (--changed) shows each diff, then the definitions enclosing the changed lines whole,
-    then the rest by relevance.
+    budget all the same. A review pack (--changed) shows each diff, then the definitions
+    enclosing the changed lines whole, then the rest by relevance.
 
     A directory's noise is not packed unless --include GLOB asks for it: translation
     catalogues (.po, .pot, .mo), lock files, minified bundles, generated files, data and
