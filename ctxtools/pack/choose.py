@@ -316,9 +316,13 @@ class Chooser:
         wanted -= set(out)
         cache, self._scan_cache = self._scan_cache, None
         found = _looked_up(cache, wanted, self.entries)  # (in the map's child, which holds it)
-        if hasattr(cache, "look_up"):
+        job = cache if hasattr(cache, "look_up") else None
+        if job is not None:
             cache = None
         if found is None and cache is None and wanted:
+            if job is not None:  # (the child writes the scan cache after it posts the
+                with contextlib.suppress(Exception):  # definitions: read, and written
+                    job.result()  # here, once it has -- not beside it)
             cache = _open_scan_cache(self.root, self.req.store)
         for lab in sorted(wanted):
             e = self.entries[lab]

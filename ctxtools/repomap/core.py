@@ -273,8 +273,8 @@ def build_map(
     the map: they are never listed, scanned or ranked, and the memos are keyed on it.
     STAGE, when given, is told the name of each step as it begins ("listing", "scanning",
     "ranking", "fitting"); PROGRESS(done, total) then follows the scan. SCANNED(ScanSet,
-    Listing), when given, is called once the files are scanned and the focus found (ctx-pack's
-    child).
+    Listing), when given, is called once the files are scanned, before the scan cache is
+    written and the focus found (ctx-pack's child: ``scan_repository``'s SCANNED).
 
     Raises ``UsageError`` for a budget below 50 tokens or bad limits, ``InputError`` when
     ROOT is not a directory or a focus path does not exist.
@@ -313,12 +313,11 @@ def build_map(
         listing=listing,
         meanwhile=lazy.preload if _fits_anew(store, root, use_cache) else None,
         keep_cache=keep,
+        scanned=None if scanned is None else (lambda ss: scanned(ss, listing)),
     )
     notes.extend(ss.notes)
     focus_rels = resolve_focus(root, focus, ss) if focus else []
     notes.extend(n for n in ss.notes if n not in notes)
-    if scanned is not None:
-        scanned(ss, listing)
     step("ranking")
     ranked, idents, edges = _rank_with_memo(ss, focus_rels, query, store if use_cache else None)
     # The references have done their work: dropped before the fit's layouts are made.

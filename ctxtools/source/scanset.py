@@ -369,11 +369,17 @@ def scan_repository(
     listing: listmod.Listing | None = None,
     meanwhile: Callable[[], None] | None = None,
     keep_cache: bool = False,
+    scanned: Callable[[ScanSet], None] | None = None,
 ) -> ScanSet:
     """List (unless LISTING is given), read where the cache cannot answer, and scan the
     files of ROOT. MEANWHILE, when given, is called while worker processes scan (if any
     do): work of the caller's that overlaps theirs. KEEP_CACHE: the scan cache, saved,
-    stays in the result (``ScanSet.cache``) for a caller that looks up more files in it."""
+    stays in the result (``ScanSet.cache``) for a caller that looks up more files in it.
+    SCANNED(ScanSet), when given, is called once the files are scanned, before the scan
+    cache is written (ctx-pack's map child: the pack waits for the definitions, not for
+    the write, 0.1 s of a Django pack on an empty store) -- after it when the scan was cut
+    short (--max-files: the callback looks up and keeps more files in the cache first);
+    ``ScanSet.cache`` is the cache then (with KEEP_CACHE), and stays None if it let go."""
     if listing is None:
         listing = list_repository(root)
     ss = ScanSet(root, listing.via, [], dict(listing.skipped))
@@ -386,10 +392,14 @@ def scan_repository(
     ss.candidates = total - sum(1 for c in candidates if c.size > max_file_size)
     kept.sort(key=lambda s: s.rel)
     ss.scans = kept
+    if scanned is not None and not ss.truncated:
+        keep_cache = _told(scanned, ss, cache if keep_cache else None)
     if cache is not None:
         _close_cache(cache, ss, candidates)
         if keep_cache:
             ss.cache = cache
+    if scanned is not None and ss.truncated:
+        keep_cache = _told(scanned, ss, ss.cache)
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {ss.candidates} files "
@@ -417,6 +427,13 @@ def scan_repository(
                         if n and why not in said)
         ss.notes.append("no source files to map" + (f" (left out: {out})" if out else ""))
     return ss
+
+
+def _told(scanned, ss: ScanSet, cache) -> bool:
+    """SCANNED(SS) called with SS's cache set to CACHE; whether SS keeps the cache after."""
+    ss.cache = cache
+    scanned(ss)
+    return ss.cache is not None
 
 
 def shown_size(size: int) -> str:
