@@ -66,15 +66,21 @@ def mask(text: str) -> str:
 
 
 # Patterns start with a literal or a plain character class so that the regex engine can
-# skip ahead quickly; line-start conditions are checked in Python on the few hits.
+# skip ahead quickly; line-start conditions are checked in Python on the few hits. Runs
+# of blanks and names are possessive (``*+``, ``++``) where what follows can never be
+# part of them (not the blanks after ``from`` or ``import``: "import  " matched one), so
+# a line that does not match fails at once instead of giving the run back a character
+# at a time (Django's 2,786 files: the three patterns 0.25 -> 0.11 s).
 _DEF = re.compile(r"(?:def|class)[ \t]+([^\W\d]\w*)")
 # Module-level assignments: at column 0 (UPPER_CASE or annotated; 'A, B = 1, 2' too), and
 # UPPER_CASE ones indented under a module-level if/try (checked: not a keyword argument).
-_VAR = re.compile(r"\n([^\W\d]\w*(?:[ \t]*,[ \t]*[^\W\d]\w*)*)[ \t]*(:[^=\n]*)?=(?!=)")
-_VAR_INDENTED = re.compile(r"\n[ \t]+([A-Z_][A-Z0-9_]*)[ \t]*=(?!=)")
+_VAR = re.compile(r"\n([^\W\d]\w*+(?:[ \t]*+,[ \t]*+[^\W\d]\w*+)*+)[ \t]*+(:[^=\n]*+)?=(?!=)")
+_VAR_INDENTED = re.compile(r"\n[ \t]++([A-Z_][A-Z0-9_]*+)[ \t]*+=(?!=)")
 # The previous line ends a statement (or opens a block) when it ends with none of these.
 _LINE_CONTINUES = frozenset("([{,\\=+-*/%|&.<>~^@")
-_IMPORT = re.compile(r"\n[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([^\n;]+))")
+_IMPORT = re.compile(
+    r"\n[ \t]*+(?:from[ \t]+(\.*+[\w.]*+)[ \t]++import\b|import[ \t]+([^\n;]++))"
+)
 # Where a def/class header ends: the first ':' outside brackets.
 _HEADER_TOKEN = re.compile(r"[()\[\]{}:]")
 _MAX_HEADER = 4000
