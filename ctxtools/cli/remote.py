@@ -6,8 +6,8 @@ from __future__ import annotations
 
 def is_remote(arg: str | None) -> bool:
     """Whether ARG is a repository's address rather than a path."""
-    if not arg:
-        return False
+    if not arg or ":" not in arg:  # (a URL and user@host:path both hold one: a plain
+        return False  # path is answered without importing the remote module)
     from ctxtools.remote import parse_remote
 
     return parse_remote(arg) is not None
