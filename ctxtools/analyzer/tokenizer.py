@@ -121,12 +121,17 @@ _BOILERPLATE_RE = re.compile(
 )
 
 
-_CJK_RE = re.compile(f"[{CJK}]")
+# CJK's ranges as code points: a character class of them took ~3 ms to compile, at the
+# start of every command that reads a task.
+_CJK_RANGES = tuple(zip(map(ord, CJK[0::3]), map(ord, CJK[2::3]), strict=True))
 
 
 def is_cjk(ch: str) -> bool:
     """Whether CH (one character) is of a CJK script: a word of its own."""
-    return _CJK_RE.fullmatch(ch) is not None
+    if len(ch) != 1:
+        return False
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
 def is_stop(word: str) -> bool:

@@ -385,3 +385,16 @@ def test_a_ticket_quoted_as_code_or_among_too_many_is_none():
     log = " ".join(f"build #{1000 + i} passed" for i in range(MAX_REFS + 1))
     assert task_refs(log) == ()
     assert len(task_refs(" ".join(f"#{1000 + i}" for i in range(MAX_REFS)))) == MAX_REFS
+
+
+def test_a_cjk_character_by_its_code_point_ranges():
+    # is_cjk reads code points (no character class compiled at start-up): each range's
+    # ends are in, the code points just outside are not; one character only.
+    from ctxtools.analyzer.tokenizer import is_cjk
+
+    for lo, hi in ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF),
+                   (0xF900, 0xFAFF)):
+        assert is_cjk(chr(lo)) and is_cjk(chr(hi))
+        assert not is_cjk(chr(lo - 1)) and not is_cjk(chr(hi + 1))
+    assert is_cjk("缓") and is_cjk("キ") and is_cjk("한")
+    assert not is_cjk("a") and not is_cjk("é") and not is_cjk("") and not is_cjk("缓存")
