@@ -261,6 +261,7 @@ def run(
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         ending.append(signal.SIGINT)
     watch: Watch | None = None
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # (the caller's, unchanged)
     try:
         with watching(ending) as watch:
             proc = watch.start(
@@ -272,6 +273,11 @@ def run(
             )
             return _collect(proc, input, timeout, cap, stderr_tail)
     except Signalled as sig:
+        # The caller's signal mask again: a signal caught inside ``start_thread``'s window
+        # (its handler runs in this thread whichever thread took it) can raise before the
+        # window's mask is restored, and a SIGTERM sent here next then stayed pending (the
+        # caller exited 143 instead of ending by it, under load), a SIGINT ignored after.
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if watch is not None and watch.proc is not None and watch.proc.returncode is None:
             kill(watch.proc)  # the signal came before _collect watched it
         if sig.signum == signal.SIGINT:

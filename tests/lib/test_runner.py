@@ -273,3 +273,40 @@ def test_an_ignored_sighup_stays_ignored(tmp_path):
     assert proc.returncode == 0, err
     assert out == b"done\n"
     _wait_gone(child)
+
+
+# The caller, its writer thread started as a signal caught just before start_thread's
+# window would leave it: SIGTERM blocked in this thread, Signalled raised (the handler runs
+# in the main thread at its next instruction, even inside the window, before the mask is
+# restored).
+CAUGHT_IN_THE_WINDOW = """
+import signal, sys
+from ctxtools import runner
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+def caught(thread):
+    signal.pthread_sigmask(signal.SIG_BLOCK, runner.FORWARDED)
+    raise runner.Signalled(signal.SIGTERM)
+runner.start_thread = caught
+runner.run(["sh", "-c", "cat"], b"x", timeout=60, cap=1000)
+"""
+
+
+def test_a_signal_caught_while_a_helper_thread_starts_still_ends_the_caller():
+    proc = subprocess.run([sys.executable, "-c", CAUGHT_IN_THE_WINDOW], cwd=REPO,
+                          capture_output=True, timeout=60)  # fmt: skip
+    assert proc.returncode == -signal.SIGTERM, proc.stderr  # killed by it, not exit 143
+
+
+def test_a_ctrl_c_caught_while_a_helper_thread_starts_leaves_no_signal_blocked():
+    code = CAUGHT_IN_THE_WINDOW.replace("signal.SIGTERM)\nrunner", "signal.SIGINT)\nrunner")
+    code = code.replace(
+        'runner.run(["sh", "-c", "cat"], b"x", timeout=60, cap=1000)',
+        'try:\n    runner.run(["sh", "-c", "cat"], b"x", timeout=60, cap=1000)\n'
+        "except KeyboardInterrupt:\n"
+        "    print(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, ())))\n",
+    )
+    assert "Signalled(signal.SIGINT)" in code and "except KeyboardInterrupt" in code
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"[]\n"  # the caller's mask: Ctrl-C and the rest deliverable again
