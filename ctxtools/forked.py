@@ -52,6 +52,10 @@ def _kill_live() -> None:
 def _on_signal(signum: int, _frame: object) -> None:
     """While children live: they go first, then the signal acts as it would have."""
     _kill_live()
+    # (this handler may run inside a window with the ending signals blocked -- a fork's,
+    # a helper thread's start -- and raise before the window restores the mask: the
+    # signal is unblocked, so that it ends the process, and a second Ctrl-C is heard)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, (signum,))
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     signal.signal(signum, signal.SIG_DFL)

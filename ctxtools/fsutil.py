@@ -160,6 +160,9 @@ def temp_guard():
     except _Ending as ending:
         for s in sigs:
             signal.signal(s, signal.SIG_DFL)
+        # (unblocked first: its handler may have run inside a window that blocks it, a
+        # helper thread's start, before that window restored the mask)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (ending.signum,))
         os.kill(os.getpid(), ending.signum)
         raise SystemExit(128 + ending.signum) from None  # (only when the signal is blocked)
     finally:

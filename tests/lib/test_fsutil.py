@@ -324,3 +324,23 @@ def test_a_sigterm_inside_the_guard_removes_the_temp_file_then_ends_by_it(tmp_pa
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True)
     assert r.returncode == -15 and r.stdout == b""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_temp_guard_ends_by_the_signal_even_when_its_handler_ran_with_it_blocked():
+    # The guard's handler runs in the main thread at its next instruction -- also inside
+    # a window that blocks the signal (a helper thread's start) before that window
+    # restores the mask: the guard must still end the process by the signal, not exit 143.
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import signal\n"
+        "from ctxtools import fsutil\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "with fsutil.temp_guard():\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])\n"
+        "    fsutil._raise_ending(signal.SIGTERM, None)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGTERM, proc.stderr
