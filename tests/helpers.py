@@ -466,3 +466,15 @@ def children_of(pid: int) -> list[int]:
             if int(fields[1]) == pid and fields[0] != "Z":
                 found.append(int(entry))
     return found
+
+
+def ends_by_sigterm(lines: list[str]) -> None:
+    """Run LINES as a Python program with SIGTERM's default disposition (after ``import
+    signal``) and assert that it ended by SIGTERM -- not by ``exit(143)``, which is what a
+    signal sent to itself while blocked gives."""
+    import signal
+    import sys
+
+    code = "\n".join(["import signal", "signal.signal(signal.SIGTERM, signal.SIG_DFL)", *lines])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGTERM, proc.stderr

@@ -214,12 +214,10 @@ def test_a_signal_handled_inside_a_blocked_window_still_ends_the_parent():
     # the signal -- also inside a window that has the ending signals blocked (a fork's, a
     # helper thread's start) before the window restores the mask: the SIGTERM it sends
     # itself must end the process then, not stay pending (exit 143).
-    code = (
-        "import signal\n"
-        "from ctxtools import forked\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
-        "signal.pthread_sigmask(signal.SIG_BLOCK, forked.ENDING)\n"
-        "forked._on_signal(signal.SIGTERM, None)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
-    assert proc.returncode == -signal.SIGTERM, proc.stderr
+    from helpers import ends_by_sigterm
+
+    ends_by_sigterm([
+        "from ctxtools import forked",
+        "signal.pthread_sigmask(signal.SIG_BLOCK, forked.ENDING)",
+        "forked._on_signal(signal.SIGTERM, None)",
+    ])

@@ -330,17 +330,11 @@ def test_temp_guard_ends_by_the_signal_even_when_its_handler_ran_with_it_blocked
     # The guard's handler runs in the main thread at its next instruction -- also inside
     # a window that blocks the signal (a helper thread's start) before that window
     # restores the mask: the guard must still end the process by the signal, not exit 143.
-    import signal
-    import subprocess
-    import sys
+    from helpers import ends_by_sigterm
 
-    code = (
-        "import signal\n"
-        "from ctxtools import fsutil\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
-        "with fsutil.temp_guard():\n"
-        "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])\n"
-        "    fsutil._raise_ending(signal.SIGTERM, None)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
-    assert proc.returncode == -signal.SIGTERM, proc.stderr
+    ends_by_sigterm([
+        "from ctxtools import fsutil",
+        "with fsutil.temp_guard():",
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])",
+        "    fsutil._raise_ending(signal.SIGTERM, None)",
+    ])
