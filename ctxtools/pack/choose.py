@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 from ctxtools.binary import is_binary
 from ctxtools.errors import CtxError
-from ctxtools.fsutil import read_whole
+from ctxtools.fsutil import check_resource, read_whole
 from ctxtools.pack.ledger import Drop, Ledger, Note
 from ctxtools.pack.model import SIGNATURE_ROLES, FileEntry, PackRequest, looks_like_pack
 from ctxtools.quoting import quote_name
 
 # (the module's, not a function's: each is asked once a candidate file, thousands a pack)
-from ctxtools.source.classify import noise_by_name, noise_reason
+from ctxtools.source.classify import listing_skip, noise_by_name, noise_reason
 
 if TYPE_CHECKING:
     from ctxtools.pack.choose_render import FilesFit
@@ -176,8 +176,6 @@ class Chooser:
         try:
             return read_whole(e.path)
         except OSError as exc:
-            from ctxtools.fsutil import check_resource
-
             check_resource(exc, e.label)  # a resource limit is an error, not a skip
             shown = quote_name(e.label)
             self.base_notes.append(Note(f"skipped {shown}: {exc.strerror or exc}"))
@@ -524,7 +522,6 @@ def _shown_path(p: str) -> str:
 def _left_out_by_listing(root: str) -> dict[str, list[tuple[str, str]]]:
     """The files under ROOT a listing leaves out (vendored, minified), with why, by their
     names (the tree's names are the listing's own, remembered for the pack)."""
-    from ctxtools.source.classify import listing_skip
     from ctxtools.source.listing import tree_names
 
     try:

@@ -6,12 +6,13 @@ import glob
 import os
 import subprocess
 
+from ctxtools.binary import is_binary
 from ctxtools.errors import CtxError, InputError, UsageError
 from ctxtools.fsutil import check_cwd, check_resource, file_identity
 from ctxtools.pack.ledger import Ledger
 from ctxtools.pack.model import MAX_FILE_BYTES, FileEntry, PackRequest, replaceable
 from ctxtools.quoting import quote_name
-from ctxtools.source.classify import noise_by_name  # (asked once a listed file)
+from ctxtools.source.classify import listing_skip, noise_by_name  # (asked once a file)
 
 _GLOB_CHARS = frozenset("*?[")
 LISTED = "--files-from"  # why a file is planned: a --files-from entry (a candidate)
@@ -261,7 +262,6 @@ class Gatherer:
         """Refuse an ``-o`` that names a file of the directory REAL (ARG) the listing left out
         (vendored, minified: no candidate, so ``add_file`` never sees it) unless it is a
         pack: ``-o third_party/lib/x.py .`` would destroy a tracked source file."""
-        from ctxtools.source.classify import listing_skip
         from ctxtools.source.listing import tree_names
 
         out = self.output
@@ -495,7 +495,6 @@ def load_entries(
             "--allow-secrets; --format json lists each under dropped)"
         )
     if gather.handles:
-        from ctxtools.binary import is_binary
         from ctxtools.resolve import HandleReader
 
         handles = HandleReader(req.store, req.session)

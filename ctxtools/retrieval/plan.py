@@ -92,8 +92,11 @@ def floor_ref(cands: list) -> float:
     ``FLOOR_REF``-th best relevance or ``FLOOR_CAP`` of the best, whichever is higher, among
     the chunks of files no ticket reached when some are (``FLOOR_UNLINKED``)."""
     pool = cands
-    if FLOOR_UNLINKED:
-        pool = [c for c in cands if not any(getattr(c[3], "tickets", ()))] or cands
+    if FLOOR_UNLINKED:  # (each file asked once, not once a chunk)
+        docs = {c[1]: c[3] for c in cands}
+        linked = {lab for lab, d in docs.items() if any(getattr(d, "tickets", ()))}
+        if linked:
+            pool = [c for c in cands if c[1] not in linked] or cands
     return max(pool[min(FLOOR_REF, len(pool)) - 1][0], FLOOR_CAP * pool[0][0])
 
 

@@ -13,23 +13,16 @@ from __future__ import annotations
 
 from ctxtools.source.classify import line_breaks
 
+_XXH3 = None  # xxhash's xxh3_64_intdigest, imported by the first ``_digest``
+
 
 def _digest(data: bytes) -> int:
-    return _xxh3()(data)
-
-
-def _xxh3():
-    """xxhash's xxh3_64_intdigest, imported on first use (once a file, thousands a pack:
-    a function's own import statement cost more than the hash of a small file)."""
+    # (imported once: a digest is taken once a file, thousands a pack, and a function's
+    # own import statement cost more than the hash of a small file)
     global _XXH3
     if _XXH3 is None:
-        from xxhash import xxh3_64_intdigest
-
-        _XXH3 = xxh3_64_intdigest
-    return _XXH3
-
-
-_XXH3 = None
+        from xxhash import xxh3_64_intdigest as _XXH3
+    return _XXH3(data)
 
 
 class Source:

@@ -399,7 +399,7 @@ def scan_repository(
         if keep_cache:
             ss.cache = cache
     if scanned is not None and ss.truncated:
-        keep_cache = _told(scanned, ss, ss.cache)
+        _told(scanned, ss, ss.cache)
     if ss.truncated:
         ss.notes.append(
             f"truncated: mapped the first {max_files} of {ss.candidates} files "
